@@ -1,0 +1,258 @@
+//! Rendering a lint report: `human` (miette snippets with a caret under the
+//! exact key or value) and `json` (the machine contract in DESIGN.md).
+
+use std::fmt;
+use std::sync::Arc;
+
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
+use serde_json::{Value, json};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::lint::LintReport;
+use crate::source::{Source, Span};
+
+/// Width the human renderer wraps at; fixed so output is the same everywhere.
+const WIDTH: usize = 100;
+
+/// One diagnostic, shaped for miette.
+struct Rendered {
+    message: String,
+    code: String,
+    severity: Severity,
+    help: Option<String>,
+    source: Option<NamedSource<Arc<str>>>,
+    labels: Vec<LabeledSpan>,
+    related: Vec<Rendered>,
+}
+
+impl fmt::Debug for Rendered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Display for Rendered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Rendered {}
+
+impl miette::Diagnostic for Rendered {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        (!self.code.is_empty()).then(|| Box::new(&self.code) as Box<dyn fmt::Display>)
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+            Severity::Info => miette::Severity::Advice,
+        })
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn miette::SourceCode)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        (!self.labels.is_empty()).then(|| Box::new(self.labels.iter().cloned()) as Box<_>)
+    }
+
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn miette::Diagnostic> + 'a>> {
+        (!self.related.is_empty())
+            .then(|| Box::new(self.related.iter().map(|r| r as &dyn miette::Diagnostic)) as Box<_>)
+    }
+}
+
+fn named(source: &Source) -> NamedSource<Arc<str>> {
+    NamedSource::new(&source.path, source.text.clone()).with_language("json")
+}
+
+fn miette_span(span: Span) -> SourceSpan {
+    SourceSpan::new(span.start.into(), span.len())
+}
+
+fn shape(diagnostic: &Diagnostic, report: &LintReport) -> Rendered {
+    let source = report
+        .sources
+        .get(&diagnostic.path)
+        .filter(|_| diagnostic.span.is_some());
+    let mut labels = Vec::new();
+    if let Some(span) = diagnostic.span {
+        labels.push(LabeledSpan::new_primary_with_span(None, miette_span(span)));
+    }
+    let mut related = Vec::new();
+    for r in &diagnostic.related {
+        if r.path == diagnostic.path {
+            labels.push(LabeledSpan::new_with_span(
+                Some(r.message.clone()),
+                miette_span(r.span),
+            ));
+        } else {
+            related.push(Rendered {
+                message: r.message.clone(),
+                code: String::new(),
+                severity: Severity::Info,
+                help: None,
+                source: report.sources.get(&r.path).map(named),
+                labels: vec![LabeledSpan::new_primary_with_span(
+                    None,
+                    miette_span(r.span),
+                )],
+                related: Vec::new(),
+            });
+        }
+    }
+    let message = if source.is_some() {
+        diagnostic.message.clone()
+    } else {
+        format!("{}: {}", diagnostic.path, diagnostic.message)
+    };
+    Rendered {
+        message,
+        code: format!("{}({})", diagnostic.code, diagnostic.rule),
+        severity: diagnostic.severity,
+        help: diagnostic.help.clone(),
+        source: source.map(named),
+        labels,
+        related,
+    }
+}
+
+/// Every diagnostic with its snippet, then a summary line.
+pub(super) fn human(report: &LintReport, color: bool) -> String {
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(WIDTH)
+        .with_links(false);
+    let mut out = String::new();
+    for diagnostic in &report.diagnostics {
+        let rendered = shape(diagnostic, report);
+        if handler.render_report(&mut out, &rendered).is_err() {
+            out.push_str(&format!(
+                "{}: {}[{}] {}\n",
+                diagnostic.path, diagnostic.severity, diagnostic.rule, diagnostic.message
+            ));
+        }
+        out.push('\n');
+    }
+    out.push_str(&summary_line(report));
+    out
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+fn summary_line(report: &LintReport) -> String {
+    let files = plural(report.files.len(), "file");
+    let skipped = if report.skipped > 0 {
+        format!(", {} skipped", plural(report.skipped, "JSON file"))
+    } else {
+        String::new()
+    };
+    if report.diagnostics.is_empty() {
+        return format!("No problems found in {files}{skipped}.\n");
+    }
+    format!(
+        "Found {}, {}, {} in {files}{skipped}.\n",
+        plural(report.count(Severity::Error), "error"),
+        plural(report.count(Severity::Warning), "warning"),
+        plural(report.count(Severity::Info), "info")
+    )
+}
+
+/// The JSON contract: `version`, `files`, `diagnostics`, `summary`.
+pub(super) fn json(report: &LintReport) -> String {
+    let files: Vec<Value> = report
+        .files
+        .iter()
+        .map(|f| json!({"path": f.path, "format": f.format, "tools": f.tools}))
+        .collect();
+    let diagnostics: Vec<Value> = report
+        .diagnostics
+        .iter()
+        .map(|d| diagnostic_json(d, report))
+        .collect();
+    let value = json!({
+        "version": 1,
+        "files": files,
+        "diagnostics": diagnostics,
+        "summary": {
+            "files": report.files.len(),
+            "skipped": report.skipped,
+            "errors": report.count(Severity::Error),
+            "warnings": report.count(Severity::Warning),
+            "infos": report.count(Severity::Info),
+        }
+    });
+    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Line and column of both ends of a span; nulls when there is no span.
+fn position(report: &LintReport, path: &str, span: Option<Span>) -> [Value; 4] {
+    match (report.sources.get(path), span) {
+        (Some(source), Some(span)) => {
+            let start = source.line_col(span.start);
+            let end = source.line_col(span.end);
+            [start.line, start.column, end.line, end.column].map(Value::from)
+        }
+        _ => [Value::Null, Value::Null, Value::Null, Value::Null],
+    }
+}
+
+fn diagnostic_json(d: &Diagnostic, report: &LintReport) -> Value {
+    let [line, column, end_line, end_column] = position(report, &d.path, d.span);
+    let related: Vec<Value> = d
+        .related
+        .iter()
+        .map(|r| {
+            let [line, column, ..] = position(report, &r.path, Some(r.span));
+            json!({"path": r.path, "line": line, "column": column, "message": r.message})
+        })
+        .collect();
+    let fix = d.fix.as_ref().map(|fix| {
+        let edits: Vec<Value> = fix
+            .edits
+            .iter()
+            .map(|e| {
+                let [line, column, end_line, end_column] = position(report, &d.path, Some(e.span));
+                json!({"line": line, "column": column, "end_line": end_line, "end_column": end_column, "replacement": e.replacement})
+            })
+            .collect();
+        json!({"message": fix.message, "edits": edits})
+    });
+    json!({
+        "rule": d.rule,
+        "code": d.code,
+        "severity": d.severity,
+        "message": d.message,
+        "path": d.path,
+        "pointer": d.pointer,
+        "line": line,
+        "column": column,
+        "end_line": end_line,
+        "end_column": end_column,
+        "help": d.help,
+        "related": related,
+        "fix": fix,
+    })
+}

@@ -1,0 +1,3 @@
+//! Emitting provider tool JSON from the IR.
+
+pub mod openai;

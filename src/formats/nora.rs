@@ -1,0 +1,72 @@
+//! NORA `tool.json`: one tool per directory, a Python entrypoint beside it.
+//!
+//! NORA's parameter dialect marks each property `"required": true|false`;
+//! the IR holds standard JSON Schema, so lowering collects those flags into a
+//! `required` array and removes them from the properties.
+
+use serde_json::{Map, Value};
+
+use super::{extensions, string_field};
+use crate::ir::{Runtime, Tool};
+
+const KNOWN: &[&str] = &["name", "description", "entrypoint", "parameters"];
+
+pub(super) fn lower(value: &Value) -> Vec<Tool> {
+    let Some(object) = value.as_object() else {
+        return Vec::new();
+    };
+    let name = string_field(object, "name").unwrap_or_default();
+    let mut tool = Tool::new(name, "/name".to_string(), String::new());
+    tool.description = string_field(object, "description");
+    if let Some(entrypoint) = string_field(object, "entrypoint") {
+        tool.runtime = Runtime::PythonScript {
+            entrypoint,
+            function: "run".to_string(),
+        };
+    }
+    if let Some(parameters) = object.get("parameters") {
+        tool.parameters = Some(lower_parameters(parameters));
+        tool.parameters_at = Some("/parameters".to_string());
+    }
+    tool.extensions = extensions(object, KNOWN);
+    vec![tool]
+}
+
+/// Turns NORA's per-property boolean `required` into a standard `required`
+/// array. Non-boolean flags are dropped (a rule reports them).
+pub fn lower_parameters(parameters: &Value) -> Value {
+    let mut lowered = parameters.clone();
+    let Some(Value::Object(properties)) = lowered.get_mut("properties") else {
+        return lowered;
+    };
+    let mut required = Vec::new();
+    for (name, property) in properties.iter_mut() {
+        if let Some(property) = property.as_object_mut()
+            && let Some(flag) = property.remove("required")
+            && flag == Value::Bool(true)
+        {
+            required.push(Value::String(name.clone()));
+        }
+    }
+    if let Some(object) = lowered.as_object_mut()
+        && !required.is_empty()
+    {
+        merge_required(object, required);
+    }
+    lowered
+}
+
+fn merge_required(object: &mut Map<String, Value>, required: Vec<Value>) {
+    match object.get_mut("required") {
+        Some(Value::Array(existing)) => {
+            for name in required {
+                if !existing.contains(&name) {
+                    existing.push(name);
+                }
+            }
+        }
+        _ => {
+            object.insert("required".to_string(), Value::Array(required));
+        }
+    }
+}

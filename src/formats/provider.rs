@@ -1,0 +1,74 @@
+//! Provider tool JSON as input: OpenAI function tools, Anthropic tools and
+//! MCP `Tool` objects. They carry names, descriptions and parameter schemas,
+//! and nothing about how to run the tool.
+
+use serde_json::{Map, Value};
+
+use super::{extensions, no_parameters, string_field, tool_entries};
+use crate::ir::Tool;
+
+/// `[{"type": "function", "function": {...}}]` or `{"tools": [...]}`.
+pub(super) fn lower_openai(value: &Value) -> Vec<Tool> {
+    tool_entries(value)
+        .into_iter()
+        .filter_map(|(origin, entry)| {
+            let function = entry.get("function")?.as_object()?;
+            let at = format!("{origin}/function");
+            let mut tool = lower_one(
+                function,
+                &at,
+                "parameters",
+                &["name", "description", "parameters"],
+            );
+            tool.origin = origin;
+            Some(tool)
+        })
+        .collect()
+}
+
+/// `[{"name", "description", "input_schema"}]`, `{"tools": [...]}` or one tool.
+pub(super) fn lower_anthropic(value: &Value) -> Vec<Tool> {
+    lower_named(
+        value,
+        "input_schema",
+        &["name", "description", "input_schema"],
+    )
+}
+
+/// `{"tools": [Tool]}` (a `tools/list` result), an array, or one `Tool`.
+pub(super) fn lower_mcp(value: &Value) -> Vec<Tool> {
+    lower_named(
+        value,
+        "inputSchema",
+        &["name", "title", "description", "inputSchema"],
+    )
+}
+
+fn lower_named(value: &Value, schema_key: &str, known: &[&str]) -> Vec<Tool> {
+    let entries = match value {
+        Value::Object(object) if !object.contains_key("tools") => vec![(String::new(), value)],
+        _ => tool_entries(value),
+    };
+    entries
+        .into_iter()
+        .filter_map(|(origin, entry)| {
+            Some(lower_one(entry.as_object()?, &origin, schema_key, known))
+        })
+        .collect()
+}
+
+fn lower_one(object: &Map<String, Value>, at: &str, schema_key: &str, known: &[&str]) -> Tool {
+    let name = string_field(object, "name").unwrap_or_default();
+    let mut tool = Tool::new(name, format!("{at}/name"), at.to_string());
+    tool.title = string_field(object, "title");
+    tool.description = string_field(object, "description");
+    match object.get(schema_key) {
+        Some(schema) => {
+            tool.parameters = Some(schema.clone());
+            tool.parameters_at = Some(format!("{at}/{schema_key}"));
+        }
+        None => tool.parameters = Some(no_parameters()),
+    }
+    tool.extensions = extensions(object, known);
+    tool
+}

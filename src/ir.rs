@@ -1,0 +1,182 @@
+//! The intermediate representation every format lowers into.
+//!
+//! Formats differ and the IR does not pretend they don't: it holds what any
+//! of them can say about a tool, marks what a format does not say (`None`),
+//! and keeps fields it does not model in `extensions` so a round trip can
+//! restore them. Every tool remembers the JSON Pointers it came from so that
+//! checks on the IR can point back into the source text.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// A manifest format toolc reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Nora,
+    Agentcli,
+    Agentstack,
+    Nachos,
+    Openai,
+    Anthropic,
+    Mcp,
+}
+
+impl Format {
+    pub const ALL: [Format; 7] = [
+        Format::Nora,
+        Format::Agentcli,
+        Format::Agentstack,
+        Format::Nachos,
+        Format::Openai,
+        Format::Anthropic,
+        Format::Mcp,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Nora => "nora",
+            Format::Agentcli => "agentcli",
+            Format::Agentstack => "agentstack",
+            Format::Nachos => "nachos",
+            Format::Openai => "openai",
+            Format::Anthropic => "anthropic",
+            Format::Mcp => "mcp",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What one manifest declares.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolSet {
+    pub path: String,
+    pub format: Format,
+    /// Package data (AgentStack, Nachos); `None` for formats without it.
+    pub package: Option<Package>,
+    pub tools: Vec<Tool>,
+}
+
+/// Package-level data of AgentStack and Nachos manifests.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Package {
+    pub name: Option<String>,
+    pub version: Option<String>,
+    /// Nachos `type`: `tool`, `channel` or `core`.
+    pub kind: Option<String>,
+    pub category: Option<String>,
+    pub description: Option<String>,
+    pub url: Option<String>,
+    pub cta: Option<String>,
+    /// Environment variables and their defaults (`null` when none).
+    pub env: Vec<EnvVar>,
+    pub dependencies: Vec<String>,
+    pub post_install: Option<String>,
+    pub post_remove: Option<String>,
+    /// Nachos `capabilities.secrets`.
+    pub secrets: Vec<String>,
+    pub extensions: BTreeMap<String, Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EnvVar {
+    pub name: String,
+    pub default: Value,
+}
+
+/// One tool.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tool {
+    /// Empty when the manifest gives no usable name (a rule reports it).
+    pub name: String,
+    /// Where the name is, or would be.
+    pub name_at: String,
+    /// True when the name is an object key (AgentStack's permissions map)
+    /// rather than a string value.
+    pub name_is_key: bool,
+    /// Display name (Nachos `name`, MCP `title`).
+    pub title: Option<String>,
+    pub description: Option<String>,
+    /// Standard JSON Schema of the arguments, root `{"type": "object"}`;
+    /// `None` when the manifest does not say (AgentStack, Nachos).
+    pub parameters: Option<Value>,
+    /// Where the parameters are in the source, in the format's own dialect.
+    pub parameters_at: Option<String>,
+    pub runtime: Runtime,
+    pub permissions: Permissions,
+    /// Fields the IR does not model, kept for round trips.
+    pub extensions: BTreeMap<String, Value>,
+    /// Pointer of the tool's declaration.
+    pub origin: String,
+}
+
+/// How a tool is executed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Runtime {
+    /// A program run with an argv, JSON on stdin and stdout (agentcli).
+    Command {
+        argv: Vec<String>,
+        timeout_sec: Option<u64>,
+        env_passthrough: Vec<String>,
+    },
+    /// A Python file exposing `function(params)` (NORA).
+    PythonScript {
+        entrypoint: String,
+        function: String,
+    },
+    /// A function of a Python package (AgentStack).
+    PythonFunction { module: String, function: String },
+    /// A service answering on a NATS subject (Nachos).
+    NatsService { subject: String },
+    /// The manifest does not say (provider tool JSON).
+    Unspecified,
+}
+
+/// What a tool may do.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Permissions {
+    /// Nachos security tier, 0 (safe) to 4 (dangerous).
+    pub security_tier: Option<i64>,
+    /// AgentStack actions: `read`, `write`, `execute`, `delete`.
+    pub actions: Option<Vec<String>>,
+    pub allowed_dirs: Option<Vec<String>>,
+    pub allow_http: Option<bool>,
+    /// Nachos `capabilities.network.egress`; `Some([])` means no network.
+    pub network_egress: Option<Vec<String>>,
+    /// Nachos `capabilities.resources.memory`, e.g. `512Mi`.
+    pub memory: Option<String>,
+    pub cpus: Option<f64>,
+    /// Other permission keys (e.g. AgentStack `allowed_extensions`).
+    pub extra: BTreeMap<String, Value>,
+}
+
+impl Tool {
+    /// A tool with only its name and where it came from.
+    pub fn new(name: String, name_at: String, origin: String) -> Self {
+        Tool {
+            name,
+            name_at,
+            name_is_key: false,
+            title: None,
+            description: None,
+            parameters: None,
+            parameters_at: None,
+            runtime: Runtime::Unspecified,
+            permissions: Permissions::default(),
+            extensions: BTreeMap::new(),
+            origin,
+        }
+    }
+}

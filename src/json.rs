@@ -1,0 +1,810 @@
+//! A span-preserving JSON parser.
+//!
+//! toolc needs what `serde_json` does not give: the byte span of every key and
+//! value (so a diagnostic can put a caret under `"timeoutSec"` on line 12),
+//! every duplicate key (serde_json keeps the last one silently), and safety on
+//! hostile input. The parser is iterative, with an explicit stack, so deep
+//! nesting cannot overflow the call stack; it still stops at [`MAX_DEPTH`]
+//! levels because everything downstream (schema validation, dropping the
+//! value) recurses.
+//!
+//! It builds the same `serde_json::Value` that `serde_json::from_str` would
+//! (last duplicate wins, same number representation), plus a [`SourceMap`]:
+//! an arena of nodes in document order, each with its value span, its key span
+//! and the index just past its subtree. Looking a JSON Pointer up walks the
+//! arena and decodes keys only then, so parsing allocates no pointer strings.
+
+use serde_json::{Map, Number, Value};
+
+use crate::source::Span;
+
+/// How deep arrays and objects may nest. Real manifests stay far below; the
+/// limit is about keeping recursive consumers safe.
+pub const MAX_DEPTH: usize = 256;
+
+/// Why a document could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub kind: ParseErrorKind,
+    pub message: String,
+    /// Byte offset of the problem.
+    pub offset: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParseErrorKind {
+    /// Not JSON: a syntax error, an empty document, a number out of range.
+    Syntax,
+    /// Nesting deeper than [`MAX_DEPTH`].
+    TooDeep,
+}
+
+/// A second occurrence of a key in one object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateKey {
+    pub key: String,
+    /// Pointer of the member (both occurrences share it).
+    pub pointer: String,
+    /// The repeated key.
+    pub span: Span,
+    /// The key's first occurrence.
+    pub first: Span,
+}
+
+/// A parsed document.
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub value: Value,
+    pub map: SourceMap,
+    pub duplicate_keys: Vec<DuplicateKey>,
+}
+
+const NO_KEY: Span = Span {
+    start: usize::MAX,
+    end: usize::MAX,
+};
+
+#[derive(Debug, Clone)]
+struct Node {
+    span: Span,
+    /// The member's key including its quotes, or [`NO_KEY`].
+    key: Span,
+    /// Index one past this node's last descendant; children are the nodes
+    /// from `index + 1`, each followed by its own subtree.
+    subtree_end: usize,
+    is_object: bool,
+}
+
+/// Maps JSON Pointers of one document to byte spans.
+#[derive(Debug, Clone, Default)]
+pub struct SourceMap {
+    text: std::sync::Arc<str>,
+    nodes: Vec<Node>,
+}
+
+/// Where a pointer lands: the value, or, when the pointer names something that
+/// is absent (a missing member), the nearest enclosing value that exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Located {
+    pub span: Span,
+    pub exact: bool,
+}
+
+impl SourceMap {
+    /// The span of the value at `pointer`.
+    pub fn value_span(&self, pointer: &str) -> Option<Span> {
+        self.find(pointer).map(|i| self.nodes[i].span)
+    }
+
+    /// The span of the key (with quotes) of the member at `pointer`; `None`
+    /// for array items, the root, and missing members.
+    pub fn key_span(&self, pointer: &str) -> Option<Span> {
+        let node = &self.nodes[self.find(pointer)?];
+        (node.key != NO_KEY).then_some(node.key)
+    }
+
+    /// The value span at `pointer`, or for an absent pointer a short span at
+    /// the nearest existing ancestor: its key when it has one, else its first
+    /// character. A caret there reads as "this object lacks ...".
+    pub fn locate(&self, pointer: &str) -> Located {
+        let mut tokens = pointer_tokens(pointer);
+        let mut current = 0;
+        if self.nodes.is_empty() {
+            return Located {
+                span: Span::new(0, 0),
+                exact: false,
+            };
+        }
+        for token in tokens.by_ref() {
+            match self.child(current, &token) {
+                Some(next) => current = next,
+                None => {
+                    let node = &self.nodes[current];
+                    let span = if node.key != NO_KEY {
+                        node.key
+                    } else {
+                        Span::new(node.span.start, node.span.start + 1)
+                    };
+                    return Located { span, exact: false };
+                }
+            }
+        }
+        Located {
+            span: self.nodes[current].span,
+            exact: true,
+        }
+    }
+
+    /// Where a diagnostic about the member named by `pointer` should point:
+    /// its key when it has one (for "this field is wrong" messages), else
+    /// wherever [`SourceMap::locate`] lands.
+    pub fn key_or_locate(&self, pointer: &str) -> Span {
+        self.key_span(pointer)
+            .unwrap_or_else(|| self.locate(pointer).span)
+    }
+
+    fn find(&self, pointer: &str) -> Option<usize> {
+        if self.nodes.is_empty() {
+            return None;
+        }
+        let mut current = 0;
+        for token in pointer_tokens(pointer) {
+            current = self.child(current, &token)?;
+        }
+        Some(current)
+    }
+
+    fn children(&self, parent: usize) -> impl Iterator<Item = usize> + '_ {
+        let end = self.nodes[parent].subtree_end;
+        let mut next = parent + 1;
+        std::iter::from_fn(move || {
+            if next >= end {
+                return None;
+            }
+            let current = next;
+            next = self.nodes[current].subtree_end;
+            Some(current)
+        })
+    }
+
+    fn child(&self, parent: usize, token: &str) -> Option<usize> {
+        if self.nodes[parent].is_object {
+            // The last occurrence wins, as in the parsed value.
+            self.children(parent)
+                .filter(|&c| self.key_equals(self.nodes[c].key, token))
+                .last()
+        } else {
+            let index: usize = parse_array_index(token)?;
+            self.children(parent).nth(index)
+        }
+    }
+
+    fn key_equals(&self, key: Span, token: &str) -> bool {
+        let raw = &self.text[key.start + 1..key.end - 1];
+        if !raw.contains('\\') {
+            return raw == token;
+        }
+        decode_string(self.text.as_bytes(), key.start + 1)
+            .map(|(s, _)| s == token)
+            .unwrap_or(false)
+    }
+
+    fn key_text(&self, key: Span) -> String {
+        decode_string(self.text.as_bytes(), key.start + 1)
+            .map(|(s, _)| s)
+            .unwrap_or_default()
+    }
+}
+
+fn parse_array_index(token: &str) -> Option<usize> {
+    if token.is_empty() || (token.len() > 1 && token.starts_with('0')) {
+        return None;
+    }
+    if !token.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    token.parse().ok()
+}
+
+/// Splits a JSON Pointer into unescaped reference tokens.
+pub fn pointer_tokens(pointer: &str) -> impl Iterator<Item = String> + '_ {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+}
+
+/// Escapes one reference token for a JSON Pointer.
+pub fn escape_token(token: &str) -> String {
+    if token.contains(['~', '/']) {
+        token.replace('~', "~0").replace('/', "~1")
+    } else {
+        token.to_string()
+    }
+}
+
+/// Appends a token to a pointer.
+pub fn join(pointer: &str, token: impl std::fmt::Display) -> String {
+    let token = token.to_string();
+    format!("{pointer}/{}", escape_token(&token))
+}
+
+enum Frame {
+    Array {
+        node: usize,
+        items: Vec<Value>,
+    },
+    Object {
+        node: usize,
+        map: Map<String, Value>,
+        /// The key of the member being parsed.
+        key: String,
+    },
+}
+
+struct Parser<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    nodes: Vec<Node>,
+    duplicates: Vec<(usize, usize)>,
+}
+
+/// Parses a whole document.
+pub fn parse(text: &std::sync::Arc<str>) -> Result<Document, ParseError> {
+    let mut parser = Parser {
+        bytes: text.as_bytes(),
+        pos: 0,
+        nodes: Vec::new(),
+        duplicates: Vec::new(),
+    };
+    parser.skip_whitespace();
+    if parser.pos == parser.bytes.len() {
+        return Err(ParseError {
+            kind: ParseErrorKind::Syntax,
+            message: if text.is_empty() {
+                "the file is empty".to_string()
+            } else {
+                "the file holds only whitespace".to_string()
+            },
+            offset: parser.pos,
+        });
+    }
+    let value = parser.document()?;
+    let map = SourceMap {
+        text: text.clone(),
+        nodes: parser.nodes,
+    };
+    let duplicate_keys = parser
+        .duplicates
+        .iter()
+        .map(|&(object, member)| duplicate_key(&map, object, member))
+        .collect();
+    Ok(Document {
+        value,
+        map,
+        duplicate_keys,
+    })
+}
+
+fn duplicate_key(map: &SourceMap, object: usize, member: usize) -> DuplicateKey {
+    let span = map.nodes[member].key;
+    let key = map.key_text(span);
+    let first = map
+        .children(object)
+        .find(|&c| map.key_equals(map.nodes[c].key, &key))
+        .map(|c| map.nodes[c].key)
+        .unwrap_or(span);
+    DuplicateKey {
+        pointer: pointer_of(map, member),
+        key,
+        span,
+        first,
+    }
+}
+
+/// The pointer of a node, rebuilt from the arena (used only for the rare
+/// duplicate keys).
+fn pointer_of(map: &SourceMap, target: usize) -> String {
+    let mut pointer = String::new();
+    let mut current = 0;
+    while current != target {
+        let Some((position, child)) = map
+            .children(current)
+            .enumerate()
+            .find(|&(_, c)| c <= target && target < map.nodes[c].subtree_end)
+        else {
+            break;
+        };
+        pointer = if map.nodes[current].is_object {
+            join(&pointer, map.key_text(map.nodes[child].key))
+        } else {
+            join(&pointer, position)
+        };
+        current = child;
+    }
+    pointer
+}
+
+impl Parser<'_> {
+    fn error(&self, message: impl Into<String>, offset: usize) -> ParseError {
+        ParseError {
+            kind: ParseErrorKind::Syntax,
+            message: message.into(),
+            offset,
+        }
+    }
+
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn open_node(&mut self, key: Span, is_object: bool) -> usize {
+        self.nodes.push(Node {
+            span: Span::new(self.pos, self.pos),
+            key,
+            subtree_end: 0,
+            is_object,
+        });
+        self.nodes.len() - 1
+    }
+
+    fn close_node(&mut self, node: usize) {
+        self.nodes[node].span.end = self.pos;
+        self.nodes[node].subtree_end = self.nodes.len();
+    }
+
+    fn document(&mut self) -> Result<Value, ParseError> {
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut key_span = NO_KEY;
+        'value: loop {
+            self.skip_whitespace();
+            let (mut value, mut node) = match self.peek() {
+                Some(b'{') => {
+                    if stack.len() >= MAX_DEPTH {
+                        return Err(ParseError {
+                            kind: ParseErrorKind::TooDeep,
+                            message: format!("nesting deeper than {MAX_DEPTH} levels"),
+                            offset: self.pos,
+                        });
+                    }
+                    let node = self.open_node(key_span, true);
+                    self.pos += 1;
+                    self.skip_whitespace();
+                    if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        self.close_node(node);
+                        (Value::Object(Map::new()), node)
+                    } else {
+                        let (key, span) = self.member_key()?;
+                        key_span = span;
+                        stack.push(Frame::Object {
+                            node,
+                            map: Map::new(),
+                            key,
+                        });
+                        continue 'value;
+                    }
+                }
+                Some(b'[') => {
+                    if stack.len() >= MAX_DEPTH {
+                        return Err(ParseError {
+                            kind: ParseErrorKind::TooDeep,
+                            message: format!("nesting deeper than {MAX_DEPTH} levels"),
+                            offset: self.pos,
+                        });
+                    }
+                    let node = self.open_node(key_span, false);
+                    self.pos += 1;
+                    self.skip_whitespace();
+                    if self.peek() == Some(b']') {
+                        self.pos += 1;
+                        self.close_node(node);
+                        (Value::Array(Vec::new()), node)
+                    } else {
+                        key_span = NO_KEY;
+                        stack.push(Frame::Array {
+                            node,
+                            items: Vec::new(),
+                        });
+                        continue 'value;
+                    }
+                }
+                _ => {
+                    let node = self.open_node(key_span, false);
+                    let value = self.scalar()?;
+                    self.close_node(node);
+                    (value, node)
+                }
+            };
+            // Attach the finished value to its container; close containers
+            // whose last member this was.
+            loop {
+                match stack.last_mut() {
+                    None => {
+                        self.skip_whitespace();
+                        if self.pos != self.bytes.len() {
+                            return Err(
+                                self.error("trailing characters after the JSON value", self.pos)
+                            );
+                        }
+                        return Ok(value);
+                    }
+                    Some(Frame::Array { node: array, items }) => {
+                        items.push(value);
+                        self.skip_whitespace();
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                key_span = NO_KEY;
+                                continue 'value;
+                            }
+                            Some(b']') => {
+                                self.pos += 1;
+                                let array = *array;
+                                let items = std::mem::take(items);
+                                stack.pop();
+                                self.close_node(array);
+                                value = Value::Array(items);
+                                node = array;
+                            }
+                            _ => return Err(self.expected("`,` or `]`")),
+                        }
+                    }
+                    Some(Frame::Object {
+                        node: object,
+                        map,
+                        key,
+                    }) => {
+                        let object = *object;
+                        if map.contains_key(key.as_str()) {
+                            self.duplicates.push((object, node));
+                        }
+                        map.insert(std::mem::take(key), value);
+                        self.skip_whitespace();
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.skip_whitespace();
+                                let (next_key, span) = self.member_key()?;
+                                *key = next_key;
+                                key_span = span;
+                                continue 'value;
+                            }
+                            Some(b'}') => {
+                                self.pos += 1;
+                                let map = std::mem::take(map);
+                                stack.pop();
+                                self.close_node(object);
+                                value = Value::Object(map);
+                                node = object;
+                            }
+                            _ => return Err(self.expected("`,` or `}`")),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn expected(&self, what: &str) -> ParseError {
+        match self.peek() {
+            None => self.error(format!("unexpected end of file, expected {what}"), self.pos),
+            Some(_) => self.error(format!("expected {what}"), self.pos),
+        }
+    }
+
+    /// Parses `"key"` and the `:` after it; leaves `pos` at the value.
+    fn member_key(&mut self) -> Result<(String, Span), ParseError> {
+        if self.peek() != Some(b'"') {
+            return Err(self.expected("a string key"));
+        }
+        let start = self.pos;
+        let (key, end) = decode_string(self.bytes, start + 1)?;
+        self.pos = end;
+        let span = Span::new(start, end);
+        self.skip_whitespace();
+        if self.peek() != Some(b':') {
+            return Err(self.expected("`:`"));
+        }
+        self.pos += 1;
+        Ok((key, span))
+    }
+
+    fn scalar(&mut self) -> Result<Value, ParseError> {
+        match self.peek() {
+            Some(b'"') => {
+                let (s, end) = decode_string(self.bytes, self.pos + 1)?;
+                self.pos = end;
+                Ok(Value::String(s))
+            }
+            Some(b't') => self.literal("true", Value::Bool(true)),
+            Some(b'f') => self.literal("false", Value::Bool(false)),
+            Some(b'n') => self.literal("null", Value::Null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            None => Err(self.error("unexpected end of file, expected a value", self.pos)),
+            Some(_) => Err(self.error("expected a value", self.pos)),
+        }
+    }
+
+    fn literal(&mut self, word: &str, value: Value) -> Result<Value, ParseError> {
+        if self.bytes[self.pos..].starts_with(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(value)
+        } else {
+            Err(self.error("expected a value", self.pos))
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.pos;
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.pos += 1;
+        }
+        self.pos - start
+    }
+
+    fn number(&mut self) -> Result<Value, ParseError> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        let int_start = self.pos;
+        let int_digits = self.digits();
+        if int_digits == 0 {
+            return Err(self.error("invalid number: expected a digit", self.pos));
+        }
+        if int_digits > 1 && self.bytes[int_start] == b'0' {
+            return Err(self.error("invalid number: leading zero", int_start));
+        }
+        let mut integral = true;
+        if self.peek() == Some(b'.') {
+            integral = false;
+            self.pos += 1;
+            if self.digits() == 0 {
+                return Err(self.error("invalid number: expected a digit after `.`", self.pos));
+            }
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            integral = false;
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if self.digits() == 0 {
+                return Err(self.error("invalid number: expected an exponent", self.pos));
+            }
+        }
+        // The slice is ASCII digits and signs, so it is valid UTF-8.
+        let text = std::str::from_utf8(&self.bytes[start..self.pos]).unwrap_or("");
+        if integral {
+            if let Ok(n) = text.parse::<u64>() {
+                return Ok(Value::Number(n.into()));
+            }
+            // serde_json reads `-0` as the float -0.0; so do we.
+            if let Ok(n) = text.parse::<i64>()
+                && n != 0
+            {
+                return Ok(Value::Number(n.into()));
+            }
+        }
+        text.parse::<f64>()
+            .ok()
+            .and_then(Number::from_f64)
+            .map(Value::Number)
+            .ok_or_else(|| self.error("number out of range", start))
+    }
+}
+
+/// Decodes a string whose opening quote is just before `start`; returns the
+/// text and the offset just past the closing quote.
+fn decode_string(bytes: &[u8], start: usize) -> Result<(String, usize), ParseError> {
+    let syntax = |message: &str, offset: usize| ParseError {
+        kind: ParseErrorKind::Syntax,
+        message: message.to_string(),
+        offset,
+    };
+    // Fast path: no escapes.
+    let mut i = start;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'"' => {
+                let text = std::str::from_utf8(&bytes[start..i])
+                    .map_err(|_| syntax("invalid UTF-8 in string", start))?;
+                return Ok((text.to_string(), i + 1));
+            }
+            b'\\' => break,
+            0..=0x1f => return Err(syntax("control character in string", i)),
+            _ => i += 1,
+        }
+    }
+    let mut out: Vec<u8> = bytes[start..i].to_vec();
+    loop {
+        let Some(&b) = bytes.get(i) else {
+            return Err(syntax("unexpected end of file inside a string", i));
+        };
+        match b {
+            b'"' => {
+                let text =
+                    String::from_utf8(out).map_err(|_| syntax("invalid UTF-8 in string", start))?;
+                return Ok((text, i + 1));
+            }
+            b'\\' => {
+                let escape_at = i;
+                let Some(&e) = bytes.get(i + 1) else {
+                    return Err(syntax("unexpected end of file inside a string", i + 1));
+                };
+                i += 2;
+                let c = match e {
+                    b'"' => '"',
+                    b'\\' => '\\',
+                    b'/' => '/',
+                    b'b' => '\u{8}',
+                    b'f' => '\u{c}',
+                    b'n' => '\n',
+                    b'r' => '\r',
+                    b't' => '\t',
+                    b'u' => {
+                        let (c, next) = decode_unicode_escape(bytes, escape_at)?;
+                        i = next;
+                        c
+                    }
+                    _ => return Err(syntax("invalid escape sequence", escape_at)),
+                };
+                let mut buffer = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buffer).as_bytes());
+            }
+            0..=0x1f => return Err(syntax("control character in string", i)),
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+}
+
+fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+    let digits = bytes.get(at..at + 4)?;
+    let text = std::str::from_utf8(digits).ok()?;
+    if !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(text, 16).ok()
+}
+
+/// Decodes `\uXXXX` (and a following low surrogate) at `at`.
+fn decode_unicode_escape(bytes: &[u8], at: usize) -> Result<(char, usize), ParseError> {
+    let syntax = |message: &str| ParseError {
+        kind: ParseErrorKind::Syntax,
+        message: message.to_string(),
+        offset: at,
+    };
+    let high = hex4(bytes, at + 2).ok_or_else(|| syntax("invalid \\u escape"))?;
+    let after = at + 6;
+    if (0xDC00..0xE000).contains(&high) {
+        return Err(syntax("lone low surrogate in \\u escape"));
+    }
+    if !(0xD800..0xDC00).contains(&high) {
+        let c = char::from_u32(high).ok_or_else(|| syntax("invalid \\u escape"))?;
+        return Ok((c, after));
+    }
+    if bytes.get(after..after + 2) != Some(b"\\u") {
+        return Err(syntax("lone high surrogate in \\u escape"));
+    }
+    let low = hex4(bytes, after + 2).ok_or_else(|| syntax("invalid \\u escape"))?;
+    if !(0xDC00..0xE000).contains(&low) {
+        return Err(syntax("lone high surrogate in \\u escape"));
+    }
+    let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+    let c = char::from_u32(code).ok_or_else(|| syntax("invalid \\u escape"))?;
+    Ok((c, after + 6))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn doc(text: &str) -> Document {
+        parse(&Arc::from(text)).unwrap()
+    }
+
+    fn err(text: &str) -> ParseError {
+        parse(&Arc::from(text)).unwrap_err()
+    }
+
+    fn slice(text: &str, span: Span) -> &str {
+        &text[span.start..span.end]
+    }
+
+    #[test]
+    fn values_match_serde_json() {
+        let samples = [
+            r#"{"a": [1, -2, 3.5, 1e3, 18446744073709551615, -9223372036854775808, 1e400000000000]}"#,
+            r#"{"s": "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00", "n": null, "t": true, "f": false}"#,
+            r#"[[], {}, [{}], "é", 0, -0, 0.0, 12345678901234567890123]"#,
+            r#"{"k": 1, "k": 2}"#,
+        ];
+        for sample in samples {
+            let expected: Result<Value, _> = serde_json::from_str(sample);
+            match expected {
+                Ok(v) => assert_eq!(doc(sample).value, v, "{sample}"),
+                Err(_) => assert!(parse(&Arc::from(sample)).is_err(), "{sample}"),
+            }
+        }
+    }
+
+    #[test]
+    fn spans_of_keys_and_values() {
+        let text = "{\n  \"tools\": [\n    {\"name\": \"fetch\"}\n  ]\n}";
+        let d = doc(text);
+        assert_eq!(
+            slice(text, d.map.value_span("/tools/0/name").unwrap()),
+            "\"fetch\""
+        );
+        assert_eq!(
+            slice(text, d.map.key_span("/tools/0/name").unwrap()),
+            "\"name\""
+        );
+        assert_eq!(slice(text, d.map.value_span("").unwrap()), text);
+        assert!(d.map.value_span("/tools/1").is_none());
+        let missing = d.map.locate("/tools/0/description");
+        assert!(!missing.exact);
+        assert_eq!(slice(text, missing.span), "{");
+        let missing_member = d.map.locate("/tools/0/x/y");
+        assert_eq!(slice(text, missing_member.span), "{");
+    }
+
+    #[test]
+    fn escaped_keys_and_pointer_escapes() {
+        let text = r#"{"a/b": 1, "c~d": 2, "\u0065": 3}"#;
+        let d = doc(text);
+        assert_eq!(slice(text, d.map.value_span("/a~1b").unwrap()), "1");
+        assert_eq!(slice(text, d.map.value_span("/c~0d").unwrap()), "2");
+        assert_eq!(slice(text, d.map.value_span("/e").unwrap()), "3");
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported_with_both_spans() {
+        let text = r#"{"a": {"k": 1, "k": 2}}"#;
+        let d = doc(text);
+        assert_eq!(d.duplicate_keys.len(), 1);
+        let dup = &d.duplicate_keys[0];
+        assert_eq!(dup.pointer, "/a/k");
+        assert_eq!(dup.span.start, 15);
+        assert_eq!(dup.first.start, 7);
+        // Like serde_json, the last value wins, and so does the map.
+        assert_eq!(d.value["a"]["k"], 2);
+        assert_eq!(slice(text, d.map.value_span("/a/k").unwrap()), "2");
+    }
+
+    #[test]
+    fn errors_have_positions() {
+        assert_eq!(err("").message, "the file is empty");
+        assert_eq!(err("  \n").offset, 3);
+        assert_eq!(err("{\"a\": 1,}").offset, 8);
+        assert_eq!(err("{\"a\" 1}").offset, 5);
+        assert_eq!(err("[1 2]").offset, 3);
+        assert_eq!(err("{\"a\": tru}").offset, 6);
+        assert_eq!(err("\"abc").offset, 4);
+        assert_eq!(err("01").offset, 0);
+        assert_eq!(err("{} x").offset, 3);
+        assert_eq!(err("\"\\ud800\"").offset, 1);
+        assert_eq!(err("\"a\tb\"").offset, 2);
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_without_recursion() {
+        let deep = "[".repeat(20_000) + &"]".repeat(20_000);
+        let e = err(&deep);
+        assert_eq!(e.kind, ParseErrorKind::TooDeep);
+        assert_eq!(e.offset, MAX_DEPTH);
+        let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        assert!(parse(&Arc::from(ok.as_str())).is_ok());
+    }
+}

@@ -1,0 +1,68 @@
+//! ## What it does
+//! Warns when an agentcli program (under `./tools/bin/` or absolute) does
+//! not exist or is not executable. Relative programs resolve against the
+//! directory of `tools.json`, not the directory toolc runs in.
+//!
+//! ## Why is this bad?
+//! Every call of the tool will fail. Before a build this is expected (the
+//! binaries under `tools/bin/` are often build outputs), which is why this
+//! is a warning.
+//!
+//! ## Example
+//! `tools.json` lists `["./tools/bin/fetch"]` but `tools/bin/fetch` was
+//! never built, or lost its executable bit.
+//!
+//! ## Use instead
+//! Build the tool (`make tools`), fix the path, or `chmod +x` the program.
+
+use std::path::Path;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::lint::command_path::{CommandPath, classify, commands, program};
+use crate::lint::{Manifest, Rule};
+
+pub(crate) const RULE: Rule = Rule {
+    name: "command-not-found",
+    code: "TC204",
+    severity: Severity::Warning,
+    summary: "an agentcli program is missing or not executable",
+};
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    for (pointer, command) in commands(manifest) {
+        let Some(program) = program(command) else {
+            continue;
+        };
+        let resolved = match classify(program) {
+            CommandPath::Absolute => Path::new(program).to_path_buf(),
+            CommandPath::InsideBin(relative) => manifest.dir.join(relative),
+            CommandPath::OutsideBin | CommandPath::EscapesBin(_) => continue,
+        };
+        let problem = match std::fs::metadata(&resolved) {
+            Err(_) => "does not exist",
+            Ok(m) if !m.is_file() => "is not a file",
+            Ok(m) if !is_executable(&m) => "is not executable",
+            Ok(_) => continue,
+        };
+        out.push(
+            manifest
+                .at_value(
+                    &RULE,
+                    format!("{pointer}/0"),
+                    format!("program \"{program}\" {problem} ({})", resolved.display()),
+                )
+                .with_help("build the tool or fix the path; relative programs resolve against the directory of tools.json"),
+        );
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(metadata: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    metadata.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_: &std::fs::Metadata) -> bool {
+    true
+}

@@ -1,0 +1,66 @@
+//! ## What it does
+//! Reports an agentcli tool whose program is a relative path that does not
+//! start with `./tools/bin/`, such as `python3`, `bin/fetch` or
+//! `tools/bin/fetch` (without the leading `./`).
+//!
+//! ## Why is this bad?
+//! agentcli runs relative programs only from `./tools/bin/`, resolved
+//! against the directory of `tools.json`; anything else is refused, or,
+//! with a bare name, would depend on whatever `PATH` holds on the machine
+//! running the agent.
+//!
+//! ## Example
+//! ```json
+//! {"tools": [{"name": "fetch", "command": ["tools/bin/fetch"]}]}
+//! ```
+//!
+//! ## Use instead
+//! ```json
+//! {"tools": [{"name": "fetch", "command": ["./tools/bin/fetch"]}]}
+//! ```
+//! or an absolute path such as `"/usr/local/bin/fetch"`.
+
+use crate::diagnostic::{Diagnostic, Edit, Fix, Severity};
+use crate::lint::command_path::{BIN_PREFIX, CommandPath, classify, commands, program};
+use crate::lint::{Manifest, Rule};
+
+pub(crate) const RULE: Rule = Rule {
+    name: "command-outside-bin",
+    code: "TC202",
+    severity: Severity::Error,
+    summary: "a relative agentcli program outside ./tools/bin/",
+};
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    for (pointer, command) in commands(manifest) {
+        let Some(program) = program(command) else {
+            continue;
+        };
+        if classify(program) != CommandPath::OutsideBin {
+            continue;
+        }
+        let pointer = format!("{pointer}/0");
+        let mut diagnostic = manifest
+            .at_value(
+                &RULE,
+                pointer,
+                format!("relative program \"{program}\" is not under {BIN_PREFIX}"),
+            )
+            .with_help(format!(
+                "agentcli runs relative programs only from {BIN_PREFIX} (relative to tools.json); move the program there or use an absolute path"
+            ));
+        let slashed = program.replace('\\', "/");
+        if slashed.starts_with("tools/bin/")
+            && let Some(span) = diagnostic.span
+        {
+            diagnostic.fix = Some(Fix {
+                message: "prefix the path with \"./\"".to_string(),
+                edits: vec![Edit {
+                    span,
+                    replacement: serde_json::Value::String(format!("./{program}")).to_string(),
+                }],
+            });
+        }
+        out.push(diagnostic);
+    }
+}

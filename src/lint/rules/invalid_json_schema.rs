@@ -1,0 +1,88 @@
+//! ## What it does
+//! Validates each tool's parameter schema against the JSON Schema
+//! meta-schema of its dialect (`$schema`, 2020-12 when absent) and reports
+//! every violation at its place: `"type": "text"`, `"required": "url"`,
+//! `"minimum": "1"`. NORA parameters are checked after lowering NORA's
+//! per-property `required` flags to a standard `required` array.
+//!
+//! ## Why is this bad?
+//! Providers validate tool schemas and reject the request ("Invalid schema
+//! for function ..."); the few that don't pass a schema to the model that
+//! means something other than what the author wrote.
+//!
+//! ## Example
+//! ```json
+//! {"type": "object", "properties": {"url": {"type": "text"}}}
+//! ```
+//!
+//! ## Use instead
+//! ```json
+//! {"type": "object", "properties": {"url": {"type": "string"}}}
+//! ```
+
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::lint::{Manifest, Rule};
+
+pub(crate) const RULE: Rule = Rule {
+    name: "invalid-json-schema",
+    code: "TC305",
+    severity: Severity::Error,
+    summary: "a parameter schema is not valid JSON Schema",
+};
+
+/// The dialects whose meta-schemas toolc knows (with and without `#`).
+const DIALECTS: &[&str] = &[
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft-06/schema",
+    "http://json-schema.org/draft-04/schema",
+];
+
+const TYPES: &[&str] = &[
+    "string", "number", "integer", "boolean", "array", "object", "null",
+];
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    for tool in &manifest.toolset.tools {
+        let (Some(at), Some(schema @ Value::Object(object))) =
+            (&tool.parameters_at, &tool.parameters)
+        else {
+            continue;
+        };
+        // An unknown or malformed `$schema` cannot be meta-validated here.
+        if let Some(dialect) = object.get("$schema") {
+            let known = dialect
+                .as_str()
+                .is_some_and(|d| DIALECTS.contains(&d.trim_end_matches('#')));
+            if !known {
+                continue;
+            }
+        }
+        let Ok(validator) = jsonschema::meta::validator_for(schema) else {
+            continue;
+        };
+        for error in validator.iter_errors(schema) {
+            let instance = error.instance_path().as_str();
+            let pointer = format!("{at}{instance}");
+            let message = match error.instance().as_ref() {
+                // The meta-schema's `type` check is an anyOf whose own message
+                // names no type; say what is wrong instead.
+                Value::String(name)
+                    if instance.ends_with("/type") && !TYPES.contains(&name.as_str()) =>
+                {
+                    format!(
+                        "\"{name}\" is not a JSON Schema type ({})",
+                        TYPES.join(", ")
+                    )
+                }
+                _ => format!("invalid JSON Schema: {error}"),
+            };
+            out.push(manifest.at_value(&RULE, pointer, message).with_help(
+                "fix the schema keyword at the caret; see json-schema.org for its allowed values",
+            ));
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! ## What it does
+//! Reports a Nachos tool whose `provides.securityTier` is not an integer
+//! from 0 to 4 (0 safe, 1 standard, 2 elevated, 3 restricted, 4 dangerous).
+//!
+//! ## Why is this bad?
+//! The tier decides whether the tool may run at all and under which
+//! approval; an out-of-range or fractional tier is either refused by the
+//! gateway or, worse, compared as something it is not.
+//!
+//! ## Example
+//! ```json
+//! "provides": {"tool": "filesystem_write", "securityTier": 5}
+//! ```
+//!
+//! ## Use instead
+//! ```json
+//! "provides": {"tool": "filesystem_write", "securityTier": 2}
+//! ```
+
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::ir::Format;
+use crate::lint::{Manifest, Rule};
+
+pub(crate) const RULE: Rule = Rule {
+    name: "invalid-security-tier",
+    code: "TC601",
+    severity: Severity::Error,
+    summary: "a Nachos security tier that is not an integer from 0 to 4",
+};
+
+const POINTER: &str = "/provides/securityTier";
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    if manifest.format() != Format::Nachos || manifest.toolset.tools.is_empty() {
+        return;
+    }
+    let Some(tier) = manifest.raw(POINTER) else {
+        return;
+    };
+    if let Value::Number(n) = tier
+        && n.as_i64().is_some_and(|t| (0..=4).contains(&t))
+    {
+        return;
+    }
+    out.push(
+        manifest
+            .at_value(
+                &RULE,
+                POINTER,
+                format!("security tier {tier} is not an integer from 0 to 4"),
+            )
+            .with_help("use 0 (safe), 1 (standard), 2 (elevated), 3 (restricted) or 4 (dangerous)"),
+    );
+}

@@ -1,0 +1,70 @@
+//! ## What it does
+//! Reports a tool name that does not match `^[a-zA-Z0-9_-]{1,64}$`: more
+//! than 64 characters, or a character other than ASCII letters, digits, `_`
+//! and `-` (a space, a dot, a slash, a non-ASCII letter).
+//!
+//! ## Why is this bad?
+//! OpenAI and Anthropic both require tool names to match that pattern and
+//! reject the whole request otherwise (OpenAI: "Invalid
+//! 'tools[0].function.name': string does not match pattern"), so one bad
+//! name breaks every call that offers the tool.
+//!
+//! ## Example
+//! ```json
+//! {"name": "fetch url", "description": "Fetch a URL", "entrypoint": "main.py", "parameters": {"type": "object", "properties": {}}}
+//! ```
+//!
+//! ## Use instead
+//! ```json
+//! {"name": "fetch_url", "description": "Fetch a URL", "entrypoint": "main.py", "parameters": {"type": "object", "properties": {}}}
+//! ```
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::lint::{Manifest, Rule};
+
+pub(crate) const RULE: Rule = Rule {
+    name: "invalid-tool-name",
+    code: "TC103",
+    severity: Severity::Error,
+    summary: "a tool name OpenAI and Anthropic reject (^[a-zA-Z0-9_-]{1,64}$)",
+};
+
+const MAX_LEN: usize = 64;
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    for tool in &manifest.toolset.tools {
+        if tool.name.is_empty() {
+            continue;
+        }
+        let length = tool.name.chars().count();
+        let bad_char = tool
+            .name
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'));
+        let message = match bad_char {
+            Some(c) => format!(
+                "tool name \"{}\" contains {}, which OpenAI and Anthropic reject",
+                tool.name,
+                describe(c)
+            ),
+            None if length > MAX_LEN => format!(
+                "tool name \"{}\" is {length} characters long; OpenAI and Anthropic allow at most {MAX_LEN}",
+                tool.name
+            ),
+            None => continue,
+        };
+        out.push(
+            manifest
+                .at_tool_name(&RULE, tool, message)
+                .with_help("use only ASCII letters, digits, `_` and `-`, at most 64 characters"),
+        );
+    }
+}
+
+fn describe(c: char) -> String {
+    match c {
+        ' ' => "a space".to_string(),
+        c if c.is_control() => format!("the control character U+{:04X}", c as u32),
+        c => format!("'{c}'"),
+    }
+}

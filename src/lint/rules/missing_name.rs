@@ -1,0 +1,69 @@
+//! ## What it does
+//! Reports a tool, or an AgentStack or Nachos package, without a usable
+//! name: the name is absent, empty, or not a string. For Nachos the tool's
+//! name is `provides.tool`, the id it answers to on NATS.
+//!
+//! ## Why is this bad?
+//! The name is how the model calls the tool and how the framework routes the
+//! call; every provider rejects a tool without one.
+//!
+//! ## Example
+//! ```json
+//! {"tools": [{"description": "Fetch a URL", "command": ["./tools/bin/fetch"]}]}
+//! ```
+//!
+//! ## Use instead
+//! ```json
+//! {"tools": [{"name": "fetch", "description": "Fetch a URL", "command": ["./tools/bin/fetch"]}]}
+//! ```
+
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::ir::Format;
+use crate::lint::{Manifest, Rule};
+
+pub(crate) const RULE: Rule = Rule {
+    name: "missing-name",
+    code: "TC101",
+    severity: Severity::Error,
+    summary: "a tool or package has no name",
+};
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    if matches!(manifest.format(), Format::Agentstack | Format::Nachos)
+        && manifest.document.value.is_object()
+    {
+        check_name_at(manifest, "/name", "package", out);
+    }
+    for tool in &manifest.toolset.tools {
+        if tool.name.is_empty() && !tool.name_is_key {
+            check_name_at(manifest, &tool.name_at, "tool", out);
+        }
+    }
+}
+
+fn check_name_at(manifest: &Manifest, pointer: &str, what: &str, out: &mut Vec<Diagnostic>) {
+    let message = match manifest.raw(pointer) {
+        None => format!("the {what} has no name"),
+        Some(Value::String(s)) if s.trim().is_empty() => format!("the {what} name is empty"),
+        Some(Value::String(_)) => return,
+        Some(other) => format!("the {what} name must be a string, not {}", kind_of(other)),
+    };
+    out.push(
+        manifest
+            .at_value(&RULE, pointer, message)
+            .with_help(format!("give the {what} a name such as \"fetch_url\"")),
+    );
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

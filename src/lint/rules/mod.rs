@@ -1,0 +1,130 @@
+//! The rule registry: every rule, in code order, and the order checks run.
+//!
+//! Each rule lives in its own file, whose `//!` comment is the rule's user
+//! documentation (`build.rs` collects those comments for `toolc explain`).
+
+pub(crate) mod command_escapes_bin;
+pub(crate) mod command_not_found;
+pub(crate) mod command_outside_bin;
+pub(crate) mod duplicate_key;
+pub(crate) mod duplicate_tool_name;
+pub(crate) mod empty_command;
+pub(crate) mod entrypoint_not_found;
+pub(crate) mod file_too_large;
+pub(crate) mod invalid_json;
+pub(crate) mod invalid_json_schema;
+pub(crate) mod invalid_security_tier;
+pub(crate) mod invalid_tool_name;
+pub(crate) mod io_error;
+pub(crate) mod missing_action;
+pub(crate) mod missing_name;
+pub(crate) mod nesting_too_deep;
+pub(crate) mod nora_property_missing_required;
+pub(crate) mod not_a_tool_manifest;
+pub(crate) mod parameters_not_object;
+pub(crate) mod property_missing_description;
+pub(crate) mod property_missing_type;
+pub(crate) mod required_unknown_property;
+pub(crate) mod schema_violation;
+pub(crate) mod unknown_action;
+pub(crate) mod unknown_field;
+pub(crate) mod unknown_format;
+pub(crate) mod unpinned_dependency;
+
+use super::{Manifest, Rule};
+use crate::diagnostic::Diagnostic;
+
+include!(concat!(env!("OUT_DIR"), "/rule_docs.rs"));
+
+/// Every rule, in code order.
+pub static ALL: &[&Rule] = &[
+    &invalid_json::RULE,
+    &duplicate_key::RULE,
+    &file_too_large::RULE,
+    &nesting_too_deep::RULE,
+    &io_error::RULE,
+    &unknown_format::RULE,
+    &missing_name::RULE,
+    &duplicate_tool_name::RULE,
+    &invalid_tool_name::RULE,
+    &empty_command::RULE,
+    &command_outside_bin::RULE,
+    &command_escapes_bin::RULE,
+    &command_not_found::RULE,
+    &parameters_not_object::RULE,
+    &property_missing_type::RULE,
+    &property_missing_description::RULE,
+    &required_unknown_property::RULE,
+    &invalid_json_schema::RULE,
+    &nora_property_missing_required::RULE,
+    &entrypoint_not_found::RULE,
+    &unknown_action::RULE,
+    &missing_action::RULE,
+    &unpinned_dependency::RULE,
+    &invalid_security_tier::RULE,
+    &not_a_tool_manifest::RULE,
+    &schema_violation::RULE,
+    &unknown_field::RULE,
+];
+
+type Check = fn(&Manifest, &mut Vec<Diagnostic>);
+
+/// The checks that look at one manifest at a time.
+const FILE_CHECKS: &[Check] = &[
+    duplicate_key::check,
+    missing_name::check,
+    duplicate_tool_name::check,
+    invalid_tool_name::check,
+    empty_command::check,
+    command_outside_bin::check,
+    command_escapes_bin::check,
+    command_not_found::check,
+    parameters_not_object::check,
+    property_missing_type::check,
+    property_missing_description::check,
+    required_unknown_property::check,
+    invalid_json_schema::check,
+    nora_property_missing_required::check,
+    entrypoint_not_found::check,
+    unknown_action::check,
+    missing_action::check,
+    unpinned_dependency::check,
+    invalid_security_tier::check,
+];
+
+/// A rule by name or code.
+pub fn find(name_or_code: &str) -> Option<&'static Rule> {
+    ALL.iter()
+        .copied()
+        .find(|r| r.name == name_or_code || r.code.eq_ignore_ascii_case(name_or_code))
+}
+
+/// The documentation comment of a rule's file.
+pub(crate) fn documentation(name: &str) -> &'static str {
+    RULE_DOCS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, doc)| *doc)
+        .unwrap_or("")
+}
+
+/// Whether the format's structural schema applies (not to Nachos channel
+/// and core manifests, which are only noted).
+pub(crate) fn is_checked_structurally(manifest: &Manifest) -> bool {
+    !not_a_tool_manifest::applies(manifest)
+}
+
+pub(crate) fn check_manifest(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    if not_a_tool_manifest::applies(manifest) {
+        duplicate_key::check(manifest, out);
+        not_a_tool_manifest::check(manifest, out);
+        return;
+    }
+    for check in FILE_CHECKS {
+        check(manifest, out);
+    }
+}
+
+pub(crate) fn check_across_files(manifests: &[Manifest], out: &mut Vec<Diagnostic>) {
+    duplicate_tool_name::check_across_files(manifests, out);
+}

@@ -1,0 +1,65 @@
+//! ## What it does
+//! Reports a property of a NORA tool's `parameters` that lacks the boolean
+//! `required` flag NORA's dialect puts on every property (or whose flag is
+//! not `true` or `false`).
+//!
+//! ## Why is this bad?
+//! NORA decides from this flag which arguments the model must supply; a
+//! missing or non-boolean flag leaves it to the loader's default, and the
+//! generated provider schema may mark the argument optional when the tool
+//! cannot run without it.
+//!
+//! ## Example
+//! ```json
+//! "parameters": {"type": "object", "properties": {
+//!   "url": {"type": "string", "description": "Page to fetch"}
+//! }}
+//! ```
+//!
+//! ## Use instead
+//! ```json
+//! "parameters": {"type": "object", "properties": {
+//!   "url": {"type": "string", "description": "Page to fetch", "required": true}
+//! }}
+//! ```
+
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::ir::Format;
+use crate::json;
+use crate::lint::{Manifest, Rule};
+
+pub(crate) const RULE: Rule = Rule {
+    name: "nora-property-missing-required",
+    code: "TC401",
+    severity: Severity::Error,
+    summary: "a NORA parameter property has no boolean `required`",
+};
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    if manifest.format() != Format::Nora {
+        return;
+    }
+    let Some(Value::Object(properties)) = manifest.raw("/parameters/properties") else {
+        return;
+    };
+    for (name, property) in properties {
+        let Some(property) = property.as_object() else {
+            continue;
+        };
+        let message = match property.get("required") {
+            Some(Value::Bool(_)) => continue,
+            None => format!("property \"{name}\" has no \"required\" flag"),
+            Some(other) => {
+                format!("property \"{name}\" has \"required\": {other}; NORA wants true or false")
+            }
+        };
+        let pointer = json::join(&json::join("/parameters/properties", name), "required");
+        out.push(
+            manifest
+                .at_value(&RULE, pointer, message)
+                .with_help("NORA properties declare \"required\": true or \"required\": false"),
+        );
+    }
+}

@@ -1,0 +1,63 @@
+//! ## What it does
+//! Reports a tool whose parameter schema is not an object schema at its
+//! root: the schema is not a JSON object, has no `type`, or its `type` is
+//! something other than `"object"`. Applies to every format that carries
+//! parameters (NORA `parameters`, agentcli `schema`, OpenAI `parameters`,
+//! Anthropic `input_schema`, MCP `inputSchema`).
+//!
+//! ## Why is this bad?
+//! A tool call's arguments are always a JSON object. OpenAI rejects other
+//! roots ("Invalid schema for function: schema must be a JSON Schema of
+//! 'type: \"object\"'"), and so do Anthropic, MCP clients and LM Studio.
+//!
+//! ## Example
+//! ```json
+//! {"tools": [{"name": "echo", "command": ["./tools/bin/echo"], "schema": {"type": "string"}}]}
+//! ```
+//!
+//! ## Use instead
+//! ```json
+//! {"tools": [{"name": "echo", "command": ["./tools/bin/echo"],
+//!   "schema": {"type": "object", "properties": {"text": {"type": "string"}}}}]}
+//! ```
+
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::lint::{Manifest, Rule};
+
+pub(crate) const RULE: Rule = Rule {
+    name: "parameters-not-object",
+    code: "TC301",
+    severity: Severity::Error,
+    summary: "the parameter schema's root is not {\"type\": \"object\"}",
+};
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    for tool in &manifest.toolset.tools {
+        let Some(at) = &tool.parameters_at else {
+            continue;
+        };
+        let (pointer, message) = match manifest.raw(at) {
+            None => continue,
+            Some(Value::Object(schema)) => {
+                let type_at = format!("{at}/type");
+                match schema.get("type") {
+                    Some(Value::String(t)) if t == "object" => continue,
+                    None => (type_at, "the parameter schema has no \"type\"".to_string()),
+                    Some(other) => (
+                        type_at,
+                        format!("the parameter schema's root type is {other}, not \"object\""),
+                    ),
+                }
+            }
+            Some(_) => (
+                at.clone(),
+                "the parameter schema must be a JSON object".to_string(),
+            ),
+        };
+        out.push(manifest.at_value(&RULE, pointer, message).with_help(
+            "tool arguments are a JSON object: use {\"type\": \"object\", \"properties\": {...}}",
+        ));
+    }
+}

@@ -1,0 +1,77 @@
+//! ## What it does
+//! Warns about a parameter property with no `description` (or an empty
+//! one), at any depth of the parameter schema. A property that is only a
+//! `$ref` is not reported: its description lives with the definition.
+//!
+//! ## Why is this bad?
+//! The description is the model's only documentation of the argument: what
+//! it means, its units, its format. Without it the model infers from the name
+//! alone, and fills `timeout` with seconds when the tool wanted
+//! milliseconds. NORA requires a description on every property.
+//!
+//! ## Example
+//! ```json
+//! {"type": "object", "properties": {"timeout": {"type": "integer"}}}
+//! ```
+//!
+//! ## Use instead
+//! ```json
+//! {"type": "object", "properties": {"timeout": {"type": "integer", "description": "Timeout in milliseconds"}}}
+//! ```
+
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::json;
+use crate::lint::schema_walk::for_each_schema;
+use crate::lint::{Manifest, Rule};
+
+pub(crate) const RULE: Rule = Rule {
+    name: "property-missing-description",
+    code: "TC303",
+    severity: Severity::Warning,
+    summary: "a parameter property has no description",
+};
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    for tool in &manifest.toolset.tools {
+        let Some(at) = &tool.parameters_at else {
+            continue;
+        };
+        let Some(schema) = manifest.raw(at) else {
+            continue;
+        };
+        for_each_schema(schema, at, &mut |pointer, node| {
+            let Some(properties) = node.get("properties").and_then(Value::as_object) else {
+                return;
+            };
+            for (name, property) in properties {
+                let Some(property) = property.as_object() else {
+                    continue;
+                };
+                let described = property
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .is_some_and(|d| !d.trim().is_empty());
+                if described
+                    || property.contains_key("$ref")
+                    || property.get("description").is_some_and(|d| !d.is_string())
+                {
+                    continue;
+                }
+                let description_at = json::join(
+                    &json::join(&json::join(pointer, "properties"), name),
+                    "description",
+                );
+                let message = if property.contains_key("description") {
+                    format!("property \"{name}\" has an empty description")
+                } else {
+                    format!("property \"{name}\" has no description")
+                };
+                out.push(manifest.at_value(&RULE, description_at, message).with_help(
+                    "describe what the argument means, its unit and format, for the model",
+                ));
+            }
+        });
+    }
+}

@@ -1,0 +1,68 @@
+//! ## What it does
+//! Reports a parameter property with no `type`, at any depth of the
+//! parameter schema. A property whose values are pinned down otherwise
+//! (`enum`, `const`, `$ref`, `anyOf`, `oneOf`, `allOf`) is not reported.
+//!
+//! ## Why is this bad?
+//! Without a type the model guesses, and guesses differently from call to
+//! call: a number arrives as `"5"`, a list as a comma-separated string.
+//! NORA requires a type on every property, and Gemini rejects schema nodes
+//! without one.
+//!
+//! ## Example
+//! ```json
+//! {"type": "object", "properties": {"limit": {"description": "Maximum results"}}}
+//! ```
+//!
+//! ## Use instead
+//! ```json
+//! {"type": "object", "properties": {"limit": {"type": "integer", "description": "Maximum results"}}}
+//! ```
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::json;
+use crate::lint::schema_walk::{for_each_schema, has_implied_type};
+use crate::lint::{Manifest, Rule};
+
+pub(crate) const RULE: Rule = Rule {
+    name: "property-missing-type",
+    code: "TC302",
+    severity: Severity::Error,
+    summary: "a parameter property has no type",
+};
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    for tool in &manifest.toolset.tools {
+        let Some(at) = &tool.parameters_at else {
+            continue;
+        };
+        let Some(schema) = manifest.raw(at) else {
+            continue;
+        };
+        for_each_schema(schema, at, &mut |pointer, node| {
+            let Some(properties) = node.get("properties").and_then(|p| p.as_object()) else {
+                return;
+            };
+            for (name, property) in properties {
+                let Some(property) = property.as_object() else {
+                    continue;
+                };
+                if property.contains_key("type") || has_implied_type(property) {
+                    continue;
+                }
+                let property_at = json::join(&json::join(pointer, "properties"), name);
+                out.push(
+                    manifest
+                        .at_value(
+                            &RULE,
+                            json::join(&property_at, "type"),
+                            format!("property \"{name}\" has no \"type\""),
+                        )
+                        .with_help(
+                            "add a \"type\" (string, number, integer, boolean, array or object)",
+                        ),
+                );
+            }
+        });
+    }
+}

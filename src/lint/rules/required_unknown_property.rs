@@ -1,0 +1,79 @@
+//! ## What it does
+//! Reports a name in a schema's `required` array that is not defined in the
+//! same schema's `properties`, at any depth. Schemas whose properties may
+//! come from elsewhere (`patternProperties`, `allOf`/`anyOf`/`oneOf`,
+//! `$ref`) are not checked.
+//!
+//! ## Why is this bad?
+//! The model is told to send an argument it was never told about, so it
+//! either invents one or fails validation on every call. Usually it is a
+//! typo or a property renamed in one place only. OpenAI strict mode rejects
+//! such schemas outright.
+//!
+//! ## Example
+//! ```json
+//! {"type": "object", "properties": {"url": {"type": "string"}}, "required": ["uri"]}
+//! ```
+//!
+//! ## Use instead
+//! ```json
+//! {"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]}
+//! ```
+
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::json;
+use crate::lint::schema_walk::for_each_schema;
+use crate::lint::{Manifest, Rule};
+use crate::suggest::did_you_mean;
+
+pub(crate) const RULE: Rule = Rule {
+    name: "required-unknown-property",
+    code: "TC304",
+    severity: Severity::Error,
+    summary: "`required` names a property that is not defined",
+};
+
+const OTHER_SOURCES: &[&str] = &["patternProperties", "allOf", "anyOf", "oneOf", "$ref"];
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    for tool in &manifest.toolset.tools {
+        let Some(at) = &tool.parameters_at else {
+            continue;
+        };
+        let Some(schema) = manifest.raw(at) else {
+            continue;
+        };
+        for_each_schema(schema, at, &mut |pointer, node| {
+            let (Some(Value::Array(required)), Some(Value::Object(properties))) =
+                (node.get("required"), node.get("properties"))
+            else {
+                return;
+            };
+            if OTHER_SOURCES.iter().any(|k| node.contains_key(*k)) {
+                return;
+            }
+            for (i, name) in required.iter().enumerate() {
+                let Some(name) = name.as_str() else {
+                    continue;
+                };
+                if properties.contains_key(name) {
+                    continue;
+                }
+                let diagnostic = manifest.at_value(
+                    &RULE,
+                    json::join(&json::join(pointer, "required"), i),
+                    format!("\"{name}\" is required but not defined in \"properties\""),
+                );
+                let close = did_you_mean(name, properties.keys().map(String::as_str));
+                out.push(match close {
+                    Some(close) => diagnostic.with_help(format!("did you mean \"{close}\"?")),
+                    None => {
+                        diagnostic.with_help("define the property, or remove it from \"required\"")
+                    }
+                });
+            }
+        });
+    }
+}

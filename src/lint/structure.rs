@@ -1,0 +1,136 @@
+//! Structural validation: each format's JSON Schema (in `schemas/`, embedded
+//! at build time and compiled once) checked with the jsonschema crate.
+//!
+//! Each violation becomes `schema-violation` at the exact span of the
+//! offending value; keys the format does not define become `unknown-field`
+//! warnings at the key, with a suggestion when a known key is close.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use jsonschema::error::ValidationErrorKind;
+use serde_json::Value;
+
+use super::Manifest;
+use super::rules::{schema_violation, unknown_field};
+use crate::diagnostic::Diagnostic;
+use crate::ir::Format;
+use crate::json;
+use crate::suggest::did_you_mean;
+
+/// The structural schema of a format, as shipped in `schemas/`.
+pub fn schema_text(format: Format) -> &'static str {
+    match format {
+        Format::Nora => include_str!("../../schemas/nora.schema.json"),
+        Format::Agentcli => include_str!("../../schemas/agentcli.schema.json"),
+        Format::Agentstack => include_str!("../../schemas/agentstack.schema.json"),
+        Format::Nachos => include_str!("../../schemas/nachos.schema.json"),
+        Format::Openai => include_str!("../../schemas/openai.schema.json"),
+        Format::Anthropic => include_str!("../../schemas/anthropic.schema.json"),
+        Format::Mcp => include_str!("../../schemas/mcp.schema.json"),
+    }
+}
+
+type Compiled = BTreeMap<Format, (Value, jsonschema::Validator)>;
+
+fn compiled() -> Result<&'static Compiled, String> {
+    static COMPILED: OnceLock<Result<Compiled, String>> = OnceLock::new();
+    COMPILED
+        .get_or_init(|| {
+            Format::ALL
+                .into_iter()
+                .map(|format| {
+                    let schema: Value = serde_json::from_str(schema_text(format))
+                        .map_err(|e| format!("schema of {format} does not parse: {e}"))?;
+                    let validator = jsonschema::validator_for(&schema)
+                        .map_err(|e| format!("schema of {format} does not compile: {e}"))?;
+                    Ok((format, (schema, validator)))
+                })
+                .collect()
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+pub(super) fn check(manifest: &Manifest) -> Result<Vec<Diagnostic>, String> {
+    let compiled = compiled()?;
+    let Some((schema, validator)) = compiled.get(&manifest.format()) else {
+        return Err(format!("no schema for {}", manifest.format()));
+    };
+    let mut out = Vec::new();
+    for error in validator.iter_errors(&manifest.document.value) {
+        let at = error.instance_path().as_str();
+        match error.kind() {
+            ValidationErrorKind::AdditionalProperties { unexpected } => {
+                let known = known_keys(schema, error.schema_path().as_str());
+                for key in unexpected {
+                    out.push(unknown(manifest, &json::join(at, key), key, &known));
+                }
+            }
+            ValidationErrorKind::Required { property } => {
+                let name = property.as_str().unwrap_or_default();
+                out.push(
+                    manifest
+                        .at_value(
+                            &schema_violation::RULE,
+                            json::join(at, name),
+                            format!("missing required field \"{name}\""),
+                        )
+                        .with_help(format!("add \"{name}\" to this object")),
+                );
+            }
+            ValidationErrorKind::PropertyNames { error: inner } => {
+                let name = inner.instance().as_str().unwrap_or_default().to_string();
+                out.push(manifest.at_key(
+                    &schema_violation::RULE,
+                    json::join(at, &name),
+                    format!("invalid name \"{name}\": {inner}"),
+                ));
+            }
+            _ => out.push(
+                manifest
+                    .at_value(&schema_violation::RULE, at, error.to_string())
+                    .with_help(format!(
+                        "the {} format's structure is in toolc's schemas/{}.schema.json",
+                        manifest.format(),
+                        manifest.format()
+                    )),
+            ),
+        }
+    }
+    Ok(out)
+}
+
+fn unknown(manifest: &Manifest, pointer: &str, key: &str, known: &[String]) -> Diagnostic {
+    let diagnostic = manifest.at_key(
+        &unknown_field::RULE,
+        pointer,
+        format!(
+            "unknown field \"{key}\" (not part of the {} format)",
+            manifest.format()
+        ),
+    );
+    match did_you_mean(key, known.iter().map(String::as_str)) {
+        Some(close) => diagnostic.with_help(format!("did you mean \"{close}\"?")),
+        None if known.is_empty() => diagnostic.with_help("remove it"),
+        None => diagnostic.with_help(format!(
+            "remove it; the fields known here are {}",
+            known.join(", ")
+        )),
+    }
+}
+
+/// The property names a schema object defines, given the path of its
+/// `additionalProperties` keyword.
+fn known_keys(schema: &Value, keyword_path: &str) -> Vec<String> {
+    let parent = keyword_path
+        .rsplit_once('/')
+        .map(|(parent, _)| parent)
+        .unwrap_or("");
+    schema
+        .pointer(parent)
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}

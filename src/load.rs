@@ -1,0 +1,199 @@
+//! Reading one file: size check, UTF-8, parse, format detection, lowering.
+//!
+//! Whatever goes wrong becomes a diagnostic on that file; nothing here fails
+//! the run. Only regular files are opened, so a FIFO or device named
+//! `tools.json` cannot block the linter.
+
+use std::io::Read;
+
+use serde_json::Value;
+
+use crate::diagnostic::Diagnostic;
+use crate::formats;
+use crate::ir::Format;
+use crate::json::{self, ParseErrorKind};
+use crate::lint::rules::{
+    file_too_large, invalid_json, io_error, nesting_too_deep, unknown_format,
+};
+use crate::lint::{FileSummary, LintOptions, Manifest, manifest_dir};
+use crate::source::{Source, Span};
+use crate::walk::Candidate;
+
+/// The outcome of reading one candidate file.
+#[derive(Debug)]
+pub enum Loaded {
+    /// A JSON file in a walked directory that is no manifest.
+    Skipped,
+    /// A manifest that could not be read or parsed.
+    Failed {
+        summary: FileSummary,
+        source: Option<Source>,
+        diagnostics: Vec<Diagnostic>,
+    },
+    Manifest(Box<Manifest>),
+}
+
+pub fn load(candidate: &Candidate, options: &LintOptions) -> Loaded {
+    let file_name = candidate
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let named_format = options
+        .input_format
+        .or_else(|| formats::format_by_file_name(&file_name));
+    // Whether a failure to read this file is worth a finding: it was named,
+    // forced to a format, or its name says it is a manifest.
+    let reportable = candidate.explicit
+        || options.input_format.is_some()
+        || named_format.is_some_and(formats::file_name_is_specific)
+        || (named_format == Some(Format::Nachos) && file_name != "manifest.json")
+        || (named_format == Some(Format::Agentstack)
+            && manifest_dir(&candidate.path).join("__init__.py").is_file());
+    let path = candidate.display.as_str();
+    let fail = |source: Option<Source>, diagnostic: Diagnostic| {
+        if !reportable {
+            return Loaded::Skipped;
+        }
+        Loaded::Failed {
+            summary: FileSummary {
+                path: path.to_string(),
+                format: named_format,
+                tools: 0,
+            },
+            source,
+            diagnostics: vec![diagnostic],
+        }
+    };
+
+    let bytes = match read_regular_file(candidate, options.max_file_size) {
+        Ok(bytes) => bytes,
+        Err(ReadError::TooLarge(size)) => {
+            return fail(
+                None,
+                file_too_large::RULE
+                    .diagnostic(
+                        path,
+                        "",
+                        None,
+                        format!(
+                            "file is {size} bytes, over the limit of {} bytes; it was not read",
+                            options.max_file_size
+                        ),
+                    )
+                    .with_help("raise the limit with --max-file-size if this really is a manifest"),
+            );
+        }
+        Err(ReadError::Io(message)) => {
+            return fail(
+                None,
+                io_error::RULE
+                    .diagnostic(path, "", None, message)
+                    .with_help("check that the file exists, is a regular file and is readable"),
+            );
+        }
+    };
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let text: std::sync::Arc<str> = match std::str::from_utf8(bytes) {
+        Ok(text) => text.into(),
+        Err(error) => {
+            let offset = error.valid_up_to();
+            let source = Source::new(path, String::from_utf8_lossy(bytes).into_owned());
+            let diagnostic = invalid_json::RULE
+                .diagnostic(
+                    path,
+                    "",
+                    Some(Span::new(offset, offset + 1)),
+                    format!("invalid UTF-8 at byte {offset}"),
+                )
+                .with_help("JSON text must be UTF-8; re-save the file as UTF-8");
+            return fail(Some(source), diagnostic);
+        }
+    };
+    let source = Source::new(path, text.clone());
+    let document = match json::parse(&text) {
+        Ok(document) => document,
+        Err(error) => {
+            let span = Some(Span::new(error.offset, error.offset + 1));
+            let diagnostic = match error.kind {
+                ParseErrorKind::Syntax => invalid_json::RULE
+                    .diagnostic(path, "", span, error.message)
+                    .with_help("fix the JSON syntax at the caret"),
+                ParseErrorKind::TooDeep => nesting_too_deep::RULE
+                    .diagnostic(path, "", span, error.message)
+                    .with_help("no tool manifest needs this much nesting; flatten the data"),
+            };
+            return fail(Some(source), diagnostic);
+        }
+    };
+    let Some(format) = choose_format(named_format, options, &document.value) else {
+        if !candidate.explicit {
+            return Loaded::Skipped;
+        }
+        let diagnostic = unknown_format::RULE
+            .diagnostic(
+                path,
+                "",
+                Some(Span::new(0, 1)),
+                "this file matches no manifest format toolc reads",
+            )
+            .with_help(
+                "name the format with --input-format (nora, agentcli, agentstack, nachos, openai, anthropic, mcp)",
+            );
+        return Loaded::Failed {
+            summary: FileSummary {
+                path: path.to_string(),
+                format: None,
+                tools: 0,
+            },
+            source: Some(source),
+            diagnostics: vec![diagnostic],
+        };
+    };
+    let toolset = formats::lower(format, &document, path);
+    Loaded::Manifest(Box::new(Manifest {
+        source,
+        document,
+        toolset,
+        dir: manifest_dir(&candidate.path),
+    }))
+}
+
+fn choose_format(named: Option<Format>, options: &LintOptions, value: &Value) -> Option<Format> {
+    if let Some(forced) = options.input_format {
+        return Some(forced);
+    }
+    match named {
+        Some(format)
+            if formats::file_name_is_specific(format)
+                || formats::content_matches(format, value) =>
+        {
+            Some(format)
+        }
+        _ => formats::detect_by_content(value),
+    }
+}
+
+enum ReadError {
+    TooLarge(u64),
+    Io(String),
+}
+
+fn read_regular_file(candidate: &Candidate, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let io = |e: std::io::Error| ReadError::Io(format!("cannot read: {e}"));
+    let metadata = std::fs::metadata(&candidate.path).map_err(io)?;
+    if !metadata.is_file() {
+        return Err(ReadError::Io("cannot read: not a regular file".to_string()));
+    }
+    if metadata.len() > limit {
+        return Err(ReadError::TooLarge(metadata.len()));
+    }
+    let file = std::fs::File::open(&candidate.path).map_err(io)?;
+    // Read at most one byte past the limit: the file may grow after stat.
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge(bytes.len() as u64));
+    }
+    Ok(bytes)
+}

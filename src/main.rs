@@ -1,0 +1,10 @@
+//! The `toolc` binary: parse the command line, run, map to an exit code.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    let code = toolc::cli::run(std::env::args_os(), &mut stdout.lock(), &mut stderr.lock());
+    ExitCode::from(code)
+}
