@@ -62,6 +62,17 @@ pub(super) fn run(
         return Ok(EXIT_FINDINGS);
     }
     let toolsets: Vec<_> = report.manifests.iter().map(|m| m.toolset.clone()).collect();
+    let clashes = name_clashes(&toolsets);
+    if !clashes.is_empty() && !args.allow_errors {
+        for clash in &clashes {
+            writeln!(err, "error: {clash}")?;
+        }
+        writeln!(
+            err,
+            "error: one request cannot offer two tools with the same name; generate from fewer manifests or rename"
+        )?;
+        return Ok(EXIT_FINDINGS);
+    }
     for set in &toolsets {
         for tool in set.tools.iter().filter(|t| t.parameters.is_none()) {
             writeln!(
@@ -82,4 +93,26 @@ pub(super) fn run(
         None => out.write_all(text.as_bytes())?,
     }
     Ok(0)
+}
+
+/// Tools from different manifests that would share a name in the one
+/// generated array (duplicates within a manifest are lint findings already).
+fn name_clashes(toolsets: &[crate::ir::ToolSet]) -> Vec<String> {
+    let mut first: std::collections::BTreeMap<&str, &str> = std::collections::BTreeMap::new();
+    let mut clashes = Vec::new();
+    for set in toolsets {
+        for tool in &set.tools {
+            match first.get(tool.name.as_str()) {
+                Some(&path) if path != set.path => clashes.push(format!(
+                    "tool \"{}\" is declared in both {path} and {}",
+                    tool.name, set.path
+                )),
+                Some(_) => {}
+                None => {
+                    first.insert(&tool.name, &set.path);
+                }
+            }
+        }
+    }
+    clashes
 }

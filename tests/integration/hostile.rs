@@ -1,0 +1,281 @@
+//! Hostile input: every case ends in a diagnostic and exit 1 (or, for a run
+//! that cannot start, exit 2), never a panic, a crash or a hang. `Test::run`
+//! fails the test on a signal, a panic message, or a run over a minute.
+
+use super::{TempDir, Test};
+
+fn lint_json(dir: &TempDir, args: &[&str]) -> (i32, serde_json::Value) {
+    let mut all = vec!["lint", "--format", "json"];
+    all.extend_from_slice(args);
+    let output = Test::new().current_dir(dir.path()).args(all).run();
+    (output.code, output.json())
+}
+
+fn only_finding(report: &serde_json::Value) -> &serde_json::Value {
+    let diagnostics = report["diagnostics"].as_array().expect("diagnostics");
+    assert_eq!(diagnostics.len(), 1, "{report:#}");
+    &diagnostics[0]
+}
+
+#[test]
+fn empty_file() {
+    let dir = TempDir::new("empty");
+    dir.write("tools.json", "");
+    let (code, report) = lint_json(&dir, &["tools.json"]);
+    assert_eq!(code, 1);
+    let d = only_finding(&report);
+    assert_eq!(d["rule"], "invalid-json");
+    assert_eq!(d["message"], "the file is empty");
+    assert_eq!(
+        (d["line"].as_u64(), d["column"].as_u64()),
+        (Some(1), Some(1))
+    );
+}
+
+#[test]
+fn truncated_file_points_at_the_end() {
+    let dir = TempDir::new("truncated");
+    dir.write("tools.json", "{\n  \"tools\": [\n    {\"name\": \"fetch\"");
+    let (code, report) = lint_json(&dir, &["."]);
+    assert_eq!(code, 1);
+    let d = only_finding(&report);
+    assert_eq!(d["rule"], "invalid-json");
+    assert_eq!(
+        (d["line"].as_u64(), d["column"].as_u64()),
+        (Some(3), Some(21))
+    );
+}
+
+#[test]
+fn invalid_utf8_points_at_the_bad_byte() {
+    let dir = TempDir::new("utf8");
+    dir.write("tools.json", b"{\"tools\": [\n  {\"name\": \"f\xffx\"}]}");
+    let (code, report) = lint_json(&dir, &["."]);
+    assert_eq!(code, 1);
+    let d = only_finding(&report);
+    assert_eq!(d["rule"], "invalid-json");
+    assert_eq!(
+        (d["line"].as_u64(), d["column"].as_u64()),
+        (Some(2), Some(14))
+    );
+}
+
+#[test]
+fn byte_order_mark_is_accepted_and_columns_ignore_it() {
+    let dir = TempDir::new("bom");
+    dir.write(
+        "tools.json",
+        b"\xEF\xBB\xBF{\"tools\": [{\"name\": \"a b\", \"command\": [\"/bin/true\"]}]}",
+    );
+    let (code, report) = lint_json(&dir, &["."]);
+    assert_eq!(code, 1);
+    let d = only_finding(&report);
+    assert_eq!(d["rule"], "invalid-tool-name");
+    assert_eq!(
+        (d["line"].as_u64(), d["column"].as_u64()),
+        (Some(1), Some(21))
+    );
+}
+
+#[test]
+fn twenty_thousand_levels_of_nesting() {
+    let dir = TempDir::new("deep");
+    let deep = format!(
+        "{{\"tools\": {}{}}}",
+        "[".repeat(20_000),
+        "]".repeat(20_000)
+    );
+    dir.write("tools.json", deep);
+    let (code, report) = lint_json(&dir, &["."]);
+    assert_eq!(code, 1);
+    let d = only_finding(&report);
+    assert_eq!(d["rule"], "nesting-too-deep");
+    // The root object is level 1, so the 256th bracket (at column 11 + 255)
+    // would be level 257.
+    assert_eq!(d["column"].as_u64(), Some(11 + 255));
+}
+
+#[test]
+fn deep_objects_too() {
+    let dir = TempDir::new("deep-objects");
+    let deep = format!("{}1{}", "{\"a\":".repeat(20_000), "}".repeat(20_000));
+    dir.write("tools.json", deep);
+    let (code, report) = lint_json(&dir, &["."]);
+    assert_eq!(code, 1);
+    assert_eq!(only_finding(&report)["rule"], "nesting-too-deep");
+}
+
+#[test]
+fn file_over_the_default_limit_is_not_read() {
+    let dir = TempDir::new("large");
+    let mut big = String::from("{\"tools\": [], \"padding\": \"");
+    big.push_str(&"x".repeat(16 * 1024 * 1024));
+    big.push_str("\"}");
+    dir.write("tools.json", big);
+    let (code, report) = lint_json(&dir, &["."]);
+    assert_eq!(code, 1);
+    let d = only_finding(&report);
+    assert_eq!(d["rule"], "file-too-large");
+    assert!(d["line"].is_null());
+}
+
+#[test]
+fn max_file_size_flag() {
+    let dir = TempDir::new("limit");
+    dir.write(
+        "tools.json",
+        format!("{{\"tools\": [], \"x\": \"{}\"}}", "y".repeat(2000)),
+    );
+    let (code, report) = lint_json(&dir, &["--max-file-size", "1KiB", "."]);
+    assert_eq!(code, 1);
+    assert_eq!(only_finding(&report)["rule"], "file-too-large");
+    let (_, report) = lint_json(&dir, &["--max-file-size", "1MiB", "."]);
+    assert_eq!(report["diagnostics"][0]["rule"], "unknown-field");
+    let bad = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--max-file-size", "lots", "."])
+        .run();
+    assert_eq!(bad.code, 2);
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loop_in_a_directory() {
+    let dir = TempDir::new("loop");
+    dir.write("tools/fetch/tool.json", "{}");
+    std::os::unix::fs::symlink("..", dir.path().join("tools/fetch/back")).expect("symlink");
+    let (code, report) = lint_json(&dir, &["."]);
+    assert_eq!(code, 1);
+    let rules: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter_map(|d| d["rule"].as_str())
+        .collect();
+    assert!(rules.contains(&"io-error"), "{report:#}");
+    let io = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["rule"] == "io-error")
+        .expect("io-error");
+    assert!(
+        io["message"].as_str().unwrap_or("").contains("loop"),
+        "{io}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn dangling_symlink() {
+    let dir = TempDir::new("dangling");
+    std::os::unix::fs::symlink("missing.json", dir.path().join("tools.json")).expect("symlink");
+    let (code, report) = lint_json(&dir, &["."]);
+    assert_eq!(code, 1);
+    assert_eq!(only_finding(&report)["rule"], "io-error");
+}
+
+#[cfg(unix)]
+#[test]
+fn fifo_does_not_block() {
+    let dir = TempDir::new("fifo");
+    let fifo = dir.path().join("tools.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let (code, report) = lint_json(&dir, &["tools.json"]);
+    assert_eq!(code, 1);
+    let d = only_finding(&report);
+    assert_eq!(d["rule"], "io-error");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("not a regular file")
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new("unreadable");
+    let path = dir.write("tools.json", "{\"tools\": []}");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    if std::fs::read(&path).is_ok() {
+        // Running as root: permissions do not stop reads. A link to a file
+        // every read of which fails with EIO stands in instead.
+        std::fs::remove_file(&path).expect("remove");
+        std::os::unix::fs::symlink("/proc/self/mem", &path).expect("symlink");
+    }
+    let (code, report) = lint_json(&dir, &["tools.json"]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(only_finding(&report)["rule"], "io-error");
+}
+
+#[test]
+fn named_path_that_does_not_exist_fails_the_run() {
+    let dir = TempDir::new("missing");
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "nope/tools.json"])
+        .run();
+    assert_eq!(output.code, 2);
+    assert!(
+        output
+            .stderr
+            .contains("nope/tools.json: no such file or directory"),
+        "{}",
+        output.stderr
+    );
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn bad_flag_fails_the_run() {
+    let output = Test::new().args(["lint", "--no-such-flag"]).run();
+    assert_eq!(output.code, 2);
+    let output = Test::new()
+        .args(["lint", "--input-format", "yaml", "."])
+        .run();
+    assert_eq!(output.code, 2);
+    assert!(
+        output.stderr.contains("unknown format \"yaml\""),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
+fn garbage_of_every_kind() {
+    let dir = TempDir::new("garbage");
+    let cases: &[&[u8]] = &[
+        b"[",
+        b"{\"tools\"",
+        b"{\"tools\":",
+        b"\"",
+        b"\"\\u12",
+        b"\"\\ud800\\u0041\"",
+        b"-",
+        b"1e",
+        b"{\"a\" 1}",
+        b"nul",
+        b"\x00",
+        b"{}{}",
+        b"\xEF\xBB\xBF",
+        b"   ",
+    ];
+    for (i, case) in cases.iter().enumerate() {
+        dir.write(&format!("case{i:02}/tools.json"), case);
+    }
+    let (code, report) = lint_json(&dir, &["."]);
+    assert_eq!(code, 1);
+    let diagnostics = report["diagnostics"].as_array().expect("diagnostics");
+    assert_eq!(diagnostics.len(), cases.len(), "{report:#}");
+    assert!(
+        diagnostics.iter().all(|d| d["rule"] == "invalid-json"),
+        "{report:#}"
+    );
+}

@@ -1,0 +1,492 @@
+//! `toolc lint`, `explain`, `rules` and `gen openai` through the CLI: the
+//! JSON contract, the human rendering, determinism, walking rules, exit codes.
+
+use super::{TempDir, Test, root};
+
+const RENDER: &str = "fixtures/render";
+
+#[test]
+fn human_rendering() {
+    let output = Test::new().args(["lint", RENDER]).run();
+    assert_eq!(output.code, 1);
+    insta::assert_snapshot!(output.stdout);
+}
+
+#[test]
+fn json_rendering() {
+    let output = Test::new().args(["lint", "--format", "json", RENDER]).run();
+    assert_eq!(output.code, 1);
+    insta::assert_snapshot!(output.stdout);
+}
+
+#[test]
+fn json_contract_fields() {
+    let report = Test::new()
+        .args(["lint", "--format", "json", RENDER])
+        .run()
+        .json();
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().expect("object").keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(
+        keys(&report),
+        ["diagnostics", "files", "summary", "version"]
+    );
+    assert_eq!(report["version"], 1);
+    assert_eq!(
+        report["files"],
+        serde_json::json!([{"path": "fixtures/render/tools.json", "format": "agentcli", "tools": 2}])
+    );
+    assert_eq!(
+        keys(&report["summary"]),
+        ["errors", "files", "infos", "skipped", "warnings"]
+    );
+    for d in report["diagnostics"].as_array().expect("diagnostics") {
+        assert_eq!(
+            keys(d),
+            [
+                "code",
+                "column",
+                "end_column",
+                "end_line",
+                "fix",
+                "help",
+                "line",
+                "message",
+                "path",
+                "pointer",
+                "related",
+                "rule",
+                "severity"
+            ]
+        );
+        assert!(d["code"].as_str().expect("code").starts_with("TC"));
+        assert!(d["line"].as_u64().expect("line") >= 1);
+    }
+    // The duplicate points at the second name and relates the first.
+    let duplicate = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["rule"] == "duplicate-tool-name")
+        .expect("duplicate");
+    assert_eq!(duplicate["pointer"], "/tools/1/name");
+    assert_eq!(
+        (duplicate["line"].as_u64(), duplicate["column"].as_u64()),
+        (Some(18), Some(15))
+    );
+    assert_eq!(
+        (
+            duplicate["end_line"].as_u64(),
+            duplicate["end_column"].as_u64()
+        ),
+        (Some(18), Some(26))
+    );
+    assert_eq!(duplicate["related"][0]["line"], 4);
+    assert_eq!(duplicate["related"][0]["column"], 15);
+    assert_eq!(
+        duplicate["message"],
+        "tool name \"fetch_url\" is already declared at line 4"
+    );
+}
+
+#[test]
+fn diagnostics_are_sorted_and_stable() {
+    let first = Test::new()
+        .args(["lint", "--format", "json", "fixtures"])
+        .run();
+    let second = Test::new()
+        .args(["lint", "--format", "json", "fixtures"])
+        .run();
+    assert_eq!(first.stdout, second.stdout);
+    let report = first.json();
+    let keys: Vec<(String, u64, u64)> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+                d["column"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted);
+}
+
+#[test]
+fn clean_manifest_exits_zero() {
+    let dir = TempDir::new("clean");
+    dir.write(
+        "tools.json",
+        r#"{"tools": [{"name": "now", "description": "Current time", "command": ["/bin/date"]}]}"#,
+    );
+    let output = Test::new().current_dir(dir.path()).args(["lint"]).run();
+    assert_eq!(output.code, 0, "{}", output.stdout);
+    assert_eq!(output.stdout, "No problems found in 1 file.\n");
+}
+
+#[test]
+fn warnings_alone_exit_zero() {
+    let dir = TempDir::new("warnings");
+    dir.write(
+        "tools.json",
+        r#"{"tools": [{"name": "now", "command": ["/bin/date"], "schema": {"type": "object", "properties": {"tz": {"type": "string"}}}}]}"#,
+    );
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "json"])
+        .run();
+    assert_eq!(output.code, 0);
+    assert_eq!(output.json()["summary"]["warnings"], 1);
+}
+
+#[test]
+fn walking_skips_ignored_and_vendored_directories_and_counts_other_json() {
+    let dir = TempDir::new("walk");
+    let broken = "{\"tools\": [";
+    dir.write(".gitignore", "generated/\n");
+    dir.write("generated/tools.json", broken);
+    dir.write("node_modules/pkg/tools.json", broken);
+    dir.write("target/debug/tools.json", broken);
+    dir.write(".git/tools.json", broken);
+    dir.write("venv/pyvenv.cfg", "home = /usr\n");
+    dir.write("venv/lib/tools.json", broken);
+    dir.write("env2/pyvenv.cfg", "home = /usr\n");
+    dir.write("env2/tools.json", broken);
+    dir.write("package.json", "{\"name\": \"web\"}");
+    dir.write(
+        "site/manifest.json",
+        "{\"name\": \"My PWA\", \"icons\": []}",
+    );
+    dir.write("conf/config.json", "{\"debug\": true}");
+    dir.write("real/tools.json", broken);
+    let report = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "json"])
+        .run()
+        .json();
+    let paths: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter_map(|d| d["path"].as_str())
+        .collect();
+    assert_eq!(paths, ["real/tools.json"], "{report:#}");
+    assert_eq!(report["summary"]["skipped"], 3, "{report:#}");
+}
+
+#[test]
+fn explicitly_named_unknown_json_is_an_error() {
+    let dir = TempDir::new("unknown");
+    dir.write("package.json", "{\"name\": \"web\"}");
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "json", "package.json"])
+        .run();
+    assert_eq!(output.code, 1);
+    assert_eq!(output.json()["diagnostics"][0]["rule"], "unknown-format");
+    let forced = Test::new()
+        .current_dir(dir.path())
+        .args([
+            "lint",
+            "--format",
+            "json",
+            "--input-format",
+            "mcp",
+            "package.json",
+        ])
+        .run()
+        .json();
+    assert_eq!(forced["files"][0]["format"], "mcp");
+}
+
+#[test]
+fn relative_programs_resolve_against_the_manifest_directory() {
+    let dir = TempDir::new("resolve");
+    dir.write(
+        "proj/tools.json",
+        r#"{"tools": [{"name": "go", "description": "Go", "command": ["./tools/bin/go"]}]}"#,
+    );
+    let program = dir.write("proj/tools/bin/go", "#!/bin/sh\necho '{}'\n");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    // Linted from elsewhere: the program is still found beside the manifest.
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "proj/tools.json"])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stdout);
+    std::fs::remove_file(&program).expect("remove");
+    let report = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "json", "proj/tools.json"])
+        .run()
+        .json();
+    assert_eq!(report["diagnostics"][0]["rule"], "command-not-found");
+    assert_eq!(report["diagnostics"][0]["severity"], "warning");
+}
+
+#[test]
+fn rules_lists_every_rule_once() {
+    let output = Test::new().args(["rules"]).run();
+    assert_eq!(output.code, 0);
+    let lines: Vec<&str> = output.stdout.lines().collect();
+    assert_eq!(lines.len(), 27);
+    let mut codes: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    codes.sort();
+    codes.dedup();
+    assert_eq!(codes.len(), 27);
+    for required in [
+        "missing-name",
+        "duplicate-tool-name",
+        "invalid-tool-name",
+        "empty-command",
+        "command-outside-bin",
+        "command-escapes-bin",
+        "command-not-found",
+        "parameters-not-object",
+        "property-missing-type",
+        "property-missing-description",
+        "required-unknown-property",
+        "invalid-json-schema",
+        "nora-property-missing-required",
+        "entrypoint-not-found",
+        "unknown-action",
+        "missing-action",
+        "unpinned-dependency",
+        "invalid-security-tier",
+        "not-a-tool-manifest",
+        "duplicate-key",
+        "invalid-json",
+        "file-too-large",
+        "schema-violation",
+        "unknown-field",
+    ] {
+        assert!(
+            output.stdout.contains(&format!(" {required} ")),
+            "{required} missing"
+        );
+    }
+}
+
+#[test]
+fn explain_prints_every_rule_documentation() {
+    let rules = Test::new().args(["rules"]).run();
+    for name in rules
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(1))
+    {
+        let output = Test::new().args(["explain", name]).run();
+        assert_eq!(output.code, 0, "{name}");
+        for section in [
+            "## What it does",
+            "## Why is this bad?",
+            "## Example",
+            "## Use instead",
+        ] {
+            assert!(output.stdout.contains(section), "{name} lacks {section}");
+        }
+    }
+    let by_code = Test::new().args(["explain", "TC102"]).run();
+    assert!(by_code.stdout.starts_with("# duplicate-tool-name (TC102)"));
+}
+
+#[test]
+fn explain_unknown_rule_suggests() {
+    let output = Test::new().args(["explain", "duplicate-tool-names"]).run();
+    assert_eq!(output.code, 2);
+    assert!(
+        output
+            .stderr
+            .contains("did you mean \"duplicate-tool-name\""),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
+fn help_explains_commands_and_exit_codes() {
+    let output = Test::new().args(["--help"]).run();
+    assert_eq!(output.code, 0);
+    for word in ["lint", "gen", "explain", "rules", "Exit codes"] {
+        assert!(output.stdout.contains(word), "{word}: {}", output.stdout);
+    }
+    let lint = Test::new().args(["lint", "--help"]).run();
+    for flag in [
+        "--format",
+        "--input-format",
+        "--max-file-size",
+        ".gitignore",
+    ] {
+        assert!(lint.stdout.contains(flag), "{flag}: {}", lint.stdout);
+    }
+}
+
+#[test]
+fn cross_directory_duplicates_among_nora_tools() {
+    let dir = TempDir::new("nora-dups");
+    for tool in ["a", "b"] {
+        dir.write(
+            &format!("tools/{tool}/tool.json"),
+            r#"{"name": "search", "description": "Search", "entrypoint": "main.py", "parameters": {"type": "object", "properties": {}}}"#,
+        );
+        dir.write(
+            &format!("tools/{tool}/main.py"),
+            "def run(params):\n    return ''\n",
+        );
+    }
+    let report = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "json"])
+        .run()
+        .json();
+    let d = &report["diagnostics"][0];
+    assert_eq!(d["rule"], "duplicate-tool-name");
+    assert_eq!(d["path"], "tools/b/tool.json");
+    assert_eq!(d["related"][0]["path"], "tools/a/tool.json");
+    assert_eq!(report["diagnostics"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn gen_openai_from_every_format() {
+    let output = Test::new()
+        .current_dir(root().join("../shared"))
+        .args([
+            "gen",
+            "openai",
+            "corpus/agentcli",
+            "corpus/mcp-examples/with-default-2020-12-input-schema.json",
+            "corpus/mcp-examples/tool-with-array-output-schema.json",
+        ])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let tools: serde_json::Value = serde_json::from_str(&output.stdout).expect("JSON");
+    let tools = tools.as_array().expect("array");
+    assert!(tools.len() > 20);
+    for tool in tools {
+        assert_eq!(tool["type"], "function");
+        assert!(tool["function"]["name"].is_string());
+        assert_eq!(tool["function"]["parameters"]["type"], "object");
+    }
+    // The output reads back as OpenAI tool JSON without errors.
+    let dir = TempDir::new("gen-roundtrip");
+    dir.write("generated.json", &output.stdout);
+    let relint = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "json", "generated.json"])
+        .run();
+    let report = relint.json();
+    assert_eq!(report["files"][0]["format"], "openai");
+    assert_eq!(
+        report["files"][0]["tools"].as_u64(),
+        Some(tools.len() as u64)
+    );
+    assert_eq!(report["summary"]["errors"], 0);
+}
+
+#[test]
+fn gen_refuses_manifests_with_errors_and_never_clobbers() {
+    let dir = TempDir::new("gen");
+    dir.write(
+        "bad/tools.json",
+        r#"{"tools": [{"name": "a b", "command": ["/bin/true"]}]}"#,
+    );
+    dir.write(
+        "good/tools.json",
+        r#"{"tools": [{"name": "ok", "description": "OK", "command": ["/bin/true"]}]}"#,
+    );
+    let refused = Test::new()
+        .current_dir(dir.path())
+        .args(["gen", "openai", "bad"])
+        .run();
+    assert_eq!(refused.code, 1);
+    assert!(refused.stdout.is_empty());
+    assert!(
+        refused.stderr.contains("invalid-tool-name"),
+        "{}",
+        refused.stderr
+    );
+    let allowed = Test::new()
+        .current_dir(dir.path())
+        .args(["gen", "openai", "--allow-errors", "bad"])
+        .run();
+    assert_eq!(allowed.code, 0);
+
+    let written = Test::new()
+        .current_dir(dir.path())
+        .args(["gen", "openai", "good", "-o", "out.json"])
+        .run();
+    assert_eq!(written.code, 0, "{}", written.stderr);
+    let text = std::fs::read_to_string(dir.path().join("out.json")).expect("written");
+    assert!(text.contains("\"name\": \"ok\""));
+    std::fs::write(dir.path().join("out.json"), "hand edited").expect("edit");
+    let clobber = Test::new()
+        .current_dir(dir.path())
+        .args(["gen", "openai", "good", "-o", "out.json"])
+        .run();
+    assert_eq!(clobber.code, 2);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.json")).expect("kept"),
+        "hand edited"
+    );
+    let forced = Test::new()
+        .current_dir(dir.path())
+        .args(["gen", "openai", "good", "-o", "out.json", "--force"])
+        .run();
+    assert_eq!(forced.code, 0);
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty());
+}
+
+#[test]
+fn gen_warns_about_unknown_parameters() {
+    let output = Test::new()
+        .current_dir(root().join("../shared"))
+        .args(["gen", "openai", "corpus/nachos/tools/browser"])
+        .run();
+    assert_eq!(output.code, 0);
+    assert!(
+        output.stderr.contains("parameters of tool \"browser\""),
+        "{}",
+        output.stderr
+    );
+    let tools: serde_json::Value = serde_json::from_str(&output.stdout).expect("JSON");
+    assert_eq!(
+        tools[0]["function"]["parameters"],
+        serde_json::json!({"type": "object", "properties": {}})
+    );
+}
+
+#[test]
+fn gen_refuses_name_clashes_across_manifests() {
+    let output = Test::new()
+        .current_dir(root().join("../shared"))
+        .args(["gen", "openai", "corpus/mcp-examples"])
+        .run();
+    assert_eq!(output.code, 1);
+    assert!(output.stdout.is_empty());
+    assert!(
+        output
+            .stderr
+            .contains("tool \"calculate_sum\" is declared in both"),
+        "{}",
+        output.stderr
+    );
+}

@@ -1,0 +1,175 @@
+//! toolc's integration tests: one test binary, driving the real `toolc`
+//! executable through a small builder (`Test::new().args(..).run()`).
+
+mod corpus;
+mod hostile;
+mod lint_cli;
+mod rules;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The project root (where fixtures/ lives).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// How long any toolc run may take before the test calls it a hang.
+const HANG_LIMIT: Duration = Duration::from_secs(60);
+
+pub struct Test {
+    args: Vec<String>,
+    dir: PathBuf,
+}
+
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Test {
+    pub fn new() -> Self {
+        Test {
+            args: Vec::new(),
+            dir: root(),
+        }
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_string()));
+        self
+    }
+
+    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.dir = dir.as_ref().to_path_buf();
+        self
+    }
+
+    /// Runs toolc; fails the test if it does not finish within the hang limit
+    /// or dies from a signal (a crash, a stack overflow).
+    pub fn run(self) -> Output {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolc"))
+            .args(&self.args)
+            .current_dir(&self.dir)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn toolc");
+        let stdout = child.stdout.take().expect("stdout");
+        let stderr = child.stderr.take().expect("stderr");
+        let out_reader =
+            std::thread::spawn(move || std::io::read_to_string(stdout).unwrap_or_default());
+        let err_reader =
+            std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                break status;
+            }
+            if started.elapsed() > HANG_LIMIT {
+                let _ = child.kill();
+                panic!("toolc {:?} did not finish within {HANG_LIMIT:?}", self.args);
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let stdout = out_reader.join().expect("stdout reader");
+        let stderr = err_reader.join().expect("stderr reader");
+        let Some(code) = status.code() else {
+            panic!(
+                "toolc {:?} died from a signal: {status}\n{stderr}",
+                self.args
+            );
+        };
+        assert!(
+            !stderr.contains("panicked"),
+            "toolc {:?} panicked:\n{stderr}",
+            self.args
+        );
+        Output {
+            code,
+            stdout,
+            stderr,
+        }
+    }
+}
+
+impl Output {
+    /// The parsed `--format json` report.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+}
+
+/// A fresh temporary directory, removed when dropped.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "toolc-test-{name}-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        TempDir(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    pub fn write(&self, relative: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.0.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create parent");
+        }
+        std::fs::write(&path, contents).expect("write file");
+        path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        {
+            // Restore permissions a test may have removed, so cleanup works.
+            use std::os::unix::fs::PermissionsExt;
+            for entry in walkdir_lite(&self.0) {
+                let _ = std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(0o755));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[cfg(unix)]
+fn walkdir_lite(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![dir.to_path_buf()];
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let is_real_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
+            if is_real_dir {
+                out.extend(walkdir_lite(&path));
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}

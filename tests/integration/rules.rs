@@ -1,0 +1,140 @@
+//! Every rule fires on its bad fixture at exactly the positions written in
+//! `fixtures/rules/<rule>/bad.expected`, and stays silent on its good fixture.
+//!
+//! Layout of `fixtures/rules/<rule>/`:
+//! - `bad/`, `good/`: what is linted (a directory, so rules that look at
+//!   neighbouring files, entrypoints or sibling tool directories can be shown);
+//! - `bad.expected`: one line per expected finding of this rule,
+//!   `PATH:LINE:COLUMN` (1-based, columns in characters), or `PATH` alone for
+//!   findings about a whole file; PATH is relative to the rule's folder. The
+//!   positions are written by hand from the fixture, not copied from toolc;
+//! - `bad.args`, `good.args` (optional): the command-line arguments to use
+//!   instead of the directory, relative to the rule's folder.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::{Test, root};
+
+fn args_for(rule_dir: &Path, which: &str) -> Vec<String> {
+    match std::fs::read_to_string(rule_dir.join(format!("{which}.args"))) {
+        Ok(text) => text.split_whitespace().map(str::to_string).collect(),
+        Err(_) => vec![which.to_string()],
+    }
+}
+
+fn findings(rule_dir: &Path, which: &str) -> serde_json::Value {
+    let mut args = vec!["lint".to_string(), "--format".into(), "json".into()];
+    args.extend(args_for(rule_dir, which));
+    let output = Test::new().current_dir(rule_dir).args(&args).run();
+    assert!(
+        output.code == 0 || output.code == 1,
+        "{} {which}: exit {}\n{}",
+        rule_dir.display(),
+        output.code,
+        output.stderr
+    );
+    output.json()
+}
+
+fn positions_of(report: &serde_json::Value, rule: &str) -> BTreeSet<String> {
+    report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == rule)
+        .map(|d| {
+            let path = d["path"].as_str().expect("path");
+            match (d["line"].as_u64(), d["column"].as_u64()) {
+                (Some(line), Some(column)) => format!("{path}:{line}:{column}"),
+                _ => path.to_string(),
+            }
+        })
+        .collect()
+}
+
+fn rule_dirs() -> Vec<std::path::PathBuf> {
+    let mut dirs: Vec<_> = std::fs::read_dir(root().join("fixtures/rules"))
+        .expect("fixtures/rules")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+#[test]
+fn every_rule_has_fixtures() {
+    let output = Test::new().args(["rules"]).run();
+    let names: Vec<&str> = output
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    assert!(names.len() >= 27, "{}", output.stdout);
+    for name in names {
+        let dir = root().join("fixtures/rules").join(name);
+        for part in ["bad", "good", "bad.expected"] {
+            let path = dir.join(part);
+            assert!(
+                path.exists() || dir.join(format!("{part}.args")).exists(),
+                "rule {name} has no {}",
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn rules_fire_on_bad_fixtures_at_the_expected_positions() {
+    let mut failures = Vec::new();
+    for dir in rule_dirs() {
+        let rule = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("name")
+            .to_string();
+        let expected: BTreeSet<String> = std::fs::read_to_string(dir.join("bad.expected"))
+            .unwrap_or_else(|_| panic!("{rule}: no bad.expected"))
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect();
+        assert!(!expected.is_empty(), "{rule}: bad.expected is empty");
+        let actual = positions_of(&findings(&dir, "bad"), &rule);
+        if actual != expected {
+            failures.push(format!(
+                "{rule}:\n  expected {expected:?}\n  actual   {actual:?}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn rules_stay_silent_on_good_fixtures() {
+    let mut failures = Vec::new();
+    for dir in rule_dirs() {
+        let rule = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("name")
+            .to_string();
+        let report = findings(&dir, "good");
+        let files = report["summary"]["files"].as_u64().unwrap_or(0);
+        if files == 0 {
+            failures.push(format!("{rule}: the good fixture has no manifest"));
+        }
+        let noisy: Vec<String> = report["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .map(|d| format!("{}:{}:{} {}", d["path"], d["line"], d["column"], d["rule"]))
+            .collect();
+        if !noisy.is_empty() {
+            failures.push(format!("{rule}: good fixture is not clean: {noisy:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
