@@ -109,7 +109,9 @@ pub struct Tool {
     pub title: Option<String>,
     pub description: Option<String>,
     /// Standard JSON Schema of the arguments, root `{"type": "object"}`;
-    /// `None` when the manifest does not say (AgentStack, Nachos).
+    /// `None` when the manifest does not say (AgentStack, Nachos), and in
+    /// an outline lowering ([`crate::formats::Depth::Outline`]), where the
+    /// schema stays in the document at `parameters_at`.
     pub parameters: Option<Value>,
     /// Where the parameters are in the source, in the format's own dialect.
     pub parameters_at: Option<String>,

@@ -206,6 +206,28 @@ fn parse_array_index(token: &str) -> Option<usize> {
     token.parse().ok()
 }
 
+/// The value `pointer` names inside `value`, like `Value::pointer` but
+/// without allocating for tokens that need no unescaping.
+pub fn value_at<'v>(value: &'v Value, pointer: &str) -> Option<&'v Value> {
+    if pointer.is_empty() {
+        return Some(value);
+    }
+    let mut current = value;
+    for raw in pointer.strip_prefix('/')?.split('/') {
+        let token: std::borrow::Cow<str> = if raw.contains('~') {
+            raw.replace("~1", "/").replace("~0", "~").into()
+        } else {
+            raw.into()
+        };
+        current = match current {
+            Value::Object(map) => map.get(token.as_ref())?,
+            Value::Array(items) => items.get(parse_array_index(&token)?)?,
+            _ => return None,
+        };
+    }
+    Some(current)
+}
+
 /// Splits a JSON Pointer into unescaped reference tokens.
 pub fn pointer_tokens(pointer: &str) -> impl Iterator<Item = String> + '_ {
     pointer

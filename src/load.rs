@@ -150,7 +150,12 @@ pub fn load(candidate: &Candidate, options: &LintOptions) -> Loaded {
             diagnostics: vec![diagnostic],
         };
     };
-    let toolset = formats::lower(format, &document, path);
+    let depth = if options.keep_toolsets {
+        formats::Depth::Full
+    } else {
+        formats::Depth::Outline
+    };
+    let toolset = formats::lower(format, &document, path, depth);
     Loaded::Manifest(Box::new(Manifest {
         source,
         document,

@@ -6,6 +6,9 @@
 //! virtual environments, and whatever the repository's `.gitignore` files
 //! exclude. A walk error (a symlink loop, an unreadable directory) becomes an
 //! `io-error` finding; a named path that does not exist fails the run.
+//!
+//! Discovery is an iterator, so the linter checks files while the walk is
+//! still going.
 
 use std::path::{Path, PathBuf};
 
@@ -23,11 +26,12 @@ pub struct Candidate {
     pub explicit: bool,
 }
 
-#[derive(Debug, Default)]
-pub struct Found {
-    pub files: Vec<Candidate>,
-    pub skipped: usize,
-    pub diagnostics: Vec<Diagnostic>,
+/// What discovery yields.
+#[derive(Debug)]
+pub enum Found {
+    File(Candidate),
+    /// A walk error, already a diagnostic.
+    Problem(Box<Diagnostic>),
 }
 
 /// Directory names never walked into.
@@ -46,30 +50,34 @@ const SKIPPED_DIRS: &[&str] = &[
     ".pytest_cache",
 ];
 
-pub fn discover(paths: &[PathBuf]) -> Result<Found, LintError> {
-    let mut found = Found::default();
+/// Checks that every named path exists, then yields the files to read.
+pub fn discover(
+    paths: &[PathBuf],
+) -> Result<impl Iterator<Item = Found> + Send + use<>, LintError> {
+    let mut roots = Vec::with_capacity(paths.len());
     for path in paths {
         let metadata = std::fs::metadata(path).or_else(|_| std::fs::symlink_metadata(path));
         let Ok(metadata) = metadata else {
             return Err(LintError::PathNotFound(path.display().to_string()));
         };
-        if metadata.is_dir() {
-            walk_directory(path, &mut found);
-        } else {
-            found.files.push(Candidate {
-                path: path.clone(),
-                display: display_path(path),
-                explicit: true,
-            });
-        }
+        roots.push((path.clone(), metadata.is_dir()));
     }
-    found.files.sort_by(|a, b| a.display.cmp(&b.display));
-    found.files.dedup_by(|a, b| a.display == b.display);
-    Ok(found)
+    Ok(roots.into_iter().flat_map(|(path, is_dir)| {
+        let walked = is_dir.then(|| walk_directory(&path)).into_iter().flatten();
+        let named = (!is_dir).then(|| {
+            Found::File(Candidate {
+                display: display_path(&path),
+                path,
+                explicit: true,
+            })
+        });
+        named.into_iter().chain(walked)
+    }))
 }
 
-fn walk_directory(root: &Path, found: &mut Found) {
-    let walker = ignore::WalkBuilder::new(root)
+fn walk_directory(root: &Path) -> impl Iterator<Item = Found> + Send + use<> {
+    let root = root.to_path_buf();
+    let walker = ignore::WalkBuilder::new(&root)
         .hidden(false)
         .git_ignore(true)
         .git_exclude(true)
@@ -80,31 +88,29 @@ fn walk_directory(root: &Path, found: &mut Found) {
         .follow_links(true)
         .filter_entry(|entry| entry.depth() == 0 || !is_skipped_dir(entry))
         .build();
-    for entry in walker {
-        match entry {
-            Ok(entry) => {
-                let is_file = entry.file_type().is_some_and(|t| !t.is_dir());
-                let is_json = entry.path().extension().is_some_and(|e| e == "json");
-                if is_file && is_json {
-                    found.files.push(Candidate {
-                        path: entry.path().to_path_buf(),
-                        display: display_path(entry.path()),
-                        explicit: false,
-                    });
-                }
-            }
-            Err(error) => {
-                let path = error_path(&error)
-                    .map(display_path)
-                    .unwrap_or_else(|| display_path(root));
-                found.diagnostics.push(
-                    io_error::RULE
-                        .diagnostic(&path, "", None, walk_error_message(&error))
-                        .with_help("fix or remove the link or directory, or add it to .gitignore"),
-                );
-            }
+    walker.filter_map(move |entry| match entry {
+        Ok(entry) => {
+            let is_file = entry.file_type().is_some_and(|t| !t.is_dir());
+            let is_json = entry.path().extension().is_some_and(|e| e == "json");
+            (is_file && is_json).then(|| {
+                Found::File(Candidate {
+                    path: entry.path().to_path_buf(),
+                    display: display_path(entry.path()),
+                    explicit: false,
+                })
+            })
         }
-    }
+        Err(error) => {
+            let path = error_path(&error)
+                .map(display_path)
+                .unwrap_or_else(|| display_path(&root));
+            Some(Found::Problem(Box::new(
+                io_error::RULE
+                    .diagnostic(&path, "", None, walk_error_message(&error))
+                    .with_help("fix or remove the link or directory, or add it to .gitignore"),
+            )))
+        }
+    })
 }
 
 fn is_skipped_dir(entry: &ignore::DirEntry) -> bool {
@@ -127,6 +133,7 @@ fn error_path(error: &ignore::Error) -> Option<&Path> {
     }
 }
 
+/// The error without the path (diagnostics carry the path separately).
 fn walk_error_message(error: &ignore::Error) -> String {
     match error {
         ignore::Error::Loop { ancestor, child } => format!(
@@ -134,9 +141,14 @@ fn walk_error_message(error: &ignore::Error) -> String {
             display_path(child),
             display_path(ancestor)
         ),
-        ignore::Error::WithDepth { err, .. } | ignore::Error::WithPath { err, .. } => {
-            walk_error_message(err)
-        }
+        ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => walk_error_message(err),
+        ignore::Error::Io(io) => format!("cannot read: {io}"),
+        ignore::Error::Partial(errors) => errors
+            .first()
+            .map(walk_error_message)
+            .unwrap_or_else(|| "cannot read".to_string()),
         other => format!("cannot read: {other}"),
     }
 }

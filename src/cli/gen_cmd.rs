@@ -52,7 +52,11 @@ pub(super) fn run(
             path.display()
         )));
     }
-    let report = lint::lint_paths(&args.paths, &args.read.options())?;
+    let options = lint::LintOptions {
+        keep_toolsets: true,
+        ..args.read.options()
+    };
+    let report = lint::lint_paths(&args.paths, &options)?;
     if report.count(Severity::Error) > 0 && !args.allow_errors {
         err.write_all(render::human(&report, color).as_bytes())?;
         writeln!(
@@ -61,8 +65,8 @@ pub(super) fn run(
         )?;
         return Ok(EXIT_FINDINGS);
     }
-    let toolsets: Vec<_> = report.manifests.iter().map(|m| m.toolset.clone()).collect();
-    let clashes = name_clashes(&toolsets);
+    let toolsets = &report.toolsets;
+    let clashes = name_clashes(toolsets);
     if !clashes.is_empty() && !args.allow_errors {
         for clash in &clashes {
             writeln!(err, "error: {clash}")?;
@@ -73,7 +77,7 @@ pub(super) fn run(
         )?;
         return Ok(EXIT_FINDINGS);
     }
-    for set in &toolsets {
+    for set in toolsets {
         for tool in set.tools.iter().filter(|t| t.parameters.is_none()) {
             writeln!(
                 err,
@@ -83,7 +87,7 @@ pub(super) fn run(
         }
     }
     let value = match args.target {
-        Target::Openai => emit::openai::tools(&toolsets),
+        Target::Openai => emit::openai::tools(toolsets),
     };
     let mut text = serde_json::to_string_pretty(&value)
         .map_err(|e| CliError::Usage(format!("cannot serialize output: {e}")))?;

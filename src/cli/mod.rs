@@ -86,6 +86,7 @@ impl ReadArgs {
         crate::lint::LintOptions {
             max_file_size: self.max_file_size,
             input_format: self.input_format,
+            keep_toolsets: false,
         }
     }
 }

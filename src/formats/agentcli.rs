@@ -24,10 +24,7 @@ pub(super) fn lower(value: &Value) -> Vec<Tool> {
             let mut tool = Tool::new(name, format!("{origin}/name"), origin.clone());
             tool.description = string_field(object, "description");
             match object.get("schema") {
-                Some(schema) => {
-                    tool.parameters = Some(schema.clone());
-                    tool.parameters_at = Some(format!("{origin}/schema"));
-                }
+                Some(_) => tool.parameters_at = Some(format!("{origin}/schema")),
                 None => tool.parameters = Some(no_parameters()),
             }
             tool.runtime = Runtime::Command {

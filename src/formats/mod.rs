@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::ir::{Format, ToolSet};
-use crate::json::Document;
+use crate::json::{self, Document};
 
 /// The format a file name implies, if any.
 pub fn format_by_file_name(file_name: &str) -> Option<Format> {
@@ -96,8 +96,19 @@ pub fn detect_by_content(value: &Value) -> Option<Format> {
     }
 }
 
+/// How much of a manifest to lower.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    /// Everything but the parameter schemas, which stay in the document
+    /// (`Tool::parameters_at` says where): what lint rules need, without
+    /// copying every schema.
+    Outline,
+    /// Everything, parameter schemas included (in standard JSON Schema).
+    Full,
+}
+
 /// Lowers a parsed manifest into the IR.
-pub fn lower(format: Format, document: &Document, path: &str) -> ToolSet {
+pub fn lower(format: Format, document: &Document, path: &str, depth: Depth) -> ToolSet {
     let value = &document.value;
     let (package, tools) = match format {
         Format::Nora => (None, nora::lower(value)),
@@ -108,15 +119,33 @@ pub fn lower(format: Format, document: &Document, path: &str) -> ToolSet {
         Format::Anthropic => (None, provider::lower_anthropic(value)),
         Format::Mcp => (None, provider::lower_mcp(value)),
     };
-    ToolSet {
+    let mut toolset = ToolSet {
         path: path.to_string(),
         format,
         package,
         tools,
+    };
+    if depth == Depth::Full {
+        for tool in &mut toolset.tools {
+            if let Some(raw) = tool
+                .parameters_at
+                .as_deref()
+                .and_then(|at| json::value_at(value, at))
+            {
+                tool.parameters = Some(standard_parameters(format, raw));
+            }
+        }
     }
+    toolset
 }
 
-pub use nora::lower_parameters as lower_nora_parameters;
+/// A tool's parameters as standard JSON Schema, from its format's dialect.
+pub fn standard_parameters(format: Format, raw: &Value) -> Value {
+    match format {
+        Format::Nora => nora::lower_parameters(raw),
+        _ => raw.clone(),
+    }
+}
 
 fn string_field(object: &Map<String, Value>, key: &str) -> Option<String> {
     object.get(key).and_then(Value::as_str).map(str::to_string)

@@ -24,8 +24,7 @@ pub(super) fn lower(value: &Value) -> Vec<Tool> {
             function: "run".to_string(),
         };
     }
-    if let Some(parameters) = object.get("parameters") {
-        tool.parameters = Some(lower_parameters(parameters));
+    if object.contains_key("parameters") {
         tool.parameters_at = Some("/parameters".to_string());
     }
     tool.extensions = extensions(object, KNOWN);

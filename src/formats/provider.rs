@@ -63,10 +63,7 @@ fn lower_one(object: &Map<String, Value>, at: &str, schema_key: &str, known: &[&
     tool.title = string_field(object, "title");
     tool.description = string_field(object, "description");
     match object.get(schema_key) {
-        Some(schema) => {
-            tool.parameters = Some(schema.clone());
-            tool.parameters_at = Some(format!("{at}/{schema_key}"));
-        }
+        Some(_) => tool.parameters_at = Some(format!("{at}/{schema_key}")),
         None => tool.parameters = Some(no_parameters()),
     }
     tool.extensions = extensions(object, known);

@@ -114,7 +114,7 @@ impl Manifest {
 
     /// The raw value at `pointer`.
     pub(crate) fn raw(&self, pointer: &str) -> Option<&serde_json::Value> {
-        self.document.value.pointer(pointer)
+        crate::json::value_at(&self.document.value, pointer)
     }
 
     /// 1-based line of a byte offset, for messages that cite a line.
@@ -130,6 +130,9 @@ pub struct LintOptions {
     pub max_file_size: u64,
     /// Treat every file as this format instead of detecting it.
     pub input_format: Option<Format>,
+    /// Keep each manifest's IR in [`LintReport::toolsets`] (for generators).
+    /// Off by default: a lint run then holds only findings, not documents.
+    pub keep_toolsets: bool,
 }
 
 impl Default for LintOptions {
@@ -137,6 +140,7 @@ impl Default for LintOptions {
         LintOptions {
             max_file_size: 16 * 1024 * 1024,
             input_format: None,
+            keep_toolsets: false,
         }
     }
 }
@@ -157,10 +161,11 @@ pub struct LintReport {
     /// JSON files in walked directories that matched no format.
     pub skipped: usize,
     pub diagnostics: Vec<Diagnostic>,
-    /// The text of every file that was read, for rendering snippets.
+    /// The text of the files that diagnostics point into, for snippets.
     pub sources: BTreeMap<String, Source>,
-    /// The manifests that parsed, in path order.
-    pub manifests: Vec<Manifest>,
+    /// The IR of every manifest that parsed, in path order, when
+    /// [`LintOptions::keep_toolsets`] asks for it.
+    pub toolsets: Vec<ToolSet>,
 }
 
 impl LintReport {
@@ -181,61 +186,122 @@ pub enum LintError {
     Internal(String),
 }
 
+/// What checking one file leaves behind once its document is dropped.
+struct Checked {
+    summary: FileSummary,
+    diagnostics: Vec<Diagnostic>,
+    source: Option<Source>,
+    toolset: Option<ToolSet>,
+    registered: Vec<rules::duplicate_tool_name::RegisteredName>,
+}
+
 /// Lints files and directories.
 pub fn lint_paths(paths: &[PathBuf], options: &LintOptions) -> Result<LintReport, LintError> {
-    let found = walk::discover(paths)?;
-    let loaded: Vec<Loaded> = found
-        .files
-        .par_iter()
-        .map(|candidate| load::load(candidate, options))
-        .collect();
-
-    let mut report = LintReport {
-        skipped: found.skipped,
-        diagnostics: found.diagnostics,
-        ..LintReport::default()
-    };
-    let mut checked: Vec<(Manifest, Vec<Diagnostic>)> = Vec::new();
-    for item in loaded {
-        match item {
-            Loaded::Skipped => report.skipped += 1,
-            Loaded::Failed {
-                summary,
-                source,
-                diagnostics,
-            } => {
-                if let Some(source) = source {
-                    report.sources.insert(summary.path.clone(), source);
+    // Files are checked while the walk goes on. Each is read, checked and
+    // dropped on a worker thread, so memory holds findings, not documents,
+    // and the cost of freeing is shared too.
+    let seen = std::sync::Mutex::new(std::collections::HashSet::new());
+    let checked: Vec<Outcome> = walk::discover(paths)?
+        .par_bridge()
+        .map(|found| match found {
+            walk::Found::Problem(diagnostic) => Ok(Outcome::WalkProblem(diagnostic)),
+            walk::Found::File(candidate) => {
+                // The same file named twice (or named and walked) counts once.
+                let first = seen
+                    .lock()
+                    .map(|mut s| s.insert(candidate.display.clone()))
+                    .unwrap_or(true);
+                if !first {
+                    return Ok(Outcome::Repeated);
                 }
-                report.files.push(summary);
-                report.diagnostics.extend(diagnostics);
+                Ok(match check_file(&candidate, options)? {
+                    Some(checked) => Outcome::Checked(Box::new(checked)),
+                    None => Outcome::Skipped,
+                })
             }
-            Loaded::Manifest(manifest) => checked.push((*manifest, Vec::new())),
+        })
+        .collect::<Result<_, LintError>>()?;
+
+    let mut report = LintReport::default();
+    let mut registered = Vec::new();
+    for outcome in checked {
+        let item = match outcome {
+            Outcome::Checked(item) => *item,
+            Outcome::Skipped => {
+                report.skipped += 1;
+                continue;
+            }
+            Outcome::Repeated => continue,
+            Outcome::WalkProblem(diagnostic) => {
+                report.diagnostics.push(*diagnostic);
+                continue;
+            }
+        };
+        if let Some(source) = item.source {
+            report.sources.insert(item.summary.path.clone(), source);
         }
+        report.files.push(item.summary);
+        report.diagnostics.extend(item.diagnostics);
+        report.toolsets.extend(item.toolset);
+        registered.extend(item.registered);
     }
-    checked
-        .par_iter_mut()
-        .try_for_each(|(manifest, out)| check_manifest(manifest, out))?;
-    for (manifest, diagnostics) in checked {
-        report.files.push(FileSummary {
-            path: manifest.path().to_string(),
-            format: Some(manifest.format()),
-            tools: manifest.toolset.tools.len(),
-        });
-        report.diagnostics.extend(diagnostics);
-        report
-            .sources
-            .insert(manifest.path().to_string(), manifest.source.clone());
-        report.manifests.push(manifest);
-    }
-    report.manifests.sort_by(|a, b| a.path().cmp(b.path()));
-    rules::check_across_files(&report.manifests, &mut report.diagnostics);
+    rules::duplicate_tool_name::check_registered(&registered, &mut report.diagnostics);
     report.files.sort_by(|a, b| a.path.cmp(&b.path));
+    report.toolsets.sort_by(|a, b| a.path.cmp(&b.path));
     report.diagnostics.sort_by(Diagnostic::sort_key_cmp);
     Ok(report)
 }
 
-/// Runs the structural check and every per-file rule on one manifest.
+enum Outcome {
+    Checked(Box<Checked>),
+    Skipped,
+    Repeated,
+    WalkProblem(Box<Diagnostic>),
+}
+
+/// Reads and checks one file; `None` when it is skipped.
+fn check_file(
+    candidate: &walk::Candidate,
+    options: &LintOptions,
+) -> Result<Option<Checked>, LintError> {
+    let manifest = match load::load(candidate, options) {
+        Loaded::Skipped => return Ok(None),
+        Loaded::Failed {
+            summary,
+            source,
+            diagnostics,
+        } => {
+            return Ok(Some(Checked {
+                summary,
+                diagnostics,
+                source,
+                toolset: None,
+                registered: Vec::new(),
+            }));
+        }
+        Loaded::Manifest(manifest) => manifest,
+    };
+    let mut diagnostics = Vec::new();
+    check_manifest(&manifest, &mut diagnostics)?;
+    let registered = rules::duplicate_tool_name::registered_names(&manifest);
+    let keep_source = !diagnostics.is_empty() || !registered.is_empty();
+    let Manifest {
+        source, toolset, ..
+    } = *manifest;
+    Ok(Some(Checked {
+        summary: FileSummary {
+            path: source.path.clone(),
+            format: Some(toolset.format),
+            tools: toolset.tools.len(),
+        },
+        diagnostics,
+        source: keep_source.then_some(source),
+        toolset: options.keep_toolsets.then_some(toolset),
+        registered,
+    }))
+}
+
+/// Runs the per-file rules and the structural check on one manifest.
 fn check_manifest(manifest: &Manifest, out: &mut Vec<Diagnostic>) -> Result<(), LintError> {
     rules::check_manifest(manifest, out);
     if rules::is_checked_structurally(manifest) {

@@ -5,6 +5,8 @@
 //! not only the root: inside `properties`, `items`, combinators and `$defs`.
 //! Recursion is bounded by the parser's nesting limit.
 
+use std::fmt::Write as _;
+
 use serde_json::{Map, Value};
 
 use crate::json;
@@ -35,36 +37,61 @@ const MAPS: &[&str] = &[
 ];
 
 /// Calls `visit` with the pointer and the object of every object-shaped
-/// subschema of `schema`, `schema` itself first.
+/// subschema of `schema`, `schema` itself first. One pointer buffer is
+/// grown and truncated along the way, so the walk allocates nothing per node.
 pub(crate) fn for_each_schema(
     schema: &Value,
     pointer: &str,
     visit: &mut dyn FnMut(&str, &Map<String, Value>),
 ) {
+    let mut buffer = pointer.to_string();
+    walk(schema, &mut buffer, visit);
+}
+
+fn walk(schema: &Value, pointer: &mut String, visit: &mut dyn FnMut(&str, &Map<String, Value>)) {
     let Some(object) = schema.as_object() else {
         return;
     };
     visit(pointer, object);
-    for keyword in SINGLE {
-        if let Some(sub @ Value::Object(_)) = object.get(*keyword) {
-            for_each_schema(sub, &json::join(pointer, keyword), visit);
+    let mark = pointer.len();
+    // One pass over the node's members: cheaper than a lookup per keyword.
+    for (keyword, value) in object {
+        let keyword = keyword.as_str();
+        match value {
+            Value::Object(_) if SINGLE.contains(&keyword) => {
+                push_token(pointer, keyword);
+                walk(value, pointer, visit);
+                pointer.truncate(mark);
+            }
+            Value::Array(items) if LISTS.contains(&keyword) => {
+                for (i, sub) in items.iter().enumerate() {
+                    let _ = write!(pointer, "/{keyword}/{i}");
+                    walk(sub, pointer, visit);
+                    pointer.truncate(mark);
+                }
+            }
+            Value::Object(members) if MAPS.contains(&keyword) => {
+                for (name, sub) in members {
+                    if !sub.is_object() {
+                        continue;
+                    }
+                    push_token(pointer, keyword);
+                    push_token(pointer, name);
+                    walk(sub, pointer, visit);
+                    pointer.truncate(mark);
+                }
+            }
+            _ => {}
         }
     }
-    for keyword in LISTS {
-        if let Some(Value::Array(items)) = object.get(*keyword) {
-            let base = json::join(pointer, keyword);
-            for (i, sub) in items.iter().enumerate() {
-                for_each_schema(sub, &json::join(&base, i), visit);
-            }
-        }
-    }
-    for keyword in MAPS {
-        if let Some(Value::Object(members)) = object.get(*keyword) {
-            let base = json::join(pointer, keyword);
-            for (name, sub) in members {
-                for_each_schema(sub, &json::join(&base, name), visit);
-            }
-        }
+}
+
+fn push_token(pointer: &mut String, token: &str) {
+    pointer.push('/');
+    if token.contains(['~', '/']) {
+        pointer.push_str(&json::escape_token(token));
+    } else {
+        pointer.push_str(token);
     }
 }
 

@@ -35,6 +35,7 @@ use std::path::Path;
 use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::ir::{Format, Tool};
 use crate::lint::{Manifest, Rule};
+use crate::source::Span;
 
 pub(crate) const RULE: Rule = Rule {
     name: "duplicate-tool-name",
@@ -51,7 +52,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
             continue;
         }
         match first.get(tool.name.as_str()) {
-            Some(earlier) => out.push(report(manifest, tool, manifest, earlier)),
+            Some(earlier) => out.push(report(manifest, tool, earlier)),
             None => {
                 first.insert(&tool.name, tool);
             }
@@ -59,29 +60,70 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Duplicates across manifests registered together. `manifests` is in path
-/// order, so "first" is stable.
-pub(crate) fn check_across_files(manifests: &[Manifest], out: &mut Vec<Diagnostic>) {
-    let mut first: BTreeMap<(String, &str), (&Manifest, &Tool)> = BTreeMap::new();
-    for manifest in manifests {
-        let Some(group) = registry_group(manifest) else {
-            continue;
-        };
-        for tool in &manifest.toolset.tools {
-            if tool.name.is_empty() {
-                continue;
+/// A tool name in a manifest that a registry loads together with others;
+/// what the cross-file check needs once the document itself is gone.
+#[derive(Debug, Clone)]
+pub(crate) struct RegisteredName {
+    group: String,
+    name: String,
+    path: String,
+    pointer: String,
+    span: Span,
+    line: usize,
+}
+
+/// The names one manifest contributes to its registry group.
+pub(crate) fn registered_names(manifest: &Manifest) -> Vec<RegisteredName> {
+    let Some(group) = registry_group(manifest) else {
+        return Vec::new();
+    };
+    manifest
+        .toolset
+        .tools
+        .iter()
+        .filter(|tool| !tool.name.is_empty())
+        .map(|tool| {
+            let span = name_span(manifest, tool);
+            RegisteredName {
+                group: group.clone(),
+                name: tool.name.clone(),
+                path: manifest.path().to_string(),
+                pointer: tool.name_at.clone(),
+                span,
+                line: manifest.line_of(span),
             }
-            let key = (group.clone(), tool.name.as_str());
-            match first.get(&key) {
-                Some(&(earlier_manifest, earlier))
-                    if earlier_manifest.path() != manifest.path() =>
-                {
-                    out.push(report(manifest, tool, earlier_manifest, earlier));
-                }
-                Some(_) => {}
-                None => {
-                    first.insert(key, (manifest, tool));
-                }
+        })
+        .collect()
+}
+
+/// Duplicates across manifests registered together. The first declaration
+/// in path order is the one the others are reported against.
+pub(crate) fn check_registered(names: &[RegisteredName], out: &mut Vec<Diagnostic>) {
+    let mut sorted: Vec<&RegisteredName> = names.iter().collect();
+    sorted.sort_by(|a, b| (&a.path, a.span).cmp(&(&b.path, b.span)));
+    let mut first: BTreeMap<(&str, &str), &RegisteredName> = BTreeMap::new();
+    for entry in sorted {
+        match first.get(&(entry.group.as_str(), entry.name.as_str())) {
+            Some(earlier) if earlier.path != entry.path => out.push(
+                RULE.diagnostic(
+                    &entry.path,
+                    entry.pointer.clone(),
+                    Some(entry.span),
+                    format!(
+                        "tool name \"{}\" is already declared at {}:{}",
+                        entry.name, earlier.path, earlier.line
+                    ),
+                )
+                .with_help(HELP)
+                .with_related(Related {
+                    path: earlier.path.clone(),
+                    span: earlier.span,
+                    message: "first declared here".to_string(),
+                }),
+            ),
+            Some(_) => {}
+            None => {
+                first.insert((&entry.group, &entry.name), entry);
             }
         }
     }
@@ -97,34 +139,29 @@ fn registry_group(manifest: &Manifest) -> Option<String> {
     Some(format!("{}:{}", manifest.format(), tools_dir.display()))
 }
 
-fn report(
-    manifest: &Manifest,
-    tool: &Tool,
-    earlier_manifest: &Manifest,
-    earlier: &Tool,
-) -> Diagnostic {
-    let earlier_span = name_span(earlier_manifest, earlier);
-    let line = earlier_manifest.line_of(earlier_span);
-    let place = if earlier_manifest.path() == manifest.path() {
-        format!("line {line}")
-    } else {
-        format!("{}:{line}", earlier_manifest.path())
-    };
+const HELP: &str = "rename one of the tools; tool names must be unique";
+
+fn report(manifest: &Manifest, tool: &Tool, earlier: &Tool) -> Diagnostic {
+    let earlier_span = name_span(manifest, earlier);
+    let line = manifest.line_of(earlier_span);
     manifest
         .at_tool_name(
             &RULE,
             tool,
-            format!("tool name \"{}\" is already declared at {place}", tool.name),
+            format!(
+                "tool name \"{}\" is already declared at line {line}",
+                tool.name
+            ),
         )
-        .with_help("rename one of the tools; tool names must be unique")
+        .with_help(HELP)
         .with_related(Related {
-            path: earlier_manifest.path().to_string(),
+            path: manifest.path().to_string(),
             span: earlier_span,
             message: "first declared here".to_string(),
         })
 }
 
-fn name_span(manifest: &Manifest, tool: &Tool) -> crate::source::Span {
+fn name_span(manifest: &Manifest, tool: &Tool) -> Span {
     if tool.name_is_key {
         manifest.document.map.key_or_locate(&tool.name_at)
     } else {

@@ -23,6 +23,8 @@
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::formats::standard_parameters;
+use crate::ir::Format;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {
@@ -47,9 +49,21 @@ const TYPES: &[&str] = &[
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     for tool in &manifest.toolset.tools {
-        let (Some(at), Some(schema @ Value::Object(object))) =
-            (&tool.parameters_at, &tool.parameters)
-        else {
+        let Some(at) = &tool.parameters_at else {
+            continue;
+        };
+        let Some(raw @ Value::Object(_)) = manifest.raw(at) else {
+            continue;
+        };
+        // NORA's dialect is checked in its standard form; others as written.
+        let lowered;
+        let schema = if manifest.format() == Format::Nora {
+            lowered = standard_parameters(Format::Nora, raw);
+            &lowered
+        } else {
+            raw
+        };
+        let Value::Object(object) = schema else {
             continue;
         };
         // An unknown or malformed `$schema` cannot be meta-validated here.
@@ -64,6 +78,11 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
         let Ok(validator) = jsonschema::meta::validator_for(schema) else {
             continue;
         };
+        // Most schemas are valid: the short-circuiting check is far cheaper
+        // than collecting errors.
+        if validator.is_valid(schema) {
+            continue;
+        }
         for error in validator.iter_errors(schema) {
             let instance = error.instance_path().as_str();
             let pointer = format!("{at}{instance}");

@@ -31,6 +31,9 @@ pub(crate) mod unknown_field;
 pub(crate) mod unknown_format;
 pub(crate) mod unpinned_dependency;
 
+use serde_json::{Map, Value};
+
+use super::schema_walk::for_each_schema;
 use super::{Manifest, Rule};
 use crate::diagnostic::Diagnostic;
 
@@ -80,9 +83,7 @@ const FILE_CHECKS: &[Check] = &[
     command_escapes_bin::check,
     command_not_found::check,
     parameters_not_object::check,
-    property_missing_type::check,
-    property_missing_description::check,
-    required_unknown_property::check,
+    check_parameter_schemas,
     invalid_json_schema::check,
     nora_property_missing_required::check,
     entrypoint_not_found::check,
@@ -91,6 +92,32 @@ const FILE_CHECKS: &[Check] = &[
     unpinned_dependency::check,
     invalid_security_tier::check,
 ];
+
+type SchemaCheck = fn(&Manifest, &str, &Map<String, Value>, &mut Vec<Diagnostic>);
+
+/// The checks that look at every subschema of a tool's parameters, in the
+/// format's own dialect (one walk serves them all).
+const SCHEMA_CHECKS: &[SchemaCheck] = &[
+    property_missing_type::check_node,
+    property_missing_description::check_node,
+    required_unknown_property::check_node,
+];
+
+fn check_parameter_schemas(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    for tool in &manifest.toolset.tools {
+        let Some(at) = &tool.parameters_at else {
+            continue;
+        };
+        let Some(schema) = manifest.raw(at) else {
+            continue;
+        };
+        for_each_schema(schema, at, &mut |pointer, node| {
+            for check in SCHEMA_CHECKS {
+                check(manifest, pointer, node, out);
+            }
+        });
+    }
+}
 
 /// A rule by name or code.
 pub fn find(name_or_code: &str) -> Option<&'static Rule> {
@@ -123,8 +150,4 @@ pub(crate) fn check_manifest(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     for check in FILE_CHECKS {
         check(manifest, out);
     }
-}
-
-pub(crate) fn check_across_files(manifests: &[Manifest], out: &mut Vec<Diagnostic>) {
-    duplicate_tool_name::check_across_files(manifests, out);
 }

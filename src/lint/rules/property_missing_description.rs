@@ -19,11 +19,10 @@
 //! {"type": "object", "properties": {"timeout": {"type": "integer", "description": "Timeout in milliseconds"}}}
 //! ```
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::json;
-use crate::lint::schema_walk::for_each_schema;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {
@@ -33,45 +32,44 @@ pub(crate) const RULE: Rule = Rule {
     summary: "a parameter property has no description",
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
-    for tool in &manifest.toolset.tools {
-        let Some(at) = &tool.parameters_at else {
+/// Checks one subschema of a tool's parameters (called for every node by
+/// the shared schema walk).
+pub(crate) fn check_node(
+    manifest: &Manifest,
+    pointer: &str,
+    node: &Map<String, Value>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(properties) = node.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    for (name, property) in properties {
+        let Some(property) = property.as_object() else {
             continue;
         };
-        let Some(schema) = manifest.raw(at) else {
+        let described = property
+            .get("description")
+            .and_then(Value::as_str)
+            .is_some_and(|d| !d.trim().is_empty());
+        if described
+            || property.contains_key("$ref")
+            || property.get("description").is_some_and(|d| !d.is_string())
+        {
             continue;
+        }
+        let description_at = json::join(
+            &json::join(&json::join(pointer, "properties"), name),
+            "description",
+        );
+        let message = if property.contains_key("description") {
+            format!("property \"{name}\" has an empty description")
+        } else {
+            format!("property \"{name}\" has no description")
         };
-        for_each_schema(schema, at, &mut |pointer, node| {
-            let Some(properties) = node.get("properties").and_then(Value::as_object) else {
-                return;
-            };
-            for (name, property) in properties {
-                let Some(property) = property.as_object() else {
-                    continue;
-                };
-                let described = property
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .is_some_and(|d| !d.trim().is_empty());
-                if described
-                    || property.contains_key("$ref")
-                    || property.get("description").is_some_and(|d| !d.is_string())
-                {
-                    continue;
-                }
-                let description_at = json::join(
-                    &json::join(&json::join(pointer, "properties"), name),
-                    "description",
-                );
-                let message = if property.contains_key("description") {
-                    format!("property \"{name}\" has an empty description")
-                } else {
-                    format!("property \"{name}\" has no description")
-                };
-                out.push(manifest.at_value(&RULE, description_at, message).with_help(
-                    "describe what the argument means, its unit and format, for the model",
-                ));
-            }
-        });
+        out.push(
+            manifest
+                .at_value(&RULE, description_at, message)
+                .with_help("describe what the argument means, its unit and format, for the model"),
+        );
     }
 }

@@ -19,9 +19,11 @@
 //! {"type": "object", "properties": {"limit": {"type": "integer", "description": "Maximum results"}}}
 //! ```
 
+use serde_json::{Map, Value};
+
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::json;
-use crate::lint::schema_walk::{for_each_schema, has_implied_type};
+use crate::lint::schema_walk::has_implied_type;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {
@@ -31,38 +33,33 @@ pub(crate) const RULE: Rule = Rule {
     summary: "a parameter property has no type",
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
-    for tool in &manifest.toolset.tools {
-        let Some(at) = &tool.parameters_at else {
+/// Checks one subschema of a tool's parameters (called for every node by
+/// the shared schema walk).
+pub(crate) fn check_node(
+    manifest: &Manifest,
+    pointer: &str,
+    node: &Map<String, Value>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(properties) = node.get("properties").and_then(|p| p.as_object()) else {
+        return;
+    };
+    for (name, property) in properties {
+        let Some(property) = property.as_object() else {
             continue;
         };
-        let Some(schema) = manifest.raw(at) else {
+        if property.contains_key("type") || has_implied_type(property) {
             continue;
-        };
-        for_each_schema(schema, at, &mut |pointer, node| {
-            let Some(properties) = node.get("properties").and_then(|p| p.as_object()) else {
-                return;
-            };
-            for (name, property) in properties {
-                let Some(property) = property.as_object() else {
-                    continue;
-                };
-                if property.contains_key("type") || has_implied_type(property) {
-                    continue;
-                }
-                let property_at = json::join(&json::join(pointer, "properties"), name);
-                out.push(
-                    manifest
-                        .at_value(
-                            &RULE,
-                            json::join(&property_at, "type"),
-                            format!("property \"{name}\" has no \"type\""),
-                        )
-                        .with_help(
-                            "add a \"type\" (string, number, integer, boolean, array or object)",
-                        ),
-                );
-            }
-        });
+        }
+        let property_at = json::join(&json::join(pointer, "properties"), name);
+        out.push(
+            manifest
+                .at_value(
+                    &RULE,
+                    json::join(&property_at, "type"),
+                    format!("property \"{name}\" has no \"type\""),
+                )
+                .with_help("add a \"type\" (string, number, integer, boolean, array or object)"),
+        );
     }
 }

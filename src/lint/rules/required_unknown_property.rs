@@ -20,11 +20,10 @@
 //! {"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]}
 //! ```
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::json;
-use crate::lint::schema_walk::for_each_schema;
 use crate::lint::{Manifest, Rule};
 use crate::suggest::did_you_mean;
 
@@ -37,43 +36,38 @@ pub(crate) const RULE: Rule = Rule {
 
 const OTHER_SOURCES: &[&str] = &["patternProperties", "allOf", "anyOf", "oneOf", "$ref"];
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
-    for tool in &manifest.toolset.tools {
-        let Some(at) = &tool.parameters_at else {
+/// Checks one subschema of a tool's parameters (called for every node by
+/// the shared schema walk).
+pub(crate) fn check_node(
+    manifest: &Manifest,
+    pointer: &str,
+    node: &Map<String, Value>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let (Some(Value::Array(required)), Some(Value::Object(properties))) =
+        (node.get("required"), node.get("properties"))
+    else {
+        return;
+    };
+    if OTHER_SOURCES.iter().any(|k| node.contains_key(*k)) {
+        return;
+    }
+    for (i, name) in required.iter().enumerate() {
+        let Some(name) = name.as_str() else {
             continue;
         };
-        let Some(schema) = manifest.raw(at) else {
+        if properties.contains_key(name) {
             continue;
-        };
-        for_each_schema(schema, at, &mut |pointer, node| {
-            let (Some(Value::Array(required)), Some(Value::Object(properties))) =
-                (node.get("required"), node.get("properties"))
-            else {
-                return;
-            };
-            if OTHER_SOURCES.iter().any(|k| node.contains_key(*k)) {
-                return;
-            }
-            for (i, name) in required.iter().enumerate() {
-                let Some(name) = name.as_str() else {
-                    continue;
-                };
-                if properties.contains_key(name) {
-                    continue;
-                }
-                let diagnostic = manifest.at_value(
-                    &RULE,
-                    json::join(&json::join(pointer, "required"), i),
-                    format!("\"{name}\" is required but not defined in \"properties\""),
-                );
-                let close = did_you_mean(name, properties.keys().map(String::as_str));
-                out.push(match close {
-                    Some(close) => diagnostic.with_help(format!("did you mean \"{close}\"?")),
-                    None => {
-                        diagnostic.with_help("define the property, or remove it from \"required\"")
-                    }
-                });
-            }
+        }
+        let diagnostic = manifest.at_value(
+            &RULE,
+            json::join(&json::join(pointer, "required"), i),
+            format!("\"{name}\" is required but not defined in \"properties\""),
+        );
+        let close = did_you_mean(name, properties.keys().map(String::as_str));
+        out.push(match close {
+            Some(close) => diagnostic.with_help(format!("did you mean \"{close}\"?")),
+            None => diagnostic.with_help("define the property, or remove it from \"required\""),
         });
     }
 }
