@@ -7,6 +7,9 @@
 //! median wall time of each measurement and the ratio to the floor. The
 //! generator is seeded, so every run lints the same bytes.
 
+// A benchmark program: a failed setup step aborts it with its reason.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -80,16 +83,6 @@ fn manifest(rng: &mut Rng, index: usize) -> (String, Vec<String>) {
 
 fn generate(dir: &Path, files: usize) -> (Vec<PathBuf>, u64) {
     let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).expect("create bench dir");
-    // One executable, hard-linked as every tool's program: the repository
-    // as it is after a build, where the programs the manifests name exist.
-    let program = dir.join("program");
-    std::fs::write(&program, "#!/bin/sh\necho '{}'\n").expect("write program");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    }
     let mut rng = Rng(0x7001_c0de);
     let mut paths = Vec::with_capacity(files);
     let mut bytes = 0;
@@ -100,8 +93,18 @@ fn generate(dir: &Path, files: usize) -> (Vec<PathBuf>, u64) {
         let (text, names) = manifest(&mut rng, i);
         bytes += text.len() as u64;
         std::fs::write(&path, text).expect("write manifest");
+        // The repository as it is after a build: every program the
+        // manifest names exists (hard links to one executable per manifest).
         let bin = sub.join("tools/bin");
         std::fs::create_dir_all(&bin).expect("create tools/bin");
+        let program = sub.join("program");
+        std::fs::write(&program, "#!/bin/sh\necho '{}'\n").expect("write program");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755))
+                .expect("chmod");
+        }
         for name in names {
             std::fs::hard_link(&program, bin.join(name)).expect("link program");
         }

@@ -1,6 +1,9 @@
 //! toolc's integration tests: one test binary, driving the real `toolc`
 //! executable through a small builder (`Test::new().args(..).run()`).
 
+// Test code reports a failed expectation by panicking.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
 mod corpus;
 mod hostile;
 mod lint_cli;
@@ -29,12 +32,18 @@ pub struct Output {
     pub stderr: String,
 }
 
-impl Test {
-    pub fn new() -> Self {
+impl Default for Test {
+    fn default() -> Self {
         Test {
             args: Vec::new(),
             dir: root(),
         }
+    }
+}
+
+impl Test {
+    pub fn new() -> Self {
+        Test::default()
     }
 
     pub fn args<I, S>(mut self, args: I) -> Self
