@@ -144,7 +144,17 @@ fn walk_error_message(error: &ignore::Error) -> String {
         ignore::Error::WithDepth { err, .. }
         | ignore::Error::WithPath { err, .. }
         | ignore::Error::WithLineNumber { err, .. } => walk_error_message(err),
-        ignore::Error::Io(io) => format!("cannot read: {io}"),
+        // walkdir's own text repeats the path; the OS error alone says it.
+        ignore::Error::Io(io) => {
+            let os_error = io
+                .get_ref()
+                .and_then(|e| e.downcast_ref::<walkdir::Error>())
+                .and_then(walkdir::Error::io_error);
+            match os_error.and_then(std::io::Error::raw_os_error) {
+                Some(code) => format!("cannot read: {}", std::io::Error::from_raw_os_error(code)),
+                None => format!("cannot read: {io}"),
+            }
+        }
         ignore::Error::Partial(errors) => errors
             .first()
             .map(walk_error_message)

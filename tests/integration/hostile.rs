@@ -177,6 +177,22 @@ fn dangling_symlink() {
 
 #[cfg(unix)]
 #[test]
+fn dangling_symlink_met_in_a_walk_names_the_os_error_once() {
+    let dir = TempDir::new("dangling-walk");
+    std::os::unix::fs::symlink("missing.json", dir.path().join("data.json")).expect("symlink");
+    let (code, report) = lint_json(&dir, &["."]);
+    assert_eq!(code, 1);
+    let d = only_finding(&report);
+    assert_eq!(d["rule"], "io-error");
+    assert_eq!(d["path"], "data.json");
+    assert_eq!(
+        d["message"],
+        "cannot read: No such file or directory (os error 2)"
+    );
+}
+
+#[cfg(unix)]
+#[test]
 fn fifo_does_not_block() {
     let dir = TempDir::new("fifo");
     let fifo = dir.path().join("tools.json");
