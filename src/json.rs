@@ -14,6 +14,9 @@
 //! and the index just past its subtree. Looking a JSON Pointer up walks the
 //! arena and decodes keys only then, so parsing allocates no pointer strings.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use serde_json::{Map, Number, Value};
 
 use crate::source::Span;
@@ -80,6 +83,19 @@ struct Node {
 pub struct SourceMap {
     text: std::sync::Arc<str>,
     nodes: Vec<Node>,
+    /// Children of the large containers, built on the first lookup, so that
+    /// many lookups into one huge array or object stay linear overall.
+    index: OnceLock<HashMap<usize, Children>>,
+}
+
+/// Containers with more children than this get an index.
+const INDEXED_FROM: usize = 32;
+
+#[derive(Debug, Clone)]
+enum Children {
+    Items(Vec<usize>),
+    /// Key to the last member with that key (the last one wins).
+    Members(HashMap<String, usize>),
 }
 
 /// Where a pointer lands: the value, or, when the pointer names something that
@@ -168,6 +184,11 @@ impl SourceMap {
     }
 
     fn child(&self, parent: usize, token: &str) -> Option<usize> {
+        match self.index.get_or_init(|| self.build_index()).get(&parent) {
+            Some(Children::Items(items)) => return items.get(parse_array_index(token)?).copied(),
+            Some(Children::Members(members)) => return members.get(token).copied(),
+            None => {}
+        }
         if self.nodes[parent].is_object {
             // The last occurrence wins, as in the parsed value.
             self.children(parent)
@@ -177,6 +198,31 @@ impl SourceMap {
             let index: usize = parse_array_index(token)?;
             self.children(parent).nth(index)
         }
+    }
+
+    fn build_index(&self) -> HashMap<usize, Children> {
+        let mut index = HashMap::new();
+        for (parent, node) in self.nodes.iter().enumerate() {
+            if node.subtree_end <= parent + 1 + INDEXED_FROM {
+                continue;
+            }
+            let children: Vec<usize> = self.children(parent).collect();
+            if children.len() <= INDEXED_FROM {
+                continue;
+            }
+            let entry = if node.is_object {
+                Children::Members(
+                    children
+                        .into_iter()
+                        .map(|c| (self.key_text(self.nodes[c].key), c))
+                        .collect(),
+                )
+            } else {
+                Children::Items(children)
+            };
+            index.insert(parent, entry);
+        }
+        index
     }
 
     fn key_equals(&self, key: Span, token: &str) -> bool {
@@ -261,6 +307,9 @@ enum Frame {
         map: Map<String, Value>,
         /// The key of the member being parsed.
         key: String,
+        /// First occurrence of each key, built once the object has a
+        /// duplicate (most objects never need it).
+        first_keys: Option<HashMap<String, Span>>,
     },
 }
 
@@ -268,7 +317,7 @@ struct Parser<'a> {
     bytes: &'a [u8],
     pos: usize,
     nodes: Vec<Node>,
-    duplicates: Vec<(usize, usize)>,
+    duplicates: Vec<DuplicateKey>,
 }
 
 /// Parses a whole document.
@@ -295,54 +344,23 @@ pub fn parse(text: &std::sync::Arc<str>) -> Result<Document, ParseError> {
     let map = SourceMap {
         text: text.clone(),
         nodes: parser.nodes,
+        index: std::sync::OnceLock::new(),
     };
-    let duplicate_keys = parser
-        .duplicates
-        .iter()
-        .map(|&(object, member)| duplicate_key(&map, object, member))
-        .collect();
     Ok(Document {
         value,
         map,
-        duplicate_keys,
+        duplicate_keys: parser.duplicates,
     })
 }
 
-fn duplicate_key(map: &SourceMap, object: usize, member: usize) -> DuplicateKey {
-    let span = map.nodes[member].key;
-    let key = map.key_text(span);
-    let first = map
-        .children(object)
-        .find(|&c| map.key_equals(map.nodes[c].key, &key))
-        .map(|c| map.nodes[c].key)
-        .unwrap_or(span);
-    DuplicateKey {
-        pointer: pointer_of(map, member),
-        key,
-        span,
-        first,
-    }
-}
-
-/// The pointer of a node, rebuilt from the arena (used only for the rare
-/// duplicate keys).
-fn pointer_of(map: &SourceMap, target: usize) -> String {
+/// The pointer of the member being parsed, from the parser's stack.
+fn stack_pointer(stack: &[Frame]) -> String {
     let mut pointer = String::new();
-    let mut current = 0;
-    while current != target {
-        let Some((position, child)) = map
-            .children(current)
-            .enumerate()
-            .find(|&(_, c)| c <= target && target < map.nodes[c].subtree_end)
-        else {
-            break;
-        };
-        pointer = if map.nodes[current].is_object {
-            join(&pointer, map.key_text(map.nodes[child].key))
-        } else {
-            join(&pointer, position)
-        };
-        current = child;
+    for frame in stack {
+        match frame {
+            Frame::Array { items, .. } => pointer = join(&pointer, items.len()),
+            Frame::Object { key, .. } => pointer = join(&pointer, key),
+        }
     }
     pointer
 }
@@ -409,6 +427,7 @@ impl Parser<'_> {
                             node,
                             map: Map::new(),
                             key,
+                            first_keys: None,
                         });
                         continue 'value;
                     }
@@ -482,11 +501,29 @@ impl Parser<'_> {
                         node: object,
                         map,
                         key,
+                        first_keys,
                     }) => {
                         let object = *object;
-                        if map.contains_key(key.as_str()) {
-                            self.duplicates.push((object, node));
+                        let member_key = self.nodes[node].key;
+                        if let Some(first) = first_keys {
+                            first.entry(key.clone()).or_insert(member_key);
                         }
+                        if map.contains_key(key.as_str()) {
+                            let first =
+                                first_keys.get_or_insert_with(|| self.first_key_spans(object));
+                            let first_span = first.get(key.as_str()).copied().unwrap_or(member_key);
+                            let key = key.clone();
+                            let pointer = stack_pointer(&stack);
+                            self.duplicates.push(DuplicateKey {
+                                key,
+                                pointer,
+                                span: member_key,
+                                first: first_span,
+                            });
+                        }
+                        let Some(Frame::Object { map, key, .. }) = stack.last_mut() else {
+                            continue;
+                        };
                         map.insert(std::mem::take(key), value);
                         self.skip_whitespace();
                         match self.peek() {
@@ -512,6 +549,21 @@ impl Parser<'_> {
                 }
             }
         }
+    }
+
+    /// The first key span of every member of the (still open) object
+    /// `object`, whose members so far are all closed nodes.
+    fn first_key_spans(&self, object: usize) -> HashMap<String, Span> {
+        let mut first = HashMap::new();
+        let mut child = object + 1;
+        while child < self.nodes.len() {
+            let key = self.nodes[child].key;
+            if let Ok((text, _)) = decode_string(self.bytes, key.start + 1) {
+                first.entry(text).or_insert(key);
+            }
+            child = self.nodes[child].subtree_end.max(child + 1);
+        }
+        first
     }
 
     fn expected(&self, what: &str) -> ParseError {

@@ -16,7 +16,7 @@ use crate::lint::rules::{
     file_too_large, invalid_json, io_error, nesting_too_deep, unknown_format,
 };
 use crate::lint::{FileSummary, LintOptions, Manifest, manifest_dir};
-use crate::source::{Source, Span};
+use crate::source::Source;
 use crate::walk::Candidate;
 
 /// The outcome of reading one candidate file.
@@ -98,12 +98,15 @@ pub fn load(candidate: &Candidate, options: &LintOptions) -> Loaded {
         Ok(text) => text.into(),
         Err(error) => {
             let offset = error.valid_up_to();
+            // The snippet shows the text with U+FFFD for the bad bytes; the
+            // bytes before them are the same, so the offset holds.
             let source = Source::new(path, String::from_utf8_lossy(bytes).into_owned());
+            let span = source.char_span(offset);
             let diagnostic = invalid_json::RULE
                 .diagnostic(
                     path,
                     "",
-                    Some(Span::new(offset, offset + 1)),
+                    Some(span),
                     format!("invalid UTF-8 at byte {offset}"),
                 )
                 .with_help("JSON text must be UTF-8; re-save the file as UTF-8");
@@ -114,7 +117,7 @@ pub fn load(candidate: &Candidate, options: &LintOptions) -> Loaded {
     let document = match json::parse(&text) {
         Ok(document) => document,
         Err(error) => {
-            let span = Some(Span::new(error.offset, error.offset + 1));
+            let span = Some(source.char_span(error.offset));
             let diagnostic = match error.kind {
                 ParseErrorKind::Syntax => invalid_json::RULE
                     .diagnostic(path, "", span, error.message)
@@ -134,7 +137,7 @@ pub fn load(candidate: &Candidate, options: &LintOptions) -> Loaded {
             .diagnostic(
                 path,
                 "",
-                Some(Span::new(0, 1)),
+                Some(source.char_span(0)),
                 "this file matches no manifest format toolc reads",
             )
             .with_help(

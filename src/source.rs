@@ -4,7 +4,7 @@
 //! computed only when a diagnostic is rendered. Columns are 1-based and count
 //! characters (not bytes), which is what editors show.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A half-open byte range into a [`Source`]'s text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -34,7 +34,14 @@ pub struct Source {
     pub path: String,
     pub text: Arc<str>,
     line_starts: Vec<usize>,
+    ascii: bool,
+    /// Characters before each [`BLOCK`]-byte block of a non-ASCII text,
+    /// built on the first column query, so columns on long lines (minified
+    /// files) cost a block's scan, not the line's.
+    chars_before_block: OnceLock<Vec<usize>>,
 }
+
+const BLOCK: usize = 4096;
 
 /// A 1-based line and character column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -55,9 +62,41 @@ impl Source {
         );
         Source {
             path: path.into(),
+            ascii: text.is_ascii(),
             text,
             line_starts,
+            chars_before_block: OnceLock::new(),
         }
+    }
+
+    /// How many characters precede the byte offset (a character boundary).
+    fn chars_before(&self, offset: usize) -> usize {
+        if self.ascii {
+            return offset;
+        }
+        let blocks = self.chars_before_block.get_or_init(|| {
+            let mut counts = vec![0];
+            let mut total = 0;
+            for block in self.text.as_bytes().chunks(BLOCK) {
+                total += count_chars(block);
+                counts.push(total);
+            }
+            counts
+        });
+        let block = offset / BLOCK;
+        blocks[block] + count_chars(&self.text.as_bytes()[block * BLOCK..offset])
+    }
+
+    /// The span of the character starting at `offset`: one whole character
+    /// (even a multi-byte one), or empty at the end of the text.
+    pub fn char_span(&self, offset: usize) -> Span {
+        let offset = offset.min(self.text.len());
+        let width = self
+            .text
+            .get(offset..)
+            .and_then(|rest| rest.chars().next())
+            .map_or(0, char::len_utf8);
+        Span::new(offset, offset + width)
     }
 
     /// The line and column of a byte offset. Offsets past the end clamp to
@@ -73,12 +112,17 @@ impl Source {
         while end > line_start && !self.text.is_char_boundary(end) {
             end -= 1;
         }
-        let column = self.text[line_start..end].chars().count() + 1;
+        let column = self.chars_before(end) - self.chars_before(line_start) + 1;
         LineCol {
             line: line_index + 1,
             column,
         }
     }
+}
+
+/// Characters in UTF-8 bytes: every byte that does not continue a character.
+fn count_chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
 }
 
 #[cfg(test)]
@@ -92,5 +136,17 @@ mod tests {
         assert_eq!(source.line_col(colon), LineCol { line: 2, column: 6 });
         assert_eq!(source.line_col(0), LineCol { line: 1, column: 1 });
         assert_eq!(source.line_col(1000).line, 3);
+    }
+
+    #[test]
+    fn columns_on_long_non_ascii_lines_match_counting() {
+        let line: String = "aé€😀".repeat(3000);
+        let text = format!("x\n{line}\n");
+        let source = Source::new("x", text.clone());
+        for (offset, _) in text.char_indices().step_by(997) {
+            let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+            let expected = text[line_start..offset].chars().count() + 1;
+            assert_eq!(source.line_col(offset).column, expected, "offset {offset}");
+        }
     }
 }

@@ -72,8 +72,62 @@ impl miette::Diagnostic for Rendered {
     }
 }
 
-fn named(source: &Source) -> NamedSource<Arc<str>> {
-    NamedSource::new(&source.path, source.text.clone()).with_language("json")
+/// The snippet's source, named `path:line:col` from our own positions:
+/// miette would count the column in bytes, toolc counts characters.
+fn named(source: &Source, span: Span) -> NamedSource<Arc<str>> {
+    let at = source.line_col(span.start);
+    let name = format!("{}:{}:{}", source.path, at.line, at.column);
+    NamedSource::new(name, printable_text(&source.text)).with_language("json")
+}
+
+/// A control character would act on the terminal (an escape sequence can
+/// retitle or clear it); show it as an escape instead.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// The source text with control characters (other than line breaks and
+/// tabs) replaced by `?` of the same byte length, so spans stay valid.
+fn printable_text(text: &Arc<str>) -> Arc<str> {
+    let harmful = |c: char| c.is_control() && !matches!(c, '\n' | '\r' | '\t');
+    if !text.chars().any(harmful) {
+        return text.clone();
+    }
+    text.chars()
+        .map(|c| {
+            if harmful(c) {
+                "?".repeat(c.len_utf8())
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
+/// The caret of the finding. miette draws nothing for an empty span at the
+/// very end of the text (where "unexpected end of file" points), so that one
+/// goes under the last character, labelled.
+fn primary_label(span: Span, text: &str) -> LabeledSpan {
+    if span.is_empty()
+        && span.start >= text.len()
+        && let Some((start, last)) = text.char_indices().next_back()
+    {
+        let last_char = Span::new(start, start + last.len_utf8());
+        return LabeledSpan::new_primary_with_span(
+            Some("the file ends here".to_string()),
+            miette_span(last_char),
+        );
+    }
+    LabeledSpan::new_primary_with_span(None, miette_span(span))
 }
 
 fn miette_span(span: Span) -> SourceSpan {
@@ -84,10 +138,12 @@ fn shape(diagnostic: &Diagnostic, report: &LintReport) -> Rendered {
     let source = report
         .sources
         .get(&diagnostic.path)
-        .filter(|_| diagnostic.span.is_some());
+        .zip(diagnostic.span)
+        .map(|(source, span)| named(source, span));
     let mut labels = Vec::new();
     if let Some(span) = diagnostic.span {
-        labels.push(LabeledSpan::new_primary_with_span(None, miette_span(span)));
+        let text = report.sources.get(&diagnostic.path).map(|s| &*s.text);
+        labels.push(primary_label(span, text.unwrap_or("")));
     }
     let mut related = Vec::new();
     for r in &diagnostic.related {
@@ -98,11 +154,14 @@ fn shape(diagnostic: &Diagnostic, report: &LintReport) -> Rendered {
             ));
         } else {
             related.push(Rendered {
-                message: r.message.clone(),
+                message: printable(&r.message),
                 code: String::new(),
                 severity: Severity::Info,
                 help: None,
-                source: report.sources.get(&r.path).map(named),
+                source: report
+                    .sources
+                    .get(&r.path)
+                    .map(|source| named(source, r.span)),
                 labels: vec![LabeledSpan::new_primary_with_span(
                     None,
                     miette_span(r.span),
@@ -112,16 +171,16 @@ fn shape(diagnostic: &Diagnostic, report: &LintReport) -> Rendered {
         }
     }
     let message = if source.is_some() {
-        diagnostic.message.clone()
+        printable(&diagnostic.message)
     } else {
-        format!("{}: {}", diagnostic.path, diagnostic.message)
+        printable(&format!("{}: {}", diagnostic.path, diagnostic.message))
     };
     Rendered {
         message,
         code: format!("{}({})", diagnostic.code, diagnostic.rule),
         severity: diagnostic.severity,
-        help: diagnostic.help.clone(),
-        source: source.map(named),
+        help: diagnostic.help.as_deref().map(printable),
+        source,
         labels,
         related,
     }
@@ -136,7 +195,8 @@ pub(super) fn human(report: &LintReport, color: bool) -> String {
     };
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(WIDTH)
-        .with_links(false);
+        .with_links(false)
+        .without_primary_span_start();
     let mut out = String::new();
     for diagnostic in &report.diagnostics {
         let rendered = shape(diagnostic, report);

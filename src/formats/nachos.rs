@@ -50,7 +50,9 @@ pub(super) fn lower(value: &Value) -> (Option<Package>, Vec<Tool>) {
     tool.permissions = Permissions {
         security_tier: provides
             .and_then(|p| p.get("securityTier"))
-            .and_then(Value::as_i64),
+            .and_then(Value::as_f64)
+            .filter(|t| t.fract() == 0.0)
+            .map(|t| t as i64),
         network_egress: network
             .and_then(|n| n.get("egress"))
             .map(|e| string_list(Some(e))),

@@ -12,7 +12,7 @@ pub(crate) mod rules;
 mod schema_walk;
 mod structure;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -200,12 +200,23 @@ pub fn lint_paths(paths: &[PathBuf], options: &LintOptions) -> Result<LintReport
     // Files are checked while the walk goes on. Each is read, checked and
     // dropped on a worker thread, so memory holds findings, not documents,
     // and the cost of freeing is shared too.
-    let seen = std::sync::Mutex::new(std::collections::HashSet::new());
-    let checked: Vec<Outcome> = walk::discover(paths)?
+    let found = walk::discover(paths)?;
+    // A file both named and met in a walk is checked as named (where a file
+    // of no known format is an error), whichever copy arrives first.
+    let named: HashSet<String> = paths
+        .iter()
+        .filter(|p| !p.is_dir())
+        .map(|p| walk::display_path(p))
+        .collect();
+    let seen = std::sync::Mutex::new(HashSet::new());
+    let checked: Vec<Outcome> = found
         .par_bridge()
         .map(|found| match found {
             walk::Found::Problem(diagnostic) => Ok(Outcome::WalkProblem(diagnostic)),
             walk::Found::File(candidate) => {
+                if !candidate.explicit && named.contains(&candidate.display) {
+                    return Ok(Outcome::Repeated);
+                }
                 // The same file named twice (or named and walked) counts once.
                 let first = seen
                     .lock()
@@ -305,16 +316,24 @@ fn check_file(
 fn check_manifest(manifest: &Manifest, out: &mut Vec<Diagnostic>) -> Result<(), LintError> {
     rules::check_manifest(manifest, out);
     if rules::is_checked_structurally(manifest) {
-        let mut structural = structure::check(manifest).map_err(LintError::Internal)?;
-        // A specific rule wins over the generic structural finding at the
-        // same place: one defect, one report.
-        structural.retain(|s| {
-            !out.iter()
-                .any(|d| d.pointer == s.pointer && d.rule != s.rule)
-        });
-        out.extend(structural);
+        out.extend(structure::check(manifest).map_err(LintError::Internal)?);
     }
+    keep_one_report_per_defect(out);
     Ok(())
+}
+
+/// One defect, one report: a generic finding (the format's structure, the
+/// JSON Schema meta-schema) gives way to a specific rule's finding about the
+/// same value. Findings about keys (a duplicate, an unknown field) are about
+/// something else than the value, so they never displace one.
+fn keep_one_report_per_defect(out: &mut Vec<Diagnostic>) {
+    let is_generic = |d: &Diagnostic| rules::GENERIC.contains(&d.rule);
+    let specific: HashSet<String> = out
+        .iter()
+        .filter(|d| !is_generic(d) && !rules::ABOUT_KEYS.contains(&d.rule))
+        .map(|d| d.pointer.clone())
+        .collect();
+    out.retain(|d| !is_generic(d) || !specific.contains(&d.pointer));
 }
 
 /// The directory of a manifest path, for resolving relative paths.

@@ -490,3 +490,103 @@ fn gen_refuses_name_clashes_across_manifests() {
         output.stderr
     );
 }
+
+const EDGES: &str = "fixtures/render-edges";
+
+#[test]
+fn human_rendering_of_edges() {
+    // CRLF line endings, multi-byte characters before the caret, and an
+    // error at the very end of a file.
+    let output = Test::new().args(["lint", EDGES]).run();
+    assert_eq!(output.code, 1);
+    insta::assert_snapshot!(output.stdout);
+}
+
+#[test]
+fn positions_count_characters_in_every_rendering() {
+    let report = Test::new()
+        .args(["lint", "--format", "json", EDGES])
+        .run()
+        .json();
+    let find = |path: &str| {
+        report["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .find(|d| d["path"] == path)
+            .cloned()
+            .unwrap_or_else(|| panic!("no finding in {path}: {report:#}"))
+    };
+    // `"récupérer"` follows `{"tools": [{"description": "Récupère une page — 網頁 😀", "name": `,
+    // which is 63 characters (73 bytes).
+    let multibyte = find("fixtures/render-edges/multibyte/tools.json");
+    assert_eq!(
+        (multibyte["line"].as_u64(), multibyte["column"].as_u64()),
+        (Some(1), Some(64))
+    );
+    assert_eq!(multibyte["end_column"].as_u64(), Some(75));
+    let crlf = find("fixtures/render-edges/crlf/tools.json");
+    assert_eq!(
+        (crlf["line"].as_u64(), crlf["column"].as_u64()),
+        (Some(3), Some(14))
+    );
+    let truncated = find("fixtures/render-edges/truncated/tools.json");
+    // Line 2 has 44 characters; the file ends just after them.
+    assert_eq!(
+        (truncated["line"].as_u64(), truncated["column"].as_u64()),
+        (Some(2), Some(45))
+    );
+    assert_eq!(truncated["end_column"].as_u64(), Some(45));
+    // The human header shows the same character columns.
+    let human = Test::new().args(["lint", EDGES]).run().stdout;
+    assert!(
+        human.contains("[fixtures/render-edges/multibyte/tools.json:1:64]"),
+        "{human}"
+    );
+    assert!(
+        human.contains("[fixtures/render-edges/truncated/tools.json:2:45]"),
+        "{human}"
+    );
+    assert!(human.contains("the file ends here"), "{human}");
+}
+
+#[test]
+fn control_characters_never_reach_the_terminal() {
+    let dir = TempDir::new("escapes");
+    dir.write(
+        "esc.json",
+        r#"{"name": "\u001b]0;pwned\u0007\u001b[2J", "inputSchema": {"type": "object"}}"#,
+    );
+    dir.write("raw.json", b"{\"name\": \x1b[2J}");
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "esc.json", "raw.json"])
+        .run();
+    assert_eq!(output.code, 1);
+    assert!(!output.stdout.contains('\u{1b}'), "{:?}", output.stdout);
+    assert!(!output.stdout.contains('\u{7}'), "{:?}", output.stdout);
+    assert!(
+        output.stdout.contains("\\u{1b}]0;pwned"),
+        "{}",
+        output.stdout
+    );
+}
+
+#[test]
+fn a_file_named_and_walked_is_checked_as_named_every_time() {
+    let dir = TempDir::new("named-and-walked");
+    dir.write("d/other.json", "{\"foo\": 1}");
+    for _ in 0..20 {
+        for args in [["d", "d/other.json"], ["d/other.json", "d"]] {
+            let output = Test::new()
+                .current_dir(dir.path())
+                .args(["lint", "--format", "json", args[0], args[1]])
+                .run();
+            assert_eq!(output.code, 1, "{args:?}: {}", output.stdout);
+            let report = output.json();
+            assert_eq!(report["diagnostics"][0]["rule"], "unknown-format");
+            assert_eq!(report["summary"]["files"], 1);
+            assert_eq!(report["summary"]["skipped"], 0);
+        }
+    }
+}

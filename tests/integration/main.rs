@@ -5,6 +5,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 mod corpus;
+mod defects;
 mod hostile;
 mod lint_cli;
 mod rules;

@@ -11,7 +11,6 @@
 //! - `bad.args`, `good.args` (optional): the command-line arguments to use
 //!   instead of the directory, relative to the rule's folder.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::{Test, root};
@@ -37,8 +36,10 @@ fn findings(rule_dir: &Path, which: &str) -> serde_json::Value {
     output.json()
 }
 
-fn positions_of(report: &serde_json::Value, rule: &str) -> BTreeSet<String> {
-    report["diagnostics"]
+/// The positions of a rule's findings, sorted, repeats kept (a finding
+/// reported twice must fail the comparison).
+fn positions_of(report: &serde_json::Value, rule: &str) -> Vec<String> {
+    let mut positions = report["diagnostics"]
         .as_array()
         .expect("diagnostics")
         .iter()
@@ -50,7 +51,9 @@ fn positions_of(report: &serde_json::Value, rule: &str) -> BTreeSet<String> {
                 _ => path.to_string(),
             }
         })
-        .collect()
+        .collect::<Vec<_>>();
+    positions.sort();
+    positions
 }
 
 fn rule_dirs() -> Vec<std::path::PathBuf> {
@@ -94,13 +97,14 @@ fn rules_fire_on_bad_fixtures_at_the_expected_positions() {
             .and_then(|n| n.to_str())
             .expect("name")
             .to_string();
-        let expected: BTreeSet<String> = std::fs::read_to_string(dir.join("bad.expected"))
+        let mut expected: Vec<String> = std::fs::read_to_string(dir.join("bad.expected"))
             .unwrap_or_else(|_| panic!("{rule}: no bad.expected"))
             .lines()
             .map(str::trim)
             .filter(|l| !l.is_empty())
             .map(str::to_string)
             .collect();
+        expected.sort();
         assert!(!expected.is_empty(), "{rule}: bad.expected is empty");
         let actual = positions_of(&findings(&dir, "bad"), &rule);
         if actual != expected {

@@ -83,8 +83,14 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
         if validator.is_valid(schema) {
             continue;
         }
+        // The meta-schema often fails one value through several branches;
+        // report each place once.
+        let mut reported = std::collections::HashSet::new();
         for error in validator.iter_errors(schema) {
             let instance = error.instance_path().as_str();
+            if !reported.insert(instance.to_string()) {
+                continue;
+            }
             let pointer = format!("{at}{instance}");
             let message = match error.instance().as_ref() {
                 // The meta-schema's `type` check is an anyOf whose own message

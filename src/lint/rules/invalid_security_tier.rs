@@ -32,6 +32,13 @@ pub(crate) const RULE: Rule = Rule {
 
 const POINTER: &str = "/provides/securityTier";
 
+/// The tier a value stands for: a whole number from 0 to 4 (`2.0` is 2, as
+/// JSON Schema's `integer` and JavaScript both read it).
+pub(crate) fn tier_value(value: &Value) -> Option<i64> {
+    let number = value.as_f64()?;
+    (number.fract() == 0.0 && (0.0..=4.0).contains(&number)).then_some(number as i64)
+}
+
 pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     if manifest.format() != Format::Nachos || manifest.toolset.tools.is_empty() {
         return;
@@ -39,9 +46,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     let Some(tier) = manifest.raw(POINTER) else {
         return;
     };
-    if let Value::Number(n) = tier
-        && n.as_i64().is_some_and(|t| (0..=4).contains(&t))
-    {
+    if tier_value(tier).is_some() {
         return;
     }
     out.push(

@@ -37,13 +37,31 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
         check_name_at(manifest, "/name", "package", out);
     }
     for tool in &manifest.toolset.tools {
-        if tool.name.is_empty() && !tool.name_is_key {
+        if !tool.name.is_empty() {
+            continue;
+        }
+        if tool.name_is_key {
+            out.push(
+                manifest
+                    .at_tool_name(&RULE, tool, "the tool name (this key) is empty")
+                    .with_help("name the function the tool calls, e.g. \"fetch_url\""),
+            );
+        } else {
             check_name_at(manifest, &tool.name_at, "tool", out);
         }
     }
 }
 
 fn check_name_at(manifest: &Manifest, pointer: &str, what: &str, out: &mut Vec<Diagnostic>) {
+    // Where the object that should hold the name is itself missing or not an
+    // object (Nachos `provides`), the format's structure says so instead.
+    let parent = pointer.rsplit_once('/').map_or("", |(parent, _)| parent);
+    if !matches!(
+        manifest.raw(parent),
+        Some(Value::Object(_) | Value::Array(_))
+    ) {
+        return;
+    }
     let message = match manifest.raw(pointer) {
         None => format!("the {what} has no name"),
         Some(Value::String(s)) if s.trim().is_empty() => format!("the {what} name is empty"),

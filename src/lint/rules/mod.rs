@@ -70,6 +70,14 @@ pub static ALL: &[&Rule] = &[
     &unknown_field::RULE,
 ];
 
+/// Rules that check a value against a general schema (the format's
+/// structure, the meta-schema): a more specific rule's finding at the same
+/// pointer replaces theirs.
+pub(crate) const GENERIC: &[&str] = &[schema_violation::RULE.name, invalid_json_schema::RULE.name];
+
+/// Rules about a key rather than its value.
+pub(crate) const ABOUT_KEYS: &[&str] = &[duplicate_key::RULE.name, unknown_field::RULE.name];
+
 type Check = fn(&Manifest, &mut Vec<Diagnostic>);
 
 /// The checks that look at one manifest at a time.

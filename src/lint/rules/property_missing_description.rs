@@ -1,7 +1,10 @@
 //! ## What it does
 //! Warns about a parameter property with no `description` (or an empty
 //! one), at any depth of the parameter schema. A property that is only a
-//! `$ref` is not reported: its description lives with the definition.
+//! `$ref` is not reported: its description lives with the definition. The
+//! top-level properties of a NORA tool are not reported here: NORA's format
+//! requires their descriptions, so a missing one is a `schema-violation`
+//! error.
 //!
 //! ## Why is this bad?
 //! The description is the model's only documentation of the argument: what
@@ -22,6 +25,7 @@
 use serde_json::{Map, Value};
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::ir::Format;
 use crate::json;
 use crate::lint::{Manifest, Rule};
 
@@ -40,6 +44,12 @@ pub(crate) fn check_node(
     node: &Map<String, Value>,
     out: &mut Vec<Diagnostic>,
 ) {
+    // NORA's format requires a description on each of its top-level
+    // properties: there a missing one is an error of the format's
+    // structure (`schema-violation`), not this warning.
+    if manifest.format() == Format::Nora && pointer == "/parameters" {
+        return;
+    }
     let Some(properties) = node.get("properties").and_then(Value::as_object) else {
         return;
     };

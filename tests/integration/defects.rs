@@ -1,0 +1,178 @@
+//! One defect, one report: each case below holds a single defect and must
+//! produce exactly one finding, from the rule that names it best. Also the
+//! cases where the wrong rule once spoke, or none did.
+
+use super::{TempDir, Test};
+
+/// Lints `contents` saved as `name` and returns (exit code, [(rule, severity, pointer)]).
+fn findings(name: &str, contents: &str) -> (i32, Vec<(String, String, String)>) {
+    let dir = TempDir::new("defects");
+    dir.write(name, contents);
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "json", name])
+        .run();
+    let report = output.json();
+    let found = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap_or("").to_string(),
+                d["severity"].as_str().unwrap_or("").to_string(),
+                d["pointer"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    (output.code, found)
+}
+
+fn one(name: &str, contents: &str, rule: &str, pointer: &str) {
+    let (code, found) = findings(name, contents);
+    assert_eq!(found.len(), 1, "{contents}\n{found:?}");
+    assert_eq!(
+        (found[0].0.as_str(), found[0].2.as_str()),
+        (rule, pointer),
+        "{contents}"
+    );
+    assert_eq!(code, i32::from(found[0].1 == "error"), "{contents}");
+}
+
+const NORA_OK_PARAMS: &str = r#""parameters": {"type": "object", "properties": {}}"#;
+
+#[test]
+fn a_bad_subschema_is_one_finding() {
+    one(
+        "openai.json",
+        r#"[{"type": "function", "function": {"name": "x", "description": "d", "parameters": {"type": "object", "properties": {"a": 5}}}}]"#,
+        "invalid-json-schema",
+        "/0/function/parameters/properties/a",
+    );
+}
+
+#[test]
+fn a_misspelled_root_type_is_reported_as_not_an_object_only() {
+    one(
+        "openai.json",
+        r#"[{"type": "function", "function": {"name": "x", "description": "d", "parameters": {"type": "objct", "properties": {}}}}]"#,
+        "parameters-not-object",
+        "/0/function/parameters/type",
+    );
+}
+
+#[test]
+fn nachos_without_provides_is_one_structural_finding() {
+    let manifest = r#"{"name": "x", "version": "1", "type": "tool", "capabilities": {}}"#;
+    one("manifest.json", manifest, "schema-violation", "/provides");
+    let manifest = r#"{"name": "x", "version": "1", "type": "tool", "provides": "x"}"#;
+    one("manifest.json", manifest, "schema-violation", "/provides");
+}
+
+#[test]
+fn nora_property_without_description_is_an_error() {
+    let dir = TempDir::new("nora-description");
+    dir.write("t/main.py", "def run(params):\n    return ''\n");
+    dir.write(
+        "t/tool.json",
+        r#"{"name": "t", "description": "T", "entrypoint": "main.py", "parameters": {"type": "object", "properties": {"q": {"type": "string", "required": true}}}}"#,
+    );
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "json", "t"])
+        .run();
+    assert_eq!(output.code, 1);
+    let report = output.json();
+    let found: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter_map(|d| d["rule"].as_str())
+        .collect();
+    assert_eq!(found, ["schema-violation"], "{report:#}");
+    assert_eq!(
+        report["diagnostics"][0]["pointer"],
+        "/parameters/properties/q/description"
+    );
+}
+
+#[test]
+fn a_duplicate_key_does_not_hide_a_bad_value() {
+    let manifest = format!(
+        r#"{{"name": "t", "description": "a", "description": 5, "entrypoint": "tool.json", {NORA_OK_PARAMS}}}"#
+    );
+    let (code, found) = findings("tool.json", &manifest);
+    assert_eq!(code, 1);
+    let rules: Vec<&str> = found.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(rules, ["duplicate-key", "schema-violation"], "{found:?}");
+}
+
+#[test]
+fn an_empty_tool_key_is_a_missing_name() {
+    one(
+        "config.json",
+        r#"{"name": "pkg", "category": "x", "tools": {"": {"actions": ["read"]}}}"#,
+        "missing-name",
+        "/tools/",
+    );
+}
+
+#[test]
+fn a_whole_number_tier_written_as_a_float_is_accepted() {
+    let (code, found) = findings(
+        "manifest.json",
+        r#"{"name": "x", "version": "1", "type": "tool", "provides": {"tool": "x", "securityTier": 2.0}}"#,
+    );
+    assert_eq!((code, found.len()), (0, 0), "{found:?}");
+    one(
+        "manifest.json",
+        r#"{"name": "x", "version": "1", "type": "tool", "provides": {"tool": "x", "securityTier": 2.5}}"#,
+        "invalid-security-tier",
+        "/provides/securityTier",
+    );
+}
+
+#[test]
+fn no_fixture_reports_one_place_twice_under_one_rule() {
+    let report = Test::new()
+        .args(["lint", "--format", "json", "fixtures"])
+        .run()
+        .json();
+    let mut seen = std::collections::BTreeSet::new();
+    for d in report["diagnostics"].as_array().expect("diagnostics") {
+        let key = format!("{} {} {}", d["path"], d["pointer"], d["rule"]);
+        assert!(seen.insert(key.clone()), "reported twice: {key}");
+    }
+}
+
+/// Hostile sizes: work per finding must not grow with the file, or these
+/// would exceed the test harness's one-minute hang limit by far.
+#[test]
+fn many_duplicate_keys_and_many_findings_stay_fast() {
+    let dir = TempDir::new("many");
+    let members: Vec<String> = (0..100_000).map(|_| "\"a\": 1".to_string()).collect();
+    dir.write(
+        "dups/tools.json",
+        format!("{{\"tools\": [], \"x\": {{{}}}}}", members.join(",")),
+    );
+    let tools: Vec<String> = (0..50_000)
+        .map(|i| format!("{{\"name\": \"bad name é{i}\", \"command\": [\"/bin/true\"]}}"))
+        .collect();
+    dir.write(
+        "names/tools.json",
+        format!("{{\"tools\": [{}]}}", tools.join(",")),
+    );
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "json", "."])
+        .run();
+    let report = output.json();
+    assert_eq!(report["summary"]["errors"].as_u64(), Some(99_999 + 50_000));
+    let last = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .rfind(|d| d["rule"] == "invalid-tool-name")
+        .expect("a bad name");
+    assert_eq!(last["pointer"], "/tools/49999/name");
+}
