@@ -99,14 +99,39 @@ impl Source {
         Span::new(offset, offset + width)
     }
 
+    /// The 0-based index of the line holding a byte offset.
+    pub fn line_index(&self, offset: usize) -> usize {
+        match self.line_starts.binary_search(&offset.min(self.text.len())) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
+    /// How many lines the text has (a final line without a newline counts).
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// The byte range of a 0-based line, its line break included.
+    pub fn line_span(&self, line: usize) -> Span {
+        let start = self
+            .line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len());
+        let end = self
+            .line_starts
+            .get(line + 1)
+            .copied()
+            .unwrap_or(self.text.len());
+        Span::new(start, end)
+    }
+
     /// The line and column of a byte offset. Offsets past the end clamp to
     /// the end; offsets inside a multi-byte character count that character.
     pub fn line_col(&self, offset: usize) -> LineCol {
         let offset = offset.min(self.text.len());
-        let line_index = match self.line_starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
+        let line_index = self.line_index(offset);
         let line_start = self.line_starts[line_index];
         let mut end = offset;
         while end > line_start && !self.text.is_char_boundary(end) {

@@ -10,6 +10,7 @@ mod explain;
 mod gen_cmd;
 mod lint_cmd;
 mod render;
+mod snippet;
 
 use std::ffi::OsString;
 use std::io::Write;

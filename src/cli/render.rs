@@ -1,45 +1,72 @@
 //! Rendering a lint report: `human` (miette snippets with a caret under the
 //! exact key or value) and `json` (the machine contract in DESIGN.md).
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceSpan};
 use serde_json::{Value, json};
 
+use super::snippet::{Snippet, printable_text};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::lint::LintReport;
-use crate::source::{Source, Span};
+use crate::source::Span;
 
 /// Width the human renderer wraps at; fixed so output is the same everywhere.
 const WIDTH: usize = 100;
 
 /// One diagnostic, shaped for miette.
-struct Rendered {
+struct Rendered<'a> {
     message: String,
     code: String,
     severity: Severity,
     help: Option<String>,
-    source: Option<NamedSource<Arc<str>>>,
+    source: Option<Snippet<'a>>,
     labels: Vec<LabeledSpan>,
-    related: Vec<Rendered>,
+    related: Vec<Rendered<'a>>,
 }
 
-impl fmt::Debug for Rendered {
+/// Each file's text as snippets show it, prepared once per file.
+struct Texts<'r> {
+    report: &'r LintReport,
+    printable: HashMap<&'r str, Arc<str>>,
+}
+
+impl<'r> Texts<'r> {
+    /// The snippet of `path` for a finding at `span`, named `path:line:col`
+    /// from toolc's positions (miette would count the column in bytes).
+    fn snippet(&mut self, path: &str, span: Span) -> Option<Snippet<'r>> {
+        let (path, source) = self.report.sources.get_key_value(path)?;
+        let text = self
+            .printable
+            .entry(path.as_str())
+            .or_insert_with(|| printable_text(&source.text))
+            .clone();
+        let at = source.line_col(span.start);
+        Some(Snippet {
+            name: format!("{}:{}:{}", source.path, at.line, at.column),
+            source,
+            text,
+        })
+    }
+}
+
+impl fmt::Debug for Rendered<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
     }
 }
 
-impl fmt::Display for Rendered {
+impl fmt::Display for Rendered<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for Rendered {}
+impl std::error::Error for Rendered<'_> {}
 
-impl miette::Diagnostic for Rendered {
+impl miette::Diagnostic for Rendered<'_> {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         (!self.code.is_empty()).then(|| Box::new(&self.code) as Box<dyn fmt::Display>)
     }
@@ -72,14 +99,6 @@ impl miette::Diagnostic for Rendered {
     }
 }
 
-/// The snippet's source, named `path:line:col` from our own positions:
-/// miette would count the column in bytes, toolc counts characters.
-fn named(source: &Source, span: Span) -> NamedSource<Arc<str>> {
-    let at = source.line_col(span.start);
-    let name = format!("{}:{}:{}", source.path, at.line, at.column);
-    NamedSource::new(name, printable_text(&source.text)).with_language("json")
-}
-
 /// A control character would act on the terminal (an escape sequence can
 /// retitle or clear it); show it as an escape instead.
 fn printable(text: &str) -> String {
@@ -92,25 +111,6 @@ fn printable(text: &str) -> String {
             }
         })
         .collect()
-}
-
-/// The source text with control characters (other than line breaks and
-/// tabs) replaced by `?` of the same byte length, so spans stay valid.
-fn printable_text(text: &Arc<str>) -> Arc<str> {
-    let harmful = |c: char| c.is_control() && !matches!(c, '\n' | '\r' | '\t');
-    if !text.chars().any(harmful) {
-        return text.clone();
-    }
-    text.chars()
-        .map(|c| {
-            if harmful(c) {
-                "?".repeat(c.len_utf8())
-            } else {
-                c.to_string()
-            }
-        })
-        .collect::<String>()
-        .into()
 }
 
 /// The caret of the finding. miette draws nothing for an empty span at the
@@ -134,12 +134,11 @@ fn miette_span(span: Span) -> SourceSpan {
     SourceSpan::new(span.start.into(), span.len())
 }
 
-fn shape(diagnostic: &Diagnostic, report: &LintReport) -> Rendered {
-    let source = report
-        .sources
-        .get(&diagnostic.path)
-        .zip(diagnostic.span)
-        .map(|(source, span)| named(source, span));
+fn shape<'r>(diagnostic: &Diagnostic, texts: &mut Texts<'r>) -> Rendered<'r> {
+    let report = texts.report;
+    let source = diagnostic
+        .span
+        .and_then(|span| texts.snippet(&diagnostic.path, span));
     let mut labels = Vec::new();
     if let Some(span) = diagnostic.span {
         let text = report.sources.get(&diagnostic.path).map(|s| &*s.text);
@@ -158,10 +157,7 @@ fn shape(diagnostic: &Diagnostic, report: &LintReport) -> Rendered {
                 code: String::new(),
                 severity: Severity::Info,
                 help: None,
-                source: report
-                    .sources
-                    .get(&r.path)
-                    .map(|source| named(source, r.span)),
+                source: texts.snippet(&r.path, r.span),
                 labels: vec![LabeledSpan::new_primary_with_span(
                     None,
                     miette_span(r.span),
@@ -198,8 +194,12 @@ pub(super) fn human(report: &LintReport, color: bool) -> String {
         .with_links(false)
         .without_primary_span_start();
     let mut out = String::new();
+    let mut texts = Texts {
+        report,
+        printable: HashMap::new(),
+    };
     for diagnostic in &report.diagnostics {
-        let rendered = shape(diagnostic, report);
+        let rendered = shape(diagnostic, &mut texts);
         if handler.render_report(&mut out, &rendered).is_err() {
             out.push_str(&format!(
                 "{}: {}[{}] {}\n",

@@ -295,3 +295,39 @@ fn garbage_of_every_kind() {
         "{report:#}"
     );
 }
+
+#[test]
+fn human_output_of_a_minified_file_with_a_finding_far_along_its_one_line() {
+    let dir = TempDir::new("minified");
+    let mut tools: Vec<String> = (0..4000)
+        .map(|i| {
+            format!(
+                r#"{{"type":"function","function":{{"name":"tool_{i}","description":"Tool {i}"}}}}"#
+            )
+        })
+        .collect();
+    tools.push(
+        r#"{"type":"function","function":{"name":"bad name","description":"Bad"}}"#.to_string(),
+    );
+    let text = format!("[{}]", tools.join(","));
+    let column = text.find("\"bad name\"").expect("bad name") + 1;
+    assert!(column > 65_535, "the caret must sit past column 65,535");
+    dir.write("openai.json", &text);
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "openai.json"])
+        .run();
+    assert_eq!(output.code, 1);
+    assert!(
+        output.stdout.contains(&format!("[openai.json:1:{column}]")),
+        "{}",
+        output.stdout
+    );
+    // The snippet is a window of the line, not all 300 KB of it.
+    assert!(
+        output.stdout.len() < 2_000,
+        "{} bytes of output",
+        output.stdout.len()
+    );
+    assert!(output.stdout.contains("\"bad name\""));
+}
