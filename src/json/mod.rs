@@ -163,6 +163,27 @@ impl Parser<'_> {
         self.nodes.len() - 1
     }
 
+    /// Opens an object or array at `pos` (its bracket) when the nesting
+    /// allows, and moves past the bracket and any whitespace.
+    fn open_container(
+        &mut self,
+        depth: usize,
+        key: Span,
+        is_object: bool,
+    ) -> Result<usize, ParseError> {
+        if depth >= MAX_DEPTH {
+            return Err(ParseError {
+                kind: ParseErrorKind::TooDeep,
+                message: format!("nesting deeper than {MAX_DEPTH} levels"),
+                offset: self.pos,
+            });
+        }
+        let node = self.open_node(key, is_object);
+        self.pos += 1;
+        self.skip_whitespace();
+        Ok(node)
+    }
+
     fn close_node(&mut self, node: usize) {
         self.nodes[node].span.end = self.pos;
         self.nodes[node].subtree_end = self.nodes.len();
@@ -175,16 +196,7 @@ impl Parser<'_> {
             self.skip_whitespace();
             let (mut value, mut node) = match self.peek() {
                 Some(b'{') => {
-                    if stack.len() >= MAX_DEPTH {
-                        return Err(ParseError {
-                            kind: ParseErrorKind::TooDeep,
-                            message: format!("nesting deeper than {MAX_DEPTH} levels"),
-                            offset: self.pos,
-                        });
-                    }
-                    let node = self.open_node(key_span, true);
-                    self.pos += 1;
-                    self.skip_whitespace();
+                    let node = self.open_container(stack.len(), key_span, true)?;
                     if self.peek() == Some(b'}') {
                         self.pos += 1;
                         self.close_node(node);
@@ -202,16 +214,7 @@ impl Parser<'_> {
                     }
                 }
                 Some(b'[') => {
-                    if stack.len() >= MAX_DEPTH {
-                        return Err(ParseError {
-                            kind: ParseErrorKind::TooDeep,
-                            message: format!("nesting deeper than {MAX_DEPTH} levels"),
-                            offset: self.pos,
-                        });
-                    }
-                    let node = self.open_node(key_span, false);
-                    self.pos += 1;
-                    self.skip_whitespace();
+                    let node = self.open_container(stack.len(), key_span, false)?;
                     if self.peek() == Some(b']') {
                         self.pos += 1;
                         self.close_node(node);
