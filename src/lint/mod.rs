@@ -121,6 +121,27 @@ impl Manifest {
     pub(crate) fn line_of(&self, span: Span) -> usize {
         self.source.line_col(span.start).line
     }
+
+    /// Where a tool's name is: the string value, or the key when the format
+    /// names tools by key (AgentStack's permissions map).
+    pub(crate) fn tool_name_span(&self, tool: &crate::ir::Tool) -> Span {
+        if tool.name_is_key {
+            self.document.map.key_or_locate(&tool.name_at)
+        } else {
+            self.document.map.locate(&tool.name_at).span
+        }
+    }
+
+    /// A diagnostic at a tool's name.
+    pub(crate) fn at_tool_name(
+        &self,
+        rule: &'static Rule,
+        tool: &crate::ir::Tool,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        let span = self.tool_name_span(tool);
+        rule.diagnostic(self.path(), tool.name_at.clone(), Some(span), message)
+    }
 }
 
 /// How to lint.
@@ -341,22 +362,5 @@ pub(crate) fn manifest_dir(path: &Path) -> PathBuf {
     match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
-    }
-}
-
-impl Manifest {
-    /// A diagnostic at a tool's name: the string value, or the key when the
-    /// format names tools by key.
-    pub(crate) fn at_tool_name(
-        &self,
-        rule: &'static Rule,
-        tool: &crate::ir::Tool,
-        message: impl Into<String>,
-    ) -> Diagnostic {
-        if tool.name_is_key {
-            self.at_key(rule, tool.name_at.clone(), message)
-        } else {
-            self.at_value(rule, tool.name_at.clone(), message)
-        }
     }
 }

@@ -83,7 +83,7 @@ pub(crate) fn registered_names(manifest: &Manifest) -> Vec<RegisteredName> {
         .iter()
         .filter(|tool| !tool.name.is_empty())
         .map(|tool| {
-            let span = name_span(manifest, tool);
+            let span = manifest.tool_name_span(tool);
             RegisteredName {
                 group: group.clone(),
                 name: tool.name.clone(),
@@ -142,7 +142,7 @@ fn registry_group(manifest: &Manifest) -> Option<String> {
 const HELP: &str = "rename one of the tools; tool names must be unique";
 
 fn report(manifest: &Manifest, tool: &Tool, earlier: &Tool) -> Diagnostic {
-    let earlier_span = name_span(manifest, earlier);
+    let earlier_span = manifest.tool_name_span(earlier);
     let line = manifest.line_of(earlier_span);
     manifest
         .at_tool_name(
@@ -159,12 +159,4 @@ fn report(manifest: &Manifest, tool: &Tool, earlier: &Tool) -> Diagnostic {
             span: earlier_span,
             message: "first declared here".to_string(),
         })
-}
-
-fn name_span(manifest: &Manifest, tool: &Tool) -> Span {
-    if tool.name_is_key {
-        manifest.document.map.key_or_locate(&tool.name_at)
-    } else {
-        manifest.document.map.locate(&tool.name_at).span
-    }
 }
