@@ -5,6 +5,7 @@
 //! `tools.json` cannot block the linter.
 
 use std::io::Read;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -15,7 +16,7 @@ use crate::json::{self, ParseErrorKind};
 use crate::lint::rules::{
     file_too_large, invalid_json, io_error, nesting_too_deep, unknown_format,
 };
-use crate::lint::{FileSummary, LintOptions, Manifest, manifest_dir};
+use crate::lint::{FileSummary, LintOptions, Manifest, Settings, manifest_dir};
 use crate::source::Source;
 use crate::walk::Candidate;
 
@@ -33,7 +34,8 @@ pub enum Loaded {
     Manifest(Box<Manifest>),
 }
 
-pub fn load(candidate: &Candidate, options: &LintOptions) -> Loaded {
+pub fn load(candidate: &Candidate, options: &LintOptions, settings: Arc<Settings>) -> Loaded {
+    let max_file_size = settings.max_file_size;
     let file_name = candidate
         .path
         .file_name()
@@ -66,7 +68,7 @@ pub fn load(candidate: &Candidate, options: &LintOptions) -> Loaded {
         }
     };
 
-    let bytes = match read_regular_file(candidate, options.max_file_size) {
+    let bytes = match read_regular_file(candidate, max_file_size) {
         Ok(bytes) => bytes,
         Err(ReadError::TooLarge(size)) => {
             return fail(
@@ -78,7 +80,7 @@ pub fn load(candidate: &Candidate, options: &LintOptions) -> Loaded {
                         None,
                         format!(
                             "file is {size} bytes, over the limit of {} bytes; it was not read",
-                            options.max_file_size
+                            max_file_size
                         ),
                     )
                     .with_help("raise the limit with --max-file-size if this really is a manifest"),
@@ -164,6 +166,7 @@ pub fn load(candidate: &Candidate, options: &LintOptions) -> Loaded {
         document,
         toolset,
         dir: manifest_dir(&candidate.path),
+        settings,
     }))
 }
 

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use super::CliError;
-use crate::lint::{RULES, find_rule};
+use crate::lint::{RULES, Rule, find_rule};
 use crate::suggest::did_you_mean;
 
 pub(super) fn explain(name: &str, out: &mut dyn Write) -> Result<u8, CliError> {
@@ -14,22 +14,37 @@ pub(super) fn explain(name: &str, out: &mut dyn Write) -> Result<u8, CliError> {
         return Err(CliError::Usage(format!("unknown rule \"{name}\"{hint}")));
     };
     writeln!(out, "# {} ({})\n", rule.name, rule.code)?;
-    writeln!(out, "Default severity: {}\n", rule.severity)?;
+    writeln!(out, "Default severity: {}", rule.severity)?;
+    writeln!(out, "Targets: {}\n", targets(rule))?;
     writeln!(out, "{}", rule.documentation())?;
     Ok(0)
 }
 
 pub(super) fn list(out: &mut dyn Write) -> Result<u8, CliError> {
     let width = RULES.iter().map(|r| r.name.len()).max().unwrap_or(0);
+    let target_width = RULES.iter().map(|r| targets(r).len()).max().unwrap_or(0);
     for rule in RULES {
         writeln!(
             out,
-            "{}  {:<width$}  {:<7}  {}",
+            "{}  {:<width$}  {:<7}  {:<target_width$}  {}",
             rule.code,
             rule.name,
             rule.severity.as_str(),
+            targets(rule),
             rule.summary
         )?;
     }
     Ok(0)
+}
+
+/// The providers a rule checks for, or `all` for the rules that always run.
+fn targets(rule: &Rule) -> String {
+    if rule.targets.is_empty() {
+        return "all".to_string();
+    }
+    rule.targets
+        .iter()
+        .map(|t| t.name())
+        .collect::<Vec<_>>()
+        .join(",")
 }

@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::ir::Format;
+use crate::lint::{Level, Rule, Target, config};
 
 /// The exit code of a run whose findings include an error.
 pub const EXIT_FINDINGS: u8 = 1;
@@ -70,24 +71,50 @@ enum Command {
     Rules,
 }
 
-/// Options shared by every command that reads manifests.
+/// Options shared by every command that reads manifests. They win over
+/// the nearest `toolc.toml`.
 #[derive(Debug, clap::Args)]
 struct ReadArgs {
     /// Treat every file as this format instead of detecting it
     /// (nora, agentcli, agentstack, nachos, openai, anthropic, mcp).
     #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
     input_format: Option<Format>,
-    /// Report files larger than this instead of reading them (e.g. 16MiB, 512KiB, 1000000).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "16MiB")]
-    max_file_size: u64,
+    /// Report files larger than this instead of reading them (e.g. 16MiB, 512KiB, 1000000;
+    /// default 16MiB).
+    #[arg(long, value_name = "SIZE", value_parser = config::parse_size)]
+    max_file_size: Option<u64>,
+    /// Use this configuration file for every file, instead of the nearest toolc.toml
+    /// (searched from each file's directory up to the repository root).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Check what this provider rejects: openai, openai-strict, anthropic, gemini, mcp.
+    /// Repeatable; replaces the configuration's `targets`.
+    #[arg(long = "target", value_name = "PROVIDER", value_parser = config::parse_target)]
+    targets: Vec<Target>,
+    /// Run only these rules (names or codes, comma-separated).
+    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = config::parse_rule)]
+    select: Option<Vec<&'static Rule>>,
+    /// Turn these rules off (names or codes, comma-separated).
+    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = config::parse_rule)]
+    ignore: Vec<&'static Rule>,
+    /// Set a rule's level: RULE=off|info|warning|error. Repeatable.
+    #[arg(long, value_name = "RULE=LEVEL", value_parser = parse_rule_level)]
+    severity: Vec<(&'static Rule, Level)>,
 }
 
 impl ReadArgs {
     fn options(&self) -> crate::lint::LintOptions {
         crate::lint::LintOptions {
-            max_file_size: self.max_file_size,
             input_format: self.input_format,
             keep_toolsets: false,
+            command_line: config::CommandLine {
+                config: self.config.clone(),
+                targets: self.targets.clone(),
+                max_file_size: self.max_file_size,
+                select: self.select.clone(),
+                ignore: self.ignore.clone(),
+                severity: self.severity.clone(),
+            },
         }
     }
 }
@@ -102,33 +129,14 @@ fn parse_format(name: &str) -> Result<Format, String> {
     })
 }
 
-/// Parses `16MiB`, `512KiB`, `2GiB`, `10MB`, `1000` (bytes).
-fn parse_size(text: &str) -> Result<u64, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (digits, unit) = text.split_at(split);
-    let number: u64 = digits
-        .parse()
-        .map_err(|_| format!("\"{text}\" is not a size (e.g. 16MiB, 512KiB, 1000000)"))?;
-    let multiplier: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" => 1000,
-        "kib" => 1 << 10,
-        "m" | "mb" => 1000 * 1000,
-        "mib" => 1 << 20,
-        "g" | "gb" => 1000 * 1000 * 1000,
-        "gib" => 1 << 30,
-        other => {
-            return Err(format!(
-                "unknown size unit \"{other}\" (use B, KiB, MiB, GiB, KB, MB, GB)"
-            ));
-        }
-    };
-    number
-        .checked_mul(multiplier)
-        .ok_or_else(|| format!("size \"{text}\" is too large"))
+fn parse_rule_level(text: &str) -> Result<(&'static Rule, Level), String> {
+    let (rule, level) = text
+        .split_once('=')
+        .ok_or_else(|| format!("\"{text}\" is not RULE=LEVEL"))?;
+    Ok((
+        config::parse_rule(rule.trim())?,
+        config::parse_level(level.trim())?,
+    ))
 }
 
 /// Runs toolc with `args` (the program name first) and returns the exit code.
@@ -210,20 +218,4 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError
         let _ = std::fs::remove_file(&temp);
     }
     result.map_err(wrap)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes() {
-        assert_eq!(parse_size("16MiB"), Ok(16 << 20));
-        assert_eq!(parse_size("512kib"), Ok(512 << 10));
-        assert_eq!(parse_size("1000"), Ok(1000));
-        assert_eq!(parse_size("2 MB"), Ok(2_000_000));
-        assert!(parse_size("lots").is_err());
-        assert!(parse_size("5XB").is_err());
-        assert!(parse_size("99999999999999GiB").is_err());
-    }
 }

@@ -8,12 +8,15 @@
 //! everything by path, offset and code so output is the same on every run.
 
 mod command_path;
+pub mod config;
 pub(crate) mod rules;
 mod schema_walk;
+pub mod settings;
 mod structure;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -25,6 +28,7 @@ use crate::source::{Source, Span};
 use crate::walk;
 
 pub use rules::{ALL as RULES, find as find_rule};
+pub use settings::{Level, Limits, Settings, Target};
 
 /// A lint rule's identity. Its documentation is the `//!` comment of its
 /// file under `src/lint/rules/`, printed by `toolc explain`.
@@ -37,6 +41,9 @@ pub struct Rule {
     pub severity: Severity,
     /// One line for `toolc rules`.
     pub summary: &'static str,
+    /// The providers whose rejections the rule checks for; empty for the
+    /// rules that always run.
+    pub targets: &'static [Target],
 }
 
 impl Rule {
@@ -76,6 +83,8 @@ pub struct Manifest {
     pub toolset: ToolSet,
     /// The directory holding the manifest; relative paths in it resolve here.
     pub dir: PathBuf,
+    /// What to check for in this file (targets, limits, rule levels).
+    pub settings: Arc<Settings>,
 }
 
 impl Manifest {
@@ -145,25 +154,16 @@ impl Manifest {
 }
 
 /// How to lint.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct LintOptions {
-    /// Files larger than this are reported, not read.
-    pub max_file_size: u64,
     /// Treat every file as this format instead of detecting it.
     pub input_format: Option<Format>,
     /// Keep each manifest's IR in [`LintReport::toolsets`] (for generators).
     /// Off by default: a lint run then holds only findings, not documents.
     pub keep_toolsets: bool,
-}
-
-impl Default for LintOptions {
-    fn default() -> Self {
-        LintOptions {
-            max_file_size: 16 * 1024 * 1024,
-            input_format: None,
-            keep_toolsets: false,
-        }
-    }
+    /// What the command line says about targets, rules and limits; it wins
+    /// over `toolc.toml`.
+    pub command_line: config::CommandLine,
 }
 
 /// A file that was read and classified.
@@ -203,6 +203,8 @@ impl LintReport {
 pub enum LintError {
     #[error("{0}: no such file or directory")]
     PathNotFound(String),
+    #[error("{0}")]
+    Config(String),
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -221,6 +223,7 @@ pub fn lint_paths(paths: &[PathBuf], options: &LintOptions) -> Result<LintReport
     // Files are checked while the walk goes on. Each is read, checked and
     // dropped on a worker thread, so memory holds findings, not documents,
     // and the cost of freeing is shared too.
+    let resolver = config::Resolver::new(options.command_line.clone())?;
     let found = walk::discover(paths)?;
     // A file both named and met in a walk is checked as named (where a file
     // of no known format is an error), whichever copy arrives first.
@@ -246,7 +249,8 @@ pub fn lint_paths(paths: &[PathBuf], options: &LintOptions) -> Result<LintReport
                 if !first {
                     return Ok(Outcome::Repeated);
                 }
-                Ok(match check_file(&candidate, options)? {
+                let settings = resolver.settings_for(&candidate.path)?;
+                Ok(match check_file(&candidate, options, settings)? {
                     Some(checked) => Outcome::Checked(Box::new(checked)),
                     None => Outcome::Skipped,
                 })
@@ -256,6 +260,7 @@ pub fn lint_paths(paths: &[PathBuf], options: &LintOptions) -> Result<LintReport
 
     let mut report = LintReport::default();
     let mut registered = Vec::new();
+    let mut walk_problems = Vec::new();
     for outcome in checked {
         let item = match outcome {
             Outcome::Checked(item) => *item,
@@ -265,7 +270,7 @@ pub fn lint_paths(paths: &[PathBuf], options: &LintOptions) -> Result<LintReport
             }
             Outcome::Repeated => continue,
             Outcome::WalkProblem(diagnostic) => {
-                report.diagnostics.push(*diagnostic);
+                walk_problems.push(*diagnostic);
                 continue;
             }
         };
@@ -277,7 +282,16 @@ pub fn lint_paths(paths: &[PathBuf], options: &LintOptions) -> Result<LintReport
         report.toolsets.extend(item.toolset);
         registered.extend(item.registered);
     }
-    rules::duplicate_tool_name::check_registered(&registered, &mut report.diagnostics);
+    let mut across = Vec::new();
+    rules::duplicate_tool_name::check_registered(&registered, &mut across);
+    // Walk problems and findings across files get their file's levels here;
+    // each file's own findings got them on its worker.
+    for mut diagnostic in walk_problems.into_iter().chain(across) {
+        let settings = resolver.settings_for(Path::new(&diagnostic.path))?;
+        if apply_level(&mut diagnostic, &settings) {
+            report.diagnostics.push(diagnostic);
+        }
+    }
     report.files.sort_by(|a, b| a.path.cmp(&b.path));
     report.toolsets.sort_by(|a, b| a.path.cmp(&b.path));
     report.diagnostics.sort_by(Diagnostic::sort_key_cmp);
@@ -295,14 +309,16 @@ enum Outcome {
 fn check_file(
     candidate: &walk::Candidate,
     options: &LintOptions,
+    settings: Arc<Settings>,
 ) -> Result<Option<Checked>, LintError> {
-    let manifest = match load::load(candidate, options) {
+    let manifest = match load::load(candidate, options, settings.clone()) {
         Loaded::Skipped => return Ok(None),
         Loaded::Failed {
             summary,
             source,
-            diagnostics,
+            mut diagnostics,
         } => {
+            diagnostics.retain_mut(|d| apply_level(d, &settings));
             return Ok(Some(Checked {
                 summary,
                 diagnostics,
@@ -315,6 +331,7 @@ fn check_file(
     };
     let mut diagnostics = Vec::new();
     check_manifest(&manifest, &mut diagnostics)?;
+    diagnostics.retain_mut(|d| apply_level(d, &settings));
     let registered = rules::duplicate_tool_name::registered_names(&manifest);
     let keep_source = !diagnostics.is_empty() || !registered.is_empty();
     let Manifest {
@@ -341,6 +358,20 @@ fn check_manifest(manifest: &Manifest, out: &mut Vec<Diagnostic>) -> Result<(), 
     }
     keep_one_report_per_defect(out);
     Ok(())
+}
+
+/// Gives a finding its configured severity; false when its rule is off.
+fn apply_level(diagnostic: &mut Diagnostic, settings: &Settings) -> bool {
+    let Some(rule) = find_rule(diagnostic.rule) else {
+        return true;
+    };
+    match settings.level(rule) {
+        Level::Off => false,
+        Level::On(severity) => {
+            diagnostic.severity = severity;
+            true
+        }
+    }
 }
 
 /// One defect, one report: a generic finding (the format's structure, the

@@ -26,6 +26,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC204",
     severity: Severity::Warning,
     summary: "an agentcli program is missing or not executable",
+    targets: &[],
 };
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {

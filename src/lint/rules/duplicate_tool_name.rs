@@ -42,6 +42,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC102",
     severity: Severity::Error,
     summary: "two tools share a name",
+    targets: &[],
 };
 
 /// Duplicates inside one manifest.

@@ -26,6 +26,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC402",
     severity: Severity::Error,
     summary: "a NORA entrypoint script does not exist",
+    targets: &[],
 };
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {

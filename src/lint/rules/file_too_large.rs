@@ -22,4 +22,5 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC003",
     severity: Severity::Error,
     summary: "the file is over the size limit and was not read",
+    targets: &[],
 };

@@ -32,6 +32,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC305",
     severity: Severity::Error,
     summary: "a parameter schema is not valid JSON Schema",
+    targets: &[],
 };
 
 /// The dialects whose meta-schemas toolc knows (with and without `#`).

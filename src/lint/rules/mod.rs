@@ -80,38 +80,58 @@ pub(crate) const ABOUT_KEYS: &[&str] = &[duplicate_key::RULE.name, unknown_field
 
 type Check = fn(&Manifest, &mut Vec<Diagnostic>);
 
-/// The checks that look at one manifest at a time.
-const FILE_CHECKS: &[Check] = &[
-    duplicate_key::check,
-    missing_name::check,
-    duplicate_tool_name::check,
-    invalid_tool_name::check,
-    empty_command::check,
-    command_outside_bin::check,
-    command_escapes_bin::check,
-    command_not_found::check,
-    parameters_not_object::check,
-    check_parameter_schemas,
-    invalid_json_schema::check,
-    nora_property_missing_required::check,
-    entrypoint_not_found::check,
-    unknown_action::check,
-    missing_action::check,
-    unpinned_dependency::check,
-    invalid_security_tier::check,
+/// The checks that look at one manifest at a time, each with the rule it
+/// reports under (it runs only when that rule is on for the file).
+const FILE_CHECKS: &[(&Rule, Check)] = &[
+    (&duplicate_key::RULE, duplicate_key::check),
+    (&missing_name::RULE, missing_name::check),
+    (&duplicate_tool_name::RULE, duplicate_tool_name::check),
+    (&invalid_tool_name::RULE, invalid_tool_name::check),
+    (&empty_command::RULE, empty_command::check),
+    (&command_outside_bin::RULE, command_outside_bin::check),
+    (&command_escapes_bin::RULE, command_escapes_bin::check),
+    (&command_not_found::RULE, command_not_found::check),
+    (&parameters_not_object::RULE, parameters_not_object::check),
+    (&invalid_json_schema::RULE, invalid_json_schema::check),
+    (
+        &nora_property_missing_required::RULE,
+        nora_property_missing_required::check,
+    ),
+    (&entrypoint_not_found::RULE, entrypoint_not_found::check),
+    (&unknown_action::RULE, unknown_action::check),
+    (&missing_action::RULE, missing_action::check),
+    (&unpinned_dependency::RULE, unpinned_dependency::check),
+    (&invalid_security_tier::RULE, invalid_security_tier::check),
 ];
 
 type SchemaCheck = fn(&Manifest, &str, &Map<String, Value>, &mut Vec<Diagnostic>);
 
 /// The checks that look at every subschema of a tool's parameters, in the
 /// format's own dialect (one walk serves them all).
-const SCHEMA_CHECKS: &[SchemaCheck] = &[
-    property_missing_type::check_node,
-    property_missing_description::check_node,
-    required_unknown_property::check_node,
+const SCHEMA_CHECKS: &[(&Rule, SchemaCheck)] = &[
+    (
+        &property_missing_type::RULE,
+        property_missing_type::check_node,
+    ),
+    (
+        &property_missing_description::RULE,
+        property_missing_description::check_node,
+    ),
+    (
+        &required_unknown_property::RULE,
+        required_unknown_property::check_node,
+    ),
 ];
 
 fn check_parameter_schemas(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    let checks: Vec<SchemaCheck> = SCHEMA_CHECKS
+        .iter()
+        .filter(|(rule, _)| manifest.settings.runs(rule))
+        .map(|(_, check)| *check)
+        .collect();
+    if checks.is_empty() {
+        return;
+    }
     for tool in &manifest.toolset.tools {
         let Some(at) = &tool.parameters_at else {
             continue;
@@ -120,7 +140,7 @@ fn check_parameter_schemas(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
             continue;
         };
         for_each_schema(schema, at, &mut |pointer, node| {
-            for check in SCHEMA_CHECKS {
+            for check in &checks {
                 check(manifest, pointer, node, out);
             }
         });
@@ -155,7 +175,10 @@ pub(crate) fn check_manifest(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
         not_a_tool_manifest::check(manifest, out);
         return;
     }
-    for check in FILE_CHECKS {
-        check(manifest, out);
+    for (rule, check) in FILE_CHECKS {
+        if manifest.settings.runs(rule) {
+            check(manifest, out);
+        }
     }
+    check_parameter_schemas(manifest, out);
 }

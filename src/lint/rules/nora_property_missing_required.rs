@@ -35,6 +35,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC401",
     severity: Severity::Error,
     summary: "a NORA parameter property has no boolean `required`",
+    targets: &[],
 };
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {

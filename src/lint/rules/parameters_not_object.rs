@@ -31,6 +31,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC301",
     severity: Severity::Error,
     summary: "the parameter schema's root is not {\"type\": \"object\"}",
+    targets: &[],
 };
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {

@@ -34,6 +34,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC303",
     severity: Severity::Warning,
     summary: "a parameter property has no description",
+    targets: &[],
 };
 
 /// Checks one subschema of a tool's parameters (called for every node by

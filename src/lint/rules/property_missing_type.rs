@@ -31,6 +31,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC302",
     severity: Severity::Error,
     summary: "a parameter property has no type",
+    targets: &[],
 };
 
 /// Checks one subschema of a tool's parameters (called for every node by

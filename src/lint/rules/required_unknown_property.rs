@@ -32,6 +32,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC304",
     severity: Severity::Error,
     summary: "`required` names a property that is not defined",
+    targets: &[],
 };
 
 const OTHER_SOURCES: &[&str] = &["patternProperties", "allOf", "anyOf", "oneOf", "$ref"];

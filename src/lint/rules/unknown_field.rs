@@ -24,4 +24,5 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC902",
     severity: Severity::Warning,
     summary: "a key the format does not define",
+    targets: &[],
 };

@@ -21,4 +21,5 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC006",
     severity: Severity::Error,
     summary: "a file named on the command line matches no manifest format",
+    targets: &[],
 };

@@ -1,0 +1,347 @@
+//! `toolc.toml`: finding it, reading it, and folding it with the command
+//! line into each file's [`Settings`].
+//!
+//! For each linted file the nearest `toolc.toml` counts, found by walking up
+//! from the file's directory to the repository root (the directory holding
+//! `.git`) — unless `--config` names one for every file. Precedence, lowest
+//! first: each rule's default, the file's `[rules]`, the `[[overrides]]`
+//! whose `files` globs match (relative to the configuration's directory, in
+//! order), then the command line (`--severity`, `--select`, `--ignore`,
+//! `--target`, `--max-file-size`).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::Deserialize;
+
+use super::settings::{Level, Limits, Settings, Target};
+use super::{LintError, RULES, Rule, find_rule};
+use crate::suggest::did_you_mean;
+
+/// The configuration file's name.
+pub const FILE_NAME: &str = "toolc.toml";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct ConfigFile {
+    #[serde(default)]
+    targets: Vec<String>,
+    max_file_size: Option<SizeValue>,
+    #[serde(default)]
+    limits: Limits,
+    #[serde(default)]
+    rules: BTreeMap<String, String>,
+    #[serde(default)]
+    overrides: Vec<OverrideFile>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OverrideFile {
+    files: Vec<String>,
+    #[serde(default)]
+    rules: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum SizeValue {
+    Bytes(u64),
+    Text(String),
+}
+
+/// What the command line says; `None` or empty where it says nothing.
+#[derive(Debug, Clone, Default)]
+pub struct CommandLine {
+    pub config: Option<PathBuf>,
+    pub targets: Vec<Target>,
+    pub max_file_size: Option<u64>,
+    /// Only these rules run (all when `None`).
+    pub select: Option<Vec<&'static Rule>>,
+    pub ignore: Vec<&'static Rule>,
+    pub severity: Vec<(&'static Rule, Level)>,
+}
+
+/// One configuration file, validated.
+#[derive(Debug)]
+struct Loaded {
+    dir: PathBuf,
+    base: Arc<Settings>,
+    overrides: Vec<(globset::GlobSet, BTreeMap<&'static str, Level>)>,
+}
+
+/// Finds and caches each file's settings during a run.
+#[derive(Debug)]
+pub struct Resolver {
+    command_line: CommandLine,
+    explicit: Option<Arc<Loaded>>,
+    defaults: Arc<Settings>,
+    /// Canonical directory → its configuration (`None`: no file applies).
+    by_dir: Mutex<HashMap<PathBuf, Option<Arc<Loaded>>>>,
+}
+
+impl Resolver {
+    pub fn new(command_line: CommandLine) -> Result<Resolver, LintError> {
+        let explicit = match &command_line.config {
+            Some(path) => {
+                let dir = path
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."));
+                let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+                Some(Arc::new(load(path, dir, &command_line)?))
+            }
+            None => None,
+        };
+        let defaults = Arc::new(apply_command_line(Settings::default(), &command_line));
+        Ok(Resolver {
+            command_line,
+            explicit,
+            defaults,
+            by_dir: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The settings for the file at `path`.
+    pub fn settings_for(&self, path: &Path) -> Result<Arc<Settings>, LintError> {
+        let config = match &self.explicit {
+            Some(config) => Some(config.clone()),
+            None => {
+                let dir = path.parent().unwrap_or(Path::new("."));
+                let dir = if dir.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    dir
+                };
+                self.config_for_dir(dir)?
+            }
+        };
+        let Some(config) = config else {
+            return Ok(self.defaults.clone());
+        };
+        let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let relative = absolute.strip_prefix(&config.dir).unwrap_or(&absolute);
+        let matching: Vec<&BTreeMap<&'static str, Level>> = config
+            .overrides
+            .iter()
+            .filter(|(globs, _)| globs.is_match(relative))
+            .map(|(_, levels)| levels)
+            .collect();
+        if matching.is_empty() {
+            return Ok(config.base.clone());
+        }
+        let mut settings = (*config.base).clone();
+        for levels in matching {
+            settings.levels.extend(levels.iter().map(|(k, v)| (*k, *v)));
+        }
+        // The command line still wins over the overrides.
+        Ok(Arc::new(apply_command_line(settings, &self.command_line)))
+    }
+
+    fn config_for_dir(&self, dir: &Path) -> Result<Option<Arc<Loaded>>, LintError> {
+        let Ok(dir) = std::fs::canonicalize(dir) else {
+            return Ok(None);
+        };
+        if let Some(found) = self
+            .by_dir
+            .lock()
+            .ok()
+            .and_then(|cache| cache.get(&dir).cloned())
+        {
+            return Ok(found);
+        }
+        let found = match nearest_config(&dir) {
+            Some((file, config_dir)) => {
+                Some(Arc::new(load(&file, config_dir, &self.command_line)?))
+            }
+            None => None,
+        };
+        if let Ok(mut cache) = self.by_dir.lock() {
+            // Two threads may load the same file; either result is the same.
+            cache.insert(dir, found.clone());
+        }
+        Ok(found)
+    }
+}
+
+/// The nearest `toolc.toml` from `dir` up to the repository root.
+fn nearest_config(dir: &Path) -> Option<(PathBuf, PathBuf)> {
+    for ancestor in dir.ancestors() {
+        let candidate = ancestor.join(FILE_NAME);
+        if candidate.is_file() {
+            return Some((candidate, ancestor.to_path_buf()));
+        }
+        if ancestor.join(".git").exists() {
+            return None;
+        }
+    }
+    None
+}
+
+fn config_error(path: &Path, message: impl std::fmt::Display) -> LintError {
+    LintError::Config(format!("{}: {message}", path.display()))
+}
+
+fn load(path: &Path, dir: PathBuf, command_line: &CommandLine) -> Result<Loaded, LintError> {
+    let text = std::fs::read_to_string(path).map_err(|e| config_error(path, e))?;
+    let file: ConfigFile = toml::from_str(&text).map_err(|e| config_error(path, e.message()))?;
+    let mut settings = Settings {
+        limits: file.limits,
+        ..Settings::default()
+    };
+    for name in &file.targets {
+        settings
+            .targets
+            .insert(parse_target(name).map_err(|e| config_error(path, e))?);
+    }
+    if let Some(size) = &file.max_file_size {
+        settings.max_file_size = match size {
+            SizeValue::Bytes(n) => *n,
+            SizeValue::Text(text) => parse_size(text).map_err(|e| config_error(path, e))?,
+        };
+    }
+    settings.levels = parse_levels(&file.rules).map_err(|e| config_error(path, e))?;
+    let mut overrides = Vec::new();
+    for entry in &file.overrides {
+        let mut globs = globset::GlobSetBuilder::new();
+        for pattern in &entry.files {
+            let glob = globset::GlobBuilder::new(pattern)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| config_error(path, format!("overrides: {e}")))?;
+            globs.add(glob);
+        }
+        let globs = globs
+            .build()
+            .map_err(|e| config_error(path, format!("overrides: {e}")))?;
+        let levels = parse_levels(&entry.rules).map_err(|e| config_error(path, e))?;
+        overrides.push((globs, levels));
+    }
+    Ok(Loaded {
+        dir,
+        base: Arc::new(apply_command_line(settings, command_line)),
+        overrides,
+    })
+}
+
+fn apply_command_line(mut settings: Settings, command_line: &CommandLine) -> Settings {
+    if !command_line.targets.is_empty() {
+        settings.targets = command_line.targets.iter().copied().collect();
+    }
+    if let Some(size) = command_line.max_file_size {
+        settings.max_file_size = size;
+    }
+    for (rule, level) in &command_line.severity {
+        settings.levels.insert(rule.name, *level);
+    }
+    if let Some(selected) = &command_line.select {
+        let selected: BTreeSet<&str> = selected.iter().map(|r| r.name).collect();
+        for rule in RULES {
+            if !selected.contains(rule.name) {
+                settings.levels.insert(rule.name, Level::Off);
+            } else if settings.levels.get(rule.name) == Some(&Level::Off) {
+                // Selected on the command line: on, whatever the file says.
+                settings.levels.remove(rule.name);
+            }
+        }
+    }
+    for rule in &command_line.ignore {
+        settings.levels.insert(rule.name, Level::Off);
+    }
+    settings
+}
+
+fn parse_levels(rules: &BTreeMap<String, String>) -> Result<BTreeMap<&'static str, Level>, String> {
+    rules
+        .iter()
+        .map(|(name, level)| Ok((parse_rule(name)?.name, parse_level(level)?)))
+        .collect()
+}
+
+/// A rule by name or code, or an error that suggests the closest name.
+pub fn parse_rule(name: &str) -> Result<&'static Rule, String> {
+    find_rule(name).ok_or_else(|| {
+        let hint = did_you_mean(name, RULES.iter().map(|r| r.name))
+            .map(|close| format!("; did you mean \"{close}\"?"))
+            .unwrap_or_else(|| "; `toolc rules` lists them".to_string());
+        format!("unknown rule \"{name}\"{hint}")
+    })
+}
+
+pub fn parse_level(name: &str) -> Result<Level, String> {
+    Level::from_name(name)
+        .ok_or_else(|| format!("unknown level \"{name}\"; use off, info, warning or error"))
+}
+
+pub fn parse_target(name: &str) -> Result<Target, String> {
+    Target::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Target::ALL.iter().map(|t| t.name()).collect();
+        let hint = did_you_mean(name, names.iter().copied())
+            .map(|close| format!("did you mean \"{close}\"? "))
+            .unwrap_or_default();
+        format!(
+            "unknown target \"{name}\"; {hint}targets are {}",
+            names.join(", ")
+        )
+    })
+}
+
+/// Parses `16MiB`, `512KiB`, `2GiB`, `10MB`, `1000` (bytes).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let number: u64 = digits
+        .parse()
+        .map_err(|_| format!("\"{text}\" is not a size (e.g. 16MiB, 512KiB, 1000000)"))?;
+    let multiplier: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" => 1000,
+        "kib" => 1 << 10,
+        "m" | "mb" => 1000 * 1000,
+        "mib" => 1 << 20,
+        "g" | "gb" => 1000 * 1000 * 1000,
+        "gib" => 1 << 30,
+        other => {
+            return Err(format!(
+                "unknown size unit \"{other}\" (use B, KiB, MiB, GiB, KB, MB, GB)"
+            ));
+        }
+    };
+    number
+        .checked_mul(multiplier)
+        .ok_or_else(|| format!("size \"{text}\" is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("16MiB"), Ok(16 << 20));
+        assert_eq!(parse_size("512kib"), Ok(512 << 10));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert_eq!(parse_size("2 MB"), Ok(2_000_000));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("5XB").is_err());
+        assert!(parse_size("99999999999999GiB").is_err());
+    }
+
+    #[test]
+    fn unknown_names_suggest() {
+        assert_eq!(
+            parse_rule("duplicate-tool-names").err().as_deref(),
+            Some("unknown rule \"duplicate-tool-names\"; did you mean \"duplicate-tool-name\"?")
+        );
+        assert!(
+            parse_target("openai-stric")
+                .unwrap_err()
+                .contains("did you mean \"openai-strict\"")
+        );
+        assert!(parse_level("fatal").is_err());
+    }
+}

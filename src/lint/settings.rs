@@ -1,0 +1,177 @@
+//! What a lint run checks for one file: the provider targets, their limits,
+//! and each rule's level, after the configuration file and the command line
+//! have had their say (see [`super::config`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+
+use super::Rule;
+use crate::diagnostic::Severity;
+
+/// A model provider whose rejections a profile of rules checks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Target {
+    Openai,
+    /// OpenAI with `"strict": true` (Structured Outputs).
+    OpenaiStrict,
+    Anthropic,
+    Gemini,
+    Mcp,
+}
+
+impl Target {
+    pub const ALL: [Target; 5] = [
+        Target::Openai,
+        Target::OpenaiStrict,
+        Target::Anthropic,
+        Target::Gemini,
+        Target::Mcp,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Openai => "openai",
+            Target::OpenaiStrict => "openai-strict",
+            Target::Anthropic => "anthropic",
+            Target::Gemini => "gemini",
+            Target::Mcp => "mcp",
+        }
+    }
+
+    /// How the provider is named in messages.
+    pub fn display(self) -> &'static str {
+        match self {
+            Target::Openai => "OpenAI",
+            Target::OpenaiStrict => "OpenAI strict mode",
+            Target::Anthropic => "Anthropic",
+            Target::Gemini => "Gemini",
+            Target::Mcp => "MCP",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// `openai-strict` is OpenAI too: everything OpenAI rejects, strict mode
+    /// rejects as well.
+    pub fn includes(self, other: Target) -> bool {
+        self == other || (self == Target::OpenaiStrict && other == Target::Openai)
+    }
+}
+
+/// Provider limits that change over time; `[limits]` in `toolc.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    pub openai_name_length: usize,
+    pub anthropic_name_length: usize,
+    pub mcp_name_length: usize,
+    pub gemini_name_length: usize,
+    pub openai_description_length: usize,
+    pub openai_max_tools: usize,
+    pub gemini_max_tools: usize,
+    /// OpenAI strict mode: nesting depth of object schemas.
+    pub strict_max_depth: usize,
+    /// OpenAI strict mode: object properties in one schema, in total.
+    pub strict_max_properties: usize,
+    /// OpenAI strict mode: enum values in one schema, in total.
+    pub strict_max_enum_values: usize,
+    /// OpenAI strict mode: characters of all property names, definition
+    /// names, enum and const values in one schema.
+    pub strict_max_string_length: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            openai_name_length: 64,
+            anthropic_name_length: 64,
+            mcp_name_length: 128,
+            gemini_name_length: 64,
+            openai_description_length: 1024,
+            openai_max_tools: 128,
+            gemini_max_tools: 512,
+            strict_max_depth: 10,
+            strict_max_properties: 5000,
+            strict_max_enum_values: 1000,
+            strict_max_string_length: 120_000,
+        }
+    }
+}
+
+impl Limits {
+    pub fn name_length(&self, target: Target) -> usize {
+        match target {
+            Target::Openai | Target::OpenaiStrict => self.openai_name_length,
+            Target::Anthropic => self.anthropic_name_length,
+            Target::Mcp => self.mcp_name_length,
+            Target::Gemini => self.gemini_name_length,
+        }
+    }
+}
+
+/// A rule's level: a severity, or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Off,
+    On(Severity),
+}
+
+impl Level {
+    pub fn from_name(name: &str) -> Option<Level> {
+        match name {
+            "off" => Some(Level::Off),
+            "info" => Some(Level::On(Severity::Info)),
+            "warning" => Some(Level::On(Severity::Warning)),
+            "error" => Some(Level::On(Severity::Error)),
+            _ => None,
+        }
+    }
+}
+
+/// Everything that decides what is reported for one file.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub targets: BTreeSet<Target>,
+    pub limits: Limits,
+    pub max_file_size: u64,
+    /// Levels that differ from the rules' defaults.
+    pub levels: BTreeMap<&'static str, Level>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            targets: BTreeSet::new(),
+            limits: Limits::default(),
+            max_file_size: 16 * 1024 * 1024,
+            levels: BTreeMap::new(),
+        }
+    }
+}
+
+impl Settings {
+    pub fn level(&self, rule: &Rule) -> Level {
+        self.levels
+            .get(rule.name)
+            .copied()
+            .unwrap_or(Level::On(rule.severity))
+    }
+
+    /// Whether a rule's checks run: it is not off, and it belongs to no
+    /// provider or to one of the targets.
+    pub fn runs(&self, rule: &Rule) -> bool {
+        self.level(rule) != Level::Off
+            && (rule.targets.is_empty() || self.targets_of(rule).next().is_some())
+    }
+
+    /// The enabled targets a provider rule checks for.
+    pub fn targets_of<'a>(&'a self, rule: &'a Rule) -> impl Iterator<Item = Target> + 'a {
+        self.targets
+            .iter()
+            .copied()
+            .filter(|t| rule.targets.iter().any(|r| t.includes(*r)))
+    }
+}
