@@ -30,6 +30,8 @@ pub(crate) mod unknown_action;
 pub(crate) mod unknown_field;
 pub(crate) mod unknown_format;
 pub(crate) mod unpinned_dependency;
+// Provider rules (group A: names, sizes, combinators, MCP)
+// Provider rules (group B: OpenAI strict, Gemini)
 
 use serde_json::{Map, Value};
 
@@ -68,12 +70,21 @@ pub static ALL: &[&Rule] = &[
     &not_a_tool_manifest::RULE,
     &schema_violation::RULE,
     &unknown_field::RULE,
+    // Provider rules (group A: names, sizes, combinators, MCP)
+    // Provider rules (group B: OpenAI strict, Gemini)
 ];
 
 /// Rules that check a value against a general schema (the format's
 /// structure, the meta-schema): a more specific rule's finding at the same
 /// pointer replaces theirs.
-pub(crate) const GENERIC: &[&str] = &[schema_violation::RULE.name, invalid_json_schema::RULE.name];
+///
+/// `invalid-tool-name` is the provider-neutral name check; with a target
+/// on, `name-too-long` and `name-charset` say the same more precisely.
+pub(crate) const GENERIC: &[&str] = &[
+    schema_violation::RULE.name,
+    invalid_json_schema::RULE.name,
+    invalid_tool_name::RULE.name,
+];
 
 /// Rules about a key rather than its value.
 pub(crate) const ABOUT_KEYS: &[&str] = &[duplicate_key::RULE.name, unknown_field::RULE.name];
@@ -102,6 +113,8 @@ const FILE_CHECKS: &[(&Rule, Check)] = &[
     (&missing_action::RULE, missing_action::check),
     (&unpinned_dependency::RULE, unpinned_dependency::check),
     (&invalid_security_tier::RULE, invalid_security_tier::check),
+    // Provider rules (group A: names, sizes, combinators, MCP)
+    // Provider rules (group B: OpenAI strict, Gemini)
 ];
 
 type SchemaCheck = fn(&Manifest, &str, &Map<String, Value>, &mut Vec<Diagnostic>);
@@ -121,6 +134,8 @@ const SCHEMA_CHECKS: &[(&Rule, SchemaCheck)] = &[
         &required_unknown_property::RULE,
         required_unknown_property::check_node,
     ),
+    // Provider rules (group A: names, sizes, combinators, MCP)
+    // Provider rules (group B: OpenAI strict, Gemini)
 ];
 
 fn check_parameter_schemas(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
