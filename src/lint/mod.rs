@@ -9,6 +9,7 @@
 
 mod command_path;
 pub mod config;
+pub mod fix;
 pub(crate) mod rules;
 mod schema_walk;
 pub mod settings;
@@ -394,4 +395,15 @@ pub(crate) fn manifest_dir(path: &Path) -> PathBuf {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
     }
+}
+
+/// A name quoted for a message, cut short when long (the caret shows all of
+/// it) and with control characters escaped.
+pub(crate) fn shown(name: &str) -> String {
+    const SHOWN: usize = 40;
+    if name.chars().count() <= SHOWN {
+        return format!("{name:?}");
+    }
+    let head: String = name.chars().take(SHOWN).collect();
+    format!("{:?}", format!("{head}…"))
 }

@@ -167,6 +167,25 @@ impl Settings {
             && (rule.targets.is_empty() || self.targets_of(rule).next().is_some())
     }
 
+    /// The enabled targets a provider rule checks for, each named once, for
+    /// messages. A rule about what OpenAI rejects counts `openai-strict` as
+    /// OpenAI; a rule that names strict mode itself keeps it apart.
+    pub fn providers(&self, rule: &Rule) -> Vec<Target> {
+        let mut providers: Vec<Target> = self
+            .targets_of(rule)
+            .map(|t| {
+                if t == Target::OpenaiStrict && !rule.targets.contains(&Target::OpenaiStrict) {
+                    Target::Openai
+                } else {
+                    t
+                }
+            })
+            .collect();
+        providers.sort();
+        providers.dedup();
+        providers
+    }
+
     /// The enabled targets a provider rule checks for.
     pub fn targets_of<'a>(&'a self, rule: &'a Rule) -> impl Iterator<Item = Target> + 'a {
         self.targets
@@ -174,4 +193,19 @@ impl Settings {
             .copied()
             .filter(|t| rule.targets.iter().any(|r| t.includes(*r)))
     }
+}
+
+/// "OpenAI", "OpenAI and Anthropic", "OpenAI, Anthropic and Gemini".
+pub fn provider_list(providers: &[Target]) -> String {
+    let names: Vec<&str> = providers.iter().map(|t| t.display()).collect();
+    match names.split_last() {
+        None => String::new(),
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The verb form that agrees with a list of providers.
+pub fn agree<'a>(providers: &[Target], one: &'a str, many: &'a str) -> &'a str {
+    if providers.len() == 1 { one } else { many }
 }

@@ -50,17 +50,21 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
             .with_help(format!(
                 "agentcli runs relative programs only from {BIN_PREFIX} (relative to tools.json); move the program there or use an absolute path"
             ));
-        let slashed = program.replace('\\', "/");
-        if slashed.starts_with("tools/bin/")
+        // A path that, written with forward slashes and without `.`
+        // segments, names a program inside ./tools/bin/ is fixed by writing
+        // it that way.
+        let normalized = format!("./{}", program.replace('\\', "/").trim_start_matches("./"));
+        if let CommandPath::InsideBin(inside) = classify(&normalized)
             && let Some(span) = diagnostic.span
         {
-            diagnostic.fix = Some(Fix {
-                message: "prefix the path with \"./\"".to_string(),
-                edits: vec![Edit {
+            let replacement = format!("./{inside}");
+            diagnostic.fix = Some(Fix::safe(
+                format!("write the program as \"{replacement}\""),
+                vec![Edit {
                     span,
-                    replacement: serde_json::Value::String(format!("./{program}")).to_string(),
+                    replacement: serde_json::Value::String(replacement).to_string(),
                 }],
-            });
+            ));
         }
         out.push(diagnostic);
     }

@@ -3,6 +3,11 @@
 //! than 64 characters, or a character other than ASCII letters, digits, `_`
 //! and `-` (a space, a dot, a slash, a non-ASCII letter).
 //!
+//! This is the check that runs when no `--target` is named. With targets,
+//! `name-too-long`, `name-charset` and `name-start` check names against
+//! exactly those providers instead (MCP, for one, allows 128 characters and
+//! dots).
+//!
 //! ## Why is this bad?
 //! OpenAI and Anthropic both require tool names to match that pattern and
 //! reject the whole request otherwise (OpenAI: "Invalid
@@ -33,6 +38,11 @@ pub(crate) const RULE: Rule = Rule {
 const MAX_LEN: usize = 64;
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    // With targets named, the per-provider rules (name-too-long,
+    // name-charset, name-start) judge names by those providers' limits.
+    if !manifest.settings.targets.is_empty() {
+        return;
+    }
     for tool in &manifest.toolset.tools {
         if tool.name.is_empty() {
             continue;

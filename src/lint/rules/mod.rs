@@ -31,7 +31,25 @@ pub(crate) mod unknown_field;
 pub(crate) mod unknown_format;
 pub(crate) mod unpinned_dependency;
 // Provider rules (group A: names, sizes, combinators, MCP)
+pub(crate) mod array_missing_items;
+pub(crate) mod description_too_long;
+pub(crate) mod dialect_mismatch;
+pub(crate) mod mcp_annotation_conflict;
+pub(crate) mod name_charset;
+pub(crate) mod name_start;
+pub(crate) mod name_too_long;
+pub(crate) mod root_combinator;
+pub(crate) mod too_many_tools;
 // Provider rules (group B: OpenAI strict, Gemini)
+pub(crate) mod gemini_enum_not_string;
+pub(crate) mod gemini_property_name;
+pub(crate) mod gemini_typeless_node;
+pub(crate) mod gemini_unsupported_keyword;
+pub(crate) mod strict_additional_properties;
+pub(crate) mod strict_all_required;
+pub(crate) mod strict_limits;
+pub(crate) mod strict_unsupported_format;
+pub(crate) mod strict_unsupported_keyword;
 
 use serde_json::{Map, Value};
 
@@ -71,20 +89,31 @@ pub static ALL: &[&Rule] = &[
     &schema_violation::RULE,
     &unknown_field::RULE,
     // Provider rules (group A: names, sizes, combinators, MCP)
+    &name_too_long::RULE,
+    &name_charset::RULE,
+    &name_start::RULE,
+    &description_too_long::RULE,
+    &too_many_tools::RULE,
+    &root_combinator::RULE,
+    &array_missing_items::RULE,
+    &mcp_annotation_conflict::RULE,
+    &dialect_mismatch::RULE,
     // Provider rules (group B: OpenAI strict, Gemini)
+    &strict_additional_properties::RULE,
+    &strict_all_required::RULE,
+    &strict_unsupported_keyword::RULE,
+    &strict_unsupported_format::RULE,
+    &strict_limits::RULE,
+    &gemini_unsupported_keyword::RULE,
+    &gemini_enum_not_string::RULE,
+    &gemini_typeless_node::RULE,
+    &gemini_property_name::RULE,
 ];
 
 /// Rules that check a value against a general schema (the format's
 /// structure, the meta-schema): a more specific rule's finding at the same
 /// pointer replaces theirs.
-///
-/// `invalid-tool-name` is the provider-neutral name check; with a target
-/// on, `name-too-long` and `name-charset` say the same more precisely.
-pub(crate) const GENERIC: &[&str] = &[
-    schema_violation::RULE.name,
-    invalid_json_schema::RULE.name,
-    invalid_tool_name::RULE.name,
-];
+pub(crate) const GENERIC: &[&str] = &[schema_violation::RULE.name, invalid_json_schema::RULE.name];
 
 /// Rules about a key rather than its value.
 pub(crate) const ABOUT_KEYS: &[&str] = &[duplicate_key::RULE.name, unknown_field::RULE.name];
@@ -114,7 +143,19 @@ const FILE_CHECKS: &[(&Rule, Check)] = &[
     (&unpinned_dependency::RULE, unpinned_dependency::check),
     (&invalid_security_tier::RULE, invalid_security_tier::check),
     // Provider rules (group A: names, sizes, combinators, MCP)
+    (&name_too_long::RULE, name_too_long::check),
+    (&name_charset::RULE, name_charset::check),
+    (&name_start::RULE, name_start::check),
+    (&description_too_long::RULE, description_too_long::check),
+    (&too_many_tools::RULE, too_many_tools::check),
+    (&root_combinator::RULE, root_combinator::check),
+    (
+        &mcp_annotation_conflict::RULE,
+        mcp_annotation_conflict::check,
+    ),
+    (&dialect_mismatch::RULE, dialect_mismatch::check),
     // Provider rules (group B: OpenAI strict, Gemini)
+    (&strict_limits::RULE, strict_limits::check),
 ];
 
 type SchemaCheck = fn(&Manifest, &str, &Map<String, Value>, &mut Vec<Diagnostic>);
@@ -135,7 +176,37 @@ const SCHEMA_CHECKS: &[(&Rule, SchemaCheck)] = &[
         required_unknown_property::check_node,
     ),
     // Provider rules (group A: names, sizes, combinators, MCP)
+    (&array_missing_items::RULE, array_missing_items::check_node),
     // Provider rules (group B: OpenAI strict, Gemini)
+    (
+        &strict_additional_properties::RULE,
+        strict_additional_properties::check_node,
+    ),
+    (&strict_all_required::RULE, strict_all_required::check_node),
+    (
+        &strict_unsupported_keyword::RULE,
+        strict_unsupported_keyword::check_node,
+    ),
+    (
+        &strict_unsupported_format::RULE,
+        strict_unsupported_format::check_node,
+    ),
+    (
+        &gemini_unsupported_keyword::RULE,
+        gemini_unsupported_keyword::check_node,
+    ),
+    (
+        &gemini_enum_not_string::RULE,
+        gemini_enum_not_string::check_node,
+    ),
+    (
+        &gemini_typeless_node::RULE,
+        gemini_typeless_node::check_node,
+    ),
+    (
+        &gemini_property_name::RULE,
+        gemini_property_name::check_node,
+    ),
 ];
 
 fn check_parameter_schemas(manifest: &Manifest, out: &mut Vec<Diagnostic>) {

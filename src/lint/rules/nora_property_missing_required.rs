@@ -25,9 +25,10 @@
 
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Fix, Severity};
 use crate::ir::Format;
 use crate::json;
+use crate::lint::fix::insert_member;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {
@@ -56,11 +57,19 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
                 format!("property \"{name}\" has \"required\": {other}; NORA wants true or false")
             }
         };
-        let pointer = json::join(&json::join("/parameters/properties", name), "required");
+        let property_at = json::join("/parameters/properties", name);
+        // A missing flag reads as optional; writing `false` says just that.
+        let fix = if property.contains_key("required") {
+            None
+        } else {
+            insert_member(manifest, &property_at, "required", "false")
+                .map(|edit| Fix::safe("add \"required\": false", vec![edit]))
+        };
         out.push(
             manifest
-                .at_value(&RULE, pointer, message)
-                .with_help("NORA properties declare \"required\": true or \"required\": false"),
+                .at_value(&RULE, json::join(&property_at, "required"), message)
+                .with_help("NORA properties declare \"required\": true or \"required\": false")
+                .with_fix(fix),
         );
     }
 }

@@ -23,7 +23,8 @@
 
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Fix, Severity};
+use crate::lint::fix::insert_member;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {
@@ -39,13 +40,20 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
         let Some(at) = &tool.parameters_at else {
             continue;
         };
+        let mut fix = None;
         let (pointer, message) = match manifest.raw(at) {
             None => continue,
             Some(Value::Object(schema)) => {
                 let type_at = format!("{at}/type");
                 match schema.get("type") {
                     Some(Value::String(t)) if t == "object" => continue,
-                    None => (type_at, "the parameter schema has no \"type\"".to_string()),
+                    None => {
+                        // Tool arguments are always an object: saying so
+                        // changes nothing the tool accepts.
+                        fix = insert_member(manifest, at, "type", "\"object\"")
+                            .map(|edit| Fix::safe("add \"type\": \"object\"", vec![edit]));
+                        (type_at, "the parameter schema has no \"type\"".to_string())
+                    }
                     Some(other) => (
                         type_at,
                         format!("the parameter schema's root type is {other}, not \"object\""),
@@ -57,8 +65,11 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
                 "the parameter schema must be a JSON object".to_string(),
             ),
         };
-        out.push(manifest.at_value(&RULE, pointer, message).with_help(
-            "tool arguments are a JSON object: use {\"type\": \"object\", \"properties\": {...}}",
-        ));
+        out.push(
+            manifest
+                .at_value(&RULE, pointer, message)
+                .with_help("tool arguments are a JSON object: use {\"type\": \"object\", \"properties\": {...}}")
+                .with_fix(fix),
+        );
     }
 }

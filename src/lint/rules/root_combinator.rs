@@ -1,0 +1,79 @@
+//! ## What it does
+//! Reports `anyOf`, `oneOf` or `allOf` at the root of a tool's parameter
+//! schema. Runs only with `--target anthropic` or `openai-strict`.
+//!
+//! ## Why is this bad?
+//! Both reject the schema, and with it the whole request:
+//!
+//! - Anthropic: `tools.0.custom.input_schema: input_schema does not support
+//!   oneOf, allOf, or anyOf at the top level`
+//! - OpenAI with `"strict": true`: the Structured Outputs rules require the
+//!   root to be a plain object schema, not `anyOf`; the request fails with
+//!   `Invalid schema for function 'NAME': ...`.
+//!
+//! Such roots come from generators: a Pydantic `Union` of models, a zod
+//! `z.union([...])` or `.and(...)` passed through `zod-to-json-schema`, or
+//! an "exactly one of these arguments" rule. The tool works with MCP
+//! clients that never call a model API, and breaks as soon as one does.
+//!
+//! ## Example
+//! ```json
+//! [{"name": "get_resource", "input_schema": {"type": "object", "anyOf": [
+//!   {"properties": {"id": {"type": "string"}}, "required": ["id"]},
+//!   {"properties": {"path": {"type": "string"}}, "required": ["path"]}]}}]
+//! ```
+//!
+//! ## Use instead
+//! Declare every property at the root and say in the descriptions which to
+//! give; check the combination in the tool itself.
+//! ```json
+//! [{"name": "get_resource", "input_schema": {"type": "object", "properties": {
+//!   "id": {"type": "string", "description": "Resource ID (give this or path)"},
+//!   "path": {"type": "string", "description": "Resource path (give this or id)"}}}}]
+//! ```
+
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::json;
+use crate::lint::settings::{agree, provider_list};
+use crate::lint::{Manifest, Rule, Target};
+
+pub(crate) const RULE: Rule = Rule {
+    name: "root-combinator",
+    code: "TC706",
+    severity: Severity::Error,
+    summary: "anyOf/oneOf/allOf at the root of a parameter schema",
+    targets: &[Target::Anthropic, Target::OpenaiStrict],
+};
+
+const COMBINATORS: &[&str] = &["anyOf", "oneOf", "allOf"];
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    let rejecting = manifest.settings.providers(&RULE);
+    for tool in &manifest.toolset.tools {
+        let Some(at) = &tool.parameters_at else {
+            continue;
+        };
+        let Some(Value::Object(schema)) = manifest.raw(at) else {
+            continue;
+        };
+        for keyword in COMBINATORS.iter().filter(|k| schema.contains_key(**k)) {
+            out.push(
+                manifest
+                    .at_key(
+                        &RULE,
+                        json::join(at, keyword),
+                        format!(
+                            "\"{keyword}\" at the root of the parameter schema; {} {} it there",
+                            provider_list(&rejecting),
+                            agree(&rejecting, "rejects", "reject")
+                        ),
+                    )
+                    .with_help(
+                        "declare every property at the root, say in the descriptions which to give, and check the combination in the tool",
+                    ),
+            );
+        }
+    }
+}

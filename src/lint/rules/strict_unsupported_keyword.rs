@@ -1,0 +1,219 @@
+//! ## What it does
+//! With the `openai-strict` target, reports the JSON Schema keywords that
+//! OpenAI strict mode does not support, at any depth of the parameter
+//! schema, at the keyword: `allOf`, `oneOf`, `not`, `if`, `then`, `else`,
+//! `dependentRequired`, `dependentSchemas`, `patternProperties` and
+//! `propertyNames`. (`anyOf` is supported below the root; a combinator at
+//! the root itself is `root-combinator`'s finding.) Keywords inside a
+//! subschema that goes away with its keyword (under `not`, `if`, ...) are
+//! not reported again.
+//!
+//! ## Why is this bad?
+//! OpenAI strict mode (`"strict": true`, Structured Outputs) accepts a
+//! subset of JSON Schema and rejects the whole request for anything else:
+//! `Invalid schema for function 'NAME': In context=('properties', 'data'), 'allOf' is not permitted.`
+//! Pydantic v1 wraps a described `$ref` in `allOf`, Pydantic v2 emits
+//! `oneOf` for discriminated unions, zod emits `oneOf` for `z.xor`, and MCP
+//! servers declare maps with `propertyNames` (`'propertyNames' is not
+//! permitted`).
+//!
+//! ## Example
+//! ```json
+//! {"type": "object", "additionalProperties": false, "required": ["target"],
+//!  "properties": {"target": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}
+//! ```
+//!
+//! ## Use instead
+//! ```json
+//! {"type": "object", "additionalProperties": false, "required": ["target"],
+//!  "properties": {"target": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}
+//! ```
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::json;
+use crate::lint::{Manifest, Rule, Target};
+
+pub(crate) const RULE: Rule = Rule {
+    name: "strict-unsupported-keyword",
+    code: "TC803",
+    severity: Severity::Error,
+    summary: "OpenAI strict mode: the schema uses a keyword strict mode rejects",
+    targets: &[Target::OpenaiStrict],
+};
+
+/// The keywords strict mode rejects, each with what to do instead.
+const UNSUPPORTED: &[(&str, &str)] = &[
+    ("allOf", "merge the branches into one schema"),
+    ("oneOf", "use \"anyOf\""),
+    (
+        "not",
+        "state what is allowed instead (an \"enum\", a \"pattern\")",
+    ),
+    (
+        "if",
+        "drop the condition and say it in the \"description\", or split the tool",
+    ),
+    (
+        "then",
+        "drop the condition and say it in the \"description\", or split the tool",
+    ),
+    (
+        "else",
+        "drop the condition and say it in the \"description\", or split the tool",
+    ),
+    (
+        "dependentRequired",
+        "require the properties (nullable) and say the dependency in the \"description\"",
+    ),
+    (
+        "dependentSchemas",
+        "require the properties (nullable) and say the dependency in the \"description\"",
+    ),
+    (
+        "patternProperties",
+        "list the keys as properties, or take an array of {\"key\", \"value\"} objects",
+    ),
+    (
+        "propertyNames",
+        "list the keys as properties, or take an array of {\"key\", \"value\"} objects",
+    ),
+];
+
+/// Combinators at the root are reported by `root-combinator`.
+const ROOT_COMBINATORS: &[&str] = &["allOf", "oneOf"];
+
+/// Keywords whose subschemas go away when the finding is fixed, so the
+/// strict rules say nothing about what is inside them. (`allOf` and `oneOf`
+/// branches stay: they are merged or become `anyOf` branches.)
+const REMOVED_WITH_KEYWORD: &[&str] = &[
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "patternProperties",
+    "propertyNames",
+    "additionalProperties",
+];
+
+/// Checks one subschema of a tool's parameters (called for every node by
+/// the shared schema walk).
+pub(crate) fn check_node(
+    manifest: &Manifest,
+    pointer: &str,
+    node: &Map<String, Value>,
+    out: &mut Vec<Diagnostic>,
+) {
+    if in_rejected_subschema(manifest, pointer) {
+        return;
+    }
+    let mut is_root = None;
+    for (keyword, help) in UNSUPPORTED {
+        if !node.contains_key(*keyword) {
+            continue;
+        }
+        if ROOT_COMBINATORS.contains(keyword)
+            && *is_root.get_or_insert_with(|| {
+                manifest
+                    .toolset
+                    .tools
+                    .iter()
+                    .any(|t| t.parameters_at.as_deref() == Some(pointer))
+            })
+        {
+            continue;
+        }
+        out.push(
+            manifest
+                .at_key(
+                    &RULE,
+                    json::join(pointer, keyword),
+                    format!("\"{keyword}\" is not supported in OpenAI strict mode"),
+                )
+                .with_help(*help),
+        );
+    }
+}
+
+/// Whether the subschema at `pointer` lies inside one that strict mode
+/// rejects as a whole (under `not`, `if`, `additionalProperties`, ...).
+pub(crate) fn in_rejected_subschema(manifest: &Manifest, pointer: &str) -> bool {
+    // Most pointers hold none of these tokens; only those are parsed.
+    if !pointer
+        .split('/')
+        .any(|t| REMOVED_WITH_KEYWORD.contains(&t))
+    {
+        return false;
+    }
+    schema_path(manifest, pointer).is_some_and(|steps| {
+        steps
+            .iter()
+            .any(|s| REMOVED_WITH_KEYWORD.contains(&s.keyword))
+    })
+}
+
+/// One step down a parameter schema: the keyword, and for keywords that
+/// hold several subschemas the member taken (`properties`/`city`,
+/// `anyOf`/`1`).
+#[derive(Debug, PartialEq)]
+pub(crate) struct PathStep<'p> {
+    pub(crate) keyword: &'p str,
+    pub(crate) member: Option<Cow<'p, str>>,
+}
+
+/// Keywords that map names to subschemas, and that list subschemas (as in
+/// the shared schema walk; `items` is a list only when an index follows).
+const NAMED: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+const LISTED: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
+
+/// The steps from the root of the parameter schema holding `pointer` down
+/// to it (none for the root itself); `None` when no tool's parameter
+/// schema holds it. A property named like a keyword (`"not"`) is a member,
+/// not a step, because the path is read from the root down.
+pub(crate) fn schema_path<'p>(manifest: &Manifest, pointer: &'p str) -> Option<Vec<PathStep<'p>>> {
+    let root = manifest
+        .toolset
+        .tools
+        .iter()
+        .filter_map(|t| t.parameters_at.as_deref())
+        .filter(|at| {
+            pointer
+                .strip_prefix(at)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        })
+        .max_by_key(|at| at.len())?;
+    let below = pointer.get(root.len()..)?;
+    let mut tokens = below.split('/').skip(1).peekable();
+    let mut steps = Vec::new();
+    while let Some(keyword) = tokens.next() {
+        let listed = LISTED.contains(&keyword)
+            && tokens
+                .peek()
+                .is_some_and(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()));
+        let member = if NAMED.contains(&keyword) || listed {
+            Some(unescape(tokens.next()?))
+        } else {
+            None
+        };
+        steps.push(PathStep { keyword, member });
+    }
+    Some(steps)
+}
+
+fn unescape(token: &str) -> Cow<'_, str> {
+    if token.contains('~') {
+        Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+    } else {
+        Cow::Borrowed(token)
+    }
+}

@@ -1,0 +1,94 @@
+//! ## What it does
+//! Reports a manifest file that declares more tools than a target provider
+//! accepts in one request: 128 for OpenAI, 512 for Gemini
+//! (`openai-max-tools`, `gemini-max-tools` under `[limits]` in
+//! `toolc.toml`). The finding points at the first tool beyond the limit.
+//! Runs only with `--target openai`, `openai-strict` or `gemini`.
+//!
+//! ## Why is this bad?
+//! A client that offers all of the file's tools at once gets the whole
+//! request rejected:
+//!
+//! - OpenAI: `Invalid 'tools': array too long. Expected an array with
+//!   maximum length 128, but got an array with length 129 instead.` (code
+//!   `array_above_max_length`)
+//! - Gemini: `tools[0].function_declarations: [FIELD_INVALID] At most 512
+//!   function declarations can be specified.`
+//!
+//! Long before those limits, models also pick the wrong tool more often.
+//!
+//! ## Example
+//! An OpenAI tools file generated from a cloud API, one tool per operation:
+//! ```text
+//! {"tools": [
+//!   {"type": "function", "function": {"name": "list_instances", ...}},
+//!   ... 128 more function tools ...
+//! ]}
+//! ```
+//!
+//! ## Use instead
+//! Split the tools into files by task, each within the limit, and offer
+//! only the set a conversation needs:
+//! ```text
+//! compute-tools.json   {"tools": [... 45 function tools ...]}
+//! storage-tools.json   {"tools": [... 30 function tools ...]}
+//! ```
+
+use std::collections::BTreeMap;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::lint::settings::{agree, provider_list};
+use crate::lint::{Manifest, Rule, Target};
+
+pub(crate) const RULE: Rule = Rule {
+    name: "too-many-tools",
+    code: "TC705",
+    severity: Severity::Error,
+    summary: "more tools in one file than a target provider accepts in a request",
+    targets: &[Target::Openai, Target::Gemini],
+};
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    let count = manifest.toolset.tools.len();
+    let limits = &manifest.settings.limits;
+    // Providers grouped by the limit the count exceeds, smallest first.
+    let mut over: BTreeMap<usize, Vec<Target>> = BTreeMap::new();
+    for provider in manifest.settings.providers(&RULE) {
+        let limit = match provider {
+            Target::Gemini => limits.gemini_max_tools,
+            _ => limits.openai_max_tools,
+        };
+        if count > limit {
+            over.entry(limit).or_default().push(provider);
+        }
+    }
+    let Some(&smallest) = over.keys().next() else {
+        return;
+    };
+    let Some(first_beyond) = manifest.toolset.tools.get(smallest) else {
+        return;
+    };
+    let limits: Vec<String> = over
+        .iter()
+        .map(|(limit, rejecting)| {
+            format!(
+                "{} {} at most {limit}",
+                provider_list(rejecting),
+                agree(rejecting, "accepts", "accept")
+            )
+        })
+        .collect();
+    out.push(
+        manifest
+            .at_value(
+                &RULE,
+                first_beyond.origin.clone(),
+                format!(
+                    "the file declares {count} tools; {} in one request (this is tool {})",
+                    limits.join(", "),
+                    smallest + 1
+                ),
+            )
+            .with_help("split the tools into several files and offer only the set a task needs"),
+    );
+}
