@@ -1,5 +1,18 @@
 //! Rendering a lint report: `human` (miette snippets with a caret under the
-//! exact key or value) and `json` (the machine contract in DESIGN.md).
+//! exact key or value) and `json` (the machine contract in DESIGN.md) here;
+//! `concise`, `sarif`, `github` and `junit` in the submodules of the same
+//! names. Every renderer takes positions from [`line_cols`], so all of them
+//! agree on lines and character columns.
+
+mod concise;
+mod github;
+mod junit;
+mod sarif;
+
+pub(super) use concise::concise;
+pub(super) use github::github;
+pub(super) use junit::junit;
+pub(super) use sarif::sarif;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -11,7 +24,7 @@ use serde_json::{Value, json};
 use super::snippet::{Snippet, printable_text};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::lint::LintReport;
-use crate::source::Span;
+use crate::source::{LineCol, Span};
 
 /// Width the human renderer wraps at; fixed so output is the same everywhere.
 const WIDTH: usize = 100;
@@ -267,15 +280,29 @@ pub(super) fn json(report: &LintReport) -> String {
     text
 }
 
+/// Line and column (1-based, columns in characters) of both ends of a span,
+/// the end exclusive; `None` when there is no span or no text to count in.
+fn line_cols(report: &LintReport, path: &str, span: Option<Span>) -> Option<(LineCol, LineCol)> {
+    let source = report.sources.get(path)?;
+    let span = span?;
+    Some((source.line_col(span.start), source.line_col(span.end)))
+}
+
 /// Line and column of both ends of a span; nulls when there is no span.
 fn position(report: &LintReport, path: &str, span: Option<Span>) -> [Value; 4] {
-    match (report.sources.get(path), span) {
-        (Some(source), Some(span)) => {
-            let start = source.line_col(span.start);
-            let end = source.line_col(span.end);
-            [start.line, start.column, end.line, end.column].map(Value::from)
-        }
-        _ => [Value::Null, Value::Null, Value::Null, Value::Null],
+    match line_cols(report, path, span) {
+        Some((start, end)) => [start.line, start.column, end.line, end.column].map(Value::from),
+        None => [Value::Null, Value::Null, Value::Null, Value::Null],
+    }
+}
+
+/// A path with `/` between its components whatever the platform, as SARIF
+/// URIs and GitHub annotations want it.
+fn forward_slashes(path: &str) -> String {
+    if std::path::MAIN_SEPARATOR == '\\' {
+        path.replace('\\', "/")
+    } else {
+        path.to_string()
     }
 }
 
@@ -298,7 +325,7 @@ fn diagnostic_json(d: &Diagnostic, report: &LintReport) -> Value {
                 json!({"line": line, "column": column, "end_line": end_line, "end_column": end_column, "replacement": e.replacement})
             })
             .collect();
-        json!({"message": fix.message, "edits": edits})
+        json!({"message": fix.message, "applicability": fix.applicability, "edits": edits})
     });
     json!({
         "rule": d.rule,

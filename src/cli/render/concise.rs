@@ -1,0 +1,50 @@
+//! `--format concise`: one line per finding, `path:line:col: severity[rule]
+//! message` (`path: severity[rule] message` when the finding has no position),
+//! in report order and with no summary, for grep, editors' quickfix lists and
+//! terminals.
+
+use std::fmt::Write;
+
+use super::line_cols;
+use crate::diagnostic::Diagnostic;
+use crate::lint::LintReport;
+
+/// Every finding on its own line.
+pub(in crate::cli) fn concise(report: &LintReport) -> String {
+    let mut out = String::new();
+    for diagnostic in &report.diagnostics {
+        out.push_str(&line(report, diagnostic));
+        out.push('\n');
+    }
+    out
+}
+
+/// One finding as one line (also the line JUnit's `<system-out>` shows).
+pub(super) fn line(report: &LintReport, d: &Diagnostic) -> String {
+    let mut text = one_line(&d.path);
+    if let Some((start, _)) = line_cols(report, &d.path, d.span) {
+        let _ = write!(text, ":{}:{}", start.line, start.column);
+    }
+    let _ = write!(
+        text,
+        ": {}[{}] {}",
+        d.severity,
+        d.rule,
+        one_line(&d.message)
+    );
+    text
+}
+
+/// Text that stays on its line and cannot drive the terminal: line breaks
+/// and other control characters become escapes (`\n`, `\u{1b}`).
+pub(super) fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
