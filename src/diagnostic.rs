@@ -51,11 +51,40 @@ pub struct Edit {
     pub replacement: String,
 }
 
+/// Whether a fix keeps the manifest's meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// Applied by `--fix`: it says what the manifest already meant.
+    Safe,
+    /// Applied only with `--unsafe-fixes`: it changes what the tool accepts.
+    Unsafe,
+}
+
 /// A suggested change that resolves the finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fix {
     pub message: String,
     pub edits: Vec<Edit>,
+    pub applicability: Applicability,
+}
+
+impl Fix {
+    pub fn safe(message: impl Into<String>, edits: Vec<Edit>) -> Fix {
+        Fix {
+            message: message.into(),
+            edits,
+            applicability: Applicability::Safe,
+        }
+    }
+
+    pub fn unsafe_(message: impl Into<String>, edits: Vec<Edit>) -> Fix {
+        Fix {
+            message: message.into(),
+            edits,
+            applicability: Applicability::Unsafe,
+        }
+    }
 }
 
 /// One finding.
@@ -91,6 +120,11 @@ impl Diagnostic {
 
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
+        self
+    }
+
+    pub fn with_fix(mut self, fix: Option<Fix>) -> Self {
+        self.fix = fix;
         self
     }
 

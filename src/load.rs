@@ -34,44 +34,63 @@ pub enum Loaded {
     Manifest(Box<Manifest>),
 }
 
-pub fn load(candidate: &Candidate, options: &LintOptions, settings: Arc<Settings>) -> Loaded {
-    let max_file_size = settings.max_file_size;
-    let file_name = candidate
-        .path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let named_format = options
-        .input_format
-        .or_else(|| formats::format_by_file_name(&file_name));
-    // Whether a failure to read this file is worth a finding: it was named,
-    // forced to a format, or its name says it is a manifest.
-    let reportable = candidate.explicit
-        || options.input_format.is_some()
-        || named_format.is_some_and(formats::file_name_is_specific)
-        || (named_format == Some(Format::Nachos) && file_name != "manifest.json")
-        || (named_format == Some(Format::Agentstack)
-            && manifest_dir(&candidate.path).join("__init__.py").is_file());
-    let path = candidate.display.as_str();
-    let fail = |source: Option<Source>, diagnostic: Diagnostic| {
-        if !reportable {
+/// What decides how a file's problems are reported.
+struct Reading<'a> {
+    candidate: &'a Candidate,
+    named_format: Option<Format>,
+    /// Whether a failure to read this file is worth a finding: it was named,
+    /// forced to a format, or its name says it is a manifest.
+    reportable: bool,
+}
+
+impl<'a> Reading<'a> {
+    fn new(candidate: &'a Candidate, options: &'a LintOptions) -> Self {
+        let file_name = candidate
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let named_format = options
+            .input_format
+            .or_else(|| formats::format_by_file_name(&file_name));
+        let reportable = candidate.explicit
+            || options.input_format.is_some()
+            || named_format.is_some_and(formats::file_name_is_specific)
+            || (named_format == Some(Format::Nachos) && file_name != "manifest.json")
+            || (named_format == Some(Format::Agentstack)
+                && manifest_dir(&candidate.path).join("__init__.py").is_file());
+        Reading {
+            candidate,
+            named_format,
+            reportable,
+        }
+    }
+
+    fn fail(&self, source: Option<Source>, diagnostic: Diagnostic) -> Loaded {
+        if !self.reportable {
             return Loaded::Skipped;
         }
         Loaded::Failed {
             summary: FileSummary {
-                path: path.to_string(),
-                format: named_format,
+                path: self.candidate.display.clone(),
+                format: self.named_format,
                 tools: 0,
             },
             source,
             diagnostics: vec![diagnostic],
         }
-    };
+    }
+}
 
+/// Reads a file from disk and checks nothing but that it is a manifest.
+pub fn load(candidate: &Candidate, options: &LintOptions, settings: Arc<Settings>) -> Loaded {
+    let reading = Reading::new(candidate, options);
+    let path = candidate.display.as_str();
+    let max_file_size = settings.max_file_size;
     let bytes = match read_regular_file(candidate, max_file_size) {
         Ok(bytes) => bytes,
         Err(ReadError::TooLarge(size)) => {
-            return fail(
+            return reading.fail(
                 None,
                 file_too_large::RULE
                     .diagnostic(
@@ -79,15 +98,14 @@ pub fn load(candidate: &Candidate, options: &LintOptions, settings: Arc<Settings
                         "",
                         None,
                         format!(
-                            "file is {size} bytes, over the limit of {} bytes; it was not read",
-                            max_file_size
+                            "file is {size} bytes, over the limit of {max_file_size} bytes; it was not read"
                         ),
                     )
                     .with_help("raise the limit with --max-file-size if this really is a manifest"),
             );
         }
         Err(ReadError::Io(message)) => {
-            return fail(
+            return reading.fail(
                 None,
                 io_error::RULE
                     .diagnostic(path, "", None, message)
@@ -95,7 +113,20 @@ pub fn load(candidate: &Candidate, options: &LintOptions, settings: Arc<Settings
             );
         }
     };
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    load_bytes(candidate, &bytes, options, settings)
+}
+
+/// Parses and lowers a file's content (as read, or as a fix rewrote it).
+pub fn load_bytes(
+    candidate: &Candidate,
+    bytes: &[u8],
+    options: &LintOptions,
+    settings: Arc<Settings>,
+) -> Loaded {
+    let reading = Reading::new(candidate, options);
+    let fail = |source, diagnostic| reading.fail(source, diagnostic);
+    let path = candidate.display.as_str();
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let text: std::sync::Arc<str> = match std::str::from_utf8(bytes) {
         Ok(text) => text.into(),
         Err(error) => {
@@ -131,7 +162,7 @@ pub fn load(candidate: &Candidate, options: &LintOptions, settings: Arc<Settings
             return fail(Some(source), diagnostic);
         }
     };
-    let Some(format) = choose_format(named_format, options, &document.value) else {
+    let Some(format) = choose_format(reading.named_format, options, &document.value) else {
         if !candidate.explicit {
             return Loaded::Skipped;
         }

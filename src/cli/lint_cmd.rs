@@ -1,11 +1,11 @@
 //! `toolc lint`.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
-use super::{CliError, EXIT_FINDINGS, ReadArgs, render};
+use super::{CliError, EXIT_FINDINGS, ReadArgs, render, write_atomically};
 use crate::diagnostic::Severity;
 use crate::lint;
 
@@ -14,29 +14,135 @@ pub(super) struct LintArgs {
     /// Files and directories to check.
     #[arg(default_value = ".")]
     paths: Vec<PathBuf>,
-    /// Output format: human (snippets with carets) or json (the machine contract).
+    /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
     format: OutputFormat,
+    /// Write the report to this file (atomically) instead of standard output;
+    /// the exit code is the same.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// What makes the exit code 1: a finding of this severity or a higher one.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    fail_on: FailOn,
+    /// Exit 0 whatever is found (a run that cannot happen still exits 2).
+    #[arg(long)]
+    exit_zero: bool,
+    /// Apply the safe fixes to the files in place (only the fixed spans change), then
+    /// report what remains.
+    #[arg(long)]
+    fix: bool,
+    /// With --fix or --diff: also apply the fixes that change what a tool accepts.
+    #[arg(long)]
+    unsafe_fixes: bool,
+    /// Print the fixes as a unified diff instead of writing them; exit 1 if there are any.
+    #[arg(long)]
+    diff: bool,
     #[command(flatten)]
     read: ReadArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum OutputFormat {
-    Human,
-    Json,
+enum FailOn {
+    Error,
+    Warning,
+    Info,
 }
 
-pub(super) fn run(args: &LintArgs, color: bool, out: &mut dyn Write) -> Result<u8, CliError> {
-    let report = lint::lint_paths(&args.paths, &args.read.options())?;
+impl FailOn {
+    fn severity(self) -> Severity {
+        match self {
+            FailOn::Error => Severity::Error,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Info => Severity::Info,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OutputFormat {
+    /// Snippets with a caret under the exact key or value, then a summary.
+    Human,
+    /// One line per finding: path:line:col: severity[rule] message.
+    Concise,
+    /// The machine-readable report (version, files, diagnostics, summary).
+    Json,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+    /// GitHub Actions workflow commands, shown as annotations.
+    Github,
+    /// JUnit XML: a test case per file, a failure per error.
+    Junit,
+}
+
+pub(super) fn run(
+    args: &LintArgs,
+    color: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8, CliError> {
+    let options = args.read.options();
+    let mut fixed = None;
+    if args.fix || args.diff {
+        let fixes = lint::fix::fix_paths(&args.paths, &options, args.unsafe_fixes)?;
+        if args.diff {
+            for file in &fixes {
+                write_diff(out, file)?;
+            }
+            return Ok(if fixes.is_empty() { 0 } else { EXIT_FINDINGS });
+        }
+        for file in &fixes {
+            write_atomically(Path::new(&file.path), file.fixed.as_bytes())?;
+        }
+        fixed = Some(fixes);
+    }
+    let report = lint::lint_paths(&args.paths, &options)?;
     let text = match args.format {
-        OutputFormat::Human => render::human(&report, color),
+        // A file gets no terminal colors.
+        OutputFormat::Human => render::human(&report, color && args.output.is_none()),
+        OutputFormat::Concise => render::concise(&report),
         OutputFormat::Json => render::json(&report),
+        OutputFormat::Sarif => render::sarif(&report),
+        OutputFormat::Github => render::github(&report),
+        OutputFormat::Junit => render::junit(&report),
     };
-    out.write_all(text.as_bytes())?;
-    Ok(if report.count(Severity::Error) > 0 {
+    match &args.output {
+        Some(path) => write_atomically(path, text.as_bytes())?,
+        None => out.write_all(text.as_bytes())?,
+    }
+    if let Some(fixes) = fixed {
+        let applied: usize = fixes.iter().map(|f| f.applied).sum();
+        writeln!(
+            err,
+            "Fixed {applied} finding{} in {} file{}; {} remain{}.",
+            if applied == 1 { "" } else { "s" },
+            fixes.len(),
+            if fixes.len() == 1 { "" } else { "s" },
+            report.diagnostics.len(),
+            if report.diagnostics.len() == 1 {
+                "s"
+            } else {
+                ""
+            },
+        )?;
+    }
+    let failing = report
+        .diagnostics
+        .iter()
+        .any(|d| d.severity >= args.fail_on.severity());
+    Ok(if failing && !args.exit_zero {
         EXIT_FINDINGS
     } else {
         0
     })
+}
+
+fn write_diff(out: &mut dyn Write, file: &lint::fix::FileFix) -> Result<(), CliError> {
+    let diff = similar::TextDiff::from_lines(&file.original, &file.fixed);
+    let unified = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{}", file.path), &format!("b/{}", file.path))
+        .to_string();
+    out.write_all(unified.as_bytes())?;
+    Ok(())
 }

@@ -166,7 +166,7 @@ pub fn run(
         }
     };
     let result = match &cli.command {
-        Command::Lint(args) => lint_cmd::run(args, color, out),
+        Command::Lint(args) => lint_cmd::run(args, color, out, err),
         Command::Gen(args) => gen_cmd::run(args, color, out, err),
         Command::Explain { rule } => explain::explain(rule, out),
         Command::Rules => explain::list(out),

@@ -240,14 +240,14 @@ fn rules_lists_every_rule_once() {
     let output = Test::new().args(["rules"]).run();
     assert_eq!(output.code, 0);
     let lines: Vec<&str> = output.stdout.lines().collect();
-    assert_eq!(lines.len(), 27);
+    assert_eq!(lines.len(), 45);
     let mut codes: Vec<&str> = lines
         .iter()
         .filter_map(|l| l.split_whitespace().next())
         .collect();
     codes.sort();
     codes.dedup();
-    assert_eq!(codes.len(), 27);
+    assert_eq!(codes.len(), 45);
     for required in [
         "missing-name",
         "duplicate-tool-name",
@@ -588,5 +588,28 @@ fn a_file_named_and_walked_is_checked_as_named_every_time() {
             assert_eq!(report["summary"]["files"], 1);
             assert_eq!(report["summary"]["skipped"], 0);
         }
+    }
+}
+
+#[test]
+fn provider_rules_stay_silent_without_a_target() {
+    let rules = Test::new().args(["rules"]).run();
+    let provider_rules: Vec<String> = rules
+        .stdout
+        .lines()
+        .filter(|l| l.split_whitespace().nth(3) != Some("all"))
+        .filter_map(|l| l.split_whitespace().nth(1).map(str::to_string))
+        .collect();
+    assert_eq!(provider_rules.len(), 18, "{}", rules.stdout);
+    let report = Test::new()
+        .args(["lint", "--format", "json", "fixtures"])
+        .run()
+        .json();
+    for d in report["diagnostics"].as_array().expect("diagnostics") {
+        let rule = d["rule"].as_str().unwrap_or("");
+        assert!(
+            !provider_rules.iter().any(|r| r == rule),
+            "{rule} fired without a target: {d}"
+        );
     }
 }

@@ -4,10 +4,13 @@
 // Test code reports a failed expectation by panicking.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
+mod config;
 mod corpus;
 mod defects;
+mod fixes;
 mod hostile;
 mod lint_cli;
+mod outputs;
 mod rules;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,207 @@
+//! Autofix: applying the text edits that findings carry.
+//!
+//! Fixes edit the file's text, so everything they do not touch (key order,
+//! indentation, spacing) stays byte for byte the same. Edits that overlap an
+//! earlier one wait for the next round; rounds repeat (re-reading and
+//! re-checking the text) until no fix applies. A result that no longer
+//! parses is a bug in a fix and is never written.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use super::{LintError, LintOptions, Manifest, apply_level, check_manifest, config};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use crate::json;
+use crate::load::{self, Loaded};
+use crate::source::Span;
+use crate::walk;
+
+/// Rounds of fixing before giving up on reaching a fixed point.
+const MAX_ROUNDS: usize = 20;
+
+/// One file the fixes changed.
+#[derive(Debug, Clone)]
+pub struct FileFix {
+    pub path: String,
+    pub original: String,
+    pub fixed: String,
+    /// How many findings the applied fixes resolved.
+    pub applied: usize,
+}
+
+/// Computes the fixes for every manifest under `paths`; writes nothing.
+pub fn fix_paths(
+    paths: &[PathBuf],
+    options: &LintOptions,
+    unsafe_fixes: bool,
+) -> Result<Vec<FileFix>, LintError> {
+    let resolver = config::Resolver::new(options.command_line.clone())?;
+    let mut seen = HashSet::new();
+    let mut fixed = Vec::new();
+    for found in walk::discover(paths)? {
+        let walk::Found::File(candidate) = found else {
+            continue;
+        };
+        if !seen.insert(candidate.display.clone()) {
+            continue;
+        }
+        let Ok(original) = std::fs::read_to_string(&candidate.path) else {
+            continue;
+        };
+        let settings = resolver.settings_for(&candidate.path)?;
+        let mut text = original.clone();
+        let mut applied = 0;
+        for _ in 0..MAX_ROUNDS {
+            let Loaded::Manifest(manifest) =
+                load::load_bytes(&candidate, text.as_bytes(), options, settings.clone())
+            else {
+                break;
+            };
+            let fixes = applicable_fixes(&manifest, unsafe_fixes)?;
+            let (next, count) = apply(&text, &fixes);
+            if count == 0 {
+                break;
+            }
+            text = next;
+            applied += count;
+        }
+        if text != original {
+            if let Err(error) = json::parse(&std::sync::Arc::from(text.as_str())) {
+                return Err(LintError::Internal(format!(
+                    "a fix made {} invalid JSON ({} at byte {}); nothing was written",
+                    candidate.display, error.message, error.offset
+                )));
+            }
+            fixed.push(FileFix {
+                path: candidate.display.clone(),
+                original,
+                fixed: text,
+                applied,
+            });
+        }
+    }
+    Ok(fixed)
+}
+
+fn applicable_fixes(manifest: &Manifest, unsafe_fixes: bool) -> Result<Vec<Fix>, LintError> {
+    let mut diagnostics: Vec<Diagnostic> = Vec::new();
+    check_manifest(manifest, &mut diagnostics)?;
+    diagnostics.retain_mut(|d| apply_level(d, &manifest.settings));
+    Ok(diagnostics
+        .into_iter()
+        .filter_map(|d| d.fix)
+        .filter(|f| unsafe_fixes || f.applicability == Applicability::Safe)
+        .collect())
+}
+
+/// Applies the fixes whose edits overlap no earlier fix's; returns the new
+/// text and how many fixes were applied.
+fn apply(text: &str, fixes: &[Fix]) -> (String, usize) {
+    let mut taken: Vec<Span> = Vec::new();
+    let mut edits: Vec<&Edit> = Vec::new();
+    let mut count = 0;
+    let mut ordered: Vec<&Fix> = fixes.iter().collect();
+    ordered.sort_by_key(|f| f.edits.iter().map(|e| e.span.start).min());
+    for fix in ordered {
+        let clashes = fix.edits.iter().any(|edit| {
+            taken.iter().any(|t| {
+                edit.span.start < t.end && t.start < edit.span.end
+                    || edit.span.start == t.start
+                    || (edit.span.is_empty()
+                        && t.start < edit.span.start
+                        && edit.span.start < t.end)
+            })
+        });
+        let in_bounds = fix.edits.iter().all(|e| {
+            e.span.end <= text.len()
+                && text.is_char_boundary(e.span.start)
+                && text.is_char_boundary(e.span.end)
+        });
+        if clashes || !in_bounds || fix.edits.is_empty() {
+            continue;
+        }
+        taken.extend(fix.edits.iter().map(|e| e.span));
+        edits.extend(fix.edits.iter());
+        count += 1;
+    }
+    edits.sort_by_key(|e| std::cmp::Reverse((e.span.start, e.span.end)));
+    let mut out = text.to_string();
+    for edit in edits {
+        out.replace_range(edit.span.start..edit.span.end, &edit.replacement);
+    }
+    (out, count)
+}
+
+/// An edit adding `"key": value` as the last member of the object at
+/// `object`: on its own line, indented like the member before it, when the
+/// object spans lines; after a comma and a space when it does not.
+pub(crate) fn insert_member(
+    manifest: &Manifest,
+    object: &str,
+    key: &str,
+    value: &str,
+) -> Option<Edit> {
+    let span = manifest.document.map.value_span(object)?;
+    let text: &str = &manifest.source.text;
+    if !text[span.start..span.end].starts_with('{') || !text[span.start..span.end].ends_with('}') {
+        return None;
+    }
+    let inside = &text[span.start + 1..span.end - 1];
+    let member = format!("{}: {value}", serde_json::to_string(key).ok()?);
+    let before_close = inside.trim_end();
+    if before_close.trim_start().is_empty() {
+        let at = span.start + 1;
+        return Some(Edit {
+            span: Span::new(at, at),
+            replacement: member,
+        });
+    }
+    let at = span.start + 1 + before_close.len();
+    let separator = if inside.contains('\n') {
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let indent: String = text[line_start..]
+            .chars()
+            .take_while(|c| *c == ' ' || *c == '\t')
+            .collect();
+        format!(",\n{indent}")
+    } else {
+        ", ".to_string()
+    };
+    Some(Edit {
+        span: Span::new(at, at),
+        replacement: format!("{separator}{member}"),
+    })
+}
+
+/// An edit appending `value` to the array at `array`.
+pub(crate) fn append_item(manifest: &Manifest, array: &str, value: &str) -> Option<Edit> {
+    let span = manifest.document.map.value_span(array)?;
+    let text: &str = &manifest.source.text;
+    if !text[span.start..span.end].starts_with('[') || !text[span.start..span.end].ends_with(']') {
+        return None;
+    }
+    let inside = &text[span.start + 1..span.end - 1];
+    let before_close = inside.trim_end();
+    if before_close.trim_start().is_empty() {
+        let at = span.start + 1;
+        return Some(Edit {
+            span: Span::new(at, at),
+            replacement: value.to_string(),
+        });
+    }
+    let at = span.start + 1 + before_close.len();
+    Some(Edit {
+        span: Span::new(at, at),
+        replacement: format!(", {value}"),
+    })
+}
+
+/// An edit replacing the value at `pointer` with `replacement`.
+pub(crate) fn replace_value(
+    manifest: &Manifest,
+    pointer: &str,
+    replacement: String,
+) -> Option<Edit> {
+    let span = manifest.document.map.value_span(pointer)?;
+    Some(Edit { span, replacement })
+}

@@ -1,0 +1,286 @@
+//! Configuration: the nearest toolc.toml, [[overrides]], and command-line
+//! flags winning over both; unknown names are usage errors with a hint.
+
+use super::{TempDir, Test};
+
+/// A manifest with one finding of each of three rules: an invalid name
+/// (invalid-tool-name), a property without a description
+/// (property-missing-description) and an unpinned dependency... in
+/// agentcli terms: a bad name, an undescribed property, a missing program.
+const MANIFEST: &str = r#"{"tools": [{"name": "bad name", "description": "D", "command": ["./tools/bin/x"],
+  "schema": {"type": "object", "properties": {"q": {"type": "string"}}}}]}"#;
+
+fn rules_and_levels(dir: &TempDir, args: &[&str]) -> (i32, Vec<String>) {
+    let mut all = vec!["lint", "--format", "json"];
+    all.extend_from_slice(args);
+    let output = Test::new().current_dir(dir.path()).args(all).run();
+    assert!(output.code <= 1, "{}", output.stderr);
+    let report = output.json();
+    let found = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}={}",
+                d["path"].as_str().unwrap_or(""),
+                d["rule"].as_str().unwrap_or(""),
+                d["severity"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    (output.code, found)
+}
+
+fn project() -> TempDir {
+    let dir = TempDir::new("config");
+    std::fs::create_dir_all(dir.path().join(".git")).expect("mark the repository root");
+    dir.write("app/tools.json", MANIFEST);
+    dir.write("legacy/old/tools.json", MANIFEST);
+    dir
+}
+
+#[test]
+fn defaults_without_a_configuration() {
+    let dir = project();
+    let (code, found) = rules_and_levels(&dir, &["app"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        found,
+        [
+            "app/tools.json invalid-tool-name=error",
+            "app/tools.json command-not-found=warning",
+            "app/tools.json property-missing-description=warning",
+        ]
+    );
+}
+
+#[test]
+fn file_levels_overrides_and_flags_in_order_of_precedence() {
+    let dir = project();
+    dir.write(
+        "toolc.toml",
+        r#"
+[rules]
+"invalid-tool-name" = "warning"
+"command-not-found" = "off"
+
+[[overrides]]
+files = ["legacy/**"]
+rules = { "property-missing-description" = "off", "invalid-tool-name" = "info" }
+"#,
+    );
+    let (code, found) = rules_and_levels(&dir, &["."]);
+    assert_eq!(code, 0, "only warnings and infos are left");
+    assert_eq!(
+        found,
+        [
+            "app/tools.json invalid-tool-name=warning",
+            "app/tools.json property-missing-description=warning",
+            "legacy/old/tools.json invalid-tool-name=info",
+        ]
+    );
+    // Flags win over the file and its overrides.
+    let (code, found) = rules_and_levels(
+        &dir,
+        &[
+            "--severity",
+            "invalid-tool-name=error",
+            "--ignore",
+            "property-missing-description",
+            ".",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        found,
+        [
+            "app/tools.json invalid-tool-name=error",
+            "legacy/old/tools.json invalid-tool-name=error"
+        ]
+    );
+    // --select runs only what it names, even a rule the file turned off.
+    let (_, found) = rules_and_levels(&dir, &["--select", "command-not-found", "app"]);
+    assert_eq!(found, ["app/tools.json command-not-found=warning"]);
+}
+
+#[test]
+fn the_nearest_configuration_wins_and_the_search_stops_at_the_repository_root() {
+    let dir = project();
+    dir.write("toolc.toml", "[rules]\n\"invalid-tool-name\" = \"off\"\n");
+    dir.write(
+        "app/toolc.toml",
+        "[rules]\n\"command-not-found\" = \"off\"\n",
+    );
+    let (_, found) = rules_and_levels(&dir, &["."]);
+    assert_eq!(
+        found,
+        [
+            // app/ has its own file: invalid-tool-name is on there again.
+            "app/tools.json invalid-tool-name=error",
+            "app/tools.json property-missing-description=warning",
+            "legacy/old/tools.json command-not-found=warning",
+            "legacy/old/tools.json property-missing-description=warning",
+        ]
+    );
+    // A toolc.toml above the repository root is not read.
+    let outer = TempDir::new("config-outer");
+    outer.write("toolc.toml", "[rules]\n\"invalid-tool-name\" = \"off\"\n");
+    std::fs::create_dir_all(outer.path().join("repo/.git")).expect("repo");
+    outer.write("repo/tools.json", MANIFEST);
+    let output = Test::new()
+        .current_dir(outer.path().join("repo"))
+        .args(["lint", "--format", "json"])
+        .run();
+    assert!(
+        output.stdout.contains("invalid-tool-name"),
+        "{}",
+        output.stdout
+    );
+    // --config names the file for everything.
+    let (_, found) = rules_and_levels(&dir, &["--config", "app/toolc.toml", "legacy"]);
+    assert_eq!(
+        found,
+        [
+            "legacy/old/tools.json invalid-tool-name=error",
+            "legacy/old/tools.json property-missing-description=warning"
+        ]
+    );
+}
+
+#[test]
+fn fail_on_and_exit_zero() {
+    let dir = TempDir::new("fail-on");
+    dir.write(
+        "tools.json",
+        r#"{"tools": [{"name": "ok", "description": "D", "command": ["/bin/true"], "schema": {"type": "object", "properties": {"q": {"type": "string"}}}}]}"#,
+    );
+    let run = |args: &[&str]| {
+        let mut all = vec!["lint"];
+        all.extend_from_slice(args);
+        Test::new().current_dir(dir.path()).args(all).run().code
+    };
+    assert_eq!(run(&[]), 0, "a warning alone passes by default");
+    assert_eq!(run(&["--fail-on", "warning"]), 1);
+    assert_eq!(run(&["--fail-on", "info"]), 1);
+    assert_eq!(run(&["--fail-on", "warning", "--exit-zero"]), 0);
+    assert_eq!(
+        run(&["--severity", "property-missing-description=error"]),
+        1
+    );
+    assert_eq!(
+        run(&[
+            "--severity",
+            "property-missing-description=error",
+            "--exit-zero"
+        ]),
+        0
+    );
+}
+
+#[test]
+fn unknown_names_are_usage_errors_with_suggestions() {
+    let dir = project();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--select", "invalid-tool-nam"],
+            "did you mean \"invalid-tool-name\"",
+        ),
+        (
+            &["--ignore", "property-missing-descriptions"],
+            "did you mean \"property-missing-description\"",
+        ),
+        (
+            &["--severity", "duplicate-tool-names=off"],
+            "did you mean \"duplicate-tool-name\"",
+        ),
+        (
+            &["--severity", "duplicate-tool-name=fatal"],
+            "unknown level \"fatal\"",
+        ),
+        (
+            &["--target", "openai-stric"],
+            "did you mean \"openai-strict\"",
+        ),
+    ];
+    for (args, expected) in cases {
+        let mut all = vec!["lint"];
+        all.extend_from_slice(args);
+        let output = Test::new().current_dir(dir.path()).args(all).run();
+        assert_eq!(output.code, 2, "{args:?}");
+        assert!(
+            output.stderr.contains(expected),
+            "{args:?}: {}",
+            output.stderr
+        );
+    }
+    for (config, expected) in [
+        (
+            "[rules]\n\"duplicate-tool-names\" = \"off\"\n",
+            "did you mean \"duplicate-tool-name\"",
+        ),
+        ("targets = [\"gemeni\"]\n", "did you mean \"gemini\""),
+        (
+            "[rules]\n\"duplicate-key\" = \"loud\"\n",
+            "unknown level \"loud\"",
+        ),
+        ("colour = true\n", "unknown field `colour`"),
+        (
+            "[limits]\ngemini-name-lenght = 128\n",
+            "unknown field `gemini-name-lenght`",
+        ),
+        ("[[overrides]]\nfiles = [\"a/[\"]\n", "overrides"),
+        ("targets = \n", "toolc.toml"),
+    ] {
+        dir.write("toolc.toml", config);
+        let output = Test::new()
+            .current_dir(dir.path())
+            .args(["lint", "app"])
+            .run();
+        assert_eq!(output.code, 2, "{config}");
+        assert!(
+            output.stderr.contains(expected),
+            "{config}: {}",
+            output.stderr
+        );
+        assert!(
+            output.stderr.contains("toolc.toml"),
+            "the error names the file: {}",
+            output.stderr
+        );
+    }
+}
+
+#[test]
+fn max_file_size_from_the_configuration_and_the_flag() {
+    let dir = project();
+    dir.write("toolc.toml", "max-file-size = \"100B\"\n");
+    let (_, found) = rules_and_levels(&dir, &["app"]);
+    assert_eq!(found, ["app/tools.json file-too-large=error"]);
+    let (_, found) = rules_and_levels(&dir, &["--max-file-size", "1MiB", "app"]);
+    assert!(
+        !found.iter().any(|f| f.contains("file-too-large")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn targets_from_the_configuration_and_the_flag() {
+    let dir = TempDir::new("targets");
+    std::fs::create_dir_all(dir.path().join(".git")).expect("repo");
+    let long = "a".repeat(100);
+    dir.write(
+        "mcp.json",
+        format!(r#"{{"name": "{long}", "description": "D", "inputSchema": {{"type": "object", "properties": {{}}}}}}"#),
+    );
+    // Without a target, only the provider-neutral name check speaks.
+    let (_, found) = rules_and_levels(&dir, &["mcp.json"]);
+    assert_eq!(found, ["mcp.json invalid-tool-name=error"]);
+    // MCP allows 128 characters: nothing to say.
+    dir.write("toolc.toml", "targets = [\"mcp\"]\n");
+    let (code, found) = rules_and_levels(&dir, &["mcp.json"]);
+    assert_eq!((code, found.len()), (0, 0), "{found:?}");
+    // The flag replaces the file's targets.
+    let (_, found) = rules_and_levels(&dir, &["--target", "openai", "mcp.json"]);
+    assert_eq!(found, ["mcp.json name-too-long=error"]);
+}

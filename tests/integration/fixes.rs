@@ -1,0 +1,305 @@
+//! `--fix`, `--unsafe-fixes` and `--diff`, byte for byte.
+
+use super::{TempDir, Test};
+
+const NORA: &str = r#"{
+  "name": "search",
+  "description": "Search the docs",
+  "entrypoint": "main.py",
+  "parameters": {
+    "type": "object",
+    "properties": {
+      "query": {"type": "string", "description": "What to look for"},
+      "limit": {
+        "type": "integer",
+        "description": "How many results"
+      }
+    }
+  }
+}
+"#;
+
+/// What the two safe fixes must produce: only the inserted flags differ.
+const NORA_FIXED: &str = r#"{
+  "name": "search",
+  "description": "Search the docs",
+  "entrypoint": "main.py",
+  "parameters": {
+    "type": "object",
+    "properties": {
+      "query": {"type": "string", "description": "What to look for", "required": false},
+      "limit": {
+        "type": "integer",
+        "description": "How many results",
+        "required": false
+      }
+    }
+  }
+}
+"#;
+
+const AGENTCLI: &str = "{\"tools\": [{\"name\": \"go\", \"description\": \"Go\",\r\n  \"command\": [\"tools\\\\bin\\\\go\", \"--fast\"],\r\n  \"schema\": {\"properties\": {}}}]}\r\n";
+const AGENTCLI_FIXED: &str = "{\"tools\": [{\"name\": \"go\", \"description\": \"Go\",\r\n  \"command\": [\"./tools/bin/go\", \"--fast\"],\r\n  \"schema\": {\"properties\": {}, \"type\": \"object\"}}]}\r\n";
+
+fn project() -> TempDir {
+    let dir = TempDir::new("fixes");
+    dir.write("search/tool.json", NORA);
+    dir.write("search/main.py", "def run(params):\n    return ''\n");
+    dir.write("cli/tools.json", AGENTCLI);
+    let program = dir.write("cli/tools/bin/go", "#!/bin/sh\necho '{}'\n");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    dir
+}
+
+fn read(dir: &TempDir, path: &str) -> String {
+    std::fs::read_to_string(dir.path().join(path)).expect("read")
+}
+
+#[test]
+fn fix_changes_only_what_the_fixes_touch_and_reaches_a_fixed_point() {
+    let dir = project();
+    let before = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "json"])
+        .run()
+        .json();
+    let rules: Vec<&str> = before["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter_map(|d| d["rule"].as_str())
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "command-outside-bin",
+            "parameters-not-object",
+            "nora-property-missing-required",
+            "nora-property-missing-required"
+        ]
+    );
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--fix"])
+        .run();
+    assert_eq!(output.code, 0, "{}{}", output.stdout, output.stderr);
+    assert_eq!(read(&dir, "search/tool.json"), NORA_FIXED);
+    assert_eq!(read(&dir, "cli/tools.json"), AGENTCLI_FIXED);
+    assert!(
+        output
+            .stderr
+            .contains("Fixed 4 findings in 2 files; 0 remain."),
+        "{}",
+        output.stderr
+    );
+    assert_eq!(output.stdout, "No problems found in 2 files.\n");
+    // A second run finds nothing to fix and changes nothing.
+    let again = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--fix"])
+        .run();
+    assert!(
+        again.stderr.contains("Fixed 0 findings in 0 files"),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(read(&dir, "search/tool.json"), NORA_FIXED);
+    assert_eq!(read(&dir, "cli/tools.json"), AGENTCLI_FIXED);
+}
+
+#[test]
+fn diff_shows_the_fixes_and_writes_nothing() {
+    let dir = project();
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--diff"])
+        .run();
+    assert_eq!(output.code, 1);
+    assert!(
+        output
+            .stdout
+            .contains("--- a/search/tool.json\n+++ b/search/tool.json\n"),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        output.stdout.contains("+        \"required\": false\n"),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        output
+            .stdout
+            .contains("-  \"command\": [\"tools\\\\bin\\\\go\", \"--fast\"],"),
+        "{}",
+        output.stdout
+    );
+    assert_eq!(read(&dir, "search/tool.json"), NORA);
+    assert_eq!(read(&dir, "cli/tools.json"), AGENTCLI);
+    let clean = TempDir::new("diff-clean");
+    clean.write(
+        "tools.json",
+        r#"{"tools": [{"name": "t", "description": "T", "command": ["/bin/true"]}]}"#,
+    );
+    let none = Test::new()
+        .current_dir(clean.path())
+        .args(["lint", "--diff"])
+        .run();
+    assert_eq!((none.code, none.stdout.as_str()), (0, ""));
+}
+
+#[test]
+fn fixes_leave_alone_what_they_cannot_fix_and_say_what_remains() {
+    let dir = TempDir::new("fix-remains");
+    let text = r#"{"tools": [{"name": "a b", "description": "D", "command": ["tools/bin/x"]}]}"#;
+    dir.write("tools.json", text);
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--fix", "--format", "concise"])
+        .run();
+    assert_eq!(output.code, 1);
+    assert_eq!(
+        read(&dir, "tools.json"),
+        r#"{"tools": [{"name": "a b", "description": "D", "command": ["./tools/bin/x"]}]}"#
+    );
+    assert!(
+        output
+            .stderr
+            .contains("Fixed 1 finding in 1 file; 2 remain."),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        output.stdout.contains("invalid-tool-name"),
+        "{}",
+        output.stdout
+    );
+}
+
+const STRICT: &str = r#"[
+  {
+    "type": "function",
+    "function": {
+      "name": "get_weather",
+      "description": "Weather for a city",
+      "parameters": {
+        "type": "object",
+        "properties": {
+          "city": {"type": "string", "description": "City name"},
+          "unit": {"type": "string", "enum": ["c", "f"], "description": "Unit"},
+          "days": {"type": ["integer"], "description": "Days ahead"}
+        },
+        "required": ["city"]
+      }
+    }
+  }
+]
+"#;
+
+#[test]
+fn strict_mode_safe_and_unsafe_fixes() {
+    let dir = TempDir::new("strict-fixes");
+    dir.write("openai.json", STRICT);
+    let safe = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--target", "openai-strict", "--fix", "openai.json"])
+        .run();
+    assert_eq!(
+        safe.code, 1,
+        "two properties are still optional: {}",
+        safe.stdout
+    );
+    assert_eq!(
+        read(&dir, "openai.json"),
+        STRICT.replace(
+            "        \"required\": [\"city\"]\n",
+            "        \"required\": [\"city\"],\n        \"additionalProperties\": false\n"
+        )
+    );
+    assert!(
+        safe.stderr.contains("Fixed 1 finding in 1 file; 2 remain."),
+        "{}",
+        safe.stderr
+    );
+    let unsafe_fixes = Test::new()
+        .current_dir(dir.path())
+        .args([
+            "lint",
+            "--target",
+            "openai-strict",
+            "--fix",
+            "--unsafe-fixes",
+            "openai.json",
+        ])
+        .run();
+    assert_eq!(unsafe_fixes.code, 0, "{}", unsafe_fixes.stdout);
+    let expected = STRICT
+        .replace(
+            "        \"required\": [\"city\"]\n",
+            "        \"required\": [\"city\", \"unit\", \"days\"],\n        \"additionalProperties\": false\n",
+        )
+        .replace(
+            r#"{"type": "string", "enum": ["c", "f"], "description": "Unit"}"#,
+            r#"{"type": ["string", "null"], "enum": ["c", "f", null], "description": "Unit"}"#,
+        )
+        .replace(r#"{"type": ["integer"], "#, r#"{"type": ["integer", "null"], "#);
+    assert_eq!(read(&dir, "openai.json"), expected);
+}
+
+/// Every fix, safe and unsafe, under every target, on copies of all the
+/// fixtures: what parsed before still parses, and a second pass has
+/// nothing left to do.
+#[test]
+fn every_fix_on_every_fixture_keeps_json_valid_and_settles() {
+    let dir = TempDir::new("fix-everything");
+    let source = super::root().join("fixtures");
+    let mut parsed_before = Vec::new();
+    for entry in walkdir::WalkDir::new(&source).follow_links(false) {
+        let entry = entry.expect("walk fixtures");
+        let relative = entry.path().strip_prefix(&source).expect("prefix");
+        let target = dir.path().join(relative);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+        } else if entry.file_type().is_file() {
+            std::fs::copy(entry.path(), &target).expect("copy");
+            let text = std::fs::read(entry.path()).expect("read");
+            if entry.path().extension().is_some_and(|e| e == "json")
+                && serde_json::from_slice::<serde_json::Value>(&text).is_ok()
+            {
+                parsed_before.push(target);
+            }
+        }
+    }
+    assert!(
+        parsed_before.len() > 100,
+        "{} fixture files",
+        parsed_before.len()
+    );
+    for target in ["", "openai", "openai-strict", "anthropic", "gemini", "mcp"] {
+        let mut args = vec!["lint", "--fix", "--unsafe-fixes", "--format", "concise"];
+        if !target.is_empty() {
+            args.extend(["--target", target]);
+        }
+        args.push(".");
+        let first = Test::new().current_dir(dir.path()).args(&args).run();
+        assert!(first.code <= 1, "--target {target:?}: {}", first.stderr);
+        let second = Test::new().current_dir(dir.path()).args(&args).run();
+        assert!(
+            second.stderr.contains("Fixed 0 findings in 0 files"),
+            "--target {target:?}: a second pass still fixed: {}",
+            second.stderr
+        );
+        for path in &parsed_before {
+            let text = std::fs::read(path).expect("read");
+            assert!(
+                serde_json::from_slice::<serde_json::Value>(&text).is_ok(),
+                "--target {target:?} broke {}",
+                path.display()
+            );
+        }
+    }
+}
