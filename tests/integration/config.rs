@@ -276,11 +276,20 @@ fn targets_from_the_configuration_and_the_flag() {
     // Without a target, only the provider-neutral name check speaks.
     let (_, found) = rules_and_levels(&dir, &["mcp.json"]);
     assert_eq!(found, ["mcp.json invalid-tool-name=error"]);
-    // MCP allows 128 characters: nothing to say.
+    // MCP allows 128 characters: the MCP rule is silent, and the
+    // foundation's check is unchanged by the target.
     dir.write("toolc.toml", "targets = [\"mcp\"]\n");
+    let (_, found) = rules_and_levels(&dir, &["mcp.json"]);
+    assert_eq!(found, ["mcp.json invalid-tool-name=error"]);
+    // Judging names by MCP alone: turn the neutral check off.
+    dir.write(
+        "toolc.toml",
+        "targets = [\"mcp\"]\n[rules]\n\"invalid-tool-name\" = \"off\"\n",
+    );
     let (code, found) = rules_and_levels(&dir, &["mcp.json"]);
     assert_eq!((code, found.len()), (0, 0), "{found:?}");
-    // The flag replaces the file's targets.
+    // The flag replaces the file's targets; OpenAI's precise finding
+    // replaces the neutral one at the same place.
     let (_, found) = rules_and_levels(&dir, &["--target", "openai", "mcp.json"]);
     assert_eq!(found, ["mcp.json name-too-long=error"]);
 }

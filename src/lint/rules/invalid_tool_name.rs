@@ -3,10 +3,10 @@
 //! than 64 characters, or a character other than ASCII letters, digits, `_`
 //! and `-` (a space, a dot, a slash, a non-ASCII letter).
 //!
-//! This is the check that runs when no `--target` is named. With targets,
-//! `name-too-long`, `name-charset` and `name-start` check names against
-//! exactly those providers instead (MCP, for one, allows 128 characters and
-//! dots).
+//! It runs whatever the targets. Where a provider rule (`name-too-long`,
+//! `name-charset`) reports the same name, that more precise finding
+//! replaces this one; to judge names only by the targets' limits (MCP, for
+//! one, allows 128 characters and dots), turn this rule off.
 //!
 //! ## Why is this bad?
 //! OpenAI and Anthropic both require tool names to match that pattern and
@@ -38,11 +38,6 @@ pub(crate) const RULE: Rule = Rule {
 const MAX_LEN: usize = 64;
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
-    // With targets named, the per-provider rules (name-too-long,
-    // name-charset, name-start) judge names by those providers' limits.
-    if !manifest.settings.targets.is_empty() {
-        return;
-    }
     for tool in &manifest.toolset.tools {
         if tool.name.is_empty() {
             continue;

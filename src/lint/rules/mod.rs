@@ -113,7 +113,14 @@ pub static ALL: &[&Rule] = &[
 /// Rules that check a value against a general schema (the format's
 /// structure, the meta-schema): a more specific rule's finding at the same
 /// pointer replaces theirs.
-pub(crate) const GENERIC: &[&str] = &[schema_violation::RULE.name, invalid_json_schema::RULE.name];
+///
+/// `invalid-tool-name` is the provider-neutral name check; with a target
+/// on, `name-too-long` and `name-charset` say the same more precisely.
+pub(crate) const GENERIC: &[&str] = &[
+    schema_violation::RULE.name,
+    invalid_json_schema::RULE.name,
+    invalid_tool_name::RULE.name,
+];
 
 /// Rules about a key rather than its value.
 pub(crate) const ABOUT_KEYS: &[&str] = &[duplicate_key::RULE.name, unknown_field::RULE.name];
