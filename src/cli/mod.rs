@@ -199,11 +199,17 @@ pub enum CliError {
 /// Writes `bytes` to `path` through a temporary file in the same directory
 /// and a rename, so readers never see a partial file and a failure leaves
 /// the old file intact.
+///
+/// A symbolic link is written through (its target is replaced, the link
+/// stays), and an existing file keeps its permissions.
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError> {
     let wrap = |source| CliError::Write {
         path: path.to_path_buf(),
         source,
     };
+    let resolved = std::fs::canonicalize(path).ok();
+    let path = resolved.as_deref().unwrap_or(path);
+    let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -213,7 +219,12 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let temp = dir.join(format!(".{name}.toolc-{}.tmp", std::process::id()));
-    let result = std::fs::write(&temp, bytes).and_then(|()| std::fs::rename(&temp, path));
+    let result = std::fs::write(&temp, bytes)
+        .and_then(|()| match &permissions {
+            Some(permissions) => std::fs::set_permissions(&temp, permissions.clone()),
+            None => Ok(()),
+        })
+        .and_then(|()| std::fs::rename(&temp, path));
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);
     }

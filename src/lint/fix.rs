@@ -49,7 +49,12 @@ pub fn fix_paths(
             continue;
         };
         let settings = resolver.settings_for(&candidate.path)?;
-        let mut text = original.clone();
+        // Spans count from after a byte order mark; keep it aside, put it back.
+        let (bom, body) = match original.strip_prefix('\u{feff}') {
+            Some(body) => ("\u{feff}", body),
+            None => ("", original.as_str()),
+        };
+        let mut text = body.to_string();
         let mut applied = 0;
         for _ in 0..MAX_ROUNDS {
             let Loaded::Manifest(manifest) =
@@ -65,7 +70,7 @@ pub fn fix_paths(
             text = next;
             applied += count;
         }
-        if text != original {
+        if text != body {
             if let Err(error) = json::parse(&std::sync::Arc::from(text.as_str())) {
                 return Err(LintError::Internal(format!(
                     "a fix made {} invalid JSON ({} at byte {}); nothing was written",
@@ -74,8 +79,8 @@ pub fn fix_paths(
             }
             fixed.push(FileFix {
                 path: candidate.display.clone(),
+                fixed: format!("{bom}{text}"),
                 original,
-                fixed: text,
                 applied,
             });
         }

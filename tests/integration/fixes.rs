@@ -303,3 +303,34 @@ fn every_fix_on_every_fixture_keeps_json_valid_and_settles() {
         }
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn fix_keeps_a_byte_order_mark_a_symlink_and_the_file_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new("fix-keeps");
+    let text = "\u{feff}{\"tools\": [{\"name\": \"go\", \"description\": \"Go\", \"command\": [\"tools/bin/go\"]}]}\n";
+    let real = dir.write("real/tools.json", text);
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    std::os::unix::fs::symlink("real/tools.json", dir.path().join("tools.json")).expect("symlink");
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--fix", "tools.json"])
+        .run();
+    assert!(
+        output.stderr.contains("Fixed 1 finding in 1 file"),
+        "{}",
+        output.stderr
+    );
+    let link = std::fs::symlink_metadata(dir.path().join("tools.json")).expect("link");
+    assert!(
+        link.file_type().is_symlink(),
+        "the link was replaced by a file"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&real).expect("read"),
+        text.replace("\"tools/bin/go\"", "\"./tools/bin/go\"")
+    );
+    let mode = std::fs::metadata(&real).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
