@@ -293,3 +293,24 @@ fn targets_from_the_configuration_and_the_flag() {
     let (_, found) = rules_and_levels(&dir, &["--target", "openai", "mcp.json"]);
     assert_eq!(found, ["mcp.json name-too-long=error"]);
 }
+
+#[test]
+fn the_shipped_example_configuration_is_accepted() {
+    let example = super::root().join("examples/toolc.toml");
+    let output = Test::new()
+        .args([
+            "lint",
+            "--config",
+            example.to_str().expect("utf-8 path"),
+            "fixtures/render",
+        ])
+        .run();
+    assert_eq!(output.code, 1, "{}", output.stderr);
+    assert!(output.stderr.is_empty(), "{}", output.stderr);
+    // Its targets are on: strict mode speaks about the render fixture.
+    assert!(
+        output.stdout.contains("strict-additional-properties"),
+        "{}",
+        output.stdout
+    );
+}
