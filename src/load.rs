@@ -216,12 +216,12 @@ fn choose_format(named: Option<Format>, options: &LintOptions, value: &Value) ->
     }
 }
 
-enum ReadError {
+pub(crate) enum ReadError {
     TooLarge(u64),
     Io(String),
 }
 
-fn read_regular_file(candidate: &Candidate, limit: u64) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_regular_file(candidate: &Candidate, limit: u64) -> Result<Vec<u8>, ReadError> {
     let io = |e: std::io::Error| ReadError::Io(format!("cannot read: {e}"));
     let metadata = std::fs::metadata(&candidate.path).map_err(io)?;
     if !metadata.is_file() {

@@ -163,6 +163,15 @@ fn walk_error_message(error: &ignore::Error) -> String {
     }
 }
 
+/// A file's identity within one run: its path without `.` components, so
+/// `./a/tools.json` and `a/tools.json` are one file. Not its display
+/// string, which is lossy for names that are not UTF-8.
+pub fn identity(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect()
+}
+
 /// A path as shown to the user: without a leading `./`.
 pub fn display_path(path: &Path) -> String {
     let shown = path.display().to_string();

@@ -1,7 +1,7 @@
 //! `toolc lint`.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::ValueEnum;
 
@@ -82,16 +82,24 @@ pub(super) fn run(
 ) -> Result<u8, CliError> {
     let options = args.read.options();
     let mut fixed = None;
+    if args.unsafe_fixes && !(args.fix || args.diff) {
+        return Err(CliError::Usage(
+            "--unsafe-fixes goes with --fix or --diff".to_string(),
+        ));
+    }
     if args.fix || args.diff {
         let fixes = lint::fix::fix_paths(&args.paths, &options, args.unsafe_fixes)?;
         if args.diff {
-            for file in &fixes {
-                write_diff(out, file)?;
+            let diff: String = fixes.iter().map(unified_diff).collect();
+            match &args.output {
+                Some(path) => write_atomically(path, diff.as_bytes())?,
+                None => out.write_all(diff.as_bytes())?,
             }
-            return Ok(if fixes.is_empty() { 0 } else { EXIT_FINDINGS });
+            let changes = !fixes.is_empty() && !args.exit_zero;
+            return Ok(if changes { EXIT_FINDINGS } else { 0 });
         }
         for file in &fixes {
-            write_atomically(Path::new(&file.path), file.fixed.as_bytes())?;
+            write_atomically(&file.path, file.fixed.as_bytes())?;
         }
         fixed = Some(fixes);
     }
@@ -136,13 +144,12 @@ pub(super) fn run(
     })
 }
 
-fn write_diff(out: &mut dyn Write, file: &lint::fix::FileFix) -> Result<(), CliError> {
-    let diff = similar::TextDiff::from_lines(&file.original, &file.fixed);
-    let unified = diff
+/// The fixes of one file as a unified diff, headed `a/PATH` and `b/PATH`.
+fn unified_diff(file: &lint::fix::FileFix) -> String {
+    let shown = file.display.trim_start_matches('/');
+    similar::TextDiff::from_lines(&file.original, &file.fixed)
         .unified_diff()
         .context_radius(3)
-        .header(&format!("a/{}", file.path), &format!("b/{}", file.path))
-        .to_string();
-    out.write_all(unified.as_bytes())?;
-    Ok(())
+        .header(&format!("a/{shown}"), &format!("b/{shown}"))
+        .to_string()
 }

@@ -209,7 +209,7 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError
     };
     let resolved = std::fs::canonicalize(path).ok();
     let path = resolved.as_deref().unwrap_or(path);
-    let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
+    let existing = std::fs::metadata(path).ok();
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -220,8 +220,8 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError
         .unwrap_or_default();
     let temp = dir.join(format!(".{name}.toolc-{}.tmp", std::process::id()));
     let result = std::fs::write(&temp, bytes)
-        .and_then(|()| match &permissions {
-            Some(permissions) => std::fs::set_permissions(&temp, permissions.clone()),
+        .and_then(|()| match &existing {
+            Some(existing) => keep_owner_and_mode(&temp, existing),
             None => Ok(()),
         })
         .and_then(|()| std::fs::rename(&temp, path));
@@ -229,4 +229,22 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError
         let _ = std::fs::remove_file(&temp);
     }
     result.map_err(wrap)
+}
+
+/// Gives the new file the old one's permissions and, where the process may,
+/// its owner (a file fixed by root stays the user's). Hard links to the old
+/// file keep the old content: a rename cannot carry them.
+fn keep_owner_and_mode(
+    temp: &std::path::Path,
+    existing: &std::fs::Metadata,
+) -> std::io::Result<()> {
+    std::fs::set_permissions(temp, existing.permissions())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // Only root may give a file away; for anyone else this is a no-op
+        // or fails harmlessly, and the file keeps the writer as owner.
+        let _ = std::os::unix::fs::chown(temp, Some(existing.uid()), Some(existing.gid()));
+    }
+    Ok(())
 }

@@ -205,8 +205,8 @@ fn load(path: &Path, dir: PathBuf, command_line: &CommandLine) -> Result<Loaded,
     let mut overrides = Vec::new();
     for entry in &file.overrides {
         let mut globs = globset::GlobSetBuilder::new();
-        for pattern in &entry.files {
-            let glob = globset::GlobBuilder::new(pattern)
+        for pattern in entry.files.iter().flat_map(|p| glob_forms(p)) {
+            let glob = globset::GlobBuilder::new(&pattern)
                 .literal_separator(true)
                 .build()
                 .map_err(|e| config_error(path, format!("overrides: {e}")))?;
@@ -223,6 +223,19 @@ fn load(path: &Path, dir: PathBuf, command_line: &CommandLine) -> Result<Loaded,
         base: Arc::new(apply_command_line(settings, command_line)),
         overrides,
     })
+}
+
+/// The globs an override pattern stands for, relative to the configuration's
+/// directory: a leading `./` or `/` means that directory, and a pattern also
+/// covers everything below what it names (`legacy`, `legacy/` and
+/// `legacy/**` all mean the directory's files), as in `.gitignore`.
+fn glob_forms(pattern: &str) -> Vec<String> {
+    let trimmed = pattern.trim_start_matches("./").trim_start_matches('/');
+    let trimmed = trimmed.trim_end_matches('/');
+    if trimmed.ends_with("/**") || trimmed == "**" {
+        return vec![trimmed.to_string()];
+    }
+    vec![trimmed.to_string(), format!("{trimmed}/**")]
 }
 
 fn apply_command_line(mut settings: Settings, command_line: &CommandLine) -> Settings {

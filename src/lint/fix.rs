@@ -16,13 +16,18 @@ use crate::load::{self, Loaded};
 use crate::source::Span;
 use crate::walk;
 
-/// Rounds of fixing before giving up on reaching a fixed point.
-const MAX_ROUNDS: usize = 20;
+/// Rounds of fixing before giving up on reaching a fixed point. Fixes that
+/// insert at the same place (each property appended to one `required`
+/// array) land one per round, so this is generous.
+const MAX_ROUNDS: usize = 10_000;
 
 /// One file the fixes changed.
 #[derive(Debug, Clone)]
 pub struct FileFix {
-    pub path: String,
+    /// Where the file is (write here).
+    pub path: PathBuf,
+    /// How it is shown.
+    pub display: String,
     pub original: String,
     pub fixed: String,
     /// How many findings the applied fixes resolved.
@@ -42,13 +47,18 @@ pub fn fix_paths(
         let walk::Found::File(candidate) = found else {
             continue;
         };
-        if !seen.insert(candidate.display.clone()) {
+        if !seen.insert(walk::identity(&candidate.path)) {
             continue;
         }
-        let Ok(original) = std::fs::read_to_string(&candidate.path) else {
+        let settings = resolver.settings_for(&candidate.path)?;
+        // Read as the linter reads: regular files within the size limit only
+        // (a FIFO would block; a file too large is not a manifest to edit).
+        let Ok(bytes) = load::read_regular_file(&candidate, settings.max_file_size) else {
             continue;
         };
-        let settings = resolver.settings_for(&candidate.path)?;
+        let Ok(original) = String::from_utf8(bytes) else {
+            continue;
+        };
         // Spans count from after a byte order mark; keep it aside, put it back.
         let (bom, body) = match original.strip_prefix('\u{feff}') {
             Some(body) => ("\u{feff}", body),
@@ -78,7 +88,8 @@ pub fn fix_paths(
                 )));
             }
             fixed.push(FileFix {
-                path: candidate.display.clone(),
+                path: candidate.path.clone(),
+                display: candidate.display.clone(),
                 fixed: format!("{bom}{text}"),
                 original,
                 applied,
@@ -168,7 +179,13 @@ pub(crate) fn insert_member(
             .chars()
             .take_while(|c| *c == ' ' || *c == '\t')
             .collect();
-        format!(",\n{indent}")
+        // The file's own line ending: CRLF files stay CRLF.
+        let newline = if inside.contains("\r\n") {
+            "\r\n"
+        } else {
+            "\n"
+        };
+        format!(",{newline}{indent}")
     } else {
         ", ".to_string()
     };

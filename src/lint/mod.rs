@@ -228,10 +228,10 @@ pub fn lint_paths(paths: &[PathBuf], options: &LintOptions) -> Result<LintReport
     let found = walk::discover(paths)?;
     // A file both named and met in a walk is checked as named (where a file
     // of no known format is an error), whichever copy arrives first.
-    let named: HashSet<String> = paths
+    let named: HashSet<PathBuf> = paths
         .iter()
         .filter(|p| !p.is_dir())
-        .map(|p| walk::display_path(p))
+        .map(|p| walk::identity(p))
         .collect();
     let seen = std::sync::Mutex::new(HashSet::new());
     let checked: Vec<Outcome> = found
@@ -239,14 +239,12 @@ pub fn lint_paths(paths: &[PathBuf], options: &LintOptions) -> Result<LintReport
         .map(|found| match found {
             walk::Found::Problem(diagnostic) => Ok(Outcome::WalkProblem(diagnostic)),
             walk::Found::File(candidate) => {
-                if !candidate.explicit && named.contains(&candidate.display) {
+                let identity = walk::identity(&candidate.path);
+                if !candidate.explicit && named.contains(&identity) {
                     return Ok(Outcome::Repeated);
                 }
                 // The same file named twice (or named and walked) counts once.
-                let first = seen
-                    .lock()
-                    .map(|mut s| s.insert(candidate.display.clone()))
-                    .unwrap_or(true);
+                let first = seen.lock().map(|mut s| s.insert(identity)).unwrap_or(true);
                 if !first {
                     return Ok(Outcome::Repeated);
                 }

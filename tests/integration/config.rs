@@ -314,3 +314,34 @@ fn the_shipped_example_configuration_is_accepted() {
         output.stdout
     );
 }
+
+#[test]
+fn override_globs_mean_what_people_write() {
+    for pattern in [
+        "legacy/**",
+        "./legacy/**",
+        "legacy",
+        "legacy/",
+        "/legacy/**",
+        "legacy/*/tools.json",
+    ] {
+        let dir = project();
+        dir.write(
+            "toolc.toml",
+            format!("[[overrides]]\nfiles = [\"{pattern}\"]\nrules = {{ \"invalid-tool-name\" = \"off\" }}\n"),
+        );
+        let (_, found) = rules_and_levels(&dir, &["."]);
+        assert!(
+            !found
+                .iter()
+                .any(|f| f.starts_with("legacy/old/tools.json invalid-tool-name")),
+            "{pattern}: {found:?}"
+        );
+        assert!(
+            found
+                .iter()
+                .any(|f| f == "app/tools.json invalid-tool-name=error"),
+            "{pattern}: {found:?}"
+        );
+    }
+}

@@ -176,3 +176,47 @@ fn many_duplicate_keys_and_many_findings_stay_fast() {
         .expect("a bad name");
     assert_eq!(last["pointer"], "/tools/49999/name");
 }
+
+#[test]
+fn gemini_rejects_type_lists_and_keywords_outside_its_schema() {
+    let dir = TempDir::new("gemini-more");
+    let text = r#"[{"type": "function", "function": {"name": "f", "description": "F", "parameters": {"type": "object", "properties": {
+  "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true, "description": "T"},
+  "note": {"type": ["string", "null"], "description": "N"}
+}}}}]"#;
+    dir.write("openai.json", text);
+    let report = Test::new()
+        .current_dir(dir.path())
+        .args([
+            "lint",
+            "--format",
+            "json",
+            "--target",
+            "gemini",
+            "openai.json",
+        ])
+        .run()
+        .json();
+    let found: Vec<(String, u64, u64)> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+                d["column"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    // Line 2: `  "tags": {"type": "array", "items": {"type": "string"}, ` is 57
+    // characters, so "uniqueItems" starts at column 58. Line 3: `  "note": {"type": `
+    // is 19 characters, so the list starts at column 20.
+    assert_eq!(
+        found,
+        [
+            ("gemini-unsupported-keyword".to_string(), 2, 58),
+            ("gemini-unsupported-keyword".to_string(), 3, 20),
+        ]
+    );
+}

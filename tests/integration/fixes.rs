@@ -334,3 +334,191 @@ fn fix_keeps_a_byte_order_mark_a_symlink_and_the_file_mode() {
     let mode = std::fs::metadata(&real).expect("meta").permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
 }
+
+#[cfg(unix)]
+#[test]
+fn fix_writes_to_a_file_whose_name_is_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = TempDir::new("fix-non-utf8");
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.json");
+    let path = dir.path().join("nu").join(name);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&path, STRICT).expect("write");
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--target", "openai-strict", "--fix", "nu"])
+        .run();
+    assert!(
+        output.stderr.contains("Fixed 1 finding in 1 file"),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        std::fs::read_to_string(&path)
+            .expect("read")
+            .contains("\"additionalProperties\": false")
+    );
+    let entries = std::fs::read_dir(dir.path().join("nu"))
+        .expect("dir")
+        .count();
+    assert_eq!(entries, 1, "a second file appeared");
+}
+
+#[cfg(unix)]
+#[test]
+fn fix_reads_only_what_lint_reads() {
+    let dir = TempDir::new("fix-reads");
+    let made = std::process::Command::new("mkfifo")
+        .arg(
+            dir.path()
+                .join("fifo/tools.json")
+                .parent()
+                .map(|p| {
+                    std::fs::create_dir_all(p).expect("mkdir");
+                    p.join("tools.json")
+                })
+                .expect("path"),
+        )
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let big = STRICT.replace("Weather for a city", &"w".repeat(500));
+    dir.write("big/openai.json", &big);
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args([
+            "lint",
+            "--target",
+            "openai-strict",
+            "--max-file-size",
+            "300",
+            "--fix",
+            ".",
+        ])
+        .run();
+    assert!(
+        output.stderr.contains("Fixed 0 findings in 0 files"),
+        "{}",
+        output.stderr
+    );
+    assert_eq!(
+        read(&dir, "big/openai.json"),
+        big,
+        "a file too large to read was rewritten"
+    );
+}
+
+#[test]
+fn the_unsafe_strict_fix_only_applies_where_null_can_be_allowed() {
+    let dir = TempDir::new("nullable");
+    let text = r#"[{"type": "function", "function": {"name": "f", "description": "F", "parameters": {
+  "type": "object", "additionalProperties": false, "required": [],
+  "properties": {
+    "either": {"anyOf": [{"type": "string"}, {"type": "integer"}], "description": "E"},
+    "fixed": {"type": "string", "const": "x", "description": "C"}
+  }}}}]
+"#;
+    dir.write("openai.json", text);
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args([
+            "lint",
+            "--target",
+            "openai-strict",
+            "--fix",
+            "--unsafe-fixes",
+            "--format",
+            "concise",
+            "openai.json",
+        ])
+        .run();
+    assert_eq!(output.code, 1);
+    let expected = text
+        .replace(r#""required": []"#, r#""required": ["either"]"#)
+        .replace(
+            r#"[{"type": "string"}, {"type": "integer"}]"#,
+            r#"[{"type": "string"}, {"type": "integer"}, {"type": "null"}]"#,
+        );
+    assert_eq!(read(&dir, "openai.json"), expected);
+    assert!(
+        output.stdout.contains("strict-all-required") && output.stdout.contains("\"fixed\""),
+        "{}",
+        output.stdout
+    );
+}
+
+#[test]
+fn every_optional_property_is_fixed_however_many() {
+    let dir = TempDir::new("many-optional");
+    let properties: Vec<String> = (0..40)
+        .map(|i| format!(r#""p{i}": {{"type": "string", "description": "P"}}"#))
+        .collect();
+    dir.write(
+        "openai.json",
+        format!(
+            r#"[{{"type": "function", "function": {{"name": "f", "description": "F", "parameters": {{"type": "object", "additionalProperties": false, "properties": {{{}}}}}}}}}]"#,
+            properties.join(", ")
+        ),
+    );
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args([
+            "lint",
+            "--target",
+            "openai-strict",
+            "--fix",
+            "--unsafe-fixes",
+            "openai.json",
+        ])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stdout);
+    assert!(
+        output
+            .stderr
+            .contains("Fixed 40 findings in 1 file; 0 remain."),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
+fn inserted_lines_use_the_files_line_endings() {
+    let dir = TempDir::new("crlf-fix");
+    let text = "[{\"type\": \"function\", \"function\": {\"name\": \"f\", \"description\": \"F\",\r\n  \"parameters\": {\r\n    \"type\": \"object\",\r\n    \"properties\": {}\r\n  }}}]\r\n";
+    dir.write("openai.json", text);
+    Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--target", "openai-strict", "--fix", "openai.json"])
+        .run();
+    assert_eq!(
+        read(&dir, "openai.json"),
+        text.replace(
+            "\"properties\": {}\r\n",
+            "\"properties\": {},\r\n    \"additionalProperties\": false\r\n"
+        )
+    );
+}
+
+#[test]
+fn diff_goes_to_the_output_file_and_honours_exit_zero() {
+    let dir = project();
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--diff", "--exit-zero", "-o", "fixes.diff"])
+        .run();
+    assert_eq!((output.code, output.stdout.as_str()), (0, ""));
+    assert!(read(&dir, "fixes.diff").contains("+++ b/search/tool.json"));
+    assert_eq!(read(&dir, "search/tool.json"), NORA);
+    let lonely = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--unsafe-fixes"])
+        .run();
+    assert_eq!(lonely.code, 2);
+    assert!(
+        lonely
+            .stderr
+            .contains("--unsafe-fixes goes with --fix or --diff"),
+        "{}",
+        lonely.stderr
+    );
+}

@@ -4,10 +4,13 @@
 //! schema, at the keyword: `additionalProperties`, `$schema`, `const`,
 //! `exclusiveMinimum`, `exclusiveMaximum`, `propertyNames`,
 //! `patternProperties`, `multipleOf`, `oneOf`, `allOf`, `not`, `if`,
-//! `then`, `else`, `dependentRequired`, `dependentSchemas`, and `$ref`,
-//! `$defs` and `definitions` below the root. Keywords inside a subschema
-//! that goes away with its keyword (under `additionalProperties`, `not`,
-//! ...) are not reported again.
+//! `then`, `else`, `dependentRequired`, `dependentSchemas`, `uniqueItems`,
+//! `examples`, `$comment`, `prefixItems`, and `$ref`, `$defs` and
+//! `definitions` below the root; and a `type` given as a list
+//! (`["string", "null"]`), which Gemini refuses with `Proto field is not
+//! repeating, cannot start list` (its schema says `"nullable": true`
+//! instead). Keywords inside a subschema that goes away with its keyword
+//! (under `additionalProperties`, `not`, ...) are not reported again.
 //!
 //! ## Why is this bad?
 //! Gemini reads a tool's `parameters` as its own `Schema` message (a subset
@@ -99,6 +102,13 @@ const UNSUPPORTED: &[(&str, &str)] = &[
         "dependentSchemas",
         "say the dependency in the \"description\"",
     ),
+    ("uniqueItems", "remove it and say it in the \"description\""),
+    ("examples", "move the examples into the \"description\""),
+    ("$comment", "remove it"),
+    (
+        "prefixItems",
+        "use \"items\" with one schema for every element",
+    ),
 ];
 
 /// Keywords Gemini rejects below the root only.
@@ -139,6 +149,19 @@ pub(crate) fn check_node(
         .iter()
         .any(|t| t.parameters_at.as_deref() == Some(pointer));
     let below_root: &[(&str, &str)] = if is_root { &[] } else { BELOW_ROOT };
+    // Gemini's `type` is one value; a list fails with "Proto field is not
+    // repeating, cannot start list".
+    if let Some(Value::Array(_)) = node.get("type") {
+        out.push(
+            manifest
+                .at_value(
+                    &RULE,
+                    json::join(pointer, "type"),
+                    "Gemini does not accept a list of types; a schema node has one \"type\"",
+                )
+                .with_help("use one \"type\", with \"nullable\": true if null is allowed"),
+        );
+    }
     for (keyword, help) in UNSUPPORTED.iter().chain(below_root) {
         if !node.contains_key(*keyword) {
             continue;

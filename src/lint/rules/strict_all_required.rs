@@ -124,19 +124,37 @@ fn required_and_nullable(
         }
     }?;
     let mut edits = vec![require];
+    // Only a property that can be made nullable gets the fix: otherwise it
+    // would turn an optional argument into a mandatory, non-null one.
+    let property = manifest.raw(property_at)?.as_object()?;
+    if property.contains_key("const") || property.contains_key("$ref") {
+        return None;
+    }
     let type_at = json::join(property_at, "type");
-    match manifest.raw(&type_at) {
-        Some(Value::String(kind)) if kind != "null" => {
+    let any_of_at = json::join(property_at, "anyOf");
+    match (property.get("type"), property.get("anyOf")) {
+        (Some(Value::String(kind)), _) if kind == "null" => {}
+        (Some(Value::String(kind)), _) => {
             edits.push(replace_value(
                 manifest,
                 &type_at,
                 format!("[{}, \"null\"]", serde_json::to_string(kind).ok()?),
             )?);
         }
-        Some(Value::Array(kinds)) if !kinds.iter().any(|k| k == "null") => {
-            edits.push(append_item(manifest, &type_at, "\"null\"")?);
+        (Some(Value::Array(kinds)), _) => {
+            if !kinds.iter().any(|k| k == "null") {
+                edits.push(append_item(manifest, &type_at, "\"null\"")?);
+            }
         }
-        _ => {}
+        (None, Some(Value::Array(branches))) => {
+            let nullable = branches
+                .iter()
+                .any(|b| b.get("type") == Some(&Value::from("null")));
+            if !nullable {
+                edits.push(append_item(manifest, &any_of_at, "{\"type\": \"null\"}")?);
+            }
+        }
+        _ => return None,
     }
     // A nullable enum must list null among its values, or null still fails.
     let enum_at = json::join(property_at, "enum");
