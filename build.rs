@@ -1,6 +1,8 @@
 //! Collects each lint rule's `//!` documentation comment into a table that
 //! `toolc explain` prints, so the comment in the rule's file is the one and
-//! only source of its user documentation.
+//! only source of its user documentation; and embeds every template under
+//! `templates/` (by its path there), so the binary needs no files at run
+//! time and adding a template needs no registration.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -56,6 +58,50 @@ fn main() {
     let out_dir = std::env::var("OUT_DIR").unwrap_or_else(|_| fail("OUT_DIR is not set"));
     std::fs::write(Path::new(&out_dir).join("rule_docs.rs"), out)
         .unwrap_or_else(|e| fail(&format!("write rule_docs.rs: {e}")));
+    embed_templates(&out_dir);
+}
+
+/// Writes `templates.rs`: every file under templates/ but the READMEs, as
+/// (path relative to templates/, contents), sorted by path.
+fn embed_templates(out_dir: &str) {
+    let root = Path::new("templates");
+    println!("cargo:rerun-if-changed={}", root.display());
+    let mut files = Vec::new();
+    collect(root, &mut files);
+    files.sort();
+    let mut out = String::from(
+        "/// Every template under templates/, by its path there.\npub(crate) static EMBEDDED: &[(&str, &str)] = &[\n",
+    );
+    for path in files {
+        let Ok(relative) = path.strip_prefix(root) else {
+            continue;
+        };
+        let name = relative.to_string_lossy().replace('\\', "/");
+        if name == "README.md" || name.ends_with("/README.md") {
+            continue;
+        }
+        let absolute = std::fs::canonicalize(&path)
+            .unwrap_or_else(|e| fail(&format!("{}: {e}", path.display())));
+        let _ = writeln!(out, "    ({name:?}, include_str!({:?})),", absolute.display().to_string());
+    }
+    out.push_str("];\n");
+    std::fs::write(Path::new(out_dir).join("templates.rs"), out)
+        .unwrap_or_else(|e| fail(&format!("write templates.rs: {e}")));
+}
+
+fn collect(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        println!("cargo:rerun-if-changed={}", path.display());
+        if path.is_dir() {
+            collect(&path, files);
+        } else {
+            files.push(path);
+        }
+    }
 }
 
 fn fail(message: &str) -> ! {

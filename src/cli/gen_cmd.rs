@@ -1,14 +1,15 @@
-//! `toolc gen`: provider tool JSON from manifests.
+//! `toolc gen`: provider tool JSON, Rust trait stubs and Python skeletons.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
 use super::{CliError, EXIT_FINDINGS, ReadArgs, render, write_atomically};
 use crate::diagnostic::Severity;
-use crate::emit;
-use crate::lint;
+use crate::emit::{self, GeneratedFile, Generated, Note, Output};
+use crate::ir::ToolSet;
+use crate::lint::{self, LintReport};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct GenArgs {
@@ -18,15 +19,30 @@ pub(super) struct GenArgs {
     /// Manifests (files or directories) to generate from.
     #[arg(default_value = ".")]
     paths: Vec<PathBuf>,
-    /// Write to this file (atomically) instead of standard output.
-    #[arg(short, long, value_name = "FILE")]
+    /// Where to write: a file for the JSON targets and rust (default: standard output),
+    /// a directory for python (required).
+    #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
-    /// Overwrite the output file if it exists.
+    /// Overwrite existing files whose content differs (without it, they are listed and
+    /// nothing is written).
     #[arg(long)]
     force: bool,
+    /// List what would be written (new, changed, unchanged) and write nothing.
+    #[arg(long)]
+    dry_run: bool,
     /// Generate even when the manifests have error-level findings.
     #[arg(long)]
     allow_errors: bool,
+    /// openai: emit strict mode ("strict": true and OpenAI's strict schema subset).
+    #[arg(long)]
+    strict: bool,
+    /// python: the skeleton style.
+    #[arg(long, value_enum, default_value_t = Style::Nora)]
+    style: Style,
+    /// Use the templates in this directory in place of the built-in ones of the same
+    /// relative path (see templates/README.md for the variables each receives).
+    #[arg(long, value_name = "DIR")]
+    templates: Option<PathBuf>,
     #[command(flatten)]
     read: ReadArgs,
 }
@@ -35,6 +51,36 @@ pub(super) struct GenArgs {
 enum Target {
     /// OpenAI function tools: [{"type": "function", "function": {...}}].
     Openai,
+    /// Anthropic tools: [{"name", "description", "input_schema"}].
+    Anthropic,
+    /// An MCP tools/list result: {"tools": [{"name", "inputSchema", ...}]}.
+    Mcp,
+    /// Gemini: {"functionDeclarations": [...]} in Gemini's schema subset.
+    Gemini,
+    /// A Rust module: the Tool trait, typed argument structs, a stub per tool.
+    Rust,
+    /// Python skeletons in the chosen --style, under -o DIR.
+    Python,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Style {
+    /// NORA: DIR/<tool>/tool.json and main.py with run(params).
+    Nora,
+    /// Agent-framework classes: a BaseTool subclass per tool.
+    Basetool,
+    /// AgentStack: DIR/<package>/config.json and __init__.py.
+    Agentstack,
+}
+
+impl Style {
+    fn name(self) -> &'static str {
+        match self {
+            Style::Nora => "nora",
+            Style::Basetool => "basetool",
+            Style::Agentstack => "agentstack",
+        }
+    }
 }
 
 pub(super) fn run(
@@ -43,15 +89,13 @@ pub(super) fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8, CliError> {
-    if let Some(path) = &args.output
-        && path.exists()
-        && !args.force
-    {
-        return Err(CliError::Usage(format!(
-            "{} exists; pass --force to overwrite it",
-            path.display()
-        )));
+    if args.target == Target::Python && args.output.is_none() {
+        return Err(CliError::Usage(
+            "gen python writes a tree of files: name the directory with -o DIR".to_string(),
+        ));
     }
+    let templates = emit::templates::Templates::new(args.templates.as_deref())
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     let options = lint::LintOptions {
         keep_toolsets: true,
         ..args.read.options()
@@ -86,22 +130,144 @@ pub(super) fn run(
             )?;
         }
     }
-    let value = match args.target {
-        Target::Openai => emit::openai::tools(toolsets),
+    let emit_options = emit::Options {
+        templates: &templates,
+        strict: args.strict,
+        style: Some(args.style.name().to_string()),
     };
-    let mut text = serde_json::to_string_pretty(&value)
-        .map_err(|e| CliError::Usage(format!("cannot serialize output: {e}")))?;
-    text.push('\n');
-    match &args.output {
-        Some(path) => write_atomically(path, text.as_bytes())?,
-        None => out.write_all(text.as_bytes())?,
+    let generated = match args.target {
+        Target::Openai => emit::openai::generate(toolsets, &emit_options),
+        Target::Anthropic => emit::anthropic::generate(toolsets, &emit_options),
+        Target::Mcp => emit::mcp::generate(toolsets, &emit_options),
+        Target::Gemini => emit::gemini::generate(toolsets, &emit_options),
+        Target::Rust => emit::rust::generate(toolsets, &emit_options),
+        Target::Python => emit::python::generate(toolsets, &emit_options),
+    }
+    .map_err(|e| CliError::Usage(e.to_string()))?;
+    write_notes(err, &report, &generated)?;
+    match generated.output {
+        Output::Document(text) => write_document(args, &text, out, err),
+        Output::Tree(files) => {
+            let dir = args.output.as_deref().unwrap_or(Path::new("."));
+            write_tree(args, dir, &files, err)
+        }
+    }
+}
+
+/// Notes as `severity: path:line:col: message (at POINTER)`.
+fn write_notes(err: &mut dyn Write, report: &LintReport, generated: &Generated) -> Result<(), CliError> {
+    for Note {
+        path,
+        pointer,
+        severity,
+        message,
+    } in &generated.notes
+    {
+        let place = match (report.maps.get(path), report.sources.get(path)) {
+            (Some(map), Some(source)) => {
+                let at = source.line_col(map.key_or_locate(pointer).start);
+                format!("{path}:{}:{}", at.line, at.column)
+            }
+            _ => path.clone(),
+        };
+        let label = if *severity == Severity::Info { "note" } else { severity.as_str() };
+        writeln!(err, "{label}: {place}: {message} (at {pointer})")?;
+    }
+    Ok(())
+}
+
+/// What writing a file would do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    New,
+    Unchanged,
+    Changed,
+}
+
+fn plan(path: &Path, contents: &str) -> Plan {
+    match std::fs::read(path) {
+        Err(_) => Plan::New,
+        Ok(existing) if existing == contents.as_bytes() => Plan::Unchanged,
+        Ok(_) => Plan::Changed,
+    }
+}
+
+fn write_document(
+    args: &GenArgs,
+    text: &str,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8, CliError> {
+    let Some(path) = &args.output else {
+        if !args.dry_run {
+            out.write_all(text.as_bytes())?;
+        }
+        return Ok(0);
+    };
+    let file = GeneratedFile {
+        path: path.clone(),
+        contents: text.to_string(),
+    };
+    write_tree(args, Path::new(""), std::slice::from_ref(&file), err)
+}
+
+/// Writes files under `dir`: all of them, or, when an existing one would
+/// change and --force is absent, none (the changing ones are listed, exit 1).
+fn write_tree(
+    args: &GenArgs,
+    dir: &Path,
+    files: &[GeneratedFile],
+    err: &mut dyn Write,
+) -> Result<u8, CliError> {
+    let planned: Vec<(PathBuf, Plan, &GeneratedFile)> = files
+        .iter()
+        .map(|f| {
+            let path = dir.join(&f.path);
+            let plan = plan(&path, &f.contents);
+            (path, plan, f)
+        })
+        .collect();
+    if args.dry_run {
+        for (path, plan, _) in &planned {
+            let what = match plan {
+                Plan::New => "would create",
+                Plan::Changed => "would overwrite",
+                Plan::Unchanged => "unchanged",
+            };
+            writeln!(err, "{what}: {}", path.display())?;
+        }
+        return Ok(0);
+    }
+    let changed: Vec<&PathBuf> = planned
+        .iter()
+        .filter(|(_, plan, _)| *plan == Plan::Changed)
+        .map(|(path, _, _)| path)
+        .collect();
+    if !changed.is_empty() && !args.force {
+        for path in &changed {
+            writeln!(err, "error: {} exists and differs from what would be generated", path.display())?;
+        }
+        writeln!(err, "error: nothing was written; pass --force to overwrite, or --dry-run to see the plan")?;
+        return Ok(EXIT_FINDINGS);
+    }
+    for (path, plan, file) in &planned {
+        if *plan == Plan::Unchanged {
+            continue;
+        }
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|source| CliError::Write {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        write_atomically(path, file.contents.as_bytes())?;
     }
     Ok(0)
 }
 
 /// Tools from different manifests that would share a name in the one
 /// generated array (duplicates within a manifest are lint findings already).
-fn name_clashes(toolsets: &[crate::ir::ToolSet]) -> Vec<String> {
+fn name_clashes(toolsets: &[ToolSet]) -> Vec<String> {
     let mut first: std::collections::BTreeMap<&str, &str> = std::collections::BTreeMap::new();
     let mut clashes = Vec::new();
     for set in toolsets {

@@ -29,3 +29,11 @@ pub fn tools(toolsets: &[ToolSet]) -> Value {
         .collect();
     Value::Array(tools)
 }
+
+/// `toolc gen openai`. (--strict: see the strict subset below.)
+pub fn generate(toolsets: &[ToolSet], _options: &super::Options) -> Result<super::Generated, super::EmitError> {
+    Ok(super::Generated {
+        output: super::Output::Document(super::json_document(&tools(toolsets))?),
+        notes: Vec::new(),
+    })
+}

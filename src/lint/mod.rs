@@ -188,6 +188,9 @@ pub struct LintReport {
     /// The IR of every manifest that parsed, in path order, when
     /// [`LintOptions::keep_toolsets`] asks for it.
     pub toolsets: Vec<ToolSet>,
+    /// Each kept manifest's source map (pointer to span), for generators'
+    /// notes that point into the source.
+    pub maps: BTreeMap<String, crate::json::SourceMap>,
 }
 
 impl LintReport {
@@ -216,6 +219,7 @@ struct Checked {
     diagnostics: Vec<Diagnostic>,
     source: Option<Source>,
     toolset: Option<ToolSet>,
+    map: Option<crate::json::SourceMap>,
     registered: Vec<rules::duplicate_tool_name::RegisteredName>,
 }
 
@@ -276,6 +280,9 @@ pub fn lint_paths(paths: &[PathBuf], options: &LintOptions) -> Result<LintReport
         if let Some(source) = item.source {
             report.sources.insert(item.summary.path.clone(), source);
         }
+        if let Some(map) = item.map {
+            report.maps.insert(item.summary.path.clone(), map);
+        }
         report.files.push(item.summary);
         report.diagnostics.extend(item.diagnostics);
         report.toolsets.extend(item.toolset);
@@ -323,6 +330,7 @@ fn check_file(
                 diagnostics,
                 source,
                 toolset: None,
+                map: None,
                 registered: Vec::new(),
             }));
         }
@@ -332,9 +340,12 @@ fn check_file(
     check_manifest(&manifest, &mut diagnostics)?;
     diagnostics.retain_mut(|d| apply_level(d, &settings));
     let registered = rules::duplicate_tool_name::registered_names(&manifest);
-    let keep_source = !diagnostics.is_empty() || !registered.is_empty();
+    let keep_source = !diagnostics.is_empty() || !registered.is_empty() || options.keep_toolsets;
     let Manifest {
-        source, toolset, ..
+        source,
+        toolset,
+        document,
+        ..
     } = *manifest;
     Ok(Some(Checked {
         summary: FileSummary {
@@ -345,6 +356,7 @@ fn check_file(
         diagnostics,
         source: keep_source.then_some(source),
         toolset: options.keep_toolsets.then_some(toolset),
+        map: options.keep_toolsets.then_some(document.map),
         registered,
     }))
 }

@@ -432,12 +432,25 @@ fn gen_refuses_manifests_with_errors_and_never_clobbers() {
     assert_eq!(written.code, 0, "{}", written.stderr);
     let text = std::fs::read_to_string(dir.path().join("out.json")).expect("written");
     assert!(text.contains("\"name\": \"ok\""));
+    // Regenerating the same content is fine; a hand edit is never lost.
+    let same = Test::new()
+        .current_dir(dir.path())
+        .args(["gen", "openai", "good", "-o", "out.json"])
+        .run();
+    assert_eq!(same.code, 0, "{}", same.stderr);
     std::fs::write(dir.path().join("out.json"), "hand edited").expect("edit");
     let clobber = Test::new()
         .current_dir(dir.path())
         .args(["gen", "openai", "good", "-o", "out.json"])
         .run();
-    assert_eq!(clobber.code, 2);
+    assert_eq!(clobber.code, 1);
+    assert!(clobber.stderr.contains("out.json exists and differs"), "{}", clobber.stderr);
+    let dry = Test::new()
+        .current_dir(dir.path())
+        .args(["gen", "openai", "good", "-o", "out.json", "--dry-run"])
+        .run();
+    assert_eq!(dry.code, 0);
+    assert!(dry.stderr.contains("would overwrite: out.json"), "{}", dry.stderr);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("out.json")).expect("kept"),
         "hand edited"

@@ -1,0 +1,8 @@
+//! PLACEHOLDER: gen anthropic (being written; replace this whole file).
+
+use super::{EmitError, Generated, Options};
+use crate::ir::ToolSet;
+
+pub fn generate(_toolsets: &[ToolSet], _options: &Options) -> Result<Generated, EmitError> {
+    Err(EmitError::Unsupported("gen anthropic is not written yet".to_string()))
+}

@@ -1,0 +1,92 @@
+//! The minijinja templates code generators render: the ones under
+//! `templates/` (embedded at build time), each replaceable by a file of the
+//! same relative path in a user's `--templates DIR`.
+
+use std::path::Path;
+
+use minijinja::syntax::SyntaxConfig;
+use minijinja::{Environment, UndefinedBehavior};
+use serde::Serialize;
+
+use super::EmitError;
+
+include!(concat!(env!("OUT_DIR"), "/templates.rs"));
+
+/// The template set of one generator run.
+#[derive(Debug)]
+pub struct Templates {
+    env: Environment<'static>,
+}
+
+impl Templates {
+    /// The embedded templates, with those in `override_dir` (same relative
+    /// paths) in their place. A file there that replaces no template is an
+    /// error: it is a typo, and silently ignoring it would be worse.
+    pub fn new(override_dir: Option<&Path>) -> Result<Templates, EmitError> {
+        let mut env = Environment::new();
+        // Block tags on their own lines leave no blank lines behind.
+        let syntax = SyntaxConfig::builder()
+            .keep_trailing_newline(true)
+            .trim_blocks(true)
+            .lstrip_blocks(true)
+            .build()
+            .map_err(|e| EmitError::Template(e.to_string()))?;
+        env.set_syntax(syntax);
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        for (name, source) in EMBEDDED {
+            env.add_template(name, source)
+                .map_err(|e| EmitError::Template(format!("{name}: {e}")))?;
+        }
+        if let Some(dir) = override_dir {
+            for (name, source) in read_overrides(dir)? {
+                if !EMBEDDED.iter().any(|(known, _)| *known == name) {
+                    let known: Vec<&str> = EMBEDDED.iter().map(|(n, _)| *n).collect();
+                    return Err(EmitError::Template(format!(
+                        "{}: replaces no template (the templates are: {})",
+                        dir.join(&name).display(),
+                        known.join(", ")
+                    )));
+                }
+                env.add_template_owned(name.clone(), source)
+                    .map_err(|e| EmitError::Template(format!("{}: {e}", dir.join(&name).display())))?;
+            }
+        }
+        Ok(Templates { env })
+    }
+
+    /// Renders the template `name` with `context`.
+    pub fn render(&self, name: &str, context: impl Serialize) -> Result<String, EmitError> {
+        let template = self
+            .env
+            .get_template(name)
+            .map_err(|e| EmitError::Template(format!("{name}: {e}")))?;
+        template
+            .render(minijinja::value::Value::from(minijinja::value::Serde(context)))
+            .map_err(|e| EmitError::Template(format!("{name}: {e:#}")))
+    }
+}
+
+/// The names of the embedded templates.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    EMBEDDED.iter().map(|(name, _)| *name)
+}
+
+fn read_overrides(dir: &Path) -> Result<Vec<(String, String)>, EmitError> {
+    let mut found = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.map_err(|e| EmitError::Template(format!("{}: {e}", dir.display())))?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let relative = entry
+            .path()
+            .strip_prefix(dir)
+            .map_err(|e| EmitError::Template(e.to_string()))?
+            .to_string_lossy()
+            .replace('\\', "/");
+        let source = std::fs::read_to_string(entry.path())
+            .map_err(|e| EmitError::Template(format!("{}: {e}", entry.path().display())))?;
+        found.push((relative, source));
+    }
+    Ok(found)
+}
