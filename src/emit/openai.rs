@@ -1,39 +1,348 @@
 //! OpenAI function tools: `[{"type": "function", "function": {...}}]`.
+//!
+//! With `--strict`, each function gets `"strict": true` and its parameters
+//! are rewritten into the subset of JSON Schema that strict mode
+//! (Structured Outputs) accepts, the subset toolc's own `strict-*` rules
+//! check: every object is closed (`"additionalProperties": false`), every
+//! property is required and an optional one may be null instead, `oneOf`
+//! becomes `anyOf`, `allOf` is merged, a union at the root is flattened, and
+//! what strict mode rejects outright (`not`, `if`, `patternProperties`, an
+//! unsupported `format`, ...) is removed. Every change is a note at the
+//! place in the manifest it concerns; the size limits of strict mode
+//! (`strict-limits`) are not something a rewrite can meet, and stay lint's.
 
 use serde_json::{Map, Value, json};
 
+use super::anthropic::{
+    Origins, RefGuard, SchemaNotes, ensure_root_object, flatten_root_unions, merge_all_of,
+    parameters_or_empty, property_at, rename_key,
+};
+use super::{EmitError, Generated, Note, Options, Output, json_document};
 use crate::ir::ToolSet;
+use crate::json;
 
-/// The OpenAI tools array for every tool of `toolsets`, in order. Tools
-/// whose parameters are unknown get an empty object schema.
+/// The OpenAI tools array for every tool of `toolsets`, in order, as
+/// written without `--strict`. Tools whose parameters are unknown get an
+/// empty object schema.
 pub fn tools(toolsets: &[ToolSet]) -> Value {
-    let tools = toolsets
-        .iter()
-        .flat_map(|set| &set.tools)
-        .map(|tool| {
+    build(toolsets, false).0
+}
+
+/// `toolc gen openai`.
+pub fn generate(toolsets: &[ToolSet], options: &Options) -> Result<Generated, EmitError> {
+    let (tools, notes) = build(toolsets, options.strict);
+    Ok(Generated {
+        output: Output::Document(json_document(&tools)?),
+        notes,
+    })
+}
+
+fn build(toolsets: &[ToolSet], strict: bool) -> (Value, Vec<Note>) {
+    let mut notes = Vec::new();
+    let tools = super::tools(toolsets)
+        .map(|(set, tool)| {
+            let mut sink = SchemaNotes::for_tool(set, tool);
+            let mut parameters = parameters_or_empty(tool);
+            ensure_root_object(&mut parameters, &mut sink);
+            if strict {
+                parameters = strict_schema(parameters, &mut sink);
+            }
+            notes.extend(sink.into_notes());
             let mut function = Map::new();
             function.insert("name".into(), Value::String(tool.name.clone()));
             if let Some(description) = &tool.description {
                 function.insert("description".into(), Value::String(description.clone()));
             }
-            let parameters = tool
-                .parameters
-                .clone()
-                .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
             function.insert("parameters".into(), parameters);
-            if let Some(strict) = tool.extensions.get("strict").filter(|s| s.is_boolean()) {
-                function.insert("strict".into(), strict.clone());
+            if strict {
+                function.insert("strict".into(), Value::Bool(true));
+            } else if let Some(flag) = tool.extensions.get("strict").filter(|s| s.is_boolean()) {
+                function.insert("strict".into(), flag.clone());
             }
             json!({"type": "function", "function": function})
         })
         .collect();
-    Value::Array(tools)
+    (Value::Array(tools), notes)
 }
 
-/// `toolc gen openai`. (--strict: see the strict subset below.)
-pub fn generate(toolsets: &[ToolSet], _options: &super::Options) -> Result<super::Generated, super::EmitError> {
-    Ok(super::Generated {
-        output: super::Output::Document(super::json_document(&tools(toolsets))?),
-        notes: Vec::new(),
-    })
+/// `schema` in strict mode's subset.
+fn strict_schema(mut schema: Value, notes: &mut SchemaNotes) -> Value {
+    let original = schema.clone();
+    let mut rewrite = StrictRewrite {
+        root: &original,
+        guard: RefGuard::new(),
+        notes,
+    };
+    rewrite.node(&mut schema, "", 0);
+    schema
+}
+
+/// Keywords strict mode rejects, removed with what the removal loses.
+const REJECTED: &[(&str, &str)] = &[
+    ("not", "the excluded values are accepted again"),
+    ("if", "the condition is no longer checked"),
+    ("then", "the condition is no longer checked"),
+    ("else", "the condition is no longer checked"),
+    ("dependentRequired", "the dependency is no longer checked"),
+    ("dependentSchemas", "the dependency is no longer checked"),
+    (
+        "patternProperties",
+        "keys matching the pattern are no longer accepted",
+    ),
+    ("propertyNames", "the key names are no longer checked"),
+];
+
+/// The formats strict mode supports (as `strict-unsupported-format` lists).
+const FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+struct StrictRewrite<'r, 'n, 'a> {
+    /// The schema as it was, for following `$ref`s of `allOf` branches.
+    root: &'r Value,
+    guard: RefGuard,
+    notes: &'n mut SchemaNotes<'a>,
+}
+
+impl StrictRewrite<'_, '_, '_> {
+    /// Rewrites the subschema at `at` (a pointer relative to the schema
+    /// root), `depth` levels of JSON nesting below the root.
+    fn node(&mut self, node: &mut Value, at: &str, depth: usize) {
+        let Value::Object(node) = node else {
+            return;
+        };
+        let mut origins = Origins::new();
+        let entered = merge_all_of(
+            node,
+            at,
+            depth,
+            self.root,
+            &mut self.guard,
+            &mut origins,
+            self.notes,
+        );
+        if depth == 0 {
+            flatten_root_unions(node, self.root, &mut self.guard, &mut origins, self.notes);
+        }
+        self.remove_rejected(node, at);
+        let union = self.one_of_to_any_of(node, at);
+        self.children(node, at, depth, &origins, union);
+        // After the subschemas: a property is made nullable once its own
+        // `allOf` and `oneOf` are rewritten.
+        self.close(node, at, &origins);
+        self.guard.leave(entered);
+    }
+
+    fn remove_rejected(&mut self, node: &mut Map<String, Value>, at: &str) {
+        for (keyword, loss) in REJECTED {
+            if node.shift_remove(*keyword).is_some() {
+                self.notes.warning(
+                    &json::join(at, keyword),
+                    format!("removed \"{keyword}\", which OpenAI strict mode rejects: {loss}"),
+                );
+            }
+        }
+        if let Some(Value::String(format)) = node.get("format")
+            && !FORMATS.contains(&format.as_str())
+        {
+            let message = format!(
+                "removed \"format\": \"{format}\", which OpenAI strict mode does not support; \
+                 say in the description what the string holds"
+            );
+            node.shift_remove("format");
+            self.notes.warning(&json::join(at, "format"), message);
+        }
+    }
+
+    /// Makes a `oneOf` an `anyOf`; returns the keyword the `anyOf`
+    /// branches are under in the manifest.
+    fn one_of_to_any_of(&mut self, node: &mut Map<String, Value>, at: &str) -> &'static str {
+        if !node.contains_key("oneOf") {
+            return "anyOf";
+        }
+        let one_of_at = json::join(at, "oneOf");
+        if node.contains_key("anyOf") {
+            node.shift_remove("oneOf");
+            self.notes.warning(
+                &one_of_at,
+                "removed \"oneOf\", which OpenAI strict mode rejects, beside an \"anyOf\": \
+                 its branches are no longer checked",
+            );
+            "anyOf"
+        } else {
+            rename_key(node, "oneOf", "anyOf");
+            self.notes.info(
+                &one_of_at,
+                "\"oneOf\" became \"anyOf\" (strict mode has no \"oneOf\"): a value that \
+                 matches several branches is no longer refused",
+            );
+            "oneOf"
+        }
+    }
+
+    /// Rewrites every subschema below `node`: properties, items, union
+    /// branches (under `union` in the manifest) and definitions. (An
+    /// `additionalProperties` schema goes.)
+    fn children(
+        &mut self,
+        node: &mut Map<String, Value>,
+        at: &str,
+        depth: usize,
+        origins: &Origins,
+        union: &str,
+    ) {
+        for (keyword, value) in node.iter_mut() {
+            let source = if keyword == "anyOf" {
+                union
+            } else {
+                keyword.as_str()
+            };
+            let keyword_at = json::join(at, source);
+            match (keyword.as_str(), value) {
+                ("properties", Value::Object(properties)) => {
+                    for (name, property) in properties.iter_mut() {
+                        self.node(property, &property_at(at, origins, name), depth + 2);
+                    }
+                }
+                ("$defs" | "definitions", Value::Object(definitions)) => {
+                    for (name, definition) in definitions.iter_mut() {
+                        self.node(definition, &json::join(&keyword_at, name), depth + 2);
+                    }
+                }
+                ("items", item @ Value::Object(_)) => self.node(item, &keyword_at, depth + 1),
+                ("items" | "prefixItems" | "anyOf", Value::Array(list)) => {
+                    for (i, item) in list.iter_mut().enumerate() {
+                        self.node(item, &json::join(&keyword_at, i), depth + 2);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Closes an object schema and requires all its properties, letting the
+    /// ones that were optional be null.
+    fn close(&mut self, node: &mut Map<String, Value>, at: &str, origins: &Origins) {
+        if !is_object_schema(node) {
+            return;
+        }
+        let additional_at = json::join(at, "additionalProperties");
+        match node.get("additionalProperties") {
+            Some(Value::Bool(false)) => {}
+            None => {
+                node.insert("additionalProperties".into(), Value::Bool(false));
+                self.notes.info(
+                    at,
+                    "added \"additionalProperties\": false (strict mode accepts closed objects only)",
+                );
+            }
+            Some(_) => {
+                node.insert("additionalProperties".into(), Value::Bool(false));
+                self.notes.warning(
+                    &additional_at,
+                    "\"additionalProperties\" became false (strict mode accepts closed objects \
+                     only): keys other than the declared properties are no longer accepted",
+                );
+            }
+        }
+        let names: Vec<String> = match node.get("properties") {
+            Some(Value::Object(properties)) => properties.keys().cloned().collect(),
+            _ => return,
+        };
+        let mut required: Vec<Value> = match node.get("required") {
+            Some(Value::Array(required)) => required.clone(),
+            _ => Vec::new(),
+        };
+        for name in names {
+            let listed = Value::String(name.clone());
+            if required.contains(&listed) {
+                continue;
+            }
+            required.push(listed);
+            if let Some(Value::Object(properties)) = node.get_mut("properties")
+                && let Some(property) = properties.get_mut(&name)
+            {
+                make_nullable(property);
+            }
+            self.notes.info(
+                &property_at(at, origins, &name),
+                format!(
+                    "property \"{name}\" was optional: it is now required and may be null \
+                     (strict mode requires every property)"
+                ),
+            );
+        }
+        node.insert("required".into(), Value::Array(required));
+    }
+}
+
+/// Whether a subschema describes objects, as `strict-additional-properties`
+/// decides it: `"type": "object"` (alone or in a list), or `properties`.
+fn is_object_schema(node: &Map<String, Value>) -> bool {
+    let typed_object = match node.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
+        _ => false,
+    };
+    typed_object || node.contains_key("properties")
+}
+
+/// Lets `null` through a property schema: a `null` in its type (and its
+/// enum), a `{"type": "null"}` branch in its union, or, for a `$ref` or a
+/// `const`, a union of the schema and null. A schema without a type
+/// accepts null already.
+fn make_nullable(property: &mut Value) {
+    let Value::Object(schema) = property else {
+        return;
+    };
+    let null = Value::String("null".into());
+    if schema.contains_key("$ref") || schema.contains_key("const") {
+        let description = schema.shift_remove("description");
+        let inner = std::mem::take(schema);
+        if let Some(description) = description {
+            schema.insert("description".into(), description);
+        }
+        schema.insert(
+            "anyOf".into(),
+            json!([Value::Object(inner), {"type": "null"}]),
+        );
+        return;
+    }
+    match schema.get_mut("type") {
+        Some(Value::String(kind)) if *kind == "null" => {}
+        Some(kind @ Value::String(_)) => *kind = Value::Array(vec![kind.clone(), null]),
+        Some(Value::Array(kinds)) => {
+            if !kinds.contains(&null) {
+                kinds.push(null);
+            }
+        }
+        _ => {
+            if let Some(Value::Array(branches)) = schema.get_mut("anyOf")
+                && !branches.iter().any(accepts_null)
+            {
+                branches.push(json!({"type": "null"}));
+            }
+        }
+    }
+    if let Some(Value::Array(values)) = schema.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
+    }
+}
+
+fn accepts_null(branch: &Value) -> bool {
+    match branch.get("type") {
+        Some(Value::String(kind)) => kind == "null",
+        Some(Value::Array(kinds)) => kinds.iter().any(|k| k == "null"),
+        _ => false,
+    }
 }
