@@ -1,8 +1,151 @@
-//! PLACEHOLDER: gen rust (being written; replace this whole file).
+//! `toolc gen rust`: one Rust module holding the Nachos tool contract (the
+//! `Tool` trait and its result types), a typed arguments struct per tool
+//! derived from its JSON Schema, and a stub per tool that validates its
+//! arguments and answers `NOT_IMPLEMENTED`, ready to fill in.
+//!
+//! The Rust side decides what the code *is*: [`types`] maps schemas to
+//! Rust types, [`names`] turns JSON names into identifiers that are neither
+//! keywords nor raw identifiers, and [`literals`] makes every string handed
+//! over safe to paste (string literals, doc comment lines, plain comments).
+//! This file builds the template context from them. The templates under
+//! `templates/rust/` decide how it is laid out; their README lists the
+//! variables. The module compiles without warnings against serde (derive)
+//! and serde_json alone, and the integration tests compile and run it.
 
-use super::{EmitError, Generated, Options};
-use crate::ir::ToolSet;
+mod literals;
+mod names;
+mod types;
 
-pub fn generate(_toolsets: &[ToolSet], _options: &Options) -> Result<Generated, EmitError> {
-    Err(EmitError::Unsupported("gen rust is not written yet".to_string()))
+use serde::Serialize;
+
+use super::{EmitError, Generated, Note, Options, Output};
+use crate::ir::{Tool, ToolSet};
+use literals::{comment_text, doc_lines, raw_json_literal, string_literal};
+use names::{Names, camel_case};
+use types::{TypeBuilder, TypeDef};
+
+/// The template that renders the whole module (it includes the others).
+const MODULE_TEMPLATE: &str = "rust/module.rs.jinja";
+
+/// Generates the module from every tool of the run, in input order.
+pub fn generate(toolsets: &[ToolSet], options: &Options) -> Result<Generated, EmitError> {
+    let mut names = Names::new();
+    let mut notes = Vec::new();
+    let mut tools = Vec::new();
+    for (set, tool) in super::tools(toolsets) {
+        tools.push(tool_context(set, tool, &mut names, &mut notes)?);
+    }
+    let mut sources: Vec<String> = Vec::new();
+    for set in toolsets {
+        let source = comment_text(&set.path);
+        if !sources.contains(&source) {
+            sources.push(source);
+        }
+    }
+    let module = options
+        .templates
+        .render(MODULE_TEMPLATE, ModuleContext { sources, tools })?;
+    Ok(Generated {
+        output: Output::Document(module),
+        notes,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// The template context. Every string in it is safe where the template puts
+// it: `*_literal` are Rust string literals, `doc_lines` and `comment` hold
+// no line breaks and nothing a comment must not contain, names are
+// identifiers.
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Serialize)]
+struct ModuleContext {
+    /// Manifest paths, comment-safe, in input order.
+    sources: Vec<String>,
+    tools: Vec<ToolContext>,
+}
+
+#[derive(Debug, Serialize)]
+struct ToolContext {
+    /// The tool name, comment-safe (for comments and doc comments only).
+    name: String,
+    struct_name: String,
+    args_name: String,
+    id_literal: String,
+    name_literal: String,
+    description_literal: String,
+    /// A `SecurityTier` variant.
+    security_tier: String,
+    /// Why the tier is a default, when it is (a comment line).
+    security_tier_comment: Option<String>,
+    /// The tool description as doc comment lines.
+    doc_lines: Vec<String>,
+    /// The parameter schema as a raw string literal of pretty JSON.
+    parameters_literal: String,
+    /// The arguments struct first, then the types it uses, depth first.
+    types: Vec<TypeDef>,
+}
+
+fn tool_context(
+    set: &ToolSet,
+    tool: &Tool,
+    names: &mut Names,
+    notes: &mut Vec<Note>,
+) -> Result<ToolContext, EmitError> {
+    let base = camel_case(&tool.name, "Unnamed");
+    let struct_name = names.claim(&format!("{base}Tool"));
+    let args_name = names.claim(&format!("{base}Args"));
+    let (security_tier, security_tier_comment) = security_tier(tool.permissions.security_tier);
+    let empty_schema = serde_json::json!({"type": "object", "properties": {}});
+    let schema = tool.parameters.as_ref().unwrap_or(&empty_schema);
+    let mut builder = TypeBuilder::new(names, notes, &set.path, &tool.name);
+    let pointer = tool
+        .parameters_at
+        .clone()
+        .unwrap_or_else(|| tool.origin.clone());
+    let what = format!("Arguments of the `{}` tool.", tool.name);
+    let mut doc = doc_lines(&what);
+    if tool.parameters.is_none() {
+        doc.push(String::new());
+        doc.extend(doc_lines(
+            "The manifest does not declare them: add the fields here.",
+        ));
+    }
+    builder.root_struct(args_name.clone(), doc, schema, &pointer);
+    Ok(ToolContext {
+        name: comment_text(&tool.name),
+        struct_name,
+        args_name,
+        id_literal: string_literal(&tool.name),
+        name_literal: string_literal(tool.title.as_deref().unwrap_or(&tool.name)),
+        description_literal: string_literal(tool.description.as_deref().unwrap_or("")),
+        security_tier: security_tier.to_string(),
+        security_tier_comment,
+        doc_lines: doc_lines(tool.description.as_deref().unwrap_or("")),
+        parameters_literal: raw_json_literal(&serde_json::to_string_pretty(schema)?),
+        types: builder.finish(),
+    })
+}
+
+/// The tier's variant, and a comment when the manifest does not give a
+/// usable one: then the stub asks for explicit approval (Restricted) until
+/// someone decides, rather than pretending the tool is harmless.
+fn security_tier(tier: Option<i64>) -> (&'static str, Option<String>) {
+    match tier {
+        Some(0) => ("Safe", None),
+        Some(1) => ("Standard", None),
+        Some(2) => ("Elevated", None),
+        Some(3) => ("Restricted", None),
+        Some(4) => ("Dangerous", None),
+        Some(other) => (
+            "Restricted",
+            Some(format!(
+                "The manifest says {other}, which is not a tier (0-4): Restricted until you decide."
+            )),
+        ),
+        None => (
+            "Restricted",
+            Some("The manifest gives no security tier: Restricted until you decide.".to_string()),
+        ),
+    }
 }

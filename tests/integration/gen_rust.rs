@@ -1,0 +1,238 @@
+//! `toolc gen rust`: the module generated from fixtures/gen/rust-types is a
+//! reviewed snapshot; it and the modules generated from the corpus compile
+//! with `-D warnings` in a crate that depends on serde and serde_json only,
+//! are already rustfmt-formatted, and behave: the crate's own test
+//! (fixtures/gen/rust-types/accept.rs) deserializes valid arguments,
+//! rejects invalid ones and gets NOT_IMPLEMENTED from `execute`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::{TempDir, Test, root};
+
+const FIXTURE: &str = "fixtures/gen/rust-types";
+const AGENTCLI: &str = "../shared/corpus/agentcli";
+const NACHOS_TOOLS: &str = "../shared/corpus/nachos/tools";
+
+fn gen_rust(path: &str) -> super::Output {
+    let output = Test::new().args(["gen", "rust", path]).run();
+    assert_eq!(output.code, 0, "gen rust {path}: {}", output.stderr);
+    output
+}
+
+/// How many tools `toolc lint` reads from `path`.
+fn tool_count(path: &str) -> u64 {
+    let report = Test::new()
+        .args(["lint", "--format", "json", path])
+        .run()
+        .json();
+    let files = report["files"].as_array().expect("files");
+    files
+        .iter()
+        .map(|f| f["tools"].as_u64().expect("tools"))
+        .sum()
+}
+
+#[test]
+fn module_snapshot() {
+    insta::assert_snapshot!(gen_rust(FIXTURE).stdout);
+}
+
+#[test]
+fn what_becomes_value_is_noted_at_its_source() {
+    let stderr = gen_rust(FIXTURE).stderr;
+    let notes: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        notes,
+        [
+            "note: fixtures/gen/rust-types/tools.json:63:11: tool \"search_files\": generated as serde_json::Value: anyOf has no single Rust type (at /tools/0/schema/properties/context)",
+            "note: fixtures/gen/rust-types/tools.json:82:11: tool \"set-config\": generated as serde_json::Value: $ref is not followed (at /tools/1/schema/properties/value)",
+            "note: fixtures/gen/rust-types/tools.json:83:11: tool \"set-config\": generated as serde_json::Value: an enum of values that are not all strings (at /tools/1/schema/properties/level)",
+            "note: fixtures/gen/rust-types/tools.json:89:11: tool \"set-config\": generated as serde_json::Value: a list of types has no single Rust type (at /tools/1/schema/properties/retry)",
+        ]
+    );
+}
+
+#[test]
+fn output_is_deterministic_and_goes_to_a_file() {
+    let first = gen_rust(FIXTURE).stdout;
+    assert_eq!(first, gen_rust(FIXTURE).stdout);
+    let dir = TempDir::new("gen-rust-file");
+    let file = dir.path().join("tools.rs");
+    let output = Test::new()
+        .args(["gen", "rust", FIXTURE, "-o"])
+        .args([file.to_str().expect("utf-8 path")])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("read tools.rs"),
+        first
+    );
+}
+
+#[test]
+fn hostile_names_and_descriptions_stay_inert() {
+    // Text that would end a comment or a literal, open a doctest, or trip
+    // a deny-by-default lint (bidirectional overrides), and names that
+    // collide once they are identifiers.
+    let dir = TempDir::new("gen-rust-hostile");
+    let manifest = dir.write(
+        "hostile.json",
+        r###"[{"type": "function", "function": {
+            "name": "crate",
+            "description": "line one\r\nline two\r    ```rust\n    panic!()\n~~~\n\u202e evil \"# \"## */",
+            "parameters": {"type": "object", "properties": {
+                "a-b": {"type": "string", "description": "x\"#\u2066"},
+                "a_b": {"type": "string"},
+                "A B": {"type": "string", "enum": ["x\"y", "x y", "x-y", "Self", "self"]},
+                "\u202e": {"type": "integer"},
+                "deep": {"type": "object", "properties": {"deep": {"type": "object", "properties": {"x": {"type": "null"}}}}}
+            }}
+        }}]"###,
+    );
+    // Provider rules may object to these names; generation is what is tested.
+    let output = Test::new()
+        .args([
+            "gen",
+            "rust",
+            "--allow-errors",
+            manifest.to_str().expect("utf-8 path"),
+        ])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let text = output.stdout;
+    assert!(!text.contains('\u{202e}') && !text.contains('\u{2066}') && !text.contains('\r'));
+    assert!(
+        text.contains("pub a_b: Option<String>,") && text.contains("pub a_b2: Option<String>,")
+    );
+    assert!(
+        text.contains("SelfValue,") && text.contains("SelfValue2,"),
+        "{text}"
+    );
+    assert!(
+        text.contains("pub struct CrateTool;") && text.contains("pub struct CrateArgsDeepDeep {")
+    );
+    check_crate(&[("lib.rs", text)], None);
+}
+
+/// Generated modules compile without warnings, are formatted, and pass the
+/// acceptance test.
+#[test]
+fn generated_modules_compile_and_behave() {
+    let fixture = gen_rust(FIXTURE).stdout;
+    let goagent = gen_rust(AGENTCLI).stdout;
+    let nachos = gen_rust(NACHOS_TOOLS).stdout;
+    for (text, path) in [
+        (&fixture, FIXTURE),
+        (&goagent, AGENTCLI),
+        (&nachos, NACHOS_TOOLS),
+    ] {
+        let stubs = text.matches("        Box::new(").count() as u64;
+        assert_eq!(stubs, tool_count(path), "{path}: one stub per tool");
+    }
+    assert!(goagent.contains("pub struct HttpFetchArgs {"));
+    assert!(nachos.contains("pub struct CodeRunnerPythonTool;"));
+    let accept =
+        std::fs::read_to_string(root().join(FIXTURE).join("accept.rs")).expect("read accept.rs");
+    let lib = format!("{fixture}\npub mod goagent;\npub mod nachos;\n");
+    check_crate(
+        &[
+            ("lib.rs", lib),
+            ("goagent.rs", goagent),
+            ("nachos.rs", nachos),
+        ],
+        Some(&accept),
+    );
+}
+
+/// Builds a crate from `modules` (files under src/, lib.rs first) and the
+/// integration test `accept`, runs `cargo test` on it with warnings denied,
+/// and checks the sources with rustfmt.
+///
+/// The crate sits in a fixed directory under target/ rather than a fresh
+/// temporary one: cargo hashes a package's path into its artifacts, so a
+/// new path each run would pile up builds, while one path rebuilds in
+/// place. Its target directory is under /work/main/target too, so serde is
+/// compiled once. The network is not used: `--offline` with toolc's own
+/// Cargo.lock (cargo prunes what the crate does not use) takes the versions
+/// that building toolc put in the registry cache.
+fn check_crate(modules: &[(&str, String)], accept: Option<&str>) {
+    let name = if accept.is_some() { "full" } else { "hostile" };
+    let base = root().join("target/gen-rust-check");
+    let dir = base.join(name);
+    let _ = std::fs::remove_dir_all(dir.join("src"));
+    let _ = std::fs::remove_dir_all(dir.join("tests"));
+    write(&dir.join("Cargo.toml"), CARGO_TOML);
+    std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).expect("copy Cargo.lock");
+    let mut sources = Vec::new();
+    for (file, text) in modules {
+        let path = dir.join("src").join(file);
+        write(&path, text);
+        sources.push(path);
+    }
+    if let Some(accept) = accept {
+        write(&dir.join("tests/accept.rs"), accept);
+    }
+    let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string()))
+        .args(["test", "--offline", "--quiet"])
+        .current_dir(&dir)
+        .env("RUSTFLAGS", "-D warnings")
+        .env("RUSTDOCFLAGS", "-D warnings")
+        .env("CARGO_TARGET_DIR", base.join("target"))
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("CARGO_BUILD_RUSTFLAGS")
+        .output()
+        .expect("run cargo");
+    let report = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.status.success(),
+        "cargo test in {}:\n{report}",
+        dir.display()
+    );
+    if accept.is_some() {
+        assert!(
+            report.contains("test result: ok. 7 passed"),
+            "the acceptance test ran:\n{report}"
+        );
+    }
+    rustfmt_check(&sources);
+}
+
+fn rustfmt_check(sources: &[PathBuf]) {
+    let output = Command::new("rustfmt")
+        .args(["--edition", "2024", "--check"])
+        .args(sources)
+        .output()
+        .expect("run rustfmt");
+    assert!(
+        output.status.success(),
+        "generated code is not rustfmt-formatted:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn write(path: &Path, text: &str) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("create dir");
+    }
+    std::fs::write(path, text).expect("write file");
+}
+
+const CARGO_TOML: &str = r#"[package]
+name = "toolc_gen_rust_check"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+
+# Not a member of any workspace above it.
+[workspace]
+"#;
