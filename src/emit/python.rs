@@ -1,8 +1,284 @@
-//! PLACEHOLDER: gen python (being written; replace this whole file).
+//! `toolc gen python`: Python skeletons, a tree of files under `-o DIR`, in
+//! one of three styles.
+//!
+//! - `nora`: `<tool>/tool.json` (a NORA manifest, parameters in NORA's
+//!   dialect) and `<tool>/main.py` with `run(params) -> str`.
+//! - `basetool`: a `tools` package with a small `BaseTool` ABC, a `ToolResult`
+//!   dataclass and a `BaseTool` subclass per tool.
+//! - `agentstack`: `<package>/config.json` and `<package>/__init__.py` with a
+//!   typed function per tool.
+//!
+//! Every file's text comes from a template under `templates/python/<style>/`;
+//! this module computes what the templates receive: Python identifiers for
+//! wire names ([`names`]), type hints and defaults ([`hints`]), literals laid
+//! out to the line length and prose wrapped for docstrings ([`layout`]), and
+//! JSON documents as text. The bodies validate the required arguments and
+//! answer "not implemented" without raising, so a skeleton runs from the
+//! start. Only the standard library is imported. What a style cannot carry
+//! over from the manifest is reported as a [`Note`].
 
-use super::{EmitError, Generated, Options};
-use crate::ir::ToolSet;
+mod agentstack;
+mod basetool;
+mod hints;
+mod layout;
+mod names;
+mod nora;
 
-pub fn generate(_toolsets: &[ToolSet], _options: &Options) -> Result<Generated, EmitError> {
-    Err(EmitError::Unsupported("gen python is not written yet".to_string()))
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{EmitError, Generated, GeneratedFile, Note, Options, Output};
+use crate::diagnostic::Severity;
+use crate::ir::{Tool, ToolSet};
+use crate::json;
+
+/// The styles, by their `--style` names.
+pub const STYLES: &[&str] = &["nora", "basetool", "agentstack"];
+
+/// `toolc gen python --style STYLE`: the files of the skeleton tree, sorted
+/// by path, with notes on what the style changed or could not carry.
+pub fn generate(toolsets: &[ToolSet], options: &Options) -> Result<Generated, EmitError> {
+    if super::tools(toolsets).next().is_none() {
+        return Err(EmitError::Unsupported(
+            "gen python: the manifests declare no tool to generate".to_string(),
+        ));
+    }
+    let style = options.style.as_deref().unwrap_or("nora");
+    let mut out = Tree::default();
+    match style {
+        "nora" => nora::generate(toolsets, options, &mut out)?,
+        "basetool" => basetool::generate(toolsets, options, &mut out)?,
+        "agentstack" => agentstack::generate(toolsets, options, &mut out)?,
+        other => {
+            return Err(EmitError::Unsupported(format!(
+                "gen python: unknown style \"{other}\" (the styles are: {})",
+                STYLES.join(", ")
+            )));
+        }
+    }
+    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Generated {
+        output: Output::Tree(out.files),
+        notes: out.notes,
+    })
+}
+
+/// What a style generator accumulates.
+#[derive(Debug, Default)]
+struct Tree {
+    files: Vec<GeneratedFile>,
+    notes: Vec<Note>,
+}
+
+impl Tree {
+    /// Renders `template` (under `python/`) into the file at `path`.
+    fn render(
+        &mut self,
+        options: &Options,
+        template: &str,
+        path: String,
+        context: impl Serialize,
+    ) -> Result<(), EmitError> {
+        let contents = options
+            .templates
+            .render(&format!("python/{template}"), context)?;
+        self.files.push(GeneratedFile {
+            path: path.into(),
+            contents,
+        });
+        Ok(())
+    }
+
+    fn note(&mut self, set: &ToolSet, pointer: String, severity: Severity, message: String) {
+        self.notes.push(Note {
+            path: set.path.clone(),
+            pointer,
+            severity,
+            message,
+        });
+    }
+}
+
+/// One top-level property of a tool's parameters.
+#[derive(Debug, Clone)]
+struct Parameter {
+    /// The wire name: the property's key.
+    key: String,
+    schema: Value,
+    required: bool,
+    /// Where the property is in the manifest (for notes).
+    pointer: String,
+}
+
+impl Parameter {
+    fn description(&self) -> Option<&str> {
+        self.schema
+            .get("description")
+            .and_then(Value::as_str)
+            .filter(|d| !d.trim().is_empty())
+    }
+
+    /// Whether `null` is a valid value, so that `None` does not mean
+    /// "missing".
+    fn nullable(&self) -> bool {
+        match self.schema.get("type") {
+            Some(Value::String(t)) => t == "null",
+            Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
+            _ => false,
+        }
+    }
+}
+
+/// A tool's parameter schema split into its top-level properties (in the
+/// manifest's order) and the rest of the root. Unknown parameters count as
+/// none (`gen` warns about them).
+fn parameters(tool: &Tool) -> (Vec<Parameter>, Map<String, Value>) {
+    let mut root = match &tool.parameters {
+        Some(Value::Object(root)) => root.clone(),
+        _ => Map::new(),
+    };
+    let required: Vec<String> = match root.shift_remove("required") {
+        Some(Value::Array(names)) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    };
+    let base = parameters_pointer(tool);
+    let properties = match root.shift_remove("properties") {
+        Some(Value::Object(properties)) => properties
+            .into_iter()
+            .map(|(key, schema)| Parameter {
+                required: required.contains(&key),
+                pointer: json::join(&json::join(&base, "properties"), &key),
+                key,
+                schema,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    root.shift_remove("type");
+    (properties, root)
+}
+
+/// Where a tool is declared, for notes: its declaration, else its name.
+fn tool_pointer(tool: &Tool) -> String {
+    if tool.origin.is_empty() {
+        tool.name_at.clone()
+    } else {
+        tool.origin.clone()
+    }
+}
+
+/// Where a tool's parameters are, else where the tool is.
+fn parameters_pointer(tool: &Tool) -> String {
+    tool.parameters_at
+        .clone()
+        .unwrap_or_else(|| tool_pointer(tool))
+}
+
+/// Root keywords of a parameter schema that a Python signature cannot
+/// express (alternatives and conditions over the arguments).
+const ROOT_CONSTRAINTS: &[&str] = &["anyOf", "oneOf", "allOf", "not", "if", "then", "else"];
+
+/// Notes that the root's combinators are not in the generated signature.
+fn note_root_constraints(out: &mut Tree, set: &ToolSet, tool: &Tool, root: &Map<String, Value>) {
+    let dropped: Vec<&str> = ROOT_CONSTRAINTS
+        .iter()
+        .copied()
+        .filter(|k| root.contains_key(*k))
+        .collect();
+    if dropped.is_empty() {
+        return;
+    }
+    let base = parameters_pointer(tool);
+    out.note(
+        set,
+        json::join(&base, dropped[0]),
+        Severity::Warning,
+        format!(
+            "tool \"{}\": the parameters' {} cannot be expressed in a Python signature; the generated code does not check it",
+            tool.name,
+            dropped.join(", ")
+        ),
+    );
+}
+
+/// A tool's description, or the fallback that styles needing one use (its
+/// display title, else its name, else "(no description)"), and whether it
+/// is the fallback.
+fn description_or_fallback(tool: &Tool) -> (String, bool) {
+    match tool.description.as_deref().filter(|d| !d.trim().is_empty()) {
+        Some(description) => (description.to_string(), false),
+        None => {
+            let fallback = [tool.title.as_deref(), Some(tool.name.as_str())]
+                .into_iter()
+                .flatten()
+                .find(|t| !t.trim().is_empty())
+                .unwrap_or("(no description)");
+            (fallback.to_string(), true)
+        }
+    }
+}
+
+/// What a parameter's docstring entry adds to its description.
+#[derive(Debug, Clone, Copy)]
+struct Details {
+    /// Its default (as JSON), when the schema has one.
+    default: bool,
+    /// The values it may take, when the schema lists them.
+    choices: bool,
+}
+
+/// Every detail: for styles whose signatures show neither.
+const ALL_DETAILS: Details = Details {
+    default: true,
+    choices: true,
+};
+
+/// The text of a parameter's docstring entry: its description, the
+/// `details` asked for, and `also` (a further sentence); "(no
+/// description)" when that is nothing.
+fn parameter_text(parameter: &Parameter, details: Details, also: Option<String>) -> String {
+    let mut sentences: Vec<String> = Vec::new();
+    sentences.extend(parameter.description().map(|d| d.trim().to_string()));
+    let choices = hints::choices(&parameter.schema);
+    if details.choices && !choices.is_empty() {
+        sentences.push(format!("One of {}.", choices.join(", ")));
+    }
+    if let Some(value) = parameter.schema.get("default").filter(|_| details.default) {
+        sentences.push(format!("Defaults to {value}."));
+    }
+    sentences.extend(also);
+    let mut text = String::new();
+    for sentence in sentences {
+        if !text.is_empty() {
+            if !text.ends_with(['.', '!', '?']) {
+                text.push('.');
+            }
+            text.push(' ');
+        }
+        text.push_str(&sentence);
+    }
+    if text.is_empty() {
+        text.push_str("(no description)");
+    }
+    text
+}
+
+/// Docstring prose (wrapped, escaped).
+fn doc(text: &str) -> String {
+    layout::docstring_text(text, layout::TEXT_WIDTH)
+}
+
+/// A short text for a docstring, on one line (escaped, not wrapped).
+fn doc_line(text: &str) -> String {
+    layout::docstring_text(text, usize::MAX)
+}
+
+/// Pretty JSON text (two-space indent), without a final newline: the
+/// templates add it.
+fn json_text(value: &Value) -> Result<String, EmitError> {
+    Ok(serde_json::to_string_pretty(value)?)
 }

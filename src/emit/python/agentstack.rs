@@ -1,0 +1,422 @@
+//! The `agentstack` style: `<package>/config.json` and
+//! `<package>/__init__.py` with one typed function per tool.
+//!
+//! Each manifest becomes a package named after its AgentStack package name,
+//! else its only tool, else its directory; manifests that get the same name
+//! share one package. AgentStack finds a tool by its function's name and
+//! reads its parameters from the signature, so in this style the Python
+//! identifiers are the wire names: a renamed tool or parameter is reported.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use super::hints::{self, TypingImports};
+use super::layout::Expr;
+use super::names::{self, HINT_BUILTINS, Keep, Kind, Namer};
+use super::{Details, Parameter, Tree, doc, json_text, parameter_text};
+use crate::diagnostic::Severity;
+use crate::emit::{EmitError, Options};
+use crate::ir::{Format, Runtime, Tool, ToolSet};
+
+/// The actions a tool gets when its manifest declares none.
+const DEFAULT_ACTIONS: &[&str] = &["read"];
+
+/// Names the module imports: a function may not take them.
+const MODULE_NAMES: &[&str] = &["Any", "Literal"];
+
+/// `python/agentstack/__init__.py.j2`'s context.
+#[derive(Debug, Serialize)]
+struct ModuleContext {
+    package: PackageDoc,
+    /// The `typing` names the hints use, comma-separated (empty: no import).
+    typing_imports: String,
+    functions: Vec<Function>,
+}
+
+#[derive(Debug, Serialize)]
+struct PackageDoc {
+    name: String,
+    description_doc: String,
+    sources_doc: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct Function {
+    name: String,
+    description_doc: String,
+    /// Required parameters first, then optional ones, each in manifest order.
+    parameters: Vec<FunctionParameter>,
+    /// The required parameters that may not be `None`.
+    required: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct FunctionParameter {
+    name: String,
+    /// The type hint, laid out after `    name: `.
+    hint: String,
+    /// The default's literal, null for a required parameter.
+    default: Option<String>,
+    description_doc: String,
+}
+
+/// `python/agentstack/config.json.j2`'s context.
+#[derive(Debug, Serialize)]
+struct ConfigContext {
+    /// The AgentStack config as pretty-printed JSON.
+    config_json: String,
+}
+
+/// The manifests that make one package.
+struct Package<'a> {
+    name: String,
+    sets: Vec<&'a ToolSet>,
+}
+
+pub(super) fn generate(
+    toolsets: &[ToolSet],
+    options: &Options,
+    out: &mut Tree,
+) -> Result<(), EmitError> {
+    let mut packages: Vec<Package> = Vec::new();
+    for set in toolsets.iter().filter(|s| !s.tools.is_empty()) {
+        let name = package_name(set);
+        match packages.iter_mut().find(|p| p.name == name) {
+            Some(package) => package.sets.push(set),
+            None => packages.push(Package {
+                name,
+                sets: vec![set],
+            }),
+        }
+    }
+    for package in &packages {
+        generate_package(package, options, out)?;
+    }
+    Ok(())
+}
+
+/// The AgentStack package name, else the only tool's name, else the
+/// manifest's directory, else the first tool's name; snake_case.
+fn package_name(set: &ToolSet) -> String {
+    let agentstack_name = set
+        .package
+        .as_ref()
+        .filter(|_| set.format == Format::Agentstack)
+        .and_then(|p| p.name.clone())
+        .filter(|n| !n.is_empty());
+    let directory = || {
+        Path::new(&set.path)
+            .parent()
+            .and_then(Path::file_name)
+            .map(|d| d.to_string_lossy().into_owned())
+            .filter(|d| !d.is_empty() && d != "." && d != "..")
+    };
+    let first_tool = || set.tools.first().map(|t| t.name.clone());
+    let name = match agentstack_name {
+        Some(name) => Some(name),
+        None if set.tools.len() == 1 => first_tool(),
+        None => directory().or_else(first_tool),
+    };
+    names::identifier(&name.unwrap_or_default(), Kind::Package)
+}
+
+fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Result<(), EmitError> {
+    let mut imports = TypingImports::default();
+    let names: Vec<&str> = package
+        .sets
+        .iter()
+        .flat_map(|set| set.tools.iter().map(|tool| tool.name.as_str()))
+        .collect();
+    let mut reserved = MODULE_NAMES.to_vec();
+    reserved.extend(HINT_BUILTINS);
+    let mut function_names = Namer::with_reserved(&reserved)
+        .assign(&names, Kind::Tool, Keep::Identifiers)
+        .into_iter();
+    let mut functions = Vec::new();
+    let mut permissions = Map::new();
+    for set in &package.sets {
+        let mut defaulted = Vec::new();
+        let mut defaulted_at = None;
+        for tool in &set.tools {
+            let name = function_names.next().unwrap_or_default();
+            if name != tool.name {
+                out.note(
+                    set,
+                    tool.name_at.clone(),
+                    Severity::Info,
+                    format!("AgentStack calls a tool by its function's name: tool \"{}\" is function \"{name}\"", tool.name),
+                );
+            }
+            functions.push(function(out, set, tool, name.clone(), &mut imports));
+            let (entry, declared) = tool_permissions(tool);
+            if !declared {
+                defaulted.push(format!("\"{name}\""));
+                defaulted_at.get_or_insert_with(|| super::tool_pointer(tool));
+            }
+            permissions.insert(name, entry);
+        }
+        if !defaulted.is_empty() {
+            out.note(
+                set,
+                defaulted_at.unwrap_or_default(),
+                Severity::Warning,
+                format!(
+                    "the manifest declares no permissions for {}: config.json grants the actions {DEFAULT_ACTIONS:?}; review them",
+                    defaulted.join(", ")
+                ),
+            );
+        }
+    }
+    let config = config(package, permissions);
+    let directory = &package.name;
+    out.render(
+        options,
+        "agentstack/config.json.j2",
+        format!("{directory}/config.json"),
+        ConfigContext {
+            config_json: json_text(&config)?,
+        },
+    )?;
+    let description = agentstack_package(package)
+        .and_then(|p| p.description.clone())
+        .unwrap_or_else(|| format!("AgentStack tools: {}.", package.name));
+    let context = ModuleContext {
+        package: PackageDoc {
+            name: package.name.clone(),
+            description_doc: doc(&description),
+            sources_doc: package.sets.iter().map(|s| doc(&s.path)).collect(),
+        },
+        typing_imports: imports.line(),
+        functions,
+    };
+    out.render(
+        options,
+        "agentstack/__init__.py.j2",
+        format!("{directory}/__init__.py"),
+        context,
+    )
+}
+
+/// The first AgentStack package data among the package's manifests.
+fn agentstack_package<'a>(package: &Package<'a>) -> Option<&'a crate::ir::Package> {
+    package
+        .sets
+        .iter()
+        .filter(|s| s.format == Format::Agentstack)
+        .find_map(|s| s.package.as_ref())
+}
+
+/// The config: name, category, the package data AgentStack knows (from an
+/// AgentStack manifest), environment variables and dependencies when any
+/// manifest names them, and the tools' permissions.
+fn config(package: &Package, tools: Map<String, Value>) -> Value {
+    let source = agentstack_package(package);
+    let mut config = Map::new();
+    config.insert("name".into(), json!(package.name));
+    let category = source
+        .and_then(|p| p.category.clone())
+        .unwrap_or_else(|| "custom".to_string());
+    config.insert("category".into(), json!(category));
+    for (key, value) in [
+        ("description", source.and_then(|p| p.description.clone())),
+        ("url", source.and_then(|p| p.url.clone())),
+        ("cta", source.and_then(|p| p.cta.clone())),
+    ] {
+        if let Some(value) = value {
+            config.insert(key.into(), json!(value));
+        }
+    }
+    let env = environment(package);
+    if !env.is_empty() {
+        config.insert("env".into(), Value::Object(env));
+    }
+    let mut dependencies: Vec<String> = Vec::new();
+    for set in &package.sets {
+        for dependency in set.package.iter().flat_map(|p| &p.dependencies) {
+            if !dependencies.contains(dependency) {
+                dependencies.push(dependency.clone());
+            }
+        }
+    }
+    if !dependencies.is_empty() {
+        config.insert("dependencies".into(), json!(dependencies));
+    }
+    for (key, value) in [
+        ("post_install", source.and_then(|p| p.post_install.clone())),
+        ("post_remove", source.and_then(|p| p.post_remove.clone())),
+    ] {
+        if let Some(value) = value {
+            config.insert(key.into(), json!(value));
+        }
+    }
+    config.insert("tools".into(), Value::Object(tools));
+    Value::Object(config)
+}
+
+/// Environment variables: AgentStack's own (with their defaults), the ones
+/// agentcli passes through and Nachos secrets (without defaults).
+fn environment(package: &Package) -> Map<String, Value> {
+    let mut env = Map::new();
+    for set in &package.sets {
+        if let Some(p) = &set.package {
+            for var in &p.env {
+                env.entry(var.name.clone())
+                    .or_insert_with(|| var.default.clone());
+            }
+            for secret in &p.secrets {
+                env.entry(secret.clone()).or_insert(Value::Null);
+            }
+        }
+        for tool in &set.tools {
+            if let Runtime::Command {
+                env_passthrough, ..
+            } = &tool.runtime
+            {
+                for name in env_passthrough {
+                    env.entry(name.clone()).or_insert(Value::Null);
+                }
+            }
+        }
+    }
+    env
+}
+
+/// A tool's permissions entry, and whether the manifest declared actions.
+fn tool_permissions(tool: &Tool) -> (Value, bool) {
+    let declared = tool.permissions.actions.as_ref().filter(|a| !a.is_empty());
+    let actions = match declared {
+        Some(actions) => json!(actions),
+        None => json!(DEFAULT_ACTIONS),
+    };
+    let mut entry = Map::new();
+    entry.insert("actions".into(), actions);
+    if let Some(dirs) = &tool.permissions.allowed_dirs {
+        entry.insert("allowed_dirs".into(), json!(dirs));
+    }
+    if let Some(allow) = tool.permissions.allow_http {
+        entry.insert("allow_http".into(), json!(allow));
+    }
+    for (key, value) in &tool.permissions.extra {
+        entry.insert(key.clone(), value.clone());
+    }
+    (Value::Object(entry), declared.is_some())
+}
+
+/// One tool's function: identifiers, hints and defaults for its parameters.
+fn function(
+    out: &mut Tree,
+    set: &ToolSet,
+    tool: &Tool,
+    name: String,
+    imports: &mut TypingImports,
+) -> Function {
+    let (properties, root) = super::parameters(tool);
+    super::note_root_constraints(out, set, tool, &root);
+    let (description, fallback) = super::description_or_fallback(tool);
+    if fallback {
+        out.note(
+            set,
+            super::tool_pointer(tool),
+            Severity::Info,
+            format!(
+                "tool \"{}\" has no description; its docstring says \"{description}\"",
+                tool.name
+            ),
+        );
+    }
+    let keys: Vec<&str> = properties.iter().map(|p| p.key.as_str()).collect();
+    let python_names = Namer::default().assign(&keys, Kind::Parameter, Keep::Identifiers);
+    let mut ordered: Vec<(&Parameter, &String)> = properties
+        .iter()
+        .zip(&python_names)
+        .filter(|(p, _)| p.required)
+        .collect();
+    ordered.extend(
+        properties
+            .iter()
+            .zip(&python_names)
+            .filter(|(p, _)| !p.required),
+    );
+    let mut parameters = Vec::new();
+    let mut required = Vec::new();
+    let mut renamed = Vec::new();
+    for (p, python_name) in ordered {
+        let python_name = python_name.clone();
+        let also = (python_name != p.key).then(|| {
+            renamed.push(format!("\"{}\" is \"{python_name}\"", p.key));
+            format!("Named \"{}\" in the manifest.", p.key)
+        });
+        if p.required && !p.nullable() {
+            required.push(python_name.clone());
+        }
+        let (parameter, details) = signature_parameter(p, python_name, imports);
+        parameters.push(FunctionParameter {
+            description_doc: doc(&parameter_text(p, details, also)),
+            ..parameter
+        });
+    }
+    if !renamed.is_empty() {
+        out.note(
+            set,
+            super::parameters_pointer(tool),
+            Severity::Info,
+            format!(
+                "tool \"{}\": parameter names must be Python identifiers: {}",
+                tool.name,
+                renamed.join(", ")
+            ),
+        );
+    }
+    Function {
+        name,
+        description_doc: doc(&description),
+        parameters,
+        required,
+    }
+}
+
+/// `name: hint = default` of the signature, laid out for the template's
+/// one-parameter-per-line form (the description still empty), and what the
+/// docstring must add (what the signature does not show).
+fn signature_parameter(
+    p: &Parameter,
+    name: String,
+    imports: &mut TypingImports,
+) -> (FunctionParameter, Details) {
+    let hint = hints::hint(&p.schema, imports);
+    let schema_default = p
+        .schema
+        .get("default")
+        .and_then(|d| hints::default_literal(d, &hint));
+    let default_in_signature = !p.required && schema_default.is_some();
+    let (hint, default) = match (p.required, schema_default) {
+        (true, _) => (hint, None),
+        (false, Some(default)) => (hint, Some(default)),
+        (false, None) => (hints::optional(hint), Some(Expr::atom("None"))),
+    };
+    let column = 4 + name.len() + 2;
+    let suffix = default.as_ref().map_or(0, |d| 3 + d.flat().chars().count()) + 1;
+    let hint_text = hint.layout(4, column, suffix);
+    let default = default.map(|d| {
+        let last_line = hint_text.rsplit('\n').next().unwrap_or_default();
+        let end = if hint_text.contains('\n') {
+            4 + last_line.chars().count()
+        } else {
+            column + hint_text.chars().count()
+        };
+        d.layout(4, end + 3, 1)
+    });
+    let details = Details {
+        default: !default_in_signature,
+        choices: !hint_text.contains("Literal["),
+    };
+    let parameter = FunctionParameter {
+        name,
+        hint: hint_text,
+        default,
+        description_doc: String::new(),
+    };
+    (parameter, details)
+}

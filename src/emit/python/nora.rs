@@ -1,0 +1,371 @@
+//! The `nora` style: `<tool>/tool.json` and `<tool>/main.py` per tool.
+//!
+//! tool.json is written in NORA's dialect, so that `toolc lint` reads it
+//! back without findings: every top-level property carries `type`,
+//! `description` and a boolean `required`; property names are limited to
+//! `[A-Za-z0-9_]`; a description is written wherever one is missing. What
+//! that changes is reported as a note. main.py reads the parameters by
+//! their tool.json names (dict keys need no Python identifiers).
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use super::layout::{self, Expr};
+use super::names::{Keep, Kind, Namer, snake_case};
+use super::{ALL_DETAILS, Parameter, Tree, doc, doc_line, json_text, parameter_text};
+use crate::diagnostic::Severity;
+use crate::emit::{EmitError, Options};
+use crate::ir::{Tool, ToolSet};
+use crate::json as pointer;
+
+/// What a property without a description gets.
+const NO_DESCRIPTION: &str = "(no description)";
+/// Every JSON type: the `type` of a property whose schema does not tell.
+const ANY_TYPE: [&str; 7] = [
+    "string", "number", "integer", "boolean", "array", "object", "null",
+];
+
+/// `python/nora/main.py.j2`'s context.
+#[derive(Debug, Serialize)]
+struct MainContext {
+    /// The manifest the tool came from, escaped for a docstring.
+    source_doc: String,
+    tool: MainTool,
+}
+
+#[derive(Debug, Serialize)]
+struct MainTool {
+    name_doc: String,
+    name_literal: String,
+    description_doc: String,
+    /// The names `run` checks for, a list literal laid out after `REQUIRED = `.
+    required_literal: String,
+    parameters: Vec<MainParameter>,
+}
+
+#[derive(Debug, Serialize)]
+struct MainParameter {
+    /// The key in `params` (as in tool.json), escaped for a docstring.
+    key_doc: String,
+    json_type_doc: String,
+    required: bool,
+    description_doc: String,
+}
+
+/// `python/nora/tool.json.j2`'s context.
+#[derive(Debug, Serialize)]
+struct ManifestContext {
+    /// The NORA manifest as pretty-printed JSON.
+    tool_json: String,
+}
+
+pub(super) fn generate(
+    toolsets: &[ToolSet],
+    options: &Options,
+    out: &mut Tree,
+) -> Result<(), EmitError> {
+    let tools: Vec<_> = crate::emit::tools(toolsets).collect();
+    let names: Vec<&str> = tools.iter().map(|(_, tool)| tool.name.as_str()).collect();
+    let directories = Namer::default().assign(&names, Kind::Tool, Keep::SnakeCase);
+    for ((set, tool), directory) in tools.into_iter().zip(directories) {
+        let (description, fallback) = super::description_or_fallback(tool);
+        if fallback {
+            out.note(
+                set,
+                super::tool_pointer(tool),
+                Severity::Info,
+                format!(
+                    "tool \"{}\" has no description; NORA requires one: tool.json says \"{description}\"",
+                    tool.name
+                ),
+            );
+        }
+        let (properties, root) = super::parameters(tool);
+        let properties = nora_keys(out, set, tool, properties);
+        let manifest = json!({
+            "name": tool.name,
+            "description": description,
+            "entrypoint": "main.py",
+            "parameters": nora_parameters(out, set, tool, &properties, root),
+        });
+        out.render(
+            options,
+            "nora/tool.json.j2",
+            format!("{directory}/tool.json"),
+            ManifestContext {
+                tool_json: json_text(&manifest)?,
+            },
+        )?;
+        let required: Vec<Expr> = properties
+            .iter()
+            .filter(|p| p.required)
+            .map(|p| Expr::Str(p.key.clone()))
+            .collect();
+        let context = MainContext {
+            source_doc: doc(&set.path),
+            tool: MainTool {
+                name_doc: doc_line(&tool.name),
+                name_literal: layout::string_literal(&tool.name),
+                description_doc: doc(&description),
+                required_literal: Expr::list(required).layout(0, "REQUIRED = ".len(), 0),
+                parameters: properties
+                    .iter()
+                    .map(|p| {
+                        // The type as tool.json says it (inferred where the
+                        // manifest has none).
+                        let written = &manifest["parameters"]["properties"][&p.key];
+                        MainParameter {
+                            key_doc: doc_line(&p.key),
+                            json_type_doc: doc_line(&super::hints::json_type(written)),
+                            required: p.required,
+                            description_doc: doc(&parameter_text(p, ALL_DETAILS, None)),
+                        }
+                    })
+                    .collect(),
+            },
+        };
+        out.render(
+            options,
+            "nora/main.py.j2",
+            format!("{directory}/main.py"),
+            context,
+        )?;
+    }
+    Ok(())
+}
+
+/// NORA allows only `[A-Za-z0-9_]` in property names: others get their
+/// snake_case identifier (distinct from the names kept), with a warning.
+fn nora_keys(
+    out: &mut Tree,
+    set: &ToolSet,
+    tool: &Tool,
+    properties: Vec<Parameter>,
+) -> Vec<Parameter> {
+    let valid =
+        |key: &str| !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let mut namer = Namer::default();
+    for p in properties.iter().filter(|p| valid(&p.key)) {
+        namer.unique(p.key.clone());
+    }
+    properties
+        .into_iter()
+        .map(|mut p| {
+            if !valid(&p.key) {
+                let renamed = namer.unique(snake_case(&p.key, Kind::Parameter));
+                out.note(
+                    set,
+                    p.pointer.clone(),
+                    Severity::Warning,
+                    format!(
+                        "tool \"{}\": NORA property names may hold only letters, digits and _; \"{}\" is \"{renamed}\" in tool.json and main.py",
+                        tool.name, p.key
+                    ),
+                );
+                p.key = renamed;
+            }
+            p
+        })
+        .collect()
+}
+
+/// The parameters in NORA's dialect: `{"type": "object", "properties":
+/// {...}}` plus the root's other keywords.
+fn nora_parameters(
+    out: &mut Tree,
+    set: &ToolSet,
+    tool: &Tool,
+    properties: &[Parameter],
+    mut root: Map<String, Value>,
+) -> Value {
+    let mut described = Vec::new();
+    let mut nora_properties = Map::new();
+    for p in properties {
+        let property = nora_property(out, set, tool, p, &mut described);
+        nora_properties.insert(p.key.clone(), Value::Object(property));
+    }
+    // Properties below the root's other keywords (`$defs`, `oneOf`, ...).
+    for (keyword, value) in root.iter_mut() {
+        describe_nested(keyword, value, "", &mut described);
+    }
+    if !described.is_empty() {
+        out.note(
+            set,
+            super::parameters_pointer(tool),
+            Severity::Info,
+            format!(
+                "tool \"{}\": NORA wants every property described; tool.json says \"{NO_DESCRIPTION}\" for {}",
+                tool.name,
+                described.join(", ")
+            ),
+        );
+    }
+    let mut parameters = Map::new();
+    parameters.insert("type".into(), json!("object"));
+    parameters.insert("properties".into(), Value::Object(nora_properties));
+    parameters.extend(root);
+    Value::Object(parameters)
+}
+
+/// One top-level property: `type`, `description`, `required`, then the
+/// rest of its schema. Its own `required` list (an object's) would clash
+/// with NORA's flag, so it moves into `allOf`, which means the same.
+fn nora_property(
+    out: &mut Tree,
+    set: &ToolSet,
+    tool: &Tool,
+    p: &Parameter,
+    described: &mut Vec<String>,
+) -> Map<String, Value> {
+    let mut rest = match &p.schema {
+        Value::Object(schema) => schema.clone(),
+        _ => Map::new(),
+    };
+    let mut property = Map::new();
+    let kind = match rest.shift_remove("type") {
+        Some(kind) => kind,
+        None => match referenced_type(tool, &rest).or_else(|| super::hints::implied_types(&rest)) {
+            Some(types) if types.len() == 1 => json!(types[0]),
+            Some(types) => json!(types),
+            None => {
+                out.note(
+                    set,
+                    p.pointer.clone(),
+                    Severity::Info,
+                    format!(
+                        "tool \"{}\": property \"{}\" has no type and NORA requires one: tool.json lists every JSON type",
+                        tool.name, p.key
+                    ),
+                );
+                json!(ANY_TYPE)
+            }
+        },
+    };
+    property.insert("type".into(), kind);
+    let description = match rest.shift_remove("description") {
+        Some(Value::String(d)) if !d.trim().is_empty() => d,
+        _ => {
+            described.push(format!("\"{}\"", p.key));
+            NO_DESCRIPTION.to_string()
+        }
+    };
+    property.insert("description".into(), Value::String(description));
+    property.insert("required".into(), Value::Bool(p.required));
+    if let Some(own) = rest.shift_remove("required") {
+        let mut all_of = match rest.shift_remove("allOf") {
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(),
+        };
+        all_of.push(json!({"required": own}));
+        rest.insert("allOf".into(), Value::Array(all_of));
+        out.note(
+            set,
+            pointer::join(&p.pointer, "required"),
+            Severity::Info,
+            format!(
+                "tool \"{}\": in NORA's dialect \"required\" of property \"{}\" is its own flag; its list of required members moved into \"allOf\"",
+                tool.name, p.key
+            ),
+        );
+    }
+    property.extend(rest);
+    describe_schema(&mut property, &p.key, described);
+    property
+}
+
+/// The type names of the schema a property's local `$ref` points to
+/// (`#/$defs/point`), when it has a `type`.
+fn referenced_type(tool: &Tool, property: &Map<String, Value>) -> Option<Vec<String>> {
+    let target = property.get("$ref")?.as_str()?.strip_prefix('#')?;
+    match pointer::value_at(tool.parameters.as_ref()?, target)?.get("type")? {
+        Value::String(name) => Some(vec![name.clone()]),
+        Value::Array(names) => Some(
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+/// Subschema keywords, as the lint rules walk them: one subschema, a list
+/// of them, a map of names to them.
+const SINGLE: &[&str] = &[
+    "additionalProperties",
+    "items",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems",
+];
+const LISTS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
+const MAPS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// Writes [`NO_DESCRIPTION`] into every nested property without a
+/// description (what `property-missing-description` looks for) in the
+/// subschemas that `keyword`'s `value` holds, collecting their paths
+/// (`save.dir`).
+fn describe_nested(keyword: &str, value: &mut Value, path: &str, described: &mut Vec<String>) {
+    match value {
+        Value::Object(schema) if SINGLE.contains(&keyword) => {
+            describe_schema(schema, path, described);
+        }
+        Value::Array(items) if LISTS.contains(&keyword) => {
+            for schema in items.iter_mut().filter_map(Value::as_object_mut) {
+                describe_schema(schema, path, described);
+            }
+        }
+        Value::Object(members) if MAPS.contains(&keyword) => {
+            for (name, sub) in members.iter_mut() {
+                if let Some(schema) = sub.as_object_mut() {
+                    describe_schema(schema, &dotted(path, name), described);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// [`describe_nested`] for the properties of `schema` and its subschemas.
+fn describe_schema(schema: &mut Map<String, Value>, path: &str, described: &mut Vec<String>) {
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        for (name, property) in properties.iter_mut() {
+            let Some(property) = property.as_object_mut() else {
+                continue;
+            };
+            let undescribed = match property.get("description") {
+                None => true,
+                Some(Value::String(d)) => d.trim().is_empty(),
+                Some(_) => false,
+            };
+            if undescribed && !property.contains_key("$ref") {
+                property.insert("description".into(), json!(NO_DESCRIPTION));
+                described.push(format!("\"{}\"", dotted(path, name)));
+            }
+        }
+    }
+    for (keyword, value) in schema.iter_mut() {
+        describe_nested(keyword, value, path, described);
+    }
+}
+
+fn dotted(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}.{name}")
+    }
+}
