@@ -82,7 +82,11 @@ fn embed_templates(out_dir: &str) {
         }
         let absolute = std::fs::canonicalize(&path)
             .unwrap_or_else(|e| fail(&format!("{}: {e}", path.display())));
-        let _ = writeln!(out, "    ({name:?}, include_str!({:?})),", absolute.display().to_string());
+        let _ = writeln!(
+            out,
+            "    ({name:?}, include_str!({:?})),",
+            absolute.display().to_string()
+        );
     }
     out.push_str("];\n");
     std::fs::write(Path::new(out_dir).join("templates.rs"), out)

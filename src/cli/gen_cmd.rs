@@ -7,7 +7,7 @@ use clap::ValueEnum;
 
 use super::{CliError, EXIT_FINDINGS, ReadArgs, render, write_atomically};
 use crate::diagnostic::Severity;
-use crate::emit::{self, GeneratedFile, Generated, Note, Output};
+use crate::emit::{self, Generated, GeneratedFile, Note, Output};
 use crate::ir::ToolSet;
 use crate::lint::{self, LintReport};
 
@@ -155,7 +155,11 @@ pub(super) fn run(
 }
 
 /// Notes as `severity: path:line:col: message (at POINTER)`.
-fn write_notes(err: &mut dyn Write, report: &LintReport, generated: &Generated) -> Result<(), CliError> {
+fn write_notes(
+    err: &mut dyn Write,
+    report: &LintReport,
+    generated: &Generated,
+) -> Result<(), CliError> {
     for Note {
         path,
         pointer,
@@ -170,8 +174,16 @@ fn write_notes(err: &mut dyn Write, report: &LintReport, generated: &Generated) 
             }
             _ => path.clone(),
         };
-        let label = if *severity == Severity::Info { "note" } else { severity.as_str() };
-        writeln!(err, "{label}: {place}: {message} (at {pointer})")?;
+        let label = if *severity == Severity::Info {
+            "note"
+        } else {
+            severity.as_str()
+        };
+        if pointer.is_empty() {
+            writeln!(err, "{label}: {place}: {message}")?;
+        } else {
+            writeln!(err, "{label}: {place}: {message} (at {pointer})")?;
+        }
     }
     Ok(())
 }
@@ -245,9 +257,16 @@ fn write_tree(
         .collect();
     if !changed.is_empty() && !args.force {
         for path in &changed {
-            writeln!(err, "error: {} exists and differs from what would be generated", path.display())?;
+            writeln!(
+                err,
+                "error: {} exists and differs from what would be generated",
+                path.display()
+            )?;
         }
-        writeln!(err, "error: nothing was written; pass --force to overwrite, or --dry-run to see the plan")?;
+        writeln!(
+            err,
+            "error: nothing was written; pass --force to overwrite, or --dry-run to see the plan"
+        )?;
         return Ok(EXIT_FINDINGS);
     }
     for (path, plan, file) in &planned {

@@ -85,5 +85,7 @@ pub fn json_document(value: &serde_json::Value) -> Result<String, EmitError> {
 
 /// Every tool of the run, in order, with the tool set it came from.
 pub fn tools(toolsets: &[ToolSet]) -> impl Iterator<Item = (&ToolSet, &crate::ir::Tool)> {
-    toolsets.iter().flat_map(|set| set.tools.iter().map(move |tool| (set, tool)))
+    toolsets
+        .iter()
+        .flat_map(|set| set.tools.iter().map(move |tool| (set, tool)))
 }

@@ -47,8 +47,9 @@ impl Templates {
                         known.join(", ")
                     )));
                 }
-                env.add_template_owned(name.clone(), source)
-                    .map_err(|e| EmitError::Template(format!("{}: {e}", dir.join(&name).display())))?;
+                env.add_template_owned(name.clone(), source).map_err(|e| {
+                    EmitError::Template(format!("{}: {e}", dir.join(&name).display()))
+                })?;
             }
         }
         Ok(Templates { env })
@@ -61,7 +62,9 @@ impl Templates {
             .get_template(name)
             .map_err(|e| EmitError::Template(format!("{name}: {e}")))?;
         template
-            .render(minijinja::value::Value::from(minijinja::value::Serde(context)))
+            .render(minijinja::value::Value::from(minijinja::value::Serde(
+                context,
+            )))
             .map_err(|e| EmitError::Template(format!("{name}: {e:#}")))
     }
 }

@@ -444,13 +444,21 @@ fn gen_refuses_manifests_with_errors_and_never_clobbers() {
         .args(["gen", "openai", "good", "-o", "out.json"])
         .run();
     assert_eq!(clobber.code, 1);
-    assert!(clobber.stderr.contains("out.json exists and differs"), "{}", clobber.stderr);
+    assert!(
+        clobber.stderr.contains("out.json exists and differs"),
+        "{}",
+        clobber.stderr
+    );
     let dry = Test::new()
         .current_dir(dir.path())
         .args(["gen", "openai", "good", "-o", "out.json", "--dry-run"])
         .run();
     assert_eq!(dry.code, 0);
-    assert!(dry.stderr.contains("would overwrite: out.json"), "{}", dry.stderr);
+    assert!(
+        dry.stderr.contains("would overwrite: out.json"),
+        "{}",
+        dry.stderr
+    );
     assert_eq!(
         std::fs::read_to_string(dir.path().join("out.json")).expect("kept"),
         "hand edited"
@@ -625,4 +633,49 @@ fn provider_rules_stay_silent_without_a_target() {
             "{rule} fired without a target: {d}"
         );
     }
+}
+
+#[test]
+fn gen_templates_can_be_replaced_and_typos_are_refused() {
+    let dir = TempDir::new("templates");
+    let original =
+        std::fs::read_to_string(root().join("templates/rust/module.rs.jinja")).expect("template");
+    dir.write(
+        "custom/rust/module.rs.jinja",
+        format!("// generated with our house template\n{original}"),
+    );
+    let manifest = root().join("fixtures/gen/rust-types");
+    let manifest = manifest.to_str().expect("utf-8");
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["gen", "rust", "--templates", "custom", manifest])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert!(
+        output
+            .stdout
+            .starts_with("// generated with our house template\n"),
+        "{}",
+        output.stdout
+    );
+    let default = Test::new()
+        .current_dir(dir.path())
+        .args(["gen", "rust", manifest])
+        .run();
+    assert_eq!(
+        output.stdout.lines().skip(1).collect::<Vec<_>>(),
+        default.stdout.lines().collect::<Vec<_>>()
+    );
+
+    dir.write("typo/rust/modul.rs.jinja", "x");
+    let typo = Test::new()
+        .current_dir(dir.path())
+        .args(["gen", "rust", "--templates", "typo", manifest])
+        .run();
+    assert_eq!(typo.code, 2);
+    assert!(
+        typo.stderr.contains("modul.rs.jinja: replaces no template"),
+        "{}",
+        typo.stderr
+    );
 }
