@@ -144,22 +144,11 @@ pub(super) fn ensure_root_object(schema: &mut Value, notes: &mut SchemaNotes) {
                 "",
                 format!(
                     "the parameter schema is {}, not a JSON object: generated an empty object schema",
-                    kind_of(other)
+                    json::kind_of(other)
                 ),
             );
             *other = json!({"type": "object", "properties": {}});
         }
-    }
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -24,6 +24,7 @@ use super::anthropic::{
 use super::{EmitError, Generated, Options, Output, json_document, tools};
 use crate::ir::ToolSet;
 use crate::json;
+use crate::lint::rules::gemini_property_name::is_identifier;
 
 /// `toolc gen gemini`.
 pub fn generate(toolsets: &[ToolSet], _options: &Options) -> Result<Generated, EmitError> {
@@ -685,15 +686,6 @@ impl Conversion<'_, '_, '_> {
             );
         }
     }
-}
-
-fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && name.len() <= MAX_PROPERTY_NAME
 }
 
 /// What stands for a reference that is not inlined: an object, described.

@@ -20,6 +20,7 @@ use super::anthropic::{
 use super::{EmitError, Generated, Note, Options, Output, json_document};
 use crate::ir::ToolSet;
 use crate::json;
+use crate::lint::rules::strict_unsupported_format::SUPPORTED as FORMATS;
 
 /// The OpenAI tools array for every tool of `toolsets`, in order, as
 /// written without `--strict`. Tools whose parameters are unknown get an
@@ -90,19 +91,6 @@ const REJECTED: &[(&str, &str)] = &[
         "keys matching the pattern are no longer accepted",
     ),
     ("propertyNames", "the key names are no longer checked"),
-];
-
-/// The formats strict mode supports (as `strict-unsupported-format` lists).
-const FORMATS: &[&str] = &[
-    "date-time",
-    "time",
-    "date",
-    "duration",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "uuid",
 ];
 
 struct StrictRewrite<'r, 'n, 'a> {

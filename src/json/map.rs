@@ -248,3 +248,15 @@ pub fn join(pointer: &str, token: impl std::fmt::Display) -> String {
     let token = token.to_string();
     format!("{pointer}/{}", escape_token(&token))
 }
+
+/// What kind of JSON value this is, with its article, for messages.
+pub fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

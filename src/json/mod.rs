@@ -22,7 +22,7 @@ use crate::source::Span;
 
 mod map;
 
-pub use map::{Located, SourceMap, escape_token, join, pointer_tokens, value_at};
+pub use map::{Located, SourceMap, escape_token, join, kind_of, pointer_tokens, value_at};
 use map::{NO_KEY, Node};
 
 /// How deep arrays and objects may nest. Real manifests stay far below; the

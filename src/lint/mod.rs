@@ -11,7 +11,7 @@ mod command_path;
 pub mod config;
 pub mod fix;
 pub(crate) mod rules;
-mod schema_walk;
+pub(crate) mod schema_walk;
 pub mod settings;
 mod structure;
 

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use crate::json;
 
 /// Keywords whose value is one subschema.
-const SINGLE: &[&str] = &[
+pub(crate) const SINGLE: &[&str] = &[
     "additionalProperties",
     "items",
     "not",
@@ -26,9 +26,9 @@ const SINGLE: &[&str] = &[
     "additionalItems",
 ];
 /// Keywords whose value is an array of subschemas.
-const LISTS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
+pub(crate) const LISTS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
 /// Keywords whose value maps names to subschemas.
-const MAPS: &[&str] = &[
+pub(crate) const MAPS: &[&str] = &[
     "properties",
     "patternProperties",
     "$defs",

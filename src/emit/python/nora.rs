@@ -17,6 +17,7 @@ use crate::diagnostic::Severity;
 use crate::emit::{EmitError, Options};
 use crate::ir::{Tool, ToolSet};
 use crate::json as pointer;
+use crate::lint::schema_walk::{LISTS, MAPS, SINGLE};
 
 /// What a property without a description gets.
 const NO_DESCRIPTION: &str = "(no description)";
@@ -289,30 +290,6 @@ fn referenced_type(tool: &Tool, property: &Map<String, Value>) -> Option<Vec<Str
         _ => None,
     }
 }
-
-/// Subschema keywords, as the lint rules walk them: one subschema, a list
-/// of them, a map of names to them.
-const SINGLE: &[&str] = &[
-    "additionalProperties",
-    "items",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "additionalItems",
-];
-const LISTS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
-const MAPS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
 
 /// Writes [`NO_DESCRIPTION`] into every nested property without a
 /// description (what `property-missing-description` looks for) in the

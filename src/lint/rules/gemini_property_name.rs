@@ -80,7 +80,9 @@ pub(crate) fn check_node(
     }
 }
 
-fn is_identifier(name: &str) -> bool {
+/// Whether Gemini accepts `name` as a property name (also what `gen gemini`
+/// checks before renaming).
+pub(crate) fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()

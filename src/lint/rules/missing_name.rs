@@ -67,22 +67,14 @@ fn check_name_at(manifest: &Manifest, pointer: &str, what: &str, out: &mut Vec<D
         None => format!("the {what} has no name"),
         Some(Value::String(s)) if s.trim().is_empty() => format!("the {what} name is empty"),
         Some(Value::String(_)) => return,
-        Some(other) => format!("the {what} name must be a string, not {}", kind_of(other)),
+        Some(other) => format!(
+            "the {what} name must be a string, not {}",
+            crate::json::kind_of(other)
+        ),
     };
     out.push(
         manifest
             .at_value(&RULE, pointer, message)
             .with_help(format!("give the {what} a name such as \"fetch_url\"")),
     );
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }

@@ -40,8 +40,9 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[Target::OpenaiStrict],
 };
 
-/// The formats OpenAI's Structured Outputs documentation lists.
-const SUPPORTED: &[&str] = &[
+/// The formats OpenAI's Structured Outputs documentation lists (also what
+/// `gen openai --strict` keeps).
+pub(crate) const SUPPORTED: &[&str] = &[
     "date-time",
     "time",
     "date",
