@@ -285,6 +285,25 @@ fn agentstack_snapshot() {
     insta::assert_snapshot!("python_agentstack_small", snapshot("agentstack"));
 }
 
+/// Each style over a real MCP tool and a real AgentStack package.
+fn corpus_snapshot(style: &str) -> String {
+    let temp = TempDir::new(&format!("gen-python-corpus-snapshot-{style}"));
+    let out = temp.path().join("out");
+    let inputs = [
+        "corpus/mcp-examples/with-default-2020-12-input-schema.json",
+        "corpus/agentstack/permissions/directory_search",
+    ];
+    let output = generate(&shared(), style, &out, &inputs);
+    rendered(&out, &output)
+}
+
+#[test]
+fn corpus_snapshots() {
+    insta::assert_snapshot!("python_nora_corpus", corpus_snapshot("nora"));
+    insta::assert_snapshot!("python_basetool_corpus", corpus_snapshot("basetool"));
+    insta::assert_snapshot!("python_agentstack_corpus", corpus_snapshot("agentstack"));
+}
+
 // ------------------------------------------------ compiled, linted and run
 
 #[test]

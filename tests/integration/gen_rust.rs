@@ -39,6 +39,11 @@ fn module_snapshot() {
 }
 
 #[test]
+fn corpus_module_snapshot() {
+    insta::assert_snapshot!(gen_rust(AGENTCLI).stdout);
+}
+
+#[test]
 fn what_becomes_value_is_noted_at_its_source() {
     let stderr = gen_rust(FIXTURE).stderr;
     let notes: Vec<&str> = stderr.lines().collect();
