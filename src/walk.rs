@@ -50,9 +50,12 @@ const SKIPPED_DIRS: &[&str] = &[
     ".pytest_cache",
 ];
 
-/// Checks that every named path exists, then yields the files to read.
+/// Checks that every named path exists, then yields the files to read,
+/// leaving out everything at or below the `exclude`d paths (a generator's
+/// own output must not be read back as input).
 pub fn discover(
     paths: &[PathBuf],
+    exclude: &[PathBuf],
 ) -> Result<impl Iterator<Item = Found> + Send + use<>, LintError> {
     let mut roots = Vec::with_capacity(paths.len());
     for path in paths {
@@ -62,20 +65,44 @@ pub fn discover(
         };
         roots.push((path.clone(), metadata.is_dir()));
     }
-    Ok(roots.into_iter().flat_map(|(path, is_dir)| {
-        let walked = is_dir.then(|| walk_directory(&path)).into_iter().flatten();
-        let named = (!is_dir).then(|| {
-            Found::File(Candidate {
-                display: display_path(&path),
-                path,
-                explicit: true,
-            })
-        });
-        named.into_iter().chain(walked)
-    }))
+    let excluded = Excluded(
+        exclude
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .collect(),
+    );
+    let roots_excluded = excluded.clone();
+    Ok(roots
+        .into_iter()
+        .filter(move |(path, _)| !roots_excluded.covers(path))
+        .flat_map(move |(path, is_dir)| {
+            let walked = is_dir
+                .then(|| walk_directory(&path, excluded.clone()))
+                .into_iter()
+                .flatten();
+            let named = (!is_dir).then(|| {
+                Found::File(Candidate {
+                    display: display_path(&path),
+                    path,
+                    explicit: true,
+                })
+            });
+            named.into_iter().chain(walked)
+        }))
 }
 
-fn walk_directory(root: &Path) -> impl Iterator<Item = Found> + Send + use<> {
+/// Paths (canonical) whose contents a run leaves alone.
+#[derive(Debug, Clone)]
+struct Excluded(Vec<PathBuf>);
+
+impl Excluded {
+    fn covers(&self, path: &Path) -> bool {
+        !self.0.is_empty()
+            && std::fs::canonicalize(path).is_ok_and(|p| self.0.iter().any(|x| p.starts_with(x)))
+    }
+}
+
+fn walk_directory(root: &Path, excluded: Excluded) -> impl Iterator<Item = Found> + Send + use<> {
     let root = root.to_path_buf();
     let walker = ignore::WalkBuilder::new(&root)
         .hidden(false)
@@ -86,7 +113,9 @@ fn walk_directory(root: &Path) -> impl Iterator<Item = Found> + Send + use<> {
         .ignore(false)
         .parents(true)
         .follow_links(true)
-        .filter_entry(|entry| entry.depth() == 0 || !is_skipped_dir(entry))
+        .filter_entry(move |entry| {
+            entry.depth() == 0 || !(is_skipped_dir(entry) || excluded.covers(entry.path()))
+        })
         .build();
     walker.filter_map(move |entry| match entry {
         Ok(entry) => {

@@ -107,6 +107,7 @@ impl ReadArgs {
         crate::lint::LintOptions {
             input_format: self.input_format,
             keep_toolsets: false,
+            exclude: Vec::new(),
             command_line: config::CommandLine {
                 config: self.config.clone(),
                 targets: self.targets.clone(),

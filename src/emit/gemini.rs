@@ -561,15 +561,32 @@ impl Conversion<'_, '_, '_> {
         set_nullable(node);
     }
 
-    /// Gemini refuses an array schema without `items`.
+    /// Gemini refuses an array schema without `items` schema (a boolean
+    /// `items` is no schema to Gemini either).
     fn array_items(&mut self, node: &mut Map<String, Value>, at: &str) {
-        if node.get("type").is_some_and(|t| t == "array") && !node.contains_key("items") {
-            node.insert("items".into(), json!({"type": "string"}));
-            self.notes.warning(
-                at,
-                "this array schema has no \"items\", which Gemini requires: declared as an array \
-                 of strings",
-            );
+        if !node.get("type").is_some_and(|t| t == "array") {
+            return;
+        }
+        match node.get("items") {
+            Some(Value::Object(_)) => {}
+            Some(other) => {
+                let was = other.to_string();
+                node.insert("items".into(), json!({"type": "string"}));
+                self.notes.warning(
+                    &json::join(at, "items"),
+                    format!(
+                        "\"items\": {was} is no schema Gemini accepts: declared as an array of strings"
+                    ),
+                );
+            }
+            None => {
+                node.insert("items".into(), json!({"type": "string"}));
+                self.notes.warning(
+                    at,
+                    "this array schema has no \"items\", which Gemini requires: declared as an \
+                     array of strings",
+                );
+            }
         }
     }
 

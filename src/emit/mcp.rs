@@ -47,11 +47,38 @@ fn entry(set: &ToolSet, tool: &Tool, notes: &mut Vec<Note>) -> Value {
         entry.insert("description".into(), Value::String(description.clone()));
     }
     if let Some(icons) = from_mcp("icons") {
-        entry.insert("icons".into(), icons.clone());
+        match valid_icons(icons) {
+            Some(kept) if kept.len() == icons.as_array().map_or(0, Vec::len) => {
+                entry.insert("icons".into(), icons.clone());
+            }
+            Some(kept) => {
+                dropped(
+                    notes,
+                    set,
+                    tool,
+                    "icons",
+                    "some icons lack a string \"src\" or have ill-typed fields",
+                );
+                if !kept.is_empty() {
+                    entry.insert("icons".into(), Value::Array(kept));
+                }
+            }
+            None => dropped(notes, set, tool, "icons", "it is not an array of icons"),
+        }
     }
     entry.insert("inputSchema".into(), input_schema);
     if let Some(output_schema) = from_mcp("outputSchema") {
-        if output_schema.get("type").is_some_and(|t| t == "object") {
+        if output_schema.get("type").is_some_and(|t| t == "object")
+            && !well_formed_object_schema(output_schema)
+        {
+            dropped(
+                notes,
+                set,
+                tool,
+                "outputSchema",
+                "its \"properties\" or \"required\" is not the object or list of names MCP wants",
+            );
+        } else if output_schema.get("type").is_some_and(|t| t == "object") {
             entry.insert("outputSchema".into(), output_schema.clone());
         } else {
             notes.push(Note {
@@ -68,12 +95,70 @@ fn entry(set: &ToolSet, tool: &Tool, notes: &mut Vec<Note>) -> Value {
     if let Some(annotations) = annotations(set, tool, notes) {
         entry.insert("annotations".into(), Value::Object(annotations));
     }
-    for key in ["execution", "_meta"] {
-        if let Some(value) = from_mcp(key) {
-            entry.insert(key.into(), value.clone());
+    if let Some(execution) = from_mcp("execution") {
+        let task_support = execution.get("taskSupport");
+        let valid = execution.is_object()
+            && task_support
+                .is_none_or(|t| matches!(t.as_str(), Some("forbidden" | "optional" | "required")));
+        if valid {
+            entry.insert("execution".into(), execution.clone());
+        } else {
+            dropped(
+                notes,
+                set,
+                tool,
+                "execution",
+                "its \"taskSupport\" is not \"forbidden\", \"optional\" or \"required\"",
+            );
         }
     }
+    if let Some(meta) = from_mcp("_meta").filter(|m| m.is_object()) {
+        entry.insert("_meta".into(), meta.clone());
+    }
     Value::Object(entry)
+}
+
+/// A warning that `key` of an MCP input was left out of the output.
+fn dropped(notes: &mut Vec<Note>, set: &ToolSet, tool: &Tool, key: &str, why: &str) {
+    notes.push(Note {
+        path: set.path.clone(),
+        pointer: json::join(&tool.origin, key),
+        severity: Severity::Warning,
+        message: format!("dropped \"{key}\": {why}, which MCP (2025-11-25) does not accept"),
+    });
+}
+
+/// The icons MCP accepts: objects with a string `src`, and `mimeType`,
+/// `sizes` and `theme` of the right types where present. `None` when
+/// `icons` is not an array.
+fn valid_icons(icons: &Value) -> Option<Vec<Value>> {
+    let valid = |icon: &&Value| {
+        let Some(icon) = icon.as_object() else {
+            return false;
+        };
+        icon.get("src").is_some_and(Value::is_string)
+            && icon.get("mimeType").is_none_or(Value::is_string)
+            && icon.get("sizes").is_none_or(|s| {
+                s.as_array()
+                    .is_some_and(|sizes| sizes.iter().all(Value::is_string))
+            })
+            && icon
+                .get("theme")
+                .is_none_or(|t| matches!(t.as_str(), Some("dark" | "light")))
+    };
+    Some(icons.as_array()?.iter().filter(valid).cloned().collect())
+}
+
+/// An object schema whose `properties` maps names to schema objects and
+/// whose `required` lists names, as MCP's `outputSchema` must be.
+fn well_formed_object_schema(schema: &Value) -> bool {
+    schema.get("properties").is_none_or(|p| {
+        p.as_object()
+            .is_some_and(|p| p.values().all(Value::is_object))
+    }) && schema
+        .get("required")
+        .is_none_or(|r| r.as_array().is_some_and(|r| r.iter().all(Value::is_string)))
+        && schema.get("$schema").is_none_or(Value::is_string)
 }
 
 /// The input's annotations, then the hints the manifest implies that they

@@ -121,12 +121,35 @@ impl StrictRewrite<'_, '_, '_> {
             flatten_root_unions(node, self.root, &mut self.guard, &mut origins, self.notes);
         }
         self.remove_rejected(node, at);
+        self.array_items(node, at);
         let union = self.one_of_to_any_of(node, at);
         self.children(node, at, depth, &origins, union);
         // After the subschemas: a property is made nullable once its own
         // `allOf` and `oneOf` are rewritten.
         self.close(node, at, &origins);
         self.guard.leave(entered);
+    }
+
+    /// OpenAI rejects an array schema without an `items` schema.
+    fn array_items(&mut self, node: &mut Map<String, Value>, at: &str) {
+        let is_array = match node.get("type") {
+            Some(Value::String(t)) => t == "array",
+            Some(Value::Array(types)) => types.iter().any(|t| t == "array"),
+            _ => false,
+        };
+        if !is_array || node.get("items").is_some_and(Value::is_object) {
+            return;
+        }
+        let was = node.insert("items".into(), json!({"type": "string"}));
+        let message = match was {
+            Some(value) => format!(
+                "\"items\": {value} is no schema OpenAI accepts: declared as an array of strings"
+            ),
+            None => "this array schema has no \"items\", which OpenAI requires: declared as an \
+                     array of strings"
+                .to_string(),
+        };
+        self.notes.warning(&json::join(at, "items"), message);
     }
 
     fn remove_rejected(&mut self, node: &mut Map<String, Value>, at: &str) {

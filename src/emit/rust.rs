@@ -92,7 +92,11 @@ fn tool_context(
     names: &mut Names,
     notes: &mut Vec<Note>,
 ) -> Result<ToolContext, EmitError> {
-    let base = camel_case(&tool.name, "Unnamed");
+    // A type name cannot start with a digit (a tool named `2fa`).
+    let mut base = camel_case(&tool.name, "Unnamed");
+    if base.starts_with(|c: char| c.is_ascii_digit()) {
+        base.insert(0, 'V');
+    }
     let struct_name = names.claim(&format!("{base}Tool"));
     let args_name = names.claim(&format!("{base}Args"));
     let (security_tier, security_tier_comment) = security_tier(tool.permissions.security_tier);

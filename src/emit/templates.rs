@@ -65,7 +65,7 @@ impl Templates {
             .render(minijinja::value::Value::from(minijinja::value::Serde(
                 context,
             )))
-            .map_err(|e| EmitError::Template(format!("{name}: {e:#}")))
+            .map_err(|e| EmitError::Template(format!("{name}: {}", with_causes(&e))))
     }
 }
 
@@ -78,7 +78,11 @@ fn read_overrides(dir: &Path) -> Result<Vec<(String, String)>, EmitError> {
     let mut found = Vec::new();
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
         let entry = entry.map_err(|e| EmitError::Template(format!("{}: {e}", dir.display())))?;
-        if !entry.file_type().is_file() {
+        let file_name = entry.file_name().to_string_lossy();
+        // A copy of templates/ brings its READMEs; editors leave backups.
+        let not_a_template =
+            file_name == "README.md" || file_name.starts_with('.') || file_name.ends_with('~');
+        if !entry.file_type().is_file() || not_a_template {
             continue;
         }
         let relative = entry
@@ -92,4 +96,16 @@ fn read_overrides(dir: &Path) -> Result<Vec<(String, String)>, EmitError> {
         found.push((relative, source));
     }
     Ok(found)
+}
+
+/// An error and the errors it wraps (an include's failure holds the real
+/// cause: the template, the line, the undefined variable).
+fn with_causes(error: &minijinja::Error) -> String {
+    let mut text = format!("{error:#}");
+    let mut cause = std::error::Error::source(error);
+    while let Some(inner) = cause {
+        text.push_str(&format!("\ncaused by: {inner}"));
+        cause = inner.source();
+    }
+    text
 }

@@ -43,7 +43,7 @@ pub fn fix_paths(
     let resolver = config::Resolver::new(options.command_line.clone())?;
     let mut seen = HashSet::new();
     let mut fixed = Vec::new();
-    for found in walk::discover(paths)? {
+    for found in walk::discover(paths, &options.exclude)? {
         let walk::Found::File(candidate) = found else {
             continue;
         };

@@ -165,6 +165,8 @@ pub struct LintOptions {
     /// What the command line says about targets, rules and limits; it wins
     /// over `toolc.toml`.
     pub command_line: config::CommandLine,
+    /// Paths not to read, at any depth (a generator's output).
+    pub exclude: Vec<PathBuf>,
 }
 
 /// A file that was read and classified.
@@ -229,7 +231,7 @@ pub fn lint_paths(paths: &[PathBuf], options: &LintOptions) -> Result<LintReport
     // dropped on a worker thread, so memory holds findings, not documents,
     // and the cost of freeing is shared too.
     let resolver = config::Resolver::new(options.command_line.clone())?;
-    let found = walk::discover(paths)?;
+    let found = walk::discover(paths, &options.exclude)?;
     // A file both named and met in a walk is checked as named (where a file
     // of no known format is an error), whichever copy arrives first.
     let named: HashSet<PathBuf> = paths

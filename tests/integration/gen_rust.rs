@@ -93,6 +93,12 @@ fn hostile_names_and_descriptions_stay_inert() {
                 "\u202e": {"type": "integer"},
                 "deep": {"type": "object", "properties": {"deep": {"type": "object", "properties": {"x": {"type": "null"}}}}}
             }}
+        }}, {"type": "function", "function": {
+            "name": "2fa",
+            "description": "A name that starts with a digit; a field that is required but may be null.",
+            "parameters": {"type": "object", "required": ["text"], "properties": {
+                "text": {"type": ["string", "null"], "description": "Must be sent, may be null."}
+            }}
         }}]"###,
     );
     // Provider rules may object to these names; generation is what is tested.
@@ -116,6 +122,13 @@ fn hostile_names_and_descriptions_stay_inert() {
     );
     assert!(
         text.contains("pub struct CrateTool;") && text.contains("pub struct CrateArgsDeepDeep {")
+    );
+    // A type name cannot start with a digit; a required field that may be
+    // null must still be sent (serde would otherwise fill in None).
+    assert!(text.contains("pub struct V2faArgs {"), "{text}");
+    assert!(
+        text.contains("    #[serde(deserialize_with = \"Option::deserialize\")]\n    pub text: Option<String>,"),
+        "{text}"
     );
     check_crate(&[("lib.rs", text)], None);
 }

@@ -9,6 +9,7 @@ mod corpus;
 mod defects;
 mod fixes;
 mod gen_json;
+mod gen_policy;
 mod gen_python;
 mod gen_rust;
 mod hostile;

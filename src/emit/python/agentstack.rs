@@ -305,6 +305,27 @@ fn tool_permissions(tool: &Tool) -> (Value, bool) {
 }
 
 /// One tool's function: identifiers, hints and defaults for its parameters.
+/// Constraints a type hint cannot carry: the generated function accepts
+/// what they forbid, so each one dropped is a warning.
+const LOST_IN_SIGNATURE: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "additionalProperties",
+    "propertyNames",
+];
+
 fn function(
     out: &mut Tree,
     set: &ToolSet,
@@ -350,6 +371,26 @@ fn function(
         });
         if p.required && !p.nullable() {
             required.push(python_name.clone());
+        }
+        let lost: Vec<&str> = LOST_IN_SIGNATURE
+            .iter()
+            .copied()
+            .filter(|k| p.schema.get(*k).is_some())
+            .collect();
+        if !lost.is_empty() {
+            let pointer = crate::json::join(
+                &crate::json::join(&super::parameters_pointer(tool), "properties"),
+                &p.key,
+            );
+            out.note(
+                set,
+                pointer,
+                Severity::Warning,
+                format!(
+                    "a Python signature cannot say {}: the function body must check it",
+                    lost.join(", ")
+                ),
+            );
         }
         let (parameter, details) = signature_parameter(p, python_name, imports);
         parameters.push(FunctionParameter {

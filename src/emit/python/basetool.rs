@@ -25,13 +25,22 @@ struct InitContext {
     tools: Vec<InitTool>,
     /// The names of `__all__`, in the order ruff wants (RUF022).
     exports: Vec<String>,
+    /// The modules to import from: the tools' and `bases`, `types`, in
+    /// isort's natural order (`step2` before `step10`).
+    import_order: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
 struct InitTool {
     module: String,
     class_name: String,
+    /// The import does not fit in 88 columns: isort puts the name on a
+    /// line of its own, in parentheses.
+    wrap: bool,
 }
+
+/// ruff's line length.
+const LINE_LENGTH: usize = 88;
 
 /// `python/basetool/tool.py.j2`'s context.
 #[derive(Debug, Serialize)]
@@ -122,6 +131,7 @@ pub(super) fn generate(
     let mut init = InitContext {
         tools: Vec::new(),
         exports: Vec::new(),
+        import_order: Vec::new(),
     };
     for ((set, tool), module) in tools.into_iter().zip(modules) {
         let class_name = classes.unique_class(class_name(&module));
@@ -171,12 +181,24 @@ pub(super) fn generate(
             format!("{PACKAGE}/{module}.py"),
             context,
         )?;
-        init.tools.push(InitTool { module, class_name });
+        let wrap = format!("from .{module} import {class_name}")
+            .chars()
+            .count()
+            > LINE_LENGTH;
+        init.tools.push(InitTool {
+            module,
+            class_name,
+            wrap,
+        });
     }
     init.exports = EXPORTS.iter().map(|s| s.to_string()).collect();
     init.exports
         .extend(init.tools.iter().map(|t| t.class_name.clone()));
     init.exports.sort_by_key(|name| isort_key(name));
+    init.import_order = init.tools.iter().map(|t| t.module.clone()).collect();
+    init.import_order
+        .extend(["bases".to_string(), "types".to_string()]);
+    init.import_order.sort_by_key(|name| isort_key(name));
     out.render(
         options,
         "basetool/__init__.py.j2",

@@ -39,7 +39,14 @@ pub(crate) fn hint(schema: &Value, imports: &mut TypingImports) -> Expr {
         && values.iter().all(Value::is_string)
     {
         imports.add("Literal");
-        return Expr::subscript("Literal", values.iter().map(Expr::from_json).collect());
+        // A repeated value says nothing more (and ruff flags it, PYI062).
+        let mut unique: Vec<&Value> = Vec::new();
+        for value in values {
+            if !unique.contains(&value) {
+                unique.push(value);
+            }
+        }
+        return Expr::subscript("Literal", unique.into_iter().map(Expr::from_json).collect());
     }
     if let Some(Value::String(value)) = object.get("const") {
         imports.add("Literal");
