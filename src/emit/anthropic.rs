@@ -576,6 +576,42 @@ pub(super) fn flatten_root_unions(
 }
 
 /// Renames a key in place, keeping its position (and so the output order).
+/// Makes a `oneOf` an `anyOf` for a provider that has no `oneOf` (its
+/// name in `provider` for the notes); returns the keyword the `anyOf`
+/// branches are under in the manifest.
+pub(super) fn one_of_to_any_of(
+    node: &mut Map<String, Value>,
+    at: &str,
+    notes: &mut SchemaNotes,
+    provider: &str,
+) -> &'static str {
+    if !node.contains_key("oneOf") {
+        return "anyOf";
+    }
+    let one_of_at = json::join(at, "oneOf");
+    if node.contains_key("anyOf") {
+        node.shift_remove("oneOf");
+        notes.warning(
+            &one_of_at,
+            format!(
+                "removed \"oneOf\" beside an \"anyOf\" ({provider} has no \"oneOf\"): its \
+                 branches are no longer checked"
+            ),
+        );
+        "anyOf"
+    } else {
+        rename_key(node, "oneOf", "anyOf");
+        notes.info(
+            &one_of_at,
+            format!(
+                "\"oneOf\" became \"anyOf\" ({provider} has no \"oneOf\"): a value that \
+                 matches several branches is no longer refused"
+            ),
+        );
+        "oneOf"
+    }
+}
+
 pub(super) fn rename_key(map: &mut Map<String, Value>, from: &str, to: &str) {
     let old = std::mem::take(map);
     for (key, value) in old {

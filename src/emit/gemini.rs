@@ -18,8 +18,8 @@
 use serde_json::{Map, Value, json};
 
 use super::anthropic::{
-    Origins, RefGuard, Refusal, SchemaNotes, ensure_root_object, merge_all_of, parameters_or_empty,
-    property_at, rename_key,
+    Origins, RefGuard, Refusal, SchemaNotes, ensure_root_object, merge_all_of, one_of_to_any_of,
+    parameters_or_empty, property_at, rename_key,
 };
 use super::{EmitError, Generated, Options, Output, json_document, tools};
 use crate::ir::ToolSet;
@@ -196,7 +196,7 @@ impl Conversion<'_, '_, '_> {
     ) -> Value {
         self.const_to_enum(&mut node, at);
         self.type_list(&mut node, at);
-        let union = self.one_of_to_any_of(&mut node, at);
+        let union = one_of_to_any_of(&mut node, at, self.notes, "Gemini");
         self.enum_values(&mut node, at);
         self.remove_rejected(&mut node, at);
         self.remove_unknown(&mut node, at);
@@ -334,32 +334,6 @@ impl Conversion<'_, '_, '_> {
                     format!("the type list {listed} became an \"anyOf\" of one branch per type (Gemini takes one type)"),
                 );
             }
-        }
-    }
-
-    /// Makes a `oneOf` an `anyOf`; returns the keyword the `anyOf`
-    /// branches are under in the manifest.
-    fn one_of_to_any_of(&mut self, node: &mut Map<String, Value>, at: &str) -> &'static str {
-        if !node.contains_key("oneOf") {
-            return "anyOf";
-        }
-        let one_of_at = json::join(at, "oneOf");
-        if node.contains_key("anyOf") {
-            node.shift_remove("oneOf");
-            self.notes.warning(
-                &one_of_at,
-                "removed \"oneOf\" beside an \"anyOf\" (Gemini has no \"oneOf\"): its branches \
-                 are no longer checked",
-            );
-            "anyOf"
-        } else {
-            rename_key(node, "oneOf", "anyOf");
-            self.notes.info(
-                &one_of_at,
-                "\"oneOf\" became \"anyOf\" (Gemini has no \"oneOf\"): a value that matches \
-                 several branches is no longer refused",
-            );
-            "oneOf"
         }
     }
 

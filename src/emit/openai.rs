@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 
 use super::anthropic::{
     Origins, RefGuard, SchemaNotes, ensure_root_object, flatten_root_unions, merge_all_of,
-    parameters_or_empty, property_at, rename_key,
+    one_of_to_any_of, parameters_or_empty, property_at,
 };
 use super::{EmitError, Generated, Note, Options, Output, json_document};
 use crate::ir::ToolSet;
@@ -122,7 +122,7 @@ impl StrictRewrite<'_, '_, '_> {
         }
         self.remove_rejected(node, at);
         self.array_items(node, at);
-        let union = self.one_of_to_any_of(node, at);
+        let union = one_of_to_any_of(node, at, self.notes, "strict mode");
         self.children(node, at, depth, &origins, union);
         // After the subschemas: a property is made nullable once its own
         // `allOf` and `oneOf` are rewritten.
@@ -170,32 +170,6 @@ impl StrictRewrite<'_, '_, '_> {
             );
             node.shift_remove("format");
             self.notes.warning(&json::join(at, "format"), message);
-        }
-    }
-
-    /// Makes a `oneOf` an `anyOf`; returns the keyword the `anyOf`
-    /// branches are under in the manifest.
-    fn one_of_to_any_of(&mut self, node: &mut Map<String, Value>, at: &str) -> &'static str {
-        if !node.contains_key("oneOf") {
-            return "anyOf";
-        }
-        let one_of_at = json::join(at, "oneOf");
-        if node.contains_key("anyOf") {
-            node.shift_remove("oneOf");
-            self.notes.warning(
-                &one_of_at,
-                "removed \"oneOf\", which OpenAI strict mode rejects, beside an \"anyOf\": \
-                 its branches are no longer checked",
-            );
-            "anyOf"
-        } else {
-            rename_key(node, "oneOf", "anyOf");
-            self.notes.info(
-                &one_of_at,
-                "\"oneOf\" became \"anyOf\" (strict mode has no \"oneOf\"): a value that \
-                 matches several branches is no longer refused",
-            );
-            "oneOf"
         }
     }
 
