@@ -30,6 +30,7 @@ pub mod formats;
 pub mod ir;
 pub mod json;
 pub mod lint;
+pub mod python;
 pub mod source;
 
 mod load;

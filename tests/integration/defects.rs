@@ -99,11 +99,24 @@ fn nora_property_without_description_is_an_error() {
 #[test]
 fn a_duplicate_key_does_not_hide_a_bad_value() {
     let manifest = format!(
-        r#"{{"name": "t", "description": "a", "description": 5, "entrypoint": "tool.json", {NORA_OK_PARAMS}}}"#
+        r#"{{"name": "t", "description": "a", "description": 5, "entrypoint": "main.py", {NORA_OK_PARAMS}}}"#
     );
-    let (code, found) = findings("tool.json", &manifest);
-    assert_eq!(code, 1);
-    let rules: Vec<&str> = found.iter().map(|f| f.0.as_str()).collect();
+    let dir = TempDir::new("defects");
+    dir.write("main.py", "def run(params):\n    return \"\"\n");
+    dir.write("tool.json", &manifest);
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "json", "tool.json"])
+        .run();
+    assert_eq!(output.code, 1);
+    let report = output.json();
+    let found: Vec<String> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap_or("").to_string())
+        .collect();
+    let rules: Vec<&str> = found.iter().map(String::as_str).collect();
     assert_eq!(rules, ["duplicate-key", "schema-violation"], "{found:?}");
 }
 

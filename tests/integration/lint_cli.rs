@@ -240,14 +240,14 @@ fn rules_lists_every_rule_once() {
     let output = Test::new().args(["rules"]).run();
     assert_eq!(output.code, 0);
     let lines: Vec<&str> = output.stdout.lines().collect();
-    assert_eq!(lines.len(), 45);
+    assert_eq!(lines.len(), 46);
     let mut codes: Vec<&str> = lines
         .iter()
         .filter_map(|l| l.split_whitespace().next())
         .collect();
     codes.sort();
     codes.dedup();
-    assert_eq!(codes.len(), 45);
+    assert_eq!(codes.len(), 46);
     for required in [
         "missing-name",
         "duplicate-tool-name",
@@ -677,5 +677,51 @@ fn gen_templates_can_be_replaced_and_typos_are_refused() {
         typo.stderr.contains("modul.rs.jinja: replaces no template"),
         "{}",
         typo.stderr
+    );
+}
+
+#[test]
+fn entrypoint_missing_run_says_what_is_wrong_with_the_script() {
+    let report = Test::new()
+        .args([
+            "lint",
+            "--format",
+            "json",
+            "fixtures/rules/entrypoint-missing-run/bad",
+        ])
+        .run()
+        .json();
+    let mut messages: Vec<(String, String)> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == "entrypoint-missing-run")
+        .map(|d| {
+            assert_eq!(d["code"], "TC403");
+            assert_eq!(d["pointer"], "/entrypoint");
+            (
+                d["path"].as_str().unwrap_or("").to_string(),
+                d["message"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    messages.sort();
+    let dir = "fixtures/rules/entrypoint-missing-run/bad";
+    assert_eq!(
+        messages,
+        [
+            (
+                format!("{dir}/broken/tool.json"),
+                "main.py does not parse: invalid syntax at 2:14".to_string()
+            ),
+            (
+                format!("{dir}/no_run/tool.json"),
+                "main.py has no top-level run(params) function".to_string()
+            ),
+            (
+                format!("{dir}/two_params/tool.json"),
+                "run in main.py takes 2 parameters; NORA calls run(params)".to_string()
+            ),
+        ]
     );
 }

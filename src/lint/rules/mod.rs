@@ -9,6 +9,7 @@ pub(crate) mod command_outside_bin;
 pub(crate) mod duplicate_key;
 pub(crate) mod duplicate_tool_name;
 pub(crate) mod empty_command;
+pub(crate) mod entrypoint_missing_run;
 pub(crate) mod entrypoint_not_found;
 pub(crate) mod file_too_large;
 pub(crate) mod invalid_json;
@@ -81,6 +82,7 @@ pub static ALL: &[&Rule] = &[
     &invalid_json_schema::RULE,
     &nora_property_missing_required::RULE,
     &entrypoint_not_found::RULE,
+    &entrypoint_missing_run::RULE,
     &unknown_action::RULE,
     &missing_action::RULE,
     &unpinned_dependency::RULE,
@@ -145,6 +147,7 @@ const FILE_CHECKS: &[(&Rule, Check)] = &[
         nora_property_missing_required::check,
     ),
     (&entrypoint_not_found::RULE, entrypoint_not_found::check),
+    (&entrypoint_missing_run::RULE, entrypoint_missing_run::check),
     (&unknown_action::RULE, unknown_action::check),
     (&missing_action::RULE, missing_action::check),
     (&unpinned_dependency::RULE, unpinned_dependency::check),

@@ -1,0 +1,739 @@
+//! Reading Python source: the top-level function definitions of a module.
+//!
+//! NORA tools are Python scripts whose `run(params)` the framework calls, and
+//! AgentStack packages declare their tools as the functions of `__init__.py`.
+//! This module parses such a file with a real Python parser (tree-sitter's
+//! Python grammar, not regular expressions) and returns what the rules and
+//! readers need: each top-level `def` with its parameters, annotations,
+//! defaults (as source text), decorators and docstring, and the other names
+//! the module binds at top level (imports, assignments, classes).
+//!
+//! ```
+//! let module = toolc::python::parse("def run(params: dict) -> str:\n    \"\"\"Run.\"\"\"\n").unwrap();
+//! let run = module.function("run").unwrap();
+//! assert_eq!(run.parameters[0].name, "params");
+//! assert_eq!(run.parameters[0].annotation.as_deref(), Some("dict"));
+//! assert_eq!(run.docstring.as_deref(), Some("Run."));
+//! ```
+//!
+//! Parsing never panics, whatever the text. Spans are byte offsets into the
+//! text that was parsed.
+
+use std::ops::Range;
+
+use tree_sitter::{Node, Parser};
+
+/// What a module defines at its top level.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Module {
+    /// Top-level `def`s (plain, `async`, decorated), in source order. A name
+    /// defined twice appears twice; the last one is what Python keeps.
+    /// Functions nested in other functions, in classes or in compound
+    /// statements (`if`, `try`, ...) are not listed.
+    pub functions: Vec<Function>,
+    /// Other names bound by top-level statements: imports (`import a.b`
+    /// binds `a`; `from m import f as g` binds `g`), simple assignments
+    /// (`x = ...`, `x: T = ...`) and classes. Star imports bind nothing here.
+    pub bindings: Vec<String>,
+}
+
+impl Module {
+    /// The function Python ends up with under `name`: the last top-level
+    /// `def` of that name.
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.iter().rev().find(|f| f.name == name)
+    }
+
+    /// Whether a top-level statement other than `def` binds `name`.
+    pub fn binds(&self, name: &str) -> bool {
+        self.bindings.iter().any(|b| b == name)
+    }
+}
+
+/// One top-level function definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Function {
+    pub name: String,
+    /// `async def`.
+    pub is_async: bool,
+    /// Each decorator's expression as source text, without the `@`.
+    pub decorators: Vec<String>,
+    pub parameters: Vec<Parameter>,
+    /// The return annotation as source text.
+    pub returns: Option<String>,
+    /// The docstring, with its quotes and prefix removed and indentation
+    /// cleaned as `inspect.cleandoc` does. Escape sequences are kept as
+    /// written.
+    pub docstring: Option<String>,
+    /// Bytes of the `def` statement (from `def` or `async`, decorators not
+    /// included) to the end of its body.
+    pub span: Range<usize>,
+    /// Bytes of the function's name.
+    pub name_span: Range<usize>,
+}
+
+impl Function {
+    /// The parameters a caller may pass positionally.
+    pub fn positional(&self) -> impl Iterator<Item = &Parameter> {
+        self.parameters.iter().filter(|p| {
+            matches!(
+                p.kind,
+                ParameterKind::PositionalOnly | ParameterKind::PositionalOrKeyword
+            )
+        })
+    }
+
+    /// Whether the function accepts `*args`.
+    pub fn has_var_positional(&self) -> bool {
+        self.parameters
+            .iter()
+            .any(|p| p.kind == ParameterKind::VarPositional)
+    }
+}
+
+/// One parameter of a function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parameter {
+    /// The name without `*` or `**`.
+    pub name: String,
+    pub kind: ParameterKind,
+    /// The annotation as source text.
+    pub annotation: Option<String>,
+    /// The default value as source text.
+    pub default: Option<String>,
+}
+
+impl Parameter {
+    /// A positional or keyword-only parameter without a default.
+    pub fn is_required(&self) -> bool {
+        self.default.is_none()
+            && !matches!(
+                self.kind,
+                ParameterKind::VarPositional | ParameterKind::VarKeyword
+            )
+    }
+}
+
+/// How a parameter can be passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParameterKind {
+    /// Before a `/`.
+    PositionalOnly,
+    /// An ordinary parameter.
+    PositionalOrKeyword,
+    /// `*args`.
+    VarPositional,
+    /// After `*` or `*args`.
+    KeywordOnly,
+    /// `**kwargs`.
+    VarKeyword,
+}
+
+/// Why a text is not valid Python: the first place the parser could not
+/// make sense of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// Byte offset into the text.
+    pub offset: usize,
+    /// 1-based line of `offset`.
+    pub line: usize,
+    /// 1-based column of `offset`, in characters.
+    pub column: usize,
+    /// What is wrong, e.g. `invalid syntax` or `missing ":"`.
+    pub message: String,
+}
+
+impl std::fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at {}:{}", self.message, self.line, self.column)
+    }
+}
+
+impl std::error::Error for SyntaxError {}
+
+/// Parses bytes read from a file: `None` when they are not UTF-8 (Python
+/// source is UTF-8 unless it declares otherwise, which toolc does not
+/// follow; such a file counts as unreadable).
+pub fn parse_bytes(bytes: &[u8]) -> Option<Result<Module, SyntaxError>> {
+    std::str::from_utf8(bytes).ok().map(parse)
+}
+
+/// Parses a module and lists its top-level definitions, or reports the
+/// first syntax error.
+pub fn parse(text: &str) -> Result<Module, SyntaxError> {
+    let mut parser = Parser::new();
+    if parser
+        .set_language(&tree_sitter_python::LANGUAGE.into())
+        .is_err()
+    {
+        return Err(error_at(text, 0, "the Python parser is unavailable"));
+    }
+    let Some(tree) = parser.parse(text, None) else {
+        return Err(error_at(text, 0, "the Python parser gave up"));
+    };
+    let root = tree.root_node();
+    if let Some((offset, message)) = first_error(root, text) {
+        return Err(error_at(text, offset, &message));
+    }
+    let mut module = Module::default();
+    let mut cursor = root.walk();
+    for statement in root.named_children(&mut cursor) {
+        read_statement(statement, text, &mut module);
+    }
+    Ok(module)
+}
+
+fn read_statement(statement: Node, text: &str, module: &mut Module) {
+    match statement.kind() {
+        "function_definition" => module
+            .functions
+            .push(read_function(statement, Vec::new(), text)),
+        "decorated_definition" => {
+            let decorators = decorators(statement, text);
+            match statement.child_by_field_name("definition") {
+                Some(def) if def.kind() == "function_definition" => {
+                    module.functions.push(read_function(def, decorators, text));
+                }
+                Some(def) => read_statement(def, text, module),
+                None => {}
+            }
+        }
+        "class_definition" => {
+            if let Some(name) = statement.child_by_field_name("name") {
+                module.bindings.push(source(name, text).to_string());
+            }
+        }
+        "import_statement" | "import_from_statement" => read_import(statement, text, module),
+        "expression_statement" => {
+            let mut cursor = statement.walk();
+            for child in statement.named_children(&mut cursor) {
+                if child.kind() == "assignment" {
+                    read_assignment(child, text, module);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn read_import(statement: Node, text: &str, module: &mut Module) {
+    let module_name = statement.child_by_field_name("module_name").map(|n| n.id());
+    let mut cursor = statement.walk();
+    for name in statement.children_by_field_name("name", &mut cursor) {
+        if Some(name.id()) == module_name {
+            continue;
+        }
+        let bound = match name.kind() {
+            "aliased_import" => name
+                .child_by_field_name("alias")
+                .map(|alias| source(alias, text).to_string()),
+            // `import a.b` binds `a`; `from m import f` binds `f`.
+            _ => source(name, text).split('.').next().map(str::to_string),
+        };
+        if let Some(bound) = bound {
+            module.bindings.push(bound.trim().to_string());
+        }
+    }
+}
+
+fn read_assignment(assignment: Node, text: &str, module: &mut Module) {
+    if let Some(left) = assignment.child_by_field_name("left")
+        && left.kind() == "identifier"
+    {
+        module.bindings.push(source(left, text).to_string());
+    }
+    // `a = b = value`: the right side is another assignment.
+    if let Some(right) = assignment.child_by_field_name("right")
+        && right.kind() == "assignment"
+    {
+        read_assignment(right, text, module);
+    }
+}
+
+fn decorators(decorated: Node, text: &str) -> Vec<String> {
+    let mut cursor = decorated.walk();
+    decorated
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() == "decorator")
+        .map(|d| {
+            source(d, text)
+                .trim_start()
+                .trim_start_matches('@')
+                .trim()
+                .to_string()
+        })
+        .collect()
+}
+
+fn read_function(def: Node, decorators: Vec<String>, text: &str) -> Function {
+    let name = def.child_by_field_name("name");
+    let is_async = def.child(0).is_some_and(|c| c.kind() == "async");
+    let parameters = def
+        .child_by_field_name("parameters")
+        .map(|p| read_parameters(p, text))
+        .unwrap_or_default();
+    Function {
+        name: name
+            .map(|n| source(n, text).to_string())
+            .unwrap_or_default(),
+        is_async,
+        decorators,
+        parameters,
+        returns: def
+            .child_by_field_name("return_type")
+            .map(|r| source(r, text).to_string()),
+        docstring: def
+            .child_by_field_name("body")
+            .and_then(|body| docstring(body, text)),
+        span: def.byte_range(),
+        name_span: name.map(|n| n.byte_range()).unwrap_or(0..0),
+    }
+}
+
+fn read_parameters(list: Node, text: &str) -> Vec<Parameter> {
+    let mut parameters: Vec<Parameter> = Vec::new();
+    let mut keyword_only = false;
+    let mut cursor = list.walk();
+    for node in list.named_children(&mut cursor) {
+        let (name_node, annotation, default) = match node.kind() {
+            "identifier" | "list_splat_pattern" | "dictionary_splat_pattern" | "tuple_pattern" => {
+                (Some(node), None, None)
+            }
+            "typed_parameter" => (
+                first_named_child(node),
+                node.child_by_field_name("type"),
+                None,
+            ),
+            "default_parameter" | "typed_default_parameter" => (
+                node.child_by_field_name("name"),
+                node.child_by_field_name("type"),
+                node.child_by_field_name("value"),
+            ),
+            "keyword_separator" => {
+                keyword_only = true;
+                continue;
+            }
+            "positional_separator" => {
+                // Everything so far is positional-only.
+                for p in &mut parameters {
+                    if p.kind == ParameterKind::PositionalOrKeyword {
+                        p.kind = ParameterKind::PositionalOnly;
+                    }
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        let Some(name_node) = name_node else {
+            continue;
+        };
+        let kind = match name_node.kind() {
+            "list_splat_pattern" => {
+                keyword_only = true;
+                ParameterKind::VarPositional
+            }
+            "dictionary_splat_pattern" => ParameterKind::VarKeyword,
+            _ if keyword_only => ParameterKind::KeywordOnly,
+            _ => ParameterKind::PositionalOrKeyword,
+        };
+        let name = source(name_node, text)
+            .trim_start_matches('*')
+            .trim()
+            .to_string();
+        parameters.push(Parameter {
+            name,
+            kind,
+            annotation: annotation.map(|a| source(a, text).to_string()),
+            default: default.map(|d| source(d, text).to_string()),
+        });
+    }
+    parameters
+}
+
+fn first_named_child(node: Node) -> Option<Node> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).next()
+}
+
+/// The docstring of a body: its first statement, when that is a string
+/// literal on its own.
+fn docstring(body: Node, text: &str) -> Option<String> {
+    let first = first_named_child(body)?;
+    if first.kind() != "expression_statement" || first.named_child_count() != 1 {
+        return None;
+    }
+    let literal = first_named_child(first)?;
+    let raw = match literal.kind() {
+        "string" => string_value(source(literal, text))?,
+        "concatenated_string" => {
+            let mut cursor = literal.walk();
+            let parts: Option<Vec<String>> = literal
+                .named_children(&mut cursor)
+                .map(|part| string_value(source(part, text)))
+                .collect();
+            parts?.concat()
+        }
+        _ => return None,
+    };
+    Some(cleandoc(&raw))
+}
+
+/// The characters between a string literal's quotes; `None` for f-strings
+/// and bytes, which are not docstrings.
+fn string_value(literal: &str) -> Option<String> {
+    let quote_at = literal.find(['"', '\''])?;
+    let prefix = literal[..quote_at].to_ascii_lowercase();
+    if prefix.contains('f') || prefix.contains('b') || prefix.contains('t') {
+        return None;
+    }
+    let quoted = &literal[quote_at..];
+    for quote in ["\"\"\"", "'''", "\"", "'"] {
+        if quoted.len() >= 2 * quote.len() && quoted.starts_with(quote) && quoted.ends_with(quote) {
+            return quoted
+                .get(quote.len()..quoted.len() - quote.len())
+                .map(str::to_string);
+        }
+    }
+    None
+}
+
+/// Python's `inspect.cleandoc`: tabs expanded, leading and trailing blank
+/// lines dropped, the common indentation of the lines after the first
+/// removed, the first line stripped.
+fn cleandoc(doc: &str) -> String {
+    let expanded = doc.replace('\t', "        ");
+    let lines: Vec<&str> = expanded.lines().collect();
+    let indent = lines
+        .iter()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let mut cleaned: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 {
+                l.trim().to_string()
+            } else {
+                l.get(indent..).unwrap_or("").trim_end().to_string()
+            }
+        })
+        .collect();
+    while cleaned.first().is_some_and(|l| l.is_empty()) {
+        cleaned.remove(0);
+    }
+    while cleaned.last().is_some_and(|l| l.is_empty()) {
+        cleaned.pop();
+    }
+    cleaned.join("\n")
+}
+
+/// The earliest ERROR or MISSING node (or empty block), and what to say
+/// about it. An ERROR node starts where tree-sitter began skipping, which
+/// can be before the token CPython would point at (for `def f()` without
+/// its colon, at `def`).
+fn first_error(root: Node, text: &str) -> Option<(usize, String)> {
+    let mut best: Option<(usize, String)> = None;
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if best
+            .as_ref()
+            .is_some_and(|(at, _)| node.start_byte() >= *at)
+        {
+            continue;
+        }
+        if node.is_missing() {
+            best = Some((
+                node.start_byte(),
+                format!("missing {}", describe(node.kind())),
+            ));
+            continue;
+        }
+        if node.is_error() {
+            best = Some((node.start_byte(), "invalid syntax".to_string()));
+            continue;
+        }
+        // tree-sitter accepts a block with no statement (`def f():` then
+        // an unindented line); Python does not.
+        if node.kind() == "block" && !has_statement(node) {
+            best = Some((
+                next_token(text, node.start_byte()),
+                "expected an indented block".to_string(),
+            ));
+            continue;
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    best
+}
+
+/// Where the next token after `offset` starts: past blanks, line breaks
+/// and comments (where CPython reports an empty block).
+fn next_token(text: &str, offset: usize) -> usize {
+    let mut at = offset.min(text.len());
+    loop {
+        let rest = text.get(at..).unwrap_or("");
+        let trimmed = rest.trim_start();
+        at += rest.len() - trimmed.len();
+        if !trimmed.starts_with('#') {
+            return at;
+        }
+        at += trimmed.find('\n').unwrap_or(trimmed.len());
+    }
+}
+
+fn has_statement(block: Node) -> bool {
+    let mut cursor = block.walk();
+    block
+        .named_children(&mut cursor)
+        .any(|c| c.kind() != "comment")
+}
+
+fn describe(kind: &str) -> String {
+    if kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && kind.len() > 2 {
+        kind.replace('_', " ")
+    } else {
+        format!("\"{kind}\"")
+    }
+}
+
+fn error_at(text: &str, offset: usize, message: &str) -> SyntaxError {
+    let offset = offset.min(text.len());
+    // Back to a character boundary, so columns count whole characters.
+    let mut at = offset;
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before[line_start..].chars().count() + 1;
+    SyntaxError {
+        offset,
+        line,
+        column,
+        message: message.to_string(),
+    }
+}
+
+fn source<'t>(node: Node, text: &'t str) -> &'t str {
+    text.get(node.byte_range()).unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(text: &str) -> Module {
+        match parse(text) {
+            Ok(module) => module,
+            Err(e) => panic!("{text:?} does not parse: {e}"),
+        }
+    }
+
+    fn names(module: &Module) -> Vec<&str> {
+        module.functions.iter().map(|f| f.name.as_str()).collect()
+    }
+
+    #[test]
+    fn finds_top_level_functions_with_their_spans() {
+        let text = "import os\n\ndef run(params):\n    return 'x'\n\ndef helper(a, b):\n    pass\n";
+        let module = parsed(text);
+        assert_eq!(names(&module), ["run", "helper"]);
+        let run = module.function("run").expect("run");
+        assert_eq!(&text[run.span.clone()], "def run(params):\n    return 'x'");
+        assert_eq!(&text[run.name_span.clone()], "run");
+        assert!(!run.is_async);
+        assert_eq!(run.parameters.len(), 1);
+        assert_eq!(run.parameters[0].name, "params");
+        assert_eq!(run.parameters[0].kind, ParameterKind::PositionalOrKeyword);
+        assert!(run.parameters[0].is_required());
+        assert!(module.binds("os"));
+    }
+
+    #[test]
+    fn nested_functions_and_methods_are_not_top_level() {
+        let text = "\
+def outer():
+    def run(params):
+        pass
+    return run
+
+class Tool:
+    def run(self, params):
+        pass
+
+if True:
+    def run(params):
+        pass
+";
+        let module = parsed(text);
+        assert_eq!(names(&module), ["outer"]);
+        assert!(module.function("run").is_none());
+        assert!(module.binds("Tool"));
+    }
+
+    #[test]
+    fn the_last_definition_wins() {
+        let module = parsed("def run():\n    pass\n\ndef run(params):\n    pass\n");
+        assert_eq!(module.function("run").map(|f| f.parameters.len()), Some(1));
+    }
+
+    #[test]
+    fn decorators_async_hints_and_defaults() {
+        let text = "\
+@tool
+@functools.lru_cache(maxsize=2)
+async def fetch(url: str, /, retries: int = 3, *args, timeout: float | None = None, verbose=False, **kw: Any) -> dict[str, int]:
+    '''Fetch a URL.
+
+    Args:
+        url: where.
+    '''
+";
+        let module = parsed(text);
+        let f = module.function("fetch").expect("fetch");
+        assert!(f.is_async);
+        assert_eq!(f.decorators, ["tool", "functools.lru_cache(maxsize=2)"]);
+        assert!(text[f.span.clone()].starts_with("async def fetch"));
+        assert_eq!(f.returns.as_deref(), Some("dict[str, int]"));
+        assert_eq!(
+            f.docstring.as_deref(),
+            Some("Fetch a URL.\n\nArgs:\n    url: where.")
+        );
+        let summary: Vec<_> = f
+            .parameters
+            .iter()
+            .map(|p| {
+                (
+                    p.name.as_str(),
+                    p.kind,
+                    p.annotation.as_deref(),
+                    p.default.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("url", ParameterKind::PositionalOnly, Some("str"), None),
+                (
+                    "retries",
+                    ParameterKind::PositionalOrKeyword,
+                    Some("int"),
+                    Some("3")
+                ),
+                ("args", ParameterKind::VarPositional, None, None),
+                (
+                    "timeout",
+                    ParameterKind::KeywordOnly,
+                    Some("float | None"),
+                    Some("None")
+                ),
+                ("verbose", ParameterKind::KeywordOnly, None, Some("False")),
+                ("kw", ParameterKind::VarKeyword, Some("Any"), None),
+            ]
+        );
+        assert_eq!(f.positional().count(), 2);
+        assert!(f.has_var_positional());
+    }
+
+    #[test]
+    fn bare_star_makes_keyword_only_parameters() {
+        let module = parsed("def run(params, *, mode):\n    pass\n");
+        let run = module.function("run").expect("run");
+        assert_eq!(run.parameters[1].name, "mode");
+        assert_eq!(run.parameters[1].kind, ParameterKind::KeywordOnly);
+        assert!(run.parameters[1].is_required());
+    }
+
+    #[test]
+    fn docstrings_single_quoted_raw_and_absent() {
+        let module = parsed(
+            "def a():\n    \"One line.\"\n\ndef b():\n    r'''\n    Raw \\d.\n    '''\n\ndef c():\n    x = 1\n    'not a docstring'\n\ndef d():\n    f'no {1}'\n",
+        );
+        let docs: Vec<_> = module
+            .functions
+            .iter()
+            .map(|f| f.docstring.as_deref())
+            .collect();
+        assert_eq!(docs, [Some("One line."), Some("Raw \\d."), None, None]);
+    }
+
+    #[test]
+    fn imports_and_assignments_bind_names() {
+        let module = parsed(
+            "import a.b\nfrom m import run as go, other\nfrom n import *\nx = y = 1\nz: int = 2\n",
+        );
+        for name in ["a", "go", "other", "x", "y", "z"] {
+            assert!(module.binds(name), "{name}: {:?}", module.bindings);
+        }
+        assert!(!module.binds("run"));
+        assert!(!module.binds("m"));
+    }
+
+    #[test]
+    fn syntax_errors_give_the_first_bad_position() {
+        let error = parse("def ok():\n    pass\n\nx = (1 +\ndef run(params):\n    pass\n")
+            .expect_err("error");
+        assert!(error.line >= 4, "{error:?}");
+        // tree-sitter skips the whole statement: the error starts at `def`.
+        let error = parse("x = 1\ndef run(params)\n    return 1\n").expect_err("error");
+        assert_eq!(
+            (error.offset, error.line, error.column),
+            (6, 2, 1),
+            "{error:?}"
+        );
+        assert_eq!(error.message, "invalid syntax");
+        let error = parse("def run(params):\nreturn 1\n").expect_err("error");
+        assert_eq!(error.message, "expected an indented block");
+        assert_eq!(error.line, 2, "{error:?}");
+        let error = parse("def run(params):\n    # only a comment\n").expect_err("error");
+        assert_eq!(error.message, "expected an indented block");
+        let error = parse("def run(params:\n    pass\n").expect_err("error");
+        assert!(error.line <= 2, "{error:?}");
+        let error = parse("x = 1\ny = é $ 2\n").expect_err("error");
+        assert_eq!(error.line, 2, "{error:?}");
+        assert_eq!(
+            error.to_string(),
+            format!("{} at {}:{}", error.message, error.line, error.column)
+        );
+    }
+
+    #[test]
+    fn empty_and_comment_only_files_define_nothing() {
+        assert_eq!(parsed(""), Module::default());
+        assert_eq!(parsed("# nothing\n\n"), Module::default());
+        assert_eq!(parsed("\"\"\"Module docstring.\"\"\"\n").functions, []);
+    }
+
+    #[test]
+    fn any_bytes_are_handled_without_panicking() {
+        assert_eq!(parse_bytes(b"\xff\xfe\x00def run(params): pass"), None);
+        assert!(parse_bytes(b"def run(params):\n    pass\n").is_some_and(|r| r.is_ok()));
+        // A cheap generator: every prefix of a mix of Python and junk, and
+        // some pseudo-random strings.
+        let sample = "@d\nasync def f(a: int = (1, [2]), /, *b, c, **d) -> 'x':\n    \"\"\"Doc\"\"\"\n\tclass K: pass\n\u{0}\u{feff}é😀 \\ ''' \" ( ] }";
+        for end in 0..=sample.len() {
+            if let Some(prefix) = sample.get(..end) {
+                let _ = parse(prefix);
+            }
+        }
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..200 {
+            let bytes: Vec<u8> = (0..64)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state % 128) as u8
+                })
+                .collect();
+            let _ = parse_bytes(&bytes);
+        }
+    }
+}
