@@ -10,8 +10,8 @@
 //!
 //! Every file's text comes from a template under `templates/python/<style>/`;
 //! this module computes what the templates receive: Python identifiers for
-//! wire names ([`names`]), type hints and defaults ([`hints`]), literals laid
-//! out to the line length and prose wrapped for docstrings ([`layout`]), and
+//! wire names (`names`), type hints and defaults (`hints`), literals laid
+//! out to the line length and prose wrapped for docstrings (`layout`), and
 //! JSON documents as text. The bodies validate the required arguments and
 //! answer "not implemented" without raising, so a skeleton runs from the
 //! start. Only the standard library is imported. What a style cannot carry

@@ -3,9 +3,9 @@
 //! derived from its JSON Schema, and a stub per tool that validates its
 //! arguments and answers `NOT_IMPLEMENTED`, ready to fill in.
 //!
-//! The Rust side decides what the code *is*: [`types`] maps schemas to
-//! Rust types, [`names`] turns JSON names into identifiers that are neither
-//! keywords nor raw identifiers, and [`literals`] makes every string handed
+//! The Rust side decides what the code *is*: `types` maps schemas to
+//! Rust types, `names` turns JSON names into identifiers that are neither
+//! keywords nor raw identifiers, and `literals` makes every string handed
 //! over safe to paste (string literals, doc comment lines, plain comments).
 //! This file builds the template context from them. The templates under
 //! `templates/rust/` decide how it is laid out; their README lists the

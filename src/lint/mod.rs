@@ -1,7 +1,7 @@
 //! Linting: the rule registry and the runner.
 //!
-//! A lint run finds the files ([`crate::walk`]), reads and lowers each one
-//! ([`crate::load`]), checks each manifest against its format's structural
+//! A lint run finds the files (`walk`), reads and lowers each one
+//! (`load`), checks each manifest against its format's structural
 //! schema and the per-file rules in parallel, then runs the checks that look
 //! across files (duplicate tool names among sibling tool directories), drops
 //! structural findings that a more specific rule already reported, and sorts
