@@ -5,6 +5,7 @@
 //! `tools.json` cannot block the linter.
 
 use std::io::Read;
+use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -191,14 +192,58 @@ pub fn load_bytes(
     } else {
         formats::Depth::Outline
     };
-    let toolset = formats::lower(format, &document, path, depth);
+    let mut toolset = formats::lower(format, &document, path, depth);
+    let dir = manifest_dir(&candidate.path);
+    if format == Format::Agentstack && depth == formats::Depth::Full {
+        add_python_parameters(&mut toolset, &dir, settings.max_file_size);
+    }
     Loaded::Manifest(Box::new(Manifest {
         source,
         document,
         toolset,
-        dir: manifest_dir(&candidate.path),
+        dir,
         settings,
     }))
+}
+
+/// AgentStack tools take their parameters (and, when the config gives
+/// none, their description) from the functions of the package's
+/// `__init__.py`. A module that is missing, too large, not UTF-8 or does
+/// not parse leaves the parameters unknown.
+fn add_python_parameters(toolset: &mut crate::ir::ToolSet, dir: &Path, limit: u64) {
+    let Some(bytes) = read_limited(&dir.join("__init__.py"), limit) else {
+        return;
+    };
+    let Some(Ok(module)) = crate::python::parse_bytes(&bytes) else {
+        return;
+    };
+    for tool in &mut toolset.tools {
+        let crate::ir::Runtime::PythonFunction { function, .. } = &tool.runtime else {
+            continue;
+        };
+        let Some((schema, summary)) =
+            formats::agentstack_python::parameters_from_python(&module, function)
+        else {
+            continue;
+        };
+        tool.parameters = Some(schema);
+        if tool.description.is_none() {
+            tool.description = summary;
+        }
+    }
+}
+
+/// A regular file's bytes: `None` when it is not a regular file, cannot be
+/// read or is larger than `limit`.
+pub(crate) fn read_limited(path: &Path, limit: u64) -> Option<Vec<u8>> {
+    let metadata = std::fs::metadata(path).ok()?;
+    if !metadata.is_file() || metadata.len() > limit {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= limit).then_some(bytes)
 }
 
 fn choose_format(named: Option<Format>, options: &LintOptions, value: &Value) -> Option<Format> {

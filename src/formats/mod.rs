@@ -9,6 +9,7 @@
 
 mod agentcli;
 mod agentstack;
+pub(crate) mod agentstack_python;
 mod nachos;
 mod nora;
 mod provider;

@@ -8,6 +8,7 @@ mod config;
 mod corpus;
 mod defects;
 mod fixes;
+mod gen_agentstack;
 mod gen_json;
 mod gen_policy;
 mod gen_python;

@@ -3,6 +3,7 @@
 //! Each rule lives in its own file, whose `//!` comment is the rule's user
 //! documentation (`build.rs` collects those comments for `toolc explain`).
 
+pub(crate) mod agentstack_function_missing;
 pub(crate) mod command_escapes_bin;
 pub(crate) mod command_not_found;
 pub(crate) mod command_outside_bin;
@@ -86,6 +87,7 @@ pub static ALL: &[&Rule] = &[
     &unknown_action::RULE,
     &missing_action::RULE,
     &unpinned_dependency::RULE,
+    &agentstack_function_missing::RULE,
     &invalid_security_tier::RULE,
     &not_a_tool_manifest::RULE,
     &schema_violation::RULE,
@@ -151,6 +153,10 @@ const FILE_CHECKS: &[(&Rule, Check)] = &[
     (&unknown_action::RULE, unknown_action::check),
     (&missing_action::RULE, missing_action::check),
     (&unpinned_dependency::RULE, unpinned_dependency::check),
+    (
+        &agentstack_function_missing::RULE,
+        agentstack_function_missing::check,
+    ),
     (&invalid_security_tier::RULE, invalid_security_tier::check),
     // Provider rules (group A: names, sizes, combinators, MCP)
     (&name_too_long::RULE, name_too_long::check),

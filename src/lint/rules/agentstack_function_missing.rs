@@ -1,0 +1,114 @@
+//! ## What it does
+//! Reports a tool that an AgentStack `config.json` lists but that the
+//! package's `__init__.py` (beside the config) neither defines nor binds at
+//! its top level.
+//!
+//! The module is read with a real Python parser. A top-level `def`, an
+//! import (`from .impl import search`, `import x as search`), an assignment
+//! (`search = make_search()`) or a class of that name all count; a `def`
+//! nested in a function, a class or an `if`/`try` block does not. When the
+//! module has a top-level star import (`from .impl import *`), toolc cannot
+//! tell what it binds and says nothing. A package without `__init__.py`, or
+//! whose `__init__.py` cannot be read, is not UTF-8 or does not parse, is
+//! skipped.
+//!
+//! ## Why is this bad?
+//! AgentStack imports the package and looks each listed tool up as an
+//! attribute of the module; a missing function makes it refuse the whole
+//! package at import time, so none of its tools can be used.
+//!
+//! ## Example
+//! `config.json`:
+//! ```json
+//! {"name": "search", "category": "search", "tools": ["web_search", "news_search"]}
+//! ```
+//! and `__init__.py`:
+//! ```python
+//! def web_search(query: str) -> str:
+//!     ...
+//! ```
+//!
+//! ## Use instead
+//! Define (or import) every tool the config lists, or remove the entry:
+//! ```python
+//! def web_search(query: str) -> str:
+//!     ...
+//!
+//! def news_search(query: str) -> str:
+//!     ...
+//! ```
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::ir::Format;
+use crate::lint::{Manifest, Rule};
+use crate::load::read_limited;
+use crate::python;
+
+pub(crate) const RULE: Rule = Rule {
+    name: "agentstack-function-missing",
+    code: "TC504",
+    severity: Severity::Error,
+    summary: "an AgentStack config lists a function its __init__.py does not define",
+    targets: &[],
+};
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    if manifest.format() != Format::Agentstack {
+        return;
+    }
+    let Some(bytes) = read_limited(
+        &manifest.dir.join("__init__.py"),
+        manifest.settings.max_file_size,
+    ) else {
+        return;
+    };
+    let Some(Ok(module)) = python::parse_bytes(&bytes) else {
+        return;
+    };
+    if has_star_import(&bytes) {
+        return;
+    }
+    for tool in &manifest.toolset.tools {
+        let name = tool.name.as_str();
+        if name.is_empty() || module.function(name).is_some() || module.binds(name) {
+            continue;
+        }
+        out.push(
+            manifest
+                .at_tool_name(
+                    &RULE,
+                    tool,
+                    format!("__init__.py does not define the function {name}"),
+                )
+                .with_help(format!(
+                    "define `def {name}(...)` in __init__.py (or import it there), or remove it from tools"
+                )),
+        );
+    }
+}
+
+/// Whether a top-level statement is a star import (`from m import *`),
+/// whose names toolc cannot know.
+fn has_star_import(bytes: &[u8]) -> bool {
+    String::from_utf8_lossy(bytes).lines().any(|line| {
+        let mut words = line.split_whitespace();
+        line.starts_with("from ")
+            && words.next() == Some("from")
+            && words.next().is_some()
+            && words.next() == Some("import")
+            && words.next().is_some_and(|w| w.starts_with('*'))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn star_imports_are_seen() {
+        assert!(has_star_import(b"from .impl import *\n"));
+        assert!(has_star_import(b"import os\nfrom impl import *  # all\n"));
+        assert!(!has_star_import(b"from .impl import search\n"));
+        assert!(!has_star_import(b"if x:\n    from .impl import *\n"));
+    }
+}
