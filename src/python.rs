@@ -151,6 +151,12 @@ impl std::fmt::Display for SyntaxError {
 
 impl std::error::Error for SyntaxError {}
 
+/// Reads and parses the Python file at `path`: `None` when it is not a
+/// regular file, cannot be read, is larger than `limit` or is not UTF-8.
+pub fn parse_file(path: &std::path::Path, limit: u64) -> Option<Result<Module, SyntaxError>> {
+    parse_bytes(&crate::load::read_limited(path, limit)?)
+}
+
 /// Parses bytes read from a file: `None` when they are not UTF-8 (Python
 /// source is UTF-8 unless it declares otherwise, which toolc does not
 /// follow; such a file counts as unreadable).

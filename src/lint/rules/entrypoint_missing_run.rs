@@ -35,9 +35,6 @@
 //!     return fetch(params["url"], params.get("timeout", 10))
 //! ```
 
-use std::io::Read;
-use std::path::Path;
-
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Severity};
@@ -64,10 +61,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
         return;
     }
     let resolved = manifest.dir.join(entrypoint);
-    let Some(bytes) = read_script(&resolved, manifest.settings.max_file_size) else {
-        return;
-    };
-    let Some(parsed) = python::parse_bytes(&bytes) else {
+    let Some(parsed) = python::parse_file(&resolved, manifest.settings.max_file_size) else {
         return;
     };
     let problem = match parsed {
@@ -105,19 +99,6 @@ fn signature_problem(run: &Function) -> Option<String> {
         .iter()
         .find(|p| p.kind == python::ParameterKind::KeywordOnly && p.is_required())
         .map(|p| format!("requires the keyword-only parameter {}", p.name))
-}
-
-/// The script's bytes: `None` when it is not a regular file, cannot be read
-/// or is larger than the file size limit.
-fn read_script(path: &Path, limit: u64) -> Option<Vec<u8>> {
-    let metadata = std::fs::metadata(path).ok()?;
-    if !metadata.is_file() || metadata.len() > limit {
-        return None;
-    }
-    let file = std::fs::File::open(path).ok()?;
-    let mut bytes = Vec::new();
-    file.take(limit + 1).read_to_end(&mut bytes).ok()?;
-    (bytes.len() as u64 <= limit).then_some(bytes)
 }
 
 #[cfg(test)]

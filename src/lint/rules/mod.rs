@@ -4,6 +4,7 @@
 //! documentation (`build.rs` collects those comments for `toolc explain`).
 
 pub(crate) mod agentstack_function_missing;
+pub(crate) mod agentstack_unlisted_function;
 pub(crate) mod command_escapes_bin;
 pub(crate) mod command_not_found;
 pub(crate) mod command_outside_bin;
@@ -26,6 +27,7 @@ pub(crate) mod not_a_tool_manifest;
 pub(crate) mod parameters_not_object;
 pub(crate) mod property_missing_description;
 pub(crate) mod property_missing_type;
+pub(crate) mod python_syntax_error;
 pub(crate) mod required_unknown_property;
 pub(crate) mod schema_violation;
 pub(crate) mod unknown_action;
@@ -88,6 +90,8 @@ pub static ALL: &[&Rule] = &[
     &missing_action::RULE,
     &unpinned_dependency::RULE,
     &agentstack_function_missing::RULE,
+    &agentstack_unlisted_function::RULE,
+    &python_syntax_error::RULE,
     &invalid_security_tier::RULE,
     &not_a_tool_manifest::RULE,
     &schema_violation::RULE,
@@ -157,6 +161,11 @@ const FILE_CHECKS: &[(&Rule, Check)] = &[
         &agentstack_function_missing::RULE,
         agentstack_function_missing::check,
     ),
+    (
+        &agentstack_unlisted_function::RULE,
+        agentstack_unlisted_function::check,
+    ),
+    (&python_syntax_error::RULE, python_syntax_error::check),
     (&invalid_security_tier::RULE, invalid_security_tier::check),
     // Provider rules (group A: names, sizes, combinators, MCP)
     (&name_too_long::RULE, name_too_long::check),

@@ -1,0 +1,78 @@
+//! ## What it does
+//! Notes a public function (its name does not start with `_`) that an
+//! AgentStack package's `__init__.py` defines at top level but `config.json`
+//! does not list in `tools`. The note sits on the `tools` key and names the
+//! function's line.
+//!
+//! ## Why is this bad?
+//! Often it is not: a package may keep public helpers. But a tool written
+//! and never listed is a common slip, and agents will never be offered it.
+//! Make helpers private (`_name`) to say they are not tools.
+//!
+//! ## Example
+//! ```python
+//! def search(query: str) -> str: ...
+//! def fetch_page(url: str) -> str: ...   # config.json lists only "search"
+//! ```
+//!
+//! ## Use instead
+//! ```json
+//! "tools": ["search", "fetch_page"]
+//! ```
+//! or rename the helper `_fetch_page`.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::ir::Format;
+use crate::lint::{Manifest, Rule};
+use crate::python;
+
+pub(crate) const RULE: Rule = Rule {
+    name: "agentstack-unlisted-function",
+    code: "TC505",
+    severity: Severity::Info,
+    summary: "a public function of __init__.py that config.json does not list",
+    targets: &[],
+};
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    if manifest.format() != Format::Agentstack || manifest.raw("/tools").is_none() {
+        return;
+    }
+    let path = manifest.dir.join("__init__.py");
+    let Some(bytes) = crate::load::read_limited(&path, manifest.settings.max_file_size) else {
+        return;
+    };
+    let Some(Ok(module)) = python::parse_bytes(&bytes) else {
+        return;
+    };
+    for function in &module.functions {
+        let listed = manifest
+            .toolset
+            .tools
+            .iter()
+            .any(|t| t.name == function.name);
+        if listed || function.name.starts_with('_') {
+            continue;
+        }
+        let line = bytes[..function.span.start.min(bytes.len())]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        out.push(
+            manifest
+                .at_key(
+                    &RULE,
+                    "/tools",
+                    format!(
+                        "__init__.py:{line} defines the public function {} but config.json does not list it",
+                        function.name
+                    ),
+                )
+                .with_help(format!(
+                    "add \"{}\" to tools to offer it, or name it _{} if it is a helper",
+                    function.name, function.name
+                )),
+        );
+    }
+}

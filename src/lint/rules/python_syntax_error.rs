@@ -1,0 +1,59 @@
+//! ## What it does
+//! Reports an AgentStack package whose `__init__.py` (beside `config.json`)
+//! does not parse as Python, with the line and column of the first error.
+//! The finding sits on the `tools` key of `config.json`, the list of what
+//! cannot be loaded. (A NORA entrypoint that does not parse is reported by
+//! `entrypoint-missing-run`.)
+//!
+//! ## Why is this bad?
+//! AgentStack imports the package to offer its tools: a syntax error fails
+//! the import, and with it every tool of the package. toolc cannot read the
+//! tools' parameters from it either.
+//!
+//! ## Example
+//! ```python
+//! def search(query: str) -> str
+//!     return ""
+//! ```
+//!
+//! ## Use instead
+//! ```python
+//! def search(query: str) -> str:
+//!     return ""
+//! ```
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::ir::Format;
+use crate::lint::{Manifest, Rule};
+use crate::python;
+
+pub(crate) const RULE: Rule = Rule {
+    name: "python-syntax-error",
+    code: "TC506",
+    severity: Severity::Error,
+    summary: "an AgentStack package's __init__.py does not parse",
+    targets: &[],
+};
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    if manifest.format() != Format::Agentstack {
+        return;
+    }
+    let path = manifest.dir.join("__init__.py");
+    let Some(Err(error)) = python::parse_file(&path, manifest.settings.max_file_size) else {
+        return;
+    };
+    out.push(
+        manifest
+            .at_key(
+                &RULE,
+                "/tools",
+                format!("__init__.py does not parse: {error}"),
+            )
+            .with_help(format!(
+                "fix the Python at line {} of {}; AgentStack cannot import the package",
+                error.line,
+                path.display()
+            )),
+    );
+}
