@@ -197,6 +197,9 @@ pub fn load_bytes(
     if format == Format::Agentstack && depth == formats::Depth::Full {
         add_python_parameters(&mut toolset, &dir, settings.max_file_size);
     }
+    if format == Format::Nachos && depth == formats::Depth::Full {
+        add_typescript_parameters(&mut toolset, &dir, settings.max_file_size);
+    }
     Loaded::Manifest(Box::new(Manifest {
         source,
         document,
@@ -229,6 +232,36 @@ fn add_python_parameters(toolset: &mut crate::ir::ToolSet, dir: &Path, limit: u6
         tool.parameters = Some(schema);
         if tool.description.is_none() {
             tool.description = summary;
+        }
+    }
+}
+
+/// Nachos tools take their parameters (and, when the manifest gives no
+/// description, their description) from the TypeScript class whose
+/// `toolId` is `provides.tool`, in the package's `.ts` files. Nachos'
+/// `ParameterSchema` is JSON-Schema-shaped, so the class's object is used
+/// as written (see [`crate::typescript::parameters_schema`]); values that
+/// are not literals are left out (`typescript-unsupported-expression`
+/// reports them). No class, or none that parses, leaves them unknown.
+fn add_typescript_parameters(toolset: &mut crate::ir::ToolSet, dir: &Path, limit: u64) {
+    for tool in &mut toolset.tools {
+        let search = crate::typescript::search_package(dir, &tool.name, limit);
+        let Some(found) = search.found else {
+            continue;
+        };
+        if let Some(schema) = found
+            .class
+            .parameters
+            .as_ref()
+            .and_then(crate::typescript::parameters_schema)
+        {
+            tool.parameters = Some(schema);
+        }
+        if tool.description.is_none() {
+            tool.description = found.class.description;
+        }
+        if tool.title.is_none() {
+            tool.title = found.class.name;
         }
     }
 }

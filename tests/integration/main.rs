@@ -10,6 +10,7 @@ mod defects;
 mod fixes;
 mod gen_agentstack;
 mod gen_json;
+mod gen_nachos;
 mod gen_policy;
 mod gen_python;
 mod gen_rust;

@@ -21,6 +21,8 @@ pub(crate) mod invalid_tool_name;
 pub(crate) mod io_error;
 pub(crate) mod missing_action;
 pub(crate) mod missing_name;
+pub(crate) mod nachos_class_missing;
+pub(crate) mod nachos_tier_mismatch;
 pub(crate) mod nesting_too_deep;
 pub(crate) mod nora_property_missing_required;
 pub(crate) mod not_a_tool_manifest;
@@ -30,6 +32,7 @@ pub(crate) mod property_missing_type;
 pub(crate) mod python_syntax_error;
 pub(crate) mod required_unknown_property;
 pub(crate) mod schema_violation;
+pub(crate) mod typescript_unsupported_expression;
 pub(crate) mod unknown_action;
 pub(crate) mod unknown_field;
 pub(crate) mod unknown_format;
@@ -93,6 +96,9 @@ pub static ALL: &[&Rule] = &[
     &agentstack_unlisted_function::RULE,
     &python_syntax_error::RULE,
     &invalid_security_tier::RULE,
+    &nachos_class_missing::RULE,
+    &nachos_tier_mismatch::RULE,
+    &typescript_unsupported_expression::RULE,
     &not_a_tool_manifest::RULE,
     &schema_violation::RULE,
     &unknown_field::RULE,
@@ -167,6 +173,12 @@ const FILE_CHECKS: &[(&Rule, Check)] = &[
     ),
     (&python_syntax_error::RULE, python_syntax_error::check),
     (&invalid_security_tier::RULE, invalid_security_tier::check),
+    (&nachos_class_missing::RULE, nachos_class_missing::check),
+    (&nachos_tier_mismatch::RULE, nachos_tier_mismatch::check),
+    (
+        &typescript_unsupported_expression::RULE,
+        typescript_unsupported_expression::check,
+    ),
     // Provider rules (group A: names, sizes, combinators, MCP)
     (&name_too_long::RULE, name_too_long::check),
     (&name_charset::RULE, name_charset::check),

@@ -1,0 +1,108 @@
+//! ## What it does
+//! Reports a value in a Nachos tool class's `parameters` object that is not
+//! a literal: an identifier (`MAX_LIMIT`), a call (`buildSchema()`), a
+//! spread (`...common`), a template string with `${...}`, `undefined`.
+//!
+//! toolc reads `parameters` with a real TypeScript parser but does not run
+//! the code: it takes strings, numbers, booleans, `null`, arrays and object
+//! literals as written and leaves anything else out of the tool's schema,
+//! reporting it here (file, line and column, and the expression) rather
+//! than guessing its value. One finding lists every such value (the first
+//! ten); it is placed on the manifest's `provides.tool`, which names the
+//! class.
+//!
+//! ## Why is this bad?
+//! The schema that toolc generates (`toolc gen`, `toolc convert`) and checks
+//! lacks what the expression would have added: a property, an enum, a
+//! limit. The model then sees a different schema than the tool validates.
+//!
+//! ## Example
+//! ```ts
+//! const MAX = 50;
+//! export class SearchTool implements Tool {
+//!   readonly toolId = 'search';
+//!   readonly parameters = {
+//!     type: 'object',
+//!     properties: { limit: { type: 'integer', maximum: MAX } },
+//!   };
+//! }
+//! ```
+//!
+//! ## Use instead
+//! ```ts
+//! export class SearchTool implements Tool {
+//!   readonly toolId = 'search';
+//!   readonly parameters = {
+//!     type: 'object',
+//!     properties: { limit: { type: 'integer', maximum: 50 } },
+//!   };
+//! }
+//! ```
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::lint::{Manifest, Rule};
+use crate::typescript;
+
+use super::nachos_class_missing::{search, shown_path};
+
+pub(crate) const RULE: Rule = Rule {
+    name: "typescript-unsupported-expression",
+    code: "TC605",
+    severity: Severity::Warning,
+    summary: "a value in a Nachos tool class's parameters that is not a literal",
+    targets: &[],
+};
+
+/// The longest expression text quoted in a message.
+const MAX_SHOWN: usize = 80;
+
+/// How many expressions one message lists.
+const MAX_LISTED: usize = 10;
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    let Some((_, search)) = search(manifest) else {
+        return;
+    };
+    let Some(found) = search.found else {
+        return;
+    };
+    let unsupported = &found.class.unsupported;
+    if unsupported.is_empty() {
+        return;
+    }
+    let file = shown_path(manifest, &found.path);
+    let mut listed: Vec<String> = unsupported
+        .iter()
+        .take(MAX_LISTED)
+        .map(|u| {
+            let (line, column) = typescript::line_column(&found.text, u.span.start);
+            let mut shown: String = u.text.split_whitespace().collect::<Vec<_>>().join(" ");
+            if shown.chars().count() > MAX_SHOWN {
+                shown = shown.chars().take(MAX_SHOWN).collect::<String>() + "...";
+            }
+            format!("{file}:{line}:{column}: `{shown}`")
+        })
+        .collect();
+    if unsupported.len() > MAX_LISTED {
+        listed.push(format!("and {} more", unsupported.len() - MAX_LISTED));
+    }
+    let what = if unsupported.len() == 1 {
+        "a value that is not a literal"
+    } else {
+        "values that are not literals"
+    };
+    out.push(
+        manifest
+            .at_value(
+                &RULE,
+                "/provides/tool",
+                format!(
+                    "the class's parameters hold {what}, left out of the schema: {}",
+                    listed.join(", ")
+                ),
+            )
+            .with_help(
+                "write each value as a literal (string, number, boolean, null, array or object)",
+            ),
+    );
+}
