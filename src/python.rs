@@ -32,9 +32,15 @@ pub struct Module {
     /// statements (`if`, `try`, ...) are not listed.
     pub functions: Vec<Function>,
     /// Other names bound by top-level statements: imports (`import a.b`
-    /// binds `a`; `from m import f as g` binds `g`), simple assignments
-    /// (`x = ...`, `x: T = ...`) and classes. Star imports bind nothing here.
+    /// binds `a`; `from m import f as g` binds `g`), assignments (`x = ...`,
+    /// `x: T = ...`, `(x) = ...`, `x, y = ...`) and classes; and every name
+    /// bound inside top-level compound statements (`if`, `try`, `with`,
+    /// `for`, `while`), functions included, since which one runs is only
+    /// known at run time. Star imports bind nothing here.
     pub bindings: Vec<String>,
+    /// A top-level `from m import *`: names may be bound that toolc cannot
+    /// see.
+    pub star_import: bool,
 }
 
 impl Module {
@@ -210,6 +216,8 @@ fn read_statement(statement: Node, text: &str, module: &mut Module) {
             }
         }
         "import_statement" | "import_from_statement" => read_import(statement, text, module),
+        "if_statement" | "try_statement" | "with_statement" | "for_statement"
+        | "while_statement" => read_conditional(statement, text, module, 0),
         "expression_statement" => {
             let mut cursor = statement.walk();
             for child in statement.named_children(&mut cursor) {
@@ -222,7 +230,55 @@ fn read_statement(statement: Node, text: &str, module: &mut Module) {
     }
 }
 
+/// How deep compound statements are searched for bindings.
+const MAX_CONDITIONAL_DEPTH: usize = 8;
+
+/// The names a compound statement's blocks may bind: any definition,
+/// import or assignment in them, at any depth up to a bound.
+fn read_conditional(statement: Node, text: &str, module: &mut Module, depth: usize) {
+    if depth > MAX_CONDITIONAL_DEPTH {
+        return;
+    }
+    let mut cursor = statement.walk();
+    for child in statement.named_children(&mut cursor) {
+        match child.kind() {
+            "function_definition" | "class_definition" => {
+                if let Some(name) = child.child_by_field_name("name") {
+                    module.bindings.push(source(name, text).to_string());
+                }
+            }
+            "decorated_definition" => {
+                let name = child
+                    .child_by_field_name("definition")
+                    .and_then(|d| d.child_by_field_name("name"));
+                if let Some(name) = name {
+                    module.bindings.push(source(name, text).to_string());
+                }
+            }
+            "import_statement" | "import_from_statement" => read_import(child, text, module),
+            "expression_statement" => {
+                let mut inner = child.walk();
+                for assignment in child.named_children(&mut inner) {
+                    if assignment.kind() == "assignment" {
+                        read_assignment(assignment, text, module);
+                    }
+                }
+            }
+            // Blocks and clauses (`else`, `elif`, `except`, `finally`) and
+            // nested compound statements.
+            _ => read_conditional(child, text, module, depth + 1),
+        }
+    }
+}
+
 fn read_import(statement: Node, text: &str, module: &mut Module) {
+    let mut wildcard = statement.walk();
+    if statement
+        .named_children(&mut wildcard)
+        .any(|c| c.kind() == "wildcard_import")
+    {
+        module.star_import = true;
+    }
     let module_name = statement.child_by_field_name("module_name").map(|n| n.id());
     let mut cursor = statement.walk();
     for name in statement.children_by_field_name("name", &mut cursor) {
@@ -243,16 +299,37 @@ fn read_import(statement: Node, text: &str, module: &mut Module) {
 }
 
 fn read_assignment(assignment: Node, text: &str, module: &mut Module) {
-    if let Some(left) = assignment.child_by_field_name("left")
-        && left.kind() == "identifier"
-    {
-        module.bindings.push(source(left, text).to_string());
+    if let Some(left) = assignment.child_by_field_name("left") {
+        bind_targets(left, text, module, 0);
     }
     // `a = b = value`: the right side is another assignment.
     if let Some(right) = assignment.child_by_field_name("right")
         && right.kind() == "assignment"
     {
         read_assignment(right, text, module);
+    }
+}
+
+/// The names an assignment target binds: `x`, `(x)`, `x, y`, `[x, (y, z)]`.
+/// (Attributes and subscripts bind no module name.)
+fn bind_targets(target: Node, text: &str, module: &mut Module, depth: usize) {
+    match target.kind() {
+        "identifier" => module.bindings.push(source(target, text).to_string()),
+        "parenthesized_expression"
+        | "pattern_list"
+        | "tuple_pattern"
+        | "list_pattern"
+        | "tuple"
+        | "list"
+        | "expression_list"
+            if depth < MAX_CONDITIONAL_DEPTH =>
+        {
+            let mut cursor = target.walk();
+            for child in target.named_children(&mut cursor) {
+                bind_targets(child, text, module, depth + 1);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -741,5 +818,24 @@ async def fetch(url: str, /, retries: int = 3, *args, timeout: float | None = No
                 .collect();
             let _ = parse_bytes(&bytes);
         }
+    }
+
+    #[test]
+    fn names_bound_under_conditions_and_by_patterns_count_as_bindings() {
+        let module = parse(
+            "import sys\n\
+             if sys.version_info >= (3, 8):\n    def run(params):\n        return ''\n\
+             else:\n    def run(params):\n        return ''\n\
+             try:\n    from fast import search\nexcept ImportError:\n    def search(q):\n        return q\n\
+             (fetch) = make()\n\
+             a, (b, c) = 1, (2, 3)\n",
+        )
+        .expect("parses");
+        for name in ["run", "search", "fetch", "a", "b", "c"] {
+            assert!(module.binds(name), "{name}");
+        }
+        // A definition under a condition is not a known top-level function.
+        assert!(module.function("run").is_none());
+        assert!(!module.star_import);
     }
 }

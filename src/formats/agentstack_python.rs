@@ -204,12 +204,28 @@ struct Cursor {
     at: usize,
 }
 
+/// Brackets may nest this deep in a hint or a default; deeper text is read
+/// as unknown. The grammars below recurse once per bracket, on a worker
+/// thread's stack: this bound keeps hostile input from overflowing it.
+const MAX_NESTING: usize = 32;
+
 impl Cursor {
     fn new(text: &str) -> Option<Self> {
-        Some(Cursor {
-            tokens: tokenize(text)?,
-            at: 0,
-        })
+        let tokens = tokenize(text)?;
+        let mut depth: usize = 0;
+        for token in &tokens {
+            match token {
+                Token::Punct('[' | '(' | '{') => {
+                    depth += 1;
+                    if depth > MAX_NESTING {
+                        return None;
+                    }
+                }
+                Token::Punct(']' | ')' | '}') => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        Some(Cursor { tokens, at: 0 })
     }
 
     fn peek(&self) -> Option<&Token> {
@@ -660,5 +676,15 @@ mod tests {
         );
         assert_eq!(parameters_from_python(&module, "_private"), None);
         assert_eq!(parameters_from_python(&module, "missing"), None);
+    }
+
+    #[test]
+    fn deep_nesting_is_unknown_not_a_stack_overflow() {
+        let deep_default = "[".repeat(5000) + &"]".repeat(5000);
+        assert_eq!(parse_literal(&deep_default), None);
+        let deep_hint = "list[".repeat(10_000) + "int" + &"]".repeat(10_000);
+        assert!(parse_hint(&deep_hint).is_none());
+        let fine = "[".repeat(MAX_NESTING) + &"]".repeat(MAX_NESTING);
+        assert!(parse_literal(&fine).is_some());
     }
 }

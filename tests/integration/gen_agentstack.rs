@@ -250,3 +250,24 @@ fn without_usable_python_the_parameters_stay_unknown() {
         json!({"type": "object", "properties": {}})
     );
 }
+
+#[test]
+fn deeply_nested_python_does_not_crash_the_generator() {
+    let dir = TempDir::new("agentstack-python-deep");
+    dir.write(
+        "pkg/config.json",
+        r#"{"name": "pkg", "category": "c", "tools": ["f"]}"#,
+    );
+    let default = "[".repeat(5000) + &"]".repeat(5000);
+    let hint = "list[".repeat(10_000) + "int" + &"]".repeat(10_000);
+    dir.write(
+        "pkg/__init__.py",
+        format!("def f(x={default}, y: {hint} = None):\n    return ''\n"),
+    );
+    let path = dir.path().join("pkg");
+    let tools = generate(path.to_str().expect("UTF-8 path"));
+    let f = function(&tools, "f");
+    // Too deep to read: no default, no type; but the tool and its parameters are there.
+    assert!(f["parameters"]["properties"]["x"].get("default").is_none());
+    assert!(f["parameters"]["properties"]["y"].get("type").is_none());
+}

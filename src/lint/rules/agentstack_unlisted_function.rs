@@ -45,20 +45,25 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     let Some(Ok(module)) = python::parse_bytes(&bytes) else {
         return;
     };
+    let listed: std::collections::HashSet<&str> = manifest
+        .toolset
+        .tools
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    // Functions come in file order: count lines once, as far as each one.
+    let mut line = 1;
+    let mut counted = 0;
     for function in &module.functions {
-        let listed = manifest
-            .toolset
-            .tools
-            .iter()
-            .any(|t| t.name == function.name);
-        if listed || function.name.starts_with('_') {
-            continue;
-        }
-        let line = bytes[..function.span.start.min(bytes.len())]
+        let start = function.span.start.min(bytes.len()).max(counted);
+        line += bytes[counted..start]
             .iter()
             .filter(|&&b| b == b'\n')
-            .count()
-            + 1;
+            .count();
+        counted = start;
+        if listed.contains(function.name.as_str()) || function.name.starts_with('_') {
+            continue;
+        }
         out.push(
             manifest
                 .at_key(

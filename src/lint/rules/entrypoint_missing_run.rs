@@ -71,7 +71,9 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
                 Some(problem) => format!("run in {entrypoint} {problem}; NORA calls run(params)"),
                 None => return,
             },
-            None if module.binds("run") => return,
+            // Bound some other way (an import, an assignment, a definition
+            // under `if`/`try`, a star import): its signature is unknown.
+            None if module.binds("run") || module.star_import => return,
             None => format!("{entrypoint} has no top-level run(params) function"),
         },
     };
