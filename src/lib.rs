@@ -32,6 +32,7 @@ pub mod json;
 pub mod lint;
 pub mod python;
 pub mod source;
+pub mod syntax;
 pub mod typescript;
 
 mod load;

@@ -135,27 +135,8 @@ pub enum ParameterKind {
     VarKeyword,
 }
 
-/// Why a text is not valid Python: the first place the parser could not
-/// make sense of.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SyntaxError {
-    /// Byte offset into the text.
-    pub offset: usize,
-    /// 1-based line of `offset`.
-    pub line: usize,
-    /// 1-based column of `offset`, in characters.
-    pub column: usize,
-    /// What is wrong, e.g. `invalid syntax` or `missing ":"`.
-    pub message: String,
-}
-
-impl std::fmt::Display for SyntaxError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} at {}:{}", self.message, self.line, self.column)
-    }
-}
-
-impl std::error::Error for SyntaxError {}
+pub use crate::syntax::SyntaxError;
+use crate::syntax::error_at;
 
 /// Reads and parses the Python file at `path`: `None` when it is not a
 /// regular file, cannot be read, is larger than `limit` or is not UTF-8.
@@ -581,25 +562,6 @@ fn describe(kind: &str) -> String {
         kind.replace('_', " ")
     } else {
         format!("\"{kind}\"")
-    }
-}
-
-fn error_at(text: &str, offset: usize, message: &str) -> SyntaxError {
-    let offset = offset.min(text.len());
-    // Back to a character boundary, so columns count whole characters.
-    let mut at = offset;
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    let before = &text[..at];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = before[line_start..].chars().count() + 1;
-    SyntaxError {
-        offset,
-        line,
-        column,
-        message: message.to_string(),
     }
 }
 

@@ -74,48 +74,8 @@ pub struct Unsupported {
     pub text: String,
 }
 
-/// Why a text is not valid TypeScript: the first place the parser could
-/// not make sense of.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SyntaxError {
-    /// Byte offset into the text.
-    pub offset: usize,
-    /// 1-based line of `offset`.
-    pub line: usize,
-    /// 1-based column of `offset`, in characters.
-    pub column: usize,
-    pub message: String,
-}
-
-impl std::fmt::Display for SyntaxError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} at {}:{}", self.message, self.line, self.column)
-    }
-}
-
-impl std::error::Error for SyntaxError {}
-
-/// 1-based line and column (in characters) of a byte offset.
-pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let mut at = offset.min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    let before = &text[..at];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, before[line_start..].chars().count() + 1)
-}
-
-fn error_at(text: &str, offset: usize, message: &str) -> SyntaxError {
-    let (line, column) = line_column(text, offset);
-    SyntaxError {
-        offset: offset.min(text.len()),
-        line,
-        column,
-        message: message.to_string(),
-    }
-}
+pub use crate::syntax::SyntaxError;
+use crate::syntax::error_at;
 
 /// Finds the class whose `toolId` property is the string `tool_id`, or
 /// reports the first syntax error of the file.

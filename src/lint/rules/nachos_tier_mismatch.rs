@@ -72,7 +72,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     if class_tier == declared {
         return;
     }
-    let (line, _) = typescript::line_column(&found.text, span.start);
+    let (line, _) = crate::syntax::line_column(&found.text, span.start);
     let class = if found.class.class_name.is_empty() {
         "the tool's class".to_string()
     } else {

@@ -75,7 +75,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
         .iter()
         .take(MAX_LISTED)
         .map(|u| {
-            let (line, column) = typescript::line_column(&found.text, u.span.start);
+            let (line, column) = crate::syntax::line_column(&found.text, u.span.start);
             let mut shown: String = u.text.split_whitespace().collect::<Vec<_>>().join(" ");
             if shown.chars().count() > MAX_SHOWN {
                 shown = shown.chars().take(MAX_SHOWN).collect::<String>() + "...";

@@ -1,0 +1,48 @@
+//! Syntax errors in the code toolc reads beside manifests (Python,
+//! TypeScript): where the parser first could not make sense of the text.
+
+/// Why a text does not parse: the first place the parser could not make
+/// sense of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// Byte offset into the text.
+    pub offset: usize,
+    /// 1-based line of `offset`.
+    pub line: usize,
+    /// 1-based column of `offset`, in characters.
+    pub column: usize,
+    /// What is wrong, e.g. `invalid syntax` or `missing ":"`.
+    pub message: String,
+}
+
+impl std::fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at {}:{}", self.message, self.line, self.column)
+    }
+}
+
+impl std::error::Error for SyntaxError {}
+
+/// 1-based line and column (in characters) of a byte offset; an offset
+/// inside a character counts that character.
+pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut at = offset.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+/// A syntax error at `offset` of `text`.
+pub(crate) fn error_at(text: &str, offset: usize, message: &str) -> SyntaxError {
+    let (line, column) = line_column(text, offset);
+    SyntaxError {
+        offset: offset.min(text.len()),
+        line,
+        column,
+        message: message.to_string(),
+    }
+}
