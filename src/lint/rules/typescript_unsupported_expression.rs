@@ -41,7 +41,6 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::lint::{Manifest, Rule};
-use crate::typescript;
 
 use super::nachos_class_missing::{search, shown_path};
 
