@@ -132,6 +132,20 @@ impl Manifest {
         self.source.line_col(span.start).line
     }
 
+    /// A NORA tool's entrypoint as written, and resolved against the
+    /// manifest's directory; `None` for other formats or when it is not a
+    /// non-empty string.
+    pub(crate) fn nora_entrypoint(&self) -> Option<(&str, PathBuf)> {
+        if self.format() != Format::Nora {
+            return None;
+        }
+        let entrypoint = self
+            .raw("/entrypoint")?
+            .as_str()
+            .filter(|e| !e.is_empty())?;
+        Some((entrypoint, self.dir.join(entrypoint)))
+    }
+
     /// Where a tool's name is: the string value, or the key when the format
     /// names tools by key (AgentStack's permissions map).
     pub(crate) fn tool_name_span(&self, tool: &crate::ir::Tool) -> Span {

@@ -209,3 +209,35 @@ pub fn provider_list(providers: &[Target]) -> String {
 pub fn agree<'a>(providers: &[Target], one: &'a str, many: &'a str) -> &'a str {
     if providers.len() == 1 { one } else { many }
 }
+
+/// The providers whose limit `figure` exceeds, grouped by that limit,
+/// smallest first.
+pub fn exceeded(
+    figure: usize,
+    providers: &[Target],
+    limit: impl Fn(Target) -> usize,
+) -> BTreeMap<usize, Vec<Target>> {
+    let mut over: BTreeMap<usize, Vec<Target>> = BTreeMap::new();
+    for &provider in providers {
+        let limit = limit(provider);
+        if figure > limit {
+            over.entry(limit).or_default().push(provider);
+        }
+    }
+    over
+}
+
+/// "OpenAI and Anthropic allow at most 64, MCP allows at most 128", with
+/// the verb in its two forms (`allows`/`allow`).
+pub fn limits_sentence(over: &BTreeMap<usize, Vec<Target>>, one: &str, many: &str) -> String {
+    over.iter()
+        .map(|(limit, rejecting)| {
+            format!(
+                "{} {} at most {limit}",
+                provider_list(rejecting),
+                agree(rejecting, one, many)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -35,10 +35,7 @@
 //!     return fetch(params["url"], params.get("timeout", 10))
 //! ```
 
-use serde_json::Value;
-
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::ir::Format;
 use crate::lint::{Manifest, Rule};
 use crate::python::{self, Function};
 
@@ -51,16 +48,9 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
-    if manifest.format() != Format::Nora {
-        return;
-    }
-    let Some(Value::String(entrypoint)) = manifest.raw("/entrypoint") else {
+    let Some((entrypoint, resolved)) = manifest.nora_entrypoint() else {
         return;
     };
-    if entrypoint.is_empty() {
-        return;
-    }
-    let resolved = manifest.dir.join(entrypoint);
     let Some(parsed) = python::parse_file(&resolved, manifest.settings.max_file_size) else {
         return;
     };

@@ -15,10 +15,7 @@
 //! {"name": "fetch", "entrypoint": "main.py", ...}
 //! ```
 
-use serde_json::Value;
-
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::ir::Format;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {
@@ -30,16 +27,9 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
-    if manifest.format() != Format::Nora {
-        return;
-    }
-    let Some(Value::String(entrypoint)) = manifest.raw("/entrypoint") else {
+    let Some((entrypoint, resolved)) = manifest.nora_entrypoint() else {
         return;
     };
-    if entrypoint.is_empty() {
-        return;
-    }
-    let resolved = manifest.dir.join(entrypoint);
     if resolved.is_file() {
         return;
     }

@@ -38,10 +38,8 @@
 //!   "parameters": {"type": "object", "properties": {}}}}]
 //! ```
 
-use std::collections::BTreeMap;
-
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::lint::settings::{agree, provider_list};
+use crate::lint::settings::{exceeded, limits_sentence};
 use crate::lint::{Manifest, Rule, Target, shown};
 
 pub(crate) const RULE: Rule = Rule {
@@ -64,27 +62,12 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let length = tool.name.chars().count();
-        // Providers grouped by the limit the name exceeds, smallest first.
-        let mut over: BTreeMap<usize, Vec<Target>> = BTreeMap::new();
-        for &provider in &providers {
-            let limit = manifest.settings.limits.name_length(provider);
-            if length > limit {
-                over.entry(limit).or_default().push(provider);
-            }
-        }
+        let over = exceeded(length, &providers, |p| {
+            manifest.settings.limits.name_length(p)
+        });
         let Some(&shortest) = over.keys().next() else {
             continue;
         };
-        let limits: Vec<String> = over
-            .iter()
-            .map(|(limit, rejecting)| {
-                format!(
-                    "{} {} at most {limit}",
-                    provider_list(rejecting),
-                    agree(rejecting, "allows", "allow")
-                )
-            })
-            .collect();
         out.push(
             manifest
                 .at_tool_name(
@@ -93,7 +76,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
                     format!(
                         "tool name {} is {length} characters; {}",
                         shown(&tool.name),
-                        limits.join(", ")
+                        limits_sentence(&over, "allows", "allow")
                     ),
                 )
                 .with_help(format!("shorten the name to at most {shortest} characters")),

@@ -34,10 +34,8 @@
 //! storage-tools.json   {"tools": [... 30 function tools ...]}
 //! ```
 
-use std::collections::BTreeMap;
-
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::lint::settings::{agree, provider_list};
+use crate::lint::settings::{exceeded, limits_sentence};
 use crate::lint::{Manifest, Rule, Target};
 
 pub(crate) const RULE: Rule = Rule {
@@ -51,33 +49,20 @@ pub(crate) const RULE: Rule = Rule {
 pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     let count = manifest.toolset.tools.len();
     let limits = &manifest.settings.limits;
-    // Providers grouped by the limit the count exceeds, smallest first.
-    let mut over: BTreeMap<usize, Vec<Target>> = BTreeMap::new();
-    for provider in manifest.settings.providers(&RULE) {
-        let limit = match provider {
+    let over = exceeded(
+        count,
+        &manifest.settings.providers(&RULE),
+        |provider| match provider {
             Target::Gemini => limits.gemini_max_tools,
             _ => limits.openai_max_tools,
-        };
-        if count > limit {
-            over.entry(limit).or_default().push(provider);
-        }
-    }
+        },
+    );
     let Some(&smallest) = over.keys().next() else {
         return;
     };
     let Some(first_beyond) = manifest.toolset.tools.get(smallest) else {
         return;
     };
-    let limits: Vec<String> = over
-        .iter()
-        .map(|(limit, rejecting)| {
-            format!(
-                "{} {} at most {limit}",
-                provider_list(rejecting),
-                agree(rejecting, "accepts", "accept")
-            )
-        })
-        .collect();
     out.push(
         manifest
             .at_value(
@@ -85,7 +70,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
                 first_beyond.origin.clone(),
                 format!(
                     "the file declares {count} tools; {} in one request (this is tool {})",
-                    limits.join(", "),
+                    limits_sentence(&over, "accepts", "accept"),
                     smallest + 1
                 ),
             )
