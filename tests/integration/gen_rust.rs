@@ -180,7 +180,19 @@ fn check_crate(modules: &[(&str, String)], accept: Option<&str>) {
     let dir = base.join(name);
     let _ = std::fs::remove_dir_all(dir.join("src"));
     let _ = std::fs::remove_dir_all(dir.join("tests"));
-    write(&dir.join("Cargo.toml"), CARGO_TOML);
+    // The two crates share a target directory (serde builds once) and are
+    // built by tests running in parallel: each needs its own package name,
+    // or their outputs collide and a test may link the other crate's lib.
+    // accept.rs uses the full crate as `toolc_gen_rust_check`.
+    let package = if accept.is_some() {
+        "toolc_gen_rust_check"
+    } else {
+        "toolc_gen_rust_hostile"
+    };
+    write(
+        &dir.join("Cargo.toml"),
+        &CARGO_TOML.replace("toolc_gen_rust_check", package),
+    );
     std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).expect("copy Cargo.lock");
     let mut sources = Vec::new();
     for (file, text) in modules {
