@@ -66,6 +66,32 @@ pub struct ToolSet {
     /// Package data (AgentStack, Nachos); `None` for formats without it.
     pub package: Option<Package>,
     pub tools: Vec<Tool>,
+    /// Package- or file-level fields that only some formats can express
+    /// (see [`Carried`]); filled in by a full lowering only.
+    pub carried: Vec<Carried>,
+}
+
+/// A field of one format's manifest, kept as written so that converting
+/// back into that format restores it.
+///
+/// Every format has fields no other format can express (agentcli's
+/// `command`, a Nachos manifest's `capabilities`, AgentStack's package
+/// `env`, unknown extension keys). A full lowering keeps them here, keyed
+/// by the format they belong to; a converter writes those of its own
+/// format natively, keeps the others in the output's `"x-toolc"` object
+/// where the format tolerates extra keys, and reports what it drops.
+/// Reading a manifest with an `"x-toolc"` object brings them back.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Carried {
+    /// The format the field belongs to.
+    pub format: Format,
+    /// The field's key in that format's tool object (or package object,
+    /// for a tool set's fields).
+    pub key: String,
+    pub value: Value,
+    /// JSON Pointer of the field in the manifest it was read from: the
+    /// field itself, or its copy inside an `"x-toolc"` object.
+    pub at: String,
 }
 
 /// Package-level data of AgentStack and Nachos manifests.
@@ -121,6 +147,9 @@ pub struct Tool {
     pub extensions: BTreeMap<String, Value>,
     /// Pointer of the tool's declaration.
     pub origin: String,
+    /// Format-specific fields of the tool (see [`Carried`]); filled in by
+    /// a full lowering only.
+    pub carried: Vec<Carried>,
 }
 
 /// How a tool is executed.
@@ -179,6 +208,7 @@ impl Tool {
             permissions: Permissions::default(),
             extensions: BTreeMap::new(),
             origin,
+            carried: Vec::new(),
         }
     }
 }

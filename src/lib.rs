@@ -24,6 +24,7 @@
 //! ```
 
 pub mod cli;
+pub mod convert;
 pub mod diagnostic;
 pub mod emit;
 pub mod formats;

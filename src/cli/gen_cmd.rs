@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
-use super::{CliError, EXIT_FINDINGS, ReadArgs, render, write_atomically};
+use super::{CliError, EXIT_FINDINGS, ReadArgs, render, write};
 use crate::diagnostic::Severity;
-use crate::emit::{self, Generated, GeneratedFile, Note, Output};
+use crate::emit::{self, Note, Output};
 use crate::ir::ToolSet;
 use crate::lint::{self, LintReport};
 
@@ -152,28 +152,34 @@ pub(super) fn run(
         Target::Python => emit::python::generate(toolsets, &emit_options),
     }
     .map_err(|e| CliError::Usage(e.to_string()))?;
-    write_notes(err, &report, &generated)?;
+    write_notes(err, &report, &generated.notes)?;
+    let mode = write::WriteMode {
+        force: args.force,
+        dry_run: args.dry_run,
+    };
     match generated.output {
-        Output::Document(text) => write_document(args, &text, out, err),
+        Output::Document(text) => {
+            write::write_document(&mode, args.output.as_deref(), &text, out, err)
+        }
         Output::Tree(files) => {
             let dir = args.output.as_deref().unwrap_or(Path::new("."));
-            write_tree(args, dir, &files, err)
+            write::write_tree(&mode, dir, &files, &[], err)
         }
     }
 }
 
 /// Notes as `severity: path:line:col: message (at POINTER)`.
-fn write_notes(
+pub(super) fn write_notes(
     err: &mut dyn Write,
     report: &LintReport,
-    generated: &Generated,
+    notes: &[Note],
 ) -> Result<(), CliError> {
     for Note {
         path,
         pointer,
         severity,
         message,
-    } in &generated.notes
+    } in notes
     {
         let place = match (report.maps.get(path), report.sources.get(path)) {
             (Some(map), Some(source)) => {
@@ -191,166 +197,6 @@ fn write_notes(
             writeln!(err, "{label}: {place}: {message}")?;
         } else {
             writeln!(err, "{label}: {place}: {message} (at {pointer})")?;
-        }
-    }
-    Ok(())
-}
-
-/// What writing a file would do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Plan {
-    New,
-    Unchanged,
-    Changed,
-    /// Something that is not a regular file is in the way (a directory where
-    /// the file goes, a file where a directory goes): nothing can be written.
-    Blocked,
-}
-
-fn plan(path: &Path, contents: &str) -> Plan {
-    let blocked_above = path
-        .ancestors()
-        .skip(1)
-        .any(|a| !a.as_os_str().is_empty() && a.exists() && !a.is_dir());
-    if blocked_above {
-        return Plan::Blocked;
-    }
-    match std::fs::symlink_metadata(path) {
-        Err(_) => Plan::New,
-        Ok(_) if !path.is_file() => Plan::Blocked,
-        Ok(_) => match std::fs::read(path) {
-            Ok(existing) if existing == contents.as_bytes() => Plan::Unchanged,
-            Ok(_) => Plan::Changed,
-            Err(_) => Plan::Blocked,
-        },
-    }
-}
-
-fn write_document(
-    args: &GenArgs,
-    text: &str,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<u8, CliError> {
-    let Some(path) = &args.output else {
-        if args.dry_run {
-            writeln!(err, "would write {} bytes to standard output", text.len())?;
-        } else {
-            out.write_all(text.as_bytes())?;
-        }
-        return Ok(0);
-    };
-    let file = GeneratedFile {
-        path: path.clone(),
-        contents: text.to_string(),
-    };
-    write_tree(args, Path::new(""), std::slice::from_ref(&file), err)
-}
-
-/// Writes files under `dir`: all of them, or, when an existing one would
-/// change and --force is absent, none (the changing ones are listed, exit 1).
-fn write_tree(
-    args: &GenArgs,
-    dir: &Path,
-    files: &[GeneratedFile],
-    err: &mut dyn Write,
-) -> Result<u8, CliError> {
-    let planned: Vec<(PathBuf, Plan, &GeneratedFile)> = files
-        .iter()
-        .map(|f| {
-            let path = dir.join(&f.path);
-            let plan = plan(&path, &f.contents);
-            (path, plan, f)
-        })
-        .collect();
-    if args.dry_run {
-        for (path, plan, _) in &planned {
-            let what = match plan {
-                Plan::New => "would create",
-                Plan::Changed => "would overwrite",
-                Plan::Unchanged => "unchanged",
-                Plan::Blocked => "cannot write (something else is in the way)",
-            };
-            writeln!(err, "{what}: {}", path.display())?;
-        }
-        return Ok(0);
-    }
-    let blocked: Vec<&PathBuf> = planned
-        .iter()
-        .filter(|(_, plan, _)| *plan == Plan::Blocked)
-        .map(|(path, _, _)| path)
-        .collect();
-    if !blocked.is_empty() {
-        for path in &blocked {
-            writeln!(
-                err,
-                "error: cannot write {}: something that is not a regular file is in the way",
-                path.display()
-            )?;
-        }
-        writeln!(err, "error: nothing was written")?;
-        return Ok(super::EXIT_FAILURE);
-    }
-    let changed: Vec<&PathBuf> = planned
-        .iter()
-        .filter(|(_, plan, _)| *plan == Plan::Changed)
-        .map(|(path, _, _)| path)
-        .collect();
-    if !changed.is_empty() && !args.force {
-        for path in &changed {
-            writeln!(
-                err,
-                "error: {} exists and differs from what would be generated",
-                path.display()
-            )?;
-        }
-        writeln!(
-            err,
-            "error: nothing was written; pass --force to overwrite, or --dry-run to see the plan"
-        )?;
-        return Ok(EXIT_FINDINGS);
-    }
-    warn_about_files_not_generated(dir, &planned, err)?;
-    for (path, plan, file) in &planned {
-        if *plan == Plan::Unchanged {
-            continue;
-        }
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|source| CliError::Write {
-                path: parent.to_path_buf(),
-                source,
-            })?;
-        }
-        write_atomically(path, file.contents.as_bytes())?;
-    }
-    Ok(0)
-}
-
-/// Files in the output directory that this run did not generate (a tool
-/// since removed from the manifest) are left alone, but said: a loader that
-/// reads the directory would still find them.
-fn warn_about_files_not_generated(
-    dir: &Path,
-    planned: &[(PathBuf, Plan, &GeneratedFile)],
-    err: &mut dyn Write,
-) -> Result<(), CliError> {
-    if dir.as_os_str().is_empty() || !dir.is_dir() {
-        return Ok(());
-    }
-    let generated: std::collections::HashSet<&PathBuf> =
-        planned.iter().map(|(p, _, _)| p).collect();
-    for entry in walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
-        .into_iter()
-        .flatten()
-    {
-        let path = entry.path().to_path_buf();
-        if entry.file_type().is_file() && !generated.contains(&path) {
-            writeln!(
-                err,
-                "warning: {} was not generated by this run (left as it is; remove it if its tool is gone)",
-                path.display()
-            )?;
         }
     }
     Ok(())

@@ -6,11 +6,13 @@
 //! run itself failed (a bad flag, a named path that does not exist, an
 //! output file that could not be written).
 
+mod convert_cmd;
 mod explain;
 mod gen_cmd;
 mod lint_cmd;
 mod render;
 mod snippet;
+mod write;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -62,6 +64,18 @@ enum Command {
     Lint(lint_cmd::LintArgs),
     /// Generate provider tool JSON from manifests.
     Gen(gen_cmd::GenArgs),
+    /// Convert manifests into another format, reporting every field the target cannot
+    /// express.
+    ///
+    /// Writes the target's real layout: nora OUT/<tool>/tool.json (and the entrypoint
+    /// skeleton), agentcli OUT/tools.json, agentstack OUT/<package>/config.json (and
+    /// __init__.py), nachos OUT/<tool>/manifest.json (and a TypeScript class), openai,
+    /// anthropic and mcp one document. Fields the target cannot express are reported as
+    /// conversion-loss warnings at their place in the source and, where the target
+    /// tolerates extra keys, kept in an "x-toolc" object that converting back reads.
+    /// Code skeletons are written only where none exists; manifests that differ are
+    /// only overwritten with --force.
+    Convert(convert_cmd::ConvertArgs),
     /// Print a rule's documentation: what it checks, why, and how to fix it.
     Explain {
         /// A rule name (e.g. duplicate-tool-name) or code (e.g. TC102).
@@ -169,6 +183,7 @@ pub fn run(
     let result = match &cli.command {
         Command::Lint(args) => lint_cmd::run(args, color, out, err),
         Command::Gen(args) => gen_cmd::run(args, color, out, err),
+        Command::Convert(args) => convert_cmd::run(args, color, out, err),
         Command::Explain { rule } => explain::explain(rule, out),
         Command::Rules => explain::list(out),
     };

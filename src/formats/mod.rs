@@ -10,6 +10,7 @@
 mod agentcli;
 mod agentstack;
 pub(crate) mod agentstack_python;
+pub mod carry;
 mod nachos;
 mod nora;
 mod provider;
@@ -125,6 +126,7 @@ pub fn lower(format: Format, document: &Document, path: &str, depth: Depth) -> T
         format,
         package,
         tools,
+        carried: Vec::new(),
     };
     if depth == Depth::Full {
         for tool in &mut toolset.tools {
@@ -136,6 +138,7 @@ pub fn lower(format: Format, document: &Document, path: &str, depth: Depth) -> T
                 tool.parameters = Some(standard_parameters(format, raw));
             }
         }
+        carry::collect(value, &mut toolset);
     }
     toolset
 }

@@ -8,6 +8,7 @@ pub(crate) mod agentstack_unlisted_function;
 pub(crate) mod command_escapes_bin;
 pub(crate) mod command_not_found;
 pub(crate) mod command_outside_bin;
+pub(crate) mod conversion_loss;
 pub(crate) mod duplicate_key;
 pub(crate) mod duplicate_tool_name;
 pub(crate) mod empty_command;
@@ -102,6 +103,7 @@ pub static ALL: &[&Rule] = &[
     &not_a_tool_manifest::RULE,
     &schema_violation::RULE,
     &unknown_field::RULE,
+    &conversion_loss::RULE,
     // Provider rules (group A: names, sizes, combinators, MCP)
     &name_too_long::RULE,
     &name_charset::RULE,

@@ -1,0 +1,226 @@
+//! `toolc convert`: manifests of one format into another, with a report of
+//! every field the target cannot express.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::ValueEnum;
+
+use super::{CliError, EXIT_FINDINGS, ReadArgs, gen_cmd, parse_format, render, write};
+use crate::convert::{self, FileKind};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::emit::{GeneratedFile, templates::Templates};
+use crate::ir::Format;
+use crate::lint::{self, LintReport};
+
+#[derive(Debug, clap::Args)]
+pub(super) struct ConvertArgs {
+    /// Manifests to convert: files, tool directories or whole trees.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// The format to write: nora, agentcli, agentstack, nachos, openai, anthropic, mcp.
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    to: Format,
+    /// Where to write. nora, agentstack and nachos: a directory (a directory per tool
+    /// or package); agentcli: a directory (OUT/tools.json); openai, anthropic, mcp: a
+    /// file (default: standard output).
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Turn every loss into an error: report them all, write nothing, exit 1.
+    #[arg(long)]
+    strict: bool,
+    /// Overwrite manifests whose content differs (without it, they are listed and
+    /// nothing is written). Code skeletons are never overwritten.
+    #[arg(long)]
+    force: bool,
+    /// List what would be written (new, changed, unchanged) and write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Convert even when the manifests have error-level findings.
+    #[arg(long)]
+    allow_errors: bool,
+    /// How to report losses: human (with the source line) or json (the lint JSON
+    /// contract; on standard output, so it needs -o for openai, anthropic and mcp).
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    format: ReportFormat,
+    /// Use the templates in this directory in place of the built-in ones of the same
+    /// relative path (the code skeletons: python/..., nachos/...).
+    #[arg(long, value_name = "DIR")]
+    templates: Option<PathBuf>,
+    #[command(flatten)]
+    read: ReadArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ReportFormat {
+    Human,
+    Json,
+}
+
+/// The rule every loss is reported under.
+const RULE: &crate::lint::Rule = &crate::lint::rules::conversion_loss::RULE;
+
+pub(super) fn run(
+    args: &ConvertArgs,
+    color: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8, CliError> {
+    let document = convert::writes_document(args.to);
+    if !document && args.output.is_none() {
+        return Err(CliError::Usage(format!(
+            "convert --to {} writes a tree of files: name the directory with -o DIR",
+            args.to
+        )));
+    }
+    if document && args.output.is_none() && args.format == ReportFormat::Json {
+        return Err(CliError::Usage(format!(
+            "convert --to {} --format json: the converted document and the report would share standard output; write the document with -o FILE",
+            args.to
+        )));
+    }
+    let templates =
+        Templates::new(args.templates.as_deref()).map_err(|e| CliError::Usage(e.to_string()))?;
+    let options = lint::LintOptions {
+        keep_toolsets: true,
+        // What an earlier run wrote is output, not input.
+        exclude: args.output.iter().cloned().collect(),
+        ..args.read.options()
+    };
+    let report = lint::lint_paths(&args.paths, &options)?;
+    if report.count(Severity::Error) > 0 && !args.allow_errors {
+        err.write_all(render::human(&report, color).as_bytes())?;
+        writeln!(
+            err,
+            "error: not converting manifests with errors (pass --allow-errors to convert anyway)"
+        )?;
+        return Ok(EXIT_FINDINGS);
+    }
+    if report.toolsets.iter().all(|s| s.tools.is_empty()) {
+        return Err(CliError::Usage(
+            "the paths hold no tool to convert".to_string(),
+        ));
+    }
+    let out_dir = args.output.as_deref().filter(|_| !document);
+    let converted = convert::convert(
+        &report.toolsets,
+        args.to,
+        &convert::Options {
+            templates: &templates,
+            out_dir,
+        },
+    )
+    .map_err(|e| CliError::Usage(e.to_string()))?;
+    let losses = loss_report(&report, &converted.losses, args.strict);
+    match args.format {
+        ReportFormat::Human => {
+            if !losses.diagnostics.is_empty() {
+                err.write_all(render::human(&losses, color).as_bytes())?;
+            }
+        }
+        ReportFormat::Json => out.write_all(render::json(&losses).as_bytes())?,
+    }
+    gen_cmd::write_notes(err, &report, &converted.notes)?;
+    if args.strict && !converted.losses.is_empty() {
+        writeln!(
+            err,
+            "error: nothing was written: {} field(s) cannot be expressed in {} (--strict)",
+            converted.losses.len(),
+            args.to
+        )?;
+        return Ok(EXIT_FINDINGS);
+    }
+    let mode = write::WriteMode {
+        force: args.force,
+        dry_run: args.dry_run,
+    };
+    if document {
+        let text = converted
+            .files
+            .first()
+            .map(|f| f.contents.as_str())
+            .unwrap_or_default();
+        let mut sink = std::io::sink();
+        let stdout: &mut dyn Write = if args.format == ReportFormat::Json {
+            &mut sink
+        } else {
+            out
+        };
+        return write::write_document(&mode, args.output.as_deref(), text, stdout, err);
+    }
+    let dir = args.output.as_deref().unwrap_or(Path::new("."));
+    let files: Vec<GeneratedFile> = converted
+        .files
+        .iter()
+        .map(|f| GeneratedFile {
+            path: f.path.clone(),
+            contents: f.contents.clone(),
+        })
+        .collect();
+    let skeletons_kept = kept_skeletons(dir, &converted.files);
+    write::write_tree(&mode, dir, &files, &skeletons_kept, err)
+}
+
+/// The losses as diagnostics at their source spans, in a report of their
+/// own (with the sources to show them in).
+fn loss_report(report: &LintReport, losses: &[convert::Loss], strict: bool) -> LintReport {
+    let diagnostics: Vec<Diagnostic> = losses
+        .iter()
+        .map(|loss| {
+            let span = report
+                .maps
+                .get(&loss.path)
+                .map(|map| map.key_or_locate(&loss.pointer));
+            let mut diagnostic = RULE
+                .diagnostic(&loss.path, loss.pointer.clone(), span, loss.message.clone())
+                .with_help(
+                    "convert to a format that can hold it, or accept the loss; --strict refuses it",
+                );
+            if strict {
+                diagnostic.severity = Severity::Error;
+            }
+            diagnostic
+        })
+        .collect();
+    let paths: std::collections::BTreeSet<&str> =
+        diagnostics.iter().map(|d| d.path.as_str()).collect();
+    LintReport {
+        files: report.files.clone(),
+        skipped: report.skipped,
+        sources: report
+            .sources
+            .iter()
+            .filter(|(path, _)| paths.contains(path.as_str()))
+            .map(|(path, source)| (path.clone(), source.clone()))
+            .collect(),
+        diagnostics,
+        ..LintReport::default()
+    }
+}
+
+/// The skeleton files of the tool and package directories that are in the
+/// output already: left as they are, and no stray files.
+fn kept_skeletons(dir: &Path, files: &[convert::OutputFile]) -> Vec<PathBuf> {
+    let mut kept = Vec::new();
+    let mut tool_dirs: Vec<PathBuf> = files
+        .iter()
+        .filter(|f| f.kind == FileKind::Manifest)
+        .filter_map(|f| f.path.parent().map(|p| dir.join(p)))
+        .collect();
+    tool_dirs.sort();
+    tool_dirs.dedup();
+    for tool_dir in tool_dirs {
+        for entry in walkdir::WalkDir::new(&tool_dir)
+            .into_iter()
+            .flatten()
+            .filter(|e| e.file_type().is_file())
+        {
+            let path = entry.path();
+            let code = path.extension().is_some_and(|e| e == "py" || e == "ts");
+            if code {
+                kept.push(path.to_path_buf());
+            }
+        }
+    }
+    kept
+}

@@ -1,0 +1,179 @@
+//! Writing generated files: plan first, then write each through a
+//! temporary file and a rename; never overwrite a file whose content
+//! differs without `--force`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::{CliError, EXIT_FINDINGS, write_atomically};
+use crate::emit::GeneratedFile;
+
+/// How to write: `--force` and `--dry-run`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct WriteMode {
+    pub(super) force: bool,
+    pub(super) dry_run: bool,
+}
+
+/// What writing a file would do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    New,
+    Unchanged,
+    Changed,
+    /// Something that is not a regular file is in the way (a directory where
+    /// the file goes, a file where a directory goes): nothing can be written.
+    Blocked,
+}
+
+fn plan(path: &Path, contents: &str) -> Plan {
+    let blocked_above = path
+        .ancestors()
+        .skip(1)
+        .any(|a| !a.as_os_str().is_empty() && a.exists() && !a.is_dir());
+    if blocked_above {
+        return Plan::Blocked;
+    }
+    match std::fs::symlink_metadata(path) {
+        Err(_) => Plan::New,
+        Ok(_) if !path.is_file() => Plan::Blocked,
+        Ok(_) => match std::fs::read(path) {
+            Ok(existing) if existing == contents.as_bytes() => Plan::Unchanged,
+            Ok(_) => Plan::Changed,
+            Err(_) => Plan::Blocked,
+        },
+    }
+}
+
+pub(super) fn write_document(
+    args: &WriteMode,
+    output: Option<&Path>,
+    text: &str,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8, CliError> {
+    let Some(path) = output else {
+        if args.dry_run {
+            writeln!(err, "would write {} bytes to standard output", text.len())?;
+        } else {
+            out.write_all(text.as_bytes())?;
+        }
+        return Ok(0);
+    };
+    let file = GeneratedFile {
+        path: path.to_path_buf(),
+        contents: text.to_string(),
+    };
+    write_tree(args, Path::new(""), std::slice::from_ref(&file), &[], err)
+}
+
+/// Writes files under `dir`: all of them, or, when an existing one would
+/// change and --force is absent, none (the changing ones are listed, exit 1).
+pub(super) fn write_tree(
+    args: &WriteMode,
+    dir: &Path,
+    files: &[GeneratedFile],
+    known: &[PathBuf],
+    err: &mut dyn Write,
+) -> Result<u8, CliError> {
+    let planned: Vec<(PathBuf, Plan, &GeneratedFile)> = files
+        .iter()
+        .map(|f| {
+            let path = dir.join(&f.path);
+            let plan = plan(&path, &f.contents);
+            (path, plan, f)
+        })
+        .collect();
+    if args.dry_run {
+        for (path, plan, _) in &planned {
+            let what = match plan {
+                Plan::New => "would create",
+                Plan::Changed => "would overwrite",
+                Plan::Unchanged => "unchanged",
+                Plan::Blocked => "cannot write (something else is in the way)",
+            };
+            writeln!(err, "{what}: {}", path.display())?;
+        }
+        return Ok(0);
+    }
+    let blocked: Vec<&PathBuf> = planned
+        .iter()
+        .filter(|(_, plan, _)| *plan == Plan::Blocked)
+        .map(|(path, _, _)| path)
+        .collect();
+    if !blocked.is_empty() {
+        for path in &blocked {
+            writeln!(
+                err,
+                "error: cannot write {}: something that is not a regular file is in the way",
+                path.display()
+            )?;
+        }
+        writeln!(err, "error: nothing was written")?;
+        return Ok(super::EXIT_FAILURE);
+    }
+    let changed: Vec<&PathBuf> = planned
+        .iter()
+        .filter(|(_, plan, _)| *plan == Plan::Changed)
+        .map(|(path, _, _)| path)
+        .collect();
+    if !changed.is_empty() && !args.force {
+        for path in &changed {
+            writeln!(
+                err,
+                "error: {} exists and differs from what would be generated",
+                path.display()
+            )?;
+        }
+        writeln!(
+            err,
+            "error: nothing was written; pass --force to overwrite, or --dry-run to see the plan"
+        )?;
+        return Ok(EXIT_FINDINGS);
+    }
+    warn_about_files_not_generated(dir, &planned, known, err)?;
+    for (path, plan, file) in &planned {
+        if *plan == Plan::Unchanged {
+            continue;
+        }
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|source| CliError::Write {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        write_atomically(path, file.contents.as_bytes())?;
+    }
+    Ok(0)
+}
+
+/// Files in the output directory that this run did not generate (a tool
+/// since removed from the manifest) are left alone, but said: a loader that
+/// reads the directory would still find them.
+fn warn_about_files_not_generated(
+    dir: &Path,
+    planned: &[(PathBuf, Plan, &GeneratedFile)],
+    known: &[PathBuf],
+    err: &mut dyn Write,
+) -> Result<(), CliError> {
+    if dir.as_os_str().is_empty() || !dir.is_dir() {
+        return Ok(());
+    }
+    let generated: std::collections::HashSet<&PathBuf> =
+        planned.iter().map(|(p, _, _)| p).chain(known).collect();
+    for entry in walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+    {
+        let path = entry.path().to_path_buf();
+        if entry.file_type().is_file() && !generated.contains(&path) {
+            writeln!(
+                err,
+                "warning: {} was not generated by this run (left as it is; remove it if its tool is gone)",
+                path.display()
+            )?;
+        }
+    }
+    Ok(())
+}

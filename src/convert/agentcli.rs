@@ -1,0 +1,73 @@
+//! agentcli: one `OUT/tools.json` holding every tool.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use super::{
+    Converted, FileKind, OutputFile, attach_x_toolc, document, place_set, place_tool,
+    x_toolc_object,
+};
+use crate::diagnostic::Severity;
+use crate::emit::EmitError;
+use crate::ir::{Format, Runtime, ToolSet};
+
+pub(super) fn write(toolsets: &[ToolSet], out: &mut Converted) -> Result<(), EmitError> {
+    let mut root = Map::new();
+    root.insert("tools".into(), Value::Array(Vec::new()));
+    let mut entries = Vec::new();
+    for set in toolsets {
+        let set_fields = place_set(out, set, Format::Agentcli, Some(&mut root), true);
+        for tool in &set.tools {
+            let mut entry = Map::new();
+            entry.insert("name".into(), Value::String(tool.name.clone()));
+            if let Some(description) = &tool.description {
+                entry.insert("description".into(), Value::String(description.clone()));
+            }
+            match &tool.parameters {
+                Some(parameters) => {
+                    entry.insert("schema".into(), parameters.clone());
+                }
+                None => out.note(
+                    set,
+                    &tool.name_at,
+                    Severity::Warning,
+                    format!(
+                        "the parameters of tool \"{}\" are not known (its {} code was not found or not readable); its agentcli entry has no schema",
+                        tool.name, set.format
+                    ),
+                ),
+            }
+            let placeholder = !matches!(&tool.runtime, Runtime::Command { argv, .. } if !argv.is_empty())
+                && !tool
+                    .carried
+                    .iter()
+                    .any(|c| c.format == Format::Agentcli && c.key == "command");
+            entry.insert(
+                "command".into(),
+                Value::Array(vec![Value::String(format!("./{}", tool.name))]),
+            );
+            if placeholder {
+                out.note(
+                    set,
+                    &tool.origin,
+                    Severity::Warning,
+                    format!(
+                        "tool \"{}\" says no program to run; its agentcli \"command\" is the placeholder [\"./{}\"]: point it at the program",
+                        tool.name, tool.name
+                    ),
+                );
+            }
+            let placed = place_tool(out, set, tool, Format::Agentcli, &mut entry, true);
+            attach_x_toolc(&mut entry, x_toolc_object(placed, &set_fields, Vec::new()));
+            entries.push(Value::Object(entry));
+        }
+    }
+    root.insert("tools".into(), Value::Array(entries));
+    out.files.push(OutputFile {
+        path: PathBuf::from("tools.json"),
+        contents: document(&Value::Object(root))?,
+        kind: FileKind::Manifest,
+    });
+    Ok(())
+}

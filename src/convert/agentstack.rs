@@ -1,0 +1,319 @@
+//! AgentStack: `OUT/<package>/config.json` per package, tools in the
+//! permissions-map shape, and the package's `__init__.py` skeleton (a typed
+//! function per tool) where the package has none.
+//!
+//! Tools are grouped into packages by the AgentStack package they came
+//! from (also through `"x-toolc"`), else one package per manifest, named
+//! after its only tool or its directory. A tool's parameters and
+//! description live in the Python function; what the function's signature
+//! and docstring cannot say (a `pattern`, a nested object's properties, a
+//! description of several paragraphs) is kept in the tool's `"x-toolc"`,
+//! used while the function's parameters keep the same names.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::{
+    Converted, FileKind, Loss, Options, OutputFile, attach_x_toolc, document, place_set,
+    place_tool, x_toolc_object,
+};
+use crate::diagnostic::Severity;
+use crate::emit::{self, EmitError};
+use crate::ir::{Format, Package, Tool, ToolSet};
+
+/// The category of a package whose source says none.
+const DEFAULT_CATEGORY: &str = "custom";
+
+struct Group<'a> {
+    name: String,
+    sets: Vec<&'a ToolSet>,
+}
+
+pub(super) fn write(
+    toolsets: &[ToolSet],
+    options: &Options,
+    out: &mut Converted,
+) -> Result<(), EmitError> {
+    let mut groups: Vec<Group> = Vec::new();
+    for set in toolsets {
+        let name = package_name(set);
+        match groups.iter_mut().find(|g| g.name == name) {
+            Some(group) => group.sets.push(set),
+            None => groups.push(Group {
+                name,
+                sets: vec![set],
+            }),
+        }
+    }
+    for group in &groups {
+        write_package(group, options, out)?;
+    }
+    Ok(())
+}
+
+/// The package a manifest's tools go to: its AgentStack package (its own or
+/// the one its `"x-toolc"` remembers), else its only tool, else its
+/// directory; as AgentStack wants package names, `[a-z][a-z0-9_]*`.
+fn package_name(set: &ToolSet) -> String {
+    let remembered = set
+        .carried
+        .iter()
+        .find(|c| c.format == Format::Agentstack && c.key == "name")
+        .and_then(|c| c.value.as_str())
+        .map(str::to_string);
+    let directory = || {
+        Path::new(&set.path)
+            .parent()
+            .and_then(Path::file_name)
+            .map(|d| d.to_string_lossy().into_owned())
+    };
+    let name = remembered
+        .or_else(|| (set.tools.len() == 1).then(|| set.tools[0].name.clone()))
+        .or_else(directory)
+        .unwrap_or_default();
+    package_identifier(&name)
+}
+
+fn package_identifier(name: &str) -> String {
+    let mut id = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            id.push(c.to_ascii_lowercase());
+        } else if !id.ends_with('_') {
+            id.push('_');
+        }
+    }
+    let id = id.trim_matches('_').to_string();
+    match id.chars().next() {
+        None => "tools".to_string(),
+        Some(c) if c.is_ascii_digit() => format!("tools_{id}"),
+        Some(_) => id,
+    }
+}
+
+fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Result<(), EmitError> {
+    let tools: Vec<(&ToolSet, &Tool)> = group
+        .sets
+        .iter()
+        .flat_map(|set| set.tools.iter().map(move |tool| (*set, tool)))
+        .collect();
+    let skeleton = python_skeleton(group, &tools, options)?;
+    let directory = PathBuf::from(&group.name);
+    let mut restored = Map::new();
+    let mut set_fields = Vec::new();
+    for set in &group.sets {
+        set_fields.push(place_set(
+            out,
+            set,
+            Format::Agentstack,
+            Some(&mut restored),
+            true,
+        ));
+    }
+    let mut permissions = Map::new();
+    for (index, (set, tool)) in tools.iter().enumerate() {
+        let function = skeleton
+            .functions
+            .get(index)
+            .cloned()
+            .unwrap_or_else(|| tool.name.clone());
+        if function != tool.name {
+            out.losses.push(Loss {
+                path: set.path.clone(),
+                pointer: tool.name_at.clone(),
+                message: format!(
+                    "AgentStack calls a tool by its Python function's name, and \"{}\" is none: the tool becomes \"{function}\"",
+                    tool.name
+                ),
+            });
+        }
+        if permissions.contains_key(&function) {
+            out.losses.push(Loss {
+                path: set.path.clone(),
+                pointer: tool.name_at.clone(),
+                message: format!(
+                    "package \"{}\" already has a tool \"{function}\"; this one is dropped",
+                    group.name
+                ),
+            });
+            continue;
+        }
+        let mut entry = Map::new();
+        let (actions, derived) = actions_for(tool);
+        entry.insert("actions".into(), actions);
+        let placed = place_tool(out, set, tool, Format::Agentstack, &mut entry, true);
+        let declared = tool
+            .carried
+            .iter()
+            .any(|c| c.format == Format::Agentstack && c.key == "actions");
+        if !declared && !derived {
+            out.note(
+                set,
+                &tool.origin,
+                Severity::Info,
+                format!(
+                    "tool \"{}\" declares no permissions; its AgentStack actions are [\"read\"]: review them",
+                    tool.name
+                ),
+            );
+        }
+        let mut extra = Vec::new();
+        let read_back = skeleton.read_back.get(index).cloned().flatten();
+        if let Some(description) = &tool.description
+            && read_back.as_ref().and_then(|r| r.1.as_ref()) != Some(description)
+        {
+            extra.push(("description", Value::String(description.clone())));
+        }
+        if let Some(parameters) = &tool.parameters
+            && read_back.as_ref().map(|r| &r.0) != Some(parameters)
+        {
+            extra.push(("parameters", parameters.clone()));
+        }
+        let set_index = group
+            .sets
+            .iter()
+            .position(|s| std::ptr::eq(*s, *set))
+            .unwrap_or(0);
+        attach_x_toolc(
+            &mut entry,
+            x_toolc_object(placed, &set_fields[set_index], extra),
+        );
+        permissions.insert(function, Value::Object(entry));
+    }
+    let mut config = Map::new();
+    config.insert(
+        "name".into(),
+        restored
+            .remove("name")
+            .unwrap_or_else(|| Value::String(group.name.clone())),
+    );
+    let category = restored.remove("category").unwrap_or_else(|| {
+        if let Some(set) = group.sets.first() {
+            out.note(
+                set,
+                "",
+                Severity::Info,
+                format!(
+                    "package \"{}\" gets the category \"{DEFAULT_CATEGORY}\"; set the one it belongs to",
+                    group.name
+                ),
+            );
+        }
+        Value::from(DEFAULT_CATEGORY)
+    });
+    config.insert("category".into(), category);
+    for (key, value) in restored {
+        config.insert(key, value);
+    }
+    config.insert("tools".into(), Value::Object(permissions));
+    out.files.push(OutputFile {
+        path: directory.join("config.json"),
+        contents: document(&Value::Object(config))?,
+        kind: FileKind::Manifest,
+    });
+    let init = directory.join("__init__.py");
+    if !super::exists_in_output(options, &init) {
+        out.files.push(OutputFile {
+            path: init,
+            contents: skeleton.module,
+            kind: FileKind::Skeleton,
+        });
+    }
+    Ok(())
+}
+
+/// The actions a tool gets: what an MCP tool's annotations say, else
+/// `["read"]`; and whether they were derived from something.
+fn actions_for(tool: &Tool) -> (Value, bool) {
+    let annotations = tool
+        .carried
+        .iter()
+        .find(|c| c.format == Format::Mcp && c.key == "annotations")
+        .map(|c| &c.value);
+    let hint = |key: &str| {
+        annotations
+            .and_then(|a| a.get(key))
+            .and_then(Value::as_bool)
+    };
+    let actions: &[&str] = match (hint("readOnlyHint"), hint("destructiveHint")) {
+        (Some(true), _) => &["read"],
+        (_, Some(true)) => &["read", "write", "delete"],
+        (Some(false), _) => &["read", "write"],
+        _ => return (serde_json::json!(["read"]), false),
+    };
+    (serde_json::json!(actions), true)
+}
+
+/// The package's `__init__.py` as `toolc gen python --style agentstack`
+/// writes it, the function name it gives each tool, and what reading that
+/// function back yields (parameters, summary), to see what the Python
+/// cannot carry.
+struct Skeleton {
+    module: String,
+    functions: Vec<String>,
+    read_back: Vec<Option<(Value, Option<String>)>>,
+}
+
+fn python_skeleton(
+    group: &Group,
+    tools: &[(&ToolSet, &Tool)],
+    options: &Options,
+) -> Result<Skeleton, EmitError> {
+    let first = group
+        .sets
+        .first()
+        .map(|s| s.path.clone())
+        .unwrap_or_default();
+    let single = ToolSet {
+        path: first,
+        format: Format::Agentstack,
+        package: Some(Package {
+            name: Some(group.name.clone()),
+            ..Package::default()
+        }),
+        tools: tools.iter().map(|(_, tool)| (*tool).clone()).collect(),
+        carried: Vec::new(),
+    };
+    let generated = emit::python::generate(
+        std::slice::from_ref(&single),
+        &emit::Options {
+            templates: options.templates,
+            strict: false,
+            style: Some("agentstack".to_string()),
+        },
+    )?;
+    let emit::Output::Tree(files) = generated.output else {
+        return Err(EmitError::Unsupported(
+            "the AgentStack skeleton is not a tree".to_string(),
+        ));
+    };
+    let file = |name: &str| {
+        files
+            .iter()
+            .find(|f| f.path.file_name().is_some_and(|n| n == name))
+            .map(|f| f.contents.clone())
+            .ok_or_else(|| EmitError::Unsupported(format!("no AgentStack {name} skeleton")))
+    };
+    let module = file("__init__.py")?;
+    let config: Value = serde_json::from_str(&file("config.json")?)?;
+    let functions: Vec<String> = config
+        .get("tools")
+        .and_then(Value::as_object)
+        .map(|t| t.keys().cloned().collect())
+        .unwrap_or_default();
+    let parsed = crate::python::parse(&module).ok();
+    let read_back = functions
+        .iter()
+        .map(|function| {
+            let module = parsed.as_ref()?;
+            crate::formats::agentstack_python::function_schema(module, function)
+                .map(|f| (f.schema, f.summary))
+        })
+        .collect();
+    Ok(Skeleton {
+        module,
+        functions,
+        read_back,
+    })
+}

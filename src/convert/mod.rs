@@ -1,0 +1,401 @@
+//! Converting manifests from one format into another.
+//!
+//! A writer per target format builds that format's real layout from the IR:
+//! the fields every format shares (name, title, description, parameters)
+//! come from the IR; the fields only some formats have travel as
+//! [`Carried`] values (see [`crate::formats::carry`]). A writer writes the
+//! carried fields of its own format natively, keeps the others in an
+//! `"x-toolc"` object where its format tolerates extra keys (every format
+//! but OpenAI's and Anthropic's tool JSON), and reports each field the
+//! target cannot express as a [`Loss`] at the field's place in the source.
+//! A round trip A → B → A therefore gives back every field, except what B
+//! had to drop and said so.
+//!
+//! Code a format keeps outside the manifest (the entrypoint script of a
+//! NORA tool, the `__init__.py` of an AgentStack package, the TypeScript
+//! class of a Nachos tool) is written as a skeleton, and only where none
+//! exists yet: see [`FileKind::Skeleton`].
+
+mod agentcli;
+mod agentstack;
+mod nachos;
+mod nora;
+mod provider;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::diagnostic::Severity;
+use crate::emit::{EmitError, Note};
+use crate::formats::carry::{self, SET, X_TOOLC};
+use crate::ir::{Carried, Format, Tool, ToolSet};
+use crate::json;
+
+/// What a converted file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A manifest: written from the IR every time.
+    Manifest,
+    /// Code for the developer to fill in: written only when the output
+    /// has no such file yet, never overwritten.
+    Skeleton,
+}
+
+/// One file of the converted tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputFile {
+    /// Relative to the output directory (or the output file itself, for
+    /// the single-document targets, where it is empty).
+    pub path: PathBuf,
+    pub contents: String,
+    pub kind: FileKind,
+}
+
+/// A field of a source manifest that the target format cannot express.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loss {
+    /// The manifest the field is in.
+    pub path: String,
+    /// JSON Pointer of the field in that manifest.
+    pub pointer: String,
+    pub message: String,
+}
+
+/// What a conversion produces.
+#[derive(Debug, Clone, Default)]
+pub struct Converted {
+    pub files: Vec<OutputFile>,
+    pub losses: Vec<Loss>,
+    /// What the writers chose or could not do (a default, a placeholder).
+    pub notes: Vec<Note>,
+}
+
+/// What a conversion needs besides the tool sets.
+#[derive(Debug)]
+pub struct Options<'a> {
+    /// The templates of the skeletons.
+    pub templates: &'a crate::emit::templates::Templates,
+    /// The output directory, to see which skeletons exist already; `None`
+    /// when nothing is there to look at.
+    pub out_dir: Option<&'a Path>,
+}
+
+/// Whether a format writes one document (to a file or standard output)
+/// rather than a tree under a directory.
+pub fn writes_document(format: Format) -> bool {
+    matches!(format, Format::Openai | Format::Anthropic | Format::Mcp)
+}
+
+/// Converts every tool of `toolsets` into `to`.
+pub fn convert(
+    toolsets: &[ToolSet],
+    to: Format,
+    options: &Options,
+) -> Result<Converted, EmitError> {
+    let mut out = Converted::default();
+    for set in toolsets.iter().filter(|s| s.tools.is_empty()) {
+        out.notes.push(Note {
+            path: set.path.clone(),
+            pointer: String::new(),
+            severity: Severity::Info,
+            message: format!(
+                "declares no tool ({} manifest); nothing to convert",
+                set.format
+            ),
+        });
+    }
+    let toolsets: Vec<ToolSet> = toolsets
+        .iter()
+        .filter(|s| !s.tools.is_empty())
+        .cloned()
+        .collect();
+    match to {
+        Format::Nora => nora::write(&toolsets, options, &mut out)?,
+        Format::Agentcli => agentcli::write(&toolsets, &mut out)?,
+        Format::Agentstack => agentstack::write(&toolsets, options, &mut out)?,
+        Format::Nachos => nachos::write(&toolsets, options, &mut out)?,
+        Format::Openai | Format::Anthropic | Format::Mcp => {
+            provider::write(&toolsets, to, &mut out)?
+        }
+    }
+    out.losses
+        .sort_by(|a, b| (&a.path, &a.pointer).cmp(&(&b.path, &b.pointer)));
+    out.losses.dedup();
+    Ok(out)
+}
+
+impl Converted {
+    fn note(&mut self, set: &ToolSet, pointer: &str, severity: Severity, message: String) {
+        self.notes.push(Note {
+            path: set.path.clone(),
+            pointer: pointer.to_string(),
+            severity,
+            message,
+        });
+    }
+
+    /// Reports `field` as not expressible in `to`: kept in `"x-toolc"`, or
+    /// dropped. A field an `"x-toolc"` object brought and another keeps is
+    /// not lost again.
+    fn lose(&mut self, set: &ToolSet, field: &Carried, to: Format, kept: bool) {
+        if kept && field.format != set.format {
+            return;
+        }
+        let what = if kept {
+            "kept in \"x-toolc\" so that converting back restores it".to_string()
+        } else {
+            format!("dropped ({to} tool JSON has no place for it)")
+        };
+        let nested = carry::nested_keys(field.format)
+            .iter()
+            .any(|(key, _)| *key == field.key);
+        match (&field.value, nested) {
+            (Value::Object(members), true) => {
+                for key in members.keys() {
+                    self.losses.push(Loss {
+                        path: set.path.clone(),
+                        pointer: json::join(&field.at, key),
+                        message: format!(
+                            "{} field \"{}.{key}\" cannot be expressed in {to}; {what}",
+                            field.format, field.key
+                        ),
+                    });
+                }
+            }
+            _ => self.losses.push(Loss {
+                path: set.path.clone(),
+                pointer: field.at.clone(),
+                message: format!(
+                    "{} field \"{}\" cannot be expressed in {to}; {what}",
+                    field.format, field.key
+                ),
+            }),
+        }
+    }
+}
+
+/// Where the fields of a tool that its target cannot express natively go.
+struct Placed {
+    /// `{"<format>": {key: value}}`: the tool's `"x-toolc"` members.
+    x_toolc: Map<String, Value>,
+}
+
+/// Writes a tool's carried fields into `native`, the object the writer
+/// built for target `to`: those of `to` itself override the writer's
+/// defaults (never the IR's own keys); the others go into the returned
+/// `"x-toolc"` members when `tolerant`, or are lost.
+fn place_tool(
+    out: &mut Converted,
+    set: &ToolSet,
+    tool: &Tool,
+    to: Format,
+    native: &mut Map<String, Value>,
+    tolerant: bool,
+) -> Placed {
+    let mut x_toolc = Map::new();
+    let mut fields = tool.carried.clone();
+    fields.extend(untransferred_title(set, tool, to));
+    for field in &fields {
+        if field.format == to {
+            restore(native, to, field);
+            continue;
+        }
+        out.lose(set, field, to, tolerant);
+        if tolerant {
+            insert_field(&mut x_toolc, field);
+        }
+    }
+    Placed { x_toolc }
+}
+
+/// The title of a tool, as the field of its source format, when the target
+/// has no place for a title.
+fn untransferred_title(set: &ToolSet, tool: &Tool, to: Format) -> Option<Carried> {
+    if matches!(to, Format::Mcp | Format::Nachos) {
+        return None;
+    }
+    let title = tool.title.clone().filter(|t| *t != tool.name)?;
+    let (key, at) = match set.format {
+        Format::Mcp => ("title", json::join(&tool.origin, "title")),
+        Format::Nachos => ("name", "/name".to_string()),
+        _ => return None,
+    };
+    Some(Carried {
+        format: set.format,
+        key: key.to_string(),
+        value: Value::String(title),
+        at,
+    })
+}
+
+/// Puts a carried field of the target's own format into the object being
+/// written.
+fn restore(native: &mut Map<String, Value>, to: Format, field: &Carried) {
+    let portable = carry::portable_keys(to);
+    if portable.contains(&field.key.as_str()) && native.contains_key(&field.key) {
+        return;
+    }
+    let inner_portable = carry::nested_keys(to)
+        .iter()
+        .find(|(key, _)| *key == field.key)
+        .map(|(_, inner)| *inner);
+    match (native.get_mut(&field.key), &field.value, inner_portable) {
+        (Some(Value::Object(existing)), Value::Object(members), Some(inner)) => {
+            for (key, value) in members {
+                if !inner.contains(&key.as_str()) {
+                    existing.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        _ => {
+            native.insert(field.key.clone(), field.value.clone());
+        }
+    }
+}
+
+/// Adds `field` to `{"<format>": {key: value}}`.
+fn insert_field(x: &mut Map<String, Value>, field: &Carried) {
+    let entry = x
+        .entry(field.format.name().to_string())
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(fields) = entry {
+        fields
+            .entry(field.key.clone())
+            .or_insert(field.value.clone());
+    }
+}
+
+/// Places a tool set's own (package- or file-level) fields: those of `to`
+/// into `root` when the target has one (the first set's value of a key
+/// wins; a differing later one is lost), the others into the returned
+/// `{"<format>": {...}}` for the tools' `"x-toolc"` `set` member when
+/// `tolerant`, or lost. Each field is reported once, not per tool.
+fn place_set(
+    out: &mut Converted,
+    set: &ToolSet,
+    to: Format,
+    root: Option<&mut Map<String, Value>>,
+    tolerant: bool,
+) -> Map<String, Value> {
+    let mut elsewhere = Map::new();
+    let mut root = root;
+    for field in &set.carried {
+        if field.format == to
+            && let Some(root) = root.as_deref_mut()
+        {
+            match root.get(&field.key) {
+                None => {
+                    root.insert(field.key.clone(), field.value.clone());
+                }
+                Some(existing) if *existing == field.value => {}
+                Some(_) => out.losses.push(Loss {
+                    path: set.path.clone(),
+                    pointer: field.at.clone(),
+                    message: format!(
+                        "{to} field \"{}\" differs from the one an earlier manifest gave the same output; dropped",
+                        field.key
+                    ),
+                }),
+            }
+            continue;
+        }
+        out.lose(set, field, to, tolerant);
+        if tolerant {
+            insert_field(&mut elsewhere, field);
+        }
+    }
+    elsewhere
+}
+
+/// The `"x-toolc"` object of a tool: its own carried members, the set's
+/// (under `set`) and extra members a writer adds; `None` when empty.
+fn x_toolc_object(
+    placed: Placed,
+    set_fields: &Map<String, Value>,
+    extra: Vec<(&str, Value)>,
+) -> Option<Value> {
+    let mut x = placed.x_toolc;
+    if !set_fields.is_empty() {
+        x.insert(SET.to_string(), Value::Object(set_fields.clone()));
+    }
+    for (key, value) in extra {
+        x.insert(key.to_string(), value);
+    }
+    (!x.is_empty()).then_some(Value::Object(x))
+}
+
+/// Adds `"x-toolc"` to an object (last, so the format's own keys come
+/// first).
+fn attach_x_toolc(object: &mut Map<String, Value>, x: Option<Value>) {
+    if let Some(x) = x {
+        object.insert(X_TOOLC.to_string(), x);
+    }
+}
+
+/// Directory names for tools or packages: the name where it is a safe path
+/// component, otherwise a cleaned-up form; repeats get `-2`, `-3`, ...
+#[derive(Debug, Default)]
+struct Directories {
+    taken: BTreeSet<String>,
+}
+
+impl Directories {
+    fn assign(&mut self, name: &str) -> String {
+        let mut base: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        base = base.trim_start_matches('.').to_string();
+        if base.is_empty() {
+            base = "tool".to_string();
+        }
+        let mut candidate = base.clone();
+        let mut n = 2;
+        while self.taken.contains(&candidate.to_lowercase()) {
+            candidate = format!("{base}-{n}");
+            n += 1;
+        }
+        self.taken.insert(candidate.to_lowercase());
+        candidate
+    }
+}
+
+/// Pretty JSON with a final newline.
+fn document(value: &Value) -> Result<String, EmitError> {
+    crate::emit::json_document(value)
+}
+
+/// The parameters of a tool as the target should write them: the IR's, or
+/// an empty object schema with a note when the source did not say.
+fn parameters_or_empty(out: &mut Converted, set: &ToolSet, tool: &Tool, to: Format) -> Value {
+    match &tool.parameters {
+        Some(parameters) => parameters.clone(),
+        None => {
+            out.note(
+                set,
+                &tool.name_at,
+                Severity::Warning,
+                format!(
+                    "the parameters of tool \"{}\" are not known (its {} code was not found or not readable); {to} gets an empty object schema",
+                    tool.name, set.format
+                ),
+            );
+            serde_json::json!({"type": "object", "properties": {}})
+        }
+    }
+}
+
+/// Whether a file at `relative` exists under the output directory.
+fn exists_in_output(options: &Options, relative: &Path) -> bool {
+    options
+        .out_dir
+        .is_some_and(|dir| std::fs::symlink_metadata(dir.join(relative)).is_ok())
+}

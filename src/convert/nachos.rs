@@ -1,0 +1,94 @@
+//! Nachos: `OUT/<tool>/manifest.json` per tool and, where the tool's
+//! package has no class with its `toolId`, a TypeScript class skeleton
+//! implementing Nachos' `Tool` interface under `OUT/<tool>/src/`.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value, json};
+
+use super::{
+    Converted, Directories, FileKind, Options, OutputFile, attach_x_toolc, document, place_set,
+    place_tool, x_toolc_object,
+};
+use crate::diagnostic::Severity;
+use crate::emit::EmitError;
+use crate::ir::{Format, ToolSet};
+
+/// The version of a package whose source says none.
+const DEFAULT_VERSION: &str = "0.1.0";
+/// `SecurityTier.STANDARD`: the tier of a tool whose source says none.
+const DEFAULT_TIER: i64 = 1;
+
+pub(super) fn write(
+    toolsets: &[ToolSet],
+    options: &Options,
+    out: &mut Converted,
+) -> Result<(), EmitError> {
+    let mut directories = Directories::default();
+    for set in toolsets {
+        let set_fields = place_set(out, set, Format::Nachos, None, true);
+        for tool in &set.tools {
+            let directory = directories.assign(&tool.name);
+            let tier = tool.permissions.security_tier.unwrap_or(DEFAULT_TIER);
+            let mut manifest = Map::new();
+            manifest.insert(
+                "name".into(),
+                Value::String(tool.title.clone().unwrap_or_else(|| tool.name.clone())),
+            );
+            manifest.insert("version".into(), Value::from(DEFAULT_VERSION));
+            manifest.insert("type".into(), Value::from("tool"));
+            if let Some(description) = &tool.description {
+                manifest.insert("description".into(), Value::String(description.clone()));
+            }
+            manifest.insert(
+                "provides".into(),
+                json!({"tool": tool.name, "securityTier": tier}),
+            );
+            let placed = place_tool(out, set, tool, Format::Nachos, &mut manifest, true);
+            attach_x_toolc(
+                &mut manifest,
+                x_toolc_object(placed, &set_fields, Vec::new()),
+            );
+            let written_tier = manifest
+                .get("provides")
+                .and_then(|p| p.get("securityTier"))
+                .and_then(Value::as_i64);
+            if tool.permissions.security_tier.is_none() && written_tier == Some(DEFAULT_TIER) {
+                out.note(
+                    set,
+                    &tool.origin,
+                    Severity::Info,
+                    format!(
+                        "tool \"{}\" says nothing of its security tier; it gets {DEFAULT_TIER} (SecurityTier.STANDARD): review it",
+                        tool.name
+                    ),
+                );
+            }
+            out.files.push(OutputFile {
+                path: PathBuf::from(&directory).join("manifest.json"),
+                contents: document(&Value::Object(manifest))?,
+                kind: FileKind::Manifest,
+            });
+            let has_class = options.out_dir.is_some_and(|dir| {
+                crate::typescript::search_package(&dir.join(&directory), &tool.name, u64::MAX)
+                    .found
+                    .is_some()
+            });
+            if !has_class {
+                let mut class_tool = tool.clone();
+                class_tool.permissions.security_tier = written_tier.or(Some(tier));
+                if class_tool.parameters.is_none() {
+                    class_tool.parameters =
+                        Some(super::parameters_or_empty(out, set, tool, Format::Nachos));
+                }
+                let class = crate::emit::typescript::nachos_class(&class_tool, options.templates)?;
+                out.files.push(OutputFile {
+                    path: PathBuf::from(&directory).join("src").join(&class.file_name),
+                    contents: class.contents,
+                    kind: FileKind::Skeleton,
+                });
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,167 @@
+//! NORA: `OUT/<tool>/tool.json` per tool, in NORA's parameter dialect,
+//! and the entrypoint script skeleton (`run(params) -> str`) where the
+//! tool's directory has none.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use super::{
+    Converted, Directories, FileKind, Options, OutputFile, attach_x_toolc, document,
+    parameters_or_empty, place_set, place_tool, x_toolc_object,
+};
+use crate::diagnostic::Severity;
+use crate::emit::{self, EmitError};
+use crate::ir::{Format, ToolSet};
+
+/// The entrypoint a tool gets when no NORA field says otherwise.
+const DEFAULT_ENTRYPOINT: &str = "main.py";
+
+pub(super) fn write(
+    toolsets: &[ToolSet],
+    options: &Options,
+    out: &mut Converted,
+) -> Result<(), EmitError> {
+    let mut directories = Directories::default();
+    for set in toolsets {
+        let set_fields = place_set(out, set, Format::Nora, None, true);
+        for tool in &set.tools {
+            let directory = directories.assign(&tool.name);
+            let mut manifest = Map::new();
+            manifest.insert("name".into(), Value::String(tool.name.clone()));
+            match &tool.description {
+                Some(description) => {
+                    manifest.insert("description".into(), Value::String(description.clone()));
+                }
+                None => out.note(
+                    set,
+                    &tool.origin,
+                    Severity::Warning,
+                    format!(
+                        "tool \"{}\" has no description, which NORA requires; add one to {directory}/tool.json",
+                        tool.name
+                    ),
+                ),
+            }
+            manifest.insert("entrypoint".into(), Value::from(DEFAULT_ENTRYPOINT));
+            let parameters = parameters_or_empty(out, set, tool, Format::Nora);
+            let dialect = nora_dialect(&parameters);
+            let mut extra = Vec::new();
+            if crate::formats::standard_parameters(Format::Nora, &dialect) != parameters {
+                out.losses.push(super::Loss {
+                    path: set.path.clone(),
+                    pointer: tool.parameters_at.clone().unwrap_or_else(|| tool.origin.clone()),
+                    message: format!(
+                        "the parameters of tool \"{}\" use \"required\" in a way NORA's dialect cannot express (a property's own \"required\" member, or a property that is not an object); the exact schema is kept in \"x-toolc\"",
+                        tool.name
+                    ),
+                });
+                extra.push(("parameters", parameters.clone()));
+            }
+            manifest.insert("parameters".into(), dialect);
+            let placed = place_tool(out, set, tool, Format::Nora, &mut manifest, true);
+            attach_x_toolc(&mut manifest, x_toolc_object(placed, &set_fields, extra));
+            let entrypoint = manifest
+                .get("entrypoint")
+                .and_then(Value::as_str)
+                .unwrap_or(DEFAULT_ENTRYPOINT)
+                .to_string();
+            out.files.push(OutputFile {
+                path: PathBuf::from(&directory).join("tool.json"),
+                contents: document(&Value::Object(manifest))?,
+                kind: FileKind::Manifest,
+            });
+            let script = PathBuf::from(&directory).join(&entrypoint);
+            if !is_plain_relative(&entrypoint) {
+                out.note(
+                    set,
+                    &tool.origin,
+                    Severity::Warning,
+                    format!(
+                        "entrypoint \"{entrypoint}\" of tool \"{}\" is not a path inside its directory; no skeleton written",
+                        tool.name
+                    ),
+                );
+            } else if !super::exists_in_output(options, &script) {
+                out.files.push(OutputFile {
+                    path: script,
+                    contents: entrypoint_skeleton(set, tool, options)?,
+                    kind: FileKind::Skeleton,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A relative path without `..` or a root: it stays in the tool's directory.
+fn is_plain_relative(path: &str) -> bool {
+    let path = std::path::Path::new(path);
+    !path.as_os_str().is_empty()
+        && path
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+}
+
+/// The `main.py` that `toolc gen python --style nora` writes for the tool.
+fn entrypoint_skeleton(
+    set: &ToolSet,
+    tool: &crate::ir::Tool,
+    options: &Options,
+) -> Result<String, EmitError> {
+    let single = ToolSet {
+        tools: vec![tool.clone()],
+        ..set.clone()
+    };
+    let generated = emit::python::generate(
+        std::slice::from_ref(&single),
+        &emit::Options {
+            templates: options.templates,
+            strict: false,
+            style: Some("nora".to_string()),
+        },
+    )?;
+    let emit::Output::Tree(files) = generated.output else {
+        return Err(EmitError::Unsupported(
+            "the NORA skeleton is not a tree".to_string(),
+        ));
+    };
+    files
+        .into_iter()
+        .find(|f| f.path.file_name().is_some_and(|n| n == "main.py"))
+        .map(|f| f.contents)
+        .ok_or_else(|| EmitError::Unsupported("no NORA entrypoint skeleton".to_string()))
+}
+
+/// Standard JSON Schema in NORA's dialect: each top-level property says
+/// `"required": true|false`; the root's `required` list goes away (names in
+/// it that no property has stay in it).
+pub(super) fn nora_dialect(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    let Some(object) = schema.as_object_mut() else {
+        return schema;
+    };
+    let required: Vec<Value> = match object.remove("required") {
+        Some(Value::Array(names)) => names,
+        Some(other) => {
+            object.insert("required".into(), other);
+            Vec::new()
+        }
+        None => Vec::new(),
+    };
+    let mut unmatched = required.clone();
+    if let Some(Value::Object(properties)) = object.get_mut("properties") {
+        for (name, property) in properties.iter_mut() {
+            let Some(property) = property.as_object_mut() else {
+                continue;
+            };
+            let is_required = required.iter().any(|r| r == name.as_str());
+            unmatched.retain(|r| r != name.as_str());
+            property.insert("required".into(), Value::Bool(is_required));
+        }
+    }
+    if !unmatched.is_empty() {
+        object.insert("required".into(), Value::Array(unmatched));
+    }
+    schema
+}

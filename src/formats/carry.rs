@@ -1,0 +1,236 @@
+//! Format-specific fields and the `"x-toolc"` object that carries them.
+//!
+//! The IR models what formats share (name, title, description,
+//! parameters); every format also has fields only it can express. A full
+//! lowering keeps those as [`Carried`] values, as written, keyed by their
+//! format: a tool's in [`crate::ir::Tool::carried`], a package's or file's
+//! in [`crate::ir::ToolSet::carried`]. A converter writes the carried
+//! fields of its own format natively and puts the others in an
+//! `"x-toolc"` object where the format tolerates extra keys:
+//!
+//! ```json
+//! {"x-toolc": {
+//!   "agentcli": {"command": ["./bin/fetch"], "timeoutSec": 30},
+//!   "set": {"agentstack": {"name": "web", "category": "web-retrieval"}},
+//!   "description": "...", "parameters": {"type": "object"}
+//! }}
+//! ```
+//!
+//! `set` holds package- or file-level fields when the target has no place
+//! for them but its tools; `description` and `parameters` are written only
+//! where the format keeps them outside the manifest (AgentStack, whose
+//! functions' signatures cannot say everything a JSON Schema says).
+//! Reading such a manifest brings every field back.
+
+use serde_json::{Map, Value};
+
+use crate::ir::{Carried, Format, ToolSet};
+use crate::json;
+
+/// The key of toolc's carrier object.
+pub const X_TOOLC: &str = "x-toolc";
+/// The key, inside `"x-toolc"`, of package- or file-level fields.
+pub const SET: &str = "set";
+
+/// The keys of a tool object that the IR models, by format: they are
+/// written from the IR, never carried.
+pub fn portable_keys(format: Format) -> &'static [&'static str] {
+    match format {
+        Format::Nora => &["name", "description", "parameters"],
+        Format::Agentcli => &["name", "description", "schema"],
+        Format::Agentstack => &[],
+        Format::Nachos => &["name", "description"],
+        Format::Openai => &["type"],
+        Format::Anthropic => &["name", "description", "input_schema"],
+        Format::Mcp => &["name", "title", "description", "inputSchema"],
+    }
+}
+
+/// Members of a tool object whose object value holds IR-modelled keys
+/// beside format-specific ones: only the latter are carried, and carried
+/// members merge into what the writer builds.
+pub fn nested_keys(format: Format) -> &'static [(&'static str, &'static [&'static str])] {
+    match format {
+        Format::Nachos => &[("provides", &["tool"])],
+        Format::Openai => &[("function", &["name", "description", "parameters"])],
+        Format::Mcp => &[("_meta", &[X_TOOLC])],
+        _ => &[],
+    }
+}
+
+/// Where a tool's `"x-toolc"` object is, relative to the tool object.
+pub fn x_toolc_in_tool(format: Format) -> &'static [&'static str] {
+    match format {
+        Format::Mcp => &["_meta", X_TOOLC],
+        _ => &[X_TOOLC],
+    }
+}
+
+/// Whether the set's root object (not a tool) holds set-level fields.
+fn root_is_set(format: Format, value: &Value) -> bool {
+    match format {
+        Format::Agentcli | Format::Agentstack => value.is_object(),
+        Format::Openai | Format::Anthropic | Format::Mcp => {
+            value.as_object().is_some_and(|o| o.contains_key("tools"))
+        }
+        Format::Nora | Format::Nachos => false,
+    }
+}
+
+/// The set-level keys the IR models (the tool list).
+const SET_PORTABLE: &[&str] = &["tools"];
+
+/// Fills in the carried fields of `toolset`, read from its manifest
+/// `value`: the format's own fields and whatever an `"x-toolc"` object
+/// brings. Also restores a description and parameters an `"x-toolc"`
+/// object keeps, where the manifest itself says none.
+pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
+    let format = toolset.format;
+    let mut set_carried = Vec::new();
+    if root_is_set(format, value)
+        && let Some(root) = value.as_object()
+    {
+        for (key, member) in root {
+            if key == X_TOOLC {
+                read_formats(member, &json::join("", X_TOOLC), &mut set_carried);
+            } else if !SET_PORTABLE.contains(&key.as_str()) {
+                set_carried.push(Carried {
+                    format,
+                    key: key.clone(),
+                    value: member.clone(),
+                    at: json::join("", key),
+                });
+            }
+        }
+    }
+    for tool in &mut toolset.tools {
+        let Some(Value::Object(object)) = json::value_at(value, &tool.origin) else {
+            continue;
+        };
+        tool.carried = own_fields(format, object, &tool.origin);
+        let mut x_at = tool.origin.clone();
+        for key in x_toolc_in_tool(format) {
+            x_at = json::join(&x_at, key);
+        }
+        let Some(Value::Object(x)) = json::value_at(value, &x_at) else {
+            continue;
+        };
+        let mut from_x = Vec::new();
+        read_formats(&Value::Object(x.clone()), &x_at, &mut from_x);
+        add_missing(&mut tool.carried, from_x);
+        if let Some(set) = x.get(SET) {
+            let mut from_set = Vec::new();
+            read_formats(set, &json::join(&x_at, SET), &mut from_set);
+            add_missing(&mut set_carried, from_set);
+        }
+        if tool.description.is_none()
+            && let Some(Value::String(description)) = x.get("description")
+        {
+            tool.description = Some(description.clone());
+        }
+        if let Some(parameters @ Value::Object(_)) = x.get("parameters")
+            && tool
+                .parameters
+                .as_ref()
+                .is_none_or(|p| signature(p) == signature(parameters))
+        {
+            tool.parameters = Some(parameters.clone());
+        }
+    }
+    toolset.carried = set_carried;
+}
+
+/// The members of a tool object that the IR does not model.
+fn own_fields(format: Format, object: &Map<String, Value>, origin: &str) -> Vec<Carried> {
+    let portable = portable_keys(format);
+    let nested = nested_keys(format);
+    let mut carried = Vec::new();
+    for (key, member) in object {
+        if key == X_TOOLC || portable.contains(&key.as_str()) {
+            continue;
+        }
+        let value = match (nested.iter().find(|(k, _)| k == key), member) {
+            (Some((_, inner)), Value::Object(fields)) => {
+                let rest: Map<String, Value> = fields
+                    .iter()
+                    .filter(|(k, _)| !inner.contains(&k.as_str()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                if rest.is_empty() {
+                    continue;
+                }
+                Value::Object(rest)
+            }
+            _ => member.clone(),
+        };
+        carried.push(Carried {
+            format,
+            key: key.clone(),
+            value,
+            at: json::join(origin, key),
+        });
+    }
+    carried
+}
+
+/// The `{"<format>": {key: value}}` members of an `"x-toolc"` object (or
+/// of its `set`), at pointer `at`. Other members are not fields.
+fn read_formats(x: &Value, at: &str, out: &mut Vec<Carried>) {
+    let Some(x) = x.as_object() else {
+        return;
+    };
+    for (name, fields) in x {
+        let (Some(format), Some(fields)) = (Format::from_name(name), fields.as_object()) else {
+            continue;
+        };
+        let format_at = json::join(at, name);
+        for (key, value) in fields {
+            out.push(Carried {
+                format,
+                key: key.clone(),
+                value: value.clone(),
+                at: json::join(&format_at, key),
+            });
+        }
+    }
+}
+
+/// Adds the fields of `more` that `carried` does not have yet: what a
+/// manifest says itself wins over its `"x-toolc"` copy.
+fn add_missing(carried: &mut Vec<Carried>, more: Vec<Carried>) {
+    for field in more {
+        if !carried
+            .iter()
+            .any(|c| c.format == field.format && c.key == field.key)
+        {
+            carried.push(field);
+        }
+    }
+}
+
+/// What a parameter schema says about its arguments' names: the property
+/// names and the required ones. An `"x-toolc"` copy of the parameters is
+/// only used while the manifest's (or the code's) own parameters still
+/// agree with it on these: once someone renames, adds or drops a
+/// parameter, what they wrote wins.
+pub fn signature(parameters: &Value) -> (Vec<String>, Vec<String>) {
+    let mut names: Vec<String> = parameters
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    let mut required: Vec<String> = parameters
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    required.sort();
+    required.dedup();
+    (names, required)
+}
