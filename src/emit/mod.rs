@@ -15,6 +15,7 @@ pub mod openai;
 pub mod python;
 pub mod rust;
 pub mod templates;
+pub mod typescript;
 
 use std::path::PathBuf;
 
