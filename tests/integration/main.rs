@@ -14,6 +14,7 @@ mod gen_nachos;
 mod gen_policy;
 mod gen_python;
 mod gen_rust;
+mod gen_typescript;
 mod hostile;
 mod lint_cli;
 mod outputs;
