@@ -14,6 +14,7 @@ use crate::diagnostic::Diagnostic;
 use crate::formats;
 use crate::ir::Format;
 use crate::json::{self, ParseErrorKind};
+use crate::lint::parameter_schema::{DerivedSchema, Origin, UntypedParameter};
 use crate::lint::rules::{
     file_too_large, invalid_json, io_error, nesting_too_deep, unknown_format,
 };
@@ -194,11 +195,16 @@ pub fn load_bytes(
     };
     let mut toolset = formats::lower(format, &document, path, depth);
     let dir = manifest_dir(&candidate.path);
-    if format == Format::Agentstack && depth == formats::Depth::Full {
-        add_python_parameters(&mut toolset, &dir, settings.max_file_size);
-    }
-    if format == Format::Nachos && depth == formats::Depth::Full {
-        add_typescript_parameters(&mut toolset, &dir, settings.max_file_size);
+    // The schemas these formats keep in code are read at every depth: the
+    // parameter rules check them (see `lint::parameter_schema`).
+    let derived = match format {
+        Format::Agentstack => python_parameters(&toolset, &dir, settings.max_file_size),
+        Format::Nachos => typescript_parameters(&toolset, &dir, settings.max_file_size),
+        _ => Vec::new(),
+    };
+    if depth == formats::Depth::Full {
+        add_derived_parameters(&mut toolset, &derived);
+        formats::carry::keep_absent_descriptions(&document.value, &mut toolset);
     }
     Loaded::Manifest(Box::new(Manifest {
         source,
@@ -206,34 +212,101 @@ pub fn load_bytes(
         toolset,
         dir,
         settings,
+        derived: derived.into_iter().map(|d| d.schema).collect(),
     }))
+}
+
+/// A schema read from code, with what the IR takes from the same place
+/// when the manifest says nothing.
+struct Derived {
+    schema: DerivedSchema,
+    description: Option<String>,
+    title: Option<String>,
+}
+
+/// Gives generators and converters the derived parameters, and the code's
+/// description and display name where the manifest has none. A copy of the
+/// parameters that an `"x-toolc"` object carries (from an earlier
+/// conversion, see [`formats::carry`]) says more than the code can, and is
+/// kept while the code's parameters still have the same names.
+fn add_derived_parameters(toolset: &mut crate::ir::ToolSet, derived: &[Derived]) {
+    use formats::carry::signature;
+    for derived in derived {
+        let Some(tool) = toolset.tools.get_mut(derived.schema.tool) else {
+            continue;
+        };
+        let code = &derived.schema.schema;
+        let carried_still_fits = tool
+            .parameters
+            .as_ref()
+            .is_some_and(|carried| signature(carried) == signature(code));
+        if !carried_still_fits {
+            tool.parameters = Some(code.clone());
+        }
+        if tool.description.is_none() {
+            tool.description.clone_from(&derived.description);
+        }
+        if tool.title.is_none() {
+            tool.title.clone_from(&derived.title);
+        }
+    }
 }
 
 /// AgentStack tools take their parameters (and, when the config gives
 /// none, their description) from the functions of the package's
 /// `__init__.py`. A module that is missing, too large, not UTF-8 or does
 /// not parse leaves the parameters unknown.
-fn add_python_parameters(toolset: &mut crate::ir::ToolSet, dir: &Path, limit: u64) {
+fn python_parameters(toolset: &crate::ir::ToolSet, dir: &Path, limit: u64) -> Vec<Derived> {
     let Some(bytes) = read_limited(&dir.join("__init__.py"), limit) else {
-        return;
+        return Vec::new();
     };
-    let Some(Ok(module)) = crate::python::parse_bytes(&bytes) else {
-        return;
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return Vec::new();
     };
-    for tool in &mut toolset.tools {
+    let Ok(module) = crate::python::parse(text) else {
+        return Vec::new();
+    };
+    let line = |offset: usize| crate::syntax::line_column(text, offset).0;
+    let mut derived = Vec::new();
+    for (index, tool) in toolset.tools.iter().enumerate() {
         let crate::ir::Runtime::PythonFunction { function, .. } = &tool.runtime else {
             continue;
         };
-        let Some((schema, summary)) =
-            formats::agentstack_python::parameters_from_python(&module, function)
-        else {
+        let Some(found) = formats::agentstack_python::function_schema(&module, function) else {
             continue;
         };
-        tool.parameters = Some(schema);
-        if tool.description.is_none() {
-            tool.description = summary;
-        }
+        let untyped = found
+            .parameters
+            .iter()
+            .filter(|p| p.type_unknown)
+            .map(|p| UntypedParameter {
+                name: p.name.clone(),
+                hint: p.annotation.clone(),
+                line: line(p.span.start),
+            })
+            .collect();
+        let origin = Origin {
+            file: "__init__.py".to_string(),
+            definition: format!("def {function}"),
+            line: line(found.def_span.start),
+            parameter_lines: found
+                .parameters
+                .iter()
+                .map(|p| (p.name.clone(), line(p.span.start)))
+                .collect(),
+        };
+        derived.push(Derived {
+            schema: DerivedSchema {
+                tool: index,
+                schema: found.schema,
+                origin,
+                untyped,
+            },
+            description: found.summary,
+            title: None,
+        });
     }
+    derived
 }
 
 /// Nachos tools take their parameters (and, when the manifest gives no
@@ -243,27 +316,48 @@ fn add_python_parameters(toolset: &mut crate::ir::ToolSet, dir: &Path, limit: u6
 /// as written (see [`crate::typescript::parameters_schema`]); values that
 /// are not literals are left out (`typescript-unsupported-expression`
 /// reports them). No class, or none that parses, leaves them unknown.
-fn add_typescript_parameters(toolset: &mut crate::ir::ToolSet, dir: &Path, limit: u64) {
-    for tool in &mut toolset.tools {
+fn typescript_parameters(toolset: &crate::ir::ToolSet, dir: &Path, limit: u64) -> Vec<Derived> {
+    let mut derived = Vec::new();
+    for (index, tool) in toolset.tools.iter().enumerate() {
         let search = crate::typescript::search_package(dir, &tool.name, limit);
         let Some(found) = search.found else {
             continue;
         };
-        if let Some(schema) = found
-            .class
+        let class = found.class;
+        let Some(schema) = class
             .parameters
             .as_ref()
             .and_then(crate::typescript::parameters_schema)
-        {
-            tool.parameters = Some(schema);
-        }
-        if tool.description.is_none() {
-            tool.description = found.class.description;
-        }
-        if tool.title.is_none() {
-            tool.title = found.class.name;
-        }
+        else {
+            continue;
+        };
+        let at = class
+            .parameters_span
+            .as_ref()
+            .map_or(class.span.start, |span| span.start);
+        let file = found.path.strip_prefix(dir).unwrap_or(&found.path);
+        let origin = Origin {
+            file: file
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/"),
+            definition: format!("class {}", class.class_name),
+            line: crate::syntax::line_column(&found.text, at).0,
+            parameter_lines: Vec::new(),
+        };
+        derived.push(Derived {
+            schema: DerivedSchema {
+                tool: index,
+                schema,
+                origin,
+                untyped: Vec::new(),
+            },
+            description: class.description,
+            title: class.name,
+        });
     }
+    derived
 }
 
 /// A regular file's bytes: `None` when it is not a regular file, cannot be

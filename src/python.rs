@@ -107,6 +107,8 @@ pub struct Parameter {
     pub annotation: Option<String>,
     /// The default value as source text.
     pub default: Option<String>,
+    /// Bytes of the whole parameter (name, annotation and default).
+    pub span: Range<usize>,
 }
 
 impl Parameter {
@@ -409,6 +411,7 @@ fn read_parameters(list: Node, text: &str) -> Vec<Parameter> {
             kind,
             annotation: annotation.map(|a| source(a, text).to_string()),
             default: default.map(|d| source(d, text).to_string()),
+            span: node.byte_range(),
         });
     }
     parameters

@@ -61,6 +61,8 @@ pub struct ToolClass {
     /// values. `None` when the class has no `parameters` property or its
     /// value is not an object literal (that value is then in `unsupported`).
     pub parameters: Option<Value>,
+    /// Bytes of the `parameters` value, when the class has one.
+    pub parameters_span: Option<Range<usize>>,
     /// Values in `parameters` that are not literals.
     pub unsupported: Vec<Unsupported>,
 }
@@ -185,6 +187,7 @@ fn read_class(class: Node, text: &str, tool_id: &str) -> Option<ToolClass> {
         security_tier: None,
         security_tier_span: None,
         parameters: None,
+        parameters_span: None,
         unsupported: Vec::new(),
     };
     if let Some(tier) = field("securityTier") {
@@ -192,6 +195,7 @@ fn read_class(class: Node, text: &str, tool_id: &str) -> Option<ToolClass> {
         class_tool.security_tier = tier_value(tier, text);
     }
     if let Some(parameters) = field("parameters") {
+        class_tool.parameters_span = Some(parameters.byte_range());
         let mut unsupported = Vec::new();
         let value = convert(unwrap(parameters), text, &mut unsupported, 0);
         class_tool.parameters = value.filter(Value::is_object);

@@ -8,8 +8,10 @@
 //! - type hints: `str`, `int`, `float`, `bool`, `list[T]`/`List[T]`,
 //!   `dict`/`Dict[str, T]`, `Optional[T]`, `T | None`, `Union[...]`,
 //!   `Literal[...]`, read from the annotation's source text with a small
-//!   recursive parser of the subscript syntax; anything else gives a
-//!   property without `type`;
+//!   recursive parser of the subscript syntax; anything else (no hint, a
+//!   class, a forward reference, `Callable[...]`) gives a property without
+//!   `type`, and [`ParameterSource::type_unknown`] says so for
+//!   `python-type-hint-unknown` (`Any` gives none either, on purpose);
 //! - parameters without a default are `required`, unless their hint admits
 //!   `None`; literal defaults become `default`;
 //! - the docstring's parameter sections (Google `Args:`, NumPy
@@ -20,17 +22,43 @@
 //! functions whose name starts with `_` are never tools. Lowering stays pure:
 //! the caller reads and parses the file.
 
+use std::ops::Range;
+
 use serde_json::{Map, Value, json};
 
 use crate::python::{self, ParameterKind};
 
-/// The parameter schema of `function` in `module`, and its docstring's
-/// summary line; `None` when the module does not define the function at
-/// top level or it is private.
-pub(crate) fn parameters_from_python(
-    module: &python::Module,
-    function: &str,
-) -> Option<(Value, Option<String>)> {
+/// What one AgentStack function gives its tool: the parameter schema and
+/// summary, and where each part came from, for findings about them.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FunctionSchema {
+    pub(crate) schema: Value,
+    pub(crate) summary: Option<String>,
+    /// Bytes of the `def` statement in the module's text.
+    pub(crate) def_span: Range<usize>,
+    /// The parameters that became properties, in order.
+    pub(crate) parameters: Vec<ParameterSource>,
+}
+
+/// One parameter of a tool function, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ParameterSource {
+    pub(crate) name: String,
+    /// Bytes of the parameter in the module's text.
+    pub(crate) span: Range<usize>,
+    /// The type hint as written.
+    pub(crate) annotation: Option<String>,
+    /// Whether the property has no type for want of a hint toolc knows:
+    /// there is none, it does not parse, or it names a type toolc does not
+    /// know (a class, a forward reference, `Callable[...]`). `Any` says
+    /// "any type" on purpose and is not counted.
+    pub(crate) type_unknown: bool,
+}
+
+/// The parameter schema of `function` in `module`, its docstring's summary
+/// line and where each parameter is; `None` when the module does not define
+/// the function at top level or it is private.
+pub(crate) fn function_schema(module: &python::Module, function: &str) -> Option<FunctionSchema> {
     if function.starts_with('_') {
         return None;
     }
@@ -38,6 +66,7 @@ pub(crate) fn parameters_from_python(
     let docs = def.docstring.as_deref().map(parse_docstring);
     let mut properties = Map::new();
     let mut required = Vec::new();
+    let mut sources = Vec::new();
     for parameter in &def.parameters {
         if matches!(
             parameter.kind,
@@ -47,10 +76,15 @@ pub(crate) fn parameters_from_python(
         {
             continue;
         }
-        let (mut schema, nullable) = match parameter.annotation.as_deref().and_then(parse_hint) {
-            Some(hint) => hint_schema(&hint),
+        let hint = parameter.annotation.as_deref().and_then(parse_hint);
+        let (mut schema, nullable) = match &hint {
+            Some(hint) => hint_schema(hint),
             None => (Map::new(), false),
         };
+        let type_unknown = !["type", "enum", "anyOf"]
+            .iter()
+            .any(|k| schema.contains_key(*k))
+            && !hint.as_ref().is_some_and(admits_anything);
         if let Some(default) = parameter.default.as_deref().and_then(parse_literal) {
             schema.insert("default".into(), default);
         }
@@ -66,6 +100,12 @@ pub(crate) fn parameters_from_python(
             required.push(Value::String(parameter.name.clone()));
         }
         properties.insert(parameter.name.clone(), Value::Object(schema));
+        sources.push(ParameterSource {
+            name: parameter.name.clone(),
+            span: parameter.span.clone(),
+            annotation: parameter.annotation.clone(),
+            type_unknown,
+        });
     }
     let mut root = Map::new();
     root.insert("type".into(), json!("object"));
@@ -73,8 +113,12 @@ pub(crate) fn parameters_from_python(
     if !required.is_empty() {
         root.insert("required".into(), Value::Array(required));
     }
-    let summary = docs.and_then(|d| d.summary);
-    Some((Value::Object(root), summary))
+    Some(FunctionSchema {
+        schema: Value::Object(root),
+        summary: docs.and_then(|d| d.summary),
+        def_span: def.span.clone(),
+        parameters: sources,
+    })
 }
 
 // ------------------------------------------------------------------ tokens
@@ -266,7 +310,9 @@ enum Hint {
     Dict(Option<Box<Hint>>),
     Union(Vec<Hint>),
     Literal(Vec<Value>),
-    /// Anything else (`Any`, a class, a forward reference): no `type`.
+    /// `Any`: no `type`, on purpose.
+    Any,
+    /// Anything else (a class, a forward reference): no `type`.
     Unknown,
 }
 
@@ -332,6 +378,7 @@ fn primary(cursor: &mut Cursor) -> Option<Hint> {
         ("float", 0) => Hint::Float,
         ("bool", 0) => Hint::Bool,
         ("None" | "NoneType", 0) => Hint::None,
+        ("Any", 0) => Hint::Any,
         ("list" | "List" | "Sequence" | "set" | "Set" | "Iterable", 0 | 1) => {
             Hint::List(first(&mut args))
         }
@@ -342,6 +389,15 @@ fn primary(cursor: &mut Cursor) -> Option<Hint> {
         ("Annotated", n) if n > 0 => args.remove(0),
         _ => Hint::Unknown,
     })
+}
+
+/// Whether a hint is `Any`, or a union with `Any` in it.
+fn admits_anything(hint: &Hint) -> bool {
+    match hint {
+        Hint::Any => true,
+        Hint::Union(members) => members.iter().any(admits_anything),
+        _ => false,
+    }
 }
 
 /// The JSON Schema of a hint, and whether it admits `None`.
@@ -420,7 +476,7 @@ fn plain_schema(hint: &Hint) -> Map<String, Value> {
                 );
             }
         }
-        Hint::None | Hint::Union(_) | Hint::Literal(_) | Hint::Unknown => {}
+        Hint::None | Hint::Union(_) | Hint::Literal(_) | Hint::Any | Hint::Unknown => {}
     }
     schema
 }
@@ -659,8 +715,9 @@ mod tests {
             "def f(self, a: int, b: str = 'x', c: Optional[int] = None, *args, d: bool, **kw):\n    \"\"\"Do f.\n\n    Args:\n        a: The a.\n    \"\"\"\n\ndef _private(a):\n    pass\n",
         )
         .expect("parses");
-        let (schema, summary) = parameters_from_python(&module, "f").expect("defined");
-        assert_eq!(summary.as_deref(), Some("Do f."));
+        let found = function_schema(&module, "f").expect("defined");
+        assert_eq!(found.summary.as_deref(), Some("Do f."));
+        let schema = found.schema;
         assert_eq!(
             schema,
             json!({
@@ -674,8 +731,40 @@ mod tests {
                 "required": ["a", "d"],
             })
         );
-        assert_eq!(parameters_from_python(&module, "_private"), None);
-        assert_eq!(parameters_from_python(&module, "missing"), None);
+        assert_eq!(function_schema(&module, "_private"), None);
+        assert_eq!(function_schema(&module, "missing"), None);
+    }
+
+    #[test]
+    fn missing_and_unknown_hints_give_no_type_and_are_marked() {
+        let text = "def f(a, b: MyClass, c: \"Foo\", d: Callable[[int], str], e: list[Foo],\n      f: Optional[Doc] = None, g: Any, h: int, i: Literal[1, 'a'], j: 'int'):\n    pass\n";
+        let module = python::parse(text).expect("parses");
+        let found = function_schema(&module, "f").expect("defined");
+        let untyped: Vec<(&str, Option<&str>)> = found
+            .parameters
+            .iter()
+            .filter(|p| p.type_unknown)
+            .map(|p| (p.name.as_str(), p.annotation.as_deref()))
+            .collect();
+        assert_eq!(
+            untyped,
+            [
+                ("a", None),
+                ("b", Some("MyClass")),
+                ("c", Some("\"Foo\"")),
+                ("d", Some("Callable[[int], str]")),
+                ("f", Some("Optional[Doc]")),
+            ]
+        );
+        for name in ["a", "b", "c", "d", "f", "g"] {
+            assert_eq!(found.schema["properties"][name].get("type"), None, "{name}");
+        }
+        // A container of unknown items is still a container; `Any` is meant.
+        assert_eq!(found.schema["properties"]["e"]["type"], "array");
+        assert_eq!(
+            &text[found.parameters[5].span.clone()],
+            "f: Optional[Doc] = None"
+        );
     }
 
     #[test]

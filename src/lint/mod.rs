@@ -10,6 +10,7 @@
 mod command_path;
 pub mod config;
 pub mod fix;
+pub(crate) mod parameter_schema;
 pub(crate) mod rules;
 pub(crate) mod schema_walk;
 pub mod settings;
@@ -86,6 +87,9 @@ pub struct Manifest {
     pub dir: PathBuf,
     /// What to check for in this file (targets, limits, rule levels).
     pub settings: Arc<Settings>,
+    /// The parameter schemas read from the package's code (AgentStack,
+    /// Nachos), which the manifest does not hold.
+    pub(crate) derived: Vec<parameter_schema::DerivedSchema>,
 }
 
 impl Manifest {
@@ -379,11 +383,17 @@ fn check_file(
 
 /// Runs the per-file rules and the structural check on one manifest.
 fn check_manifest(manifest: &Manifest, out: &mut Vec<Diagnostic>) -> Result<(), LintError> {
-    rules::check_manifest(manifest, out);
+    let mut derived = Vec::new();
+    rules::check_manifest(manifest, out, &mut derived);
     if rules::is_checked_structurally(manifest) {
         out.extend(structure::check(manifest).map_err(LintError::Internal)?);
     }
     keep_one_report_per_defect(out);
+    // Findings about schemas read from code all sit at tool names, and were
+    // already deduplicated by their place in those schemas: kept out of the
+    // step above, they neither displace nor are displaced by a finding
+    // about the name itself.
+    out.extend(derived);
     Ok(())
 }
 
@@ -405,7 +415,7 @@ fn apply_level(diagnostic: &mut Diagnostic, settings: &Settings) -> bool {
 /// JSON Schema meta-schema) gives way to a specific rule's finding about the
 /// same value. Findings about keys (a duplicate, an unknown field) are about
 /// something else than the value, so they never displace one.
-fn keep_one_report_per_defect(out: &mut Vec<Diagnostic>) {
+pub(crate) fn keep_one_report_per_defect(out: &mut Vec<Diagnostic>) {
     let is_generic = |d: &Diagnostic| rules::GENERIC.contains(&d.rule);
     let specific: HashSet<String> = out
         .iter()

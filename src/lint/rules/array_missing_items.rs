@@ -32,8 +32,9 @@ use serde_json::{Map, Value};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::json;
+use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::settings::{agree, provider_list};
-use crate::lint::{Manifest, Rule, Target};
+use crate::lint::{Rule, Target};
 
 pub(crate) const RULE: Rule = Rule {
     name: "array-missing-items",
@@ -46,7 +47,7 @@ pub(crate) const RULE: Rule = Rule {
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).
 pub(crate) fn check_node(
-    manifest: &Manifest,
+    parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
     out: &mut Vec<Diagnostic>,
@@ -60,21 +61,16 @@ pub(crate) fn check_node(
         return;
     }
     // An array at the root is `parameters-not-object`'s finding.
-    let is_root = manifest
-        .toolset
-        .tools
-        .iter()
-        .any(|t| t.parameters_at.as_deref() == Some(pointer));
-    if is_root {
+    if parameters.is_root(pointer) {
         return;
     }
-    let rejecting = manifest.settings.providers(&RULE);
+    let rejecting = parameters.manifest.settings.providers(&RULE);
     let what = match property_name(pointer) {
         Some(name) => format!("array property {name:?} has no \"items\""),
         None => "array schema has no \"items\"".to_string(),
     };
     out.push(
-        manifest
+        parameters
             .at_value(
                 &RULE,
                 json::join(pointer, "items"),

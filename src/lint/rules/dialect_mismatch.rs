@@ -36,8 +36,9 @@ use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::json;
+use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::settings::{agree, provider_list};
-use crate::lint::{Manifest, Rule, Target};
+use crate::lint::{Rule, Target};
 
 pub(crate) const RULE: Rule = Rule {
     name: "dialect-mismatch",
@@ -49,39 +50,31 @@ pub(crate) const RULE: Rule = Rule {
 
 const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
-    let readers = manifest.settings.providers(&RULE);
-    for tool in &manifest.toolset.tools {
-        let Some(at) = &tool.parameters_at else {
-            continue;
-        };
-        let Some(Value::Object(schema)) = manifest.raw(at) else {
-            continue;
-        };
-        let Some(dialect) = schema.get("$schema") else {
-            continue;
-        };
-        let declared = match dialect {
-            Value::String(uri) if uri.strip_suffix('#').unwrap_or(uri) == DRAFT_2020_12 => {
-                continue;
-            }
-            Value::String(uri) => format!("{uri:?}"),
-            other => other.to_string(),
-        };
-        out.push(
-            manifest
-                .at_value(
-                    &RULE,
-                    json::join(at, "$schema"),
-                    format!(
-                        "the parameter schema declares \"$schema\": {declared}; {} {} JSON Schema draft 2020-12",
-                        provider_list(&readers),
-                        agree(&readers, "expects", "expect")
-                    ),
-                )
-                .with_help(format!(
-                    "write the schema in draft 2020-12 and declare \"$schema\": \"{DRAFT_2020_12}\", or leave \"$schema\" out"
-                )),
-        );
-    }
+pub(crate) fn check(parameters: &ParameterSchema, out: &mut Vec<Diagnostic>) {
+    let Some(dialect) = parameters.value.get("$schema") else {
+        return;
+    };
+    let declared = match dialect {
+        Value::String(uri) if uri.strip_suffix('#').unwrap_or(uri) == DRAFT_2020_12 => {
+            return;
+        }
+        Value::String(uri) => format!("{uri:?}"),
+        other => other.to_string(),
+    };
+    let readers = parameters.manifest.settings.providers(&RULE);
+    out.push(
+        parameters
+            .at_value(
+                &RULE,
+                json::join(parameters.root, "$schema"),
+                format!(
+                    "the parameter schema declares \"$schema\": {declared}; {} {} JSON Schema draft 2020-12",
+                    provider_list(&readers),
+                    agree(&readers, "expects", "expect")
+                ),
+            )
+            .with_help(format!(
+                "write the schema in draft 2020-12 and declare \"$schema\": \"{DRAFT_2020_12}\", or leave \"$schema\" out"
+            )),
+    );
 }

@@ -24,8 +24,9 @@ use serde_json::{Map, Value};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::json;
+use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::gemini_unsupported_keyword::in_rejected_subschema;
-use crate::lint::{Manifest, Rule, Target};
+use crate::lint::{Rule, Target};
 
 pub(crate) const RULE: Rule = Rule {
     name: "gemini-enum-not-string",
@@ -38,7 +39,7 @@ pub(crate) const RULE: Rule = Rule {
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).
 pub(crate) fn check_node(
-    manifest: &Manifest,
+    parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
     out: &mut Vec<Diagnostic>,
@@ -46,7 +47,7 @@ pub(crate) fn check_node(
     let Some(Value::Array(values)) = node.get("enum") else {
         return;
     };
-    if in_rejected_subschema(manifest, pointer) {
+    if in_rejected_subschema(parameters, pointer) {
         return;
     }
     let enum_at = json::join(pointer, "enum");
@@ -55,7 +56,7 @@ pub(crate) fn check_node(
             continue;
         }
         out.push(
-            manifest
+            parameters
                 .at_value(
                     &RULE,
                     json::join(&enum_at, i),

@@ -33,8 +33,9 @@ use serde_json::{Map, Value};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::json;
+use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::gemini_unsupported_keyword::in_rejected_subschema;
-use crate::lint::{Manifest, Rule, Target};
+use crate::lint::{Rule, Target};
 
 pub(crate) const RULE: Rule = Rule {
     name: "gemini-property-name",
@@ -49,7 +50,7 @@ const MAX_LENGTH: usize = 64;
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).
 pub(crate) fn check_node(
-    manifest: &Manifest,
+    parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
     out: &mut Vec<Diagnostic>,
@@ -57,7 +58,7 @@ pub(crate) fn check_node(
     let Some(Value::Object(properties)) = node.get("properties") else {
         return;
     };
-    if in_rejected_subschema(manifest, pointer) {
+    if in_rejected_subschema(parameters, pointer) {
         return;
     }
     let properties_at = json::join(pointer, "properties");
@@ -66,7 +67,7 @@ pub(crate) fn check_node(
             continue;
         }
         out.push(
-            manifest
+            parameters
                 .at_key(
                     &RULE,
                     json::join(&properties_at, name),

@@ -34,8 +34,9 @@ use serde_json::{Map, Value};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::json;
+use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_unsupported_keyword::{PathStep, schema_path};
-use crate::lint::{Manifest, Rule, Target};
+use crate::lint::{Rule, Target};
 
 pub(crate) const RULE: Rule = Rule {
     name: "gemini-typeless-node",
@@ -52,7 +53,7 @@ const TYPE_NOT_NEEDED: &[&str] = &["anyOf", "oneOf", "allOf", "$ref"];
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).
 pub(crate) fn check_node(
-    manifest: &Manifest,
+    parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
     out: &mut Vec<Diagnostic>,
@@ -60,7 +61,7 @@ pub(crate) fn check_node(
     if node.contains_key("type") || TYPE_NOT_NEEDED.iter().any(|k| node.contains_key(*k)) {
         return;
     }
-    let Some(steps) = schema_path(manifest, pointer) else {
+    let Some(steps) = schema_path(parameters, pointer) else {
         return;
     };
     if !steps.iter().enumerate().all(|(i, step)| is_read(i, step)) {
@@ -84,7 +85,7 @@ pub(crate) fn check_node(
         combinator => format!("\"{combinator}\" branch {member} has no \"type\""),
     };
     out.push(
-        manifest
+        parameters
             .at_value(&RULE, json::join(pointer, "type"), message)
             .with_help(
                 "add the \"type\" of its values (string, number, integer, boolean, array or \

@@ -37,8 +37,9 @@ use serde_json::{Map, Value};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::json;
+use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_unsupported_keyword::schema_path;
-use crate::lint::{Manifest, Rule, Target};
+use crate::lint::{Rule, Target};
 
 pub(crate) const RULE: Rule = Rule {
     name: "gemini-unsupported-keyword",
@@ -135,25 +136,21 @@ const REMOVED_WITH_KEYWORD: &[&str] = &[
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).
 pub(crate) fn check_node(
-    manifest: &Manifest,
+    parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
     out: &mut Vec<Diagnostic>,
 ) {
-    if in_rejected_subschema(manifest, pointer) {
+    if in_rejected_subschema(parameters, pointer) {
         return;
     }
-    let is_root = manifest
-        .toolset
-        .tools
-        .iter()
-        .any(|t| t.parameters_at.as_deref() == Some(pointer));
+    let is_root = parameters.is_root(pointer);
     let below_root: &[(&str, &str)] = if is_root { &[] } else { BELOW_ROOT };
     // Gemini's `type` is one value; a list fails with "Proto field is not
     // repeating, cannot start list".
     if let Some(Value::Array(_)) = node.get("type") {
         out.push(
-            manifest
+            parameters
                 .at_value(
                     &RULE,
                     json::join(pointer, "type"),
@@ -167,7 +164,7 @@ pub(crate) fn check_node(
             continue;
         }
         out.push(
-            manifest
+            parameters
                 .at_key(
                     &RULE,
                     json::join(pointer, keyword),
@@ -181,7 +178,7 @@ pub(crate) fn check_node(
 /// Whether the subschema at `pointer` lies inside one that Gemini rejects
 /// as a whole: under `additionalProperties`, `not`, `if`, ..., or in
 /// definitions below the root.
-pub(crate) fn in_rejected_subschema(manifest: &Manifest, pointer: &str) -> bool {
+pub(crate) fn in_rejected_subschema(parameters: &ParameterSchema, pointer: &str) -> bool {
     let is_definitions = |keyword: &str| keyword == "$defs" || keyword == "definitions";
     // Most pointers hold none of these tokens; only those are parsed.
     if !pointer
@@ -190,7 +187,7 @@ pub(crate) fn in_rejected_subschema(manifest: &Manifest, pointer: &str) -> bool 
     {
         return false;
     }
-    schema_path(manifest, pointer).is_some_and(|steps| {
+    schema_path(parameters, pointer).is_some_and(|steps| {
         steps.iter().enumerate().any(|(i, s)| {
             REMOVED_WITH_KEYWORD.contains(&s.keyword) || (i > 0 && is_definitions(s.keyword))
         })

@@ -25,7 +25,8 @@ use serde_json::Value;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::formats::standard_parameters;
 use crate::ir::Format;
-use crate::lint::{Manifest, Rule};
+use crate::lint::Rule;
+use crate::lint::parameter_schema::ParameterSchema;
 
 pub(crate) const RULE: Rule = Rule {
     name: "invalid-json-schema",
@@ -48,67 +49,62 @@ const TYPES: &[&str] = &[
     "string", "number", "integer", "boolean", "array", "object", "null",
 ];
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
-    for tool in &manifest.toolset.tools {
-        let Some(at) = &tool.parameters_at else {
+pub(crate) fn check(parameters: &ParameterSchema, out: &mut Vec<Diagnostic>) {
+    let raw @ Value::Object(_) = parameters.value else {
+        return;
+    };
+    // NORA's dialect is checked in its standard form; others as written.
+    let lowered;
+    let schema = if parameters.format() == Format::Nora && !parameters.is_derived() {
+        lowered = standard_parameters(Format::Nora, raw);
+        &lowered
+    } else {
+        raw
+    };
+    let Value::Object(object) = schema else {
+        return;
+    };
+    // An unknown or malformed `$schema` cannot be meta-validated here.
+    if let Some(dialect) = object.get("$schema") {
+        let known = dialect
+            .as_str()
+            .is_some_and(|d| DIALECTS.contains(&d.trim_end_matches('#')));
+        if !known {
+            return;
+        }
+    }
+    let Ok(validator) = jsonschema::meta::validator_for(schema) else {
+        return;
+    };
+    // Most schemas are valid: the short-circuiting check is far cheaper
+    // than collecting errors.
+    if validator.is_valid(schema) {
+        return;
+    }
+    // The meta-schema often fails one value through several branches;
+    // report each place once.
+    let mut reported = std::collections::HashSet::new();
+    for error in validator.iter_errors(schema) {
+        let instance = error.instance_path().as_str();
+        if !reported.insert(instance.to_string()) {
             continue;
-        };
-        let Some(raw @ Value::Object(_)) = manifest.raw(at) else {
-            continue;
-        };
-        // NORA's dialect is checked in its standard form; others as written.
-        let lowered;
-        let schema = if manifest.format() == Format::Nora {
-            lowered = standard_parameters(Format::Nora, raw);
-            &lowered
-        } else {
-            raw
-        };
-        let Value::Object(object) = schema else {
-            continue;
-        };
-        // An unknown or malformed `$schema` cannot be meta-validated here.
-        if let Some(dialect) = object.get("$schema") {
-            let known = dialect
-                .as_str()
-                .is_some_and(|d| DIALECTS.contains(&d.trim_end_matches('#')));
-            if !known {
-                continue;
+        }
+        let pointer = format!("{}{instance}", parameters.root);
+        let message = match error.instance().as_ref() {
+            // The meta-schema's `type` check is an anyOf whose own message
+            // names no type; say what is wrong instead.
+            Value::String(name)
+                if instance.ends_with("/type") && !TYPES.contains(&name.as_str()) =>
+            {
+                format!(
+                    "\"{name}\" is not a JSON Schema type ({})",
+                    TYPES.join(", ")
+                )
             }
-        }
-        let Ok(validator) = jsonschema::meta::validator_for(schema) else {
-            continue;
+            _ => format!("invalid JSON Schema: {error}"),
         };
-        // Most schemas are valid: the short-circuiting check is far cheaper
-        // than collecting errors.
-        if validator.is_valid(schema) {
-            continue;
-        }
-        // The meta-schema often fails one value through several branches;
-        // report each place once.
-        let mut reported = std::collections::HashSet::new();
-        for error in validator.iter_errors(schema) {
-            let instance = error.instance_path().as_str();
-            if !reported.insert(instance.to_string()) {
-                continue;
-            }
-            let pointer = format!("{at}{instance}");
-            let message = match error.instance().as_ref() {
-                // The meta-schema's `type` check is an anyOf whose own message
-                // names no type; say what is wrong instead.
-                Value::String(name)
-                    if instance.ends_with("/type") && !TYPES.contains(&name.as_str()) =>
-                {
-                    format!(
-                        "\"{name}\" is not a JSON Schema type ({})",
-                        TYPES.join(", ")
-                    )
-                }
-                _ => format!("invalid JSON Schema: {error}"),
-            };
-            out.push(manifest.at_value(&RULE, pointer, message).with_help(
-                "fix the schema keyword at the caret; see json-schema.org for its allowed values",
-            ));
-        }
+        out.push(parameters.at_value(&RULE, pointer, message).with_help(
+            "fix the schema keyword at the caret; see json-schema.org for its allowed values",
+        ));
     }
 }

@@ -31,6 +31,7 @@ pub(crate) mod parameters_not_object;
 pub(crate) mod property_missing_description;
 pub(crate) mod property_missing_type;
 pub(crate) mod python_syntax_error;
+pub(crate) mod python_type_hint_unknown;
 pub(crate) mod required_unknown_property;
 pub(crate) mod schema_violation;
 pub(crate) mod typescript_unsupported_expression;
@@ -61,6 +62,7 @@ pub(crate) mod strict_unsupported_keyword;
 
 use serde_json::{Map, Value};
 
+use super::parameter_schema::ParameterSchema;
 use super::schema_walk::for_each_schema;
 use super::{Manifest, Rule};
 use crate::diagnostic::Diagnostic;
@@ -96,6 +98,7 @@ pub static ALL: &[&Rule] = &[
     &agentstack_function_missing::RULE,
     &agentstack_unlisted_function::RULE,
     &python_syntax_error::RULE,
+    &python_type_hint_unknown::RULE,
     &invalid_security_tier::RULE,
     &nachos_class_missing::RULE,
     &nachos_tier_mismatch::RULE,
@@ -154,8 +157,6 @@ const FILE_CHECKS: &[(&Rule, Check)] = &[
     (&command_outside_bin::RULE, command_outside_bin::check),
     (&command_escapes_bin::RULE, command_escapes_bin::check),
     (&command_not_found::RULE, command_not_found::check),
-    (&parameters_not_object::RULE, parameters_not_object::check),
-    (&invalid_json_schema::RULE, invalid_json_schema::check),
     (
         &nora_property_missing_required::RULE,
         nora_property_missing_required::check,
@@ -174,6 +175,10 @@ const FILE_CHECKS: &[(&Rule, Check)] = &[
         agentstack_unlisted_function::check,
     ),
     (&python_syntax_error::RULE, python_syntax_error::check),
+    (
+        &python_type_hint_unknown::RULE,
+        python_type_hint_unknown::check,
+    ),
     (&invalid_security_tier::RULE, invalid_security_tier::check),
     (&nachos_class_missing::RULE, nachos_class_missing::check),
     (&nachos_tier_mismatch::RULE, nachos_tier_mismatch::check),
@@ -187,17 +192,27 @@ const FILE_CHECKS: &[(&Rule, Check)] = &[
     (&name_start::RULE, name_start::check),
     (&description_too_long::RULE, description_too_long::check),
     (&too_many_tools::RULE, too_many_tools::check),
-    (&root_combinator::RULE, root_combinator::check),
     (
         &mcp_annotation_conflict::RULE,
         mcp_annotation_conflict::check,
     ),
+];
+
+type ToolSchemaCheck = fn(&ParameterSchema, &mut Vec<Diagnostic>);
+
+/// The checks that look at a tool's parameter schema as a whole, wherever
+/// it comes from (see [`ParameterSchema`]).
+const TOOL_SCHEMA_CHECKS: &[(&Rule, ToolSchemaCheck)] = &[
+    (&parameters_not_object::RULE, parameters_not_object::check),
+    (&invalid_json_schema::RULE, invalid_json_schema::check),
+    // Provider rules (group A: names, sizes, combinators, MCP)
+    (&root_combinator::RULE, root_combinator::check),
     (&dialect_mismatch::RULE, dialect_mismatch::check),
     // Provider rules (group B: OpenAI strict, Gemini)
     (&strict_limits::RULE, strict_limits::check),
 ];
 
-type SchemaCheck = fn(&Manifest, &str, &Map<String, Value>, &mut Vec<Diagnostic>);
+type SchemaCheck = fn(&ParameterSchema, &str, &Map<String, Value>, &mut Vec<Diagnostic>);
 
 /// The checks that look at every subschema of a tool's parameters, in the
 /// format's own dialect (one walk serves them all).
@@ -248,27 +263,53 @@ const SCHEMA_CHECKS: &[(&Rule, SchemaCheck)] = &[
     ),
 ];
 
-fn check_parameter_schemas(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
-    let checks: Vec<SchemaCheck> = SCHEMA_CHECKS
+/// Runs the parameter rules over every tool's parameter schema. Findings
+/// about schemas in the document go to `out`; those about derived schemas,
+/// deduplicated among themselves and moved to their tool's name, go to
+/// `derived_out`.
+fn check_parameter_schemas(
+    manifest: &Manifest,
+    out: &mut Vec<Diagnostic>,
+    derived_out: &mut Vec<Diagnostic>,
+) {
+    let runs = |rule: &Rule| manifest.settings.runs(rule);
+    let tool_checks: Vec<ToolSchemaCheck> = TOOL_SCHEMA_CHECKS
         .iter()
-        .filter(|(rule, _)| manifest.settings.runs(rule))
+        .filter(|(rule, _)| runs(rule))
         .map(|(_, check)| *check)
         .collect();
-    if checks.is_empty() {
+    let node_checks: Vec<SchemaCheck> = SCHEMA_CHECKS
+        .iter()
+        .filter(|(rule, _)| runs(rule))
+        .map(|(_, check)| *check)
+        .collect();
+    if tool_checks.is_empty() && node_checks.is_empty() {
         return;
     }
-    for tool in &manifest.toolset.tools {
-        let Some(at) = &tool.parameters_at else {
-            continue;
-        };
-        let Some(schema) = manifest.raw(at) else {
-            continue;
-        };
-        for_each_schema(schema, at, &mut |pointer, node| {
-            for check in &checks {
-                check(manifest, pointer, node, out);
+    let check = |schema: &ParameterSchema, out: &mut Vec<Diagnostic>| {
+        for check in &tool_checks {
+            check(schema, out);
+        }
+        if node_checks.is_empty() {
+            return;
+        }
+        for_each_schema(schema.value, schema.root, &mut |pointer, node| {
+            for check in &node_checks {
+                check(schema, pointer, node, out);
             }
         });
+    };
+    for schema in ParameterSchema::all(manifest) {
+        if !schema.is_derived() {
+            check(&schema, out);
+            continue;
+        }
+        // One report per defect, decided by the place in the derived
+        // schema: once moved, every finding sits at the tool's name.
+        let mut found = Vec::new();
+        check(&schema, &mut found);
+        super::keep_one_report_per_defect(&mut found);
+        derived_out.extend(schema.relocate(found));
     }
 }
 
@@ -294,7 +335,13 @@ pub(crate) fn is_checked_structurally(manifest: &Manifest) -> bool {
     !not_a_tool_manifest::applies(manifest)
 }
 
-pub(crate) fn check_manifest(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+/// Runs the per-file rules. Findings about derived parameter schemas go to
+/// `derived_out`, apart from the rest (see [`check_parameter_schemas`]).
+pub(crate) fn check_manifest(
+    manifest: &Manifest,
+    out: &mut Vec<Diagnostic>,
+    derived_out: &mut Vec<Diagnostic>,
+) {
     if not_a_tool_manifest::applies(manifest) {
         duplicate_key::check(manifest, out);
         not_a_tool_manifest::check(manifest, out);
@@ -305,5 +352,5 @@ pub(crate) fn check_manifest(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
             check(manifest, out);
         }
     }
-    check_parameter_schemas(manifest, out);
+    check_parameter_schemas(manifest, out, derived_out);
 }

@@ -24,8 +24,9 @@
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Fix, Severity};
+use crate::lint::Rule;
 use crate::lint::fix::insert_member;
-use crate::lint::{Manifest, Rule};
+use crate::lint::parameter_schema::ParameterSchema;
 
 pub(crate) const RULE: Rule = Rule {
     name: "parameters-not-object",
@@ -35,41 +36,38 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
-    for tool in &manifest.toolset.tools {
-        let Some(at) = &tool.parameters_at else {
-            continue;
-        };
-        let mut fix = None;
-        let (pointer, message) = match manifest.raw(at) {
-            None => continue,
-            Some(Value::Object(schema)) => {
-                let type_at = format!("{at}/type");
-                match schema.get("type") {
-                    Some(Value::String(t)) if t == "object" => continue,
-                    None => {
-                        // Tool arguments are always an object: saying so
-                        // changes nothing the tool accepts.
-                        fix = insert_member(manifest, at, "type", "\"object\"")
-                            .map(|edit| Fix::safe("add \"type\": \"object\"", vec![edit]));
-                        (type_at, "the parameter schema has no \"type\"".to_string())
-                    }
-                    Some(other) => (
-                        type_at,
-                        format!("the parameter schema's root type is {other}, not \"object\""),
-                    ),
+pub(crate) fn check(parameters: &ParameterSchema, out: &mut Vec<Diagnostic>) {
+    let at = parameters.root;
+    let mut fix = None;
+    let (pointer, message) = match parameters.value {
+        Value::Object(schema) => {
+            let type_at = format!("{at}/type");
+            match schema.get("type") {
+                Some(Value::String(t)) if t == "object" => return,
+                None => {
+                    // Tool arguments are always an object: saying so
+                    // changes nothing the tool accepts.
+                    fix = parameters
+                        .editable()
+                        .and_then(|manifest| insert_member(manifest, at, "type", "\"object\""))
+                        .map(|edit| Fix::safe("add \"type\": \"object\"", vec![edit]));
+                    (type_at, "the parameter schema has no \"type\"".to_string())
                 }
+                Some(other) => (
+                    type_at,
+                    format!("the parameter schema's root type is {other}, not \"object\""),
+                ),
             }
-            Some(_) => (
-                at.clone(),
-                "the parameter schema must be a JSON object".to_string(),
-            ),
-        };
-        out.push(
-            manifest
-                .at_value(&RULE, pointer, message)
-                .with_help("tool arguments are a JSON object: use {\"type\": \"object\", \"properties\": {...}}")
-                .with_fix(fix),
-        );
-    }
+        }
+        _ => (
+            at.to_string(),
+            "the parameter schema must be a JSON object".to_string(),
+        ),
+    };
+    out.push(
+        parameters
+            .at_value(&RULE, pointer, message)
+            .with_help("tool arguments are a JSON object: use {\"type\": \"object\", \"properties\": {...}}")
+            .with_fix(fix),
+    );
 }

@@ -27,7 +27,8 @@ use serde_json::{Map, Value};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::ir::Format;
 use crate::json;
-use crate::lint::{Manifest, Rule};
+use crate::lint::Rule;
+use crate::lint::parameter_schema::ParameterSchema;
 
 pub(crate) const RULE: Rule = Rule {
     name: "property-missing-description",
@@ -40,7 +41,7 @@ pub(crate) const RULE: Rule = Rule {
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).
 pub(crate) fn check_node(
-    manifest: &Manifest,
+    parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
     out: &mut Vec<Diagnostic>,
@@ -48,7 +49,7 @@ pub(crate) fn check_node(
     // NORA's format requires a description on each of its top-level
     // properties: there a missing one is an error of the format's
     // structure (`schema-violation`), not this warning.
-    if manifest.format() == Format::Nora && pointer == "/parameters" {
+    if parameters.format() == Format::Nora && pointer == "/parameters" {
         return;
     }
     let Some(properties) = node.get("properties").and_then(Value::as_object) else {
@@ -77,10 +78,15 @@ pub(crate) fn check_node(
         } else {
             format!("property \"{name}\" has no description")
         };
+        let help = if parameters.is_derived() && parameters.format() == Format::Agentstack {
+            "describe it in the function's docstring (`Args:` section): what it means, its unit and format"
+        } else {
+            "describe what the argument means, its unit and format, for the model"
+        };
         out.push(
-            manifest
+            parameters
                 .at_value(&RULE, description_at, message)
-                .with_help("describe what the argument means, its unit and format, for the model"),
+                .with_help(help),
         );
     }
 }

@@ -2,6 +2,8 @@
 //! Reports a parameter property with no `type`, at any depth of the
 //! parameter schema. A property whose values are pinned down otherwise
 //! (`enum`, `const`, `$ref`, `anyOf`, `oneOf`, `allOf`) is not reported.
+//! Nor are the parameters of AgentStack functions: `python-type-hint-unknown`
+//! reports those with the hint that gave no type.
 //!
 //! ## Why is this bad?
 //! Without a type the model guesses, and guesses differently from call to
@@ -22,9 +24,11 @@
 use serde_json::{Map, Value};
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::ir::Format;
 use crate::json;
+use crate::lint::Rule;
+use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::schema_walk::has_implied_type;
-use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {
     name: "property-missing-type",
@@ -37,11 +41,16 @@ pub(crate) const RULE: Rule = Rule {
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).
 pub(crate) fn check_node(
-    manifest: &Manifest,
+    parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
     out: &mut Vec<Diagnostic>,
 ) {
+    // A Python parameter without a type is `python-type-hint-unknown`'s
+    // finding, which names the hint to change.
+    if parameters.is_derived() && parameters.format() == Format::Agentstack {
+        return;
+    }
     let Some(properties) = node.get("properties").and_then(|p| p.as_object()) else {
         return;
     };
@@ -54,7 +63,7 @@ pub(crate) fn check_node(
         }
         let property_at = json::join(&json::join(pointer, "properties"), name);
         out.push(
-            manifest
+            parameters
                 .at_value(
                     &RULE,
                     json::join(&property_at, "type"),

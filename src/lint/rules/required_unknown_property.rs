@@ -24,7 +24,8 @@ use serde_json::{Map, Value};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::json;
-use crate::lint::{Manifest, Rule};
+use crate::lint::Rule;
+use crate::lint::parameter_schema::ParameterSchema;
 use crate::suggest::did_you_mean;
 
 pub(crate) const RULE: Rule = Rule {
@@ -40,7 +41,7 @@ const OTHER_SOURCES: &[&str] = &["patternProperties", "allOf", "anyOf", "oneOf",
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).
 pub(crate) fn check_node(
-    manifest: &Manifest,
+    parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
     out: &mut Vec<Diagnostic>,
@@ -60,7 +61,7 @@ pub(crate) fn check_node(
         if properties.contains_key(name) {
             continue;
         }
-        let diagnostic = manifest.at_value(
+        let diagnostic = parameters.at_value(
             &RULE,
             json::join(&json::join(pointer, "required"), i),
             format!("\"{name}\" is required but not defined in \"properties\""),

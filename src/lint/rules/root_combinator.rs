@@ -36,8 +36,9 @@ use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::json;
+use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::settings::{agree, provider_list};
-use crate::lint::{Manifest, Rule, Target};
+use crate::lint::{Rule, Target};
 
 pub(crate) const RULE: Rule = Rule {
     name: "root-combinator",
@@ -49,31 +50,26 @@ pub(crate) const RULE: Rule = Rule {
 
 const COMBINATORS: &[&str] = &["anyOf", "oneOf", "allOf"];
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
-    let rejecting = manifest.settings.providers(&RULE);
-    for tool in &manifest.toolset.tools {
-        let Some(at) = &tool.parameters_at else {
-            continue;
-        };
-        let Some(Value::Object(schema)) = manifest.raw(at) else {
-            continue;
-        };
-        for keyword in COMBINATORS.iter().filter(|k| schema.contains_key(**k)) {
-            out.push(
-                manifest
-                    .at_key(
-                        &RULE,
-                        json::join(at, keyword),
-                        format!(
-                            "\"{keyword}\" at the root of the parameter schema; {} {} it there",
-                            provider_list(&rejecting),
-                            agree(&rejecting, "rejects", "reject")
-                        ),
-                    )
-                    .with_help(
-                        "declare every property at the root, say in the descriptions which to give, and check the combination in the tool",
+pub(crate) fn check(parameters: &ParameterSchema, out: &mut Vec<Diagnostic>) {
+    let Value::Object(schema) = parameters.value else {
+        return;
+    };
+    let rejecting = parameters.manifest.settings.providers(&RULE);
+    for keyword in COMBINATORS.iter().filter(|k| schema.contains_key(**k)) {
+        out.push(
+            parameters
+                .at_key(
+                    &RULE,
+                    json::join(parameters.root, keyword),
+                    format!(
+                        "\"{keyword}\" at the root of the parameter schema; {} {} it there",
+                        provider_list(&rejecting),
+                        agree(&rejecting, "rejects", "reject")
                     ),
-            );
-        }
+                )
+                .with_help(
+                    "declare every property at the root, say in the descriptions which to give, and check the combination in the tool",
+                ),
+        );
     }
 }

@@ -32,8 +32,9 @@ use serde_json::{Map, Value};
 use crate::diagnostic::{Diagnostic, Fix, Severity};
 use crate::json;
 use crate::lint::fix::insert_member;
+use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_unsupported_keyword::in_rejected_subschema;
-use crate::lint::{Manifest, Rule, Target};
+use crate::lint::{Rule, Target};
 
 pub(crate) const RULE: Rule = Rule {
     name: "strict-additional-properties",
@@ -57,7 +58,7 @@ pub(crate) fn is_object_schema(node: &Map<String, Value>) -> bool {
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).
 pub(crate) fn check_node(
-    manifest: &Manifest,
+    parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
     out: &mut Vec<Diagnostic>,
@@ -65,13 +66,13 @@ pub(crate) fn check_node(
     if !is_object_schema(node) {
         return;
     }
-    if in_rejected_subschema(manifest, pointer) {
+    if in_rejected_subschema(parameters, pointer) {
         return;
     }
     let at = json::join(pointer, "additionalProperties");
     let diagnostic = match node.get("additionalProperties") {
         Some(Value::Bool(false)) => return,
-        None => manifest
+        None => parameters
             .at_value(
                 &RULE,
                 at,
@@ -80,7 +81,11 @@ pub(crate) fn check_node(
             )
             .with_help("add \"additionalProperties\": false to the object")
             .with_fix(
-                insert_member(manifest, pointer, "additionalProperties", "false")
+                parameters
+                    .editable()
+                    .and_then(|manifest| {
+                        insert_member(manifest, pointer, "additionalProperties", "false")
+                    })
                     .map(|edit| Fix::safe("add \"additionalProperties\": false", vec![edit])),
             ),
         Some(other) => {
@@ -88,7 +93,7 @@ pub(crate) fn check_node(
                 Value::Object(_) => "a schema".to_string(),
                 other => other.to_string(),
             };
-            manifest
+            parameters
                 .at_value(
                     &RULE,
                     at,

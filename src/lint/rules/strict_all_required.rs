@@ -33,6 +33,7 @@ use crate::diagnostic::{Diagnostic, Fix, Severity};
 use crate::ir::Format;
 use crate::json;
 use crate::lint::fix::{append_item, insert_member, replace_value};
+use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_unsupported_keyword::in_rejected_subschema;
 use crate::lint::{Manifest, Rule, Target};
 
@@ -47,7 +48,7 @@ pub(crate) const RULE: Rule = Rule {
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).
 pub(crate) fn check_node(
-    manifest: &Manifest,
+    parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
     out: &mut Vec<Diagnostic>,
@@ -55,7 +56,7 @@ pub(crate) fn check_node(
     let Some(Value::Object(properties)) = node.get("properties") else {
         return;
     };
-    if in_rejected_subschema(manifest, pointer) {
+    if in_rejected_subschema(parameters, pointer) {
         return;
     }
     let required: Vec<&str> = match node.get("required") {
@@ -65,21 +66,20 @@ pub(crate) fn check_node(
         Some(_) => return,
     };
     // NORA marks required top-level properties with a flag of their own.
-    let nora_root = manifest.format() == Format::Nora
-        && manifest
-            .toolset
-            .tools
-            .iter()
-            .any(|t| t.parameters_at.as_deref() == Some(pointer));
+    let nora_root = parameters.format() == Format::Nora
+        && !parameters.is_derived()
+        && parameters.is_root(pointer);
     for (name, property) in properties {
         let flagged = nora_root && property.get("required") == Some(&Value::Bool(true));
         if flagged || required.contains(&name.as_str()) {
             continue;
         }
         let property_at = json::join(&json::join(pointer, "properties"), name);
-        let fix = required_and_nullable(manifest, pointer, &property_at, name, nora_root);
+        let fix = parameters.editable().and_then(|manifest| {
+            required_and_nullable(manifest, pointer, &property_at, name, nora_root)
+        });
         out.push(
-            manifest
+            parameters
                 .at_key(
                     &RULE,
                     property_at.clone(),

@@ -37,9 +37,10 @@
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_additional_properties::is_object_schema;
 use crate::lint::schema_walk::for_each_schema;
-use crate::lint::{Limits, Manifest, Rule, Target};
+use crate::lint::{Limits, Rule, Target};
 
 pub(crate) const RULE: Rule = Rule {
     name: "strict-limits",
@@ -49,79 +50,72 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[Target::OpenaiStrict],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
-    let limits = &manifest.settings.limits;
+pub(crate) fn check(parameters: &ParameterSchema, out: &mut Vec<Diagnostic>) {
+    let limits = &parameters.manifest.settings.limits;
     let documented = Limits::default();
-    for tool in &manifest.toolset.tools {
-        let Some(at) = &tool.parameters_at else {
-            continue;
+    let at = parameters.root;
+    let size = measure(parameters.value, at, limits.strict_max_depth);
+    if let Some(pointer) = &size.first_too_deep {
+        let level = limits.strict_max_depth + 1;
+        let reaches = if size.deepest > level {
+            format!(" (the schema reaches {})", size.deepest)
+        } else {
+            String::new()
         };
-        let Some(schema) = manifest.raw(at) else {
+        let limit = limit_phrase(
+            limits.strict_max_depth,
+            documented.strict_max_depth,
+            "strict-max-depth",
+        );
+        out.push(
+            parameters
+                .at_value(
+                    &RULE,
+                    pointer.clone(),
+                    format!(
+                        "this object schema is at nesting level {level}{reaches}, over {limit} levels"
+                    ),
+                )
+                .with_help(help("flatten the nesting", "strict-max-depth")),
+        );
+    }
+    let totals = [
+        (
+            size.properties,
+            limits.strict_max_properties,
+            documented.strict_max_properties,
+            "object properties",
+            "strict-max-properties",
+        ),
+        (
+            size.enum_values,
+            limits.strict_max_enum_values,
+            documented.strict_max_enum_values,
+            "enum values",
+            "strict-max-enum-values",
+        ),
+        (
+            size.string_length,
+            limits.strict_max_string_length,
+            documented.strict_max_string_length,
+            "characters of property names, definition names, enum and const values",
+            "strict-max-string-length",
+        ),
+    ];
+    for (figure, limit, default, what, setting) in totals {
+        if figure <= limit {
             continue;
-        };
-        let size = measure(schema, at, limits.strict_max_depth);
-        if let Some(pointer) = &size.first_too_deep {
-            let level = limits.strict_max_depth + 1;
-            let reaches = if size.deepest > level {
-                format!(" (the schema reaches {})", size.deepest)
-            } else {
-                String::new()
-            };
-            let limit = limit_phrase(
-                limits.strict_max_depth,
-                documented.strict_max_depth,
-                "strict-max-depth",
-            );
-            out.push(
-                manifest
-                    .at_value(
-                        &RULE,
-                        pointer.clone(),
-                        format!(
-                            "this object schema is at nesting level {level}{reaches}, over {limit} levels"
-                        ),
-                    )
-                    .with_help(help("flatten the nesting", "strict-max-depth")),
-            );
         }
-        let totals = [
-            (
-                size.properties,
-                limits.strict_max_properties,
-                documented.strict_max_properties,
-                "object properties",
-                "strict-max-properties",
-            ),
-            (
-                size.enum_values,
-                limits.strict_max_enum_values,
-                documented.strict_max_enum_values,
-                "enum values",
-                "strict-max-enum-values",
-            ),
-            (
-                size.string_length,
-                limits.strict_max_string_length,
-                documented.strict_max_string_length,
-                "characters of property names, definition names, enum and const values",
-                "strict-max-string-length",
-            ),
-        ];
-        for (figure, limit, default, what, setting) in totals {
-            if figure <= limit {
-                continue;
-            }
-            let limit = limit_phrase(limit, default, setting);
-            out.push(
-                manifest
-                    .at_value(
-                        &RULE,
-                        at.clone(),
-                        format!("the parameter schema has {figure} {what}, over {limit}"),
-                    )
-                    .with_help(help("split the tool or shrink the schema", setting)),
-            );
-        }
+        let limit = limit_phrase(limit, default, setting);
+        out.push(
+            parameters
+                .at_value(
+                    &RULE,
+                    at,
+                    format!("the parameter schema has {figure} {what}, over {limit}"),
+                )
+                .with_help(help("split the tool or shrink the schema", setting)),
+        );
     }
 }
 

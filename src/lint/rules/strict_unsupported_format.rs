@@ -29,8 +29,9 @@ use serde_json::{Map, Value};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::json;
+use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_unsupported_keyword::in_rejected_subschema;
-use crate::lint::{Manifest, Rule, Target};
+use crate::lint::{Rule, Target};
 
 pub(crate) const RULE: Rule = Rule {
     name: "strict-unsupported-format",
@@ -57,7 +58,7 @@ pub(crate) const SUPPORTED: &[&str] = &[
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).
 pub(crate) fn check_node(
-    manifest: &Manifest,
+    parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
     out: &mut Vec<Diagnostic>,
@@ -69,11 +70,11 @@ pub(crate) fn check_node(
     if SUPPORTED.contains(&format.as_str()) {
         return;
     }
-    if in_rejected_subschema(manifest, pointer) {
+    if in_rejected_subschema(parameters, pointer) {
         return;
     }
     out.push(
-        manifest
+        parameters
             .at_value(
                 &RULE,
                 json::join(pointer, "format"),

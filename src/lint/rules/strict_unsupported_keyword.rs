@@ -35,7 +35,8 @@ use serde_json::{Map, Value};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::json;
-use crate::lint::{Manifest, Rule, Target};
+use crate::lint::parameter_schema::ParameterSchema;
+use crate::lint::{Rule, Target};
 
 pub(crate) const RULE: Rule = Rule {
     name: "strict-unsupported-keyword",
@@ -103,32 +104,23 @@ const REMOVED_WITH_KEYWORD: &[&str] = &[
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).
 pub(crate) fn check_node(
-    manifest: &Manifest,
+    parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
     out: &mut Vec<Diagnostic>,
 ) {
-    if in_rejected_subschema(manifest, pointer) {
+    if in_rejected_subschema(parameters, pointer) {
         return;
     }
-    let mut is_root = None;
     for (keyword, help) in UNSUPPORTED {
         if !node.contains_key(*keyword) {
             continue;
         }
-        if ROOT_COMBINATORS.contains(keyword)
-            && *is_root.get_or_insert_with(|| {
-                manifest
-                    .toolset
-                    .tools
-                    .iter()
-                    .any(|t| t.parameters_at.as_deref() == Some(pointer))
-            })
-        {
+        if ROOT_COMBINATORS.contains(keyword) && parameters.is_root(pointer) {
             continue;
         }
         out.push(
-            manifest
+            parameters
                 .at_key(
                     &RULE,
                     json::join(pointer, keyword),
@@ -141,7 +133,7 @@ pub(crate) fn check_node(
 
 /// Whether the subschema at `pointer` lies inside one that strict mode
 /// rejects as a whole (under `not`, `if`, `additionalProperties`, ...).
-pub(crate) fn in_rejected_subschema(manifest: &Manifest, pointer: &str) -> bool {
+pub(crate) fn in_rejected_subschema(parameters: &ParameterSchema, pointer: &str) -> bool {
     // Most pointers hold none of these tokens; only those are parsed.
     if !pointer
         .split('/')
@@ -149,7 +141,7 @@ pub(crate) fn in_rejected_subschema(manifest: &Manifest, pointer: &str) -> bool 
     {
         return false;
     }
-    schema_path(manifest, pointer).is_some_and(|steps| {
+    schema_path(parameters, pointer).is_some_and(|steps| {
         steps
             .iter()
             .any(|s| REMOVED_WITH_KEYWORD.contains(&s.keyword))
@@ -176,23 +168,17 @@ const NAMED: &[&str] = &[
 ];
 const LISTED: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
 
-/// The steps from the root of the parameter schema holding `pointer` down
-/// to it (none for the root itself); `None` when no tool's parameter
-/// schema holds it. A property named like a keyword (`"not"`) is a member,
-/// not a step, because the path is read from the root down.
-pub(crate) fn schema_path<'p>(manifest: &Manifest, pointer: &'p str) -> Option<Vec<PathStep<'p>>> {
-    let root = manifest
-        .toolset
-        .tools
-        .iter()
-        .filter_map(|t| t.parameters_at.as_deref())
-        .filter(|at| {
-            pointer
-                .strip_prefix(at)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-        })
-        .max_by_key(|at| at.len())?;
-    let below = pointer.get(root.len()..)?;
+/// The steps from the root of the parameter schema down to `pointer` (none
+/// for the root itself); `None` when the schema does not hold it. A
+/// property named like a keyword (`"not"`) is a member, not a step, because
+/// the path is read from the root down.
+pub(crate) fn schema_path<'p>(
+    parameters: &ParameterSchema,
+    pointer: &'p str,
+) -> Option<Vec<PathStep<'p>>> {
+    let below = pointer
+        .strip_prefix(parameters.root)
+        .filter(|rest| rest.is_empty() || rest.starts_with('/'))?;
     let mut tokens = below.split('/').skip(1).peekable();
     let mut steps = Vec::new();
     while let Some(keyword) = tokens.next() {

@@ -1,0 +1,99 @@
+//! ## What it does
+//! Warns about a parameter of an AgentStack tool function whose type hint
+//! toolc cannot turn into a JSON Schema type: a parameter without a hint
+//! (`def search(query)`), or one whose hint names a class, a forward
+//! reference, `Any`, a `Callable` or another type outside `str`, `int`,
+//! `float`, `bool`, `list[...]`, `dict[str, ...]`, `Optional[...]`,
+//! `Union[...]` and `Literal[...]`, so that the property toolc derives for
+//! it has no `type`. (`Any` says "any type" on purpose and is not reported;
+//! nor is `list[Document]`, which is still an array.) The finding sits on
+//! the tool's name in `config.json` and names each such parameter, its hint
+//! as written and its line in `__init__.py`.
+//!
+//! ## Why is this bad?
+//! The parameter schema an agent framework shows the model comes from these
+//! hints. Without a type the model guesses, and guesses differently from call
+//! to call: a number arrives as `"5"`, a list as a comma-separated string.
+//! Providers such as Gemini reject schema nodes without a type outright.
+//!
+//! ## Example
+//! `__init__.py`:
+//! ```python
+//! def search(query, filters: SearchFilters) -> str:
+//!     ...
+//! ```
+//!
+//! ## Use instead
+//! Hint every parameter with a type that has a JSON Schema counterpart:
+//! ```python
+//! def search(query: str, filters: dict[str, str]) -> str:
+//!     ...
+//! ```
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::lint::{Manifest, Rule};
+
+pub(crate) const RULE: Rule = Rule {
+    name: "python-type-hint-unknown",
+    code: "TC507",
+    severity: Severity::Warning,
+    summary: "an AgentStack tool function's parameter has no type hint toolc can translate",
+    targets: &[],
+};
+
+pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+    for derived in &manifest.derived {
+        let Some(tool) = manifest.toolset.tools.get(derived.tool) else {
+            continue;
+        };
+        let definition = &derived.origin.definition;
+        let file = &derived.origin.file;
+        // One finding per tool, naming every such parameter: they all sit
+        // at the tool's name.
+        let message = match derived.untyped.as_slice() {
+            [] => continue,
+            [parameter] => {
+                let name = &parameter.name;
+                let line = parameter.line;
+                match &parameter.hint {
+                    None => format!(
+                        "parameter {name:?} of {definition} has no type hint, so its property has no \"type\" ({file}:{line})"
+                    ),
+                    Some(hint) => format!(
+                        "parameter {name:?} of {definition} has the type hint `{}`, which toolc cannot turn into a JSON Schema type, so its property has no \"type\" ({file}:{line})",
+                        shown_hint(hint)
+                    ),
+                }
+            }
+            several => {
+                let listed: Vec<String> = several
+                    .iter()
+                    .map(|p| {
+                        let hint = match &p.hint {
+                            None => "no hint".to_string(),
+                            Some(hint) => format!("`{}`", shown_hint(hint)),
+                        };
+                        format!("{:?}: {hint} ({file}:{})", p.name, p.line)
+                    })
+                    .collect();
+                format!(
+                    "parameters of {definition} without a type hint toolc can turn into a JSON Schema type, so their properties have no \"type\": {}",
+                    listed.join(", ")
+                )
+            }
+        };
+        out.push(manifest.at_tool_name(&RULE, tool, message).with_help(
+            "hint each with str, int, float, bool, list[...], dict[str, ...], Optional[...] or Literal[...]",
+        ));
+    }
+}
+
+/// A hint on one line, cut short when long.
+fn shown_hint(hint: &str) -> String {
+    const SHOWN: usize = 60;
+    let one_line = hint.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= SHOWN {
+        return one_line;
+    }
+    one_line.chars().take(SHOWN).collect::<String>() + "..."
+}
