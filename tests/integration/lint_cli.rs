@@ -725,3 +725,226 @@ fn entrypoint_missing_run_says_what_is_wrong_with_the_script() {
         ]
     );
 }
+
+// ------------------------------------------------- schemas read from code
+
+const AGENTSTACK_CONFIG: &str = r#"{
+  "name": "search",
+  "category": "search",
+  "description": "Web search.",
+  "url": "https://example.com/search",
+  "dependencies": ["httpx>=0.27,<1"],
+  "tools": ["web_search"]
+}
+"#;
+
+/// `limit` (line 1) has no description in the docstring.
+const AGENTSTACK_INIT: &str = r#"def web_search(query: str, limit: int = 10) -> str:
+    """Search the web.
+
+    Args:
+        query: What to search for.
+    """
+    return query
+"#;
+
+const NACHOS_MANIFEST: &str = r#"{
+  "name": "Web Fetch",
+  "version": "0.2.0",
+  "type": "tool",
+  "description": "Fetch a web page.",
+  "provides": {
+    "tool": "web_fetch",
+    "securityTier": 1
+  }
+}
+"#;
+
+/// `parameters` is on line 8: "text" is no type, `timeoutMs` has no
+/// description, `headers` is required but not defined.
+const NACHOS_CLASS: &str = r#"import { SecurityTier, type ParameterSchema, type Tool } from '@nachos/types';
+
+export class WebFetchTool implements Tool {
+  readonly toolId = 'web_fetch';
+  readonly name = 'Web Fetch';
+  readonly description = 'Fetch a web page.';
+  readonly securityTier = SecurityTier.STANDARD;
+  readonly parameters: ParameterSchema = {
+    type: 'object',
+    properties: {
+      url: { type: 'text', description: 'The URL to fetch.' },
+      timeoutMs: { type: 'integer' },
+    },
+    required: ['url', 'headers'],
+  };
+}
+"#;
+
+/// Lints `dir` with `extra` arguments: (exit code, findings as
+/// "rule line:column pointer", the report).
+fn lint_dir(dir: &TempDir, extra: &[&str]) -> (i32, Vec<String>, serde_json::Value) {
+    let mut args = vec!["lint", "--format", "json"];
+    args.extend_from_slice(extra);
+    args.push(".");
+    let output = Test::new().current_dir(dir.path()).args(args).run();
+    let report = output.json();
+    let mut found: Vec<String> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}:{} {}",
+                d["rule"].as_str().unwrap_or(""),
+                d["line"],
+                d["column"],
+                d["pointer"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    found.sort();
+    (output.code, found, report)
+}
+
+fn message_of<'r>(report: &'r serde_json::Value, rule: &str) -> &'r str {
+    report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["rule"] == rule)
+        .and_then(|d| d["message"].as_str())
+        .unwrap_or_else(|| panic!("no {rule} finding in {report}"))
+}
+
+#[test]
+fn an_undocumented_python_parameter_is_reported_at_the_tool_name() {
+    let dir = TempDir::new("derived-agentstack");
+    dir.write("search/config.json", AGENTSTACK_CONFIG);
+    dir.write("search/__init__.py", AGENTSTACK_INIT);
+    let (code, found, report) = lint_dir(&dir, &[]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(found, ["property-missing-description 7:13 /tools/0"]);
+    assert_eq!(
+        message_of(&report, "property-missing-description"),
+        "property \"limit\" has no description (parameter \"limit\" of def web_search, __init__.py:1)"
+    );
+    assert_eq!(report["diagnostics"][0]["path"], "search/config.json");
+    assert_eq!(report["diagnostics"][0]["fix"], serde_json::Value::Null);
+}
+
+#[test]
+fn provider_rules_apply_to_python_parameters_too() {
+    let dir = TempDir::new("derived-agentstack-strict");
+    dir.write("search/config.json", AGENTSTACK_CONFIG);
+    dir.write("search/__init__.py", AGENTSTACK_INIT);
+    let (code, found, report) = lint_dir(&dir, &["--target", "openai-strict"]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        found,
+        [
+            "property-missing-description 7:13 /tools/0",
+            "strict-additional-properties 7:13 /tools/0",
+            "strict-all-required 7:13 /tools/0",
+        ]
+    );
+    assert!(
+        message_of(&report, "strict-all-required").contains("\"limit\" is not in \"required\""),
+        "{report}"
+    );
+}
+
+#[test]
+fn fixes_never_touch_a_schema_read_from_code() {
+    let dir = TempDir::new("derived-agentstack-fix");
+    let config = dir.write("search/config.json", AGENTSTACK_CONFIG);
+    let init = dir.write("search/__init__.py", AGENTSTACK_INIT);
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args([
+            "lint",
+            "--target",
+            "openai-strict",
+            "--fix",
+            "--unsafe-fixes",
+            ".",
+        ])
+        .run();
+    assert_eq!(output.code, 1, "{}", output.stderr);
+    let read = |path: &std::path::Path| std::fs::read_to_string(path).expect("read");
+    assert_eq!(read(&config), AGENTSTACK_CONFIG);
+    assert_eq!(read(&init), AGENTSTACK_INIT);
+}
+
+#[test]
+fn a_typescript_class_s_parameters_get_the_parameter_rules() {
+    let dir = TempDir::new("derived-nachos");
+    dir.write("fetch/manifest.json", NACHOS_MANIFEST);
+    dir.write("fetch/src/fetch.ts", NACHOS_CLASS);
+    let (code, found, report) = lint_dir(&dir, &[]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        found,
+        [
+            "invalid-json-schema 7:13 /provides/tool",
+            "property-missing-description 7:13 /provides/tool",
+            "required-unknown-property 7:13 /provides/tool",
+        ]
+    );
+    let place = "class WebFetchTool, src/fetch.ts:8)";
+    assert_eq!(
+        message_of(&report, "invalid-json-schema"),
+        format!(
+            "\"text\" is not a JSON Schema type (string, number, integer, boolean, array, object, null) (parameter \"url\" of {place}"
+        )
+    );
+    assert!(
+        message_of(&report, "property-missing-description")
+            .starts_with("property \"timeoutMs\" has no description"),
+        "{report}"
+    );
+    assert!(
+        message_of(&report, "required-unknown-property")
+            .ends_with(&format!("(parameters of {place}")),
+        "{report}"
+    );
+}
+
+#[test]
+fn several_findings_of_one_rule_on_one_tool_are_one_report() {
+    let dir = TempDir::new("derived-merged");
+    dir.write("search/config.json", AGENTSTACK_CONFIG);
+    dir.write(
+        "search/__init__.py",
+        "def web_search(query: str, limit: int = 10) -> str:\n    \"\"\"Search.\"\"\"\n    return query\n",
+    );
+    let (_, found, report) = lint_dir(&dir, &[]);
+    assert_eq!(found, ["property-missing-description 7:13 /tools/0"]);
+    assert_eq!(
+        message_of(&report, "property-missing-description"),
+        "property \"query\" has no description (parameter \"query\" of def web_search, __init__.py:1); \
+         property \"limit\" has no description (parameter \"limit\" of def web_search, __init__.py:1)"
+    );
+}
+
+#[test]
+fn without_python_or_typescript_the_findings_are_unchanged() {
+    // No code beside the manifests: nothing to derive, nothing reported,
+    // as before schemas were read from code.
+    let dir = TempDir::new("derived-none");
+    dir.write("search/config.json", AGENTSTACK_CONFIG);
+    dir.write("fetch/manifest.json", NACHOS_MANIFEST);
+    let (code, found, report) = lint_dir(&dir, &["--target", "openai-strict"]);
+    assert_eq!((code, found.len()), (0, 0), "{report}");
+    // Code that cannot be read gives its own finding and no parameters.
+    dir.write("search/__init__.py", "def web_search(query: str) -> str\n");
+    dir.write("fetch/src/fetch.ts", "export class {");
+    let (_, found, report) = lint_dir(&dir, &[]);
+    assert_eq!(
+        found,
+        [
+            "nachos-class-missing 7:13 /provides/tool",
+            "python-syntax-error 7:3 /tools",
+        ],
+        "{report}"
+    );
+}
