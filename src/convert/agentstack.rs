@@ -118,15 +118,17 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
             .get(index)
             .cloned()
             .unwrap_or_else(|| tool.name.clone());
+        let mut extra = Vec::new();
         if function != tool.name {
             out.losses.push(Loss {
                 path: set.path.clone(),
                 pointer: tool.name_at.clone(),
                 message: format!(
-                    "AgentStack calls a tool by its Python function's name, and \"{}\" is none: the tool becomes \"{function}\"",
+                    "AgentStack calls a tool by its Python function's name, and \"{}\" is none: the tool becomes \"{function}\" (its name is kept in \"x-toolc\")",
                     tool.name
                 ),
             });
+            extra.push(("name", Value::String(tool.name.clone())));
         }
         if permissions.contains_key(&function) {
             out.losses.push(Loss {
@@ -158,12 +160,15 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
                 ),
             );
         }
-        let mut extra = Vec::new();
         let read_back = skeleton.read_back.get(index).cloned().flatten();
-        if let Some(description) = &tool.description
-            && read_back.as_ref().and_then(|r| r.1.as_ref()) != Some(description)
-        {
-            extra.push(("description", Value::String(description.clone())));
+        let summary = read_back.as_ref().and_then(|r| r.1.as_ref());
+        match &tool.description {
+            Some(description) if summary != Some(description) => {
+                extra.push(("description", Value::String(description.clone())));
+            }
+            // The docstring needs some text; say the tool has none.
+            None if summary.is_some() => extra.push(("description", Value::Null)),
+            _ => {}
         }
         if let Some(parameters) = &tool.parameters
             && read_back.as_ref().map(|r| &r.0) != Some(parameters)

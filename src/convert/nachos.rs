@@ -17,7 +17,7 @@ use crate::ir::{Format, ToolSet};
 /// The version of a package whose source says none.
 const DEFAULT_VERSION: &str = "0.1.0";
 /// `SecurityTier.STANDARD`: the tier of a tool whose source says none.
-const DEFAULT_TIER: i64 = 1;
+const DEFAULT_TIER: i64 = crate::emit::typescript::DEFAULT_SECURITY_TIER;
 
 pub(super) fn write(
     toolsets: &[ToolSet],
@@ -30,10 +30,17 @@ pub(super) fn write(
         for tool in &set.tools {
             let directory = directories.assign(&tool.name);
             let tier = tool.permissions.security_tier.unwrap_or(DEFAULT_TIER);
+            // A display name an earlier conversion kept is the title.
+            let title = tool.title.clone().or_else(|| {
+                tool.carried
+                    .iter()
+                    .find(|c| c.format == Format::Nachos && c.key == "name")
+                    .and_then(|c| c.value.as_str().map(str::to_string))
+            });
             let mut manifest = Map::new();
             manifest.insert(
                 "name".into(),
-                Value::String(tool.title.clone().unwrap_or_else(|| tool.name.clone())),
+                Value::String(title.clone().unwrap_or_else(|| tool.name.clone())),
             );
             manifest.insert("version".into(), Value::from(DEFAULT_VERSION));
             manifest.insert("type".into(), Value::from("tool"));
@@ -45,10 +52,13 @@ pub(super) fn write(
                 json!({"tool": tool.name, "securityTier": tier}),
             );
             let placed = place_tool(out, set, tool, Format::Nachos, &mut manifest, true);
-            attach_x_toolc(
-                &mut manifest,
-                x_toolc_object(placed, &set_fields, Vec::new()),
-            );
+            // The class needs a description; when the tool has none, the
+            // manifest says so, so that the class's is not taken for one.
+            let extra = match &tool.description {
+                None => vec![("description", Value::Null)],
+                Some(_) => Vec::new(),
+            };
+            attach_x_toolc(&mut manifest, x_toolc_object(placed, &set_fields, extra));
             let written_tier = manifest
                 .get("provides")
                 .and_then(|p| p.get("securityTier"))
@@ -76,6 +86,7 @@ pub(super) fn write(
             });
             if !has_class {
                 let mut class_tool = tool.clone();
+                class_tool.title = title.clone();
                 class_tool.permissions.security_tier = written_tier.or(Some(tier));
                 if class_tool.parameters.is_none() {
                     class_tool.parameters =

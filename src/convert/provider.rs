@@ -29,7 +29,10 @@ pub(super) fn write(
         Format::Anthropic => emit::anthropic::generate(toolsets, &options)?,
         _ => emit::mcp::generate(toolsets, &options)?,
     };
-    out.notes.extend(generated.notes);
+    // gen adapts schemas to what each provider accepts and says so in
+    // notes; convert keeps them as they are (lint --target says what a
+    // provider would reject), so gen's notes do not apply.
+    drop(generated.notes);
     let emit::Output::Document(text) = generated.output else {
         return Err(EmitError::Unsupported(format!(
             "{to} tool JSON is not one document"
@@ -64,6 +67,20 @@ pub(super) fn write(
             };
             // The carried fields of the target's own format go over what
             // gen wrote (the IR's own keys stay gen's).
+            let parameters = super::parameters_or_empty(out, set, tool, to);
+            match to {
+                Format::Openai => {
+                    if let Some(Value::Object(function)) = object.get_mut("function") {
+                        function.insert("parameters".into(), parameters);
+                    }
+                }
+                Format::Anthropic => {
+                    object.insert("input_schema".into(), parameters);
+                }
+                _ => {
+                    object.insert("inputSchema".into(), parameters);
+                }
+            }
             let placed = place_tool(out, set, tool, to, object, tolerant);
             if let Some(x) = x_toolc_object(placed, set_fields, Vec::new()) {
                 let meta = object

@@ -17,10 +17,14 @@
 //! ```
 //!
 //! `set` holds package- or file-level fields when the target has no place
-//! for them but its tools; `description` and `parameters` are written only
-//! where the format keeps them outside the manifest (AgentStack, whose
-//! functions' signatures cannot say everything a JSON Schema says).
-//! Reading such a manifest brings every field back.
+//! for them but its tools. `name`, `description` and `parameters` are
+//! written only where the format cannot say them exactly: an AgentStack
+//! tool's name must be a Python identifier and its parameters and
+//! description live in a function whose signature and docstring cannot say
+//! everything a JSON Schema says; NORA's parameter dialect has no room for
+//! a property's own `required` list. The `parameters` copy is used while
+//! the manifest's (or code's) own parameters keep the same names (see
+//! [`signature`]). Reading such a manifest brings every field back.
 
 use serde_json::{Map, Value};
 
@@ -123,6 +127,11 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
             read_formats(set, &json::join(&x_at, SET), &mut from_set);
             add_missing(&mut set_carried, from_set);
         }
+        if let Some(Value::String(name)) = x.get("name")
+            && !name.is_empty()
+        {
+            tool.name = name.clone();
+        }
         if tool.description.is_none()
             && let Some(Value::String(description)) = x.get("description")
         {
@@ -138,6 +147,26 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
         }
     }
     toolset.carried = set_carried;
+}
+
+/// Takes back a description that code gave a tool whose `"x-toolc"` says
+/// it has none (`"description": null`): a Nachos class or an AgentStack
+/// docstring needs some text, which a converter made up, and a
+/// conversion back must not turn that into the tool's description.
+pub fn keep_absent_descriptions(value: &Value, toolset: &mut ToolSet) {
+    let format = toolset.format;
+    for tool in &mut toolset.tools {
+        let mut x_at = tool.origin.clone();
+        for key in x_toolc_in_tool(format) {
+            x_at = json::join(&x_at, key);
+        }
+        if json::value_at(value, &x_at)
+            .and_then(|x| x.get("description"))
+            .is_some_and(Value::is_null)
+        {
+            tool.description = None;
+        }
+    }
 }
 
 /// The members of a tool object that the IR does not model.
@@ -208,29 +237,29 @@ fn add_missing(carried: &mut Vec<Carried>, more: Vec<Carried>) {
     }
 }
 
-/// What a parameter schema says about its arguments' names: the property
-/// names and the required ones. An `"x-toolc"` copy of the parameters is
-/// only used while the manifest's (or the code's) own parameters still
-/// agree with it on these: once someone renames, adds or drops a
-/// parameter, what they wrote wins.
-pub fn signature(parameters: &Value) -> (Vec<String>, Vec<String>) {
+/// A parameter name as code would spell it, for comparing names across a
+/// manifest and code: letters and digits, lower case, with anything else
+/// (`-`, a keyword's trailing `_`) not counted. `from` and `from_`,
+/// `user-agent` and `user_agent` are the same parameter.
+fn spelled(name: &str) -> String {
+    name.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// The names of a parameter schema's arguments, as code spells them. An
+/// `"x-toolc"` copy of the parameters is only used while the manifest's (or
+/// the code's) own parameters still have these names: once someone
+/// renames, adds or drops a parameter, what they wrote wins. Whether an
+/// argument is required is not compared: code cannot say "required, and
+/// may be null" (`x: int | None` reads as optional), which a schema can.
+pub fn signature(parameters: &Value) -> Vec<String> {
     let mut names: Vec<String> = parameters
         .get("properties")
         .and_then(Value::as_object)
-        .map(|p| p.keys().cloned().collect())
-        .unwrap_or_default();
-    let mut required: Vec<String> = parameters
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| {
-            r.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
+        .map(|p| p.keys().map(|k| spelled(k)).collect())
         .unwrap_or_default();
     names.sort();
-    required.sort();
-    required.dedup();
-    (names, required)
+    names
 }
