@@ -5,6 +5,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 mod config;
+mod convert;
 mod corpus;
 mod defects;
 mod fixes;
