@@ -182,6 +182,8 @@ fn loss_report(report: &LintReport, losses: &[convert::Loss], strict: bool) -> L
             diagnostic
         })
         .collect();
+    let mut diagnostics = diagnostics;
+    diagnostics.sort_by(|a, b| a.sort_key_cmp(b));
     let paths: std::collections::BTreeSet<&str> =
         diagnostics.iter().map(|d| d.path.as_str()).collect();
     LintReport {

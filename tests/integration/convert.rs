@@ -573,3 +573,50 @@ fn an_interrupted_conversion_leaves_no_half_written_file() {
         }
     }
 }
+
+/// The losses of converting `fixtures/convert/<from>` into every format,
+/// one `path:line:column message` line each, by target.
+fn loss_report(from: Format) -> String {
+    let temp = TempDir::new(&format!("convert-losses-{from}"));
+    let dir = root().join("fixtures/convert");
+    let mut report = String::new();
+    for to in Format::ALL {
+        let out = output_for(to, &temp.path().join(to.name()));
+        let output = Test::new()
+            .current_dir(&dir)
+            .args([
+                "convert",
+                from.name(),
+                "--to",
+                to.name(),
+                "-o",
+                &out.display().to_string(),
+                "--format",
+                "json",
+            ])
+            .run();
+        assert_eq!(output.code, 0, "{from} -> {to}: {}", output.stderr);
+        report.push_str(&format!("--to {to}\n"));
+        for d in output.json()["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+        {
+            assert_eq!(d["rule"], "conversion-loss", "{d}");
+            report.push_str(&format!(
+                "  {}:{}:{} {}\n",
+                d["path"].as_str().expect("path"),
+                d["line"],
+                d["column"],
+                d["message"].as_str().expect("message")
+            ));
+        }
+    }
+    report
+}
+
+#[test]
+fn loss_reports_of_every_pair() {
+    for from in Format::ALL {
+        insta::assert_snapshot!(format!("losses_from_{from}"), loss_report(from));
+    }
+}
