@@ -32,10 +32,11 @@ pub const EXIT_FAILURE: u8 = 2;
 #[command(
     name = "toolc",
     version,
-    about = "A compiler for LLM-agent tool manifests: lint them, generate provider tool JSON from them.",
+    about = "A compiler for LLM-agent tool manifests: lint them, generate provider tool JSON and code from them, convert them between formats.",
     long_about = "toolc reads the tool manifests agent frameworks use (NORA tool.json, agentcli tools.json, \
 AgentStack config.json, Nachos manifest.json, and OpenAI, Anthropic and MCP tool JSON), checks them with \
-precise diagnostics, and generates provider tool JSON from them.\n\n\
+precise diagnostics, generates provider tool JSON, Rust stubs and Python skeletons from them, and converts \
+them from one format into another, reporting what the target cannot express.\n\n\
 Exit codes: 0 no error-level finding, 1 at least one error-level finding, 2 the run itself failed."
 )]
 pub struct Cli {

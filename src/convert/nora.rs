@@ -58,6 +58,27 @@ pub(super) fn write(
                 });
                 extra.push(("parameters", parameters.clone()));
             }
+            let undescribed: Vec<&str> = parameters
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|p| {
+                    p.iter()
+                        .filter(|(_, s)| s.get("description").is_none())
+                        .map(|(k, _)| k.as_str())
+                        .collect()
+                })
+                .unwrap_or_default();
+            if !undescribed.is_empty() {
+                out.note(
+                    set,
+                    tool.parameters_at.as_deref().unwrap_or(&tool.origin),
+                    Severity::Warning,
+                    format!(
+                        "NORA requires a description for every parameter; {directory}/tool.json has none for {}",
+                        undescribed.join(", ")
+                    ),
+                );
+            }
             manifest.insert("parameters".into(), dialect);
             let placed = place_tool(out, set, tool, Format::Nora, &mut manifest, true);
             attach_x_toolc(&mut manifest, x_toolc_object(placed, &set_fields, extra));
