@@ -2,7 +2,7 @@
 //! Warns about a parameter of an AgentStack tool function whose type hint
 //! toolc cannot turn into a JSON Schema type: a parameter without a hint
 //! (`def search(query)`), or one whose hint names a class, a forward
-//! reference, `Any`, a `Callable` or another type outside `str`, `int`,
+//! reference, a `Callable` or another type outside `str`, `int`,
 //! `float`, `bool`, `list[...]`, `dict[str, ...]`, `Optional[...]`,
 //! `Union[...]` and `Literal[...]`, so that the property toolc derives for
 //! it has no `type`. (`Any` says "any type" on purpose and is not reported;
