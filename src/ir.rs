@@ -194,6 +194,16 @@ pub struct Permissions {
 }
 
 impl Tool {
+    /// The function an AgentStack tool runs (its key in config.json), which
+    /// is its name unless an `"x-toolc"` object restored a name Python
+    /// cannot spell; for other tools, the name.
+    pub fn function_name(&self) -> &str {
+        match &self.runtime {
+            Runtime::PythonFunction { function, .. } => function,
+            _ => &self.name,
+        }
+    }
+
     /// A tool with only its name and where it came from.
     pub fn new(name: String, name_at: String, origin: String) -> Self {
         Tool {

@@ -369,7 +369,9 @@ pub(crate) fn read_limited(path: &Path, limit: u64) -> Option<Vec<u8>> {
     }
     let file = std::fs::File::open(path).ok()?;
     let mut bytes = Vec::new();
-    file.take(limit + 1).read_to_end(&mut bytes).ok()?;
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .ok()?;
     (bytes.len() as u64 <= limit).then_some(bytes)
 }
 
@@ -405,7 +407,9 @@ pub(crate) fn read_regular_file(candidate: &Candidate, limit: u64) -> Result<Vec
     let file = std::fs::File::open(&candidate.path).map_err(io)?;
     // Read at most one byte past the limit: the file may grow after stat.
     let mut bytes = Vec::with_capacity(metadata.len() as usize);
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
     if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge(bytes.len() as u64));
     }

@@ -45,7 +45,7 @@ pub(super) fn write(toolsets: &[ToolSet], out: &mut Converted) -> Result<(), Emi
                     .any(|c| c.format == Format::Agentcli && c.key == "command");
             entry.insert(
                 "command".into(),
-                Value::Array(vec![Value::String(format!("./{}", tool.name))]),
+                Value::Array(vec![Value::String(format!("./tools/bin/{}", tool.name))]),
             );
             if placeholder {
                 out.note(
@@ -53,7 +53,7 @@ pub(super) fn write(toolsets: &[ToolSet], out: &mut Converted) -> Result<(), Emi
                     &tool.origin,
                     Severity::Warning,
                     format!(
-                        "tool \"{}\" says no program to run; its agentcli \"command\" is the placeholder [\"./{}\"]: point it at the program",
+                        "tool \"{}\" says no program to run; its agentcli \"command\" is the placeholder [\"./tools/bin/{}\"]: put the program there or point it elsewhere",
                         tool.name, tool.name
                     ),
                 );

@@ -129,6 +129,7 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
                 ),
             });
             extra.push(("name", Value::String(tool.name.clone())));
+            extra.push(("name_as", Value::String(function.clone())));
         }
         if permissions.contains_key(&function) {
             out.losses.push(Loss {

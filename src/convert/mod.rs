@@ -241,6 +241,11 @@ fn restore(native: &mut Map<String, Value>, to: Format, field: &Carried) {
         .iter()
         .find(|(key, _)| *key == field.key)
         .map(|(_, inner)| *inner);
+    if native.get(&field.key).is_some_and(Value::is_object) && !field.value.is_object() {
+        // A malformed copy (say, a hand-edited "x-toolc") never replaces
+        // the object the writer built from the IR.
+        return;
+    }
     match (native.get_mut(&field.key), &field.value, inner_portable) {
         (Some(Value::Object(existing)), Value::Object(members), Some(inner)) => {
             for (key, value) in members {

@@ -14,6 +14,9 @@ use crate::diagnostic::Severity;
 use crate::emit::EmitError;
 use crate::ir::{Format, ToolSet};
 
+/// The largest TypeScript file searched for an existing class (as lint's
+/// default file size limit).
+const CLASS_FILE_LIMIT: u64 = 16 * 1024 * 1024;
 /// The version of a package whose source says none.
 const DEFAULT_VERSION: &str = "0.1.0";
 /// `SecurityTier.STANDARD`: the tier of a tool whose source says none.
@@ -80,9 +83,13 @@ pub(super) fn write(
                 kind: FileKind::Manifest,
             });
             let has_class = options.out_dir.is_some_and(|dir| {
-                crate::typescript::search_package(&dir.join(&directory), &tool.name, u64::MAX)
-                    .found
-                    .is_some()
+                crate::typescript::search_package(
+                    &dir.join(&directory),
+                    &tool.name,
+                    CLASS_FILE_LIMIT,
+                )
+                .found
+                .is_some()
             });
             if !has_class {
                 let mut class_tool = tool.clone();

@@ -93,13 +93,13 @@ pub(super) fn write(
                 kind: FileKind::Manifest,
             });
             let script = PathBuf::from(&directory).join(&entrypoint);
-            if !is_plain_relative(&entrypoint) {
+            if !is_plain_relative(&entrypoint) || entrypoint == "tool.json" {
                 out.note(
                     set,
                     &tool.origin,
                     Severity::Warning,
                     format!(
-                        "entrypoint \"{entrypoint}\" of tool \"{}\" is not a path inside its directory; no skeleton written",
+                        "entrypoint \"{entrypoint}\" of tool \"{}\" is not a script path inside its directory; no skeleton written",
                         tool.name
                     ),
                 );
@@ -131,8 +131,11 @@ fn entrypoint_skeleton(
     options: &Options,
 ) -> Result<String, EmitError> {
     let single = ToolSet {
+        path: set.path.clone(),
+        format: set.format,
+        package: set.package.clone(),
         tools: vec![tool.clone()],
-        ..set.clone()
+        carried: Vec::new(),
     };
     let generated = emit::python::generate(
         std::slice::from_ref(&single),

@@ -17,7 +17,7 @@
 //! ```
 //!
 //! `set` holds package- or file-level fields when the target has no place
-//! for them but its tools. `name`, `description` and `parameters` are
+//! for them but its tools. `name` (with `name_as`, the name it stands for), `description` and `parameters` are
 //! written only where the format cannot say them exactly: an AgentStack
 //! tool's name must be a Python identifier and its parameters and
 //! description live in a function whose signature and docstring cannot say
@@ -127,8 +127,12 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
             read_formats(set, &json::join(&x_at, SET), &mut from_set);
             add_missing(&mut set_carried, from_set);
         }
+        // The name a format could not spell, while the tool still has the
+        // name it was given in its place (`name_as`): a renamed function is
+        // a new name.
         if let Some(Value::String(name)) = x.get("name")
             && !name.is_empty()
+            && x.get("name_as").and_then(Value::as_str) == Some(tool.name.as_str())
         {
             tool.name = name.clone();
         }

@@ -69,7 +69,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
         return;
     }
     for tool in &manifest.toolset.tools {
-        let name = tool.name.as_str();
+        let name = tool.function_name();
         if name.is_empty() || module.function(name).is_some() || module.binds(name) {
             continue;
         }

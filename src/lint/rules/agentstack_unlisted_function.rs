@@ -49,7 +49,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
         .toolset
         .tools
         .iter()
-        .map(|t| t.name.as_str())
+        .map(|t| t.function_name())
         .collect();
     // Functions come in file order: count lines once, as far as each one.
     let mut line = 1;
