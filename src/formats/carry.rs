@@ -20,7 +20,8 @@
 //! for them but its tools. `name` (with `name_as`, the name it stands
 //! for), `description` and `parameters` are written only where the
 //! format cannot say them exactly: an AgentStack tool's name must be a
-//! Python identifier and its parameters and description live in a function whose signature and docstring cannot say
+//! Python identifier and its parameters and description live in a
+//! function whose signature and docstring cannot say
 //! everything a JSON Schema says; NORA's parameter dialect has no room for
 //! a property's own `required` list. The `parameters` copy is used while
 //! the manifest's (or code's) own parameters keep the same names (see
