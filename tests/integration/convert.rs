@@ -534,7 +534,10 @@ fn an_interrupted_conversion_leaves_no_half_written_file() {
         serde_json::to_string(&json!({"tools": tools})).expect("json"),
     );
     let binary = env!("CARGO_BIN_EXE_toolc");
-    for (round, delay_ms) in [150u64, 300, 450, 600, 900].into_iter().enumerate() {
+    let mut interrupted = 0;
+    // Killed once this many manifests are in place: while writing, not
+    // before (a kill before the first write would check nothing).
+    for (round, written) in [1usize, 200, 1000, 2000, 2900].into_iter().enumerate() {
         let out = temp.path().join(format!("out-{round}"));
         let mut child = std::process::Command::new(binary)
             .args([
@@ -550,11 +553,24 @@ fn an_interrupted_conversion_leaves_no_half_written_file() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("spawn");
-        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let started = std::time::Instant::now();
+        loop {
+            let finished = child.try_wait().expect("try_wait").is_some();
+            if finished || manifests_in(&out) >= written {
+                break;
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(120),
+                "the conversion wrote nothing in 120 s"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         let _ = child.kill();
         let _ = child.wait();
-        if !out.exists() {
-            continue;
+        let left = manifests_in(&out);
+        assert!(left >= written.min(3000), "round {round}: {left} manifests");
+        if left < 3000 {
+            interrupted += 1;
         }
         for entry in walkdir::WalkDir::new(&out) {
             let entry = entry.expect("walk");
@@ -572,6 +588,16 @@ fn an_interrupted_conversion_leaves_no_half_written_file() {
             }
         }
     }
+    assert!(interrupted > 0, "no round was killed before the end");
+}
+
+/// How many `tool.json` files are under `dir`.
+fn manifests_in(dir: &Path) -> usize {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_name() == "tool.json")
+        .count()
 }
 
 /// The losses of converting `fixtures/convert/<from>` into every format,
