@@ -11,7 +11,7 @@ use crate::convert::{self, FileKind};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::emit::{GeneratedFile, templates::Templates};
 use crate::ir::Format;
-use crate::lint::{self, LintReport};
+use crate::lint::LintReport;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct ConvertArgs {
@@ -81,21 +81,18 @@ pub(super) fn run(
     }
     let templates =
         Templates::new(args.templates.as_deref()).map_err(|e| CliError::Usage(e.to_string()))?;
-    let options = lint::LintOptions {
-        keep_toolsets: true,
-        // What an earlier run wrote is output, not input.
-        exclude: args.output.iter().cloned().collect(),
-        ..args.read.options()
-    };
-    let report = lint::lint_paths(&args.paths, &options)?;
-    if report.count(Severity::Error) > 0 && !args.allow_errors {
-        err.write_all(render::human(&report, color).as_bytes())?;
-        writeln!(
-            err,
-            "error: not converting manifests with errors (pass --allow-errors to convert anyway)"
-        )?;
+    let Some(report) = super::read_for_writing(
+        &args.read,
+        &args.paths,
+        args.output.as_ref(),
+        args.allow_errors,
+        "not converting manifests with errors (pass --allow-errors to convert anyway)",
+        color,
+        err,
+    )?
+    else {
         return Ok(EXIT_FINDINGS);
-    }
+    };
     if report.toolsets.iter().all(|s| s.tools.is_empty()) {
         return Err(CliError::Usage(
             "the paths hold no tool to convert".to_string(),
@@ -140,13 +137,9 @@ pub(super) fn run(
             .first()
             .map(|f| f.contents.as_str())
             .unwrap_or_default();
-        let mut sink = std::io::sink();
-        let stdout: &mut dyn Write = if args.format == ReportFormat::Json {
-            &mut sink
-        } else {
-            out
-        };
-        return write::write_document(&mode, args.output.as_deref(), text, stdout, err);
+        // With --format json, -o is given (checked above): the report alone
+        // goes to standard output.
+        return write::write_document(&mode, args.output.as_deref(), text, out, err);
     }
     let dir = args.output.as_deref().unwrap_or(Path::new("."));
     let files: Vec<GeneratedFile> = converted
@@ -164,7 +157,7 @@ pub(super) fn run(
 /// The losses as diagnostics at their source spans, in a report of their
 /// own (with the sources to show them in).
 fn loss_report(report: &LintReport, losses: &[convert::Loss], strict: bool) -> LintReport {
-    let diagnostics: Vec<Diagnostic> = losses
+    let mut diagnostics: Vec<Diagnostic> = losses
         .iter()
         .map(|loss| {
             let span = report
@@ -182,7 +175,6 @@ fn loss_report(report: &LintReport, losses: &[convert::Loss], strict: bool) -> L
             diagnostic
         })
         .collect();
-    let mut diagnostics = diagnostics;
     diagnostics.sort_by(|a, b| a.sort_key_cmp(b));
     let paths: std::collections::BTreeSet<&str> =
         diagnostics.iter().map(|d| d.path.as_str()).collect();

@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
-use super::{CliError, EXIT_FINDINGS, ReadArgs, render, write};
+use super::{CliError, EXIT_FINDINGS, ReadArgs, write};
 use crate::diagnostic::Severity;
 use crate::emit::{self, Note, Output};
 use crate::ir::ToolSet;
-use crate::lint::{self, LintReport};
+use crate::lint::LintReport;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct GenArgs {
@@ -102,21 +102,18 @@ pub(super) fn run(
     let template_dir = args.templates.as_deref().filter(|_| uses_templates);
     let templates = emit::templates::Templates::new(template_dir)
         .map_err(|e| CliError::Usage(e.to_string()))?;
-    let options = lint::LintOptions {
-        keep_toolsets: true,
-        // What an earlier run wrote is output, not input.
-        exclude: args.output.iter().cloned().collect(),
-        ..args.read.options()
-    };
-    let report = lint::lint_paths(&args.paths, &options)?;
-    if report.count(Severity::Error) > 0 && !args.allow_errors {
-        err.write_all(render::human(&report, color).as_bytes())?;
-        writeln!(
-            err,
-            "error: not generating from manifests with errors (pass --allow-errors to generate anyway)"
-        )?;
+    let Some(report) = super::read_for_writing(
+        &args.read,
+        &args.paths,
+        args.output.as_ref(),
+        args.allow_errors,
+        "not generating from manifests with errors (pass --allow-errors to generate anyway)",
+        color,
+        err,
+    )?
+    else {
         return Ok(EXIT_FINDINGS);
-    }
+    };
     let toolsets = &report.toolsets;
     let clashes = name_clashes(toolsets);
     if !clashes.is_empty() && !args.allow_errors {

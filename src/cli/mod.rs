@@ -135,6 +135,33 @@ impl ReadArgs {
     }
 }
 
+/// Reads the manifests a writing command (gen, convert) works from: the
+/// full IR, never what an earlier run wrote to `output`. When they have
+/// error-level findings and `allow_errors` is off, prints the findings and
+/// `refusal`, and gives `None` (exit 1).
+fn read_for_writing(
+    read: &ReadArgs,
+    paths: &[PathBuf],
+    output: Option<&PathBuf>,
+    allow_errors: bool,
+    refusal: &str,
+    color: bool,
+    err: &mut dyn Write,
+) -> Result<Option<crate::lint::LintReport>, CliError> {
+    let options = crate::lint::LintOptions {
+        keep_toolsets: true,
+        exclude: output.into_iter().cloned().collect(),
+        ..read.options()
+    };
+    let report = crate::lint::lint_paths(paths, &options)?;
+    if report.count(crate::diagnostic::Severity::Error) > 0 && !allow_errors {
+        err.write_all(render::human(&report, color).as_bytes())?;
+        writeln!(err, "error: {refusal}")?;
+        return Ok(None);
+    }
+    Ok(Some(report))
+}
+
 fn parse_format(name: &str) -> Result<Format, String> {
     Format::from_name(name).ok_or_else(|| {
         let known: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();

@@ -19,7 +19,7 @@ use super::{
     place_tool, x_toolc_object,
 };
 use crate::diagnostic::Severity;
-use crate::emit::{self, EmitError};
+use crate::emit::EmitError;
 use crate::ir::{Format, Package, Tool, ToolSet};
 
 /// The category of a package whose source says none.
@@ -93,26 +93,23 @@ fn package_identifier(name: &str) -> String {
 }
 
 fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Result<(), EmitError> {
-    let tools: Vec<(&ToolSet, &Tool)> = group
+    let mut restored = Map::new();
+    let set_fields: Vec<Map<String, Value>> = group
         .sets
         .iter()
-        .flat_map(|set| set.tools.iter().map(move |tool| (*set, tool)))
+        .map(|set| place_set(out, set, Format::Agentstack, Some(&mut restored), true))
         .collect();
-    let skeleton = python_skeleton(group, &tools, options)?;
+    // Each tool with its manifest and that manifest's fields for x-toolc.
+    let tools: Vec<(&ToolSet, &Map<String, Value>, &Tool)> = group
+        .sets
+        .iter()
+        .zip(&set_fields)
+        .flat_map(|(set, fields)| set.tools.iter().map(move |tool| (*set, fields, tool)))
+        .collect();
+    let skeleton = python_skeleton(group, tools.iter().map(|(_, _, tool)| *tool), options)?;
     let directory = PathBuf::from(&group.name);
-    let mut restored = Map::new();
-    let mut set_fields = Vec::new();
-    for set in &group.sets {
-        set_fields.push(place_set(
-            out,
-            set,
-            Format::Agentstack,
-            Some(&mut restored),
-            true,
-        ));
-    }
     let mut permissions = Map::new();
-    for (index, (set, tool)) in tools.iter().enumerate() {
+    for (index, (set, set_fields, tool)) in tools.iter().enumerate() {
         let function = skeleton
             .functions
             .get(index)
@@ -176,15 +173,7 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
         {
             extra.push(("parameters", parameters.clone()));
         }
-        let set_index = group
-            .sets
-            .iter()
-            .position(|s| std::ptr::eq(*s, *set))
-            .unwrap_or(0);
-        attach_x_toolc(
-            &mut entry,
-            x_toolc_object(placed, &set_fields[set_index], extra),
-        );
+        attach_x_toolc(&mut entry, x_toolc_object(placed, set_fields, extra));
         permissions.insert(function, Value::Object(entry));
     }
     let mut config = Map::new();
@@ -261,9 +250,9 @@ struct Skeleton {
     read_back: Vec<Option<(Value, Option<String>)>>,
 }
 
-fn python_skeleton(
+fn python_skeleton<'a>(
     group: &Group,
-    tools: &[(&ToolSet, &Tool)],
+    tools: impl Iterator<Item = &'a Tool>,
     options: &Options,
 ) -> Result<Skeleton, EmitError> {
     let first = group
@@ -278,31 +267,12 @@ fn python_skeleton(
             name: Some(group.name.clone()),
             ..Package::default()
         }),
-        tools: tools.iter().map(|(_, tool)| (*tool).clone()).collect(),
+        tools: tools.cloned().collect(),
         carried: Vec::new(),
     };
-    let generated = emit::python::generate(
-        std::slice::from_ref(&single),
-        &emit::Options {
-            templates: options.templates,
-            strict: false,
-            style: Some("agentstack".to_string()),
-        },
-    )?;
-    let emit::Output::Tree(files) = generated.output else {
-        return Err(EmitError::Unsupported(
-            "the AgentStack skeleton is not a tree".to_string(),
-        ));
-    };
-    let file = |name: &str| {
-        files
-            .iter()
-            .find(|f| f.path.file_name().is_some_and(|n| n == name))
-            .map(|f| f.contents.clone())
-            .ok_or_else(|| EmitError::Unsupported(format!("no AgentStack {name} skeleton")))
-    };
-    let module = file("__init__.py")?;
-    let config: Value = serde_json::from_str(&file("config.json")?)?;
+    let files = super::python_files(&single, "agentstack", options)?;
+    let module = super::file_named(&files, "__init__.py")?;
+    let config: Value = serde_json::from_str(&super::file_named(&files, "config.json")?)?;
     let functions: Vec<String> = config
         .get("tools")
         .and_then(Value::as_object)

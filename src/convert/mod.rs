@@ -176,16 +176,11 @@ impl Converted {
     }
 }
 
-/// Where the fields of a tool that its target cannot express natively go.
-struct Placed {
-    /// `{"<format>": {key: value}}`: the tool's `"x-toolc"` members.
-    x_toolc: Map<String, Value>,
-}
-
 /// Writes a tool's carried fields into `native`, the object the writer
 /// built for target `to`: those of `to` itself override the writer's
 /// defaults (never the IR's own keys); the others go into the returned
-/// `"x-toolc"` members when `tolerant`, or are lost.
+/// `"x-toolc"` members (`{"<format>": {key: value}}`) when `tolerant`, or
+/// are lost.
 fn place_tool(
     out: &mut Converted,
     set: &ToolSet,
@@ -193,7 +188,7 @@ fn place_tool(
     to: Format,
     native: &mut Map<String, Value>,
     tolerant: bool,
-) -> Placed {
+) -> Map<String, Value> {
     let mut x_toolc = Map::new();
     let mut fields = tool.carried.clone();
     fields.extend(untransferred_title(set, tool, to));
@@ -207,7 +202,7 @@ fn place_tool(
             insert_field(&mut x_toolc, field);
         }
     }
-    Placed { x_toolc }
+    x_toolc
 }
 
 /// The title of a tool, as the field of its source format, when the target
@@ -317,11 +312,10 @@ fn place_set(
 /// The `"x-toolc"` object of a tool: its own carried members, the set's
 /// (under `set`) and extra members a writer adds; `None` when empty.
 fn x_toolc_object(
-    placed: Placed,
+    mut x: Map<String, Value>,
     set_fields: &Map<String, Value>,
     extra: Vec<(&str, Value)>,
 ) -> Option<Value> {
-    let mut x = placed.x_toolc;
     if !set_fields.is_empty() {
         x.insert(SET.to_string(), Value::Object(set_fields.clone()));
     }
@@ -393,9 +387,41 @@ fn parameters_or_empty(out: &mut Converted, set: &ToolSet, tool: &Tool, to: Form
                     tool.name, set.format
                 ),
             );
-            serde_json::json!({"type": "object", "properties": {}})
+            crate::formats::no_parameters()
         }
     }
+}
+
+/// The files `toolc gen python --style STYLE` writes for `set`: the code
+/// skeletons of NORA and AgentStack.
+fn python_files(
+    set: &ToolSet,
+    style: &str,
+    options: &Options,
+) -> Result<Vec<crate::emit::GeneratedFile>, EmitError> {
+    let generated = crate::emit::python::generate(
+        std::slice::from_ref(set),
+        &crate::emit::Options {
+            templates: options.templates,
+            strict: false,
+            style: Some(style.to_string()),
+        },
+    )?;
+    match generated.output {
+        crate::emit::Output::Tree(files) => Ok(files),
+        crate::emit::Output::Document(_) => Err(EmitError::Unsupported(format!(
+            "gen python --style {style} wrote no tree"
+        ))),
+    }
+}
+
+/// The contents of the file called `name` among `files`.
+fn file_named(files: &[crate::emit::GeneratedFile], name: &str) -> Result<String, EmitError> {
+    files
+        .iter()
+        .find(|f| f.path.file_name().is_some_and(|n| n == name))
+        .map(|f| f.contents.clone())
+        .ok_or_else(|| EmitError::Unsupported(format!("the Python skeleton has no {name}")))
 }
 
 /// Whether a file at `relative` exists under the output directory.

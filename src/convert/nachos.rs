@@ -13,10 +13,8 @@ use super::{
 use crate::diagnostic::Severity;
 use crate::emit::EmitError;
 use crate::ir::{Format, ToolSet};
+use crate::lint::settings::DEFAULT_MAX_FILE_SIZE;
 
-/// The largest TypeScript file searched for an existing class (as lint's
-/// default file size limit).
-const CLASS_FILE_LIMIT: u64 = 16 * 1024 * 1024;
 /// The version of a package whose source says none.
 const DEFAULT_VERSION: &str = "0.1.0";
 /// `SecurityTier.STANDARD`: the tier of a tool whose source says none.
@@ -86,7 +84,7 @@ pub(super) fn write(
                 crate::typescript::search_package(
                     &dir.join(&directory),
                     &tool.name,
-                    CLASS_FILE_LIMIT,
+                    DEFAULT_MAX_FILE_SIZE,
                 )
                 .found
                 .is_some()

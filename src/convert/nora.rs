@@ -11,7 +11,7 @@ use super::{
     parameters_or_empty, place_set, place_tool, x_toolc_object,
 };
 use crate::diagnostic::Severity;
-use crate::emit::{self, EmitError};
+use crate::emit::EmitError;
 use crate::ir::{Format, ToolSet};
 
 /// The entrypoint a tool gets when no NORA field says otherwise.
@@ -137,24 +137,8 @@ fn entrypoint_skeleton(
         tools: vec![tool.clone()],
         carried: Vec::new(),
     };
-    let generated = emit::python::generate(
-        std::slice::from_ref(&single),
-        &emit::Options {
-            templates: options.templates,
-            strict: false,
-            style: Some("nora".to_string()),
-        },
-    )?;
-    let emit::Output::Tree(files) = generated.output else {
-        return Err(EmitError::Unsupported(
-            "the NORA skeleton is not a tree".to_string(),
-        ));
-    };
-    files
-        .into_iter()
-        .find(|f| f.path.file_name().is_some_and(|n| n == "main.py"))
-        .map(|f| f.contents)
-        .ok_or_else(|| EmitError::Unsupported("no NORA entrypoint skeleton".to_string()))
+    let files = super::python_files(&single, "nora", options)?;
+    super::file_named(&files, "main.py")
 }
 
 /// Standard JSON Schema in NORA's dialect: each top-level property says

@@ -17,73 +17,59 @@ pub(super) fn write(
     to: Format,
     out: &mut Converted,
 ) -> Result<(), EmitError> {
-    let templates =
-        emit::templates::Templates::new(None).map_err(|e| EmitError::Template(e.to_string()))?;
-    let options = emit::Options {
-        templates: &templates,
-        strict: false,
-        style: None,
+    // gen's documents, without its notes: gen adapts schemas to what each
+    // provider accepts and says so, while convert keeps them as they are
+    // (lint --target says what a provider would reject).
+    let mut doc = match to {
+        Format::Openai => emit::openai::tools(toolsets),
+        Format::Anthropic => emit::anthropic::tools(toolsets),
+        _ => emit::mcp::document(toolsets),
     };
-    let generated = match to {
-        Format::Openai => emit::openai::generate(toolsets, &options)?,
-        Format::Anthropic => emit::anthropic::generate(toolsets, &options)?,
-        _ => emit::mcp::generate(toolsets, &options)?,
-    };
-    // gen adapts schemas to what each provider accepts and says so in
-    // notes; convert keeps them as they are (lint --target says what a
-    // provider would reject), so gen's notes do not apply.
-    drop(generated.notes);
-    let emit::Output::Document(text) = generated.output else {
-        return Err(EmitError::Unsupported(format!(
-            "{to} tool JSON is not one document"
-        )));
-    };
-    let mut doc: Value = serde_json::from_str(&text)?;
     let tolerant = to == Format::Mcp;
-    let mut root = match &mut doc {
-        Value::Object(root) => Some(root.clone()),
+    let root = match &mut doc {
+        Value::Object(root) => Some(root),
         _ => None,
     };
-    let mut tool_set_fields = Vec::new();
-    for set in toolsets {
-        let fields = place_set(out, set, to, root.as_mut(), tolerant);
-        for _ in &set.tools {
-            tool_set_fields.push(fields.clone());
-        }
-    }
-    let entries = match (&mut doc, &mut root) {
-        (_, Some(root)) => root.get_mut("tools").and_then(Value::as_array_mut),
-        (Value::Array(items), None) => Some(items),
+    let set_fields: Vec<Map<String, Value>> = match root {
+        Some(root) => toolsets
+            .iter()
+            .map(|set| place_set(out, set, to, Some(&mut *root), tolerant))
+            .collect(),
+        None => toolsets
+            .iter()
+            .map(|set| place_set(out, set, to, None, tolerant))
+            .collect(),
+    };
+    let entries = match &mut doc {
+        Value::Object(root) => root.get_mut("tools").and_then(Value::as_array_mut),
+        Value::Array(items) => Some(items),
         _ => None,
     };
-    if let Some(entries) = entries {
-        for ((entry, (set, tool)), set_fields) in entries
-            .iter_mut()
-            .zip(emit::tools(toolsets))
-            .zip(&tool_set_fields)
-        {
-            let Some(object) = entry.as_object_mut() else {
+    let mut entries = entries.into_iter().flatten();
+    for (set, set_fields) in toolsets.iter().zip(&set_fields) {
+        for tool in &set.tools {
+            let Some(Value::Object(entry)) = entries.next() else {
                 continue;
             };
-            // The carried fields of the target's own format go over what
-            // gen wrote (the IR's own keys stay gen's).
             let parameters = super::parameters_or_empty(out, set, tool, to);
             match to {
                 Format::Openai => {
-                    if let Some(Value::Object(function)) = object.get_mut("function") {
+                    if let Some(Value::Object(function)) = entry.get_mut("function") {
                         function.insert("parameters".into(), parameters);
                     }
                 }
                 Format::Anthropic => {
-                    object.insert("input_schema".into(), parameters);
+                    entry.insert("input_schema".into(), parameters);
                 }
                 _ => {
-                    object.insert("inputSchema".into(), parameters);
+                    entry.insert("inputSchema".into(), parameters);
                 }
             }
-            let placed = place_tool(out, set, tool, to, object, tolerant);
-            if let Some(x) = x_toolc_object(placed, set_fields, Vec::new()) {
-                let meta = object
+            // The carried fields of the target's own format go over what
+            // gen wrote (the IR's own keys stay gen's).
+            let x_toolc = place_tool(out, set, tool, to, entry, tolerant);
+            if let Some(x) = x_toolc_object(x_toolc, set_fields, Vec::new()) {
+                let meta = entry
                     .entry("_meta")
                     .or_insert_with(|| Value::Object(Map::new()));
                 if let Value::Object(meta) = meta {
@@ -91,9 +77,6 @@ pub(super) fn write(
                 }
             }
         }
-    }
-    if let Some(root) = root {
-        doc = Value::Object(root);
     }
     out.files.push(OutputFile {
         path: PathBuf::new(),

@@ -15,17 +15,30 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::{EmitError, Generated, Note, Options, Output, json_document, tools};
+use super::{EmitError, Generated, Note, Options, Output, json_document};
 use crate::diagnostic::Severity;
 use crate::ir::{Tool, ToolSet};
 use crate::json;
 
 /// `toolc gen anthropic`.
 pub fn generate(toolsets: &[ToolSet], _options: &Options) -> Result<Generated, EmitError> {
+    let (tools, notes) = build(toolsets);
+    Ok(Generated {
+        output: Output::Document(json_document(&tools)?),
+        notes,
+    })
+}
+
+/// The Anthropic tools array for every tool of `toolsets`, in order.
+pub fn tools(toolsets: &[ToolSet]) -> Value {
+    build(toolsets).0
+}
+
+fn build(toolsets: &[ToolSet]) -> (Value, Vec<Note>) {
     let mut notes = Vec::new();
-    let entries: Vec<Value> = tools(toolsets)
+    let entries: Vec<Value> = super::tools(toolsets)
         .map(|(set, tool)| {
             let mut sink = SchemaNotes::for_tool(set, tool);
             let mut schema = parameters_or_empty(tool);
@@ -47,10 +60,7 @@ pub fn generate(toolsets: &[ToolSet], _options: &Options) -> Result<Generated, E
             Value::Object(entry)
         })
         .collect();
-    Ok(Generated {
-        output: Output::Document(json_document(&Value::Array(entries))?),
-        notes,
-    })
+    (Value::Array(entries), notes)
 }
 
 /// A tool's parameter schema, or an empty object schema when the manifest
@@ -58,7 +68,7 @@ pub fn generate(toolsets: &[ToolSet], _options: &Options) -> Result<Generated, E
 pub(super) fn parameters_or_empty(tool: &Tool) -> Value {
     tool.parameters
         .clone()
-        .unwrap_or_else(|| json!({"type": "object", "properties": {}}))
+        .unwrap_or_else(crate::formats::no_parameters)
 }
 
 /// Where the properties merged into an object schema came from: property
@@ -147,7 +157,7 @@ pub(super) fn ensure_root_object(schema: &mut Value, notes: &mut SchemaNotes) {
                     json::kind_of(other)
                 ),
             );
-            *other = json!({"type": "object", "properties": {}});
+            *other = crate::formats::no_parameters();
         }
     }
 }

@@ -18,14 +18,24 @@ use crate::json;
 
 /// `toolc gen mcp`.
 pub fn generate(toolsets: &[ToolSet], _options: &Options) -> Result<Generated, EmitError> {
+    let (document, notes) = build(toolsets);
+    Ok(Generated {
+        output: Output::Document(json_document(&document)?),
+        notes,
+    })
+}
+
+/// The `tools/list` result for every tool of `toolsets`, in order.
+pub fn document(toolsets: &[ToolSet]) -> Value {
+    build(toolsets).0
+}
+
+fn build(toolsets: &[ToolSet]) -> (Value, Vec<Note>) {
     let mut notes = Vec::new();
     let entries: Vec<Value> = tools(toolsets)
         .map(|(set, tool)| entry(set, tool, &mut notes))
         .collect();
-    Ok(Generated {
-        output: Output::Document(json_document(&json!({"tools": entries}))?),
-        notes,
-    })
+    (json!({"tools": entries}), notes)
 }
 
 fn entry(set: &ToolSet, tool: &Tool, notes: &mut Vec<Note>) -> Value {

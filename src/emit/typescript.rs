@@ -274,7 +274,7 @@ fn parameters(tool: &Tool) -> Result<Value, EmitError> {
             return Err(EmitError::Unsupported(format!(
                 "tool \"{}\": the parameters are {}, not an object schema",
                 tool.name,
-                kind(other)
+                crate::json::kind_of(other)
             )));
         }
     };
@@ -296,17 +296,6 @@ fn parameters(tool: &Tool) -> Result<Value, EmitError> {
         )));
     }
     Ok(schema)
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// The required parameter names (strings only, in the schema's order) as

@@ -71,6 +71,13 @@ pub fn x_toolc_in_tool(format: Format) -> &'static [&'static str] {
     }
 }
 
+/// The pointer of the `"x-toolc"` object of the tool at `origin`.
+fn x_toolc_pointer(format: Format, origin: &str) -> String {
+    x_toolc_in_tool(format)
+        .iter()
+        .fold(origin.to_string(), |at, key| json::join(&at, key))
+}
+
 /// Whether the set's root object (not a tool) holds set-level fields.
 fn root_is_set(format: Format, value: &Value) -> bool {
     match format {
@@ -113,15 +120,15 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
             continue;
         };
         tool.carried = own_fields(format, object, &tool.origin);
-        let mut x_at = tool.origin.clone();
-        for key in x_toolc_in_tool(format) {
-            x_at = json::join(&x_at, key);
-        }
-        let Some(Value::Object(x)) = json::value_at(value, &x_at) else {
+        let x_at = x_toolc_pointer(format, &tool.origin);
+        let Some(x_value) = json::value_at(value, &x_at) else {
+            continue;
+        };
+        let Some(x) = x_value.as_object() else {
             continue;
         };
         let mut from_x = Vec::new();
-        read_formats(&Value::Object(x.clone()), &x_at, &mut from_x);
+        read_formats(x_value, &x_at, &mut from_x);
         add_missing(&mut tool.carried, from_x);
         if let Some(set) = x.get(SET) {
             let mut from_set = Vec::new();
@@ -161,10 +168,7 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
 pub fn keep_absent_descriptions(value: &Value, toolset: &mut ToolSet) {
     let format = toolset.format;
     for tool in &mut toolset.tools {
-        let mut x_at = tool.origin.clone();
-        for key in x_toolc_in_tool(format) {
-            x_at = json::join(&x_at, key);
-        }
+        let x_at = x_toolc_pointer(format, &tool.origin);
         if json::value_at(value, &x_at)
             .and_then(|x| x.get("description"))
             .is_some_and(Value::is_null)

@@ -195,8 +195,8 @@ fn tool_entries(value: &Value) -> Vec<(String, &Value)> {
         .collect()
 }
 
-/// An empty parameter schema, for formats where omitting the parameters
-/// means the tool takes none.
-fn no_parameters() -> Value {
+/// An empty parameter schema: what a tool that takes no arguments has,
+/// and what writers give a tool whose parameters are unknown.
+pub fn no_parameters() -> Value {
     serde_json::json!({"type": "object", "properties": {}})
 }

@@ -141,12 +141,15 @@ pub struct Settings {
     pub levels: BTreeMap<&'static str, Level>,
 }
 
+/// Files larger than this are reported, not read, unless configured.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 16 * 1024 * 1024;
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {
             targets: BTreeSet::new(),
             limits: Limits::default(),
-            max_file_size: 16 * 1024 * 1024,
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
             levels: BTreeMap::new(),
         }
     }
