@@ -32,6 +32,7 @@ pub mod ir;
 pub mod json;
 pub mod lint;
 pub mod python;
+pub mod run;
 pub mod source;
 pub mod syntax;
 pub mod typescript;

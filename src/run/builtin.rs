@@ -1,0 +1,1 @@
+//! The built-in tools. (Interface; being written.)
