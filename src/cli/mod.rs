@@ -11,6 +11,7 @@ mod explain;
 mod gen_cmd;
 mod lint_cmd;
 mod render;
+mod run_cmd;
 mod snippet;
 mod write;
 
@@ -77,6 +78,20 @@ enum Command {
     /// Code skeletons are written only where none exists; manifests that differ are
     /// only overwritten with --force.
     Convert(convert_cmd::ConvertArgs),
+    /// Call one tool of a manifest and print its result as one JSON line.
+    ///
+    /// The arguments are validated against the tool's parameters, the policy decides
+    /// (default safety rules, Nachos security tiers, AgentStack permissions, --policy
+    /// rules), and the tool runs: agentcli commands as their argv with the arguments on
+    /// stdin, NORA scripts and AgentStack functions through toolc's Python bootstrap. The
+    /// process gets its own process group (killed whole at the time limit), a scrubbed
+    /// environment (PATH, HOME and the declared passthrough variables), an output cap, a
+    /// memory limit when the manifest gives one, and Landlock rules confining its files
+    /// and, when it declares no network, its TCP connections.
+    ///
+    /// Exit codes: 0 the tool succeeded, 1 it failed or was refused (the JSON line says
+    /// why), 2 the call could not be made (bad flags or arguments, a broken manifest).
+    Run(run_cmd::RunArgs),
     /// Print a rule's documentation: what it checks, why, and how to fix it.
     Explain {
         /// A rule name (e.g. duplicate-tool-name) or code (e.g. TC102).
@@ -212,6 +227,7 @@ pub fn run(
         Command::Lint(args) => lint_cmd::run(args, color, out, err),
         Command::Gen(args) => gen_cmd::run(args, color, out, err),
         Command::Convert(args) => convert_cmd::run(args, color, out, err),
+        Command::Run(args) => run_cmd::run(args, color, out, err),
         Command::Explain { rule } => explain::explain(rule, out),
         Command::Rules => explain::list(out),
     };

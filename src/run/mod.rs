@@ -1,7 +1,467 @@
 //! The embedded runner: validate, authorize, sandbox and execute tools.
+//!
+//! A [`Runner`] holds the tools of some manifests (or the built-in tools)
+//! and turns a call, a tool name and a JSON object of arguments, into one
+//! [`ToolResult`], with the same guarantees whichever framework declared
+//! the tool:
+//!
+//! 1. the tool is looked up (`NOT_FOUND`);
+//! 2. the arguments are validated against its parameter schema, every
+//!    violation reported with its JSON Pointer (`VALIDATION_ERROR`;
+//!    nothing runs);
+//! 3. the [`policy`] decides (`POLICY_DENIED`, naming the rule; nothing
+//!    runs);
+//! 4. an executor runs it: agentcli commands as their argv (never through a
+//!    shell), NORA scripts and AgentStack functions through toolc's Python
+//!    bootstrap, built-ins in process; processes get a process group of
+//!    their own, a scrubbed environment, a private temporary directory,
+//!    a time limit, an output cap, a memory limit when the manifest gives
+//!    one, and Landlock rules ([`Support`]);
+//! 5. the outcome becomes the result, with `metadata.duration_ms` and, for
+//!    processes, `exit_code`.
+//!
+//! ```no_run
+//! use toolc::run::{Runner, RunnerOptions};
+//!
+//! let runner = Runner::load(&["tools/tools.json".into()], RunnerOptions::default())?;
+//! let result = runner.call("echo", serde_json::json!({"text": "hi"}));
+//! println!("{}", result.to_json_line());
+//! # Ok::<(), toolc::run::LoadError>(())
+//! ```
+//!
+//! Calls are blocking; a [`Runner`] is `Sync`, so threads may share one.
 
+mod audit;
 pub mod builtin;
+mod execute;
 pub mod policy;
+mod process;
 mod result;
+mod sandbox;
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+
+use crate::ir::{Format, Runtime, Tool, ToolSet};
+pub use policy::{Approver, Denial, Policy};
 pub use result::{ErrorCode, Metadata, ToolError, ToolResult};
+pub use sandbox::{Support, probe as probe_sandbox};
+
+/// The time limit of a tool whose manifest gives none.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// The most a tool may print on stdout.
+pub const DEFAULT_MAX_OUTPUT: usize = 1024 * 1024;
+
+/// How a runner runs tools. `Default` gives the documented defaults.
+pub struct RunnerOptions {
+    /// A time limit for every tool, in place of the manifests' own
+    /// (agentcli `timeoutSec`) and the default of 30 s.
+    pub timeout: Option<Duration>,
+    /// The stdout cap in bytes (default 1 MiB).
+    pub max_output: usize,
+    /// An address-space limit in bytes for every tool, in place of the
+    /// manifests' own (Nachos `resources.memory`).
+    pub memory: Option<u64>,
+    /// The Python interpreter for NORA and AgentStack tools.
+    pub python: PathBuf,
+    pub policy: Policy,
+    /// Apply Landlock rules (default on).
+    pub sandbox: bool,
+    /// Directories every tool may read, beside its manifest's directory.
+    pub read_dirs: Vec<PathBuf>,
+    /// The root the built-in tools are confined to (default: the working
+    /// directory).
+    pub workspace: Option<PathBuf>,
+    /// Append a JSON line per call to this file.
+    pub audit: Option<PathBuf>,
+}
+
+impl Default for RunnerOptions {
+    fn default() -> Self {
+        RunnerOptions {
+            timeout: None,
+            max_output: DEFAULT_MAX_OUTPUT,
+            memory: None,
+            python: PathBuf::from("python3"),
+            policy: Policy::default(),
+            sandbox: true,
+            read_dirs: Vec::new(),
+            workspace: None,
+            audit: None,
+        }
+    }
+}
+
+/// Why a runner could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Lint(#[from] crate::lint::LintError),
+    /// The manifests have error-level findings; the report holds them.
+    #[error("the manifests have {} error(s); fix them before running their tools", .0.count(crate::diagnostic::Severity::Error))]
+    Findings(Box<crate::lint::LintReport>),
+    #[error("no tools in {0}")]
+    NoTools(String),
+    #[error("tool \"{name}\" is declared in both {first} and {second}; run one manifest at a time")]
+    Ambiguous {
+        name: String,
+        first: String,
+        second: String,
+    },
+    #[error("cannot use the workspace {path}: {source}")]
+    Workspace {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot open the audit log {path}: {source}")]
+    Audit {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// One tool a runner can call.
+struct Entry {
+    tool: Tool,
+    /// The manifest's directory (for built-ins, the workspace root).
+    dir: PathBuf,
+    format: Format,
+    builtin: bool,
+    /// Environment variables the package declares (AgentStack `env`).
+    package_env: Vec<String>,
+    validator: Result<jsonschema::Validator, String>,
+}
+
+/// Runs the tools of some manifests. See the [module docs](self).
+pub struct Runner {
+    entries: Vec<Entry>,
+    options: RunnerOptions,
+    support: Support,
+    workspace: Option<builtin::Workspace>,
+    audit: Option<Mutex<std::fs::File>>,
+    /// The interpreter's own facts, asked for at the first Python call.
+    python: OnceLock<Result<execute::Python, String>>,
+}
+
+impl Runner {
+    /// Reads the manifests at `paths` (files or directories, as `toolc
+    /// lint` reads them) and builds a runner for their tools. Manifests
+    /// with error-level findings are refused: [`LoadError::Findings`].
+    pub fn load(paths: &[PathBuf], options: RunnerOptions) -> Result<Runner, LoadError> {
+        let lint_options = crate::lint::LintOptions {
+            keep_toolsets: true,
+            ..crate::lint::LintOptions::default()
+        };
+        let report = crate::lint::lint_paths(paths, &lint_options)?;
+        if report.count(crate::diagnostic::Severity::Error) > 0 {
+            return Err(LoadError::Findings(Box::new(report)));
+        }
+        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        if report.toolsets.iter().all(|set| set.tools.is_empty()) {
+            return Err(LoadError::NoTools(shown.join(", ")));
+        }
+        Runner::from_toolsets(report.toolsets, options)
+    }
+
+    /// A runner for tool sets read elsewhere (their `path` locates the
+    /// manifest, and so the directory relative paths resolve against).
+    pub fn from_toolsets(
+        toolsets: Vec<ToolSet>,
+        options: RunnerOptions,
+    ) -> Result<Runner, LoadError> {
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut seen: BTreeMap<String, String> = BTreeMap::new();
+        for set in toolsets {
+            let dir = manifest_dir(&set.path);
+            let package_env: Vec<String> = set
+                .package
+                .as_ref()
+                .map(|p| p.env.iter().map(|v| v.name.clone()).collect())
+                .unwrap_or_default();
+            for tool in set.tools {
+                if let Some(first) = seen.insert(tool.name.clone(), set.path.clone()) {
+                    return Err(LoadError::Ambiguous {
+                        name: tool.name,
+                        first,
+                        second: set.path.clone(),
+                    });
+                }
+                entries.push(Entry {
+                    validator: compile(&tool),
+                    dir: dir.clone(),
+                    format: set.format,
+                    builtin: false,
+                    package_env: package_env.clone(),
+                    tool,
+                });
+            }
+        }
+        Runner::build(entries, options, None)
+    }
+
+    /// A runner for the built-in tools (`list_files`, `read_file`,
+    /// `write_file`, `shell`, `fetch`), confined to `options.workspace`.
+    pub fn builtin(options: RunnerOptions) -> Result<Runner, LoadError> {
+        let root = match &options.workspace {
+            Some(root) => root.clone(),
+            None => PathBuf::from("."),
+        };
+        let workspace = builtin::Workspace::new(&root).map_err(|source| LoadError::Workspace {
+            path: root.clone(),
+            source,
+        })?;
+        let dir = workspace.root().to_path_buf();
+        let set = builtin::toolset();
+        let entries = set
+            .tools
+            .into_iter()
+            .map(|tool| Entry {
+                validator: compile(&tool),
+                dir: dir.clone(),
+                format: set.format,
+                builtin: true,
+                package_env: Vec::new(),
+                tool,
+            })
+            .collect();
+        Runner::build(entries, options, Some(workspace))
+    }
+
+    fn build(
+        entries: Vec<Entry>,
+        options: RunnerOptions,
+        workspace: Option<builtin::Workspace>,
+    ) -> Result<Runner, LoadError> {
+        let audit = match &options.audit {
+            Some(path) => Some(Mutex::new(audit::open(path).map_err(|source| {
+                LoadError::Audit {
+                    path: path.clone(),
+                    source,
+                }
+            })?)),
+            None => None,
+        };
+        let support = if options.sandbox {
+            sandbox::probe()
+        } else {
+            Support::Unavailable
+        };
+        Ok(Runner {
+            entries,
+            options,
+            support,
+            workspace,
+            audit,
+            python: OnceLock::new(),
+        })
+    }
+
+    /// The tools this runner can call, in manifest order.
+    pub fn tools(&self) -> impl Iterator<Item = &Tool> {
+        self.entries.iter().map(|e| &e.tool)
+    }
+
+    /// What the runner cannot enforce on this machine, to tell the user
+    /// once: empty when everything applies.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if !self.options.sandbox {
+            warnings.push(
+                "the sandbox is off (--no-sandbox): tools run without Landlock rules".to_string(),
+            );
+        } else if self.support == Support::Unavailable {
+            warnings.push(
+                "Landlock is not available on this kernel: tools run without file-system and network confinement; every other limit applies"
+                    .to_string(),
+            );
+        } else if !self.support.network() {
+            warnings.push(
+                "this kernel's Landlock cannot restrict TCP (ABI 4 or later is needed): network confinement does not apply"
+                    .to_string(),
+            );
+        }
+        warnings
+    }
+
+    /// What the kernel offers for confinement (none when the sandbox is
+    /// turned off).
+    pub fn sandbox_support(&self) -> Support {
+        self.support
+    }
+
+    /// Calls tool `name` with `arguments` (a JSON object) and returns its
+    /// result. Never panics and never fails: every failure is a result.
+    pub fn call(&self, name: &str, arguments: Value) -> ToolResult {
+        let started = Instant::now();
+        let (mut result, decision) = self.call_inner(name, &arguments);
+        result.metadata.duration_ms = started.elapsed().as_millis() as u64;
+        if let Some(log) = &self.audit {
+            audit::record(log, name, &arguments, decision, &result);
+        }
+        result
+    }
+
+    fn call_inner(&self, name: &str, arguments: &Value) -> (ToolResult, audit::Decision) {
+        let Some(entry) = self.entries.iter().find(|e| e.tool.name == name) else {
+            let mut details = Map::new();
+            let known: Vec<&str> = self.entries.iter().map(|e| e.tool.name.as_str()).collect();
+            if let Some(near) = crate::suggest::did_you_mean(name, known.iter().copied()) {
+                details.insert("did_you_mean".to_string(), json!(near));
+            }
+            return (
+                ToolResult::fail_with(
+                    ErrorCode::NotFound,
+                    format!("no tool named \"{name}\""),
+                    details,
+                ),
+                audit::Decision::NotFound,
+            );
+        };
+        if let Err(result) = validate(entry, arguments) {
+            return (*result, audit::Decision::Invalid);
+        }
+        let call = policy::Call {
+            tool: &entry.tool,
+            arguments,
+            dir: &entry.dir,
+        };
+        if let Err(denial) = self.options.policy.check(&call) {
+            let mut details = Map::new();
+            details.insert("rule".to_string(), json!(denial.rule));
+            return (
+                ToolResult::fail_with(ErrorCode::PolicyDenied, denial.message, details),
+                audit::Decision::Denied,
+            );
+        }
+        (
+            execute::execute(self, entry, arguments),
+            audit::Decision::Allowed,
+        )
+    }
+}
+
+/// The directory of the manifest at `path` (a tool directory's manifest
+/// resolves relative to that directory).
+fn manifest_dir(path: &str) -> PathBuf {
+    let path = Path::new(path);
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::canonicalize(&dir).unwrap_or(dir)
+}
+
+fn compile(tool: &Tool) -> Result<jsonschema::Validator, String> {
+    let schema = tool
+        .parameters
+        .clone()
+        .unwrap_or_else(crate::formats::no_parameters);
+    jsonschema::validator_for(&schema)
+        .map_err(|e| format!("the tool's parameter schema is invalid: {e}"))
+}
+
+/// Checks the arguments against the tool's schema; every violation with
+/// its JSON Pointer.
+fn validate(entry: &Entry, arguments: &Value) -> Result<(), Box<ToolResult>> {
+    if !arguments.is_object() {
+        let mut details = Map::new();
+        details.insert(
+            "violations".to_string(),
+            json!([{"pointer": "", "message": "the arguments must be a JSON object"}]),
+        );
+        return Err(Box::new(ToolResult::fail_with(
+            ErrorCode::ValidationError,
+            format!(
+                "the arguments of \"{}\" must be a JSON object",
+                entry.tool.name
+            ),
+            details,
+        )));
+    }
+    let validator = match &entry.validator {
+        Ok(validator) => validator,
+        Err(message) => {
+            return Err(Box::new(ToolResult::fail(
+                ErrorCode::InternalError,
+                message.clone(),
+            )));
+        }
+    };
+    let mut violations: Vec<(String, String)> = validator
+        .iter_errors(arguments)
+        .map(|e| (e.instance_path().to_string(), e.to_string()))
+        .collect();
+    if violations.is_empty() {
+        return Ok(());
+    }
+    violations.sort();
+    violations.dedup();
+    let summary: Vec<String> = violations
+        .iter()
+        .map(|(pointer, message)| {
+            let at = if pointer.is_empty() {
+                "(root)"
+            } else {
+                pointer
+            };
+            format!("{at}: {message}")
+        })
+        .collect();
+    let mut details = Map::new();
+    details.insert(
+        "violations".to_string(),
+        Value::Array(
+            violations
+                .iter()
+                .map(|(pointer, message)| json!({"pointer": pointer, "message": message}))
+                .collect(),
+        ),
+    );
+    Err(Box::new(ToolResult::fail_with(
+        ErrorCode::ValidationError,
+        format!(
+            "the arguments of \"{}\" do not match its parameters: {}",
+            entry.tool.name,
+            summary.join("; ")
+        ),
+        details,
+    )))
+}
+
+/// The command a tool runs: agentcli's own, or one a converted manifest
+/// keeps in its `"x-toolc"` object.
+fn command_of(tool: &Tool) -> Option<(Vec<String>, Option<u64>, Vec<String>)> {
+    if let Runtime::Command {
+        argv,
+        timeout_sec,
+        env_passthrough,
+    } = &tool.runtime
+    {
+        return Some((argv.clone(), *timeout_sec, env_passthrough.clone()));
+    }
+    let carried = |key: &str| {
+        tool.carried
+            .iter()
+            .find(|c| c.format == Format::Agentcli && c.key == key)
+            .map(|c| &c.value)
+    };
+    let argv: Vec<String> = carried("command")?
+        .as_array()?
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    let timeout = carried("timeoutSec").and_then(Value::as_u64);
+    let passthrough = carried("envPassthrough")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some((argv, timeout, passthrough))
+}

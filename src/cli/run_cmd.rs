@@ -1,0 +1,234 @@
+//! `toolc run`: call one tool of a manifest through the embedded runner.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{CliError, EXIT_FAILURE, EXIT_FINDINGS, render};
+use crate::run::{LoadError, Policy, Runner, RunnerOptions};
+
+#[derive(Debug, clap::Args)]
+pub(super) struct RunArgs {
+    /// The manifest (a file, or a directory read as `toolc lint` reads it), or the word
+    /// `builtin` for the built-in tools (list_files, read_file, write_file, shell, fetch).
+    #[arg(value_name = "MANIFEST")]
+    manifest: PathBuf,
+    /// The tool to call.
+    #[arg(value_name = "TOOL", required_unless_present = "list")]
+    tool: Option<String>,
+    /// The arguments as a JSON object (without --args or --args-file, they are read from
+    /// standard input; an empty input means {}).
+    #[arg(long, value_name = "JSON", conflicts_with = "args_file")]
+    args: Option<String>,
+    /// Read the arguments from this file (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    args_file: Option<PathBuf>,
+    /// List the tools and their parameters instead of calling one.
+    #[arg(long, conflicts_with_all = ["tool", "args", "args_file"])]
+    list: bool,
+    /// A time limit in seconds for the tool, in place of its manifest's (agentcli
+    /// timeoutSec) and of the default, 30.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    timeout: Option<Duration>,
+    /// The most the tool may print on stdout before it is killed (e.g. 1MiB, 64KiB).
+    #[arg(long, value_name = "SIZE", value_parser = crate::lint::config::parse_size, default_value = "1MiB")]
+    max_output: u64,
+    /// An address-space limit for the tool, in place of its manifest's (Nachos
+    /// resources.memory), e.g. 512MiB.
+    #[arg(long, value_name = "SIZE", value_parser = crate::lint::config::parse_size)]
+    memory: Option<u64>,
+    /// The Python interpreter for NORA and AgentStack tools.
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    python: PathBuf,
+    /// Run Nachos tools up to this security tier (default 2; 3 allows tier-3 tools;
+    /// tier 4 never runs).
+    #[arg(long, value_name = "TIER")]
+    allow_tier: Option<i64>,
+    /// Policy rules (TOML): allowed tools, forbidden patterns, default rules to turn off.
+    #[arg(long, value_name = "FILE")]
+    policy: Option<PathBuf>,
+    /// The directory the built-in tools are confined to (default: the working directory).
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+    /// Append a JSON line per call (time, tool, a digest of the arguments, the decision,
+    /// the duration, the exit code) to this file.
+    #[arg(long, value_name = "FILE")]
+    audit: Option<PathBuf>,
+    /// Let the tool also read this directory (repeatable).
+    #[arg(long, value_name = "DIR")]
+    allow_read: Vec<PathBuf>,
+    /// Run without Landlock rules (every other limit still applies).
+    #[arg(long)]
+    no_sandbox: bool,
+}
+
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("\"{text}\" is not a number of seconds"))?;
+    if !(seconds > 0.0 && seconds <= 86_400.0 * 365.0) {
+        return Err(format!("\"{text}\": the time limit must be positive"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+pub(super) fn run(
+    args: &RunArgs,
+    color: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8, CliError> {
+    let mut policy = match &args.policy {
+        Some(path) => Policy::from_toml_file(path).map_err(|e| CliError::Usage(e.to_string()))?,
+        None => Policy::default(),
+    };
+    if let Some(tier) = args.allow_tier {
+        policy.allow_tier = tier;
+    }
+    let options = RunnerOptions {
+        timeout: args.timeout,
+        max_output: usize::try_from(args.max_output).unwrap_or(usize::MAX),
+        memory: args.memory,
+        python: args.python.clone(),
+        policy,
+        sandbox: !args.no_sandbox,
+        read_dirs: args.allow_read.clone(),
+        workspace: args.workspace.clone(),
+        audit: args.audit.clone(),
+    };
+    let builtin = args.manifest.as_os_str() == "builtin";
+    let loaded = if builtin {
+        Runner::builtin(options)
+    } else {
+        if !args.manifest.exists() {
+            return Err(CliError::Usage(format!(
+                "{}: no such file or directory",
+                args.manifest.display()
+            )));
+        }
+        Runner::load(std::slice::from_ref(&args.manifest), options)
+    };
+    let runner = match loaded {
+        Ok(runner) => runner,
+        Err(LoadError::Findings(report)) => {
+            err.write_all(render::human(&report, color).as_bytes())?;
+            writeln!(
+                err,
+                "error: not running tools of manifests with errors (`toolc lint {}` shows them)",
+                args.manifest.display()
+            )?;
+            return Ok(EXIT_FAILURE);
+        }
+        Err(e) => return Err(CliError::Usage(e.to_string())),
+    };
+    if args.list {
+        list(&runner, out)?;
+        return Ok(0);
+    }
+    let Some(tool) = &args.tool else {
+        return Err(CliError::Usage(
+            "name the tool to call (or pass --list)".to_string(),
+        ));
+    };
+    let arguments = arguments(args)?;
+    for warning in runner.warnings() {
+        writeln!(err, "warning: {warning}")?;
+    }
+    let result = runner.call(tool, arguments);
+    writeln!(out, "{}", result.to_json_line())?;
+    Ok(if result.success { 0 } else { EXIT_FINDINGS })
+}
+
+/// The call's arguments from --args, --args-file or standard input.
+fn arguments(args: &RunArgs) -> Result<Value, CliError> {
+    let (text, from) = if let Some(text) = &args.args {
+        (text.clone(), "--args".to_string())
+    } else {
+        let path = args.args_file.clone().unwrap_or_else(|| PathBuf::from("-"));
+        if path.as_os_str() == "-" {
+            let stdin = std::io::stdin();
+            if args.args_file.is_none() && stdin.is_terminal() {
+                return Err(CliError::Usage(
+                    "give the arguments with --args JSON, --args-file FILE or on standard input"
+                        .to_string(),
+                ));
+            }
+            let mut text = String::new();
+            stdin.lock().read_to_string(&mut text).map_err(|e| {
+                CliError::Usage(format!(
+                    "cannot read the arguments from standard input: {e}"
+                ))
+            })?;
+            (text, "standard input".to_string())
+        } else {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
+            (text, path.display().to_string())
+        }
+    };
+    if text.trim().is_empty() {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| CliError::Usage(format!("the arguments in {from} are not JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(CliError::Usage(format!(
+            "the arguments in {from} must be a JSON object, e.g. {{\"path\": \"README.md\"}}"
+        )));
+    }
+    Ok(value)
+}
+
+/// The tools, one paragraph each: name, description, parameters.
+fn list(runner: &Runner, out: &mut dyn Write) -> Result<(), CliError> {
+    for tool in runner.tools() {
+        let about = tool
+            .description
+            .as_deref()
+            .and_then(|d| d.lines().next())
+            .map(|d| format!(": {d}"))
+            .unwrap_or_default();
+        writeln!(out, "{}{about}", tool.name)?;
+        let parameters = tool.parameters.as_ref();
+        let required: Vec<&str> = parameters
+            .and_then(|p| p.get("required"))
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let properties = parameters
+            .and_then(|p| p.get("properties"))
+            .and_then(Value::as_object);
+        match properties {
+            Some(properties) if !properties.is_empty() => {
+                for (name, schema) in properties {
+                    let kind = match schema.get("type") {
+                        Some(Value::String(kind)) => kind.clone(),
+                        Some(Value::Array(kinds)) => kinds
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .collect::<Vec<_>>()
+                            .join(" | "),
+                        _ => "any".to_string(),
+                    };
+                    let needed = if required.contains(&name.as_str()) {
+                        "required"
+                    } else {
+                        "optional"
+                    };
+                    let about = schema
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .and_then(|d| d.lines().next())
+                        .map(|d| format!(": {d}"))
+                        .unwrap_or_default();
+                    writeln!(out, "    {name} ({kind}, {needed}){about}")?;
+                }
+            }
+            _ => writeln!(out, "    (no parameters)")?,
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,197 @@
+//! The audit log: one JSON line per call, appended.
+//!
+//! ```json
+//! {"time":"2026-11-22T10:04:05.120Z","tool":"echo","arguments_sha256":"9f2c…","decision":"allowed",
+//!  "success":true,"code":null,"duration_ms":4,"exit_code":0}
+//! ```
+//!
+//! The arguments are never written, only a SHA-256 digest of their
+//! canonical JSON (object keys sorted) in which the values of
+//! secret-looking keys (`password`, `token`, `api_key`, `secret`, ...) are
+//! replaced by a fixed marker first: the digest identifies a call without
+//! letting anyone test guesses of a secret against it.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use super::ToolResult;
+
+/// What the runner decided about a call.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Decision {
+    Allowed,
+    Denied,
+    Invalid,
+    NotFound,
+}
+
+impl Decision {
+    fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allowed => "allowed",
+            Decision::Denied => "denied",
+            Decision::Invalid => "invalid",
+            Decision::NotFound => "not_found",
+        }
+    }
+}
+
+pub(super) fn open(path: &Path) -> std::io::Result<File> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+}
+
+/// Appends the call's line. A failed write is reported on stderr, once
+/// per call; it does not change the call's result.
+pub(super) fn record(
+    log: &Mutex<File>,
+    tool: &str,
+    arguments: &Value,
+    decision: Decision,
+    result: &ToolResult,
+) {
+    let line = json!({
+        "time": rfc3339(SystemTime::now()),
+        "tool": tool,
+        "arguments_sha256": digest(arguments),
+        "decision": decision.as_str(),
+        "success": result.success,
+        "code": result.code().map(|c| c.as_str()),
+        "duration_ms": result.metadata.duration_ms,
+        "exit_code": result.metadata.exit_code,
+    });
+    let mut text = line.to_string();
+    text.push('\n');
+    let Ok(mut file) = log.lock() else { return };
+    // One write per line: with O_APPEND, lines of concurrent runners
+    // never interleave.
+    if let Err(e) = file.write_all(text.as_bytes()) {
+        eprintln!("toolc: cannot write the audit log: {e}");
+    }
+}
+
+/// Whether a key names a secret.
+pub(crate) fn secret_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase().replace('-', "_");
+    const WORDS: [&str; 11] = [
+        "password",
+        "passwd",
+        "passphrase",
+        "secret",
+        "token",
+        "api_key",
+        "apikey",
+        "private_key",
+        "credential",
+        "authorization",
+        "cookie",
+    ];
+    WORDS.iter().any(|w| key.contains(w)) || key == "auth" || key.ends_with("_key") || key == "key"
+}
+
+/// The canonical JSON of `value` with secret values masked, hashed.
+pub(crate) fn digest(value: &Value) -> String {
+    let masked = mask(value);
+    let mut hasher = Sha256::new();
+    hasher.update(masked.to_string().as_bytes());
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A copy with object keys sorted and secret-looking values replaced.
+fn mask(value: &Value) -> Value {
+    match value {
+        Value::Object(object) => {
+            let mut keys: Vec<&String> = object.keys().collect();
+            keys.sort();
+            let mut out = Map::new();
+            for key in keys {
+                let inner = &object[key];
+                let masked = if secret_key(key) {
+                    json!("[secret]")
+                } else {
+                    mask(inner)
+                };
+                out.insert(key.clone(), masked);
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(mask).collect()),
+        other => other.clone(),
+    }
+}
+
+/// `time` as RFC 3339 in UTC with milliseconds.
+fn rfc3339(time: SystemTime) -> String {
+    let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = since.as_secs();
+    let days = (secs / 86_400) as i64;
+    let rest = secs % 86_400;
+    let (year, month, day) = civil_date(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        since.subsec_millis()
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01, by
+/// counting 400-year eras of 146,097 days, each starting on March 1st so
+/// that the leap day ends a year.
+fn civil_date(days: i64) -> (i64, u32, u32) {
+    let shifted = days + 719_468; // days from 0000-03-01 to 1970-01-01
+    let era = shifted.div_euclid(146_097);
+    let day_of_era = shifted.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153; // 0 = March
+    let day = (day_of_year - (153 * month_index + 2) / 5 + 1) as u32;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(civil_date(0), (1970, 1, 1));
+        assert_eq!(civil_date(59), (1970, 3, 1));
+        assert_eq!(civil_date(11_016), (2000, 2, 29));
+        assert_eq!(civil_date(20_779), (2026, 11, 22));
+        assert_eq!(civil_date(-1), (1969, 12, 31));
+    }
+
+    #[test]
+    fn secrets_do_not_change_the_digest() {
+        let a = digest(&json!({"user": "ann", "password": "hunter2"}));
+        let b = digest(&json!({"password": "other", "user": "ann"}));
+        let c = digest(&json!({"user": "bob", "password": "hunter2"}));
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert!(secret_key("GITHUB_TOKEN"));
+        assert!(secret_key("api-key"));
+        assert!(!secret_key("path"));
+        assert!(!secret_key("monkey"));
+    }
+}

@@ -1,0 +1,89 @@
+"""toolc's Python bootstrap: runs one tool call and reports it as JSON.
+
+toolc starts `python3 -I -c <this file>` for every call to a Python tool
+(NORA entrypoint scripts, AgentStack package functions), writes one JSON
+request on stdin and reads one JSON response from stdout:
+
+    request:  {"kind": "script", "file": "/abs/main.py", "function": "run",
+               "arguments": {...}}
+              {"kind": "package", "file": "/abs/pkg/__init__.py",
+               "package": "pkg", "function": "search", "arguments": {...}}
+    response: {"ok": true, "output": <the return value>}
+              {"ok": false, "type": "ValueError", "message": "..."}
+              {"ok": false, "type": "toolc.InvalidOutput", "message": "..."}
+
+A script's function gets the arguments as one dict; a package function
+gets them as keyword arguments. Whatever the tool prints goes to stderr,
+so it cannot corrupt the response, and an exception becomes a response,
+never a traceback on the caller's terminal.
+"""
+
+import importlib.util
+import json
+import os
+import sys
+
+
+def _load(request):
+    path = request["file"]
+    directory = os.path.dirname(path)
+    if request["kind"] == "package":
+        name = request["package"] or os.path.basename(directory)
+        spec = importlib.util.spec_from_file_location(
+            name, path, submodule_search_locations=[directory]
+        )
+    else:
+        name = "__toolc_tool__"
+        sys.path.insert(0, directory)
+        spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _call(request):
+    module = _load(request)
+    name = request["function"]
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise AttributeError(f"{request['file']} defines no function {name}()")
+    arguments = request["arguments"]
+    if request["kind"] == "package":
+        return function(**arguments)
+    return function(arguments)
+
+
+def main():
+    response_stream = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    # The tool's own prints go to stderr: stdout carries the response only.
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    try:
+        request = json.loads(sys.stdin.read())
+        output = _call(request)
+    except BaseException as error:  # noqa: BLE001 - every failure is reported
+        response = {
+            "ok": False,
+            "type": type(error).__qualname__,
+            "message": str(error),
+        }
+    else:
+        try:
+            json.dumps(output, allow_nan=False)
+            response = {"ok": True, "output": output}
+        except (TypeError, ValueError) as error:
+            response = {
+                "ok": False,
+                "type": "toolc.InvalidOutput",
+                "message": f"the tool returned a {type(output).__name__}, "
+                f"which is not JSON: {error}",
+            }
+    response_stream.write(json.dumps(response, allow_nan=False))
+    response_stream.write("\n")
+    response_stream.flush()
+
+
+main()
