@@ -548,6 +548,11 @@ fn command_result(
                 died(code, signal)
             }
         };
+        if let Some(memory) = limits.memory {
+            // A tool out of address space often dies of a signal or a
+            // bare allocation error: say what bounded it.
+            details.insert("memory_limit_bytes".into(), json!(memory));
+        }
         let result = ToolResult::fail_with(ErrorCode::ExecutionError, message, details);
         return with_process(result, code, signal, sandbox);
     }
