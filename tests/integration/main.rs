@@ -20,6 +20,7 @@ mod hostile;
 mod lint_cli;
 mod outputs;
 mod rules;
+mod run;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,0 +1,503 @@
+//! The runner with real processes: `toolc::run::Runner` in process, and
+//! `toolc run` as a program where exit codes, standard input and the
+//! environment matter.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use toolc::run::{ErrorCode, Runner, RunnerOptions, Support, ToolResult};
+
+use crate::{TempDir, root};
+
+fn fixture(relative: &str) -> PathBuf {
+    root().join("fixtures/run").join(relative)
+}
+
+fn load(relative: &str) -> Runner {
+    runner_with(relative, RunnerOptions::default())
+}
+
+fn runner_with(relative: &str, options: RunnerOptions) -> Runner {
+    Runner::load(&[fixture(relative)], options)
+        .unwrap_or_else(|e| panic!("cannot load {relative}: {e}"))
+}
+
+fn expect_error(result: &ToolResult, code: ErrorCode) -> &toolc::run::ToolError {
+    assert!(
+        !result.success,
+        "expected {code}, got {}",
+        result.to_json_line()
+    );
+    let error = result.error.as_ref().expect("an error");
+    assert_eq!(error.code, code, "{}", result.to_json_line());
+    error
+}
+
+/// The sandbox tests need Landlock; a kernel without it fails them loudly
+/// rather than letting them pass without confinement.
+fn require_landlock(runner: &Runner) {
+    assert!(
+        matches!(runner.sandbox_support(), Support::Landlock(_)),
+        "this kernel has no Landlock: the confinement tests cannot check anything"
+    );
+}
+
+fn process_alive(pid: i32) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // A zombie (state Z) is dead, only not yet reaped by its parent.
+    let state = status.rsplit(')').next().unwrap_or("").trim_start();
+    !state.starts_with('Z')
+}
+
+#[test]
+fn echo_returns_the_tools_json_line() {
+    let result = load("agentcli/tools.json").call("echo", json!({"text": "héllo \"world\""}));
+    assert!(result.success, "{}", result.to_json_line());
+    assert_eq!(
+        result.output,
+        Some(json!({"echo": {"text": "héllo \"world\""}}))
+    );
+    assert_eq!(result.metadata.exit_code, Some(0));
+    // The contract's shape, as a caller parses it.
+    let line: Value = serde_json::from_str(&result.to_json_line()).unwrap();
+    assert_eq!(line["success"], json!(true));
+    assert!(line["metadata"]["duration_ms"].is_u64());
+    assert!(line.get("error").is_none());
+}
+
+#[test]
+fn a_timeout_kills_the_tool_and_its_grandchild() {
+    let runner = load("agentcli/tools.json");
+    let started = Instant::now();
+    let result = runner.call("sleeper", json!({}));
+    let elapsed = started.elapsed();
+    let error = expect_error(&result, ErrorCode::Timeout);
+    // timeoutSec is 1: killed at the limit, not after the tool's 300 s.
+    assert!(elapsed >= Duration::from_secs(1), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
+    assert_eq!(error.details["timeout_ms"], json!(1000));
+    let stderr = error.details["stderr"].as_str().expect("the tool's stderr");
+    let pid: i32 = stderr
+        .trim()
+        .strip_prefix("grandchild ")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no grandchild pid in {stderr:?}"));
+    // The kill is synchronous; allow the kernel a moment to reap.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while process_alive(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!process_alive(pid), "grandchild {pid} outlived the timeout");
+}
+
+#[test]
+fn a_timeout_flag_overrides_the_manifest() {
+    let options = RunnerOptions {
+        timeout: Some(Duration::from_millis(300)),
+        ..RunnerOptions::default()
+    };
+    let started = Instant::now();
+    let result = runner_with("agentcli/tools.json", options).call("sleeper", json!({}));
+    expect_error(&result, ErrorCode::Timeout);
+    assert!(
+        started.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn ten_megabytes_of_output_is_too_large() {
+    let result = load("agentcli/tools.json").call("flood", json!({}));
+    let error = expect_error(&result, ErrorCode::OutputTooLarge);
+    assert_eq!(error.details["limit_bytes"], json!(1024 * 1024));
+    // A cap above the output lets it through (and proves the tool does
+    // print 10 MB: the refusal above is the cap's doing), except that
+    // 10 MB of `a` is not JSON.
+    let options = RunnerOptions {
+        max_output: 11 * 1024 * 1024,
+        ..RunnerOptions::default()
+    };
+    let result = runner_with("agentcli/tools.json", options).call("flood", json!({}));
+    let error = expect_error(&result, ErrorCode::InvalidOutput);
+    assert!(error.message.contains("not JSON"), "{}", error.message);
+}
+
+#[test]
+fn text_that_is_not_json_is_invalid_output() {
+    let result = load("agentcli/tools.json").call("chatty", json!({}));
+    let error = expect_error(&result, ErrorCode::InvalidOutput);
+    assert_eq!(error.details["stdout"], json!("hello, this is not JSON"));
+    assert_eq!(result.metadata.exit_code, Some(0));
+}
+
+#[test]
+fn a_json_error_on_stderr_is_the_execution_error() {
+    let result = load("agentcli/tools.json").call("broken", json!({}));
+    let error = expect_error(&result, ErrorCode::ExecutionError);
+    assert_eq!(error.message, "the disk is on fire");
+    assert_eq!(result.metadata.exit_code, Some(3));
+}
+
+#[test]
+fn invalid_arguments_run_nothing() {
+    let temp = TempDir::new("run-marker");
+    let marker = temp.path().join("ran");
+    let marker_text = marker.to_string_lossy().to_string();
+    // Without the sandbox, so that the tool could write the marker.
+    let unconfined = || RunnerOptions {
+        sandbox: false,
+        ..RunnerOptions::default()
+    };
+    let runner = runner_with("agentcli/tools.json", unconfined());
+    for arguments in [
+        json!({"path": marker_text, "count": "three"}),
+        json!({"path": marker_text}),
+        json!({"path": marker_text, "count": 0}),
+        json!({"path": marker_text, "count": 2, "extra": true}),
+        json!(["not", "an", "object"]),
+    ] {
+        let result = runner.call("marker", arguments.clone());
+        let error = expect_error(&result, ErrorCode::ValidationError);
+        assert!(
+            error.details["violations"]
+                .as_array()
+                .is_some_and(|v| !v.is_empty())
+        );
+        assert!(
+            result.metadata.exit_code.is_none(),
+            "a process ran for {arguments}"
+        );
+        assert!(!marker.exists(), "the tool ran for {arguments}");
+    }
+    let result = runner.call("marker", json!({"path": "x", "count": "three"}));
+    let error = expect_error(&result, ErrorCode::ValidationError);
+    assert_eq!(error.details["violations"][0]["pointer"], json!("/count"));
+    // The control: valid arguments do run it.
+    let result = runner.call("marker", json!({"path": marker_text, "count": 2}));
+    assert!(result.success, "{}", result.to_json_line());
+    assert!(marker.exists());
+}
+
+#[test]
+fn an_unknown_tool_is_not_found_with_a_suggestion() {
+    let result = load("agentcli/tools.json").call("echoo", json!({}));
+    let error = expect_error(&result, ErrorCode::NotFound);
+    assert_eq!(error.details["did_you_mean"], json!("echo"));
+}
+
+#[test]
+fn the_environment_is_scrubbed_to_path_home_and_passthrough() {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolc"))
+        .args([
+            "run",
+            "fixtures/run/agentcli/tools.json",
+            "environment",
+            "--args",
+            "{}",
+        ])
+        .current_dir(root())
+        .env("TOOLC_TEST_SECRET", "hunter2")
+        .env("TOOLC_TEST_PASSTHROUGH", "let-me-through")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["output"]["secret_visible"], json!(false));
+    assert_eq!(result["output"]["passthrough"], json!("let-me-through"));
+    // The private temporary directory, gone after the call.
+    let tmpdir = result["output"]["tmpdir"].as_str().unwrap();
+    assert!(tmpdir.contains("toolc-run-"), "{tmpdir}");
+    assert!(!Path::new(tmpdir).exists(), "{tmpdir} was left behind");
+}
+
+#[test]
+fn agentstack_env_names_pass_through_and_nothing_else() {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolc"))
+        .args([
+            "run",
+            "fixtures/run/agentstack/probe/config.json",
+            "token_visible",
+            "--args",
+            "{}",
+        ])
+        .current_dir(root())
+        .env("TOOLC_TEST_SECRET", "hunter2")
+        .env("PROBE_TOKEN", "declared")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        result["output"],
+        json!({"PROBE_TOKEN": "declared", "TOOLC_TEST_SECRET": null}),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_confined_tool_cannot_read_etc_hostname() {
+    let runner = load("agentcli/tools.json");
+    require_landlock(&runner);
+    let result = runner.call("hostname", json!({}));
+    let error = expect_error(&result, ErrorCode::ExecutionError);
+    assert!(
+        error.message.contains("Permission denied"),
+        "{}",
+        error.message
+    );
+    assert_eq!(result.metadata.sandbox.as_deref(), Some("landlock"));
+    // The control: the same tool unconfined reads it.
+    let options = RunnerOptions {
+        sandbox: false,
+        ..RunnerOptions::default()
+    };
+    let result = runner_with("agentcli/tools.json", options).call("hostname", json!({}));
+    assert!(result.success, "{}", result.to_json_line());
+    assert_eq!(result.metadata.sandbox.as_deref(), Some("none"));
+
+    let runner = load("agentstack/probe/config.json");
+    let result = runner.call("read_hostname", json!({}));
+    let error = expect_error(&result, ErrorCode::ExecutionError);
+    assert_eq!(
+        error.details["type"],
+        json!("PermissionError"),
+        "{}",
+        error.message
+    );
+}
+
+#[test]
+fn a_tool_without_network_cannot_connect_to_loopback() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    let runner = load("agentstack/probe/config.json");
+    require_landlock(&runner);
+    assert!(
+        runner.sandbox_support().network(),
+        "this kernel's Landlock cannot restrict TCP"
+    );
+    let result = runner.call("connect", json!({"port": port}));
+    let error = expect_error(&result, ErrorCode::ExecutionError);
+    assert_eq!(
+        error.details["type"],
+        json!("PermissionError"),
+        "{}",
+        error.message
+    );
+    assert!(
+        listener.accept().is_err(),
+        "a connection reached the listener"
+    );
+    // The control: a tool allowed the network connects.
+    let result = runner.call("connect_allowed", json!({"port": port}));
+    assert_eq!(
+        result.output,
+        Some(json!("connected")),
+        "{}",
+        result.to_json_line()
+    );
+    listener.set_nonblocking(false).unwrap();
+    assert!(listener.accept().is_ok());
+}
+
+#[test]
+fn nora_scripts_return_their_text() {
+    let runner = load("nora/greet/tool.json");
+    let result = runner.call("greet", json!({"name": "Ada"}));
+    assert_eq!(
+        result.output,
+        Some(json!("Hello, Ada!")),
+        "{}",
+        result.to_json_line()
+    );
+    let result = runner.call("greet", json!({"name": "Ada", "shout": true}));
+    assert_eq!(result.output, Some(json!("HELLO, ADA!")));
+    // NORA's per-property "required": true is enforced before the script.
+    let result = runner.call("greet", json!({"shout": true}));
+    expect_error(&result, ErrorCode::ValidationError);
+}
+
+#[test]
+fn agentstack_functions_take_keyword_arguments() {
+    let runner = load("agentstack/probe/config.json");
+    let result = runner.call("add", json!({"a": 2, "b": 40}));
+    assert_eq!(result.output, Some(json!(42)), "{}", result.to_json_line());
+    // The signature's types became the schema: a string is refused.
+    let result = runner.call("add", json!({"a": "2", "b": 40}));
+    expect_error(&result, ErrorCode::ValidationError);
+}
+
+#[test]
+fn a_python_exception_is_an_execution_error_with_its_type() {
+    let result = load("agentstack/probe/config.json").call("divide", json!({"a": 1, "b": 0}));
+    let error = expect_error(&result, ErrorCode::ExecutionError);
+    assert_eq!(error.message, "ZeroDivisionError: division by zero");
+    assert_eq!(error.details["type"], json!("ZeroDivisionError"));
+}
+
+#[test]
+fn nachos_memory_is_an_address_space_limit() {
+    let result = load("nachos/memory_hog/manifest.json").call("memory_hog", json!({"text": "x"}));
+    let error = expect_error(&result, ErrorCode::ExecutionError);
+    assert_eq!(error.details["memory_limit_bytes"], json!(64 * 1024 * 1024));
+    // The control: with room, the same tool holds its 200 MB.
+    let options = RunnerOptions {
+        memory: Some(1 << 30),
+        ..RunnerOptions::default()
+    };
+    let result = runner_with("nachos/memory_hog/manifest.json", options)
+        .call("memory_hog", json!({"text": "x"}));
+    assert_eq!(
+        result.output,
+        Some(json!({"held": 200_000_000})),
+        "{}",
+        result.to_json_line()
+    );
+}
+
+#[test]
+fn a_broken_manifest_is_refused_before_any_call() {
+    let temp = TempDir::new("run-broken");
+    temp.write("tools.json", r#"{"tools": [{"name": "x", "command": []}]}"#);
+    let out = crate::Test::new()
+        .args([
+            "run",
+            &temp.path().join("tools.json").to_string_lossy(),
+            "x",
+            "--args",
+            "{}",
+        ])
+        .run();
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("not running tools of manifests with errors"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn cli_exit_codes_and_argument_sources() {
+    let manifest = "fixtures/run/agentcli/tools.json";
+    let ok = crate::Test::new()
+        .args(["run", manifest, "echo", "--args", r#"{"text": "a"}"#])
+        .run();
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    assert_eq!(ok.stdout.lines().count(), 1);
+    assert_eq!(ok.json()["output"]["echo"]["text"], json!("a"));
+
+    let failed = crate::Test::new()
+        .args(["run", manifest, "broken", "--args", "{}"])
+        .run();
+    assert_eq!(failed.code, 1);
+    assert_eq!(failed.json()["error"]["code"], json!("EXECUTION_ERROR"));
+
+    let refused = crate::Test::new()
+        .args(["run", manifest, "echo", "--args", "{}"])
+        .run();
+    assert_eq!(refused.code, 1);
+    assert_eq!(refused.json()["error"]["code"], json!("VALIDATION_ERROR"));
+
+    let bad_json = crate::Test::new()
+        .args(["run", manifest, "echo", "--args", "{text"])
+        .run();
+    assert_eq!(bad_json.code, 2);
+    assert!(bad_json.stderr.contains("not JSON"), "{}", bad_json.stderr);
+
+    let temp = TempDir::new("run-args-file");
+    let file = temp.write("args.json", r#"{"text": "from a file"}"#);
+    let from_file = crate::Test::new()
+        .args([
+            "run",
+            manifest,
+            "echo",
+            "--args-file",
+            &file.to_string_lossy(),
+        ])
+        .run();
+    assert_eq!(
+        from_file.json()["output"]["echo"]["text"],
+        json!("from a file")
+    );
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolc"))
+        .args(["run", manifest, "echo"])
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"{"text": "from stdin"}"#)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["output"]["echo"]["text"], json!("from stdin"));
+
+    let list = crate::Test::new().args(["run", manifest, "--list"]).run();
+    assert_eq!(list.code, 0);
+    assert!(
+        list.stdout.contains("echo: Echo the arguments back."),
+        "{}",
+        list.stdout
+    );
+    assert!(
+        list.stdout
+            .contains("text (string, required): What to echo."),
+        "{}",
+        list.stdout
+    );
+}
+
+#[test]
+fn the_audit_log_records_decisions_without_secret_values() {
+    let temp = TempDir::new("run-audit");
+    let log = temp.path().join("audit.jsonl");
+    let options = RunnerOptions {
+        audit: Some(log.clone()),
+        ..RunnerOptions::default()
+    };
+    let runner = runner_with("agentcli/tools.json", options);
+    runner.call("echo", json!({"text": "sk-live-0123456789"}));
+    runner.call("echo", json!({"text": 1}));
+    runner.call("nope", json!({}));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0]["decision"], json!("allowed"));
+    assert_eq!(lines[0]["exit_code"], json!(0));
+    assert_eq!(lines[1]["decision"], json!("invalid"));
+    assert_eq!(lines[2]["decision"], json!("not_found"));
+    for line in &lines {
+        assert!(line["time"].as_str().unwrap().ends_with('Z'));
+        assert_eq!(line["arguments_sha256"].as_str().unwrap().len(), 64);
+        assert!(line["duration_ms"].is_u64());
+    }
+    assert!(
+        !text.contains("sk-live"),
+        "argument values leaked into the log"
+    );
+}
