@@ -286,42 +286,57 @@ pub fn call(workspace: &Workspace, name: &str, arguments: &Value) -> Action {
         "write_file" => write_file(workspace, arguments),
         "shell" => return shell(workspace, arguments),
         "fetch" => fetch(arguments),
-        other => Err(ToolResult::fail(
+        other => Err(failure(
             ErrorCode::NotFound,
             format!("no built-in tool named {other:?}"),
         )),
     };
-    Action::Done(result.unwrap_or_else(|failure| failure))
+    Action::Done(result.unwrap_or_else(|failure| *failure))
 }
 
-/// A call's outcome before it is folded into one [`ToolResult`].
-type Outcome = Result<ToolResult, ToolResult>;
+/// A failed call, boxed: a `ToolResult` is too large for an `Err`.
+type Failure = Box<ToolResult>;
 
-fn string_argument<'a>(arguments: &'a Value, key: &str) -> Result<&'a str, ToolResult> {
+/// A call's outcome before it is folded into one [`ToolResult`].
+type Outcome = Result<ToolResult, Failure>;
+
+fn failure(code: ErrorCode, message: String) -> Failure {
+    Box::new(ToolResult::fail(code, message))
+}
+
+fn string_argument<'a>(arguments: &'a Value, key: &str) -> Result<&'a str, Failure> {
     arguments.get(key).and_then(Value::as_str).ok_or_else(|| {
-        ToolResult::fail(
+        failure(
             ErrorCode::ValidationError,
             format!("argument {key:?} must be a string"),
         )
     })
 }
 
-fn resolve(workspace: &Workspace, path: &str) -> Result<PathBuf, ToolResult> {
+fn resolve(workspace: &Workspace, path: &str) -> Result<PathBuf, Failure> {
     workspace.resolve(path).map_err(|denial| {
         let mut details = Map::new();
         details.insert("rule".to_string(), Value::String(denial.rule));
-        ToolResult::fail_with(ErrorCode::PolicyDenied, denial.message, details)
+        Box::new(ToolResult::fail_with(
+            ErrorCode::PolicyDenied,
+            denial.message,
+            details,
+        ))
     })
 }
 
-fn execution_error(message: String) -> ToolResult {
-    ToolResult::fail(ErrorCode::ExecutionError, message)
+fn execution_error(message: String) -> Failure {
+    failure(ErrorCode::ExecutionError, message)
 }
 
-fn too_large(message: String, limit: u64) -> ToolResult {
+fn too_large(message: String, limit: u64) -> Failure {
     let mut details = Map::new();
     details.insert("limit_bytes".to_string(), Value::from(limit));
-    ToolResult::fail_with(ErrorCode::OutputTooLarge, message, details)
+    Box::new(ToolResult::fail_with(
+        ErrorCode::OutputTooLarge,
+        message,
+        details,
+    ))
 }
 
 fn list_files(workspace: &Workspace, arguments: &Value) -> Outcome {
@@ -477,16 +492,16 @@ fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
 fn shell(workspace: &Workspace, arguments: &Value) -> Action {
     let command = match string_argument(arguments, "command") {
         Ok(command) => command.to_string(),
-        Err(failure) => return Action::Done(failure),
+        Err(failure) => return Action::Done(*failure),
     };
     let cwd = match arguments.get("cwd").and_then(Value::as_str) {
         None => workspace.root().to_path_buf(),
         Some(cwd) => match resolve(workspace, cwd) {
             Ok(dir) if dir.is_dir() => dir,
             Ok(_) => {
-                return Action::Done(execution_error(format!("cwd {cwd:?} is not a directory")));
+                return Action::Done(*execution_error(format!("cwd {cwd:?} is not a directory")));
             }
-            Err(failure) => return Action::Done(failure),
+            Err(failure) => return Action::Done(*failure),
         },
     };
     Action::Shell { command, cwd }
@@ -495,14 +510,14 @@ fn shell(workspace: &Workspace, arguments: &Value) -> Action {
 fn fetch(arguments: &Value) -> Outcome {
     let url = string_argument(arguments, "url")?;
     let uri: ureq::http::Uri = url.parse().map_err(|e| {
-        ToolResult::fail(
+        failure(
             ErrorCode::ValidationError,
             format!("{url:?} is not a valid URL: {e}"),
         )
     })?;
     let scheme = uri.scheme_str().unwrap_or("").to_ascii_lowercase();
     if scheme != "http" && scheme != "https" {
-        return Err(ToolResult::fail(
+        return Err(failure(
             ErrorCode::ValidationError,
             format!("{url:?} is refused: fetch supports only http:// and https:// URLs"),
         ));
@@ -553,9 +568,9 @@ fn fetch(arguments: &Value) -> Outcome {
     })))
 }
 
-fn http_failure(url: &str, error: ureq::Error) -> ToolResult {
+fn http_failure(url: &str, error: ureq::Error) -> Failure {
     match error {
-        ureq::Error::Timeout(_) => ToolResult::fail(
+        ureq::Error::Timeout(_) => failure(
             ErrorCode::Timeout,
             format!(
                 "fetching {url:?} took longer than {} s",
@@ -565,7 +580,7 @@ fn http_failure(url: &str, error: ureq::Error) -> ToolResult {
         ureq::Error::TooManyRedirects => execution_error(format!(
             "fetching {url:?} was redirected more than {FETCH_MAX_REDIRECTS} times"
         )),
-        ureq::Error::Io(e) if e.kind() == io::ErrorKind::TimedOut => ToolResult::fail(
+        ureq::Error::Io(e) if e.kind() == io::ErrorKind::TimedOut => failure(
             ErrorCode::Timeout,
             format!(
                 "fetching {url:?} took longer than {} s",
@@ -594,4 +609,182 @@ fn base64(bytes: &[u8]) -> String {
         out.push(if chunk.len() > 2 { sextet(0) } else { '=' });
     }
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    /// A directory under the system temp dir holding `ws/` (the workspace)
+    /// and `outside/`, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Scratch {
+            let dir =
+                std::env::temp_dir().join(format!("toolc-builtin-{name}-{}", std::process::id()));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(dir.join("ws/sub")).unwrap();
+            fs::create_dir_all(dir.join("outside")).unwrap();
+            fs::write(dir.join("ws/sub/a.txt"), "a").unwrap();
+            fs::write(dir.join("outside/secret"), "s").unwrap();
+            Scratch(dir)
+        }
+
+        fn workspace(&self) -> Workspace {
+            Workspace::new(&self.0.join("ws")).unwrap()
+        }
+
+        fn root(&self) -> PathBuf {
+            fs::canonicalize(self.0.join("ws")).unwrap()
+        }
+
+        fn outside(&self) -> PathBuf {
+            fs::canonicalize(self.0.join("outside")).unwrap()
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn denied(ws: &Workspace, path: &str) {
+        match ws.resolve(path) {
+            Err(denial) => assert_eq!(denial.rule, "workspace", "{denial:?}"),
+            Ok(resolved) => panic!("{path:?} resolved to {}", resolved.display()),
+        }
+    }
+
+    #[test]
+    fn relative_paths_resolve_under_the_root() {
+        let scratch = Scratch::new("relative");
+        let ws = scratch.workspace();
+        let root = scratch.root();
+        assert_eq!(ws.resolve("sub/a.txt").unwrap(), root.join("sub/a.txt"));
+        assert_eq!(ws.resolve("./sub/./a.txt").unwrap(), root.join("sub/a.txt"));
+        assert_eq!(ws.resolve("").unwrap(), root);
+        assert_eq!(ws.resolve(".").unwrap(), root);
+        assert_eq!(
+            ws.resolve("sub/../new/file").unwrap(),
+            root.join("new/file")
+        );
+    }
+
+    #[test]
+    fn dot_dot_escapes_are_refused() {
+        let scratch = Scratch::new("dotdot");
+        let ws = scratch.workspace();
+        denied(&ws, "..");
+        denied(&ws, "../outside/secret");
+        denied(&ws, "a/../../x");
+        denied(&ws, "sub/../../outside");
+    }
+
+    #[test]
+    fn absolute_paths_inside_resolve_and_outside_are_refused() {
+        let scratch = Scratch::new("absolute");
+        let ws = scratch.workspace();
+        let inside = scratch.root().join("sub/a.txt");
+        assert_eq!(ws.resolve(inside.to_str().unwrap()).unwrap(), inside);
+        denied(&ws, scratch.outside().join("secret").to_str().unwrap());
+        denied(&ws, "/etc/passwd");
+        denied(&ws, "/");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_to_outside_are_refused_wherever_they_are() {
+        use std::os::unix::fs::symlink;
+        let scratch = Scratch::new("links-out");
+        let ws = scratch.workspace();
+        let root = scratch.root();
+        symlink(scratch.outside().join("secret"), root.join("secret-link")).unwrap();
+        symlink(scratch.outside(), root.join("out-dir")).unwrap();
+        symlink("../../outside", root.join("sub/relative-out")).unwrap();
+        symlink(scratch.outside().join("missing"), root.join("dangling")).unwrap();
+        denied(&ws, "secret-link");
+        denied(&ws, "out-dir/secret");
+        denied(&ws, "out-dir/new-file");
+        denied(&ws, "sub/relative-out/secret");
+        denied(&ws, "dangling");
+        denied(&ws, "dangling/deeper/new");
+        // `..` climbing back from a missing directory still meets the link.
+        denied(&ws, "missing/../out-dir/x");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_inside_pointing_inside_are_followed() {
+        use std::os::unix::fs::symlink;
+        let scratch = Scratch::new("links-in");
+        let ws = scratch.workspace();
+        let root = scratch.root();
+        symlink("sub/a.txt", root.join("a-link")).unwrap();
+        symlink(root.join("sub"), root.join("sub-link")).unwrap();
+        symlink("sub/not-yet", root.join("dangling-in")).unwrap();
+        assert_eq!(ws.resolve("a-link").unwrap(), root.join("sub/a.txt"));
+        assert_eq!(
+            ws.resolve("sub-link/a.txt").unwrap(),
+            root.join("sub/a.txt")
+        );
+        assert_eq!(ws.resolve("dangling-in").unwrap(), root.join("sub/not-yet"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn link_loops_are_refused() {
+        use std::os::unix::fs::symlink;
+        let scratch = Scratch::new("loop");
+        let ws = scratch.workspace();
+        let root = scratch.root();
+        symlink("loop-b", root.join("loop-a")).unwrap();
+        symlink("loop-a", root.join("loop-b")).unwrap();
+        denied(&ws, "loop-a");
+    }
+
+    #[test]
+    fn a_file_is_not_a_workspace() {
+        let scratch = Scratch::new("not-dir");
+        assert!(Workspace::new(&scratch.0.join("ws/sub/a.txt")).is_err());
+        assert!(Workspace::new(&scratch.0.join("nowhere")).is_err());
+    }
+
+    #[test]
+    fn toolset_declares_every_name_with_a_closed_schema() {
+        let set = toolset();
+        let names: Vec<&str> = set.tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, NAMES);
+        for tool in &set.tools {
+            let schema = tool.parameters.as_ref().unwrap();
+            assert_eq!(schema["type"], "object");
+            assert_eq!(schema["additionalProperties"], false);
+            for required in schema["required"].as_array().unwrap() {
+                assert!(
+                    schema["properties"]
+                        .get(required.as_str().unwrap())
+                        .is_some()
+                );
+            }
+            assert!(tool.description.as_ref().is_some_and(|d| !d.is_empty()));
+            assert_eq!(tool.permissions.actions.as_ref().map(Vec::len), Some(1));
+        }
+    }
+
+    #[test]
+    fn base64_matches_rfc_4648_vectors() {
+        for (plain, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(plain.as_bytes()), encoded);
+        }
+    }
 }
