@@ -32,7 +32,7 @@ use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
@@ -509,28 +509,50 @@ fn shell(workspace: &Workspace, arguments: &Value) -> Action {
 
 fn fetch(arguments: &Value) -> Outcome {
     let url = string_argument(arguments, "url")?;
-    let uri: ureq::http::Uri = url.parse().map_err(|e| {
+    let mut uri = http_uri(url).map_err(|why| {
         failure(
             ErrorCode::ValidationError,
-            format!("{url:?} is not a valid URL: {e}"),
+            format!("{url:?} is refused: {why}"),
         )
     })?;
-    let scheme = uri.scheme_str().unwrap_or("").to_ascii_lowercase();
-    if scheme != "http" && scheme != "https" {
-        return Err(failure(
-            ErrorCode::ValidationError,
-            format!("{url:?} is refused: fetch supports only http:// and https:// URLs"),
-        ));
-    }
+    // Redirects are followed here rather than by ureq, so that each
+    // Location is checked: ureq would take a `file:` Location for a
+    // relative path on the same host.
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .proxy(None)
-        .max_redirects(FETCH_MAX_REDIRECTS)
-        .max_redirects_will_error(true)
-        .timeout_global(Some(FETCH_TIMEOUT))
+        .max_redirects(0)
         .build()
         .into();
-    let mut response = agent.get(uri).call().map_err(|e| http_failure(url, e))?;
+    let deadline = Instant::now() + FETCH_TIMEOUT;
+    let mut redirects = 0;
+    let mut response = loop {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return Err(timed_out(url));
+        }
+        let response = agent
+            .get(uri.clone())
+            .config()
+            .timeout_global(Some(remaining))
+            .build()
+            .call()
+            .map_err(|e| http_failure(url, e))?;
+        let Some(location) = redirect_location(&response) else {
+            break response;
+        };
+        redirects += 1;
+        if redirects > FETCH_MAX_REDIRECTS {
+            return Err(execution_error(format!(
+                "fetching {url:?} was redirected more than {FETCH_MAX_REDIRECTS} times"
+            )));
+        }
+        uri = redirect_target(&uri, &location).map_err(|why| {
+            execution_error(format!(
+                "fetching {url:?} was redirected to {location:?}, which is refused: {why}"
+            ))
+        })?;
+    };
     let status = response.status().as_u16();
     let mut headers: BTreeMap<String, String> = BTreeMap::new();
     for (name, value) in response.headers() {
@@ -568,25 +590,80 @@ fn fetch(arguments: &Value) -> Outcome {
     })))
 }
 
+/// Parses an absolute `http` or `https` URL; the error says why not.
+fn http_uri(url: &str) -> Result<ureq::http::Uri, String> {
+    let scheme = url_scheme(url).ok_or("it is not an absolute URL")?;
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return Err(format!(
+            "fetch supports only http:// and https:// URLs, not {scheme}:"
+        ));
+    }
+    let uri: ureq::http::Uri = url
+        .parse()
+        .map_err(|e| format!("it is not a valid URL ({e})"))?;
+    if uri.host().is_none_or(str::is_empty) {
+        return Err("it has no host".to_string());
+    }
+    Ok(uri)
+}
+
+/// The scheme of an absolute URL (RFC 3986: a letter, then letters,
+/// digits, `+`, `-` or `.`, then `:`), or `None` for a relative reference.
+fn url_scheme(url: &str) -> Option<&str> {
+    let (scheme, _) = url.split_once(':')?;
+    let mut chars = scheme.chars();
+    let first_is_letter = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
+    let rest_is_valid = chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    (first_is_letter && rest_is_valid).then_some(scheme)
+}
+
+/// The Location of a redirect that is to be followed (301, 302, 303, 307,
+/// 308 with a Location header); other responses are final.
+fn redirect_location(response: &ureq::http::Response<ureq::Body>) -> Option<String> {
+    if !matches!(response.status().as_u16(), 301 | 302 | 303 | 307 | 308) {
+        return None;
+    }
+    let location = response.headers().get("location")?;
+    Some(String::from_utf8_lossy(location.as_bytes()).into_owned())
+}
+
+/// Resolves a Location against the URL that answered with it (RFC 3986
+/// section 5.2, without dot-segment removal: the server sees `..` as sent).
+fn redirect_target(base: &ureq::http::Uri, location: &str) -> Result<ureq::http::Uri, String> {
+    let location = location.split('#').next().unwrap_or("").trim();
+    let scheme = base.scheme_str().unwrap_or("http");
+    let authority = base.authority().map(|a| a.as_str()).unwrap_or("");
+    let absolute = if url_scheme(location).is_some() {
+        location.to_string()
+    } else if location.starts_with("//") {
+        format!("{scheme}:{location}")
+    } else if location.starts_with('/') {
+        format!("{scheme}://{authority}{location}")
+    } else if location.is_empty() || location.starts_with('?') {
+        format!("{scheme}://{authority}{}{location}", base.path())
+    } else {
+        let path = base.path();
+        let directory = &path[..path.rfind('/').map_or(0, |i| i + 1)];
+        let directory = if directory.is_empty() { "/" } else { directory };
+        format!("{scheme}://{authority}{directory}{location}")
+    };
+    http_uri(&absolute)
+}
+
+fn timed_out(url: &str) -> Failure {
+    failure(
+        ErrorCode::Timeout,
+        format!(
+            "fetching {url:?} took longer than {} s",
+            FETCH_TIMEOUT.as_secs()
+        ),
+    )
+}
+
 fn http_failure(url: &str, error: ureq::Error) -> Failure {
     match error {
-        ureq::Error::Timeout(_) => failure(
-            ErrorCode::Timeout,
-            format!(
-                "fetching {url:?} took longer than {} s",
-                FETCH_TIMEOUT.as_secs()
-            ),
-        ),
-        ureq::Error::TooManyRedirects => execution_error(format!(
-            "fetching {url:?} was redirected more than {FETCH_MAX_REDIRECTS} times"
-        )),
-        ureq::Error::Io(e) if e.kind() == io::ErrorKind::TimedOut => failure(
-            ErrorCode::Timeout,
-            format!(
-                "fetching {url:?} took longer than {} s",
-                FETCH_TIMEOUT.as_secs()
-            ),
-        ),
+        ureq::Error::Timeout(_) => timed_out(url),
+        ureq::Error::Io(e) if e.kind() == io::ErrorKind::TimedOut => timed_out(url),
         other => execution_error(format!("fetching {url:?} failed: {other}")),
     }
 }
@@ -771,6 +848,19 @@ mod tests {
             assert!(tool.description.as_ref().is_some_and(|d| !d.is_empty()));
             assert_eq!(tool.permissions.actions.as_ref().map(Vec::len), Some(1));
         }
+    }
+
+    #[test]
+    fn redirect_targets_resolve_against_the_url_that_answered() {
+        let base: ureq::http::Uri = "http://h:8/a/b?q=1".parse().unwrap();
+        let target = |location: &str| redirect_target(&base, location).map(|u| u.to_string());
+        assert_eq!(target("https://x/y").unwrap(), "https://x/y");
+        assert_eq!(target("//x/y").unwrap(), "http://x/y");
+        assert_eq!(target("/y#frag").unwrap(), "http://h:8/y");
+        assert_eq!(target("c").unwrap(), "http://h:8/a/c");
+        assert_eq!(target("?r=2").unwrap(), "http://h:8/a/b?r=2");
+        assert!(target("file:///etc/passwd").is_err());
+        assert!(target("javascript:alert(1)").is_err());
     }
 
     #[test]
