@@ -25,7 +25,13 @@
 //!   policy sees is the host it connects to. A non-2xx status is still a
 //!   success carrying that status. A body that is not UTF-8 comes back in
 //!   base64, and `body_encoding` (`"utf-8"` or `"base64"`) says which.
-//!   Repeated response headers are joined with `", "`.
+//!   Repeated response headers are joined with `", "`. Redirects (301,
+//!   302, 303, 307, 308) are followed here, up to
+//!   [`FETCH_MAX_REDIRECTS`], each target checked for http/https; a
+//!   redirect elsewhere is an `EXECUTION_ERROR` (a request was made). The
+//!   [`FETCH_TIMEOUT`] budget spans all hops and the body (`TIMEOUT`).
+//! - Missing files and other I/O failures are `EXECUTION_ERROR`s:
+//!   `NOT_FOUND` means an unknown tool name.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -120,7 +126,7 @@ fn declare(index: usize, name: &str) -> Tool {
             "write",
         ),
         "shell" => (
-            "Run a shell command (sh -c) in the workspace and return its exit code and output.",
+            "Run a shell command line in the workspace (by default in its root) and return what it printed and its exit status.",
             json!({
                 "type": "object",
                 "properties": {
@@ -272,7 +278,8 @@ fn push_components(stack: &mut Vec<PathBuf>, path: &Path) {
 pub enum Action {
     /// The call ran (or failed) here.
     Done(ToolResult),
-    /// Run `command` with `sh -c` in `cwd` (a directory inside the workspace).
+    /// Run the shell command line `command` in `cwd`, an existing
+    /// directory inside the workspace; the executor decides how.
     Shell { command: String, cwd: PathBuf },
 }
 

@@ -142,6 +142,20 @@ fn shell_becomes_a_command_for_the_executor() {
 }
 
 #[test]
+fn listing_stops_at_ten_thousand_entries_and_says_so() {
+    let dir = TempDir::new("builtin-list-cap");
+    let ws = workspace(&dir);
+    for i in 0..=builtin::LIST_CAP {
+        std::fs::File::create(dir.path().join(format!("f{i:05}"))).unwrap();
+    }
+    let listed = output(run(&ws, "list_files", json!({"path": "."})));
+    let entries = listed["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), builtin::LIST_CAP);
+    assert_eq!(entries[0]["name"], "f00000");
+    assert_eq!(listed["truncated"], true);
+}
+
+#[test]
 fn reading_a_file_over_one_mib_is_output_too_large() {
     let dir = TempDir::new("builtin-big-read");
     let ws = workspace(&dir);
