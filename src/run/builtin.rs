@@ -1,49 +1,887 @@
-//! The built-in tools. (Placeholder until the implementation lands.)
+//! The built-in tools: `list_files`, `read_file`, `write_file`, `shell` and
+//! `fetch`, confined to one [`Workspace`].
+//!
+//! This module owns what each built-in does once its arguments are valid
+//! and the policy has let the call through: it declares the tools
+//! ([`toolset`]) and runs them ([`call`]). Argument validation, the policy
+//! engine and the process executor that runs `shell` live elsewhere in the
+//! runner; `shell` only comes back as an [`Action::Shell`] for it.
+//!
+//! Choices a caller can see:
+//! - Every path argument goes through [`Workspace::resolve`], which follows
+//!   symbolic links itself and refuses, as a `workspace` [`Denial`] (a
+//!   `POLICY_DENIED` result), any path that ends up outside the root. The
+//!   check and the later use are separate system calls: a process that
+//!   swaps a directory for a link in between is not defended against here.
+//! - `list_files` answers `{"entries": [...], "truncated": bool}` rather
+//!   than a bare array, so a listing cut at [`LIST_CAP`] entries says so.
+//!   Entries are sorted by name within each directory; a recursive listing
+//!   puts a directory's contents right after it and never follows links.
+//!   `size` is the length in bytes of a regular file, `null` otherwise.
+//! - `read_file` reads at most [`READ_CAP`] (1 MiB, 1,048,576 bytes).
+//! - `fetch` accepts only `http` and `https` URLs: anything else is a
+//!   `VALIDATION_ERROR` (the schema's `pattern` says so and [`call`] checks
+//!   again). It ignores proxy environment variables, so that the host the
+//!   policy sees is the host it connects to. A non-2xx status is still a
+//!   success carrying that status. A body that is not UTF-8 comes back in
+//!   base64, and `body_encoding` (`"utf-8"` or `"base64"`) says which.
+//!   Repeated response headers are joined with `", "`. Redirects (301,
+//!   302, 303, 307, 308) are followed here, up to
+//!   [`FETCH_MAX_REDIRECTS`], each target checked for http/https; a
+//!   redirect elsewhere is an `EXECUTION_ERROR` (a request was made). The
+//!   [`FETCH_TIMEOUT`] budget spans all hops and the body (`TIMEOUT`).
+//! - Missing files and other I/O failures are `EXECUTION_ERROR`s:
+//!   `NOT_FOUND` means an unknown tool name.
 
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
-use super::policy::Denial;
-use super::{ErrorCode, ToolResult};
-use crate::ir::{Format, ToolSet};
+use crate::ir::{Format, Permissions, Runtime, Tool, ToolSet};
+use crate::run::policy::Denial;
+use crate::run::{ErrorCode, ToolResult};
 
+/// The names of the built-in tools.
 pub const NAMES: [&str; 5] = ["list_files", "read_file", "write_file", "shell", "fetch"];
 
+/// The most entries one `list_files` call returns.
+pub const LIST_CAP: usize = 10_000;
+/// The largest file `read_file` returns: 1 MiB.
+pub const READ_CAP: u64 = 1 << 20;
+/// The largest response body `fetch` returns: 5 MiB.
+pub const FETCH_CAP: u64 = 5 << 20;
+/// The time one `fetch` may take, redirects and body included.
+pub const FETCH_TIMEOUT: Duration = Duration::from_secs(30);
+/// The most redirects one `fetch` follows.
+pub const FETCH_MAX_REDIRECTS: u32 = 5;
+
+/// How many symbolic links [`Workspace::resolve`] follows before giving up
+/// (Linux's own limit).
+const MAX_LINK_HOPS: usize = 40;
+
+/// The rule name of every denial this module makes.
+const WORKSPACE_RULE: &str = "workspace";
+
+/// The built-in tools as a [`ToolSet`]: MCP format, no runtime (the runner
+/// knows how to run them), each with a standard JSON Schema and the actions
+/// it needs.
 pub fn toolset() -> ToolSet {
+    let tools = NAMES
+        .iter()
+        .enumerate()
+        .map(|(index, name)| declare(index, name))
+        .collect();
     ToolSet {
         path: "builtin".to_string(),
         format: Format::Mcp,
         package: None,
-        tools: Vec::new(),
+        tools,
         carried: Vec::new(),
     }
 }
 
+fn declare(index: usize, name: &str) -> Tool {
+    let (description, parameters, action) = match name {
+        "list_files" => (
+            "List the entries of a directory in the workspace. Returns {\"entries\": [{\"name\", \"type\" (file, dir, symlink or other), \"size\" (bytes, files only)}], \"truncated\"}, sorted by name. With recursive, names are paths relative to the listed directory; symbolic links are listed, not followed. At most 10000 entries; truncated is true when there were more.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "Directory to list, relative to the workspace root (\".\" for the root)."},
+                    "recursive": {"type": "boolean", "description": "Also list the contents of subdirectories. Default false."}
+                },
+                "required": ["path"],
+                "additionalProperties": false
+            }),
+            "read",
+        ),
+        "read_file" => (
+            "Read a UTF-8 text file in the workspace and return its contents as a string. Files over 1 MiB and files that are not UTF-8 text are refused.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "File to read, relative to the workspace root."}
+                },
+                "required": ["path"],
+                "additionalProperties": false
+            }),
+            "read",
+        ),
+        "write_file" => (
+            "Write text to a file in the workspace, replacing it if it exists and creating missing parent directories. The file is replaced in one step: readers see the old or the new contents, never a part. Returns {\"path\", \"bytes\"}.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "File to write, relative to the workspace root."},
+                    "content": {"type": "string", "description": "The complete new contents of the file."}
+                },
+                "required": ["path", "content"],
+                "additionalProperties": false
+            }),
+            "write",
+        ),
+        "shell" => (
+            "Run a shell command line in the workspace (by default in its root) and return what it printed and its exit status.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "command": {"type": "string", "description": "The command line to run."},
+                    "cwd": {"type": "string", "description": "Directory to run it in, relative to the workspace root. Default: the root."}
+                },
+                "required": ["command"],
+                "additionalProperties": false
+            }),
+            "execute",
+        ),
+        _ => (
+            "Fetch a URL with HTTP GET (http and https only) and return {\"status\", \"headers\", \"body\", \"body_encoding\"}. A 404 or 500 status is returned, not treated as a failure. Follows up to 5 redirects; gives up after 30 seconds; bodies over 5 MiB are refused. A body that is not UTF-8 text is returned in base64 (body_encoding \"base64\").",
+            json!({
+                "type": "object",
+                "properties": {
+                    "url": {"type": "string", "pattern": "^[hH][tT][tT][pP][sS]?://", "description": "An absolute http:// or https:// URL."}
+                },
+                "required": ["url"],
+                "additionalProperties": false
+            }),
+            "read",
+        ),
+    };
+    let mut tool = Tool::new(
+        name.to_string(),
+        format!("/tools/{index}/name"),
+        format!("/tools/{index}"),
+    );
+    tool.description = Some(description.to_string());
+    tool.parameters = Some(parameters);
+    tool.runtime = Runtime::Unspecified;
+    tool.permissions = Permissions {
+        actions: Some(vec![action.to_string()]),
+        ..Permissions::default()
+    };
+    tool
+}
+
+/// A workspace root all built-ins are confined to.
+#[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
 }
 
 impl Workspace {
-    pub fn new(root: &Path) -> std::io::Result<Workspace> {
-        Ok(Workspace {
-            root: std::fs::canonicalize(root)?,
-        })
+    /// Canonicalizes the root, which must exist and be a directory.
+    pub fn new(root: &Path) -> io::Result<Workspace> {
+        let root = fs::canonicalize(root)?;
+        if !fs::metadata(&root)?.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::NotADirectory,
+                format!("workspace root {} is not a directory", root.display()),
+            ));
+        }
+        Ok(Workspace { root })
     }
+
+    /// The canonical root.
     pub fn root(&self) -> &Path {
         &self.root
     }
+
+    /// Resolves a path argument (relative to the root, or absolute) to a
+    /// path inside the workspace, with every symbolic link along it
+    /// followed.
+    ///
+    /// Walks the path one component at a time as the kernel would: `..`
+    /// goes to the parent of what has been resolved so far, and a link is
+    /// replaced by its target (absolute, or relative to the link's
+    /// directory). Components that do not exist are taken as written
+    /// (that is what `write_file` will create). The result must
+    /// lie under the root; anything else, escapes through `..`, absolute
+    /// paths and links alike, is refused with a `workspace` [`Denial`].
     pub fn resolve(&self, path: &str) -> Result<PathBuf, Denial> {
-        Ok(self.root.join(path))
+        let mut pending: Vec<PathBuf> = Vec::new();
+        push_components(&mut pending, Path::new(path));
+        let mut current = self.root.clone();
+        let mut hops = 0;
+        while let Some(part) = pending.pop() {
+            match part.components().next() {
+                Some(Component::RootDir | Component::Prefix(_)) => current = part,
+                Some(Component::ParentDir) => {
+                    current.pop();
+                }
+                Some(Component::Normal(name)) => {
+                    let candidate = current.join(name);
+                    // Checked even below a missing component: `..` can
+                    // climb back to an existing directory.
+                    let is_link = fs::symlink_metadata(&candidate)
+                        .is_ok_and(|meta| meta.file_type().is_symlink());
+                    if is_link {
+                        hops += 1;
+                        if hops > MAX_LINK_HOPS {
+                            return Err(
+                                self.denial(path, "it has too many levels of symbolic links")
+                            );
+                        }
+                        let target = fs::read_link(&candidate).map_err(|e| {
+                            let why =
+                                format!("its link {} cannot be read: {e}", candidate.display());
+                            self.denial(path, &why)
+                        })?;
+                        push_components(&mut pending, &target);
+                    } else {
+                        current = candidate;
+                    }
+                }
+                Some(Component::CurDir) | None => {}
+            }
+        }
+        if current.starts_with(&self.root) {
+            Ok(current)
+        } else {
+            Err(self.denial(path, "it is outside the workspace"))
+        }
+    }
+
+    fn denial(&self, path: &str, why: &str) -> Denial {
+        Denial {
+            rule: WORKSPACE_RULE.to_string(),
+            message: format!("path {path:?} is refused: {why} ({})", self.root.display()),
+        }
+    }
+
+    /// `path` (inside the root) relative to the root, `.` for the root.
+    fn relative(&self, path: &Path) -> String {
+        match path.strip_prefix(&self.root) {
+            Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+            Ok(rel) => rel.to_string_lossy().into_owned(),
+            Err(_) => path.to_string_lossy().into_owned(),
+        }
     }
 }
 
+/// Pushes `path`'s components onto a stack so that the first is popped
+/// first; a root or prefix stays joined to nothing and restarts the walk.
+fn push_components(stack: &mut Vec<PathBuf>, path: &Path) {
+    let parts: Vec<PathBuf> = path
+        .components()
+        .map(|c| PathBuf::from(c.as_os_str()))
+        .collect();
+    stack.extend(parts.into_iter().rev());
+}
+
+/// What running a built-in comes to: done in process, or a shell command
+/// for the runner's process executor.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Action {
+    /// The call ran (or failed) here.
     Done(ToolResult),
+    /// Run the shell command line `command` in `cwd`, an existing
+    /// directory inside the workspace; the executor decides how.
     Shell { command: String, cwd: PathBuf },
 }
 
+/// Runs built-in `name` with already-validated `arguments` (an object
+/// matching its schema). Never panics: a missing argument or an unknown
+/// name is a failed result.
 pub fn call(workspace: &Workspace, name: &str, arguments: &Value) -> Action {
-    let _ = (workspace, arguments);
-    Action::Done(ToolResult::fail(ErrorCode::NotFound, name))
+    let result = match name {
+        "list_files" => list_files(workspace, arguments),
+        "read_file" => read_file(workspace, arguments),
+        "write_file" => write_file(workspace, arguments),
+        "shell" => return shell(workspace, arguments),
+        "fetch" => fetch(arguments),
+        other => Err(failure(
+            ErrorCode::NotFound,
+            format!("no built-in tool named {other:?}"),
+        )),
+    };
+    Action::Done(result.unwrap_or_else(|failure| *failure))
+}
+
+/// A failed call, boxed: a `ToolResult` is too large for an `Err`.
+type Failure = Box<ToolResult>;
+
+/// A call's outcome before it is folded into one [`ToolResult`].
+type Outcome = Result<ToolResult, Failure>;
+
+fn failure(code: ErrorCode, message: String) -> Failure {
+    Box::new(ToolResult::fail(code, message))
+}
+
+fn string_argument<'a>(arguments: &'a Value, key: &str) -> Result<&'a str, Failure> {
+    arguments.get(key).and_then(Value::as_str).ok_or_else(|| {
+        failure(
+            ErrorCode::ValidationError,
+            format!("argument {key:?} must be a string"),
+        )
+    })
+}
+
+fn resolve(workspace: &Workspace, path: &str) -> Result<PathBuf, Failure> {
+    workspace.resolve(path).map_err(|denial| {
+        let mut details = Map::new();
+        details.insert("rule".to_string(), Value::String(denial.rule));
+        Box::new(ToolResult::fail_with(
+            ErrorCode::PolicyDenied,
+            denial.message,
+            details,
+        ))
+    })
+}
+
+fn execution_error(message: String) -> Failure {
+    failure(ErrorCode::ExecutionError, message)
+}
+
+fn too_large(message: String, limit: u64) -> Failure {
+    let mut details = Map::new();
+    details.insert("limit_bytes".to_string(), Value::from(limit));
+    Box::new(ToolResult::fail_with(
+        ErrorCode::OutputTooLarge,
+        message,
+        details,
+    ))
+}
+
+fn list_files(workspace: &Workspace, arguments: &Value) -> Outcome {
+    let path = string_argument(arguments, "path")?;
+    let recursive = arguments
+        .get("recursive")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let dir = resolve(workspace, path)?;
+    match fs::metadata(&dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => return Err(execution_error(format!("{path:?} is not a directory"))),
+        Err(e) => return Err(execution_error(format!("cannot list {path:?}: {e}"))),
+    }
+    let mut listing = Listing::default();
+    listing
+        .walk(&dir, "", recursive)
+        .map_err(|e| execution_error(format!("cannot list {path:?}: {e}")))?;
+    Ok(ToolResult::ok(json!({
+        "entries": listing.entries,
+        "truncated": listing.truncated,
+    })))
+}
+
+/// The entries of a `list_files` call, gathered up to [`LIST_CAP`].
+#[derive(Default)]
+struct Listing {
+    entries: Vec<Value>,
+    truncated: bool,
+}
+
+impl Listing {
+    fn walk(&mut self, dir: &Path, prefix: &str, recursive: bool) -> io::Result<()> {
+        let mut children: Vec<fs::DirEntry> = fs::read_dir(dir)?.collect::<io::Result<_>>()?;
+        children.sort_by_key(|entry| entry.file_name());
+        for child in children {
+            if self.entries.len() >= LIST_CAP {
+                self.truncated = true;
+                return Ok(());
+            }
+            let name = format!("{prefix}{}", child.file_name().to_string_lossy());
+            // DirEntry::file_type and symlink_metadata do not follow links.
+            let file_type = child.file_type()?;
+            let (kind, size) = if file_type.is_symlink() {
+                ("symlink", Value::Null)
+            } else if file_type.is_dir() {
+                ("dir", Value::Null)
+            } else if file_type.is_file() {
+                let len = fs::symlink_metadata(child.path()).map(|m| m.len())?;
+                ("file", Value::from(len))
+            } else {
+                ("other", Value::Null)
+            };
+            self.entries
+                .push(json!({"name": name, "type": kind, "size": size}));
+            if recursive && file_type.is_dir() {
+                self.walk(&child.path(), &format!("{name}/"), recursive)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn read_file(workspace: &Workspace, arguments: &Value) -> Outcome {
+    let path = string_argument(arguments, "path")?;
+    let resolved = resolve(workspace, path)?;
+    let cannot = |e: io::Error| execution_error(format!("cannot read {path:?}: {e}"));
+    // The resolved path has no links left; refuse FIFOs and devices before
+    // opening them, since opening a FIFO can block.
+    if !fs::symlink_metadata(&resolved).map_err(cannot)?.is_file() {
+        return Err(execution_error(format!("{path:?} is not a regular file")));
+    }
+    let file = open_for_reading(&resolved).map_err(cannot)?;
+    if !file.metadata().map_err(cannot)?.is_file() {
+        return Err(execution_error(format!("{path:?} is not a regular file")));
+    }
+    let mut bytes = Vec::new();
+    file.take(READ_CAP + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > READ_CAP {
+        return Err(too_large(
+            format!("{path:?} is larger than the {READ_CAP}-byte (1 MiB) read limit"),
+            READ_CAP,
+        ));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        execution_error(format!(
+            "{path:?} is not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    Ok(ToolResult::ok(Value::String(text)))
+}
+
+#[cfg(unix)]
+fn open_for_reading(path: &Path) -> io::Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_for_reading(path: &Path) -> io::Result<fs::File> {
+    fs::File::open(path)
+}
+
+/// Distinguishes the temporary files of concurrent writes in one process.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+fn write_file(workspace: &Workspace, arguments: &Value) -> Outcome {
+    let path = string_argument(arguments, "path")?;
+    let content = string_argument(arguments, "content")?;
+    let target = resolve(workspace, path)?;
+    let cannot = |e: io::Error| execution_error(format!("cannot write {path:?}: {e}"));
+    let (Some(parent), Some(file_name)) = (target.parent(), target.file_name()) else {
+        return Err(execution_error(format!("{path:?} does not name a file")));
+    };
+    if fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
+        return Err(execution_error(format!("{path:?} is a directory")));
+    }
+    fs::create_dir_all(parent).map_err(cannot)?;
+    let temp = parent.join(format!(
+        ".{}.toolc-tmp-{}-{}",
+        file_name.to_string_lossy(),
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = write_new(&temp, content.as_bytes()).and_then(|()| fs::rename(&temp, &target));
+    if let Err(e) = written {
+        let _ = fs::remove_file(&temp);
+        return Err(cannot(e));
+    }
+    Ok(ToolResult::ok(json!({
+        "path": workspace.relative(&target),
+        "bytes": content.len(),
+    })))
+}
+
+/// Writes `bytes` to a file that must not exist yet, and flushes it to disk
+/// so that the rename that follows publishes complete contents.
+fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+fn shell(workspace: &Workspace, arguments: &Value) -> Action {
+    let command = match string_argument(arguments, "command") {
+        Ok(command) => command.to_string(),
+        Err(failure) => return Action::Done(*failure),
+    };
+    let cwd = match arguments.get("cwd").and_then(Value::as_str) {
+        None => workspace.root().to_path_buf(),
+        Some(cwd) => match resolve(workspace, cwd) {
+            Ok(dir) if dir.is_dir() => dir,
+            Ok(_) => {
+                return Action::Done(*execution_error(format!("cwd {cwd:?} is not a directory")));
+            }
+            Err(failure) => return Action::Done(*failure),
+        },
+    };
+    Action::Shell { command, cwd }
+}
+
+fn fetch(arguments: &Value) -> Outcome {
+    let url = string_argument(arguments, "url")?;
+    let mut uri = http_uri(url).map_err(|why| {
+        failure(
+            ErrorCode::ValidationError,
+            format!("{url:?} is refused: {why}"),
+        )
+    })?;
+    // Redirects are followed here rather than by ureq, so that each
+    // Location is checked: ureq would take a `file:` Location for a
+    // relative path on the same host.
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .proxy(None)
+        .max_redirects(0)
+        .build()
+        .into();
+    let deadline = Instant::now() + FETCH_TIMEOUT;
+    let mut redirects = 0;
+    let mut response = loop {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return Err(timed_out(url));
+        }
+        let response = agent
+            .get(uri.clone())
+            .config()
+            .timeout_global(Some(remaining))
+            .build()
+            .call()
+            .map_err(|e| http_failure(url, e))?;
+        let Some(location) = redirect_location(&response) else {
+            break response;
+        };
+        redirects += 1;
+        if redirects > FETCH_MAX_REDIRECTS {
+            return Err(execution_error(format!(
+                "fetching {url:?} was redirected more than {FETCH_MAX_REDIRECTS} times"
+            )));
+        }
+        uri = redirect_target(&uri, &location).map_err(|why| {
+            execution_error(format!(
+                "fetching {url:?} was redirected to {location:?}, which is refused: {why}"
+            ))
+        })?;
+    };
+    let status = response.status().as_u16();
+    let mut headers: BTreeMap<String, String> = BTreeMap::new();
+    for (name, value) in response.headers() {
+        let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+        headers
+            .entry(name.as_str().to_ascii_lowercase())
+            .and_modify(|joined| {
+                joined.push_str(", ");
+                joined.push_str(&value);
+            })
+            .or_insert(value);
+    }
+    let mut body = Vec::new();
+    response
+        .body_mut()
+        .as_reader()
+        .take(FETCH_CAP + 1)
+        .read_to_end(&mut body)
+        .map_err(|e| http_failure(url, ureq::Error::from(e)))?;
+    if body.len() as u64 > FETCH_CAP {
+        return Err(too_large(
+            format!("the body of {url:?} is larger than the {FETCH_CAP}-byte (5 MiB) limit"),
+            FETCH_CAP,
+        ));
+    }
+    let (body, encoding) = match String::from_utf8(body) {
+        Ok(text) => (text, "utf-8"),
+        Err(e) => (base64(e.as_bytes()), "base64"),
+    };
+    Ok(ToolResult::ok(json!({
+        "status": status,
+        "headers": headers,
+        "body": body,
+        "body_encoding": encoding,
+    })))
+}
+
+/// Parses an absolute `http` or `https` URL; the error says why not.
+fn http_uri(url: &str) -> Result<ureq::http::Uri, String> {
+    let scheme = url_scheme(url).ok_or("it is not an absolute URL")?;
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return Err(format!(
+            "fetch supports only http:// and https:// URLs, not {scheme}:"
+        ));
+    }
+    let uri: ureq::http::Uri = url
+        .parse()
+        .map_err(|e| format!("it is not a valid URL ({e})"))?;
+    if uri.host().is_none_or(str::is_empty) {
+        return Err("it has no host".to_string());
+    }
+    Ok(uri)
+}
+
+/// The scheme of an absolute URL (RFC 3986: a letter, then letters,
+/// digits, `+`, `-` or `.`, then `:`), or `None` for a relative reference.
+fn url_scheme(url: &str) -> Option<&str> {
+    let (scheme, _) = url.split_once(':')?;
+    let mut chars = scheme.chars();
+    let first_is_letter = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
+    let rest_is_valid = chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    (first_is_letter && rest_is_valid).then_some(scheme)
+}
+
+/// The Location of a redirect that is to be followed (301, 302, 303, 307,
+/// 308 with a Location header); other responses are final.
+fn redirect_location(response: &ureq::http::Response<ureq::Body>) -> Option<String> {
+    if !matches!(response.status().as_u16(), 301 | 302 | 303 | 307 | 308) {
+        return None;
+    }
+    let location = response.headers().get("location")?;
+    Some(String::from_utf8_lossy(location.as_bytes()).into_owned())
+}
+
+/// Resolves a Location against the URL that answered with it (RFC 3986
+/// section 5.2, without dot-segment removal: the server sees `..` as sent).
+fn redirect_target(base: &ureq::http::Uri, location: &str) -> Result<ureq::http::Uri, String> {
+    let location = location.split('#').next().unwrap_or("").trim();
+    let scheme = base.scheme_str().unwrap_or("http");
+    let authority = base.authority().map(|a| a.as_str()).unwrap_or("");
+    let absolute = if url_scheme(location).is_some() {
+        location.to_string()
+    } else if location.starts_with("//") {
+        format!("{scheme}:{location}")
+    } else if location.starts_with('/') {
+        format!("{scheme}://{authority}{location}")
+    } else if location.is_empty() || location.starts_with('?') {
+        format!("{scheme}://{authority}{}{location}", base.path())
+    } else {
+        let path = base.path();
+        let directory = &path[..path.rfind('/').map_or(0, |i| i + 1)];
+        let directory = if directory.is_empty() { "/" } else { directory };
+        format!("{scheme}://{authority}{directory}{location}")
+    };
+    http_uri(&absolute)
+}
+
+fn timed_out(url: &str) -> Failure {
+    failure(
+        ErrorCode::Timeout,
+        format!(
+            "fetching {url:?} took longer than {} s",
+            FETCH_TIMEOUT.as_secs()
+        ),
+    )
+}
+
+fn http_failure(url: &str, error: ureq::Error) -> Failure {
+    match error {
+        ureq::Error::Timeout(_) => timed_out(url),
+        ureq::Error::Io(e) if e.kind() == io::ErrorKind::TimedOut => timed_out(url),
+        other => execution_error(format!("fetching {url:?} failed: {other}")),
+    }
+}
+
+/// Standard base64 with padding (RFC 4648), for bodies that are not text.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        let sextet = |shift: u32| char::from(ALPHABET[((n >> shift) & 63) as usize]);
+        out.push(sextet(18));
+        out.push(sextet(12));
+        out.push(if chunk.len() > 1 { sextet(6) } else { '=' });
+        out.push(if chunk.len() > 2 { sextet(0) } else { '=' });
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    /// A directory under the system temp dir holding `ws/` (the workspace)
+    /// and `outside/`, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Scratch {
+            let dir =
+                std::env::temp_dir().join(format!("toolc-builtin-{name}-{}", std::process::id()));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(dir.join("ws/sub")).unwrap();
+            fs::create_dir_all(dir.join("outside")).unwrap();
+            fs::write(dir.join("ws/sub/a.txt"), "a").unwrap();
+            fs::write(dir.join("outside/secret"), "s").unwrap();
+            Scratch(dir)
+        }
+
+        fn workspace(&self) -> Workspace {
+            Workspace::new(&self.0.join("ws")).unwrap()
+        }
+
+        fn root(&self) -> PathBuf {
+            fs::canonicalize(self.0.join("ws")).unwrap()
+        }
+
+        fn outside(&self) -> PathBuf {
+            fs::canonicalize(self.0.join("outside")).unwrap()
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn denied(ws: &Workspace, path: &str) {
+        match ws.resolve(path) {
+            Err(denial) => assert_eq!(denial.rule, "workspace", "{denial:?}"),
+            Ok(resolved) => panic!("{path:?} resolved to {}", resolved.display()),
+        }
+    }
+
+    #[test]
+    fn relative_paths_resolve_under_the_root() {
+        let scratch = Scratch::new("relative");
+        let ws = scratch.workspace();
+        let root = scratch.root();
+        assert_eq!(ws.resolve("sub/a.txt").unwrap(), root.join("sub/a.txt"));
+        assert_eq!(ws.resolve("./sub/./a.txt").unwrap(), root.join("sub/a.txt"));
+        assert_eq!(ws.resolve("").unwrap(), root);
+        assert_eq!(ws.resolve(".").unwrap(), root);
+        assert_eq!(
+            ws.resolve("sub/../new/file").unwrap(),
+            root.join("new/file")
+        );
+    }
+
+    #[test]
+    fn dot_dot_escapes_are_refused() {
+        let scratch = Scratch::new("dotdot");
+        let ws = scratch.workspace();
+        denied(&ws, "..");
+        denied(&ws, "../outside/secret");
+        denied(&ws, "a/../../x");
+        denied(&ws, "sub/../../outside");
+    }
+
+    #[test]
+    fn absolute_paths_inside_resolve_and_outside_are_refused() {
+        let scratch = Scratch::new("absolute");
+        let ws = scratch.workspace();
+        let inside = scratch.root().join("sub/a.txt");
+        assert_eq!(ws.resolve(inside.to_str().unwrap()).unwrap(), inside);
+        denied(&ws, scratch.outside().join("secret").to_str().unwrap());
+        denied(&ws, "/etc/passwd");
+        denied(&ws, "/");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_to_outside_are_refused_wherever_they_are() {
+        use std::os::unix::fs::symlink;
+        let scratch = Scratch::new("links-out");
+        let ws = scratch.workspace();
+        let root = scratch.root();
+        symlink(scratch.outside().join("secret"), root.join("secret-link")).unwrap();
+        symlink(scratch.outside(), root.join("out-dir")).unwrap();
+        symlink("../../outside", root.join("sub/relative-out")).unwrap();
+        symlink(scratch.outside().join("missing"), root.join("dangling")).unwrap();
+        denied(&ws, "secret-link");
+        denied(&ws, "out-dir/secret");
+        denied(&ws, "out-dir/new-file");
+        denied(&ws, "sub/relative-out/secret");
+        denied(&ws, "dangling");
+        denied(&ws, "dangling/deeper/new");
+        // `..` climbing back from a missing directory still meets the link.
+        denied(&ws, "missing/../out-dir/x");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_inside_pointing_inside_are_followed() {
+        use std::os::unix::fs::symlink;
+        let scratch = Scratch::new("links-in");
+        let ws = scratch.workspace();
+        let root = scratch.root();
+        symlink("sub/a.txt", root.join("a-link")).unwrap();
+        symlink(root.join("sub"), root.join("sub-link")).unwrap();
+        symlink("sub/not-yet", root.join("dangling-in")).unwrap();
+        assert_eq!(ws.resolve("a-link").unwrap(), root.join("sub/a.txt"));
+        assert_eq!(
+            ws.resolve("sub-link/a.txt").unwrap(),
+            root.join("sub/a.txt")
+        );
+        assert_eq!(ws.resolve("dangling-in").unwrap(), root.join("sub/not-yet"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn link_loops_are_refused() {
+        use std::os::unix::fs::symlink;
+        let scratch = Scratch::new("loop");
+        let ws = scratch.workspace();
+        let root = scratch.root();
+        symlink("loop-b", root.join("loop-a")).unwrap();
+        symlink("loop-a", root.join("loop-b")).unwrap();
+        denied(&ws, "loop-a");
+    }
+
+    #[test]
+    fn a_file_is_not_a_workspace() {
+        let scratch = Scratch::new("not-dir");
+        assert!(Workspace::new(&scratch.0.join("ws/sub/a.txt")).is_err());
+        assert!(Workspace::new(&scratch.0.join("nowhere")).is_err());
+    }
+
+    #[test]
+    fn toolset_declares_every_name_with_a_closed_schema() {
+        let set = toolset();
+        let names: Vec<&str> = set.tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, NAMES);
+        for tool in &set.tools {
+            let schema = tool.parameters.as_ref().unwrap();
+            assert_eq!(schema["type"], "object");
+            assert_eq!(schema["additionalProperties"], false);
+            for required in schema["required"].as_array().unwrap() {
+                assert!(
+                    schema["properties"]
+                        .get(required.as_str().unwrap())
+                        .is_some()
+                );
+            }
+            assert!(tool.description.as_ref().is_some_and(|d| !d.is_empty()));
+            assert_eq!(tool.permissions.actions.as_ref().map(Vec::len), Some(1));
+        }
+    }
+
+    #[test]
+    fn redirect_targets_resolve_against_the_url_that_answered() {
+        let base: ureq::http::Uri = "http://h:8/a/b?q=1".parse().unwrap();
+        let target = |location: &str| redirect_target(&base, location).map(|u| u.to_string());
+        assert_eq!(target("https://x/y").unwrap(), "https://x/y");
+        assert_eq!(target("//x/y").unwrap(), "http://x/y");
+        assert_eq!(target("/y#frag").unwrap(), "http://h:8/y");
+        assert_eq!(target("c").unwrap(), "http://h:8/a/c");
+        assert_eq!(target("?r=2").unwrap(), "http://h:8/a/b?r=2");
+        assert!(target("file:///etc/passwd").is_err());
+        assert!(target("javascript:alert(1)").is_err());
+    }
+
+    #[test]
+    fn base64_matches_rfc_4648_vectors() {
+        for (plain, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(plain.as_bytes()), encoded);
+        }
+    }
 }
