@@ -16,7 +16,8 @@ pub(super) struct GenArgs {
     /// What to generate.
     #[arg(value_enum)]
     target: Target,
-    /// Manifests (files or directories) to generate from.
+    /// Manifests (files or directories) to generate from; the word `builtin` stands for
+    /// the runner's built-in tools (list_files, read_file, write_file, shell, fetch).
     #[arg(default_value = ".")]
     paths: Vec<PathBuf>,
     /// Where to write: a file for the JSON targets and rust (default: standard output),
@@ -102,18 +103,32 @@ pub(super) fn run(
     let template_dir = args.templates.as_deref().filter(|_| uses_templates);
     let templates = emit::templates::Templates::new(template_dir)
         .map_err(|e| CliError::Usage(e.to_string()))?;
-    let Some(report) = super::read_for_writing(
-        &args.read,
-        &args.paths,
-        args.output.as_ref(),
-        args.allow_errors,
-        "not generating from manifests with errors (pass --allow-errors to generate anyway)",
-        color,
-        err,
-    )?
-    else {
+    let builtin = args.paths.iter().any(|p| p.as_os_str() == "builtin");
+    let paths: Vec<PathBuf> = args
+        .paths
+        .iter()
+        .filter(|p| p.as_os_str() != "builtin")
+        .cloned()
+        .collect();
+    let read = if paths.is_empty() {
+        Some(LintReport::default())
+    } else {
+        super::read_for_writing(
+            &args.read,
+            &paths,
+            args.output.as_ref(),
+            args.allow_errors,
+            "not generating from manifests with errors (pass --allow-errors to generate anyway)",
+            color,
+            err,
+        )?
+    };
+    let Some(mut report) = read else {
         return Ok(EXIT_FINDINGS);
     };
+    if builtin {
+        report.toolsets.push(crate::run::builtin::toolset());
+    }
     let toolsets = &report.toolsets;
     let clashes = name_clashes(toolsets);
     if !clashes.is_empty() && !args.allow_errors {
