@@ -29,11 +29,13 @@ fn main() -> ExitCode {
 
     // A tier-3 (Nachos ELEVATED) tool asks before it runs; here the
     // embedding program says yes after logging the request.
-    let mut policy = Policy::default();
-    policy.approver = Some(Box::new(|tool, _arguments| {
-        eprintln!("approve tier-3 tool {}? (yes, in this example)", tool.name);
-        true
-    }));
+    let policy = Policy {
+        approver: Some(Box::new(|tool, _arguments| {
+            eprintln!("approve tier-3 tool {}? (yes, in this example)", tool.name);
+            true
+        })),
+        ..Policy::default()
+    };
     let options = RunnerOptions {
         timeout: Some(Duration::from_secs(10)),
         policy,
