@@ -58,7 +58,12 @@ fn direct(program: &PathBuf, dir: &PathBuf, input: &[u8]) -> Duration {
         .expect("spawn the tool");
     child.stdin.take().unwrap().write_all(input).unwrap();
     let mut stdout = Vec::new();
-    child.stdout.take().unwrap().read_to_end(&mut stdout).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut stdout)
+        .unwrap();
     let status = child.wait().unwrap();
     let elapsed = started.elapsed();
     assert!(status.success() && stdout.starts_with(b"{\"echo\""));
@@ -74,7 +79,8 @@ fn main() {
     let arguments = json!({"text": "hello"});
     let input = b"{\"text\":\"hello\"}\n";
 
-    let sandboxed = Runner::load(std::slice::from_ref(&manifest), RunnerOptions::default()).unwrap();
+    let sandboxed =
+        Runner::load(std::slice::from_ref(&manifest), RunnerOptions::default()).unwrap();
     let plain = Runner::load(
         std::slice::from_ref(&manifest),
         RunnerOptions {
@@ -139,7 +145,12 @@ fn main() {
     let started = Instant::now();
     for i in 0..python_calls {
         let result = probe.call("add", json!({"a": i, "b": 1}));
-        assert_eq!(result.output, Some(json!(i + 1)), "{}", result.to_json_line());
+        assert_eq!(
+            result.output,
+            Some(json!(i + 1)),
+            "{}",
+            result.to_json_line()
+        );
     }
     let elapsed = started.elapsed();
     println!(

@@ -501,3 +501,65 @@ fn the_audit_log_records_decisions_without_secret_values() {
         "argument values leaked into the log"
     );
 }
+
+/// `toolc gen python` skeletons run as generated (answering that they are
+/// not implemented), and once their body is written, run that body.
+#[test]
+fn generated_python_skeletons_run() {
+    let temp = TempDir::new("run-skeletons");
+    let source = fixture("agentcli/tools.json").to_string_lossy().to_string();
+    for style in ["nora", "agentstack"] {
+        let out_dir = temp.path().join(style).to_string_lossy().to_string();
+        let generated = crate::Test::new()
+            .args(["gen", "python", "--style", style, &source, "-o", &out_dir])
+            .run();
+        assert_eq!(generated.code, 0, "{}", generated.stderr);
+    }
+    let nora = temp.path().join("nora/echo/tool.json");
+    let agentstack = std::fs::read_dir(temp.path().join("agentstack"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("config.json"))
+        .find(|p| p.is_file())
+        .expect("an AgentStack package");
+
+    for manifest in [&nora, &agentstack] {
+        let runner =
+            Runner::load(std::slice::from_ref(manifest), RunnerOptions::default()).unwrap();
+        let result = runner.call("echo", json!({"text": "hi"}));
+        assert_eq!(
+            result.output,
+            Some(json!("Error: echo is not implemented yet.")),
+            "{}: {}",
+            manifest.display(),
+            result.to_json_line()
+        );
+        expect_error(&runner.call("echo", json!({})), ErrorCode::ValidationError);
+    }
+
+    // Write the bodies: the runner now returns what they compute.
+    let main_py = temp.path().join("nora/echo/main.py");
+    let text = std::fs::read_to_string(&main_py).unwrap();
+    let todo = "    return f\"Error: {NAME} is not implemented yet.\"";
+    assert!(text.contains(todo), "{text}");
+    std::fs::write(
+        &main_py,
+        text.replace(todo, "    return params[\"text\"][::-1]"),
+    )
+    .unwrap();
+    let init_py = agentstack.with_file_name("__init__.py");
+    let text = std::fs::read_to_string(&init_py).unwrap();
+    let todo = "    return \"Error: echo is not implemented yet.\"";
+    assert!(text.contains(todo), "{text}");
+    std::fs::write(&init_py, text.replacen(todo, "    return text.upper()", 1)).unwrap();
+
+    let runner = Runner::load(&[nora], RunnerOptions::default()).unwrap();
+    assert_eq!(
+        runner.call("echo", json!({"text": "abc"})).output,
+        Some(json!("cba"))
+    );
+    let runner = Runner::load(&[agentstack], RunnerOptions::default()).unwrap();
+    assert_eq!(
+        runner.call("echo", json!({"text": "abc"})).output,
+        Some(json!("ABC"))
+    );
+}
