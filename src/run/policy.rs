@@ -286,7 +286,10 @@ impl Policy {
         let Some(globs) = &self.allowed_tools else {
             return Ok(());
         };
-        if globs.iter().any(|g| g.compile_matcher().is_match(&tool.name)) {
+        if globs
+            .iter()
+            .any(|g| g.compile_matcher().is_match(&tool.name))
+        {
             return Ok(());
         }
         let listed: Vec<&str> = globs.iter().map(Glob::glob).collect();
@@ -346,7 +349,11 @@ impl Policy {
         if tier <= self.allow_tier {
             return Ok(());
         }
-        if self.approver.as_ref().is_some_and(|approve| approve(tool, arguments)) {
+        if self
+            .approver
+            .as_ref()
+            .is_some_and(|approve| approve(tool, arguments))
+        {
             return Ok(());
         }
         let reason = format!(

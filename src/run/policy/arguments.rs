@@ -98,7 +98,9 @@ fn push_argv<'a>(items: &'a [Value], pointer: String, out: &mut Vec<Argument<'a>
 
 fn classify<'a>(text: &'a str, pointer: String, context: Context<'a>) -> Argument<'a> {
     let words = context.key.map(key_words).unwrap_or_default();
-    let strong = words.iter().any(|w| STRONG_PATH_WORDS.contains(&w.as_str()));
+    let strong = words
+        .iter()
+        .any(|w| STRONG_PATH_WORDS.contains(&w.as_str()));
     // `target_language: "French"` is not a path; `target: "out/a.txt"` is.
     let weak = words.iter().any(|w| WEAK_PATH_WORDS.contains(&w.as_str()))
         && (text.contains('/') || text.starts_with(['.', '~']));
@@ -136,17 +138,17 @@ const STRONG_PATH_WORDS: &[&str] = &[
 ];
 
 /// Key words that make a path-shaped value a path.
-const WEAK_PATH_WORDS: &[&str] = &[
-    "dest",
-    "destination",
-    "src",
-    "source",
-    "target",
-    "location",
-];
+const WEAK_PATH_WORDS: &[&str] = &["dest", "destination", "src", "source", "target", "location"];
 
 /// Key words that say the path is a file, not a directory.
-const FILE_WORDS: &[&str] = &["file", "files", "filename", "filenames", "filepath", "filepaths"];
+const FILE_WORDS: &[&str] = &[
+    "file",
+    "files",
+    "filename",
+    "filenames",
+    "filepath",
+    "filepaths",
+];
 
 /// Key words that make a value a command.
 const COMMAND_WORDS: &[&str] = &[
@@ -166,7 +168,17 @@ const COMMAND_WORDS: &[&str] = &[
 
 /// Languages whose `<language>_code` key holds a program.
 const CODE_LANGUAGES: &[&str] = &[
-    "bash", "sh", "shell", "python", "py", "js", "javascript", "node", "ruby", "perl", "source",
+    "bash",
+    "sh",
+    "shell",
+    "python",
+    "py",
+    "js",
+    "javascript",
+    "node",
+    "ruby",
+    "perl",
+    "source",
 ];
 
 /// `command`, `shell_cmd`, `args`, `code` and `python_code` are commands;

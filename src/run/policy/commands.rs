@@ -53,7 +53,8 @@ pub(super) fn dangerous(command: &str, dir: &Path, home: &Path) -> Option<String
     for words in pieces(&text) {
         for (index, word) in words.iter().enumerate() {
             let args = &words[index + 1..];
-            if let Some(reason) = dangerous_program(program_name(word), args, dir, home) {
+            let first = index == 0;
+            if let Some(reason) = dangerous_program(program_name(word), first, args, dir, home) {
                 return Some(reason);
             }
         }
@@ -65,7 +66,20 @@ fn program_name(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
 
-fn dangerous_program(name: &str, args: &[&str], dir: &Path, home: &Path) -> Option<String> {
+/// `first`: the word starts its piece, so it is surely the program (a
+/// formatter is refused there whatever it formats; elsewhere, as in
+/// `sudo mkfs /dev/sda` or `grep mkfs docs`, only when it names a device).
+fn dangerous_program(
+    name: &str,
+    first: bool,
+    args: &[&str],
+    dir: &Path,
+    home: &Path,
+) -> Option<String> {
+    let formatter = name.starts_with("mkfs") || name == "mke2fs" || name == "mkswap";
+    if formatter && (first || operands(args).any(|a| a.starts_with("/dev/"))) {
+        return Some(format!("would format a filesystem with `{name}`"));
+    }
     match name {
         "rm" => rm(args, dir, home),
         "chmod" | "chown" | "chgrp" => {
@@ -83,8 +97,6 @@ fn dangerous_program(name: &str, args: &[&str], dir: &Path, home: &Path) -> Opti
         "shred" | "wipefs" | "tee" | "blkdiscard" => operands(args)
             .find_map(block_device)
             .map(|device| format!("would {name} the block device `{device}`")),
-        "mke2fs" | "mkswap" => Some(format!("would format a device with `{name}`")),
-        name if name.starts_with("mkfs") => Some(format!("would format a filesystem with `{name}`")),
         _ => None,
     }
 }
@@ -207,9 +219,8 @@ pub(super) fn remote_script(command: &str) -> Option<String> {
             r"\b(curl|wget|fetch)\b[^;&|\n]*\|\s*(sudo\s+)?(\S*/)?((ba|z|k|da|fi)?sh|python3?|perl|ruby|node)\b",
         )
     });
-    static SUBSTITUTION: Pattern = LazyLock::new(|| {
-        Regex::new(r"\b(ba|z|k|da)?sh\s+(-c\s+)?[<$]\(\s*(curl|wget)\b")
-    });
+    static SUBSTITUTION: Pattern =
+        LazyLock::new(|| Regex::new(r"\b(ba|z|k|da)?sh\s+(-c\s+)?[<$]\(\s*(curl|wget)\b"));
     let text = unquote(command);
     if find(&PIPE, &text).is_some() || find(&SUBSTITUTION, &text).is_some() {
         Some("would run a script downloaded from the network".to_string())
@@ -228,7 +239,9 @@ pub(super) fn path_words(command: &str) -> Vec<String> {
         if chunk.is_empty() {
             continue;
         }
-        let is_url = chunk.find("://").is_some_and(|at| !chunk[..at].eq_ignore_ascii_case("file"));
+        let is_url = chunk
+            .find("://")
+            .is_some_and(|at| !chunk[..at].eq_ignore_ascii_case("file"));
         if is_url {
             continue;
         }

@@ -75,12 +75,10 @@ pub(super) fn sensitive(path: &str) -> Option<&'static str> {
     static PRIVATE_KEY: LazyLock<Result<Regex, regex::Error>> = LazyLock::new(|| {
         Regex::new(r"(?i)^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(pem|key|p12|pfx|ppk))$")
     });
-    static DOTENV: LazyLock<Result<Regex, regex::Error>> = LazyLock::new(|| {
-        Regex::new(r"^\.env(\.[^/]+)?$")
-    });
-    static DOTENV_TEMPLATE: LazyLock<Result<Regex, regex::Error>> = LazyLock::new(|| {
-        Regex::new(r"^\.env\.(example|sample|template|dist|defaults)$")
-    });
+    static DOTENV: LazyLock<Result<Regex, regex::Error>> =
+        LazyLock::new(|| Regex::new(r"^\.env(\.[^/]+)?$"));
+    static DOTENV_TEMPLATE: LazyLock<Result<Regex, regex::Error>> =
+        LazyLock::new(|| Regex::new(r"^\.env\.(example|sample|template|dist|defaults)$"));
     let matches = |pattern: &LazyLock<Result<Regex, regex::Error>>, text: &str| match &**pattern {
         Ok(regex) => regex.is_match(text),
         // A pattern that does not compile is a bug: fail closed.
@@ -139,7 +137,9 @@ impl AllowedDir {
             AllowedDir::Under(dir) => {
                 dir == "/"
                     || path == dir
-                    || path.strip_prefix(dir.as_str()).is_some_and(|r| r.starts_with('/'))
+                    || path
+                        .strip_prefix(dir.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
             }
             AllowedDir::Glob(matcher) => ancestors(path).any(|a| matcher.is_match(a)),
         }

@@ -46,7 +46,11 @@ pub(super) fn network(tool: &Tool, arguments: &[Argument]) -> Result<(), Denial>
     let permissions = &tool.permissions;
     let why = if permissions.allow_http == Some(false) {
         "is a network URL and the tool declares `allow_http: false`"
-    } else if permissions.network_egress.as_ref().is_some_and(Vec::is_empty) {
+    } else if permissions
+        .network_egress
+        .as_ref()
+        .is_some_and(Vec::is_empty)
+    {
         "is a network URL and the tool declares no network egress"
     } else {
         return Ok(());
@@ -116,7 +120,12 @@ pub(super) fn allowed_extensions(tool: &Tool, arguments: &[Argument]) -> Result<
     let allowed: Vec<String> = entries
         .iter()
         .filter_map(Value::as_str)
-        .map(|e| e.trim().trim_start_matches('*').trim_start_matches('.').to_lowercase())
+        .map(|e| {
+            e.trim()
+                .trim_start_matches('*')
+                .trim_start_matches('.')
+                .to_lowercase()
+        })
         .collect();
     if allowed.iter().any(String::is_empty) {
         // `*` (or `.*`): any extension.
@@ -133,7 +142,10 @@ pub(super) fn allowed_extensions(tool: &Tool, arguments: &[Argument]) -> Result<
             None if argument.file_key => "names a file without an extension".to_string(),
             None => continue,
         };
-        let why = format!("{why}, not one of the allowed extensions ({})", allowed.join(", "));
+        let why = format!(
+            "{why}, not one of the allowed extensions ({})",
+            allowed.join(", ")
+        );
         return Err(argument_denial("allowed-extensions", argument, &why));
     }
     Ok(())
@@ -147,7 +159,11 @@ pub(super) fn actions(tool: &Tool, arguments: &[Argument]) -> Result<(), Denial>
     let Some(declared) = &tool.permissions.actions else {
         return Ok(());
     };
-    let declares = |action: &str| declared.iter().any(|d| d.trim().eq_ignore_ascii_case(action));
+    let declares = |action: &str| {
+        declared
+            .iter()
+            .any(|d| d.trim().eq_ignore_ascii_case(action))
+    };
     let listed = if declared.is_empty() {
         "none".to_string()
     } else {
@@ -161,7 +177,9 @@ pub(super) fn actions(tool: &Tool, arguments: &[Argument]) -> Result<(), Denial>
         return Err(tool_denial("undeclared-action", tool, reason));
     }
     if !declares("execute")
-        && let Some(argument) = arguments.iter().find(|a| a.command && !a.value.trim().is_empty())
+        && let Some(argument) = arguments
+            .iter()
+            .find(|a| a.command && !a.value.trim().is_empty())
     {
         let why = format!(
             "is a command, which needs the `execute` action the tool does not declare (declared: {listed})"
