@@ -89,6 +89,25 @@ fn dangerous_program(
             let target = operands(args).find_map(|t| critical(t, dir, home))?;
             recursive.then(|| format!("would {name} `{target}` recursively"))
         }
+        "find" => {
+            let deletes = args.contains(&"-delete")
+                || args
+                    .windows(2)
+                    .any(|w| w[0] == "-exec" && program_name(w[1]) == "rm");
+            let start = args.iter().take_while(|a| !a.starts_with('-'));
+            let target = start.copied().find_map(|t| critical(t, dir, home))?;
+            deletes.then(|| format!("would delete everything under `{target}`"))
+        }
+        "mv" => {
+            let operands: Vec<&str> = operands(args).collect();
+            let (_, sources) = operands.split_last()?;
+            let target = sources.iter().find_map(|t| critical(t, dir, home))?;
+            Some(format!("would move `{target}` away"))
+        }
+        "cp" => operands(args)
+            .last()
+            .and_then(block_device)
+            .map(|device| format!("would overwrite the block device `{device}`")),
         "dd" => args
             .iter()
             .filter_map(|a| a.strip_prefix("of="))
@@ -171,7 +190,7 @@ fn block_device(target: &str) -> Option<String> {
 }
 
 fn redirect_to_device(text: &str) -> Option<String> {
-    static REDIRECT: Pattern = LazyLock::new(|| Regex::new(r">+\s*(/[^\s;&|)]+)"));
+    static REDIRECT: Pattern = LazyLock::new(|| Regex::new(r">+\|?\s*(/[^\s;&|)]+)"));
     let regex = match &*REDIRECT {
         Ok(regex) => regex,
         Err(_) => return Some("(policy pattern error)".to_string()),
@@ -183,14 +202,16 @@ fn redirect_to_device(text: &str) -> Option<String> {
 }
 
 /// `:(){ :|:& };:`, `bomb() { bomb | bomb & }; bomb`, `function f { f|f& }`
-/// and Perl's `fork while fork`.
+/// Perl's `fork while fork` and Python's `while True: os.fork()`.
 fn fork_bomb(text: &str) -> Option<String> {
     static FUNCTION_KEYWORD: Pattern = LazyLock::new(|| Regex::new(r"\bfunction\s+"));
     static BOMB: Pattern = LazyLock::new(|| {
         let name = r"([A-Za-z_:.][A-Za-z0-9_:.-]*)";
         Regex::new(&format!(r"{name}(?:\(\))?\{{{name}\|{name}&"))
     });
-    static FORK_WHILE_FORK: Pattern = LazyLock::new(|| Regex::new(r"(?i)fork\s*while\s*fork"));
+    static FORK_LOOP: Pattern = LazyLock::new(|| {
+        Regex::new(r"(?i)fork\s*while\s*fork|while\s*(true|1)\s*:\s*os\.fork\(\)")
+    });
     let (Ok(keyword), Ok(bomb)) = (&*FUNCTION_KEYWORD, &*BOMB) else {
         return Some("a policy pattern does not compile".to_string());
     };
@@ -203,7 +224,7 @@ fn fork_bomb(text: &str) -> Option<String> {
         let name = c.get(1).map(|m| m.as_str());
         name == c.get(2).map(|m| m.as_str()) && name == c.get(3).map(|m| m.as_str())
     });
-    if recursive || find(&FORK_WHILE_FORK, text).is_some() {
+    if recursive || find(&FORK_LOOP, text).is_some() {
         Some("is a fork bomb".to_string())
     } else {
         None

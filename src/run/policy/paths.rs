@@ -84,7 +84,9 @@ pub(super) fn sensitive(path: &str) -> Option<&'static str> {
         // A pattern that does not compile is a bug: fail closed.
         Err(_) => true,
     };
-    let components: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
+    // Lower case: `.SSH` is `.ssh` on a case-insensitive file system.
+    let lower = path.to_lowercase();
+    let components: Vec<&str> = lower.split('/').filter(|c| !c.is_empty()).collect();
     let name = components.last().copied().unwrap_or("");
     if matches(&SYSTEM, path) {
         Some("a system account or sudo file")
