@@ -10,8 +10,11 @@
 //!    `dangerous-command` (`rm -rf /` and its spellings, `dd of=/dev/sda`,
 //!    `mkfs`, fork bombs, `chmod -R 777 /`, `> /dev/sda`, `shred`),
 //!    `remote-script` (`curl … | sh`) and `sensitive-path` (`/etc/shadow`,
-//!    `/etc/passwd`, `/etc/sudoers`, `.ssh` directories, `.env` files,
-//!    private keys).
+//!    `/etc/passwd`, `/etc/sudoers`, `.ssh` and `.gnupg` directories,
+//!    `~/.aws/credentials`, `.env` files, private keys: `id_rsa`,
+//!    `id_ed25519`, `*.pem`, `*.key`, `*.p12`, `*.pfx`, `*.ppk`). Commands
+//!    are the default rules' main input; a sensitive path is refused in a
+//!    path argument or as a word of a command, never in free text.
 //! 4. `forbidden-pattern`: the user's regexes over every string argument.
 //! 5. The tool's own permissions: `allow-http`, `allowed-dirs`,
 //!    `allowed-extensions`, `undeclared-action`.
@@ -55,9 +58,11 @@ use arguments::Argument;
 /// Why a call was refused: the rule that refused it and the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Denial {
-    /// A stable identifier of the rule, e.g. `dangerous-command`,
-    /// `sensitive-path`, `security-tier`, `allowed-dirs`, `allow-http`,
-    /// `undeclared-action`, `forbidden-pattern`, `allowed-tools`.
+    /// A stable identifier of the rule: `dangerous-command`,
+    /// `remote-script`, `sensitive-path`, `security-tier`, `allowed-tools`,
+    /// `forbidden-pattern`, `allow-http`, `allowed-dirs`,
+    /// `allowed-extensions`, `undeclared-action`, or `policy-internal`
+    /// (a built-in pattern failed to compile: a bug, and nothing runs).
     pub rule: String,
     /// One sentence for the caller: what was refused and why.
     pub message: String,
@@ -324,7 +329,7 @@ impl Policy {
             for word in words {
                 let path = paths::resolve(&word, dir, &self.home);
                 if let Some(what) = paths::sensitive(&path) {
-                    let why = format!("names `{path}`, {what}");
+                    let why = format!("names `{path}`, which is {what}");
                     return Err(argument_denial("sensitive-path", argument, &why));
                 }
             }

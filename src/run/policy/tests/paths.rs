@@ -180,6 +180,6 @@ fn denial_names_the_argument_pointer_and_value() {
     };
     assert_eq!(
         denial.message,
-        "Argument `/path` = \"../../etc/shadow\" names `/etc/shadow`, a system account or sudo file."
+        "Argument `/path` = \"../../etc/shadow\" names `/etc/shadow`, which is a system account or sudo file."
     );
 }
