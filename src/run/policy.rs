@@ -1,17 +1,68 @@
-//! Policy: what may run. (Interface; the rule engine is being written.)
+//! Policy: what may run, decided before anything runs.
+//!
+//! [`Policy::check`] applies, in this order, and stops at the first rule
+//! that refuses (each refusal names its rule by a stable id):
+//!
+//! 1. `allowed-tools`: the user's `allowed_tools` globs, when given.
+//! 2. `security-tier`: a Nachos tier 4 never runs; a tier outside 0..=4
+//!    is refused.
+//! 3. The default rules over the arguments, which a config may `disable`:
+//!    `dangerous-command` (`rm -rf /` and its spellings, `dd of=/dev/sda`,
+//!    `mkfs`, fork bombs, `chmod -R 777 /`, `> /dev/sda`, `shred`),
+//!    `remote-script` (`curl … | sh`) and `sensitive-path` (`/etc/shadow`,
+//!    `/etc/passwd`, `/etc/sudoers`, `.ssh` and `.gnupg` directories,
+//!    `~/.aws/credentials`, `.env` files, private keys: `id_rsa`,
+//!    `id_ed25519`, `*.pem`, `*.key`, `*.p12`, `*.pfx`, `*.ppk`). Commands
+//!    are the default rules' main input; a sensitive path is refused in a
+//!    path argument or as a word of a command, never in free text.
+//! 4. `forbidden-pattern`: the user's regexes over every string argument.
+//! 5. The tool's own permissions: `allow-http`, `allowed-dirs`,
+//!    `allowed-extensions`, `undeclared-action`.
+//! 6. `security-tier` again: a tier above `allow_tier` (only 3 can be)
+//!    runs when the approver says yes; the approver is asked last so that
+//!    nobody is asked about a call another rule refuses.
+//!
+//! Which arguments are paths and which are commands is guessed from their
+//! keys and values (see `arguments`). `.env.example`, `.env.sample`,
+//! `.env.template`, `.env.dist` and `.env.defaults` are templates without
+//! secrets and are allowed, and so is `.envrc` (direnv's script, which is
+//! usually committed). Paths are compared lexically; symbolic links are
+//! the sandbox's concern.
+//!
+//! A user config file (TOML) adds rules:
+//!
+//! ```toml
+//! allowed_tools = ["echo", "get_*"]          # globs over tool names; absent = all
+//! forbidden_patterns = ["(?i)drop\\s+table"] # regexes over every string argument
+//! disable = ["remote-script"]                # default rules to turn off
+//! allow_tier = 3                             # 0..=4, default 2
+//! ```
 
-use std::path::Path;
+mod arguments;
+mod commands;
+mod paths;
+mod permissions;
+#[cfg(test)]
+mod tests;
 
+use std::path::{Path, PathBuf};
+
+use globset::Glob;
+use regex::Regex;
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::ir::Tool;
+use arguments::Argument;
 
 /// Why a call was refused: the rule that refused it and the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Denial {
-    /// A stable identifier of the rule, e.g. `dangerous-command`,
-    /// `sensitive-path`, `security-tier`, `allowed-dirs`, `allow-http`,
-    /// `undeclared-action`, `forbidden-pattern`, `allowed-tools`.
+    /// A stable identifier of the rule: `dangerous-command`,
+    /// `remote-script`, `sensitive-path`, `security-tier`, `allowed-tools`,
+    /// `forbidden-pattern`, `allow-http`, `allowed-dirs`,
+    /// `allowed-extensions`, `undeclared-action`, or `policy-internal`
+    /// (a built-in pattern failed to compile: a bug, and nothing runs).
     pub rule: String,
     /// One sentence for the caller: what was refused and why.
     pub message: String,
@@ -19,7 +70,9 @@ pub struct Denial {
 
 /// One call, as the policy sees it.
 pub struct Call<'a> {
+    /// The tool being called.
     pub tool: &'a Tool,
+    /// The call's arguments (normally an object).
     pub arguments: &'a Value,
     /// The manifest's directory: relative paths in arguments and in
     /// `allowed_dirs` resolve against it.
@@ -29,11 +82,55 @@ pub struct Call<'a> {
 /// Approves a tier-3 tool's call when `--allow-tier 3` was not given.
 pub type Approver = dyn Fn(&Tool, &Value) -> bool + Send + Sync;
 
+/// A default rule a config can turn off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DefaultRule {
+    /// `dangerous-command`: destructive shell commands.
+    DangerousCommand,
+    /// `remote-script`: a script downloaded and run (`curl … | sh`).
+    RemoteScript,
+    /// `sensitive-path`: credentials and system account files.
+    SensitivePath,
+}
+
+impl DefaultRule {
+    /// Every default rule.
+    pub const ALL: [DefaultRule; 3] = [
+        DefaultRule::DangerousCommand,
+        DefaultRule::RemoteScript,
+        DefaultRule::SensitivePath,
+    ];
+
+    /// The rule's id, as in [`Denial::rule`] and a config's `disable`.
+    pub fn id(self) -> &'static str {
+        match self {
+            DefaultRule::DangerousCommand => "dangerous-command",
+            DefaultRule::RemoteScript => "remote-script",
+            DefaultRule::SensitivePath => "sensitive-path",
+        }
+    }
+
+    /// The rule with this id.
+    pub fn from_id(id: &str) -> Option<DefaultRule> {
+        DefaultRule::ALL.into_iter().find(|rule| rule.id() == id)
+    }
+}
+
 /// The rules a runner applies before anything runs.
 pub struct Policy {
     /// The highest security tier that runs without approval (default 2).
     pub allow_tier: i64,
+    /// Asked about a call whose tier is above `allow_tier` (tier 3).
     pub approver: Option<Box<Approver>>,
+    /// Globs over tool names; `None` allows every tool.
+    pub allowed_tools: Option<Vec<Glob>>,
+    /// Regexes no string argument may match.
+    pub forbidden_patterns: Vec<Regex>,
+    /// Default rules turned off.
+    pub disabled: Vec<DefaultRule>,
+    /// What `~` and `$HOME` mean in arguments and `allowed_dirs`
+    /// (default: the `HOME` environment variable, else `/root`).
+    pub home: PathBuf,
 }
 
 impl Default for Policy {
@@ -41,25 +138,256 @@ impl Default for Policy {
         Policy {
             allow_tier: 2,
             approver: None,
+            allowed_tools: None,
+            forbidden_patterns: Vec::new(),
+            disabled: Vec::new(),
+            home: std::env::var_os("HOME")
+                .filter(|home| !home.is_empty())
+                .map_or_else(|| PathBuf::from("/root"), PathBuf::from),
         }
     }
 }
 
-/// Why a policy file could not be read.
+/// A policy config that cannot be used.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct PolicyError(String);
+pub enum PolicyError {
+    /// The file could not be read.
+    #[error("cannot read policy file {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Not TOML, an unknown key, or a value of the wrong type.
+    #[error("invalid policy config: {0}")]
+    Toml(String),
+    /// A `forbidden_patterns` entry is not a regex.
+    #[error("forbidden_patterns[{index}] `{pattern}` is not a valid regex: {message}")]
+    Pattern {
+        /// Its index in the list.
+        index: usize,
+        /// The pattern as written.
+        pattern: String,
+        /// The regex error.
+        message: String,
+    },
+    /// An `allowed_tools` entry is not a glob.
+    #[error("allowed_tools[{index}] `{pattern}` is not a valid glob: {message}")]
+    Glob {
+        /// Its index in the list.
+        index: usize,
+        /// The glob as written.
+        pattern: String,
+        /// The glob error.
+        message: String,
+    },
+    /// `disable` names a rule that is not a default rule.
+    #[error("disable: `{id}` is not a default rule (the default rules are {known})")]
+    UnknownRule {
+        /// The id as written.
+        id: String,
+        /// The ids that exist.
+        known: String,
+    },
+    /// `allow_tier` is outside 0..=4.
+    #[error("allow_tier = {0} is outside the security tiers 0 to 4")]
+    Tier(i64),
+    /// A config file's error, with the file's name.
+    #[error("{}: {error}", path.display())]
+    InFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong in it.
+        error: Box<PolicyError>,
+    },
+}
+
+/// The TOML shape of a policy config.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PolicyConfig {
+    allowed_tools: Option<Vec<String>>,
+    #[serde(default)]
+    forbidden_patterns: Vec<String>,
+    #[serde(default)]
+    disable: Vec<String>,
+    allow_tier: Option<i64>,
+}
 
 impl Policy {
-    /// Reads user rules from a TOML file.
+    /// The default policy plus the rules of a TOML config file.
     pub fn from_toml_file(path: &Path) -> Result<Policy, PolicyError> {
-        let _ = path;
-        Ok(Policy::default())
+        let text = std::fs::read_to_string(path).map_err(|source| PolicyError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Policy::from_toml_str(&text).map_err(|error| PolicyError::InFile {
+            path: path.to_path_buf(),
+            error: Box::new(error),
+        })
+    }
+
+    /// The default policy plus the rules of a TOML config (see the module
+    /// documentation for its shape).
+    pub fn from_toml_str(text: &str) -> Result<Policy, PolicyError> {
+        let config: PolicyConfig =
+            toml::from_str(text).map_err(|error| PolicyError::Toml(error.to_string()))?;
+        let mut policy = Policy::default();
+        if let Some(tier) = config.allow_tier {
+            if !(0..=4).contains(&tier) {
+                return Err(PolicyError::Tier(tier));
+            }
+            policy.allow_tier = tier;
+        }
+        if let Some(globs) = config.allowed_tools {
+            let compiled = globs.iter().enumerate().map(|(index, pattern)| {
+                Glob::new(pattern).map_err(|error| PolicyError::Glob {
+                    index,
+                    pattern: pattern.clone(),
+                    message: error.kind().to_string(),
+                })
+            });
+            policy.allowed_tools = Some(compiled.collect::<Result<_, _>>()?);
+        }
+        for (index, pattern) in config.forbidden_patterns.iter().enumerate() {
+            let regex = Regex::new(pattern).map_err(|error| PolicyError::Pattern {
+                index,
+                pattern: pattern.clone(),
+                message: error.to_string(),
+            })?;
+            policy.forbidden_patterns.push(regex);
+        }
+        for id in &config.disable {
+            let rule = DefaultRule::from_id(id).ok_or_else(|| PolicyError::UnknownRule {
+                id: id.clone(),
+                known: DefaultRule::ALL.map(DefaultRule::id).join(", "),
+            })?;
+            policy.disabled.push(rule);
+        }
+        Ok(policy)
     }
 
     /// `Ok` when the call may run, else the first rule that refuses it.
     pub fn check(&self, call: &Call) -> Result<(), Denial> {
-        let _ = call;
+        let tool = call.tool;
+        self.check_allowed_tools(tool)?;
+        permissions::tier_bounds(tool)?;
+        let arguments = arguments::collect(tool, call.arguments);
+        self.check_default_rules(&arguments, call.dir)?;
+        self.check_forbidden_patterns(&arguments)?;
+        permissions::network(tool, &arguments)?;
+        permissions::allowed_dirs(tool, &arguments, call.dir, &self.home)?;
+        permissions::allowed_extensions(tool, &arguments)?;
+        permissions::actions(tool, &arguments)?;
+        self.check_approval(tool, call.arguments)
+    }
+
+    fn enabled(&self, rule: DefaultRule) -> bool {
+        !self.disabled.contains(&rule)
+    }
+
+    fn check_allowed_tools(&self, tool: &Tool) -> Result<(), Denial> {
+        let Some(globs) = &self.allowed_tools else {
+            return Ok(());
+        };
+        if globs
+            .iter()
+            .any(|g| g.compile_matcher().is_match(&tool.name))
+        {
+            return Ok(());
+        }
+        let listed: Vec<&str> = globs.iter().map(Glob::glob).collect();
+        let reason = format!("is not in allowed_tools ({})", listed.join(", "));
+        Err(permissions::tool_denial("allowed-tools", tool, reason))
+    }
+
+    fn check_default_rules(&self, arguments: &[Argument], dir: &Path) -> Result<(), Denial> {
+        for argument in arguments.iter().filter(|a| a.command) {
+            if self.enabled(DefaultRule::DangerousCommand)
+                && let Some(why) = commands::dangerous(&argument.value, dir, &self.home)
+            {
+                return Err(argument_denial("dangerous-command", argument, &why));
+            }
+            if self.enabled(DefaultRule::RemoteScript)
+                && let Some(why) = commands::remote_script(&argument.value)
+            {
+                return Err(argument_denial("remote-script", argument, &why));
+            }
+        }
+        if !self.enabled(DefaultRule::SensitivePath) {
+            return Ok(());
+        }
+        for argument in arguments {
+            let words = if argument.path {
+                vec![argument.value.to_string()]
+            } else if argument.command {
+                commands::path_words(&argument.value)
+            } else {
+                continue;
+            };
+            for word in words {
+                let path = paths::resolve(&word, dir, &self.home);
+                if let Some(what) = paths::sensitive(&path) {
+                    let why = format!("names `{path}`, which is {what}");
+                    return Err(argument_denial("sensitive-path", argument, &why));
+                }
+            }
+        }
         Ok(())
+    }
+
+    fn check_forbidden_patterns(&self, arguments: &[Argument]) -> Result<(), Denial> {
+        for pattern in &self.forbidden_patterns {
+            if let Some(argument) = arguments.iter().find(|a| pattern.is_match(&a.value)) {
+                let why = format!("matches the forbidden pattern `{}`", pattern.as_str());
+                return Err(argument_denial("forbidden-pattern", argument, &why));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_approval(&self, tool: &Tool, arguments: &Value) -> Result<(), Denial> {
+        let Some(tier) = tool.permissions.security_tier else {
+            return Ok(());
+        };
+        if tier <= self.allow_tier {
+            return Ok(());
+        }
+        if self
+            .approver
+            .as_ref()
+            .is_some_and(|approve| approve(tool, arguments))
+        {
+            return Ok(());
+        }
+        let reason = format!(
+            "has security tier {tier}, above the allowed tier {}, and the call was not approved",
+            self.allow_tier
+        );
+        Err(permissions::tool_denial("security-tier", tool, reason))
+    }
+}
+
+/// The longest value a message quotes, in characters.
+const QUOTED_CHARS: usize = 80;
+
+/// A refusal of one argument: "`/command` = "rm -rf /" would delete …".
+fn argument_denial(rule: &str, argument: &Argument, why: &str) -> Denial {
+    let pointer = if argument.pointer.is_empty() {
+        "the arguments"
+    } else {
+        &argument.pointer
+    };
+    let value: String = if argument.value.chars().count() > QUOTED_CHARS {
+        let head: String = argument.value.chars().take(QUOTED_CHARS - 3).collect();
+        format!("{head}...")
+    } else {
+        argument.value.to_string()
+    };
+    let quoted = serde_json::to_string(&value).unwrap_or(value);
+    Denial {
+        rule: rule.to_string(),
+        message: format!("Argument `{pointer}` = {quoted} {why}."),
     }
 }

@@ -1,0 +1,213 @@
+//! The rules a tool's own manifest asks for: Nachos security tiers and
+//! network egress, AgentStack `allowed_dirs`, `allowed_extensions`,
+//! `allow_http` and `actions`.
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::arguments::{Argument, key_words};
+use super::paths::{AllowedDir, resolve};
+use super::{Denial, argument_denial};
+use crate::ir::Tool;
+
+/// `security-tier`: tier 4 never runs and a tier outside 0..=4 is refused;
+/// the approval of tier 3 is asked last, in [`super::Policy::check`].
+pub(super) fn tier_bounds(tool: &Tool) -> Result<(), Denial> {
+    match tool.permissions.security_tier {
+        Some(tier @ 4) => Err(tool_denial(
+            "security-tier",
+            tool,
+            format!("has security tier {tier}, which never runs"),
+        )),
+        Some(tier) if !(0..=4).contains(&tier) => Err(tool_denial(
+            "security-tier",
+            tool,
+            format!("has security tier {tier}, outside the valid range 0 to 4"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+pub(super) fn tool_denial(rule: &str, tool: &Tool, reason: String) -> Denial {
+    Denial {
+        rule: rule.to_string(),
+        message: format!("Tool `{}` {reason}.", tool.name),
+    }
+}
+
+/// `allow-http`: with `allow_http: false` or an empty Nachos egress list,
+/// no argument may be a network URL, nor may a command contain one.
+pub(super) fn network(tool: &Tool, arguments: &[Argument]) -> Result<(), Denial> {
+    static URL: LazyLock<Result<Regex, regex::Error>> =
+        LazyLock::new(|| Regex::new(r"(?i)\b(https?|ftps?|wss?)://"));
+    let permissions = &tool.permissions;
+    let why = if permissions.allow_http == Some(false) {
+        "is a network URL and the tool declares `allow_http: false`"
+    } else if permissions
+        .network_egress
+        .as_ref()
+        .is_some_and(Vec::is_empty)
+    {
+        "is a network URL and the tool declares no network egress"
+    } else {
+        return Ok(());
+    };
+    let regex = match &*URL {
+        Ok(regex) => regex,
+        Err(error) => return Err(internal(error)),
+    };
+    for argument in arguments {
+        let text = argument.value.trim_start();
+        let hit = match regex.find(text) {
+            Some(found) => argument.command || found.start() == 0,
+            None => false,
+        };
+        if hit {
+            return Err(argument_denial("allow-http", argument, why));
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn internal(error: &regex::Error) -> Denial {
+    Denial {
+        rule: "policy-internal".to_string(),
+        message: format!("A built-in policy pattern does not compile ({error}), so nothing runs."),
+    }
+}
+
+/// `allowed-dirs`: every path argument must be inside one of the tool's
+/// `allowed_dirs` (relative to the manifest's directory, absolute, `~`,
+/// globs, or `*` for anywhere).
+pub(super) fn allowed_dirs(
+    tool: &Tool,
+    arguments: &[Argument],
+    dir: &Path,
+    home: &Path,
+) -> Result<(), Denial> {
+    let Some(entries) = &tool.permissions.allowed_dirs else {
+        return Ok(());
+    };
+    let allowed: Vec<AllowedDir> = entries
+        .iter()
+        .filter_map(|entry| AllowedDir::new(entry, dir, home))
+        .collect();
+    for argument in arguments.iter().filter(|a| a.path) {
+        let path = resolve(&argument.value, dir, home);
+        if !allowed.iter().any(|a| a.contains(&path)) {
+            let listed = if entries.is_empty() {
+                "none".to_string()
+            } else {
+                entries.join(", ")
+            };
+            let why = format!("resolves to `{path}`, outside the allowed directories ({listed})");
+            return Err(argument_denial("allowed-dirs", argument, &why));
+        }
+    }
+    Ok(())
+}
+
+/// `allowed-extensions`: with `allowed_extensions` in the permissions
+/// (`["*"]`, `[".txt", "md"]`), a path argument with an extension, or any
+/// path under a file key (`file_path`), must have one of them.
+pub(super) fn allowed_extensions(tool: &Tool, arguments: &[Argument]) -> Result<(), Denial> {
+    let Some(Value::Array(entries)) = tool.permissions.extra.get("allowed_extensions") else {
+        return Ok(());
+    };
+    let allowed: Vec<String> = entries
+        .iter()
+        .filter_map(Value::as_str)
+        .map(|e| {
+            e.trim()
+                .trim_start_matches('*')
+                .trim_start_matches('.')
+                .to_lowercase()
+        })
+        .collect();
+    if allowed.iter().any(String::is_empty) {
+        // `*` (or `.*`): any extension.
+        return Ok(());
+    }
+    for argument in arguments.iter().filter(|a| a.path) {
+        let name = argument.value.rsplit('/').next().unwrap_or("");
+        let extension = Path::new(name)
+            .extension()
+            .map(|e| e.to_string_lossy().to_lowercase());
+        let why = match extension {
+            Some(extension) if allowed.contains(&extension) => continue,
+            Some(extension) => format!("has the extension `.{extension}`"),
+            None if argument.file_key => "names a file without an extension".to_string(),
+            None => continue,
+        };
+        let why = format!(
+            "{why}, not one of the allowed extensions ({})",
+            allowed.join(", ")
+        );
+        return Err(argument_denial("allowed-extensions", argument, &why));
+    }
+    Ok(())
+}
+
+/// `undeclared-action`: when the tool lists its `actions`, a call may not
+/// need one it does not list. The name's first word gives the action
+/// (`delete_file` deletes, `write_note` writes, `run_tests` executes,
+/// anything else reads); a command argument needs `execute`.
+pub(super) fn actions(tool: &Tool, arguments: &[Argument]) -> Result<(), Denial> {
+    let Some(declared) = &tool.permissions.actions else {
+        return Ok(());
+    };
+    let declares = |action: &str| {
+        declared
+            .iter()
+            .any(|d| d.trim().eq_ignore_ascii_case(action))
+    };
+    let listed = if declared.is_empty() {
+        "none".to_string()
+    } else {
+        declared.join(", ")
+    };
+    let (action, verb) = action_of_name(&tool.name);
+    if !declares(action) {
+        let reason = format!(
+            "needs the `{action}` action (its name says `{verb}`), which its permissions do not declare (declared: {listed})"
+        );
+        return Err(tool_denial("undeclared-action", tool, reason));
+    }
+    if !declares("execute")
+        && let Some(argument) = arguments
+            .iter()
+            .find(|a| a.command && !a.value.trim().is_empty())
+    {
+        let why = format!(
+            "is a command, which needs the `execute` action the tool does not declare (declared: {listed})"
+        );
+        return Err(argument_denial("undeclared-action", argument, &why));
+    }
+    Ok(())
+}
+
+/// The action a tool's name implies, and the word that implies it.
+fn action_of_name(name: &str) -> (&'static str, String) {
+    const DELETE: &[&str] = &["delete", "remove", "rm", "del", "unlink", "erase", "purge"];
+    const WRITE: &[&str] = &[
+        "write", "create", "update", "save", "put", "set", "edit", "append", "move", "mv",
+        "rename", "mkdir", "insert", "patch", "modify", "upsert",
+    ];
+    const EXECUTE: &[&str] = &["run", "exec", "execute", "shell", "bash"];
+    let words = key_words(name);
+    let first = words.first().cloned().unwrap_or_default();
+    if DELETE.contains(&first.as_str()) {
+        ("delete", first)
+    } else if WRITE.contains(&first.as_str()) {
+        ("write", first)
+    } else if EXECUTE.contains(&first.as_str()) {
+        ("execute", first)
+    } else if let Some(shell) = words.iter().find(|w| *w == "shell") {
+        ("execute", shell.clone())
+    } else {
+        ("read", first)
+    }
+}
