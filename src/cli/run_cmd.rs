@@ -139,6 +139,17 @@ pub(super) fn run(
     }
     let result = runner.call(tool, arguments);
     writeln!(out, "{}", result.to_json_line())?;
+    if let Some(error) = &result.error {
+        let tier = runner
+            .tools()
+            .find(|t| t.name == *tool)
+            .and_then(|t| t.permissions.security_tier);
+        if error.details.get("rule").and_then(Value::as_str) == Some("security-tier")
+            && tier == Some(3)
+        {
+            writeln!(err, "hint: pass --allow-tier 3 to run tier-3 tools")?;
+        }
+    }
     Ok(if result.success { 0 } else { EXIT_FINDINGS })
 }
 

@@ -563,3 +563,318 @@ fn generated_python_skeletons_run() {
         Some(json!("ABC"))
     );
 }
+
+#[test]
+fn security_tiers_three_with_approval_four_never() {
+    let elevated = "nachos/elevated_echo/manifest.json";
+    let dangerous = "nachos/dangerous_echo/manifest.json";
+    let arguments = json!({"text": "x"});
+
+    let result = load(elevated).call("elevated_echo", arguments.clone());
+    let error = expect_error(&result, ErrorCode::PolicyDenied);
+    assert_eq!(error.details["rule"], json!("security-tier"));
+    assert!(result.metadata.exit_code.is_none(), "a process ran");
+
+    let allowed = |tier| RunnerOptions {
+        policy: toolc::run::Policy {
+            allow_tier: tier,
+            ..toolc::run::Policy::default()
+        },
+        ..RunnerOptions::default()
+    };
+    let result = runner_with(elevated, allowed(3)).call("elevated_echo", arguments.clone());
+    assert!(result.success, "{}", result.to_json_line());
+
+    // The embedding program's approval callback, asked with the call.
+    let approving = |answer: bool| RunnerOptions {
+        policy: toolc::run::Policy {
+            approver: Some(Box::new(move |tool, arguments| {
+                assert_eq!(tool.name, "elevated_echo");
+                assert_eq!(arguments["text"], json!("x"));
+                answer
+            })),
+            ..toolc::run::Policy::default()
+        },
+        ..RunnerOptions::default()
+    };
+    let result = runner_with(elevated, approving(true)).call("elevated_echo", arguments.clone());
+    assert!(result.success, "{}", result.to_json_line());
+    let result = runner_with(elevated, approving(false)).call("elevated_echo", arguments.clone());
+    expect_error(&result, ErrorCode::PolicyDenied);
+
+    for options in [RunnerOptions::default(), allowed(4), approving(true)] {
+        let result = runner_with(dangerous, options).call("dangerous_echo", arguments.clone());
+        let error = expect_error(&result, ErrorCode::PolicyDenied);
+        assert_eq!(error.details["rule"], json!("security-tier"));
+    }
+
+    // The CLI's flag.
+    let path = format!("fixtures/run/{elevated}");
+    let args = [
+        "run",
+        path.as_str(),
+        "elevated_echo",
+        "--args",
+        r#"{"text": "x"}"#,
+    ];
+    assert_eq!(crate::Test::new().args(args).run().code, 1);
+    let out = crate::Test::new()
+        .args(args)
+        .args(["--allow-tier", "3"])
+        .run();
+    assert_eq!(out.code, 0, "{}", out.stdout);
+}
+
+#[test]
+fn builtin_paths_cannot_escape_the_workspace() {
+    let temp = TempDir::new("run-workspace");
+    let outside = TempDir::new("run-outside");
+    outside.write("secret.txt", "outside");
+    temp.write("inside.txt", "inside");
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.txt"),
+        temp.path().join("link.txt"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.path(), temp.path().join("linkdir")).unwrap();
+    let options = RunnerOptions {
+        workspace: Some(temp.path().to_path_buf()),
+        ..RunnerOptions::default()
+    };
+    let runner = Runner::builtin(options).unwrap();
+    let result = runner.call("read_file", json!({"path": "inside.txt"}));
+    assert_eq!(
+        result.output,
+        Some(json!("inside")),
+        "{}",
+        result.to_json_line()
+    );
+    let absolute = outside
+        .path()
+        .join("secret.txt")
+        .to_string_lossy()
+        .to_string();
+    let escape = format!(
+        "../{}/secret.txt",
+        outside.path().file_name().unwrap().to_string_lossy()
+    );
+    for path in [
+        escape.as_str(),
+        absolute.as_str(),
+        "link.txt",
+        "linkdir/secret.txt",
+        "a/../../x",
+    ] {
+        let result = runner.call("read_file", json!({"path": path}));
+        let error = expect_error(&result, ErrorCode::PolicyDenied);
+        assert_eq!(
+            error.details["rule"],
+            json!("workspace"),
+            "{path}: {}",
+            error.message
+        );
+        let result = runner.call("write_file", json!({"path": path, "content": "x"}));
+        expect_error(&result, ErrorCode::PolicyDenied);
+    }
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("secret.txt")).unwrap(),
+        "outside"
+    );
+    // The shell is confined by Landlock to the workspace as well.
+    let result = runner.call(
+        "shell",
+        json!({"command": format!(
+            "cat '{absolute}'; echo written > '{}/new.txt'",
+            outside.path().display()
+        )}),
+    );
+    let output = result.output.expect("the shell ran");
+    assert!(
+        output["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("Permission denied"),
+        "{output}"
+    );
+    assert!(!outside.path().join("new.txt").exists());
+}
+
+#[test]
+fn default_rules_refuse_dangerous_commands_and_sensitive_paths() {
+    let temp = TempDir::new("run-default-rules");
+    let options = RunnerOptions {
+        workspace: Some(temp.path().to_path_buf()),
+        ..RunnerOptions::default()
+    };
+    let runner = Runner::builtin(options).unwrap();
+    for (tool, arguments, rule) in [
+        ("shell", json!({"command": "rm -rf /"}), "dangerous-command"),
+        (
+            "shell",
+            json!({"command": "sudo rm -fr --no-preserve-root /"}),
+            "dangerous-command",
+        ),
+        (
+            "shell",
+            json!({"command": "dd if=/dev/zero of=/dev/sda"}),
+            "dangerous-command",
+        ),
+        (
+            "shell",
+            json!({"command": ":(){ :|:& };:"}),
+            "dangerous-command",
+        ),
+        (
+            "shell",
+            json!({"command": "chmod -R 777 /"}),
+            "dangerous-command",
+        ),
+        (
+            "shell",
+            json!({"command": "cat /etc/shadow"}),
+            "sensitive-path",
+        ),
+        (
+            "shell",
+            json!({"command": "cat ~/.ssh/id_rsa"}),
+            "sensitive-path",
+        ),
+        ("read_file", json!({"path": ".env"}), "sensitive-path"),
+    ] {
+        let result = runner.call(tool, arguments.clone());
+        let error = expect_error(&result, ErrorCode::PolicyDenied);
+        assert_eq!(
+            error.details["rule"],
+            json!(rule),
+            "{arguments}: {}",
+            error.message
+        );
+        assert!(result.metadata.exit_code.is_none(), "{arguments} ran");
+    }
+    let result = runner.call("shell", json!({"command": "echo fine"}));
+    assert_eq!(result.output.unwrap()["stdout"], json!("fine\n"));
+}
+
+#[test]
+fn user_policy_rules_from_a_file() {
+    let temp = TempDir::new("run-policy-file");
+    let policy = temp.write(
+        "policy.toml",
+        "allowed_tools = [\"echo\", \"broken\"]\nforbidden_patterns = [\"(?i)drop\\\\s+table\"]\n",
+    );
+    let policy = policy.to_string_lossy().to_string();
+    let manifest = "fixtures/run/agentcli/tools.json";
+    let refused = crate::Test::new()
+        .args([
+            "run",
+            manifest,
+            "echo",
+            "--policy",
+            &policy,
+            "--args",
+            r#"{"text": "DROP  TABLE users"}"#,
+        ])
+        .run();
+    assert_eq!(refused.code, 1);
+    assert_eq!(
+        refused.json()["error"]["details"]["rule"],
+        json!("forbidden-pattern")
+    );
+    let not_allowed = crate::Test::new()
+        .args([
+            "run", manifest, "chatty", "--policy", &policy, "--args", "{}",
+        ])
+        .run();
+    assert_eq!(
+        not_allowed.json()["error"]["details"]["rule"],
+        json!("allowed-tools")
+    );
+    let fine = crate::Test::new()
+        .args([
+            "run",
+            manifest,
+            "echo",
+            "--policy",
+            &policy,
+            "--args",
+            r#"{"text": "select"}"#,
+        ])
+        .run();
+    assert_eq!(fine.code, 0, "{}", fine.stdout);
+
+    let broken = temp.write("broken.toml", "forbidden_patterns = [\"(\"]\nallowed = 1\n");
+    let out = crate::Test::new()
+        .args([
+            "run",
+            manifest,
+            "echo",
+            "--policy",
+            &broken.to_string_lossy(),
+            "--args",
+            "{}",
+        ])
+        .run();
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("broken.toml"), "{}", out.stderr);
+}
+
+#[test]
+fn agentstack_permissions_confine_arguments() {
+    let temp = TempDir::new("run-agentstack-permissions");
+    temp.write(
+        "files/config.json",
+        r#"{"name": "files", "category": "computer-control", "tools": {
+            "read_text": {"actions": ["read"], "allowed_dirs": ["./data"]},
+            "delete_text": {"actions": ["read"], "allowed_dirs": ["./data"]},
+            "fetch_page": {"actions": ["read"], "allow_http": false}
+        }}"#,
+    );
+    temp.write(
+        "files/__init__.py",
+        "def read_text(path: str) -> str:\n    \"\"\"Read a file.\n\n    Args:\n        path: The file.\n    \"\"\"\n    with open(path, encoding=\"utf-8\") as f:\n        return f.read()\n\n\ndef delete_text(path: str) -> str:\n    \"\"\"Delete a file.\n\n    Args:\n        path: The file.\n    \"\"\"\n    return \"deleted\"\n\n\ndef fetch_page(url: str) -> str:\n    \"\"\"Fetch a page.\n\n    Args:\n        url: The page.\n    \"\"\"\n    return url\n",
+    );
+    temp.write("files/data/note.txt", "a note");
+    let runner = Runner::load(
+        &[temp.path().join("files/config.json")],
+        RunnerOptions::default(),
+    )
+    .unwrap();
+    let result = runner.call("read_text", json!({"path": "data/note.txt"}));
+    assert_eq!(
+        result.output,
+        Some(json!("a note")),
+        "{}",
+        result.to_json_line()
+    );
+    for (tool, arguments, rule) in [
+        (
+            "read_text",
+            json!({"path": "data/../config.json"}),
+            "allowed-dirs",
+        ),
+        (
+            "read_text",
+            json!({"path": "/etc/hostname"}),
+            "allowed-dirs",
+        ),
+        (
+            "delete_text",
+            json!({"path": "data/note.txt"}),
+            "undeclared-action",
+        ),
+        (
+            "fetch_page",
+            json!({"url": "https://example.com/"}),
+            "allow-http",
+        ),
+    ] {
+        let result = runner.call(tool, arguments.clone());
+        let error = expect_error(&result, ErrorCode::PolicyDenied);
+        assert_eq!(
+            error.details["rule"],
+            json!(rule),
+            "{arguments}: {}",
+            error.message
+        );
+    }
+}
