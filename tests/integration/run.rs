@@ -802,6 +802,9 @@ fn user_policy_rules_from_a_file() {
         .run();
     assert_eq!(fine.code, 0, "{}", fine.stdout);
 
+    // The documented example parses.
+    toolc::run::Policy::from_toml_file(&root().join("examples/policy.toml")).unwrap();
+
     let broken = temp.write("broken.toml", "forbidden_patterns = [\"(\"]\nallowed = 1\n");
     let out = crate::Test::new()
         .args([
