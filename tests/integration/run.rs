@@ -881,3 +881,27 @@ fn agentstack_permissions_confine_arguments() {
         );
     }
 }
+
+#[test]
+fn one_runner_serves_many_threads() {
+    fn shareable<T: Send + Sync>(_: &T) {}
+    let runner = load("agentcli/tools.json");
+    shareable(&runner);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|i| {
+                let runner = &runner;
+                scope.spawn(move || {
+                    for j in 0..10 {
+                        let text = format!("{i}-{j}");
+                        let result = runner.call("echo", json!({"text": text}));
+                        assert_eq!(result.output, Some(json!({"echo": {"text": text}})));
+                    }
+                })
+            })
+            .collect();
+        for handle in handles {
+            handle.join().unwrap();
+        }
+    });
+}
