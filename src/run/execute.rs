@@ -316,6 +316,24 @@ fn allowed_dirs(entry: &Entry) -> (Vec<PathBuf>, bool) {
     (paths, false)
 }
 
+/// What a manifest tool's process may touch: its manifest's directory
+/// and `read` (its program, its interpreter) for reading, its scratch
+/// directory and declared allowed directories for writing, the network
+/// unless it declares none.
+fn tool_rules(entry: &Entry, scratch: &Scratch, read: Vec<PathBuf>) -> Rules {
+    let (allowed, any_path) = allowed_dirs(entry);
+    let mut write = vec![scratch.path.clone()];
+    write.extend(allowed);
+    let mut readable = vec![entry.dir.clone()];
+    readable.extend(read);
+    Rules {
+        read: readable,
+        write,
+        any_path,
+        deny_tcp: denies_network(entry),
+    }
+}
+
 fn command(
     runner: &Runner,
     entry: &Entry,
@@ -361,15 +379,7 @@ fn command(
         Ok(scratch) => scratch,
         Err(result) => return *result,
     };
-    let (allowed, any_path) = allowed_dirs(entry);
-    let mut write = vec![scratch.path.clone()];
-    write.extend(allowed);
-    let rules = Rules {
-        read: vec![entry.dir.clone(), program.clone()],
-        write,
-        any_path,
-        deny_tcp: denies_network(entry),
-    };
+    let rules = tool_rules(entry, &scratch, vec![program.clone()]);
     let mut stdin = serde_json::to_vec(arguments).unwrap_or_default();
     stdin.push(b'\n');
     let spawn = Spawn {
@@ -634,17 +644,9 @@ fn python(runner: &Runner, entry: &Entry, request: Value) -> ToolResult {
         Ok(scratch) => scratch,
         Err(result) => return *result,
     };
-    let (allowed, any_path) = allowed_dirs(entry);
-    let mut write = vec![scratch.path.clone()];
-    write.extend(allowed);
-    let mut read = vec![entry.dir.clone(), interpreter.executable.clone()];
+    let mut read = vec![interpreter.executable.clone()];
     read.extend(interpreter.dirs.iter().cloned());
-    let rules = Rules {
-        read,
-        write,
-        any_path,
-        deny_tcp: denies_network(entry),
-    };
+    let rules = tool_rules(entry, &scratch, read);
     let passthrough: Vec<String> = match entry.format {
         Format::Agentstack => entry.package_env.clone(),
         _ => Vec::new(),
