@@ -69,8 +69,11 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         .trim()
         .parse()
         .map_err(|_| format!("\"{text}\" is not a number of seconds"))?;
-    if !(seconds > 0.0 && seconds <= 86_400.0 * 365.0) {
+    if seconds.is_nan() || seconds <= 0.0 {
         return Err(format!("\"{text}\": the time limit must be positive"));
+    }
+    if seconds > 86_400.0 * 365.0 {
+        return Err(format!("\"{text}\": the time limit can be at most a year"));
     }
     Ok(Duration::from_secs_f64(seconds))
 }

@@ -151,7 +151,8 @@ impl Limits {
             .options
             .timeout
             .or(manifest_timeout.map(Duration::from_secs))
-            .unwrap_or(super::DEFAULT_TIMEOUT);
+            .unwrap_or(super::DEFAULT_TIMEOUT)
+            .min(Duration::from_secs(process::MAX_TIMEOUT_SECS));
         let memory = runner.options.memory.or_else(|| {
             entry
                 .tool
@@ -195,22 +196,35 @@ struct Scratch {
 
 impl Scratch {
     fn new() -> Result<Scratch, Box<ToolResult>> {
+        use std::os::unix::fs::DirBuilderExt;
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("toolc-run-{}-{n}", std::process::id()));
-        let made = {
-            use std::os::unix::fs::DirBuilderExt;
-            std::fs::DirBuilder::new().mode(0o700).create(&path)
-        };
-        match made {
-            Ok(()) => Ok(Scratch { path }),
-            Err(e) => Err(Box::new(ToolResult::fail(
-                ErrorCode::InternalError,
-                format!(
-                    "cannot create a temporary directory {}: {e}",
-                    path.display()
-                ),
-            ))),
+        // The name is not secret (the directory is private by its mode);
+        // a clock-derived part only keeps a stale directory of an earlier
+        // process with the same pid from blocking every call.
+        let mut attempt = 0;
+        loop {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let salt = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or_default();
+            let path = std::env::temp_dir()
+                .join(format!("toolc-run-{}-{n}-{salt:08x}", std::process::id()));
+            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => return Ok(Scratch { path }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => {
+                    attempt += 1;
+                }
+                Err(e) => {
+                    return Err(Box::new(ToolResult::fail(
+                        ErrorCode::InternalError,
+                        format!(
+                            "cannot create a temporary directory {}: {e}",
+                            path.display()
+                        ),
+                    )));
+                }
+            }
         }
     }
 }
@@ -256,9 +270,27 @@ fn spawn_confined(
     let program = spawn.program.clone();
     match process::run(spawn) {
         Ok(outcome) => Ran::Done(outcome, sandbox),
-        Err(e) => Ran::Failed(Box::new(ToolResult::fail(
+        Err(process::RunError::Spawn(e)) => {
+            // The program could not be executed: the tool's fault (a
+            // missing execute bit, a bad interpreter line) or the
+            // sandbox's, which then says how to let it through.
+            let mut message = format!("cannot start {}: {e}", program.display());
+            let denied = matches!(e.raw_os_error(), Some(libc::EACCES) | Some(libc::EPERM));
+            if denied && sandbox == "landlock" {
+                message.push_str(
+                    " (the sandbox may deny the program or its interpreter: --allow-read DIR lets the tool read a directory, --no-sandbox turns Landlock off)",
+                );
+            }
+            let mut result = ToolResult::fail(ErrorCode::ExecutionError, message);
+            result.metadata.sandbox = Some(sandbox.into());
+            Ran::Failed(Box::new(result))
+        }
+        Err(process::RunError::Watch(e)) => Ran::Failed(Box::new(ToolResult::fail(
             ErrorCode::InternalError,
-            format!("cannot start {}: {e}", program.display()),
+            format!(
+                "{} started, but toolc could not watch it (it was killed): {e}",
+                program.display()
+            ),
         ))),
     }
 }
@@ -302,10 +334,20 @@ fn allowed_dirs(entry: &Entry) -> (Vec<PathBuf>, bool) {
     };
     let mut paths = Vec::new();
     for dir in dirs {
-        if dir == "*" || dir.contains(['*', '?', '[']) {
+        if dir == "*" {
             return (Vec::new(), true);
         }
-        let expanded = match dir.strip_prefix("~") {
+        // A pattern (`data/*.csv`) is confined to the directory before its
+        // first wildcard; the policy checks the pattern itself.
+        let dir = match dir.find(['*', '?', '[']) {
+            Some(at) => match dir[..at].rfind('/') {
+                Some(slash) => &dir[..slash],
+                None => ".",
+            },
+            None => dir.as_str(),
+        };
+        let dir = if dir.is_empty() { "/" } else { dir };
+        let expanded = match dir.strip_prefix('~') {
             Some(rest) => std::env::var_os("HOME")
                 .map(|home| PathBuf::from(home).join(rest.trim_start_matches('/')))
                 .unwrap_or_else(|| PathBuf::from(dir)),
@@ -473,7 +515,9 @@ fn common_outcome(
 
 fn seconds(duration: Duration) -> String {
     let ms = duration.as_millis();
-    if ms.is_multiple_of(1000) {
+    if ms == 0 {
+        format!("{} µs", duration.as_micros())
+    } else if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{:.3} s", duration.as_secs_f64())
@@ -684,6 +728,9 @@ fn python(runner: &Runner, entry: &Entry, request: Value) -> ToolResult {
         if !stderr.is_empty() {
             details.insert("stderr".into(), json!(quote(&stderr)));
         }
+        if let Some(memory) = limits.memory {
+            details.insert("memory_limit_bytes".into(), json!(memory));
+        }
         let message = format!("{} before it answered", died(code, signal));
         return with_process(
             ToolResult::fail_with(ErrorCode::ExecutionError, message, details),
@@ -724,28 +771,60 @@ fn python(runner: &Runner, entry: &Entry, request: Value) -> ToolResult {
 /// it would otherwise need its own files inside the sandbox.
 fn describe_python(python: &Path) -> Result<Python, String> {
     let script = "import json, sys; print(json.dumps([sys.executable, sys.prefix, sys.base_prefix, sys.path]))";
-    let output = std::process::Command::new(python)
-        .args(["-I", "-c", script])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| {
-            format!(
+    // Bounded like a tool: an interpreter that hangs or floods its output
+    // must not hang the call.
+    let spawn = Spawn {
+        program: python.to_path_buf(),
+        args: vec!["-I".into(), "-c".into(), script.into()],
+        cwd: std::env::temp_dir(),
+        env: environment(&[], &std::env::temp_dir()),
+        stdin: Vec::new(),
+        timeout: Duration::from_secs(20),
+        max_output: 1024 * 1024,
+        memory: None,
+        confinement: None,
+    };
+    let not_python = |why: String| {
+        format!(
+            "{} did not describe itself as a Python interpreter: {why}",
+            python.display()
+        )
+    };
+    let (stdout, stderr) = match process::run(spawn) {
+        Ok(Outcome::Exited {
+            code: Some(0),
+            stdout,
+            stderr,
+            ..
+        }) => (stdout, stderr),
+        Ok(Outcome::Exited {
+            code,
+            signal,
+            stderr,
+            ..
+        }) => {
+            return Err(not_python(format!(
+                "{} {}",
+                died(code, signal),
+                quote(&stderr)
+            )));
+        }
+        Ok(Outcome::TimedOut { .. }) => {
+            return Err(not_python("it did not answer within 20 s".into()));
+        }
+        Ok(Outcome::TooLarge) => return Err(not_python("it printed more than 1 MiB".into())),
+        Err(process::RunError::Spawn(e) | process::RunError::Watch(e)) => {
+            return Err(format!(
                 "cannot start the Python interpreter {}: {e}",
                 python.display()
-            )
-        })?;
-    let described: Option<(String, String, String, Vec<String>)> =
-        std::str::from_utf8(&output.stdout)
-            .ok()
-            .and_then(|text| serde_json::from_str(text.trim()).ok());
-    let Some((executable, prefix, base_prefix, path)) =
-        described.filter(|_| output.status.success())
-    else {
-        return Err(format!(
-            "{} did not describe itself as a Python interpreter: {}",
-            python.display(),
-            quote(&output.stderr)
-        ));
+            ));
+        }
+    };
+    let described: Option<(String, String, String, Vec<String>)> = std::str::from_utf8(&stdout)
+        .ok()
+        .and_then(|text| serde_json::from_str(text.trim()).ok());
+    let Some((executable, prefix, base_prefix, path)) = described else {
+        return Err(not_python(quote(&stderr)));
     };
     let mut dirs: Vec<PathBuf> = vec![prefix.into(), base_prefix.into()];
     dirs.extend(

@@ -22,6 +22,8 @@ use super::sandbox::Confinement;
 
 /// How much of stderr is kept: enough for any error message.
 const STDERR_CAP: usize = 64 * 1024;
+/// The longest time limit: a year.
+pub(crate) const MAX_TIMEOUT_SECS: u64 = 365 * 24 * 3600;
 /// How long the pipes are still read after the process exited and its
 /// group was killed (a process outside the group may hold them open).
 const DRAIN_GRACE: Duration = Duration::from_millis(200);
@@ -57,8 +59,17 @@ pub(crate) enum Outcome {
     TooLarge,
 }
 
+/// Why a process could not be run.
+#[derive(Debug)]
+pub(crate) enum RunError {
+    /// It did not start (fork, exec, the sandbox, the limits).
+    Spawn(io::Error),
+    /// It started but could not be watched; it was killed.
+    Watch(io::Error),
+}
+
 /// Starts the process and drives it to its end.
-pub(crate) fn run(spawn: Spawn) -> io::Result<Outcome> {
+pub(crate) fn run(spawn: Spawn) -> Result<Outcome, RunError> {
     let mut command = Command::new(&spawn.program);
     command
         .args(&spawn.args)
@@ -70,12 +81,22 @@ pub(crate) fn run(spawn: Spawn) -> io::Result<Outcome> {
         .stderr(Stdio::piped())
         .process_group(0);
     let memory = spawn.memory;
+    let parent = std::process::id();
     let mut confinement = spawn.confinement;
     // SAFETY: between fork and exec only async-signal-safe calls are made:
     // setrlimit, prctl and the Landlock syscalls on a ruleset built before
     // the fork; nothing allocates or takes a lock.
     unsafe {
         command.pre_exec(move || {
+            // If toolc dies (killed, interrupted), the tool dies with it
+            // rather than running on unwatched; a parent already gone
+            // before the prctl took effect is caught by its pid.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::getppid() as u32 != parent {
+                return Err(io::Error::from_raw_os_error(libc::ESRCH));
+            }
             if let Some(bytes) = memory {
                 let limit = libc::rlimit {
                     rlim_cur: bytes,
@@ -91,7 +112,7 @@ pub(crate) fn run(spawn: Spawn) -> io::Result<Outcome> {
             Ok(())
         });
     }
-    let mut child = command.spawn()?;
+    let mut child = command.spawn().map_err(RunError::Spawn)?;
     let pid = child.id() as libc::pid_t;
     let outcome = drive(
         &mut child,
@@ -102,8 +123,8 @@ pub(crate) fn run(spawn: Spawn) -> io::Result<Outcome> {
     );
     // Whatever happened, nothing of the group outlives the call.
     kill_group(pid);
-    let status = child.wait()?;
-    Ok(match outcome? {
+    let status = child.wait().map_err(RunError::Watch)?;
+    Ok(match outcome.map_err(RunError::Watch)? {
         Driven::Exited { stdout, stderr } => Outcome::Exited {
             code: status.code(),
             signal: status.signal(),
@@ -134,10 +155,12 @@ struct Reader {
     data: Vec<u8>,
     cap: usize,
     overflow: bool,
+    /// Keep reading (and dropping) past the cap instead of stopping.
+    drain: bool,
 }
 
 impl Reader {
-    fn new(fd: Option<OwnedFd>, cap: usize) -> io::Result<Self> {
+    fn new(fd: Option<OwnedFd>, cap: usize, drain: bool) -> io::Result<Self> {
         if let Some(fd) = &fd {
             set_nonblocking(fd.as_raw_fd())?;
         }
@@ -146,6 +169,7 @@ impl Reader {
             data: Vec::new(),
             cap,
             overflow: false,
+            drain,
         })
     }
 
@@ -161,13 +185,13 @@ impl Reader {
                     return Ok(());
                 }
                 Ok(n) => {
-                    let room = (self.cap + 1).saturating_sub(self.data.len());
+                    let room = self.cap.saturating_add(1).saturating_sub(self.data.len());
                     self.data.extend_from_slice(&buffer[..n.min(room)]);
                     if self.data.len() > self.cap {
                         self.overflow = true;
-                    }
-                    if self.overflow {
-                        return Ok(());
+                        if !self.drain {
+                            return Ok(());
+                        }
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
@@ -185,7 +209,10 @@ fn drive(
     timeout: Duration,
     max_output: usize,
 ) -> io::Result<Driven> {
-    let deadline = Instant::now() + timeout;
+    // A limit too far to represent is no limit (the caller clamps it).
+    let deadline = Instant::now()
+        .checked_add(timeout)
+        .unwrap_or_else(|| Instant::now() + Duration::from_secs(MAX_TIMEOUT_SECS));
     let pidfd = pidfd_open(pid)?;
     let mut stdin: Option<OwnedFd> = child.stdin.take().map(OwnedFd::from);
     if let Some(fd) = &stdin {
@@ -195,9 +222,10 @@ fn drive(
     if input.is_empty() {
         stdin = None;
     }
-    let mut stdout = Reader::new(child.stdout.take().map(OwnedFd::from), max_output)?;
-    let mut stderr = Reader::new(child.stderr.take().map(OwnedFd::from), STDERR_CAP)?;
-    // Stderr beyond its cap is dropped, not fatal: keep draining it.
+    let mut stdout = Reader::new(child.stdout.take().map(OwnedFd::from), max_output, false)?;
+    // Stderr beyond its cap is dropped, not fatal: it is drained (a tool
+    // may log as much as it likes) and only its start is kept.
+    let mut stderr = Reader::new(child.stderr.take().map(OwnedFd::from), STDERR_CAP, true)?;
     let mut exited_at: Option<Instant> = None;
     loop {
         let now = Instant::now();
@@ -281,11 +309,6 @@ fn drive(
         }
         if fired(2) {
             stderr.pump()?;
-            if stderr.overflow {
-                // Keep what fits and stop reading: closing the pipe
-                // ends the tool's further writes to it with EPIPE.
-                stderr.fd = None;
-            }
         }
         if fired(3) {
             exited_at = Some(Instant::now());

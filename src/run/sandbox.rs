@@ -49,10 +49,15 @@ const SYSTEM_READ: &[&str] = &[
     "/etc/ca-certificates",
     "/dev/urandom",
     "/dev/random",
+    // Runtimes read their own /proc entries (Python's multiprocessing,
+    // Node, Go). Landlock also keeps a confined process from ptrace-level
+    // access to processes outside its domain, so other processes' secret
+    // entries (environ, mem) stay closed.
+    "/proc",
 ];
 
 /// Device files a program may write to.
-const SYSTEM_WRITE: &[&str] = &["/dev/null", "/dev/zero", "/dev/full"];
+const SYSTEM_WRITE: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/shm"];
 
 /// What a tool's process may touch.
 #[derive(Debug, Clone, Default)]

@@ -28,7 +28,9 @@ def _load(request):
     path = request["file"]
     directory = os.path.dirname(path)
     if request["kind"] == "package":
-        name = request["package"] or os.path.basename(directory)
+        # A private module name: a package named after the library it
+        # wraps (a "yaml" tool importing yaml) must still find the library.
+        name = "_toolc_package_" + (request["package"] or "tool")
         spec = importlib.util.spec_from_file_location(
             name, path, submodule_search_locations=[directory]
         )
@@ -72,7 +74,7 @@ def main():
         }
     else:
         try:
-            json.dumps(output, allow_nan=False)
+            json.dumps(output, allow_nan=False, ensure_ascii=False)
             response = {"ok": True, "output": output}
         except (TypeError, ValueError) as error:
             response = {
@@ -81,9 +83,13 @@ def main():
                 "message": f"the tool returned a {type(output).__name__}, "
                 f"which is not JSON: {error}",
             }
-    response_stream.write(json.dumps(response, allow_nan=False))
+    response_stream.write(json.dumps(response, allow_nan=False, ensure_ascii=False))
     response_stream.write("\n")
     response_stream.flush()
+    sys.stderr.flush()
+    # The answer is given: threads the tool left running must not hold
+    # the call open until its time limit.
+    os._exit(0)
 
 
 main()
