@@ -905,3 +905,78 @@ fn one_runner_serves_many_threads() {
         }
     });
 }
+
+/// Regressions found in review: chatty stderr, limits at their extremes,
+/// a package named after a library it imports, a thread left running.
+#[test]
+fn review_regressions() {
+    let temp = TempDir::new("run-regressions");
+    temp.write(
+        "tools.json",
+        r#"{"tools": [
+            {"name": "logger", "description": "Log a lot, then answer.", "command": ["./tools/bin/logger"], "timeoutSec": 18446744073709551615},
+            {"name": "noexec", "description": "Not executable.", "command": ["./tools/bin/noexec"]}
+        ]}"#,
+    );
+    let logger = temp.write(
+        "tools/bin/logger",
+        "#!/bin/sh\ni=0\nwhile [ $i -lt 3000 ]; do echo \"log line $i: some progress to report\" >&2; i=$((i+1)); done\necho '{\"logged\": 3000}'\n",
+    );
+    let noexec = temp.write("tools/bin/noexec", "#!/bin/sh\necho '{}'\n");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&logger, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&noexec, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let options = RunnerOptions {
+        max_output: usize::MAX,
+        ..RunnerOptions::default()
+    };
+    let runner = Runner::load(&[temp.path().join("tools.json")], options).unwrap();
+    let result = runner.call("logger", json!({}));
+    assert_eq!(
+        result.output,
+        Some(json!({"logged": 3000})),
+        "{}",
+        result.to_json_line()
+    );
+    let result = runner.call("noexec", json!({}));
+    let error = expect_error(&result, ErrorCode::ExecutionError);
+    assert!(
+        error.message.contains("Permission denied"),
+        "{}",
+        error.message
+    );
+
+    temp.write(
+        "json/config.json",
+        r#"{"name": "json", "category": "testing", "tools": {"encode": {"actions": ["read"]}, "linger": {"actions": ["read"]}}}"#,
+    );
+    temp.write(
+        "json/__init__.py",
+        "import threading\nimport time\nfrom json import dumps\n\n\ndef encode(value: str) -> str:\n    \"\"\"Encode a value.\n\n    Args:\n        value: The value.\n    \"\"\"\n    return dumps({\"value\": value})\n\n\ndef linger() -> str:\n    \"\"\"Leave a thread running.\"\"\"\n    threading.Thread(target=time.sleep, args=(60,)).start()\n    return \"started\"\n",
+    );
+    let options = RunnerOptions {
+        timeout: Some(Duration::from_secs(10)),
+        ..RunnerOptions::default()
+    };
+    let runner = Runner::load(&[temp.path().join("json/config.json")], options).unwrap();
+    let result = runner.call("encode", json!({"value": "漢字"}));
+    assert_eq!(
+        result.output,
+        Some(json!("{\"value\": \"\\u6f22\\u5b57\"}")),
+        "{}",
+        result.to_json_line()
+    );
+    let started = Instant::now();
+    let result = runner.call("linger", json!({}));
+    assert_eq!(
+        result.output,
+        Some(json!("started")),
+        "{}",
+        result.to_json_line()
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
