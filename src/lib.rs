@@ -5,7 +5,8 @@
 //! `tools.json`, AgentStack `config.json`, Nachos `manifest.json`, and
 //! OpenAI, Anthropic and MCP tool JSON), lowers them into one intermediate
 //! representation ([`ir`]), checks them with precise diagnostics ([`lint`])
-//! and emits provider tool JSON ([`emit`]).
+//! emits provider tool JSON and code ([`emit`]), converts between formats
+//! ([`convert`]) and runs the tools ([`run`]: validation, policy, sandbox).
 //!
 //! The pipeline: files → [`source::Source`] → [`json::parse`] (value plus a
 //! [`json::SourceMap`] from JSON Pointer to byte span) → a format frontend

@@ -8,7 +8,9 @@
 //! watches a pidfd for the exit, until the deadline. When the process
 //! exits, the deadline passes or stdout outgrows its cap, the whole group
 //! is killed (grandchildren included) while the process is still a zombie,
-//! so its group id cannot have been reused; only then is it reaped.
+//! so its group id cannot have been reused; only then is it reaped. A
+//! descendant that leaves the group on purpose (`setsid`) escapes that
+//! kill; confining it would take a cgroup per call.
 
 use std::ffi::OsString;
 use std::io;
