@@ -132,7 +132,7 @@ fn builtin_call(runner: &Runner, entry: &Entry, arguments: &Value) -> ToolResult
             };
             let result = spawn_confined(runner, spawn, &scratch, &[], rules);
             match result {
-                Ran::Done(outcome, sandbox) => shell_result(outcome, &limits, sandbox),
+                Ran::Done(outcome, sandbox) => shell_result(outcome, &limits, runner, sandbox),
                 Ran::Failed(result) => *result,
             }
         }
@@ -328,7 +328,7 @@ fn denies_network(entry: &Entry) -> bool {
 /// The directories a tool may read and write beside its manifest's:
 /// AgentStack `allowed_dirs` (relative ones resolve against the manifest
 /// directory); `*` leaves the file system unconfined.
-fn allowed_dirs(entry: &Entry) -> (Vec<PathBuf>, bool) {
+fn allowed_dirs(entry: &Entry, home: &Path) -> (Vec<PathBuf>, bool) {
     let Some(dirs) = &entry.tool.permissions.allowed_dirs else {
         return (Vec::new(), false);
     };
@@ -347,13 +347,7 @@ fn allowed_dirs(entry: &Entry) -> (Vec<PathBuf>, bool) {
             None => dir.as_str(),
         };
         let dir = if dir.is_empty() { "/" } else { dir };
-        let expanded = match dir.strip_prefix('~') {
-            Some(rest) => std::env::var_os("HOME")
-                .map(|home| PathBuf::from(home).join(rest.trim_start_matches('/')))
-                .unwrap_or_else(|| PathBuf::from(dir)),
-            None => PathBuf::from(dir),
-        };
-        paths.push(entry.dir.join(expanded));
+        paths.push(super::policy::resolve_path(dir, &entry.dir, home));
     }
     (paths, false)
 }
@@ -362,8 +356,8 @@ fn allowed_dirs(entry: &Entry) -> (Vec<PathBuf>, bool) {
 /// and `read` (its program, its interpreter) for reading, its scratch
 /// directory and declared allowed directories for writing, the network
 /// unless it declares none.
-fn tool_rules(entry: &Entry, scratch: &Scratch, read: Vec<PathBuf>) -> Rules {
-    let (allowed, any_path) = allowed_dirs(entry);
+fn tool_rules(runner: &Runner, entry: &Entry, scratch: &Scratch, read: Vec<PathBuf>) -> Rules {
+    let (allowed, any_path) = allowed_dirs(entry, &runner.options.policy.home);
     let mut write = vec![scratch.path.clone()];
     write.extend(allowed);
     let mut readable = vec![entry.dir.clone()];
@@ -421,7 +415,7 @@ fn command(
         Ok(scratch) => scratch,
         Err(result) => return *result,
     };
-    let rules = tool_rules(entry, &scratch, vec![program.clone()]);
+    let rules = tool_rules(runner, entry, &scratch, vec![program.clone()]);
     let mut stdin = serde_json::to_vec(arguments).unwrap_or_default();
     stdin.push(b'\n');
     let spawn = Spawn {
@@ -638,14 +632,19 @@ fn parse_output(stdout: &[u8]) -> Result<Value, String> {
 
 /// `shell`'s result: its exit status, stdout and stderr, whatever the
 /// status (a failing command is still a command that ran).
-fn shell_result(outcome: Outcome, limits: &Limits, sandbox: &'static str) -> ToolResult {
-    match outcome {
-        Outcome::Exited {
+fn shell_result(
+    outcome: Outcome,
+    limits: &Limits,
+    runner: &Runner,
+    sandbox: &'static str,
+) -> ToolResult {
+    match common_outcome(outcome, limits, runner, sandbox) {
+        Ok(Exit {
             code,
             signal,
             stdout,
             stderr,
-        } => {
+        }) => {
             let result = ToolResult::ok(json!({
                 "exit_code": code,
                 "stdout": String::from_utf8_lossy(&stdout),
@@ -653,25 +652,7 @@ fn shell_result(outcome: Outcome, limits: &Limits, sandbox: &'static str) -> Too
             }));
             with_process(result, code, signal, sandbox)
         }
-        Outcome::TimedOut { .. } => {
-            let mut result = ToolResult::fail(
-                ErrorCode::Timeout,
-                format!(
-                    "the command exceeded its time limit of {} and was killed with its process group",
-                    seconds(limits.timeout)
-                ),
-            );
-            result.metadata.sandbox = Some(sandbox.into());
-            result
-        }
-        Outcome::TooLarge => {
-            let mut result = ToolResult::fail(
-                ErrorCode::OutputTooLarge,
-                "the command printed more than the output cap and was killed",
-            );
-            result.metadata.sandbox = Some(sandbox.into());
-            result
-        }
+        Err(result) => *result,
     }
 }
 
@@ -690,7 +671,7 @@ fn python(runner: &Runner, entry: &Entry, request: Value) -> ToolResult {
     };
     let mut read = vec![interpreter.executable.clone()];
     read.extend(interpreter.dirs.iter().cloned());
-    let rules = tool_rules(entry, &scratch, read);
+    let rules = tool_rules(runner, entry, &scratch, read);
     let passthrough: Vec<String> = match entry.format {
         Format::Agentstack => entry.package_env.clone(),
         _ => Vec::new(),

@@ -206,10 +206,10 @@ impl Runner {
     /// A runner for the built-in tools (`list_files`, `read_file`,
     /// `write_file`, `shell`, `fetch`), confined to `options.workspace`.
     pub fn builtin(options: RunnerOptions) -> Result<Runner, LoadError> {
-        let root = match &options.workspace {
-            Some(root) => root.clone(),
-            None => PathBuf::from("."),
-        };
+        let root = options
+            .workspace
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("."));
         let workspace = builtin::Workspace::new(&root).map_err(|source| LoadError::Workspace {
             path: root.clone(),
             source,

@@ -41,6 +41,12 @@
 mod arguments;
 mod commands;
 mod paths;
+
+/// `raw` (relative to `dir`, or with `~`/`$HOME`) as the absolute, normal
+/// path the policy compares: the sandbox confines to the same directories.
+pub(crate) fn resolve_path(raw: &str, dir: &Path, home: &Path) -> PathBuf {
+    PathBuf::from(paths::resolve(raw, dir, home))
+}
 mod permissions;
 #[cfg(test)]
 mod tests;
