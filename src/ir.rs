@@ -67,7 +67,7 @@ pub struct ToolSet {
     pub package: Option<Package>,
     pub tools: Vec<Tool>,
     /// Package- or file-level fields that only some formats can express
-    /// (see [`Carried`]); filled in by a full lowering only.
+    /// (see [`Carried`]).
     pub carried: Vec<Carried>,
 }
 
@@ -135,9 +135,8 @@ pub struct Tool {
     pub title: Option<String>,
     pub description: Option<String>,
     /// Standard JSON Schema of the arguments, root `{"type": "object"}`;
-    /// `None` when the manifest does not say (AgentStack, Nachos), and in
-    /// an outline lowering ([`crate::formats::Depth::Outline`]), where the
-    /// schema stays in the document at `parameters_at`.
+    /// `None` when neither the manifest nor its code says (an AgentStack
+    /// function or a Nachos class toolc cannot find or read).
     pub parameters: Option<Value>,
     /// Where the parameters are in the source, in the format's own dialect.
     pub parameters_at: Option<String>,
@@ -147,8 +146,7 @@ pub struct Tool {
     pub extensions: BTreeMap<String, Value>,
     /// Pointer of the tool's declaration.
     pub origin: String,
-    /// Format-specific fields of the tool (see [`Carried`]); filled in by
-    /// a full lowering only.
+    /// Format-specific fields of the tool (see [`Carried`]).
     pub carried: Vec<Carried>,
 }
 

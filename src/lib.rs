@@ -32,12 +32,11 @@ pub mod formats;
 pub mod ir;
 pub mod json;
 pub mod lint;
+pub mod project;
 pub mod python;
 pub mod run;
 pub mod source;
 pub mod syntax;
 pub mod typescript;
 
-mod load;
 mod suggest;
-mod walk;

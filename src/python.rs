@@ -140,12 +140,6 @@ pub enum ParameterKind {
 pub use crate::syntax::SyntaxError;
 use crate::syntax::error_at;
 
-/// Reads and parses the Python file at `path`: `None` when it is not a
-/// regular file, cannot be read, is larger than `limit` or is not UTF-8.
-pub fn parse_file(path: &std::path::Path, limit: u64) -> Option<Result<Module, SyntaxError>> {
-    parse_bytes(&crate::load::read_limited(path, limit)?)
-}
-
 /// Parses bytes read from a file: `None` when they are not UTF-8 (Python
 /// source is UTF-8 unless it declares otherwise, which toolc does not
 /// follow; such a file counts as unreadable).

@@ -3,7 +3,12 @@
 //! Everything inside toolc speaks in byte spans; line and column numbers are
 //! computed only when a diagnostic is rendered. Columns are 1-based and count
 //! characters (not bytes), which is what editors show.
+//!
+//! Reading a file from disk with a size limit ([`read_regular_file`]) is
+//! here too: every reader of manifests and package code goes through it.
 
+use std::io::Read;
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 /// A half-open byte range into a [`Source`]'s text.
@@ -148,6 +153,38 @@ impl Source {
 /// Characters in UTF-8 bytes: every byte that does not continue a character.
 fn count_chars(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
+}
+
+/// Why a file could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    /// Larger than the limit (its size in bytes); it was not read.
+    TooLarge(u64),
+    /// Not a regular file, or the system refused it (the reason).
+    Io(String),
+}
+
+/// A regular file's bytes, at most `limit` of them. Only regular files are
+/// opened, so a FIFO or a device named like a manifest cannot block.
+pub fn read_regular_file(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let io = |e: std::io::Error| ReadError::Io(format!("cannot read: {e}"));
+    let metadata = std::fs::metadata(path).map_err(io)?;
+    if !metadata.is_file() {
+        return Err(ReadError::Io("cannot read: not a regular file".to_string()));
+    }
+    if metadata.len() > limit {
+        return Err(ReadError::TooLarge(metadata.len()));
+    }
+    let file = std::fs::File::open(path).map_err(io)?;
+    // Read at most one byte past the limit: the file may grow after stat.
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 #[cfg(test)]

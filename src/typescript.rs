@@ -27,6 +27,7 @@
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use tree_sitter::{Node, Parser};
@@ -252,7 +253,7 @@ pub fn package_files(dir: &Path) -> Vec<PathBuf> {
 #[derive(Debug, Clone)]
 pub struct Found {
     pub path: PathBuf,
-    pub text: String,
+    pub text: Arc<str>,
     pub class: ToolClass,
 }
 
@@ -268,9 +269,13 @@ pub struct Search {
     pub unreadable: Vec<(PathBuf, String)>,
 }
 
-/// Searches the package in `dir` for the class of `tool_id`; files larger
-/// than `limit` bytes are not read.
-pub fn search_package(dir: &Path, tool_id: &str, limit: u64) -> Search {
+/// Searches the package in `dir` for the class of `tool_id`, reading each
+/// file through `read` (its text, or why it could not be had).
+pub fn search_package(
+    dir: &Path,
+    tool_id: &str,
+    read: &dyn Fn(&Path) -> Result<Arc<str>, String>,
+) -> Search {
     let files = package_files(dir);
     let mut search = Search {
         files: files.len(),
@@ -280,15 +285,12 @@ pub fn search_package(dir: &Path, tool_id: &str, limit: u64) -> Search {
         return search;
     }
     for path in files {
-        let Some(bytes) = crate::load::read_limited(&path, limit) else {
-            search
-                .unreadable
-                .push((path, "cannot be read or is too large".to_string()));
-            continue;
-        };
-        let Ok(text) = String::from_utf8(bytes) else {
-            search.unreadable.push((path, "is not UTF-8".to_string()));
-            continue;
+        let text = match read(&path) {
+            Ok(text) => text,
+            Err(reason) => {
+                search.unreadable.push((path, reason));
+                continue;
+            }
         };
         match find_tool_class(&text, tool_id) {
             Ok(Some(class)) => {

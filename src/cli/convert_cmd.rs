@@ -81,7 +81,7 @@ pub(super) fn run(
     }
     let templates =
         Templates::new(args.templates.as_deref()).map_err(|e| CliError::Usage(e.to_string()))?;
-    let Some(report) = super::read_for_writing(
+    let Some(reading) = super::read_for_writing(
         &args.read,
         &args.paths,
         args.output.as_ref(),
@@ -93,14 +93,14 @@ pub(super) fn run(
     else {
         return Ok(EXIT_FINDINGS);
     };
-    if report.toolsets.iter().all(|s| s.tools.is_empty()) {
+    if reading.toolsets.iter().all(|s| s.tools.is_empty()) {
         return Err(CliError::Usage(
             "the paths hold no tool to convert".to_string(),
         ));
     }
     let out_dir = args.output.as_deref().filter(|_| !document);
     let converted = convert::convert(
-        &report.toolsets,
+        &reading.toolsets,
         args.to,
         &convert::Options {
             templates: &templates,
@@ -108,7 +108,7 @@ pub(super) fn run(
         },
     )
     .map_err(|e| CliError::Usage(e.to_string()))?;
-    let losses = loss_report(&report, &converted.losses, args.strict);
+    let losses = loss_report(&reading, &converted.losses, args.strict);
     match args.format {
         ReportFormat::Human => {
             if !losses.diagnostics.is_empty() {
@@ -117,7 +117,7 @@ pub(super) fn run(
         }
         ReportFormat::Json => out.write_all(render::json(&losses).as_bytes())?,
     }
-    gen_cmd::write_notes(err, &report, &converted.notes)?;
+    gen_cmd::write_notes(err, &reading, &converted.notes)?;
     if args.strict && !converted.losses.is_empty() {
         writeln!(
             err,
@@ -156,11 +156,12 @@ pub(super) fn run(
 
 /// The losses as diagnostics at their source spans, in a report of their
 /// own (with the sources to show them in).
-fn loss_report(report: &LintReport, losses: &[convert::Loss], strict: bool) -> LintReport {
+fn loss_report(reading: &super::ForWriting, losses: &[convert::Loss], strict: bool) -> LintReport {
+    let report = &reading.report;
     let mut diagnostics: Vec<Diagnostic> = losses
         .iter()
         .map(|loss| {
-            let span = report
+            let span = reading
                 .maps
                 .get(&loss.path)
                 .map(|map| map.key_or_locate(&loss.pointer));
@@ -188,7 +189,6 @@ fn loss_report(report: &LintReport, losses: &[convert::Loss], strict: bool) -> L
             .map(|(path, source)| (path.clone(), source.clone()))
             .collect(),
         diagnostics,
-        ..LintReport::default()
     }
 }
 

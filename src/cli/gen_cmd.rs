@@ -9,7 +9,6 @@ use super::{CliError, EXIT_FINDINGS, ReadArgs, write};
 use crate::diagnostic::Severity;
 use crate::emit::{self, Note, Output};
 use crate::ir::ToolSet;
-use crate::lint::LintReport;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct GenArgs {
@@ -111,7 +110,7 @@ pub(super) fn run(
         .cloned()
         .collect();
     let read = if paths.is_empty() {
-        Some(LintReport::default())
+        Some(super::ForWriting::default())
     } else {
         super::read_for_writing(
             &args.read,
@@ -123,13 +122,13 @@ pub(super) fn run(
             err,
         )?
     };
-    let Some(mut report) = read else {
+    let Some(mut reading) = read else {
         return Ok(EXIT_FINDINGS);
     };
     if builtin {
-        report.toolsets.push(crate::run::builtin::toolset());
+        reading.toolsets.push(crate::run::builtin::toolset());
     }
-    let toolsets = &report.toolsets;
+    let toolsets = &reading.toolsets;
     let clashes = name_clashes(toolsets);
     if !clashes.is_empty() && !args.allow_errors {
         for clash in &clashes {
@@ -164,7 +163,7 @@ pub(super) fn run(
         Target::Python => emit::python::generate(toolsets, &emit_options),
     }
     .map_err(|e| CliError::Usage(e.to_string()))?;
-    write_notes(err, &report, &generated.notes)?;
+    write_notes(err, &reading, &generated.notes)?;
     let mode = write::WriteMode {
         force: args.force,
         dry_run: args.dry_run,
@@ -183,7 +182,7 @@ pub(super) fn run(
 /// Notes as `severity: path:line:col: message (at POINTER)`.
 pub(super) fn write_notes(
     err: &mut dyn Write,
-    report: &LintReport,
+    reading: &super::ForWriting,
     notes: &[Note],
 ) -> Result<(), CliError> {
     for Note {
@@ -193,7 +192,7 @@ pub(super) fn write_notes(
         message,
     } in notes
     {
-        let place = match (report.maps.get(path), report.sources.get(path)) {
+        let place = match (reading.maps.get(path), reading.report.sources.get(path)) {
             (Some(map), Some(source)) => {
                 let at = source.line_col(map.key_or_locate(pointer).start);
                 format!("{path}:{}:{}", at.line, at.column)

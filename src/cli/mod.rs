@@ -136,8 +136,8 @@ impl ReadArgs {
     fn options(&self) -> crate::lint::LintOptions {
         crate::lint::LintOptions {
             input_format: self.input_format,
-            keep_toolsets: false,
             exclude: Vec::new(),
+            read_log: None,
             command_line: config::CommandLine {
                 config: self.config.clone(),
                 targets: self.targets.clone(),
@@ -150,10 +150,19 @@ impl ReadArgs {
     }
 }
 
-/// Reads the manifests a writing command (gen, convert) works from: the
-/// full IR, never what an earlier run wrote to `output`. When they have
-/// error-level findings and `allow_errors` is off, prints the findings and
-/// `refusal`, and gives `None` (exit 1).
+/// What a writing command (gen, convert) works from: the IR of every
+/// manifest, where each one's pointers are in its text, and the findings.
+#[derive(Debug, Default)]
+struct ForWriting {
+    report: crate::lint::LintReport,
+    toolsets: Vec<crate::ir::ToolSet>,
+    maps: std::collections::BTreeMap<String, crate::json::SourceMap>,
+}
+
+/// Loads the manifests a writing command (gen, convert) works from through
+/// the front end, never what an earlier run wrote to `output`, and lints
+/// them as its gate. When they have error-level findings and `allow_errors`
+/// is off, prints the findings and `refusal`, and gives `None` (exit 1).
 fn read_for_writing(
     read: &ReadArgs,
     paths: &[PathBuf],
@@ -162,19 +171,30 @@ fn read_for_writing(
     refusal: &str,
     color: bool,
     err: &mut dyn Write,
-) -> Result<Option<crate::lint::LintReport>, CliError> {
+) -> Result<Option<ForWriting>, CliError> {
     let options = crate::lint::LintOptions {
-        keep_toolsets: true,
         exclude: output.into_iter().cloned().collect(),
         ..read.options()
     };
-    let report = crate::lint::lint_paths(paths, &options)?;
+    let linter = crate::lint::Linter::new(options)?;
+    let project = linter.load(paths)?;
+    let report = linter.check(&project)?;
     if report.count(crate::diagnostic::Severity::Error) > 0 && !allow_errors {
         err.write_all(render::human(&report, color).as_bytes())?;
         writeln!(err, "error: {refusal}")?;
         return Ok(None);
     }
-    Ok(Some(report))
+    let mut reading = ForWriting {
+        report,
+        ..ForWriting::default()
+    };
+    for manifest in project.manifests {
+        reading
+            .maps
+            .insert(manifest.source.path.clone(), manifest.document.map);
+        reading.toolsets.push(manifest.toolset);
+    }
+    Ok(Some(reading))
 }
 
 fn parse_format(name: &str) -> Result<Format, String> {

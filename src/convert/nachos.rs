@@ -13,7 +13,7 @@ use super::{
 use crate::diagnostic::Severity;
 use crate::emit::EmitError;
 use crate::ir::{Format, ToolSet};
-use crate::lint::settings::DEFAULT_MAX_FILE_SIZE;
+use crate::project::DEFAULT_MAX_FILE_SIZE;
 
 /// The version of a package whose source says none.
 const DEFAULT_VERSION: &str = "0.1.0";
@@ -80,15 +80,9 @@ pub(super) fn write(
                 contents: document(&Value::Object(manifest))?,
                 kind: FileKind::Manifest,
             });
-            let has_class = options.out_dir.is_some_and(|dir| {
-                crate::typescript::search_package(
-                    &dir.join(&directory),
-                    &tool.name,
-                    DEFAULT_MAX_FILE_SIZE,
-                )
-                .found
-                .is_some()
-            });
+            let has_class = options
+                .out_dir
+                .is_some_and(|dir| has_class(&dir.join(&directory), &tool.name));
             if !has_class {
                 let mut class_tool = tool.clone();
                 class_tool.title = title.clone();
@@ -107,4 +101,19 @@ pub(super) fn write(
         }
     }
     Ok(())
+}
+
+/// Whether the output package already has the tool's class (a skeleton is
+/// then not written over it).
+fn has_class(package: &std::path::Path, tool_id: &str) -> bool {
+    let read = |path: &std::path::Path| {
+        crate::source::read_regular_file(path, DEFAULT_MAX_FILE_SIZE)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .map(std::sync::Arc::from)
+            .ok_or_else(|| "cannot be read".to_string())
+    };
+    crate::typescript::search_package(package, tool_id, &read)
+        .found
+        .is_some()
 }

@@ -8,6 +8,7 @@
 //! not lint a web app's `manifest.json` as a Nachos package.
 
 mod agentcli;
+pub(crate) mod agentcli_command;
 mod agentstack;
 pub(crate) mod agentstack_python;
 pub mod carry;
@@ -98,19 +99,8 @@ pub fn detect_by_content(value: &Value) -> Option<Format> {
     }
 }
 
-/// How much of a manifest to lower.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Depth {
-    /// Everything but the parameter schemas, which stay in the document
-    /// (`Tool::parameters_at` says where): what lint rules need, without
-    /// copying every schema.
-    Outline,
-    /// Everything, parameter schemas included (in standard JSON Schema).
-    Full,
-}
-
 /// Lowers a parsed manifest into the IR.
-pub fn lower(format: Format, document: &Document, path: &str, depth: Depth) -> ToolSet {
+pub fn lower(format: Format, document: &Document, path: &str) -> ToolSet {
     let value = &document.value;
     let (package, tools) = match format {
         Format::Nora => (None, nora::lower(value)),
@@ -128,18 +118,16 @@ pub fn lower(format: Format, document: &Document, path: &str, depth: Depth) -> T
         tools,
         carried: Vec::new(),
     };
-    if depth == Depth::Full {
-        for tool in &mut toolset.tools {
-            if let Some(raw) = tool
-                .parameters_at
-                .as_deref()
-                .and_then(|at| json::value_at(value, at))
-            {
-                tool.parameters = Some(standard_parameters(format, raw));
-            }
+    for tool in &mut toolset.tools {
+        if let Some(raw) = tool
+            .parameters_at
+            .as_deref()
+            .and_then(|at| json::value_at(value, at))
+        {
+            tool.parameters = Some(standard_parameters(format, raw));
         }
-        carry::collect(value, &mut toolset);
     }
+    carry::collect(value, &mut toolset);
     toolset
 }
 

@@ -6,15 +6,13 @@
 //! re-checking the text) until no fix applies. A result that no longer
 //! parses is a bug in a fix and is never written.
 
-use std::collections::HashSet;
 use std::path::PathBuf;
 
-use super::{LintError, LintOptions, Manifest, apply_level, check_manifest, config};
+use super::{LintError, LintOptions, Linter, Manifest, apply_level, check_manifest};
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::json;
-use crate::load::{self, Loaded};
-use crate::source::Span;
-use crate::walk;
+use crate::project::{self, Loaded};
+use crate::source::{self, Span};
 
 /// Rounds of fixing before giving up on reaching a fixed point. Fixes that
 /// insert at the same place (each property appended to one `required`
@@ -40,20 +38,16 @@ pub fn fix_paths(
     options: &LintOptions,
     unsafe_fixes: bool,
 ) -> Result<Vec<FileFix>, LintError> {
-    let resolver = config::Resolver::new(options.command_line.clone())?;
-    let mut seen = HashSet::new();
+    let linter = Linter::new(options.clone())?;
+    let load_options = linter.load_options();
+    // One loader for every round of every file: package code is read once.
+    let loader = project::Loader::new(&load_options);
     let mut fixed = Vec::new();
-    for found in walk::discover(paths, &options.exclude)? {
-        let walk::Found::File(candidate) = found else {
-            continue;
-        };
-        if !seen.insert(walk::identity(&candidate.path)) {
-            continue;
-        }
-        let settings = resolver.settings_for(&candidate.path)?;
+    for candidate in project::candidates(paths, &load_options)? {
+        let settings = linter.resolver.settings_for(&candidate.path)?;
         // Read as the linter reads: regular files within the size limit only
         // (a FIFO would block; a file too large is not a manifest to edit).
-        let Ok(bytes) = load::read_regular_file(&candidate, settings.max_file_size) else {
+        let Ok(bytes) = source::read_regular_file(&candidate.path, settings.max_file_size) else {
             continue;
         };
         let Ok(original) = String::from_utf8(bytes) else {
@@ -67,10 +61,14 @@ pub fn fix_paths(
         let mut text = body.to_string();
         let mut applied = 0;
         for _ in 0..MAX_ROUNDS {
-            let Loaded::Manifest(manifest) =
-                load::load_bytes(&candidate, text.as_bytes(), options, settings.clone())
+            let Loaded::Manifest(loaded) =
+                loader.load_text_limited(&candidate, text.as_bytes(), settings.max_file_size)
             else {
                 break;
+            };
+            let manifest = Manifest {
+                loaded: &loaded,
+                settings: &settings,
             };
             let fixes = applicable_fixes(&manifest, unsafe_fixes)?;
             let (next, count) = apply(&text, &fixes);
@@ -102,7 +100,7 @@ pub fn fix_paths(
 fn applicable_fixes(manifest: &Manifest, unsafe_fixes: bool) -> Result<Vec<Fix>, LintError> {
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     check_manifest(manifest, &mut diagnostics)?;
-    diagnostics.retain_mut(|d| apply_level(d, &manifest.settings));
+    diagnostics.retain_mut(|d| apply_level(d, manifest.settings));
     Ok(diagnostics
         .into_iter()
         .filter_map(|d| d.fix)

@@ -1,11 +1,18 @@
-//! Linting: the rule registry and the runner.
+//! Linting: checks of a loaded project, the rule registry and the runner.
 //!
-//! A lint run finds the files (`walk`), reads and lowers each one
-//! (`load`), checks each manifest against its format's structural
-//! schema and the per-file rules in parallel, then runs the checks that look
-//! across files (duplicate tool names among sibling tool directories), drops
-//! structural findings that a more specific rule already reported, and sorts
-//! everything by path, offset and code so output is the same on every run.
+//! The front end ([`crate::project`]) finds, reads and lowers the files;
+//! lint maps its load problems to rules, checks each manifest against its
+//! format's structural schema and the per-file rules in parallel, then runs
+//! the checks that look across files (duplicate tool names among sibling
+//! tool directories), drops structural findings that a more specific rule
+//! already reported, and sorts everything by path, offset and code so output
+//! is the same on every run. Rules read what the front end loaded and never
+//! a file.
+//!
+//! [`lint_paths`] loads and checks each file on a worker and keeps only the
+//! findings, so memory holds findings, not documents; [`Linter::check`]
+//! checks a [`Project`] a caller loaded (gen, convert and run, which keep
+//! the IR, use lint that way, as their error gate).
 
 mod command_path;
 pub mod config;
@@ -23,11 +30,11 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::ir::{Format, ToolSet};
-use crate::json::Document;
-use crate::load::{self, Loaded};
+use crate::ir::Format;
+use crate::project::{
+    self, Failure, LoadOptions, LoadProblem, Loaded, ProblemKind, Project, ReadLog,
+};
 use crate::source::{Source, Span};
-use crate::walk;
 
 pub use rules::{ALL as RULES, find as find_rule};
 pub use settings::{Level, Limits, Settings, Target};
@@ -77,30 +84,24 @@ impl Rule {
     }
 }
 
-/// A manifest that parsed: its text, document, IR and location on disk.
-#[derive(Debug, Clone)]
-pub struct Manifest {
-    pub source: Source,
-    pub document: Document,
-    pub toolset: ToolSet,
-    /// The directory holding the manifest; relative paths in it resolve here.
-    pub dir: PathBuf,
+/// A loaded manifest as the rules see it: what the front end loaded, and
+/// what to check for in this file.
+#[derive(Debug, Clone, Copy)]
+pub struct Manifest<'a> {
+    pub loaded: &'a project::Manifest,
     /// What to check for in this file (targets, limits, rule levels).
-    pub settings: Arc<Settings>,
-    /// The parameter schemas read from the package's code (AgentStack,
-    /// Nachos), which the manifest does not hold.
-    pub(crate) derived: Vec<parameter_schema::DerivedSchema>,
+    pub settings: &'a Settings,
 }
 
-impl Manifest {
-    pub fn path(&self) -> &str {
-        &self.source.path
-    }
+impl std::ops::Deref for Manifest<'_> {
+    type Target = project::Manifest;
 
-    pub fn format(&self) -> Format {
-        self.toolset.format
+    fn deref(&self) -> &project::Manifest {
+        self.loaded
     }
+}
 
+impl Manifest<'_> {
     /// A diagnostic at the value `pointer` names (or, if absent, at its
     /// nearest existing ancestor).
     pub(crate) fn at_value(
@@ -128,26 +129,12 @@ impl Manifest {
 
     /// The raw value at `pointer`.
     pub(crate) fn raw(&self, pointer: &str) -> Option<&serde_json::Value> {
-        crate::json::value_at(&self.document.value, pointer)
+        crate::json::value_at(&self.loaded.document.value, pointer)
     }
 
     /// 1-based line of a byte offset, for messages that cite a line.
     pub(crate) fn line_of(&self, span: Span) -> usize {
         self.source.line_col(span.start).line
-    }
-
-    /// A NORA tool's entrypoint as written, and resolved against the
-    /// manifest's directory; `None` for other formats or when it is not a
-    /// non-empty string.
-    pub(crate) fn nora_entrypoint(&self) -> Option<(&str, PathBuf)> {
-        if self.format() != Format::Nora {
-            return None;
-        }
-        let entrypoint = self
-            .raw("/entrypoint")?
-            .as_str()
-            .filter(|e| !e.is_empty())?;
-        Some((entrypoint, self.dir.join(entrypoint)))
     }
 
     /// Where a tool's name is: the string value, or the key when the format
@@ -177,14 +164,13 @@ impl Manifest {
 pub struct LintOptions {
     /// Treat every file as this format instead of detecting it.
     pub input_format: Option<Format>,
-    /// Keep each manifest's IR in [`LintReport::toolsets`] (for generators).
-    /// Off by default: a lint run then holds only findings, not documents.
-    pub keep_toolsets: bool,
     /// What the command line says about targets, rules and limits; it wins
     /// over `toolc.toml`.
     pub command_line: config::CommandLine,
     /// Paths not to read, at any depth (a generator's output).
     pub exclude: Vec<PathBuf>,
+    /// Counts the files the run reads, when given.
+    pub read_log: Option<Arc<ReadLog>>,
 }
 
 /// A file that was read and classified.
@@ -205,12 +191,6 @@ pub struct LintReport {
     pub diagnostics: Vec<Diagnostic>,
     /// The text of the files that diagnostics point into, for snippets.
     pub sources: BTreeMap<String, Source>,
-    /// The IR of every manifest that parsed, in path order, when
-    /// [`LintOptions::keep_toolsets`] asks for it.
-    pub toolsets: Vec<ToolSet>,
-    /// Each kept manifest's source map (pointer to span), for generators'
-    /// notes that point into the source.
-    pub maps: BTreeMap<String, crate::json::SourceMap>,
 }
 
 impl LintReport {
@@ -225,12 +205,146 @@ impl LintReport {
 /// Why a lint run could not happen at all.
 #[derive(Debug, thiserror::Error)]
 pub enum LintError {
-    #[error("{0}: no such file or directory")]
-    PathNotFound(String),
+    #[error(transparent)]
+    Load(#[from] project::LoadError),
     #[error("{0}")]
     Config(String),
     #[error("internal error: {0}")]
     Internal(String),
+}
+
+/// A lint run's configuration: the options and the `toolc.toml` files that
+/// apply to each file.
+pub struct Linter {
+    options: LintOptions,
+    resolver: config::Resolver,
+}
+
+impl Linter {
+    /// Reads the configuration the command line names (the files beside
+    /// each manifest are read when a manifest needs them).
+    pub fn new(options: LintOptions) -> Result<Linter, LintError> {
+        let resolver = config::Resolver::new(options.command_line.clone())?;
+        Ok(Linter { options, resolver })
+    }
+
+    /// What the front end needs to load files as this run lints them.
+    pub fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            input_format: self.options.input_format,
+            exclude: self.options.exclude.clone(),
+            read_log: self.options.read_log.clone(),
+            ..LoadOptions::default()
+        }
+    }
+
+    /// The size limit of the file at `path`, from its configuration.
+    pub fn max_file_size(&self, path: &Path) -> Result<u64, LintError> {
+        Ok(self.resolver.settings_for(path)?.max_file_size)
+    }
+
+    /// Loads `paths` through the front end with the size limits this run's
+    /// configuration sets, keeping everything (for gen, convert and run).
+    pub fn load(&self, paths: &[PathBuf]) -> Result<Project, LintError> {
+        Project::load_with(paths, &self.load_options(), &|path: &Path| {
+            self.max_file_size(path)
+        })
+    }
+
+    /// Checks a loaded project.
+    pub fn check(&self, project: &Project) -> Result<LintReport, LintError> {
+        let mut items: Vec<Checked> = project
+            .manifests
+            .par_iter()
+            .map(|manifest| {
+                let settings = self.resolver.settings_for(Path::new(manifest.path()))?;
+                check_loaded(manifest, &settings, true)
+            })
+            .collect::<Result<_, LintError>>()?;
+        for failure in &project.failures {
+            let settings = self.resolver.settings_for(Path::new(&failure.path))?;
+            items.push(check_failure(failure.clone(), &settings));
+        }
+        let mut report = LintReport {
+            skipped: project.skipped,
+            ..LintReport::default()
+        };
+        self.finish(&mut report, items, project.walk_problems.clone())?;
+        Ok(report)
+    }
+
+    /// Loads and checks the files under `paths`, each on a worker that
+    /// keeps only its findings.
+    pub fn lint_paths(&self, paths: &[PathBuf]) -> Result<LintReport, LintError> {
+        let visit = |loaded: Loaded| -> Result<Outcome, LintError> {
+            Ok(match loaded {
+                Loaded::Manifest(manifest) => {
+                    let settings = self.resolver.settings_for(Path::new(manifest.path()))?;
+                    Outcome::Checked(Box::new(check_loaded(&manifest, &settings, false)?))
+                }
+                Loaded::Failed(failure) => {
+                    let settings = self.resolver.settings_for(Path::new(&failure.path))?;
+                    Outcome::Checked(Box::new(check_failure(*failure, &settings)))
+                }
+                Loaded::Skipped => Outcome::Skipped,
+                Loaded::WalkProblem(problem) => Outcome::WalkProblem(problem),
+            })
+        };
+        let outcomes = project::load_each(
+            paths,
+            &self.load_options(),
+            &|path: &Path| self.max_file_size(path),
+            &visit,
+        )?;
+        let mut report = LintReport::default();
+        let mut items = Vec::new();
+        let mut walk_problems = Vec::new();
+        for outcome in outcomes {
+            match outcome {
+                Outcome::Checked(item) => items.push(*item),
+                Outcome::Skipped => report.skipped += 1,
+                Outcome::WalkProblem(problem) => walk_problems.push(problem),
+            }
+        }
+        self.finish(&mut report, items, walk_problems)?;
+        Ok(report)
+    }
+
+    /// Gathers each file's findings, adds the walk's problems and the
+    /// findings across files (with their file's levels), and sorts.
+    fn finish(
+        &self,
+        report: &mut LintReport,
+        items: Vec<Checked>,
+        walk_problems: Vec<LoadProblem>,
+    ) -> Result<(), LintError> {
+        let mut registered = Vec::new();
+        for item in items {
+            if let Some(source) = item.source {
+                report.sources.insert(item.summary.path.clone(), source);
+            }
+            report.files.push(item.summary);
+            report.diagnostics.extend(item.diagnostics);
+            registered.extend(item.registered);
+        }
+        let mut across = Vec::new();
+        rules::duplicate_tool_name::check_registered(&registered, &mut across);
+        let walk = walk_problems.iter().map(problem_diagnostic);
+        for mut diagnostic in walk.chain(across) {
+            let settings = self.resolver.settings_for(Path::new(&diagnostic.path))?;
+            if apply_level(&mut diagnostic, &settings) {
+                report.diagnostics.push(diagnostic);
+            }
+        }
+        report.files.sort_by(|a, b| a.path.cmp(&b.path));
+        report.diagnostics.sort_by(Diagnostic::sort_key_cmp);
+        Ok(())
+    }
+}
+
+/// Lints files and directories.
+pub fn lint_paths(paths: &[PathBuf], options: &LintOptions) -> Result<LintReport, LintError> {
+    Linter::new(options.clone())?.lint_paths(paths)
 }
 
 /// What checking one file leaves behind once its document is dropped.
@@ -238,147 +352,88 @@ struct Checked {
     summary: FileSummary,
     diagnostics: Vec<Diagnostic>,
     source: Option<Source>,
-    toolset: Option<ToolSet>,
-    map: Option<crate::json::SourceMap>,
     registered: Vec<rules::duplicate_tool_name::RegisteredName>,
-}
-
-/// Lints files and directories.
-pub fn lint_paths(paths: &[PathBuf], options: &LintOptions) -> Result<LintReport, LintError> {
-    // Files are checked while the walk goes on. Each is read, checked and
-    // dropped on a worker thread, so memory holds findings, not documents,
-    // and the cost of freeing is shared too.
-    let resolver = config::Resolver::new(options.command_line.clone())?;
-    let found = walk::discover(paths, &options.exclude)?;
-    // A file both named and met in a walk is checked as named (where a file
-    // of no known format is an error), whichever copy arrives first.
-    let named: HashSet<PathBuf> = paths
-        .iter()
-        .filter(|p| !p.is_dir())
-        .map(|p| walk::identity(p))
-        .collect();
-    let seen = std::sync::Mutex::new(HashSet::new());
-    let checked: Vec<Outcome> = found
-        .par_bridge()
-        .map(|found| match found {
-            walk::Found::Problem(diagnostic) => Ok(Outcome::WalkProblem(diagnostic)),
-            walk::Found::File(candidate) => {
-                let identity = walk::identity(&candidate.path);
-                if !candidate.explicit && named.contains(&identity) {
-                    return Ok(Outcome::Repeated);
-                }
-                // The same file named twice (or named and walked) counts once.
-                let first = seen.lock().map(|mut s| s.insert(identity)).unwrap_or(true);
-                if !first {
-                    return Ok(Outcome::Repeated);
-                }
-                let settings = resolver.settings_for(&candidate.path)?;
-                Ok(match check_file(&candidate, options, settings)? {
-                    Some(checked) => Outcome::Checked(Box::new(checked)),
-                    None => Outcome::Skipped,
-                })
-            }
-        })
-        .collect::<Result<_, LintError>>()?;
-
-    let mut report = LintReport::default();
-    let mut registered = Vec::new();
-    let mut walk_problems = Vec::new();
-    for outcome in checked {
-        let item = match outcome {
-            Outcome::Checked(item) => *item,
-            Outcome::Skipped => {
-                report.skipped += 1;
-                continue;
-            }
-            Outcome::Repeated => continue,
-            Outcome::WalkProblem(diagnostic) => {
-                walk_problems.push(*diagnostic);
-                continue;
-            }
-        };
-        if let Some(source) = item.source {
-            report.sources.insert(item.summary.path.clone(), source);
-        }
-        if let Some(map) = item.map {
-            report.maps.insert(item.summary.path.clone(), map);
-        }
-        report.files.push(item.summary);
-        report.diagnostics.extend(item.diagnostics);
-        report.toolsets.extend(item.toolset);
-        registered.extend(item.registered);
-    }
-    let mut across = Vec::new();
-    rules::duplicate_tool_name::check_registered(&registered, &mut across);
-    // Walk problems and findings across files get their file's levels here;
-    // each file's own findings got them on its worker.
-    for mut diagnostic in walk_problems.into_iter().chain(across) {
-        let settings = resolver.settings_for(Path::new(&diagnostic.path))?;
-        if apply_level(&mut diagnostic, &settings) {
-            report.diagnostics.push(diagnostic);
-        }
-    }
-    report.files.sort_by(|a, b| a.path.cmp(&b.path));
-    report.toolsets.sort_by(|a, b| a.path.cmp(&b.path));
-    report.diagnostics.sort_by(Diagnostic::sort_key_cmp);
-    Ok(report)
 }
 
 enum Outcome {
     Checked(Box<Checked>),
     Skipped,
-    Repeated,
-    WalkProblem(Box<Diagnostic>),
+    WalkProblem(LoadProblem),
 }
 
-/// Reads and checks one file; `None` when it is skipped.
-fn check_file(
-    candidate: &walk::Candidate,
-    options: &LintOptions,
-    settings: Arc<Settings>,
-) -> Result<Option<Checked>, LintError> {
-    let manifest = match load::load(candidate, options, settings.clone()) {
-        Loaded::Skipped => return Ok(None),
-        Loaded::Failed {
-            summary,
-            source,
-            mut diagnostics,
-        } => {
-            diagnostics.retain_mut(|d| apply_level(d, &settings));
-            return Ok(Some(Checked {
-                summary,
-                diagnostics,
-                source,
-                toolset: None,
-                map: None,
-                registered: Vec::new(),
-            }));
-        }
-        Loaded::Manifest(manifest) => manifest,
+/// The finding a load problem is.
+fn problem_diagnostic(problem: &LoadProblem) -> Diagnostic {
+    use rules::{file_too_large, invalid_json, io_error, nesting_too_deep, unknown_format};
+    let (rule, help) = match problem.kind {
+        ProblemKind::TooLarge => (
+            &file_too_large::RULE,
+            "raise the limit with --max-file-size if this really is a manifest",
+        ),
+        ProblemKind::Unreadable => (
+            &io_error::RULE,
+            "check that the file exists, is a regular file and is readable",
+        ),
+        ProblemKind::Walk => (
+            &io_error::RULE,
+            "fix or remove the link or directory, or add it to .gitignore",
+        ),
+        ProblemKind::InvalidUtf8 => (
+            &invalid_json::RULE,
+            "JSON text must be UTF-8; re-save the file as UTF-8",
+        ),
+        ProblemKind::InvalidJson => (&invalid_json::RULE, "fix the JSON syntax at the caret"),
+        ProblemKind::TooDeep => (
+            &nesting_too_deep::RULE,
+            "no tool manifest needs this much nesting; flatten the data",
+        ),
+        ProblemKind::UnknownFormat => (
+            &unknown_format::RULE,
+            "name the format with --input-format (nora, agentcli, agentstack, nachos, openai, anthropic, mcp)",
+        ),
     };
-    let mut diagnostics = Vec::new();
-    check_manifest(&manifest, &mut diagnostics)?;
-    diagnostics.retain_mut(|d| apply_level(d, &settings));
-    let registered = rules::duplicate_tool_name::registered_names(&manifest);
-    let keep_source = !diagnostics.is_empty() || !registered.is_empty() || options.keep_toolsets;
-    let Manifest {
-        source,
-        toolset,
-        document,
-        ..
-    } = *manifest;
-    Ok(Some(Checked {
+    rule.diagnostic(&problem.path, "", problem.span, problem.message.clone())
+        .with_help(help)
+}
+
+/// A file that could not be loaded: its one finding.
+fn check_failure(failure: Failure, settings: &Settings) -> Checked {
+    let mut diagnostics = vec![problem_diagnostic(&failure.problem)];
+    diagnostics.retain_mut(|d| apply_level(d, settings));
+    Checked {
         summary: FileSummary {
-            path: source.path.clone(),
-            format: Some(toolset.format),
-            tools: toolset.tools.len(),
+            path: failure.path,
+            format: failure.format,
+            tools: 0,
         },
         diagnostics,
-        source: keep_source.then_some(source),
-        toolset: options.keep_toolsets.then_some(toolset),
-        map: options.keep_toolsets.then_some(document.map),
+        source: failure.source,
+        registered: Vec::new(),
+    }
+}
+
+/// Checks one loaded manifest; its source is kept when findings point into
+/// it (or `keep_source` asks for it).
+fn check_loaded(
+    loaded: &project::Manifest,
+    settings: &Settings,
+    keep_source: bool,
+) -> Result<Checked, LintError> {
+    let manifest = Manifest { loaded, settings };
+    let mut diagnostics = Vec::new();
+    check_manifest(&manifest, &mut diagnostics)?;
+    diagnostics.retain_mut(|d| apply_level(d, settings));
+    let registered = rules::duplicate_tool_name::registered_names(&manifest);
+    let keep_source = keep_source || !diagnostics.is_empty() || !registered.is_empty();
+    Ok(Checked {
+        summary: FileSummary {
+            path: loaded.path().to_string(),
+            format: Some(loaded.format()),
+            tools: loaded.toolset.tools.len(),
+        },
+        diagnostics,
+        source: keep_source.then(|| loaded.source.clone()),
         registered,
-    }))
+    })
 }
 
 /// Runs the per-file rules and the structural check on one manifest.
@@ -423,14 +478,6 @@ pub(crate) fn keep_one_report_per_defect(out: &mut Vec<Diagnostic>) {
         .map(|d| d.pointer.clone())
         .collect();
     out.retain(|d| !is_generic(d) || !specific.contains(&d.pointer));
-}
-
-/// The directory of a manifest path, for resolving relative paths.
-pub(crate) fn manifest_dir(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
 }
 
 /// A name quoted for a message, cut short when long (the caret shows all of

@@ -26,75 +26,11 @@ use crate::diagnostic::Diagnostic;
 use crate::ir::{Format, Tool};
 use crate::json;
 use crate::lint::{Manifest, Rule};
-
-/// A parameter schema toolc read from code, not from the manifest.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct DerivedSchema {
-    /// The tool's index in the manifest's tool set.
-    pub(crate) tool: usize,
-    pub(crate) schema: Value,
-    pub(crate) origin: Origin,
-    /// The AgentStack function's parameters whose type hint gave no JSON
-    /// Schema type (`python-type-hint-unknown`); empty for Nachos.
-    pub(crate) untyped: Vec<UntypedParameter>,
-}
-
-/// Where in the code a derived schema was read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Origin {
-    /// The code's file relative to the manifest's directory, `/`-separated.
-    pub(crate) file: String,
-    /// What defines the schema: `def search`, `class FetchTool`.
-    pub(crate) definition: String,
-    /// 1-based line of the definition (a Python `def`, a class's
-    /// `parameters` property).
-    pub(crate) line: usize,
-    /// Each parameter's own line, where the code gives one (Python).
-    pub(crate) parameter_lines: Vec<(String, usize)>,
-}
-
-impl Origin {
-    /// Where a place in the derived schema comes from, for a message:
-    /// `parameter "query" of def search, __init__.py:8`.
-    fn describe(&self, pointer: &str) -> String {
-        let mut tokens = json::pointer_tokens(pointer);
-        let parameter = match (tokens.next(), tokens.next()) {
-            (Some(keyword), Some(name)) if keyword == "properties" => Some(name),
-            _ => None,
-        };
-        match parameter {
-            Some(name) => {
-                let line = self
-                    .parameter_lines
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map_or(self.line, |(_, line)| *line);
-                format!(
-                    "parameter {name:?} of {}, {}:{line}",
-                    self.definition, self.file
-                )
-            }
-            None => format!(
-                "parameters of {}, {}:{}",
-                self.definition, self.file, self.line
-            ),
-        }
-    }
-}
-
-/// A parameter whose type hint toolc could not turn into a type.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct UntypedParameter {
-    pub(crate) name: String,
-    /// The hint as written; `None` when there is none.
-    pub(crate) hint: Option<String>,
-    /// 1-based line of the parameter in `__init__.py`.
-    pub(crate) line: usize,
-}
+use crate::project::DerivedSchema;
 
 /// One tool's parameter schema, with what reporting on it needs.
 pub(crate) struct ParameterSchema<'m> {
-    pub(crate) manifest: &'m Manifest,
+    pub(crate) manifest: Manifest<'m>,
     pub(crate) tool: &'m Tool,
     /// The pointer of the schema's root: its place in the document, or `""`
     /// in a derived schema.
@@ -106,21 +42,22 @@ pub(crate) struct ParameterSchema<'m> {
 impl<'m> ParameterSchema<'m> {
     /// Every tool's parameter schema that is known: those in the document,
     /// in tool order, then the derived ones.
-    pub(crate) fn all(manifest: &'m Manifest) -> impl Iterator<Item = ParameterSchema<'m>> {
-        let in_document = manifest.toolset.tools.iter().filter_map(move |tool| {
+    pub(crate) fn all(manifest: Manifest<'m>) -> impl Iterator<Item = ParameterSchema<'m>> {
+        let loaded = manifest.loaded;
+        let in_document = loaded.toolset.tools.iter().filter_map(move |tool| {
             let root = tool.parameters_at.as_deref()?;
             Some(ParameterSchema {
                 manifest,
                 tool,
                 root,
-                value: manifest.raw(root)?,
+                value: json::value_at(&loaded.document.value, root)?,
                 derived: None,
             })
         });
-        let derived = manifest.derived.iter().filter_map(move |derived| {
+        let derived = loaded.code.derived.iter().filter_map(move |derived| {
             Some(ParameterSchema {
                 manifest,
-                tool: manifest.toolset.tools.get(derived.tool)?,
+                tool: loaded.toolset.tools.get(derived.tool)?,
                 root: "",
                 value: &derived.schema,
                 derived: Some(derived),
@@ -140,7 +77,7 @@ impl<'m> ParameterSchema<'m> {
 
     /// The manifest to compute a fix's edits in: `None` for a derived
     /// schema, which no edit of the manifest can change.
-    pub(crate) fn editable(&self) -> Option<&'m Manifest> {
+    pub(crate) fn editable(&self) -> Option<Manifest<'m>> {
         match self.derived {
             None => Some(self.manifest),
             Some(_) => None,

@@ -141,8 +141,7 @@ pub struct Settings {
     pub levels: BTreeMap<&'static str, Level>,
 }
 
-/// Files larger than this are reported, not read, unless configured.
-pub const DEFAULT_MAX_FILE_SIZE: u64 = 16 * 1024 * 1024;
+pub use crate::project::DEFAULT_MAX_FILE_SIZE;
 
 impl Default for Settings {
     fn default() -> Self {

@@ -152,19 +152,18 @@ impl Runner {
     /// lint` reads them) and builds a runner for their tools. Manifests
     /// with error-level findings are refused: [`LoadError::Findings`].
     pub fn load(paths: &[PathBuf], options: RunnerOptions) -> Result<Runner, LoadError> {
-        let lint_options = crate::lint::LintOptions {
-            keep_toolsets: true,
-            ..crate::lint::LintOptions::default()
-        };
-        let report = crate::lint::lint_paths(paths, &lint_options)?;
+        let linter = crate::lint::Linter::new(crate::lint::LintOptions::default())?;
+        let project = linter.load(paths)?;
+        let report = linter.check(&project)?;
         if report.count(crate::diagnostic::Severity::Error) > 0 {
             return Err(LoadError::Findings(Box::new(report)));
         }
         let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        if report.toolsets.iter().all(|set| set.tools.is_empty()) {
+        let toolsets: Vec<ToolSet> = project.manifests.into_iter().map(|m| m.toolset).collect();
+        if toolsets.iter().all(|set| set.tools.is_empty()) {
             return Err(LoadError::NoTools(shown.join(", ")));
         }
-        Runner::from_toolsets(report.toolsets, options)
+        Runner::from_toolsets(toolsets, options)
     }
 
     /// A runner for tool sets read elsewhere (their `path` locates the

@@ -50,13 +50,13 @@ fn output_for(format: Format, dir: &Path) -> PathBuf {
 
 /// The tool sets under `path`, read as `toolc gen` reads them.
 fn read(path: &Path) -> Vec<ToolSet> {
-    let options = toolc::lint::LintOptions {
-        keep_toolsets: true,
-        ..Default::default()
-    };
-    toolc::lint::lint_paths(&[path.to_path_buf()], &options)
-        .expect("lint")
-        .toolsets
+    let options = toolc::project::LoadOptions::default();
+    toolc::project::Project::load(&[path.to_path_buf()], &options)
+        .expect("load")
+        .manifests
+        .into_iter()
+        .map(|m| m.toolset)
+        .collect()
 }
 
 /// A JSON value with object keys sorted and `required` lists sorted (they

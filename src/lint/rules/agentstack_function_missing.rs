@@ -41,8 +41,6 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::ir::Format;
 use crate::lint::{Manifest, Rule};
-use crate::load::read_limited;
-use crate::python;
 
 pub(crate) const RULE: Rule = Rule {
     name: "agentstack-function-missing",
@@ -56,13 +54,10 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     if manifest.format() != Format::Agentstack {
         return;
     }
-    let Some(bytes) = read_limited(
-        &manifest.dir.join("__init__.py"),
-        manifest.settings.max_file_size,
-    ) else {
+    let Some(python) = &manifest.code.python else {
         return;
     };
-    let Some(Ok(module)) = python::parse_bytes(&bytes) else {
+    let Ok(module) = &python.parsed else {
         return;
     };
     if module.star_import {
@@ -89,10 +84,9 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
 
     fn star(text: &str) -> bool {
-        python::parse(text).expect("parses").star_import
+        crate::python::parse(text).expect("parses").star_import
     }
 
     #[test]

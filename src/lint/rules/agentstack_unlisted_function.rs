@@ -24,7 +24,6 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::ir::Format;
 use crate::lint::{Manifest, Rule};
-use crate::python;
 
 pub(crate) const RULE: Rule = Rule {
     name: "agentstack-unlisted-function",
@@ -38,13 +37,13 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     if manifest.format() != Format::Agentstack || manifest.raw("/tools").is_none() {
         return;
     }
-    let path = manifest.dir.join("__init__.py");
-    let Some(bytes) = crate::load::read_limited(&path, manifest.settings.max_file_size) else {
+    let Some(python) = &manifest.code.python else {
         return;
     };
-    let Some(Ok(module)) = python::parse_bytes(&bytes) else {
+    let Ok(module) = &python.parsed else {
         return;
     };
+    let bytes = python.text.as_bytes();
     let listed: std::collections::HashSet<&str> = manifest
         .toolset
         .tools

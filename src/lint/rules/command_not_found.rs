@@ -15,11 +15,10 @@
 //! ## Use instead
 //! Build the tool (`make tools`), fix the path, or `chmod +x` the program.
 
-use std::path::Path;
-
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::lint::command_path::{CommandPath, classify, commands, program};
+use crate::lint::command_path::{commands, program};
 use crate::lint::{Manifest, Rule};
+use crate::project::FileState;
 
 pub(crate) const RULE: Rule = Rule {
     name: "command-not-found",
@@ -34,16 +33,15 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
         let Some(program) = program(command) else {
             continue;
         };
-        let resolved = match classify(program) {
-            CommandPath::Absolute => Path::new(program).to_path_buf(),
-            CommandPath::InsideBin(relative) => manifest.dir.join(relative),
-            CommandPath::OutsideBin | CommandPath::EscapesBin(_) => continue,
+        let Some(file) = manifest.code.program(program) else {
+            continue;
         };
-        let problem = match std::fs::metadata(&resolved) {
-            Err(_) => "does not exist",
-            Ok(m) if !m.is_file() => "is not a file",
-            Ok(m) if !is_executable(&m) => "is not executable",
-            Ok(_) => continue,
+        let resolved = &file.path;
+        let problem = match file.state {
+            FileState::Missing => "does not exist",
+            FileState::NotFile => "is not a file",
+            FileState::File { executable: false } => "is not executable",
+            FileState::File { executable: true } => continue,
         };
         out.push(
             manifest
@@ -55,15 +53,4 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
                 .with_help("build the tool or fix the path; relative programs resolve against the directory of tools.json"),
         );
     }
-}
-
-#[cfg(unix)]
-fn is_executable(metadata: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    metadata.permissions().mode() & 0o111 != 0
-}
-
-#[cfg(not(unix))]
-fn is_executable(_: &std::fs::Metadata) -> bool {
-    true
 }

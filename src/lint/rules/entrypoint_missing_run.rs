@@ -48,13 +48,14 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
-    let Some((entrypoint, resolved)) = manifest.nora_entrypoint() else {
+    let Some(file) = &manifest.code.entrypoint else {
         return;
     };
-    let Some(parsed) = python::parse_file(&resolved, manifest.settings.max_file_size) else {
+    let entrypoint = &file.written;
+    let Some(module) = &file.module else {
         return;
     };
-    let problem = match parsed {
+    let problem = match &module.parsed {
         Err(error) => format!("{entrypoint} does not parse: {error}"),
         Ok(module) => match module.function("run") {
             Some(run) => match signature_problem(run) {

@@ -17,6 +17,7 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::lint::{Manifest, Rule};
+use crate::project::FileState;
 
 pub(crate) const RULE: Rule = Rule {
     name: "entrypoint-not-found",
@@ -27,16 +28,14 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
-    let Some((entrypoint, resolved)) = manifest.nora_entrypoint() else {
+    let Some(file) = &manifest.code.entrypoint else {
         return;
     };
-    if resolved.is_file() {
-        return;
-    }
-    let problem = if resolved.exists() {
-        "is not a file"
-    } else {
-        "does not exist"
+    let (entrypoint, resolved) = (&file.written, &file.path);
+    let problem = match file.state {
+        FileState::File { .. } => return,
+        FileState::NotFile => "is not a file",
+        FileState::Missing => "does not exist",
     };
     out.push(
         manifest

@@ -299,7 +299,7 @@ fn check_parameter_schemas(
             }
         });
     };
-    for schema in ParameterSchema::all(manifest) {
+    for schema in ParameterSchema::all(*manifest) {
         if !schema.is_derived() {
             check(&schema, out);
             continue;

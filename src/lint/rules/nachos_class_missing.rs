@@ -52,17 +52,16 @@ pub(crate) const RULE: Rule = Rule {
 
 /// The tool id and the result of searching the package for its class;
 /// `None` when the manifest is no Nachos tool with a tool id.
-pub(crate) fn search(manifest: &Manifest) -> Option<(String, typescript::Search)> {
+pub(crate) fn search<'m>(manifest: &Manifest<'m>) -> Option<(&'m str, &'m typescript::Search)> {
     if manifest.format() != Format::Nachos {
         return None;
     }
-    let tool = manifest.toolset.tools.first()?;
+    let loaded = manifest.loaded;
+    let tool = loaded.toolset.tools.first()?;
     if tool.name.is_empty() {
         return None;
     }
-    let search =
-        typescript::search_package(&manifest.dir, &tool.name, manifest.settings.max_file_size);
-    Some((tool.name.clone(), search))
+    Some((&tool.name, loaded.code.class_search(0)?))
 }
 
 /// A package file's path as shown in messages: relative to the manifest's

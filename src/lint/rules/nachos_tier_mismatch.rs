@@ -61,12 +61,13 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     let Some((_, search)) = search(manifest) else {
         return;
     };
-    let Some(found) = search.found else {
+    let Some(found) = &search.found else {
         return;
     };
-    let (Some(class_tier), Some(span)) =
-        (found.class.security_tier, found.class.security_tier_span)
-    else {
+    let (Some(class_tier), Some(span)) = (
+        found.class.security_tier,
+        found.class.security_tier_span.clone(),
+    ) else {
         return;
     };
     if class_tier == declared {

@@ -49,7 +49,7 @@ pub(crate) fn check(parameters: &ParameterSchema, out: &mut Vec<Diagnostic>) {
                     // changes nothing the tool accepts.
                     fix = parameters
                         .editable()
-                        .and_then(|manifest| insert_member(manifest, at, "type", "\"object\""))
+                        .and_then(|manifest| insert_member(&manifest, at, "type", "\"object\""))
                         .map(|edit| Fix::safe("add \"type\": \"object\"", vec![edit]));
                     (type_at, "the parameter schema has no \"type\"".to_string())
                 }

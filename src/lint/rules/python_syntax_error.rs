@@ -25,7 +25,6 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::ir::Format;
 use crate::lint::{Manifest, Rule};
-use crate::python;
 
 pub(crate) const RULE: Rule = Rule {
     name: "python-syntax-error",
@@ -39,8 +38,10 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     if manifest.format() != Format::Agentstack {
         return;
     }
-    let path = manifest.dir.join("__init__.py");
-    let Some(Err(error)) = python::parse_file(&path, manifest.settings.max_file_size) else {
+    let Some(module) = &manifest.code.python else {
+        return;
+    };
+    let Err(error) = &module.parsed else {
         return;
     };
     out.push(
@@ -53,7 +54,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
             .with_help(format!(
                 "fix the Python at line {} of {}; AgentStack cannot import the package",
                 error.line,
-                path.display()
+                module.path.display()
             )),
     );
 }

@@ -42,7 +42,7 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
-    for derived in &manifest.derived {
+    for derived in &manifest.code.derived {
         let Some(tool) = manifest.toolset.tools.get(derived.tool) else {
             continue;
         };

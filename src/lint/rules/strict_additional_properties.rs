@@ -84,7 +84,7 @@ pub(crate) fn check_node(
                 parameters
                     .editable()
                     .and_then(|manifest| {
-                        insert_member(manifest, pointer, "additionalProperties", "false")
+                        insert_member(&manifest, pointer, "additionalProperties", "false")
                     })
                     .map(|edit| Fix::safe("add \"additionalProperties\": false", vec![edit])),
             ),

@@ -76,7 +76,7 @@ pub(crate) fn check_node(
         }
         let property_at = json::join(&json::join(pointer, "properties"), name);
         let fix = parameters.editable().and_then(|manifest| {
-            required_and_nullable(manifest, pointer, &property_at, name, nora_root)
+            required_and_nullable(&manifest, pointer, &property_at, name, nora_root)
         });
         out.push(
             parameters

@@ -62,7 +62,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     let Some((_, search)) = search(manifest) else {
         return;
     };
-    let Some(found) = search.found else {
+    let Some(found) = &search.found else {
         return;
     };
     let unsupported = &found.class.unsupported;

@@ -1,24 +1,23 @@
-//! Finding the files to lint.
+//! Finding the files to load.
 //!
 //! Named files are taken as they are. Directories are walked recursively
 //! (ignore's walker: walkdir plus .gitignore semantics), following symbolic
 //! links, skipping VCS and build directories, dependency trees and Python
 //! virtual environments, and whatever the repository's `.gitignore` files
-//! exclude. A walk error (a symlink loop, an unreadable directory) becomes an
-//! `io-error` finding; a named path that does not exist fails the run.
+//! exclude. A walk error (a symlink loop, an unreadable directory) becomes a
+//! [`ProblemKind::Walk`] problem; a named path that does not exist fails the
+//! load.
 //!
-//! Discovery is an iterator, so the linter checks files while the walk is
-//! still going.
+//! Discovery is an iterator, so files are loaded (and linted) while the
+//! walk is still going.
 
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::Diagnostic;
-use crate::lint::LintError;
-use crate::lint::rules::io_error;
+use super::{LoadError, LoadProblem, ProblemKind};
 
 /// A file to read.
 #[derive(Debug, Clone)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     pub path: PathBuf,
     /// How the path is shown in diagnostics.
     pub display: String,
@@ -26,12 +25,23 @@ pub struct Candidate {
     pub explicit: bool,
 }
 
+impl Candidate {
+    /// A file named by the caller.
+    pub(crate) fn named(path: PathBuf) -> Self {
+        Candidate {
+            display: display_path(&path),
+            path,
+            explicit: true,
+        }
+    }
+}
+
 /// What discovery yields.
 #[derive(Debug)]
-pub enum Found {
+pub(crate) enum Found {
     File(Candidate),
-    /// A walk error, already a diagnostic.
-    Problem(Box<Diagnostic>),
+    /// A walk error.
+    Problem(LoadProblem),
 }
 
 /// Directory names never walked into.
@@ -53,15 +63,15 @@ const SKIPPED_DIRS: &[&str] = &[
 /// Checks that every named path exists, then yields the files to read,
 /// leaving out everything at or below the `exclude`d paths (a generator's
 /// own output must not be read back as input).
-pub fn discover(
+pub(crate) fn discover(
     paths: &[PathBuf],
     exclude: &[PathBuf],
-) -> Result<impl Iterator<Item = Found> + Send + use<>, LintError> {
+) -> Result<impl Iterator<Item = Found> + Send + use<>, LoadError> {
     let mut roots = Vec::with_capacity(paths.len());
     for path in paths {
         let metadata = std::fs::metadata(path).or_else(|_| std::fs::symlink_metadata(path));
         let Ok(metadata) = metadata else {
-            return Err(LintError::PathNotFound(path.display().to_string()));
+            return Err(LoadError::PathNotFound(path.display().to_string()));
         };
         roots.push((path.clone(), metadata.is_dir()));
     }
@@ -80,13 +90,7 @@ pub fn discover(
                 .then(|| walk_directory(&path, excluded.clone()))
                 .into_iter()
                 .flatten();
-            let named = (!is_dir).then(|| {
-                Found::File(Candidate {
-                    display: display_path(&path),
-                    path,
-                    explicit: true,
-                })
-            });
+            let named = (!is_dir).then(|| Found::File(Candidate::named(path)));
             named.into_iter().chain(walked)
         }))
 }
@@ -133,11 +137,12 @@ fn walk_directory(root: &Path, excluded: Excluded) -> impl Iterator<Item = Found
             let path = error_path(&error)
                 .map(display_path)
                 .unwrap_or_else(|| display_path(&root));
-            Some(Found::Problem(Box::new(
-                io_error::RULE
-                    .diagnostic(&path, "", None, walk_error_message(&error))
-                    .with_help("fix or remove the link or directory, or add it to .gitignore"),
-            )))
+            Some(Found::Problem(LoadProblem {
+                kind: ProblemKind::Walk,
+                path,
+                span: None,
+                message: walk_error_message(&error),
+            }))
         }
     })
 }
@@ -195,7 +200,7 @@ fn walk_error_message(error: &ignore::Error) -> String {
 /// A file's identity within one run: its path without `.` components, so
 /// `./a/tools.json` and `a/tools.json` are one file. Not its display
 /// string, which is lossy for names that are not UTF-8.
-pub fn identity(path: &Path) -> PathBuf {
+pub(crate) fn identity(path: &Path) -> PathBuf {
     path.components()
         .filter(|c| !matches!(c, std::path::Component::CurDir))
         .collect()

@@ -1,0 +1,336 @@
+//! The front end: everything toolc knows about a set of manifests, loaded
+//! once.
+//!
+//! Loading finds the files (`walk`: named files and walked directories,
+//! with the ignore rules), recognizes each one's format (by name, then by
+//! content, or as forced), reads it within a size limit, parses it with
+//! spans, reads the package code it depends on (an AgentStack package's
+//! `__init__.py`, a Nachos package's TypeScript, a NORA entrypoint, the
+//! programs an agentcli manifest names) and lowers it into the full IR,
+//! parameter schemas from code included. Each package file is read once
+//! per run, however many manifests or checks need it.
+//!
+//! What goes wrong becomes a typed [`LoadProblem`] on that file, never a
+//! failure of the whole load; only a named path that does not exist fails
+//! it ([`LoadError`]). Nothing here knows about rules or severities: lint
+//! maps problems to its rules, and gen, convert and run use the IR.
+//!
+//! Two entry points: [`Project::load`] from paths on disk, and
+//! [`Project::from_documents`] from documents in memory (an editor's unsaved
+//! buffers; their package code is still read from disk beside their path).
+
+mod names;
+mod package;
+mod read;
+mod walk;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+
+use crate::ir::{Format, ToolSet};
+use crate::json::Document;
+use crate::source::{Source, Span};
+
+pub use names::{NameClash, NameEntry, name_clashes};
+pub use package::{
+    DerivedSchema, EntrypointFile, FileState, Origin, PackageCode, ProgramFile, PythonModule,
+    ReadLog, UntypedParameter,
+};
+pub(crate) use walk::Candidate;
+pub use walk::display_path;
+
+/// Files larger than this are reported, not read, unless the caller says
+/// otherwise.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 16 * 1024 * 1024;
+
+/// How to load.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// Treat every file as this format instead of detecting it.
+    pub input_format: Option<Format>,
+    /// Paths not to read, at any depth (a generator's own output).
+    pub exclude: Vec<PathBuf>,
+    /// Files (manifests and package code) larger than this are not read.
+    pub max_file_size: u64,
+    /// Counts every file read, when given (see [`ReadLog`]).
+    pub read_log: Option<Arc<ReadLog>>,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            input_format: None,
+            exclude: Vec::new(),
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+            read_log: None,
+        }
+    }
+}
+
+/// A manifest that parsed: its text, document, IR and package code.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    pub source: Source,
+    pub document: Document,
+    /// The full IR: parameter schemas (from the manifest or from code),
+    /// runtime, permissions and the fields other formats cannot carry.
+    pub toolset: ToolSet,
+    /// The directory holding the manifest; relative paths in it resolve here.
+    pub dir: PathBuf,
+    /// What the front end read of the package's code.
+    pub code: PackageCode,
+}
+
+impl Manifest {
+    pub fn path(&self) -> &str {
+        &self.source.path
+    }
+
+    pub fn format(&self) -> Format {
+        self.toolset.format
+    }
+}
+
+/// What kept a file from loading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// Larger than the size limit; not read.
+    TooLarge,
+    /// Not a regular file, or the system refused to read it.
+    Unreadable,
+    /// A directory walk could not go on (a link loop, a closed directory).
+    Walk,
+    InvalidUtf8,
+    InvalidJson,
+    /// Nested deeper than the parser goes.
+    TooDeep,
+    /// A file named explicitly that matches no format.
+    UnknownFormat,
+}
+
+/// A problem loading one file, at a place in it when there is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadProblem {
+    pub kind: ProblemKind,
+    pub path: String,
+    pub span: Option<Span>,
+    pub message: String,
+}
+
+/// A file that is a manifest (it was named, or its name says so) but could
+/// not be loaded.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub path: String,
+    /// The format its name or the caller gave it, if any.
+    pub format: Option<Format>,
+    /// Its text, when it was read.
+    pub source: Option<Source>,
+    pub problem: LoadProblem,
+}
+
+/// What loading one file gave.
+#[derive(Debug)]
+pub enum Loaded {
+    Manifest(Box<Manifest>),
+    Failed(Box<Failure>),
+    /// A JSON file in a walked directory that is no manifest.
+    Skipped,
+    /// A walk error, not tied to one manifest.
+    WalkProblem(LoadProblem),
+}
+
+/// Why a load could not happen at all.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{0}: no such file or directory")]
+    PathNotFound(String),
+}
+
+/// Everything loaded from a set of paths or documents.
+#[derive(Debug, Default)]
+pub struct Project {
+    /// The manifests that parsed, in path order.
+    pub manifests: Vec<Manifest>,
+    /// The files that could not be loaded, in path order.
+    pub failures: Vec<Failure>,
+    pub walk_problems: Vec<LoadProblem>,
+    /// JSON files in walked directories that matched no format.
+    pub skipped: usize,
+}
+
+impl Project {
+    /// Loads the manifests at `paths` (files or directories).
+    pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Project, LoadError> {
+        let limit = options.max_file_size;
+        Project::load_with(paths, options, &|_: &Path| Ok::<u64, LoadError>(limit))
+    }
+
+    /// Loads with a size limit that may differ per file (a configuration
+    /// file can set it for its directory).
+    pub fn load_with<E>(
+        paths: &[PathBuf],
+        options: &LoadOptions,
+        limit: &(dyn Fn(&Path) -> Result<u64, E> + Sync),
+    ) -> Result<Project, E>
+    where
+        E: From<LoadError> + Send,
+    {
+        let loaded = load_each(paths, options, limit, &|loaded| Ok(loaded))?;
+        Ok(Project::collect(loaded))
+    }
+
+    /// Loads documents held in memory: each a path (which says where the
+    /// manifest would be, for its format and its package code) and its text.
+    pub fn from_documents(
+        documents: impl IntoIterator<Item = (String, String)>,
+        options: &LoadOptions,
+    ) -> Project {
+        let loader = Loader::new(options);
+        let loaded = documents
+            .into_iter()
+            .map(|(path, text)| {
+                let candidate = Candidate::named(PathBuf::from(&path));
+                loader.load_text(&candidate, text.as_bytes())
+            })
+            .collect();
+        Project::collect(loaded)
+    }
+
+    fn collect(loaded: Vec<Loaded>) -> Project {
+        let mut project = Project::default();
+        for item in loaded {
+            match item {
+                Loaded::Manifest(manifest) => project.manifests.push(*manifest),
+                Loaded::Failed(failure) => project.failures.push(*failure),
+                Loaded::Skipped => project.skipped += 1,
+                Loaded::WalkProblem(problem) => project.walk_problems.push(problem),
+            }
+        }
+        project.manifests.sort_by(|a, b| a.path().cmp(b.path()));
+        project.failures.sort_by(|a, b| a.path.cmp(&b.path));
+        project
+    }
+
+    /// The IR of every manifest, in path order.
+    pub fn toolsets(&self) -> impl Iterator<Item = &ToolSet> {
+        self.manifests.iter().map(|m| &m.toolset)
+    }
+
+    /// The loaded manifest at `path` (as shown in diagnostics).
+    pub fn manifest(&self, path: &str) -> Option<&Manifest> {
+        self.manifests
+            .binary_search_by(|m| m.path().cmp(path))
+            .ok()
+            .and_then(|i| self.manifests.get(i))
+    }
+}
+
+/// Loads the files under `paths` in parallel and hands each to `visit` on
+/// a worker thread as soon as it is loaded, so a caller that keeps only
+/// what it computes (lint keeps findings) never holds every document at
+/// once. A file both named and met in a walk is loaded once, as named.
+pub(crate) fn load_each<T, E>(
+    paths: &[PathBuf],
+    options: &LoadOptions,
+    limit: &(dyn Fn(&Path) -> Result<u64, E> + Sync),
+    visit: &(dyn Fn(Loaded) -> Result<T, E> + Sync),
+) -> Result<Vec<T>, E>
+where
+    T: Send,
+    E: From<LoadError> + Send,
+{
+    let found = walk::discover(paths, &options.exclude)?;
+    let loader = Loader::new(options);
+    let named: HashSet<PathBuf> = paths
+        .iter()
+        .filter(|p| !p.is_dir())
+        .map(|p| walk::identity(p))
+        .collect();
+    let seen = Mutex::new(HashSet::new());
+    let results: Vec<Option<T>> = found
+        .par_bridge()
+        .map(|found| {
+            let candidate = match found {
+                walk::Found::Problem(problem) => {
+                    return visit(Loaded::WalkProblem(problem)).map(Some);
+                }
+                walk::Found::File(candidate) => candidate,
+            };
+            let identity = walk::identity(&candidate.path);
+            if !candidate.explicit && named.contains(&identity) {
+                return Ok(None);
+            }
+            let first = seen.lock().map(|mut s| s.insert(identity)).unwrap_or(true);
+            if !first {
+                return Ok(None);
+            }
+            let max_size = limit(&candidate.path)?;
+            visit(loader.load_file(&candidate, max_size)).map(Some)
+        })
+        .collect::<Result<_, E>>()?;
+    Ok(results.into_iter().flatten().collect())
+}
+
+/// One run's loading context: the options and the package files read so
+/// far, shared by every file of the run.
+pub(crate) struct Loader<'a> {
+    options: &'a LoadOptions,
+    packages: package::Cache,
+}
+
+impl<'a> Loader<'a> {
+    pub(crate) fn new(options: &'a LoadOptions) -> Self {
+        Loader {
+            options,
+            packages: package::Cache::new(options.read_log.clone()),
+        }
+    }
+
+    /// Reads a file from disk and loads it.
+    pub(crate) fn load_file(&self, candidate: &Candidate, max_size: u64) -> Loaded {
+        read::load_file(self, candidate, max_size)
+    }
+
+    /// Loads a file's content (as read, held by an editor, or as a fix
+    /// rewrote it); its package code is read from disk.
+    pub(crate) fn load_text(&self, candidate: &Candidate, bytes: &[u8]) -> Loaded {
+        read::load_bytes(self, candidate, bytes, self.options.max_file_size)
+    }
+
+    /// [`Loader::load_text`] with a size limit for the package code.
+    pub(crate) fn load_text_limited(
+        &self,
+        candidate: &Candidate,
+        bytes: &[u8],
+        max_size: u64,
+    ) -> Loaded {
+        read::load_bytes(self, candidate, bytes, max_size)
+    }
+}
+
+/// The files under `paths` a load would read, in walk order, each once.
+pub(crate) fn candidates(
+    paths: &[PathBuf],
+    options: &LoadOptions,
+) -> Result<Vec<Candidate>, LoadError> {
+    let mut seen = HashSet::new();
+    Ok(walk::discover(paths, &options.exclude)?
+        .filter_map(|found| match found {
+            walk::Found::File(candidate) => Some(candidate),
+            walk::Found::Problem(_) => None,
+        })
+        .filter(|candidate| seen.insert(walk::identity(&candidate.path)))
+        .collect())
+}
+
+/// The directory of a manifest path, for resolving relative paths.
+pub fn manifest_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}

@@ -1,0 +1,90 @@
+//! The one check for a tool name declared by two manifests.
+//!
+//! lint reports such a name among manifests registered together (sibling
+//! tool directories), gen refuses to write one document with both, and the
+//! runner cannot tell which one a call means. All three ask this function.
+
+use std::collections::BTreeMap;
+
+/// A tool name as declared: the group of manifests it is registered in
+/// (every manifest of a run is one group for gen and run), the name and the
+/// manifest's path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NameEntry<'a> {
+    pub group: &'a str,
+    pub name: &'a str,
+    pub path: &'a str,
+}
+
+/// A name declared again in another manifest of the same group: indices
+/// into the entries given, `first` in path order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NameClash {
+    pub first: usize,
+    pub again: usize,
+}
+
+/// Every later declaration of a name already declared by another manifest
+/// of its group, in path order (entries of one path keep the order given).
+/// A name repeated within one manifest is that manifest's own finding, not
+/// a clash.
+pub fn name_clashes(entries: &[NameEntry]) -> Vec<NameClash> {
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by(|&a, &b| entries[a].path.cmp(entries[b].path));
+    let mut first: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    let mut clashes = Vec::new();
+    for index in order {
+        let entry = &entries[index];
+        if entry.name.is_empty() {
+            continue;
+        }
+        match first.get(&(entry.group, entry.name)) {
+            Some(&earlier) if entries[earlier].path != entry.path => clashes.push(NameClash {
+                first: earlier,
+                again: index,
+            }),
+            Some(_) => {}
+            None => {
+                first.insert((entry.group, entry.name), index);
+            }
+        }
+    }
+    clashes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry<'a>(group: &'a str, name: &'a str, path: &'a str) -> NameEntry<'a> {
+        NameEntry { group, name, path }
+    }
+
+    #[test]
+    fn reports_later_declarations_in_path_order() {
+        let entries = [
+            entry("g", "fetch", "b/tool.json"),
+            entry("g", "fetch", "a/tool.json"),
+            entry("h", "fetch", "c/tool.json"),
+            entry("g", "fetch", "c/tool.json"),
+        ];
+        assert_eq!(
+            name_clashes(&entries),
+            vec![
+                NameClash { first: 1, again: 0 },
+                NameClash { first: 1, again: 3 },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_name_repeated_in_one_manifest_is_no_clash() {
+        let entries = [
+            entry("g", "fetch", "a/tools.json"),
+            entry("g", "fetch", "a/tools.json"),
+            entry("g", "", "b/tools.json"),
+            entry("g", "", "c/tools.json"),
+        ];
+        assert!(name_clashes(&entries).is_empty());
+    }
+}

@@ -1,0 +1,528 @@
+//! The package code a manifest depends on, read once per run.
+//!
+//! AgentStack and Nachos manifests hold no parameter schemas: their tools'
+//! parameters live in the package's code (the functions of `__init__.py`,
+//! a TypeScript class's `parameters`). A NORA manifest names a Python
+//! entrypoint; an agentcli manifest names programs. The front end reads
+//! all of that here, once, and keeps what it found in [`PackageCode`], so
+//! the rules check it without reading a file and generators get full
+//! parameters. A [`Cache`] shared by the files of one run makes sure a
+//! package file several manifests share (a Nachos package's
+//! `manifest.*.json`, a fix applied in rounds) is read only once.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use crate::formats;
+use crate::formats::agentcli_command::{self, CommandPath};
+use crate::ir::{Format, Runtime, ToolSet};
+use crate::json::{self, Document};
+use crate::python;
+use crate::source::{self, ReadError};
+use crate::syntax::{SyntaxError, line_column};
+use crate::typescript;
+
+/// Counts the files a run reads (manifests and package code), by path: a
+/// caller that wants to know gives one in [`super::LoadOptions`].
+#[derive(Debug, Default)]
+pub struct ReadLog {
+    reads: Mutex<BTreeMap<PathBuf, usize>>,
+}
+
+impl ReadLog {
+    pub fn new() -> Self {
+        ReadLog::default()
+    }
+
+    /// How often each file was read.
+    pub fn reads(&self) -> BTreeMap<PathBuf, usize> {
+        self.reads.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    fn record(&self, path: &Path) {
+        if let Ok(mut reads) = self.reads.lock() {
+            *reads.entry(path.to_path_buf()).or_default() += 1;
+        }
+    }
+}
+
+/// Whether a path the manifest names is there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileState {
+    Missing,
+    /// There, but a directory or another kind of file.
+    NotFile,
+    File {
+        executable: bool,
+    },
+}
+
+impl FileState {
+    fn of(path: &Path) -> FileState {
+        match std::fs::metadata(path) {
+            Err(_) => FileState::Missing,
+            Ok(m) if !m.is_file() => FileState::NotFile,
+            Ok(m) => FileState::File {
+                executable: is_executable(&m),
+            },
+        }
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(metadata: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    metadata.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_: &std::fs::Metadata) -> bool {
+    true
+}
+
+/// A Python module as read and parsed.
+#[derive(Debug)]
+pub struct PythonModule {
+    pub path: PathBuf,
+    pub text: Arc<str>,
+    pub parsed: Result<python::Module, SyntaxError>,
+}
+
+/// A NORA tool's entrypoint script.
+#[derive(Debug, Clone)]
+pub struct EntrypointFile {
+    /// As the manifest writes it.
+    pub written: String,
+    /// Resolved against the manifest's directory.
+    pub path: PathBuf,
+    pub state: FileState,
+    /// The parsed script; `None` when it could not be read (missing, too
+    /// large, not UTF-8).
+    pub module: Option<Arc<PythonModule>>,
+}
+
+/// A program an agentcli command names by path (not a bare name, which is
+/// looked up on `PATH` when the tool runs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProgramFile {
+    /// The program as the command writes it.
+    pub program: String,
+    pub path: PathBuf,
+    pub state: FileState,
+}
+
+/// A parameter schema toolc read from code, not from the manifest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DerivedSchema {
+    /// The tool's index in the manifest's tool set.
+    pub tool: usize,
+    pub schema: Value,
+    pub origin: Origin,
+    /// The AgentStack function's parameters whose type hint gave no JSON
+    /// Schema type; empty for Nachos.
+    pub untyped: Vec<UntypedParameter>,
+}
+
+/// Where in the code a derived schema was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The code's file relative to the manifest's directory, `/`-separated.
+    pub file: String,
+    /// What defines the schema: `def search`, `class FetchTool`.
+    pub definition: String,
+    /// 1-based line of the definition (a Python `def`, a class's
+    /// `parameters` property).
+    pub line: usize,
+    /// Each parameter's own line, where the code gives one (Python).
+    pub parameter_lines: Vec<(String, usize)>,
+}
+
+impl Origin {
+    /// Where a place in the derived schema comes from, for a message:
+    /// `parameter "query" of def search, __init__.py:8`.
+    pub fn describe(&self, pointer: &str) -> String {
+        let mut tokens = json::pointer_tokens(pointer);
+        let parameter = match (tokens.next(), tokens.next()) {
+            (Some(keyword), Some(name)) if keyword == "properties" => Some(name),
+            _ => None,
+        };
+        match parameter {
+            Some(name) => {
+                let line = self
+                    .parameter_lines
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map_or(self.line, |(_, line)| *line);
+                format!(
+                    "parameter {name:?} of {}, {}:{line}",
+                    self.definition, self.file
+                )
+            }
+            None => format!(
+                "parameters of {}, {}:{}",
+                self.definition, self.file, self.line
+            ),
+        }
+    }
+}
+
+/// A parameter whose type hint toolc could not turn into a type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UntypedParameter {
+    pub name: String,
+    /// The hint as written; `None` when there is none.
+    pub hint: Option<String>,
+    /// 1-based line of the parameter in `__init__.py`.
+    pub line: usize,
+}
+
+/// What the front end read of a manifest's package code.
+#[derive(Debug, Clone, Default)]
+pub struct PackageCode {
+    /// An AgentStack package's `__init__.py`; `None` when it is missing or
+    /// cannot be read (too large, not UTF-8).
+    pub python: Option<Arc<PythonModule>>,
+    /// A NORA manifest's entrypoint, when it names one.
+    pub entrypoint: Option<EntrypointFile>,
+    /// The programs an agentcli manifest's commands name by path.
+    pub programs: Vec<ProgramFile>,
+    /// A Nachos package's search for each tool's class: (tool index, what
+    /// the search found).
+    pub classes: Vec<(usize, Arc<typescript::Search>)>,
+    /// The parameter schemas read from code (AgentStack, Nachos).
+    pub derived: Vec<DerivedSchema>,
+}
+
+impl PackageCode {
+    /// The state of a program the manifest names, when it names it by path.
+    pub fn program(&self, program: &str) -> Option<&ProgramFile> {
+        self.programs.iter().find(|p| p.program == program)
+    }
+
+    /// The class search of the tool at `index` (Nachos).
+    pub fn class_search(&self, index: usize) -> Option<&typescript::Search> {
+        self.classes
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, search)| search.as_ref())
+    }
+}
+
+/// The text of one package file, or why it could not be had.
+type Text = Result<Arc<str>, String>;
+
+/// The package files one run has read.
+pub(super) struct Cache {
+    log: Option<Arc<ReadLog>>,
+    texts: Mutex<HashMap<PathBuf, Text>>,
+    python: Mutex<HashMap<PathBuf, Option<Arc<PythonModule>>>>,
+    typescript: Mutex<HashMap<(PathBuf, String), Arc<typescript::Search>>>,
+}
+
+impl Cache {
+    pub(super) fn new(log: Option<Arc<ReadLog>>) -> Self {
+        Cache {
+            log,
+            texts: Mutex::new(HashMap::new()),
+            python: Mutex::new(HashMap::new()),
+            typescript: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A manifest's bytes (never cached: each manifest is read once).
+    pub(super) fn read_manifest(&self, path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+        if let Some(log) = &self.log {
+            log.record(path);
+        }
+        source::read_regular_file(path, limit)
+    }
+
+    /// A package file's text, read on first use.
+    fn text(&self, path: &Path, limit: u64) -> Text {
+        if let Some(text) = self.texts.lock().ok().and_then(|t| t.get(path).cloned()) {
+            return text;
+        }
+        if let Some(log) = &self.log {
+            log.record(path);
+        }
+        let text = match source::read_regular_file(path, limit) {
+            Ok(bytes) => String::from_utf8(bytes)
+                .map(Arc::from)
+                .map_err(|_| "is not UTF-8".to_string()),
+            Err(_) => Err("cannot be read or is too large".to_string()),
+        };
+        if let Ok(mut texts) = self.texts.lock() {
+            texts.insert(path.to_path_buf(), text.clone());
+        }
+        text
+    }
+
+    /// A Python file, read and parsed on first use.
+    fn python(&self, path: &Path, limit: u64) -> Option<Arc<PythonModule>> {
+        if let Some(module) = self.python.lock().ok().and_then(|p| p.get(path).cloned()) {
+            return module;
+        }
+        let module = self.text(path, limit).ok().map(|text| {
+            Arc::new(PythonModule {
+                path: path.to_path_buf(),
+                parsed: python::parse(&text),
+                text,
+            })
+        });
+        if let Ok(mut cache) = self.python.lock() {
+            cache.insert(path.to_path_buf(), module.clone());
+        }
+        module
+    }
+
+    /// The search of the package in `dir` for the class of `tool_id`.
+    fn class(&self, dir: &Path, tool_id: &str, limit: u64) -> Arc<typescript::Search> {
+        let key = (dir.to_path_buf(), tool_id.to_string());
+        if let Some(search) = self
+            .typescript
+            .lock()
+            .ok()
+            .and_then(|t| t.get(&key).cloned())
+        {
+            return search;
+        }
+        let search = Arc::new(typescript::search_package(dir, tool_id, &|path| {
+            self.text(path, limit)
+        }));
+        if let Ok(mut cache) = self.typescript.lock() {
+            cache.insert(key, search.clone());
+        }
+        search
+    }
+
+    /// Reads the code `toolset` depends on and completes its IR with what
+    /// the code says: the parameters (and, where the manifest has none, the
+    /// description and display name) of AgentStack and Nachos tools.
+    pub(super) fn package_code(
+        &self,
+        toolset: &mut ToolSet,
+        document: &Document,
+        dir: &Path,
+        limit: u64,
+    ) -> PackageCode {
+        let mut code = PackageCode::default();
+        let derived = match toolset.format {
+            Format::Agentstack => {
+                code.python = self.python(&dir.join("__init__.py"), limit);
+                code.python
+                    .as_deref()
+                    .map(|module| python_parameters(toolset, module))
+                    .unwrap_or_default()
+            }
+            Format::Nachos => {
+                for (index, tool) in toolset.tools.iter().enumerate() {
+                    code.classes
+                        .push((index, self.class(dir, &tool.name, limit)));
+                }
+                typescript_parameters(&code.classes, dir)
+            }
+            Format::Nora => {
+                code.entrypoint = self.entrypoint(&document.value, dir, limit);
+                Vec::new()
+            }
+            Format::Agentcli => {
+                code.programs = programs(toolset, &document.value, dir);
+                Vec::new()
+            }
+            Format::Openai | Format::Anthropic | Format::Mcp => Vec::new(),
+        };
+        add_derived_parameters(toolset, &derived);
+        formats::carry::keep_absent_descriptions(&document.value, toolset);
+        code.derived = derived.into_iter().map(|d| d.schema).collect();
+        code
+    }
+
+    fn entrypoint(&self, manifest: &Value, dir: &Path, limit: u64) -> Option<EntrypointFile> {
+        let written = json::value_at(manifest, "/entrypoint")?
+            .as_str()
+            .filter(|e| !e.is_empty())?;
+        let path = dir.join(written);
+        let state = FileState::of(&path);
+        let module = matches!(state, FileState::File { .. })
+            .then(|| self.python(&path, limit))
+            .flatten();
+        Some(EntrypointFile {
+            written: written.to_string(),
+            path,
+            state,
+            module,
+        })
+    }
+}
+
+/// The programs agentcli commands name by path, with their state on disk.
+fn programs(toolset: &ToolSet, manifest: &Value, dir: &Path) -> Vec<ProgramFile> {
+    let mut programs: Vec<ProgramFile> = Vec::new();
+    for tool in &toolset.tools {
+        if !matches!(tool.runtime, Runtime::Command { .. }) {
+            continue;
+        }
+        let command = json::value_at(manifest, &format!("{}/command", tool.origin));
+        let Some(program) = command
+            .and_then(Value::as_array)
+            .and_then(|argv| argv.first())
+            .and_then(Value::as_str)
+            .filter(|p| !p.trim().is_empty())
+        else {
+            continue;
+        };
+        let path = match agentcli_command::classify(program) {
+            CommandPath::Absolute => PathBuf::from(program),
+            CommandPath::InsideBin(relative) => dir.join(relative),
+            CommandPath::OutsideBin | CommandPath::EscapesBin(_) => continue,
+        };
+        if programs.iter().any(|p| p.program == *program) {
+            continue;
+        }
+        programs.push(ProgramFile {
+            program: program.to_string(),
+            state: FileState::of(&path),
+            path,
+        });
+    }
+    programs
+}
+
+/// A schema read from code, with what the IR takes from the same place
+/// when the manifest says nothing.
+struct Derived {
+    schema: DerivedSchema,
+    description: Option<String>,
+    title: Option<String>,
+}
+
+/// Gives the IR the derived parameters, and the code's description and
+/// display name where the manifest has none. A copy of the parameters that
+/// an `"x-toolc"` object carries (from an earlier conversion, see
+/// [`formats::carry`]) says more than the code can, and is kept while the
+/// code's parameters still have the same names.
+fn add_derived_parameters(toolset: &mut ToolSet, derived: &[Derived]) {
+    use formats::carry::signature;
+    for derived in derived {
+        let Some(tool) = toolset.tools.get_mut(derived.schema.tool) else {
+            continue;
+        };
+        let code = &derived.schema.schema;
+        let carried_still_fits = tool
+            .parameters
+            .as_ref()
+            .is_some_and(|carried| signature(carried) == signature(code));
+        if !carried_still_fits {
+            tool.parameters = Some(code.clone());
+        }
+        if tool.description.is_none() {
+            tool.description.clone_from(&derived.description);
+        }
+        if tool.title.is_none() {
+            tool.title.clone_from(&derived.title);
+        }
+    }
+}
+
+/// AgentStack tools take their parameters (and, when the config gives
+/// none, their description) from the functions of the package's
+/// `__init__.py`. A module that does not parse leaves them unknown.
+fn python_parameters(toolset: &ToolSet, module: &PythonModule) -> Vec<Derived> {
+    let Ok(parsed) = &module.parsed else {
+        return Vec::new();
+    };
+    let line = |offset: usize| line_column(&module.text, offset).0;
+    let mut derived = Vec::new();
+    for (index, tool) in toolset.tools.iter().enumerate() {
+        let Runtime::PythonFunction { function, .. } = &tool.runtime else {
+            continue;
+        };
+        let Some(found) = formats::agentstack_python::function_schema(parsed, function) else {
+            continue;
+        };
+        let untyped = found
+            .parameters
+            .iter()
+            .filter(|p| p.type_unknown)
+            .map(|p| UntypedParameter {
+                name: p.name.clone(),
+                hint: p.annotation.clone(),
+                line: line(p.span.start),
+            })
+            .collect();
+        let origin = Origin {
+            file: "__init__.py".to_string(),
+            definition: format!("def {function}"),
+            line: line(found.def_span.start),
+            parameter_lines: found
+                .parameters
+                .iter()
+                .map(|p| (p.name.clone(), line(p.span.start)))
+                .collect(),
+        };
+        derived.push(Derived {
+            schema: DerivedSchema {
+                tool: index,
+                schema: found.schema,
+                origin,
+                untyped,
+            },
+            description: found.summary,
+            title: None,
+        });
+    }
+    derived
+}
+
+/// Nachos tools take their parameters (and, when the manifest gives no
+/// description, their description) from the TypeScript class whose
+/// `toolId` is `provides.tool`. Nachos' `ParameterSchema` is
+/// JSON-Schema-shaped, so the class's object is used as written (see
+/// [`typescript::parameters_schema`]); values that are not literals are
+/// left out (`typescript-unsupported-expression` reports them). No class
+/// leaves them unknown.
+fn typescript_parameters(classes: &[(usize, Arc<typescript::Search>)], dir: &Path) -> Vec<Derived> {
+    let mut derived = Vec::new();
+    for (index, search) in classes {
+        let Some(found) = &search.found else {
+            continue;
+        };
+        let class = &found.class;
+        let Some(schema) = class
+            .parameters
+            .as_ref()
+            .and_then(typescript::parameters_schema)
+        else {
+            continue;
+        };
+        let at = class
+            .parameters_span
+            .as_ref()
+            .map_or(class.span.start, |span| span.start);
+        let file = found.path.strip_prefix(dir).unwrap_or(&found.path);
+        let origin = Origin {
+            file: file
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/"),
+            definition: format!("class {}", class.class_name),
+            line: line_column(&found.text, at).0,
+            parameter_lines: Vec::new(),
+        };
+        derived.push(Derived {
+            schema: DerivedSchema {
+                tool: *index,
+                schema,
+                origin,
+                untyped: Vec::new(),
+            },
+            description: class.description.clone(),
+            title: class.name.clone(),
+        });
+    }
+    derived
+}

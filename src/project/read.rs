@@ -1,0 +1,180 @@
+//! Loading one file: size check, UTF-8, parse, format detection, lowering,
+//! and the package code the manifest depends on.
+//!
+//! Whatever goes wrong becomes a [`LoadProblem`] on that file; nothing here
+//! fails the run. A file that is not reportable (a JSON file met in a walk
+//! whose name does not say it is a manifest) is skipped instead.
+
+use serde_json::Value;
+
+use super::{Candidate, Failure, LoadProblem, Loaded, Loader, Manifest, ProblemKind, manifest_dir};
+use crate::formats;
+use crate::ir::Format;
+use crate::json::{self, ParseErrorKind};
+use crate::source::{ReadError, Source, Span};
+
+/// What decides how a file's problems are reported.
+struct Reading<'a> {
+    candidate: &'a Candidate,
+    named_format: Option<Format>,
+    /// Whether a failure to read this file is worth a problem: it was named,
+    /// forced to a format, or its name says it is a manifest.
+    reportable: bool,
+}
+
+impl<'a> Reading<'a> {
+    fn new(candidate: &'a Candidate, input_format: Option<Format>) -> Self {
+        let file_name = candidate
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let named_format = input_format.or_else(|| formats::format_by_file_name(&file_name));
+        let reportable = candidate.explicit
+            || input_format.is_some()
+            || named_format.is_some_and(formats::file_name_is_specific)
+            || (named_format == Some(Format::Nachos) && file_name != "manifest.json")
+            || (named_format == Some(Format::Agentstack)
+                && manifest_dir(&candidate.path).join("__init__.py").is_file());
+        Reading {
+            candidate,
+            named_format,
+            reportable,
+        }
+    }
+
+    fn fail(
+        &self,
+        source: Option<Source>,
+        kind: ProblemKind,
+        span: Option<Span>,
+        message: String,
+    ) -> Loaded {
+        if !self.reportable {
+            return Loaded::Skipped;
+        }
+        Loaded::Failed(Box::new(Failure {
+            path: self.candidate.display.clone(),
+            format: self.named_format,
+            source,
+            problem: LoadProblem {
+                kind,
+                path: self.candidate.display.clone(),
+                span,
+                message,
+            },
+        }))
+    }
+}
+
+/// Reads a file from disk and loads it.
+pub(super) fn load_file(loader: &Loader, candidate: &Candidate, max_size: u64) -> Loaded {
+    let bytes = match loader.packages.read_manifest(&candidate.path, max_size) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            let reading = Reading::new(candidate, loader.options.input_format);
+            return match error {
+                ReadError::TooLarge(size) => reading.fail(
+                    None,
+                    ProblemKind::TooLarge,
+                    None,
+                    format!(
+                        "file is {size} bytes, over the limit of {max_size} bytes; it was not read"
+                    ),
+                ),
+                ReadError::Io(message) => {
+                    reading.fail(None, ProblemKind::Unreadable, None, message)
+                }
+            };
+        }
+    };
+    load_bytes(loader, candidate, &bytes, max_size)
+}
+
+/// Parses and lowers a file's content.
+pub(super) fn load_bytes(
+    loader: &Loader,
+    candidate: &Candidate,
+    bytes: &[u8],
+    max_size: u64,
+) -> Loaded {
+    let reading = Reading::new(candidate, loader.options.input_format);
+    let path = candidate.display.as_str();
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let text: std::sync::Arc<str> = match std::str::from_utf8(bytes) {
+        Ok(text) => text.into(),
+        Err(error) => {
+            let offset = error.valid_up_to();
+            // The snippet shows the text with U+FFFD for the bad bytes; the
+            // bytes before them are the same, so the offset holds.
+            let source = Source::new(path, String::from_utf8_lossy(bytes).into_owned());
+            let span = source.char_span(offset);
+            return reading.fail(
+                Some(source),
+                ProblemKind::InvalidUtf8,
+                Some(span),
+                format!("invalid UTF-8 at byte {offset}"),
+            );
+        }
+    };
+    let source = Source::new(path, text.clone());
+    let document = match json::parse(&text) {
+        Ok(document) => document,
+        Err(error) => {
+            let span = Some(source.char_span(error.offset));
+            let kind = match error.kind {
+                ParseErrorKind::Syntax => ProblemKind::InvalidJson,
+                ParseErrorKind::TooDeep => ProblemKind::TooDeep,
+            };
+            return reading.fail(Some(source), kind, span, error.message);
+        }
+    };
+    let Some(format) = choose_format(
+        reading.named_format,
+        loader.options.input_format,
+        &document.value,
+    ) else {
+        if !candidate.explicit {
+            return Loaded::Skipped;
+        }
+        let span = Some(source.char_span(0));
+        return Loaded::Failed(Box::new(Failure {
+            path: path.to_string(),
+            format: None,
+            source: Some(source),
+            problem: LoadProblem {
+                kind: ProblemKind::UnknownFormat,
+                path: path.to_string(),
+                span,
+                message: "this file matches no manifest format toolc reads".to_string(),
+            },
+        }));
+    };
+    let mut toolset = formats::lower(format, &document, path);
+    let dir = manifest_dir(&candidate.path);
+    let code = loader
+        .packages
+        .package_code(&mut toolset, &document, &dir, max_size);
+    Loaded::Manifest(Box::new(Manifest {
+        source,
+        document,
+        toolset,
+        dir,
+        code,
+    }))
+}
+
+fn choose_format(named: Option<Format>, forced: Option<Format>, value: &Value) -> Option<Format> {
+    if let Some(forced) = forced {
+        return Some(forced);
+    }
+    match named {
+        Some(format)
+            if formats::file_name_is_specific(format)
+                || formats::content_matches(format, value) =>
+        {
+            Some(format)
+        }
+        _ => formats::detect_by_content(value),
+    }
+}
