@@ -9,6 +9,7 @@ use super::{CliError, EXIT_FINDINGS, ReadArgs, write};
 use crate::diagnostic::Severity;
 use crate::emit::{self, Note, Output};
 use crate::ir::ToolSet;
+use crate::project::NameEntry;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct GenArgs {
@@ -216,21 +217,24 @@ pub(super) fn write_notes(
 /// Tools from different manifests that would share a name in the one
 /// generated array (duplicates within a manifest are lint findings already).
 fn name_clashes(toolsets: &[ToolSet]) -> Vec<String> {
-    let mut first: std::collections::BTreeMap<&str, &str> = std::collections::BTreeMap::new();
-    let mut clashes = Vec::new();
-    for set in toolsets {
-        for tool in &set.tools {
-            match first.get(tool.name.as_str()) {
-                Some(&path) if path != set.path => clashes.push(format!(
-                    "tool \"{}\" is declared in both {path} and {}",
-                    tool.name, set.path
-                )),
-                Some(_) => {}
-                None => {
-                    first.insert(&tool.name, &set.path);
-                }
-            }
-        }
-    }
-    clashes
+    let names: Vec<NameEntry> = toolsets
+        .iter()
+        .flat_map(|set| {
+            set.tools.iter().map(|tool| NameEntry {
+                group: "",
+                name: &tool.name,
+                path: &set.path,
+            })
+        })
+        .collect();
+    crate::project::name_clashes(&names)
+        .into_iter()
+        .map(|clash| {
+            let (first, again) = (&names[clash.first], &names[clash.again]);
+            format!(
+                "tool \"{}\" is declared in both {} and {}",
+                again.name, first.path, again.path
+            )
+        })
+        .collect()
 }

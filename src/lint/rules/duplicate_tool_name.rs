@@ -35,6 +35,7 @@ use std::path::Path;
 use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::ir::{Format, Tool};
 use crate::lint::{Manifest, Rule};
+use crate::project::{NameEntry, name_clashes};
 use crate::source::Span;
 
 pub(crate) const RULE: Rule = Rule {
@@ -100,33 +101,33 @@ pub(crate) fn registered_names(manifest: &Manifest) -> Vec<RegisteredName> {
 /// Duplicates across manifests registered together. The first declaration
 /// in path order is the one the others are reported against.
 pub(crate) fn check_registered(names: &[RegisteredName], out: &mut Vec<Diagnostic>) {
-    let mut sorted: Vec<&RegisteredName> = names.iter().collect();
-    sorted.sort_by(|a, b| (&a.path, a.span).cmp(&(&b.path, b.span)));
-    let mut first: BTreeMap<(&str, &str), &RegisteredName> = BTreeMap::new();
-    for entry in sorted {
-        match first.get(&(entry.group.as_str(), entry.name.as_str())) {
-            Some(earlier) if earlier.path != entry.path => out.push(
-                RULE.diagnostic(
-                    &entry.path,
-                    entry.pointer.clone(),
-                    Some(entry.span),
-                    format!(
-                        "tool name \"{}\" is already declared at {}:{}",
-                        entry.name, earlier.path, earlier.line
-                    ),
-                )
-                .with_help(HELP)
-                .with_related(Related {
-                    path: earlier.path.clone(),
-                    span: earlier.span,
-                    message: "first declared here".to_string(),
-                }),
-            ),
-            Some(_) => {}
-            None => {
-                first.insert((&entry.group, &entry.name), entry);
-            }
-        }
+    let entries: Vec<NameEntry> = names
+        .iter()
+        .map(|n| NameEntry {
+            group: &n.group,
+            name: &n.name,
+            path: &n.path,
+        })
+        .collect();
+    for clash in name_clashes(&entries) {
+        let (earlier, entry) = (&names[clash.first], &names[clash.again]);
+        out.push(
+            RULE.diagnostic(
+                &entry.path,
+                entry.pointer.clone(),
+                Some(entry.span),
+                format!(
+                    "tool name \"{}\" is already declared at {}:{}",
+                    entry.name, earlier.path, earlier.line
+                ),
+            )
+            .with_help(HELP)
+            .with_related(Related {
+                path: earlier.path.clone(),
+                span: earlier.span,
+                message: "first declared here".to_string(),
+            }),
+        );
     }
 }
 
