@@ -4,6 +4,7 @@
 // Test code reports a failed expectation by panicking.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
+mod architecture;
 mod builtin;
 mod config;
 mod convert;
@@ -20,6 +21,7 @@ mod gen_typescript;
 mod hostile;
 mod lint_cli;
 mod outputs;
+mod project;
 mod rules;
 mod run;
 

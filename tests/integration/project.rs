@@ -1,0 +1,242 @@
+//! The front end through the public API: loading from disk and from memory,
+//! and each package file read once per run, however many manifests and
+//! rules need it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use toolc::ir::Format;
+use toolc::lint::{LintOptions, Linter};
+use toolc::project::{LoadOptions, Project, ReadLog};
+
+use super::{TempDir, root};
+
+/// A tree with every kind of package code: one Nachos package whose
+/// TypeScript three manifests share, an AgentStack package, a NORA tool
+/// with its entrypoint, an agentcli manifest with a program in tools/bin.
+fn packages() -> TempDir {
+    let dir = TempDir::new("read-once");
+    for (file, tool) in [
+        ("manifest.read.json", "fs-read"),
+        ("manifest.write.json", "fs-write"),
+        ("manifest.edit.json", "fs-edit"),
+    ] {
+        dir.write(
+            &format!("nachos/fs/{file}"),
+            format!(
+                r#"{{"name": "{tool}", "version": "1.0.0", "type": "tool",
+  "provides": {{"tool": "{tool}", "securityTier": 1}},
+  "capabilities": {{"network": {{"egress": []}}}}}}"#
+            ),
+        );
+    }
+    dir.write(
+        "nachos/fs/src/tools.ts",
+        r#"export class ReadTool {
+  readonly toolId = 'fs-read';
+  readonly name = 'Read';
+  readonly description = 'Reads a file';
+  readonly securityTier = 1;
+  readonly parameters = { type: 'object', properties: { path: { type: 'string', description: 'file' } }, required: ['path'] };
+}
+export class WriteTool {
+  readonly toolId = 'fs-write';
+  readonly description = 'Writes a file';
+  readonly securityTier = 1;
+  readonly parameters = { type: 'object', properties: { path: { type: 'string', description: 'file' } } };
+}
+"#,
+    );
+    dir.write(
+        "nachos/fs/src/edit.ts",
+        "export class EditTool {\n  readonly toolId = 'fs-edit';\n  readonly description = 'Edits';\n  readonly securityTier = 1;\n  readonly parameters = { type: 'object', properties: {} };\n}\n",
+    );
+    dir.write(
+        "agentstack/search/config.json",
+        r#"{"name": "search", "category": "search", "tools": {"find": {"actions": ["read"]}, "count": {"actions": ["read"]}}}"#,
+    );
+    dir.write(
+        "agentstack/search/__init__.py",
+        "def find(query: str) -> str:\n    \"\"\"Finds things.\n\n    Args:\n        query: what to find\n    \"\"\"\n    return query\n\n\ndef count(query: str, limit: int = 3) -> int:\n    \"\"\"Counts things.\n\n    Args:\n        query: what to count\n        limit: at most\n    \"\"\"\n    return limit\n",
+    );
+    dir.write(
+        "nora/greet/tool.json",
+        r#"{"name": "greet", "description": "Greets", "entrypoint": "main.py", "parameters": {"type": "object", "properties": {"who": {"type": "string", "description": "whom", "required": true}}}}"#,
+    );
+    dir.write(
+        "nora/greet/main.py",
+        "def run(params):\n    return 'hi ' + params['who']\n",
+    );
+    dir.write(
+        "agentcli/tools.json",
+        r#"{"tools": [{"name": "echo", "description": "Echoes", "command": ["./tools/bin/echo"], "schema": {"type": "object", "properties": {}}},
+{"name": "echo2", "description": "Echoes again", "command": ["./tools/bin/echo"], "schema": {"type": "object", "properties": {}}}]}"#,
+    );
+    let program = dir.write("agentcli/tools/bin/echo", "#!/bin/sh\ncat\n");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    dir
+}
+
+/// Every file the log saw, with its count, for a failure message.
+fn reads(log: &ReadLog) -> Vec<(PathBuf, usize)> {
+    log.reads().into_iter().collect()
+}
+
+#[test]
+fn a_lint_run_reads_each_file_once() {
+    let dir = packages();
+    let log = Arc::new(ReadLog::new());
+    let options = LintOptions {
+        read_log: Some(log.clone()),
+        ..LintOptions::default()
+    };
+    let report = toolc::lint::lint_paths(&[dir.path().to_path_buf()], &options).expect("lint");
+    assert_eq!(report.files.len(), 6, "{:#?}", report.files);
+    let reads = reads(&log);
+    let read = |name: &str| reads.iter().filter(|(p, _)| p.ends_with(name)).count();
+    // The shared TypeScript, the Python module and the entrypoint were all
+    // read, and every file once.
+    for name in [
+        "src/tools.ts",
+        "src/edit.ts",
+        "search/__init__.py",
+        "greet/main.py",
+    ] {
+        assert_eq!(read(name), 1, "{name} not read: {reads:#?}");
+    }
+    assert!(reads.iter().all(|(_, n)| *n == 1), "{reads:#?}");
+}
+
+#[test]
+fn loading_for_gen_and_checking_reads_each_file_once() {
+    let dir = packages();
+    let log = Arc::new(ReadLog::new());
+    let linter = Linter::new(LintOptions {
+        read_log: Some(log.clone()),
+        ..LintOptions::default()
+    })
+    .expect("linter");
+    let project = linter.load(&[dir.path().to_path_buf()]).expect("load");
+    let report = linter.check(&project).expect("check");
+    let errors: Vec<_> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == toolc::diagnostic::Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    // The IR is full: parameters from the TypeScript and the Python.
+    let tool = |name: &str| {
+        project
+            .toolsets()
+            .flat_map(|s| &s.tools)
+            .find(|t| t.name == name)
+            .unwrap_or_else(|| panic!("no tool {name}"))
+    };
+    assert_eq!(
+        tool("fs-read").parameters.as_ref().unwrap()["required"][0],
+        "path"
+    );
+    assert_eq!(
+        tool("count").parameters.as_ref().unwrap()["properties"]["limit"]["type"],
+        "integer"
+    );
+    assert_eq!(
+        tool("greet").parameters.as_ref().unwrap()["required"][0],
+        "who"
+    );
+    let reads = reads(&log);
+    assert!(reads.len() >= 10, "{reads:#?}");
+    assert!(reads.iter().all(|(_, n)| *n == 1), "{reads:#?}");
+}
+
+#[test]
+fn fixing_in_rounds_reads_package_code_once() {
+    let dir = packages();
+    // Two safe fixes at one place take two rounds.
+    dir.write(
+        "nora/greet/tool.json",
+        r#"{"name": "greet", "description": "Greets", "entrypoint": "main.py", "parameters": {"type": "object", "properties": {"who": {"type": "string", "description": "whom"}, "how": {"type": "string", "description": "how"}}}}"#,
+    );
+    let log = Arc::new(ReadLog::new());
+    let options = LintOptions {
+        read_log: Some(log.clone()),
+        ..LintOptions::default()
+    };
+    let fixed =
+        toolc::lint::fix::fix_paths(&[dir.path().to_path_buf()], &options, false).expect("fix");
+    assert_eq!(fixed.len(), 1, "{fixed:#?}");
+    let reads = reads(&log);
+    assert!(reads.iter().all(|(_, n)| *n == 1), "{reads:#?}");
+    assert!(
+        reads.iter().any(|(p, _)| p.ends_with("greet/main.py")),
+        "{reads:#?}"
+    );
+}
+
+#[test]
+fn the_corpus_is_read_once_per_file() {
+    let corpus = root().join("../shared/corpus");
+    let log = Arc::new(ReadLog::new());
+    let options = LintOptions {
+        read_log: Some(log.clone()),
+        ..LintOptions::default()
+    };
+    let report = toolc::lint::lint_paths(&[corpus], &options).expect("lint");
+    assert!(report.files.len() > 10);
+    let reads = reads(&log);
+    assert!(reads.iter().all(|(_, n)| *n == 1), "{reads:#?}");
+}
+
+#[test]
+fn documents_in_memory_load_like_files() {
+    let dir = packages();
+    // An unsaved buffer of the agentcli manifest: its text from memory, its
+    // programs from disk beside its path.
+    let path = dir.path().join("agentcli/tools.json");
+    let edited = r#"{"tools": [
+  {"name": "echo", "description": "Echoes", "command": ["./tools/bin/missing"], "schema": {"type": "object", "properties": {}}},
+  {"name": "echo", "description": "Twice", "command": ["./tools/bin/echo"], "schema": {"type": "object"}}
+]}"#;
+    let project = Project::from_documents(
+        [(path.display().to_string(), edited.to_string())],
+        &LoadOptions::default(),
+    );
+    assert_eq!(project.manifests.len(), 1);
+    assert_eq!(project.manifests[0].format(), Format::Agentcli);
+    let report = Linter::new(LintOptions::default())
+        .expect("linter")
+        .check(&project)
+        .expect("check");
+    let rules: Vec<&str> = report.diagnostics.iter().map(|d| d.rule).collect();
+    assert!(rules.contains(&"duplicate-tool-name"), "{rules:?}");
+    assert!(rules.contains(&"command-not-found"), "{rules:?}");
+    let missing = report
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == "command-not-found")
+        .unwrap();
+    let source = &report.sources[&missing.path];
+    let at = source.line_col(missing.span.unwrap().start);
+    assert_eq!((at.line, at.column), (2, 57));
+}
+
+#[test]
+fn a_broken_document_in_memory_is_a_problem_not_a_panic() {
+    let project = Project::from_documents(
+        [
+            ("a/tools.json".to_string(), "{\"tools\": [".to_string()),
+            ("b/notes.json".to_string(), "[1, 2]".to_string()),
+        ],
+        &LoadOptions::default(),
+    );
+    assert!(project.manifests.is_empty());
+    let kinds: Vec<_> = project.failures.iter().map(|f| f.problem.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            toolc::project::ProblemKind::InvalidJson,
+            toolc::project::ProblemKind::UnknownFormat
+        ]
+    );
+}
