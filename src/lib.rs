@@ -8,21 +8,40 @@
 //! emits provider tool JSON and code ([`emit`]), converts between formats
 //! ([`convert`]) and runs the tools ([`run`]: validation, policy, sandbox).
 //!
-//! The pipeline: files → [`source::Source`] → [`json::parse`] (value plus a
-//! [`json::SourceMap`] from JSON Pointer to byte span) → a format frontend
-//! ([`formats`]) → [`ir::ToolSet`] → rules → [`diagnostic::Diagnostic`]s.
+//! The pipeline: files or in-memory documents → the front end
+//! ([`project`]: walk, detect, read, parse with spans, read the package
+//! code once, lower) → [`ir::ToolSet`]s → lint rules →
+//! [`diagnostic::Diagnostic`]s, or → emitters, converters, the runner.
 //! No stage prints: rendering happens in the CLI.
 //!
-//! ```no_run
-//! let report = toolc::lint::lint_paths(
-//!     &["tools".into()],
-//!     &toolc::lint::LintOptions::default(),
-//! )?;
+//! Loading a manifest held in memory (an editor's unsaved buffer) and
+//! linting it:
+//!
+//! ```
+//! use toolc::lint::{LintOptions, Linter};
+//! use toolc::project::{LoadOptions, Project};
+//!
+//! let text = r#"{"tools": [{"name": "search", "description": "Searches the docs",
+//!   "command": ["./tools/bin/search"],
+//!   "schema": {"type": "object", "properties": {"query": {"type": "string"}}}}]}"#;
+//! let project = Project::from_documents(
+//!     [("tools.json".to_string(), text.to_string())],
+//!     &LoadOptions::default(),
+//! );
+//! let tools: Vec<&str> = project.toolsets().flat_map(|s| &s.tools).map(|t| t.name.as_str()).collect();
+//! assert_eq!(tools, ["search"]);
+//!
+//! let report = Linter::new(LintOptions::default())?.check(&project)?;
 //! for diagnostic in &report.diagnostics {
 //!     println!("{}: {} [{}]", diagnostic.path, diagnostic.message, diagnostic.rule);
 //! }
+//! assert!(report.diagnostics.iter().any(|d| d.rule == "property-missing-description"));
 //! # Ok::<(), toolc::lint::LintError>(())
 //! ```
+//!
+//! From disk, [`lint::lint_paths`] loads and checks files and directories
+//! as `toolc lint` does; [`project::Project::load`] loads them for a
+//! program of its own.
 
 pub mod cli;
 pub mod convert;
