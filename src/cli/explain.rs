@@ -23,7 +23,7 @@ pub(super) fn explain(name: &str, out: &mut dyn Write) -> Result<u8, CliError> {
 pub(super) fn list(out: &mut dyn Write) -> Result<u8, CliError> {
     let width = RULES.iter().map(|r| r.name.len()).max().unwrap_or(0);
     let target_width = RULES.iter().map(|r| targets(r).len()).max().unwrap_or(0);
-    for rule in RULES {
+    for rule in RULES.iter() {
         writeln!(
             out,
             "{}  {:<width$}  {:<7}  {:<target_width$}  {}",

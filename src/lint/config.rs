@@ -250,7 +250,7 @@ fn apply_command_line(mut settings: Settings, command_line: &CommandLine) -> Set
     }
     if let Some(selected) = &command_line.select {
         let selected: BTreeSet<&str> = selected.iter().map(|r| r.name).collect();
-        for rule in RULES {
+        for rule in RULES.iter() {
             if !selected.contains(rule.name) {
                 settings.levels.insert(rule.name, Level::Off);
             } else if settings.levels.get(rule.name) == Some(&Level::Off) {

@@ -69,65 +69,209 @@ use crate::diagnostic::Diagnostic;
 
 include!(concat!(env!("OUT_DIR"), "/rule_docs.rs"));
 
-/// Every rule, in code order.
-pub static ALL: &[&Rule] = &[
-    &invalid_json::RULE,
-    &duplicate_key::RULE,
-    &file_too_large::RULE,
-    &nesting_too_deep::RULE,
-    &io_error::RULE,
-    &unknown_format::RULE,
-    &missing_name::RULE,
-    &duplicate_tool_name::RULE,
-    &invalid_tool_name::RULE,
-    &empty_command::RULE,
-    &command_outside_bin::RULE,
-    &command_escapes_bin::RULE,
-    &command_not_found::RULE,
-    &parameters_not_object::RULE,
-    &property_missing_type::RULE,
-    &property_missing_description::RULE,
-    &required_unknown_property::RULE,
-    &invalid_json_schema::RULE,
-    &nora_property_missing_required::RULE,
-    &entrypoint_not_found::RULE,
-    &entrypoint_missing_run::RULE,
-    &unknown_action::RULE,
-    &missing_action::RULE,
-    &unpinned_dependency::RULE,
-    &agentstack_function_missing::RULE,
-    &agentstack_unlisted_function::RULE,
-    &python_syntax_error::RULE,
-    &python_type_hint_unknown::RULE,
-    &invalid_security_tier::RULE,
-    &nachos_class_missing::RULE,
-    &nachos_tier_mismatch::RULE,
-    &typescript_unsupported_expression::RULE,
-    &not_a_tool_manifest::RULE,
-    &schema_violation::RULE,
-    &unknown_field::RULE,
-    &conversion_loss::RULE,
+/// How a rule's findings come about.
+#[derive(Clone, Copy)]
+pub(crate) enum Check {
+    /// A file the front end could not load (see `lint::problem_diagnostic`).
+    Load,
+    /// A check of one manifest at a time.
+    Manifest(fn(&Manifest, &mut Vec<Diagnostic>)),
+    /// A check of a tool's parameter schema as a whole, wherever it comes
+    /// from (see [`ParameterSchema`]).
+    Schema(ToolSchemaCheck),
+    /// A check of every subschema of a tool's parameters, in the format's
+    /// own dialect (one walk serves them all).
+    Node(SchemaCheck),
+    /// The format's structural schema (`lint::structure`).
+    Structure,
+    /// Reported by the command that does the work (convert's losses).
+    Command,
+}
+
+type ToolSchemaCheck = fn(&ParameterSchema, &mut Vec<Diagnostic>);
+type SchemaCheck = fn(&ParameterSchema, &str, &Map<String, Value>, &mut Vec<Diagnostic>);
+
+/// Every rule, in code order, with its check: registering a rule is one
+/// entry here (and its module above).
+pub(crate) static REGISTRY: &[(&Rule, Check)] = &[
+    (&invalid_json::RULE, Check::Load),
+    (&duplicate_key::RULE, Check::Manifest(duplicate_key::check)),
+    (&file_too_large::RULE, Check::Load),
+    (&nesting_too_deep::RULE, Check::Load),
+    (&io_error::RULE, Check::Load),
+    (&unknown_format::RULE, Check::Load),
+    (&missing_name::RULE, Check::Manifest(missing_name::check)),
+    (
+        &duplicate_tool_name::RULE,
+        Check::Manifest(duplicate_tool_name::check),
+    ),
+    (
+        &invalid_tool_name::RULE,
+        Check::Manifest(invalid_tool_name::check),
+    ),
+    (&empty_command::RULE, Check::Manifest(empty_command::check)),
+    (
+        &command_outside_bin::RULE,
+        Check::Manifest(command_outside_bin::check),
+    ),
+    (
+        &command_escapes_bin::RULE,
+        Check::Manifest(command_escapes_bin::check),
+    ),
+    (
+        &command_not_found::RULE,
+        Check::Manifest(command_not_found::check),
+    ),
+    (
+        &parameters_not_object::RULE,
+        Check::Schema(parameters_not_object::check),
+    ),
+    (
+        &property_missing_type::RULE,
+        Check::Node(property_missing_type::check_node),
+    ),
+    (
+        &property_missing_description::RULE,
+        Check::Node(property_missing_description::check_node),
+    ),
+    (
+        &required_unknown_property::RULE,
+        Check::Node(required_unknown_property::check_node),
+    ),
+    (
+        &invalid_json_schema::RULE,
+        Check::Schema(invalid_json_schema::check),
+    ),
+    (
+        &nora_property_missing_required::RULE,
+        Check::Manifest(nora_property_missing_required::check),
+    ),
+    (
+        &entrypoint_not_found::RULE,
+        Check::Manifest(entrypoint_not_found::check),
+    ),
+    (
+        &entrypoint_missing_run::RULE,
+        Check::Manifest(entrypoint_missing_run::check),
+    ),
+    (
+        &unknown_action::RULE,
+        Check::Manifest(unknown_action::check),
+    ),
+    (
+        &missing_action::RULE,
+        Check::Manifest(missing_action::check),
+    ),
+    (
+        &unpinned_dependency::RULE,
+        Check::Manifest(unpinned_dependency::check),
+    ),
+    (
+        &agentstack_function_missing::RULE,
+        Check::Manifest(agentstack_function_missing::check),
+    ),
+    (
+        &agentstack_unlisted_function::RULE,
+        Check::Manifest(agentstack_unlisted_function::check),
+    ),
+    (
+        &python_syntax_error::RULE,
+        Check::Manifest(python_syntax_error::check),
+    ),
+    (
+        &python_type_hint_unknown::RULE,
+        Check::Manifest(python_type_hint_unknown::check),
+    ),
+    (
+        &invalid_security_tier::RULE,
+        Check::Manifest(invalid_security_tier::check),
+    ),
+    (
+        &nachos_class_missing::RULE,
+        Check::Manifest(nachos_class_missing::check),
+    ),
+    (
+        &nachos_tier_mismatch::RULE,
+        Check::Manifest(nachos_tier_mismatch::check),
+    ),
+    (
+        &typescript_unsupported_expression::RULE,
+        Check::Manifest(typescript_unsupported_expression::check),
+    ),
+    (
+        &not_a_tool_manifest::RULE,
+        Check::Manifest(not_a_tool_manifest::check),
+    ),
+    (&schema_violation::RULE, Check::Structure),
+    (&unknown_field::RULE, Check::Structure),
+    (&conversion_loss::RULE, Check::Command),
     // Provider rules (group A: names, sizes, combinators, MCP)
-    &name_too_long::RULE,
-    &name_charset::RULE,
-    &name_start::RULE,
-    &description_too_long::RULE,
-    &too_many_tools::RULE,
-    &root_combinator::RULE,
-    &array_missing_items::RULE,
-    &mcp_annotation_conflict::RULE,
-    &dialect_mismatch::RULE,
+    (&name_too_long::RULE, Check::Manifest(name_too_long::check)),
+    (&name_charset::RULE, Check::Manifest(name_charset::check)),
+    (&name_start::RULE, Check::Manifest(name_start::check)),
+    (
+        &description_too_long::RULE,
+        Check::Manifest(description_too_long::check),
+    ),
+    (
+        &too_many_tools::RULE,
+        Check::Manifest(too_many_tools::check),
+    ),
+    (
+        &root_combinator::RULE,
+        Check::Schema(root_combinator::check),
+    ),
+    (
+        &array_missing_items::RULE,
+        Check::Node(array_missing_items::check_node),
+    ),
+    (
+        &mcp_annotation_conflict::RULE,
+        Check::Manifest(mcp_annotation_conflict::check),
+    ),
+    (
+        &dialect_mismatch::RULE,
+        Check::Schema(dialect_mismatch::check),
+    ),
     // Provider rules (group B: OpenAI strict, Gemini)
-    &strict_additional_properties::RULE,
-    &strict_all_required::RULE,
-    &strict_unsupported_keyword::RULE,
-    &strict_unsupported_format::RULE,
-    &strict_limits::RULE,
-    &gemini_unsupported_keyword::RULE,
-    &gemini_enum_not_string::RULE,
-    &gemini_typeless_node::RULE,
-    &gemini_property_name::RULE,
+    (
+        &strict_additional_properties::RULE,
+        Check::Node(strict_additional_properties::check_node),
+    ),
+    (
+        &strict_all_required::RULE,
+        Check::Node(strict_all_required::check_node),
+    ),
+    (
+        &strict_unsupported_keyword::RULE,
+        Check::Node(strict_unsupported_keyword::check_node),
+    ),
+    (
+        &strict_unsupported_format::RULE,
+        Check::Node(strict_unsupported_format::check_node),
+    ),
+    (&strict_limits::RULE, Check::Schema(strict_limits::check)),
+    (
+        &gemini_unsupported_keyword::RULE,
+        Check::Node(gemini_unsupported_keyword::check_node),
+    ),
+    (
+        &gemini_enum_not_string::RULE,
+        Check::Node(gemini_enum_not_string::check_node),
+    ),
+    (
+        &gemini_typeless_node::RULE,
+        Check::Node(gemini_typeless_node::check_node),
+    ),
+    (
+        &gemini_property_name::RULE,
+        Check::Node(gemini_property_name::check_node),
+    ),
 ];
+
+/// Every rule, in code order.
+pub static ALL: std::sync::LazyLock<Vec<&'static Rule>> =
+    std::sync::LazyLock::new(|| REGISTRY.iter().map(|(rule, _)| *rule).collect());
 
 /// Rules that check a value against a general schema (the format's
 /// structure, the meta-schema): a more specific rule's finding at the same
@@ -144,125 +288,6 @@ pub(crate) const GENERIC: &[&str] = &[
 /// Rules about a key rather than its value.
 pub(crate) const ABOUT_KEYS: &[&str] = &[duplicate_key::RULE.name, unknown_field::RULE.name];
 
-type Check = fn(&Manifest, &mut Vec<Diagnostic>);
-
-/// The checks that look at one manifest at a time, each with the rule it
-/// reports under (it runs only when that rule is on for the file).
-const FILE_CHECKS: &[(&Rule, Check)] = &[
-    (&duplicate_key::RULE, duplicate_key::check),
-    (&missing_name::RULE, missing_name::check),
-    (&duplicate_tool_name::RULE, duplicate_tool_name::check),
-    (&invalid_tool_name::RULE, invalid_tool_name::check),
-    (&empty_command::RULE, empty_command::check),
-    (&command_outside_bin::RULE, command_outside_bin::check),
-    (&command_escapes_bin::RULE, command_escapes_bin::check),
-    (&command_not_found::RULE, command_not_found::check),
-    (
-        &nora_property_missing_required::RULE,
-        nora_property_missing_required::check,
-    ),
-    (&entrypoint_not_found::RULE, entrypoint_not_found::check),
-    (&entrypoint_missing_run::RULE, entrypoint_missing_run::check),
-    (&unknown_action::RULE, unknown_action::check),
-    (&missing_action::RULE, missing_action::check),
-    (&unpinned_dependency::RULE, unpinned_dependency::check),
-    (
-        &agentstack_function_missing::RULE,
-        agentstack_function_missing::check,
-    ),
-    (
-        &agentstack_unlisted_function::RULE,
-        agentstack_unlisted_function::check,
-    ),
-    (&python_syntax_error::RULE, python_syntax_error::check),
-    (
-        &python_type_hint_unknown::RULE,
-        python_type_hint_unknown::check,
-    ),
-    (&invalid_security_tier::RULE, invalid_security_tier::check),
-    (&nachos_class_missing::RULE, nachos_class_missing::check),
-    (&nachos_tier_mismatch::RULE, nachos_tier_mismatch::check),
-    (
-        &typescript_unsupported_expression::RULE,
-        typescript_unsupported_expression::check,
-    ),
-    // Provider rules (group A: names, sizes, combinators, MCP)
-    (&name_too_long::RULE, name_too_long::check),
-    (&name_charset::RULE, name_charset::check),
-    (&name_start::RULE, name_start::check),
-    (&description_too_long::RULE, description_too_long::check),
-    (&too_many_tools::RULE, too_many_tools::check),
-    (
-        &mcp_annotation_conflict::RULE,
-        mcp_annotation_conflict::check,
-    ),
-];
-
-type ToolSchemaCheck = fn(&ParameterSchema, &mut Vec<Diagnostic>);
-
-/// The checks that look at a tool's parameter schema as a whole, wherever
-/// it comes from (see [`ParameterSchema`]).
-const TOOL_SCHEMA_CHECKS: &[(&Rule, ToolSchemaCheck)] = &[
-    (&parameters_not_object::RULE, parameters_not_object::check),
-    (&invalid_json_schema::RULE, invalid_json_schema::check),
-    // Provider rules (group A: names, sizes, combinators, MCP)
-    (&root_combinator::RULE, root_combinator::check),
-    (&dialect_mismatch::RULE, dialect_mismatch::check),
-    // Provider rules (group B: OpenAI strict, Gemini)
-    (&strict_limits::RULE, strict_limits::check),
-];
-
-type SchemaCheck = fn(&ParameterSchema, &str, &Map<String, Value>, &mut Vec<Diagnostic>);
-
-/// The checks that look at every subschema of a tool's parameters, in the
-/// format's own dialect (one walk serves them all).
-const SCHEMA_CHECKS: &[(&Rule, SchemaCheck)] = &[
-    (
-        &property_missing_type::RULE,
-        property_missing_type::check_node,
-    ),
-    (
-        &property_missing_description::RULE,
-        property_missing_description::check_node,
-    ),
-    (
-        &required_unknown_property::RULE,
-        required_unknown_property::check_node,
-    ),
-    // Provider rules (group A: names, sizes, combinators, MCP)
-    (&array_missing_items::RULE, array_missing_items::check_node),
-    // Provider rules (group B: OpenAI strict, Gemini)
-    (
-        &strict_additional_properties::RULE,
-        strict_additional_properties::check_node,
-    ),
-    (&strict_all_required::RULE, strict_all_required::check_node),
-    (
-        &strict_unsupported_keyword::RULE,
-        strict_unsupported_keyword::check_node,
-    ),
-    (
-        &strict_unsupported_format::RULE,
-        strict_unsupported_format::check_node,
-    ),
-    (
-        &gemini_unsupported_keyword::RULE,
-        gemini_unsupported_keyword::check_node,
-    ),
-    (
-        &gemini_enum_not_string::RULE,
-        gemini_enum_not_string::check_node,
-    ),
-    (
-        &gemini_typeless_node::RULE,
-        gemini_typeless_node::check_node,
-    ),
-    (
-        &gemini_property_name::RULE,
-        gemini_property_name::check_node,
-    ),
-];
-
 /// Runs the parameter rules over every tool's parameter schema. Findings
 /// about schemas in the document go to `out`; those about derived schemas,
 /// deduplicated among themselves and moved to their tool's name, go to
@@ -273,15 +298,21 @@ fn check_parameter_schemas(
     derived_out: &mut Vec<Diagnostic>,
 ) {
     let runs = |rule: &Rule| manifest.settings.runs(rule);
-    let tool_checks: Vec<ToolSchemaCheck> = TOOL_SCHEMA_CHECKS
+    let tool_checks: Vec<ToolSchemaCheck> = REGISTRY
         .iter()
         .filter(|(rule, _)| runs(rule))
-        .map(|(_, check)| *check)
+        .filter_map(|(_, check)| match check {
+            Check::Schema(check) => Some(*check),
+            _ => None,
+        })
         .collect();
-    let node_checks: Vec<SchemaCheck> = SCHEMA_CHECKS
+    let node_checks: Vec<SchemaCheck> = REGISTRY
         .iter()
         .filter(|(rule, _)| runs(rule))
-        .map(|(_, check)| *check)
+        .filter_map(|(_, check)| match check {
+            Check::Node(check) => Some(*check),
+            _ => None,
+        })
         .collect();
     if tool_checks.is_empty() && node_checks.is_empty() {
         return;
@@ -347,8 +378,10 @@ pub(crate) fn check_manifest(
         not_a_tool_manifest::check(manifest, out);
         return;
     }
-    for (rule, check) in FILE_CHECKS {
-        if manifest.settings.runs(rule) {
+    for (rule, check) in REGISTRY {
+        if let Check::Manifest(check) = check
+            && manifest.settings.runs(rule)
+        {
             check(manifest, out);
         }
     }
