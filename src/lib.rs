@@ -39,5 +39,7 @@ pub mod syntax;
 pub mod typescript;
 
 mod load;
+mod providers;
+mod schema;
 mod suggest;
 mod walk;
