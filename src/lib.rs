@@ -58,4 +58,6 @@ pub mod source;
 pub mod syntax;
 pub mod typescript;
 
+mod providers;
+mod schema;
 mod suggest;

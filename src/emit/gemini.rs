@@ -17,14 +17,16 @@
 
 use serde_json::{Map, Value, json};
 
-use super::anthropic::{
-    Origins, RefGuard, Refusal, SchemaNotes, ensure_root_object, merge_all_of, one_of_to_any_of,
-    parameters_or_empty, property_at, rename_key,
-};
+use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
 use super::{EmitError, Generated, Options, Output, json_document, tools};
 use crate::ir::ToolSet;
 use crate::json;
-use crate::lint::rules::gemini_property_name::is_identifier;
+use crate::providers::GenHandling;
+use crate::providers::gemini::{self, PROPERTY_NAME_MAX_LENGTH};
+use crate::schema::{
+    Origins, RefGuard, Refusal, RewriteNotes, merge_all_of, one_of_to_any_of, property_at,
+    rename_key, resolve_local_ref,
+};
 
 /// `toolc gen gemini`.
 pub fn generate(toolsets: &[ToolSet], _options: &Options) -> Result<Generated, EmitError> {
@@ -72,82 +74,6 @@ fn gemini_schema(schema: Value, notes: &mut SchemaNotes) -> Value {
     };
     conversion.convert(schema, "", 0)
 }
-
-/// Keywords Gemini rejects, removed, with what the removal loses (nothing
-/// the model could use, for an info note rather than a warning).
-const REJECTED: &[(&str, Option<&str>)] = &[
-    ("$schema", None),
-    ("$comment", None),
-    ("$defs", None),
-    ("definitions", None),
-    ("propertyNames", Some("the key names are no longer checked")),
-    (
-        "patternProperties",
-        Some("keys matching the pattern can no longer be described"),
-    ),
-    (
-        "multipleOf",
-        Some("the step is no longer checked; say it in the description"),
-    ),
-    (
-        "exclusiveMinimum",
-        Some("the bound is no longer checked; say it in the description"),
-    ),
-    (
-        "exclusiveMaximum",
-        Some("the bound is no longer checked; say it in the description"),
-    ),
-    ("not", Some("the excluded values are accepted again")),
-    ("examples", Some("move the examples into the description")),
-    (
-        "uniqueItems",
-        Some("duplicates are no longer refused; say it in the description"),
-    ),
-    (
-        "prefixItems",
-        Some("the position of each item is no longer described"),
-    ),
-    ("if", Some("the condition is no longer checked")),
-    ("then", Some("the condition is no longer checked")),
-    ("else", Some("the condition is no longer checked")),
-    (
-        "dependentRequired",
-        Some("the dependency is no longer checked"),
-    ),
-    (
-        "dependentSchemas",
-        Some("the dependency is no longer checked"),
-    ),
-];
-
-/// The fields of Gemini's `Schema` message (the OpenAPI 3.0 subset it
-/// reads); any other name fails the request.
-const SCHEMA_FIELDS: &[&str] = &[
-    "type",
-    "format",
-    "title",
-    "description",
-    "nullable",
-    "enum",
-    "maxItems",
-    "minItems",
-    "properties",
-    "required",
-    "minProperties",
-    "maxProperties",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "example",
-    "anyOf",
-    "propertyOrdering",
-    "default",
-    "items",
-    "minimum",
-    "maximum",
-];
-
-const MAX_PROPERTY_NAME: usize = 64;
 
 struct Conversion<'r, 'n, 'a> {
     /// The schema as it was, for following `$ref`s.
@@ -409,8 +335,16 @@ impl Conversion<'_, '_, '_> {
                  position of each item is no longer described",
             );
         }
-        for (keyword, loss) in REJECTED {
-            if node.shift_remove(*keyword).is_none() {
+        // The others are rewritten by steps of their own.
+        let removed = gemini::REJECTED
+            .iter()
+            .filter_map(|k| match k.when_generating {
+                GenHandling::Removed => Some((k.name, None)),
+                GenHandling::RemovedLosing(loss) => Some((k.name, Some(loss))),
+                GenHandling::Rewritten => None,
+            });
+        for (keyword, loss) in removed {
+            if node.shift_remove(keyword).is_none() {
                 continue;
             }
             let keyword_at = json::join(at, keyword);
@@ -439,7 +373,7 @@ impl Conversion<'_, '_, '_> {
     fn remove_unknown(&mut self, node: &mut Map<String, Value>, at: &str) {
         let unknown: Vec<String> = node
             .keys()
-            .filter(|k| !SCHEMA_FIELDS.contains(&k.as_str()))
+            .filter(|k| !gemini::SCHEMA_FIELDS.contains(&k.as_str()))
             .cloned()
             .collect();
         for keyword in unknown {
@@ -601,12 +535,7 @@ impl Conversion<'_, '_, '_> {
         let Some(format) = node.get("format") else {
             return;
         };
-        let accepted: &[&str] = match node.get("type").and_then(Value::as_str) {
-            Some("string") => &["enum", "date-time"],
-            Some("integer") => &["int32", "int64"],
-            Some("number") => &["float", "double"],
-            _ => &[],
-        };
+        let accepted = gemini::formats_for(node.get("type").and_then(Value::as_str));
         if format.as_str().is_some_and(|f| accepted.contains(&f)) {
             return;
         }
@@ -667,12 +596,12 @@ impl Conversion<'_, '_, '_> {
         let Some(Value::Object(properties)) = node.get("properties") else {
             return;
         };
-        for name in properties.keys().filter(|n| !is_identifier(n)) {
+        for name in properties.keys().filter(|n| !gemini::is_property_name(n)) {
             self.notes.warning(
                 &property_at(at, origins, name),
                 format!(
                     "Gemini rejects the property name \"{name}\" (a letter or _, then letters, \
-                     digits and _, at most {MAX_PROPERTY_NAME} characters); rename it"
+                     digits and _, at most {PROPERTY_NAME_MAX_LENGTH} characters); rename it"
                 ),
             );
         }
@@ -681,7 +610,7 @@ impl Conversion<'_, '_, '_> {
 
 /// What stands for a reference that is not inlined: an object, described.
 fn placeholder(node: &Map<String, Value>, root: &Value, reference: &str) -> Value {
-    let target = super::anthropic::resolve_local_ref(root, reference).map(|(target, _)| target);
+    let target = resolve_local_ref(root, reference).map(|(target, _)| target);
     let description = node
         .get("description")
         .or_else(|| target.and_then(|t| t.get("description")))

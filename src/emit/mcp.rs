@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::anthropic::{SchemaNotes, ensure_root_object, parameters_or_empty};
+use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
 use super::{EmitError, Generated, Note, Options, Output, json_document, tools};
 use crate::diagnostic::Severity;
 use crate::ir::{Format, Permissions, Tool, ToolSet};

@@ -12,6 +12,7 @@ pub mod anthropic;
 pub mod gemini;
 pub mod mcp;
 pub mod openai;
+mod parameters;
 pub mod python;
 pub mod rust;
 pub mod templates;

@@ -13,14 +13,16 @@
 
 use serde_json::{Map, Value, json};
 
-use super::anthropic::{
-    Origins, RefGuard, SchemaNotes, ensure_root_object, flatten_root_unions, merge_all_of,
-    one_of_to_any_of, parameters_or_empty, property_at,
-};
+use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
 use super::{EmitError, Generated, Note, Options, Output, json_document};
 use crate::ir::ToolSet;
 use crate::json;
-use crate::lint::rules::strict_unsupported_format::SUPPORTED as FORMATS;
+use crate::providers::GenHandling;
+use crate::providers::openai::{STRICT_FORMATS, STRICT_REJECTED};
+use crate::schema::{
+    Origins, RefGuard, RewriteNotes, flatten_root_unions, is_object_schema, merge_all_of,
+    one_of_to_any_of, property_at,
+};
 
 /// The OpenAI tools array for every tool of `toolsets`, in order, as
 /// written without `--strict`. Tools whose parameters are unknown get an
@@ -77,21 +79,6 @@ fn strict_schema(mut schema: Value, notes: &mut SchemaNotes) -> Value {
     rewrite.node(&mut schema, "", 0);
     schema
 }
-
-/// Keywords strict mode rejects, removed with what the removal loses.
-const REJECTED: &[(&str, &str)] = &[
-    ("not", "the excluded values are accepted again"),
-    ("if", "the condition is no longer checked"),
-    ("then", "the condition is no longer checked"),
-    ("else", "the condition is no longer checked"),
-    ("dependentRequired", "the dependency is no longer checked"),
-    ("dependentSchemas", "the dependency is no longer checked"),
-    (
-        "patternProperties",
-        "keys matching the pattern are no longer accepted",
-    ),
-    ("propertyNames", "the key names are no longer checked"),
-];
 
 struct StrictRewrite<'r, 'n, 'a> {
     /// The schema as it was, for following `$ref`s of `allOf` branches.
@@ -153,8 +140,15 @@ impl StrictRewrite<'_, '_, '_> {
     }
 
     fn remove_rejected(&mut self, node: &mut Map<String, Value>, at: &str) {
-        for (keyword, loss) in REJECTED {
-            if node.shift_remove(*keyword).is_some() {
+        // `allOf` and `oneOf` are rewritten by their own steps.
+        let removed = STRICT_REJECTED
+            .iter()
+            .filter_map(|k| match k.when_generating {
+                GenHandling::RemovedLosing(loss) => Some((k.name, loss)),
+                GenHandling::Removed | GenHandling::Rewritten => None,
+            });
+        for (keyword, loss) in removed {
+            if node.shift_remove(keyword).is_some() {
                 self.notes.warning(
                     &json::join(at, keyword),
                     format!("removed \"{keyword}\", which OpenAI strict mode rejects: {loss}"),
@@ -162,7 +156,7 @@ impl StrictRewrite<'_, '_, '_> {
             }
         }
         if let Some(Value::String(format)) = node.get("format")
-            && !FORMATS.contains(&format.as_str())
+            && !STRICT_FORMATS.contains(&format.as_str())
         {
             let message = format!(
                 "removed \"format\": \"{format}\", which OpenAI strict mode does not support; \
@@ -267,17 +261,6 @@ impl StrictRewrite<'_, '_, '_> {
         }
         node.insert("required".into(), Value::Array(required));
     }
-}
-
-/// Whether a subschema describes objects, as `strict-additional-properties`
-/// decides it: `"type": "object"` (alone or in a list), or `properties`.
-fn is_object_schema(node: &Map<String, Value>) -> bool {
-    let typed_object = match node.get("type") {
-        Some(Value::String(t)) => t == "object",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
-        _ => false,
-    };
-    typed_object || node.contains_key("properties")
 }
 
 /// Lets `null` through a property schema: a `null` in its type (and its

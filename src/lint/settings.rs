@@ -8,60 +8,13 @@ use serde::Deserialize;
 
 use super::Rule;
 use crate::diagnostic::Severity;
+use crate::providers::openai;
 
-/// A model provider whose rejections a profile of rules checks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Target {
-    Openai,
-    /// OpenAI with `"strict": true` (Structured Outputs).
-    OpenaiStrict,
-    Anthropic,
-    Gemini,
-    Mcp,
-}
+/// The providers live with what they accept; lint names them here too.
+pub use crate::providers::Target;
 
-impl Target {
-    pub const ALL: [Target; 5] = [
-        Target::Openai,
-        Target::OpenaiStrict,
-        Target::Anthropic,
-        Target::Gemini,
-        Target::Mcp,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Target::Openai => "openai",
-            Target::OpenaiStrict => "openai-strict",
-            Target::Anthropic => "anthropic",
-            Target::Gemini => "gemini",
-            Target::Mcp => "mcp",
-        }
-    }
-
-    /// How the provider is named in messages.
-    pub fn display(self) -> &'static str {
-        match self {
-            Target::Openai => "OpenAI",
-            Target::OpenaiStrict => "OpenAI strict mode",
-            Target::Anthropic => "Anthropic",
-            Target::Gemini => "Gemini",
-            Target::Mcp => "MCP",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Target> {
-        Target::ALL.into_iter().find(|t| t.name() == name)
-    }
-
-    /// `openai-strict` is OpenAI too: everything OpenAI rejects, strict mode
-    /// rejects as well.
-    pub fn includes(self, other: Target) -> bool {
-        self == other || (self == Target::OpenaiStrict && other == Target::Openai)
-    }
-}
-
-/// Provider limits that change over time; `[limits]` in `toolc.toml`.
+/// Provider limits that change over time; `[limits]` in `toolc.toml`. The
+/// defaults are the providers' documented figures ([`crate::providers`]).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Limits {
@@ -85,18 +38,20 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
+        // Every provider named here sets the limit: `usize::MAX` is never used.
+        let set = |limit: Option<usize>| limit.unwrap_or(usize::MAX);
         Limits {
-            openai_name_length: 64,
-            anthropic_name_length: 64,
-            mcp_name_length: 128,
-            gemini_name_length: 64,
-            openai_description_length: 1024,
-            openai_max_tools: 128,
-            gemini_max_tools: 512,
-            strict_max_depth: 10,
-            strict_max_properties: 5000,
-            strict_max_enum_values: 1000,
-            strict_max_string_length: 120_000,
+            openai_name_length: Target::Openai.tool_name_max_length(),
+            anthropic_name_length: Target::Anthropic.tool_name_max_length(),
+            mcp_name_length: Target::Mcp.tool_name_max_length(),
+            gemini_name_length: Target::Gemini.tool_name_max_length(),
+            openai_description_length: set(Target::Openai.description_max_length()),
+            openai_max_tools: set(Target::Openai.max_tools()),
+            gemini_max_tools: set(Target::Gemini.max_tools()),
+            strict_max_depth: openai::STRICT_MAX_DEPTH,
+            strict_max_properties: openai::STRICT_MAX_PROPERTIES,
+            strict_max_enum_values: openai::STRICT_MAX_ENUM_VALUES,
+            strict_max_string_length: openai::STRICT_MAX_STRING_LENGTH,
         }
     }
 }

@@ -36,6 +36,7 @@ use crate::json;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::gemini_unsupported_keyword::in_rejected_subschema;
 use crate::lint::{Rule, Target};
+use crate::providers::gemini::{PROPERTY_NAME_MAX_LENGTH, is_property_name};
 
 pub(crate) const RULE: Rule = Rule {
     name: "gemini-property-name",
@@ -44,8 +45,6 @@ pub(crate) const RULE: Rule = Rule {
     summary: "Gemini: a property name is not an identifier of at most 64 characters",
     targets: &[Target::Gemini],
 };
-
-const MAX_LENGTH: usize = 64;
 
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).
@@ -63,7 +62,7 @@ pub(crate) fn check_node(
     }
     let properties_at = json::join(pointer, "properties");
     for name in properties.keys() {
-        if is_identifier(name) {
+        if is_property_name(name) {
             continue;
         }
         out.push(
@@ -73,23 +72,12 @@ pub(crate) fn check_node(
                     json::join(&properties_at, name),
                     format!(
                         "property name \"{name}\" is not an identifier Gemini accepts \
-                         (a letter or _, then letters, digits and _, at most {MAX_LENGTH})"
+                         (a letter or _, then letters, digits and _, at most {PROPERTY_NAME_MAX_LENGTH})"
                     ),
                 )
                 .with_help(format!("rename it, e.g. to \"{}\"", identifier_like(name))),
         );
     }
-}
-
-/// Whether Gemini accepts `name` as a property name (also what `gen gemini`
-/// checks before renaming).
-pub(crate) fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && name.len() <= MAX_LENGTH
 }
 
 /// A close name that passes: other characters become `_`, a leading digit
@@ -102,5 +90,5 @@ fn identifier_like(name: &str) -> String {
     if !fixed.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
         fixed.insert(0, '_');
     }
-    fixed.chars().take(MAX_LENGTH).collect()
+    fixed.chars().take(PROPERTY_NAME_MAX_LENGTH).collect()
 }

@@ -37,6 +37,7 @@ use crate::json;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_unsupported_keyword::{PathStep, schema_path};
 use crate::lint::{Rule, Target};
+use crate::providers::gemini;
 
 pub(crate) const RULE: Rule = Rule {
     name: "gemini-typeless-node",
@@ -99,10 +100,5 @@ pub(crate) fn check_node(
 /// Anything else is reported by `gemini-unsupported-keyword` (or is a
 /// keyword Gemini ignores), and so is what lies below it.
 fn is_read(index: usize, step: &PathStep<'_>) -> bool {
-    match step.keyword {
-        "properties" | "anyOf" | "oneOf" | "allOf" => true,
-        "items" => step.member.is_none(),
-        "$defs" | "definitions" => index == 0,
-        _ => false,
-    }
+    gemini::keeps_subschemas(step.keyword, step.member.is_some(), index == 0)
 }

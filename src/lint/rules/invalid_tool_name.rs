@@ -25,7 +25,7 @@
 //! ```
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::lint::{Manifest, Rule};
+use crate::lint::{Manifest, Rule, Target};
 
 pub(crate) const RULE: Rule = Rule {
     name: "invalid-tool-name",
@@ -35,7 +35,12 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-const MAX_LEN: usize = 64;
+/// The providers whose shared name pattern this rule checks.
+const PROVIDERS: [Target; 2] = [Target::Openai, Target::Anthropic];
+
+fn accepted(c: char) -> bool {
+    PROVIDERS.iter().all(|p| p.accepts_in_tool_name(c))
+}
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     for tool in &manifest.toolset.tools {
@@ -43,18 +48,20 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let length = tool.name.chars().count();
-        let bad_char = tool
-            .name
-            .chars()
-            .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'));
+        let max_len = PROVIDERS
+            .iter()
+            .map(|p| p.tool_name_max_length())
+            .min()
+            .unwrap_or_default();
+        let bad_char = tool.name.chars().find(|&c| !accepted(c));
         let message = match bad_char {
             Some(c) => format!(
                 "tool name \"{}\" contains {}, which OpenAI and Anthropic reject",
                 tool.name,
                 describe(c)
             ),
-            None if length > MAX_LEN => format!(
-                "tool name \"{}\" is {length} characters long; OpenAI and Anthropic allow at most {MAX_LEN}",
+            None if length > max_len => format!(
+                "tool name \"{}\" is {length} characters long; OpenAI and Anthropic allow at most {max_len}",
                 tool.name
             ),
             None => continue,
@@ -62,7 +69,9 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
         out.push(
             manifest
                 .at_tool_name(&RULE, tool, message)
-                .with_help("use only ASCII letters, digits, `_` and `-`, at most 64 characters"),
+                .with_help(format!(
+                    "use only ASCII letters, digits, `_` and `-`, at most {max_len} characters"
+                )),
         );
     }
 }

@@ -50,21 +50,9 @@ pub(crate) const RULE: Rule = Rule {
     ],
 };
 
-/// Whether a provider accepts `c` in a tool name.
-fn accepts(provider: Target, c: char) -> bool {
-    c.is_ascii_alphanumeric()
-        || c == '_'
-        || c == '-'
-        || match provider {
-            Target::Mcp => c == '.',
-            Target::Gemini => c == '.' || c == ':',
-            _ => false,
-        }
-}
-
 pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     let providers = manifest.settings.providers(&RULE);
-    let accepted_by_all = |c: char| providers.iter().all(|&p| accepts(p, c));
+    let accepted_by_all = |c: char| providers.iter().all(|&p| p.accepts_in_tool_name(c));
     for tool in &manifest.toolset.tools {
         let Some(bad) = tool.name.chars().find(|&c| !accepted_by_all(c)) else {
             continue;
@@ -72,7 +60,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
         let rejecting: Vec<Target> = providers
             .iter()
             .copied()
-            .filter(|&p| !accepts(p, bad))
+            .filter(|&p| !p.accepts_in_tool_name(bad))
             .collect();
         let suggestion: String = tool
             .name

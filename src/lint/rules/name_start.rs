@@ -46,7 +46,8 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
         };
         // Only characters Gemini accepts after the start; others are a
         // `name-charset` finding at the same place.
-        if !(first.is_ascii_digit() || matches!(first, '.' | ':' | '-')) {
+        let gemini = Target::Gemini;
+        if gemini.accepts_tool_name_start(first) || !gemini.accepts_in_tool_name(first) {
             continue;
         }
         out.push(

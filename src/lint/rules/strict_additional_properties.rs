@@ -35,6 +35,7 @@ use crate::lint::fix::insert_member;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_unsupported_keyword::in_rejected_subschema;
 use crate::lint::{Rule, Target};
+use crate::schema::is_object_schema;
 
 pub(crate) const RULE: Rule = Rule {
     name: "strict-additional-properties",
@@ -43,17 +44,6 @@ pub(crate) const RULE: Rule = Rule {
     summary: "OpenAI strict mode: an object schema lacks \"additionalProperties\": false",
     targets: &[Target::OpenaiStrict],
 };
-
-/// Whether a subschema describes objects: `"type": "object"` (alone or in a
-/// type list), or `properties` without a type.
-pub(crate) fn is_object_schema(node: &Map<String, Value>) -> bool {
-    let typed_object = match node.get("type") {
-        Some(Value::String(t)) => t == "object",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
-        _ => false,
-    };
-    typed_object || node.contains_key("properties")
-}
 
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).

@@ -38,9 +38,9 @@ use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::lint::parameter_schema::ParameterSchema;
-use crate::lint::rules::strict_additional_properties::is_object_schema;
 use crate::lint::schema_walk::for_each_schema;
 use crate::lint::{Limits, Rule, Target};
+use crate::schema::is_object_schema;
 
 pub(crate) const RULE: Rule = Rule {
     name: "strict-limits",

@@ -32,6 +32,7 @@ use crate::json;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_unsupported_keyword::in_rejected_subschema;
 use crate::lint::{Rule, Target};
+use crate::providers::openai::STRICT_FORMATS;
 
 pub(crate) const RULE: Rule = Rule {
     name: "strict-unsupported-format",
@@ -40,20 +41,6 @@ pub(crate) const RULE: Rule = Rule {
     summary: "OpenAI strict mode: a \"format\" strict mode does not support",
     targets: &[Target::OpenaiStrict],
 };
-
-/// The formats OpenAI's Structured Outputs documentation lists (also what
-/// `gen openai --strict` keeps).
-pub(crate) const SUPPORTED: &[&str] = &[
-    "date-time",
-    "time",
-    "date",
-    "duration",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "uuid",
-];
 
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).
@@ -67,7 +54,7 @@ pub(crate) fn check_node(
     let Some(Value::String(format)) = node.get("format") else {
         return;
     };
-    if SUPPORTED.contains(&format.as_str()) {
+    if STRICT_FORMATS.contains(&format.as_str()) {
         return;
     }
     if in_rejected_subschema(parameters, pointer) {
@@ -80,7 +67,7 @@ pub(crate) fn check_node(
                 json::join(pointer, "format"),
                 format!(
                     "format \"{format}\" is not supported in OpenAI strict mode (it supports {})",
-                    SUPPORTED.join(", ")
+                    STRICT_FORMATS.join(", ")
                 ),
             )
             .with_help(

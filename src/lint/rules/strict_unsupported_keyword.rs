@@ -37,6 +37,8 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::json;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::{Rule, Target};
+use crate::providers::Keyword;
+use crate::providers::openai::{STRICT_REJECTED, STRICT_SUBSCHEMAS_DROPPED};
 
 pub(crate) const RULE: Rule = Rule {
     name: "strict-unsupported-keyword",
@@ -46,60 +48,8 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[Target::OpenaiStrict],
 };
 
-/// The keywords strict mode rejects, each with what to do instead.
-const UNSUPPORTED: &[(&str, &str)] = &[
-    ("allOf", "merge the branches into one schema"),
-    ("oneOf", "use \"anyOf\""),
-    (
-        "not",
-        "state what is allowed instead (an \"enum\", a \"pattern\")",
-    ),
-    (
-        "if",
-        "drop the condition and say it in the \"description\", or split the tool",
-    ),
-    (
-        "then",
-        "drop the condition and say it in the \"description\", or split the tool",
-    ),
-    (
-        "else",
-        "drop the condition and say it in the \"description\", or split the tool",
-    ),
-    (
-        "dependentRequired",
-        "require the properties (nullable) and say the dependency in the \"description\"",
-    ),
-    (
-        "dependentSchemas",
-        "require the properties (nullable) and say the dependency in the \"description\"",
-    ),
-    (
-        "patternProperties",
-        "list the keys as properties, or take an array of {\"key\", \"value\"} objects",
-    ),
-    (
-        "propertyNames",
-        "list the keys as properties, or take an array of {\"key\", \"value\"} objects",
-    ),
-];
-
 /// Combinators at the root are reported by `root-combinator`.
 const ROOT_COMBINATORS: &[&str] = &["allOf", "oneOf"];
-
-/// Keywords whose subschemas go away when the finding is fixed, so the
-/// strict rules say nothing about what is inside them. (`allOf` and `oneOf`
-/// branches stay: they are merged or become `anyOf` branches.)
-const REMOVED_WITH_KEYWORD: &[&str] = &[
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "patternProperties",
-    "propertyNames",
-    "additionalProperties",
-];
 
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).
@@ -112,7 +62,12 @@ pub(crate) fn check_node(
     if in_rejected_subschema(parameters, pointer) {
         return;
     }
-    for (keyword, help) in UNSUPPORTED {
+    for Keyword {
+        name: keyword,
+        instead,
+        ..
+    } in STRICT_REJECTED
+    {
         if !node.contains_key(*keyword) {
             continue;
         }
@@ -126,25 +81,26 @@ pub(crate) fn check_node(
                     json::join(pointer, keyword),
                     format!("\"{keyword}\" is not supported in OpenAI strict mode"),
                 )
-                .with_help(*help),
+                .with_help(*instead),
         );
     }
 }
 
-/// Whether the subschema at `pointer` lies inside one that strict mode
-/// rejects as a whole (under `not`, `if`, `additionalProperties`, ...).
+/// Whether the subschema at `pointer` lies inside one that goes away when
+/// strict mode's rules are met (under `not`, `if`, `additionalProperties`,
+/// ...).
 pub(crate) fn in_rejected_subschema(parameters: &ParameterSchema, pointer: &str) -> bool {
     // Most pointers hold none of these tokens; only those are parsed.
     if !pointer
         .split('/')
-        .any(|t| REMOVED_WITH_KEYWORD.contains(&t))
+        .any(|t| STRICT_SUBSCHEMAS_DROPPED.contains(&t))
     {
         return false;
     }
     schema_path(parameters, pointer).is_some_and(|steps| {
         steps
             .iter()
-            .any(|s| REMOVED_WITH_KEYWORD.contains(&s.keyword))
+            .any(|s| STRICT_SUBSCHEMAS_DROPPED.contains(&s.keyword))
     })
 }
 

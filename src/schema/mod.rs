@@ -1,0 +1,105 @@
+//! JSON Schema passes that more than one emitter needs, each written once:
+//! following local `$ref`s within a budget ([`RefGuard`]), merging `allOf`
+//! ([`merge_all_of`]), flattening a union at the root of a parameter schema
+//! ([`flatten_root_unions`]), `oneOf` to `anyOf` ([`one_of_to_any_of`]),
+//! and the small facts they share (where a merged property came from,
+//! whether a node describes objects).
+//!
+//! A pass reports what it changed or dropped through [`RewriteNotes`], with
+//! pointers relative to the schema's root; the caller decides where those
+//! notes go. This module knows JSON Schema only: what a provider accepts is
+//! in [`crate::providers`], and what an emitter makes of it is in
+//! [`crate::emit`].
+
+mod merge;
+mod refs;
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::json;
+
+pub(crate) use merge::{flatten_root_unions, merge_all_of};
+pub(crate) use refs::{RefGuard, Refusal, resolve_local_ref};
+
+/// Where a schema pass reports a change: `at` is a JSON Pointer relative to
+/// the root of the schema being rewritten. An info is a change that loses
+/// nothing; a warning loses a constraint or a description.
+pub(crate) trait RewriteNotes {
+    fn info(&mut self, at: &str, message: impl Into<String>);
+    fn warning(&mut self, at: &str, message: impl Into<String>);
+}
+
+/// Where the properties merged into an object schema came from: property
+/// name → pointer of its schema, relative to the parameter schema's root.
+/// Properties not listed are where they are (`AT/properties/NAME`).
+pub(crate) type Origins = BTreeMap<String, String>;
+
+/// The pointer of property `name` of the object schema at `at`.
+pub(crate) fn property_at(at: &str, origins: &Origins, name: &str) -> String {
+    origins
+        .get(name)
+        .cloned()
+        .unwrap_or_else(|| json::join(&json::join(at, "properties"), name))
+}
+
+/// Makes a `oneOf` an `anyOf` for a provider that has no `oneOf` (its
+/// name in `provider` for the notes); returns the keyword the `anyOf`
+/// branches are under in the manifest.
+pub(crate) fn one_of_to_any_of(
+    node: &mut Map<String, Value>,
+    at: &str,
+    notes: &mut impl RewriteNotes,
+    provider: &str,
+) -> &'static str {
+    if !node.contains_key("oneOf") {
+        return "anyOf";
+    }
+    let one_of_at = json::join(at, "oneOf");
+    if node.contains_key("anyOf") {
+        node.shift_remove("oneOf");
+        notes.warning(
+            &one_of_at,
+            format!(
+                "removed \"oneOf\" beside an \"anyOf\" ({provider} has no \"oneOf\"): its \
+                 branches are no longer checked"
+            ),
+        );
+        "anyOf"
+    } else {
+        rename_key(node, "oneOf", "anyOf");
+        notes.info(
+            &one_of_at,
+            format!(
+                "\"oneOf\" became \"anyOf\" ({provider} has no \"oneOf\"): a value that \
+                 matches several branches is no longer refused"
+            ),
+        );
+        "oneOf"
+    }
+}
+
+/// Renames a key in place, keeping its position (and so the output order).
+pub(crate) fn rename_key(map: &mut Map<String, Value>, from: &str, to: &str) {
+    let old = std::mem::take(map);
+    for (key, value) in old {
+        if key == from {
+            map.insert(to.to_string(), value);
+        } else {
+            map.insert(key, value);
+        }
+    }
+}
+
+/// Whether a subschema describes objects: `"type": "object"` (alone or in
+/// a list), or `properties`. What OpenAI strict mode closes, what its
+/// nesting limit counts, and what `strict-additional-properties` checks.
+pub(crate) fn is_object_schema(node: &Map<String, Value>) -> bool {
+    let typed_object = match node.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
+        _ => false,
+    };
+    typed_object || node.contains_key("properties")
+}
