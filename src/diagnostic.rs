@@ -9,6 +9,7 @@ use std::cmp::Ordering;
 
 use serde::Serialize;
 
+use crate::providers::Target;
 use crate::source::Span;
 
 /// How serious a finding is.
@@ -87,13 +88,72 @@ impl Fix {
     }
 }
 
+/// A rule's identity: what a [`Diagnostic`] refers to. The rules
+/// themselves (their checks and documentation) are lint's.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable kebab-case name; configurations refer to it.
+    pub name: &'static str,
+    /// Stable code, never reused.
+    pub code: &'static str,
+    /// The default severity of its findings.
+    pub severity: Severity,
+    /// One line for `toolc rules`.
+    pub summary: &'static str,
+    /// The providers whose rejections the rule checks for; empty for the
+    /// rules that always run.
+    pub targets: &'static [Target],
+}
+
+impl Rule {
+    /// A finding of this rule, at its default severity.
+    pub(crate) fn diagnostic(
+        &'static self,
+        path: &str,
+        pointer: impl Into<String>,
+        span: Option<Span>,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic {
+            rule: self,
+            severity: self.severity,
+            message: message.into(),
+            path: path.to_string(),
+            pointer: pointer.into(),
+            span,
+            help: None,
+            related: Vec::new(),
+            fix: None,
+        }
+    }
+}
+
+/// A rule is shown (and serialized) by its name.
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name)
+    }
+}
+
+/// `diagnostic.rule == "duplicate-tool-name"` compares the name.
+impl PartialEq<&str> for &Rule {
+    fn eq(&self, name: &&str) -> bool {
+        self.name == *name
+    }
+}
+
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
-    /// The rule's stable kebab-case name.
-    pub rule: &'static str,
-    /// The rule's stable code, e.g. `TC102`.
-    pub code: &'static str,
+    /// The rule that found it (its name and code say which).
+    pub rule: &'static Rule,
+    /// The rule's severity, or what the configuration made of it.
     pub severity: Severity,
     pub message: String,
     pub path: String,
@@ -108,13 +168,18 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// The rule's stable code, e.g. `TC102`.
+    pub fn code(&self) -> &'static str {
+        self.rule.code
+    }
+
     /// Orders diagnostics as they are printed: by path, offset, code.
     pub fn sort_key_cmp(&self, other: &Diagnostic) -> Ordering {
         let offset = |d: &Diagnostic| d.span.map(|s| (s.start, s.end));
         self.path
             .cmp(&other.path)
             .then_with(|| offset(self).cmp(&offset(other)))
-            .then_with(|| self.code.cmp(other.code))
+            .then_with(|| self.rule.code.cmp(other.rule.code))
             .then_with(|| self.message.cmp(&other.message))
     }
 

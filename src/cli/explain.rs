@@ -16,7 +16,7 @@ pub(super) fn explain(name: &str, out: &mut dyn Write) -> Result<u8, CliError> {
     writeln!(out, "# {} ({})\n", rule.name, rule.code)?;
     writeln!(out, "Default severity: {}", rule.severity)?;
     writeln!(out, "Targets: {}\n", targets(rule))?;
-    writeln!(out, "{}", rule.documentation())?;
+    writeln!(out, "{}", crate::lint::documentation(rule))?;
     Ok(0)
 }
 

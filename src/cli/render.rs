@@ -186,7 +186,7 @@ fn shape<'r>(diagnostic: &Diagnostic, texts: &mut Texts<'r>) -> Rendered<'r> {
     };
     Rendered {
         message,
-        code: format!("{}({})", diagnostic.code, diagnostic.rule),
+        code: format!("{}({})", diagnostic.code(), diagnostic.rule),
         severity: diagnostic.severity,
         help: diagnostic.help.as_deref().map(printable),
         source,
@@ -329,7 +329,7 @@ fn diagnostic_json(d: &Diagnostic, report: &LintReport) -> Value {
     });
     json!({
         "rule": d.rule,
-        "code": d.code,
+        "code": d.code(),
         "severity": d.severity,
         "message": d.message,
         "path": d.path,

@@ -36,52 +36,15 @@ use crate::project::{
 };
 use crate::source::{Source, Span};
 
+pub use crate::diagnostic::Rule;
 pub use rules::{ALL as RULES, find as find_rule};
 pub use settings::{Level, Limits, Settings, Target};
 
-/// A lint rule's identity. Its documentation is the `//!` comment of its
-/// file under `src/lint/rules/`, printed by `toolc explain`.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Rule {
-    /// Stable kebab-case name; configurations refer to it.
-    pub name: &'static str,
-    /// Stable code, never reused.
-    pub code: &'static str,
-    pub severity: Severity,
-    /// One line for `toolc rules`.
-    pub summary: &'static str,
-    /// The providers whose rejections the rule checks for; empty for the
-    /// rules that always run.
-    pub targets: &'static [Target],
-}
-
-impl Rule {
-    /// The rule's full documentation (What it does / Why is this bad? /
-    /// Example / Use instead).
-    pub fn documentation(&self) -> &'static str {
-        rules::documentation(self.name)
-    }
-
-    pub(crate) fn diagnostic(
-        &'static self,
-        path: &str,
-        pointer: impl Into<String>,
-        span: Option<Span>,
-        message: impl Into<String>,
-    ) -> Diagnostic {
-        Diagnostic {
-            rule: self.name,
-            code: self.code,
-            severity: self.severity,
-            message: message.into(),
-            path: path.to_string(),
-            pointer: pointer.into(),
-            span,
-            help: None,
-            related: Vec::new(),
-            fix: None,
-        }
-    }
+/// A rule's full documentation (What it does / Why is this bad? /
+/// Example / Use instead): the `//!` comment of its file under
+/// `src/lint/rules/`, printed by `toolc explain`.
+pub fn documentation(rule: &Rule) -> &'static str {
+    rules::documentation(rule.name)
 }
 
 /// A loaded manifest as the rules see it: what the front end loaded, and
@@ -454,10 +417,7 @@ fn check_manifest(manifest: &Manifest, out: &mut Vec<Diagnostic>) -> Result<(), 
 
 /// Gives a finding its configured severity; false when its rule is off.
 fn apply_level(diagnostic: &mut Diagnostic, settings: &Settings) -> bool {
-    let Some(rule) = find_rule(diagnostic.rule) else {
-        return true;
-    };
-    match settings.level(rule) {
+    match settings.level(diagnostic.rule) {
         Level::Off => false,
         Level::On(severity) => {
             diagnostic.severity = severity;
@@ -471,10 +431,10 @@ fn apply_level(diagnostic: &mut Diagnostic, settings: &Settings) -> bool {
 /// same value. Findings about keys (a duplicate, an unknown field) are about
 /// something else than the value, so they never displace one.
 pub(crate) fn keep_one_report_per_defect(out: &mut Vec<Diagnostic>) {
-    let is_generic = |d: &Diagnostic| rules::GENERIC.contains(&d.rule);
+    let is_generic = |d: &Diagnostic| rules::GENERIC.contains(&d.rule.name);
     let specific: HashSet<String> = out
         .iter()
-        .filter(|d| !is_generic(d) && !rules::ABOUT_KEYS.contains(&d.rule))
+        .filter(|d| !is_generic(d) && !rules::ABOUT_KEYS.contains(&d.rule.name))
         .map(|d| d.pointer.clone())
         .collect();
     out.retain(|d| !is_generic(d) || !specific.contains(&d.pointer));

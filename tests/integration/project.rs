@@ -208,7 +208,7 @@ fn documents_in_memory_load_like_files() {
         .expect("linter")
         .check(&project)
         .expect("check");
-    let rules: Vec<&str> = report.diagnostics.iter().map(|d| d.rule).collect();
+    let rules: Vec<&str> = report.diagnostics.iter().map(|d| d.rule.name).collect();
     assert!(rules.contains(&"duplicate-tool-name"), "{rules:?}");
     assert!(rules.contains(&"command-not-found"), "{rules:?}");
     let missing = report

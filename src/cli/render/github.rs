@@ -37,7 +37,7 @@ fn command(out: &mut String, report: &LintReport, d: &Diagnostic) {
     }
     properties.push(format!(
         "title={}",
-        property(&format!("{} ({})", d.rule, d.code))
+        property(&format!("{} ({})", d.rule, d.code()))
     ));
     let _ = writeln!(
         out,

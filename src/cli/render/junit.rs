@@ -84,7 +84,7 @@ fn test_case(out: &mut String, report: &LintReport, case: &Case<'_>) {
                 out,
                 "      <failure message=\"{}\" type=\"{}\">{}</failure>",
                 escape(&d.message, true),
-                escape(d.rule, true),
+                escape(d.rule.name, true),
                 escape(&failure_text(report, d), false)
             );
         } else {

@@ -28,7 +28,7 @@ pub(in crate::cli) fn sarif(report: &LintReport) -> String {
                 "name": rule.name,
                 "shortDescription": {"text": rule.summary},
                 "fullDescription": {"text": rule.summary},
-                "help": {"text": rule.documentation(), "markdown": rule.documentation()},
+                "help": {"text": crate::lint::documentation(rule), "markdown": crate::lint::documentation(rule)},
                 "defaultConfiguration": {"level": level(rule.severity)},
                 "properties": {"code": rule.code},
             })
@@ -67,8 +67,8 @@ fn level(severity: Severity) -> &'static str {
 
 fn result(report: &LintReport, d: &Diagnostic) -> Value {
     let mut result = Map::new();
-    result.insert("ruleId".into(), d.rule.into());
-    if let Some(index) = RULES.iter().position(|rule| rule.name == d.rule) {
+    result.insert("ruleId".into(), d.rule.name.into());
+    if let Some(index) = RULES.iter().position(|rule| rule.name == d.rule.name) {
         result.insert("ruleIndex".into(), index.into());
     }
     result.insert("level".into(), level(d.severity).into());
@@ -100,7 +100,7 @@ fn result(report: &LintReport, d: &Diagnostic) -> Value {
         result.insert("fixes".into(), json!([fix]));
     }
     let mut properties = Map::new();
-    properties.insert("code".into(), d.code.into());
+    properties.insert("code".into(), d.code().into());
     properties.insert("pointer".into(), d.pointer.clone().into());
     if let Some(help) = &d.help {
         properties.insert("help".into(), help.clone().into());
