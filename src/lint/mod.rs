@@ -431,10 +431,10 @@ fn apply_level(diagnostic: &mut Diagnostic, settings: &Settings) -> bool {
 /// same value. Findings about keys (a duplicate, an unknown field) are about
 /// something else than the value, so they never displace one.
 pub(crate) fn keep_one_report_per_defect(out: &mut Vec<Diagnostic>) {
-    let is_generic = |d: &Diagnostic| rules::GENERIC.contains(&d.rule.name);
+    let is_generic = |d: &Diagnostic| rules::GENERIC.contains(&d.rule);
     let specific: HashSet<String> = out
         .iter()
-        .filter(|d| !is_generic(d) && !rules::ABOUT_KEYS.contains(&d.rule.name))
+        .filter(|d| !is_generic(d) && !rules::ABOUT_KEYS.contains(&d.rule))
         .map(|d| d.pointer.clone())
         .collect();
     out.retain(|d| !is_generic(d) || !specific.contains(&d.pointer));

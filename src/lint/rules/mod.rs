@@ -279,14 +279,14 @@ pub static ALL: std::sync::LazyLock<Vec<&'static Rule>> =
 ///
 /// `invalid-tool-name` is the provider-neutral name check; with a target
 /// on, `name-too-long` and `name-charset` say the same more precisely.
-pub(crate) const GENERIC: &[&str] = &[
-    schema_violation::RULE.name,
-    invalid_json_schema::RULE.name,
-    invalid_tool_name::RULE.name,
+pub(crate) const GENERIC: &[&Rule] = &[
+    &schema_violation::RULE,
+    &invalid_json_schema::RULE,
+    &invalid_tool_name::RULE,
 ];
 
 /// Rules about a key rather than its value.
-pub(crate) const ABOUT_KEYS: &[&str] = &[duplicate_key::RULE.name, unknown_field::RULE.name];
+pub(crate) const ABOUT_KEYS: &[&Rule] = &[&duplicate_key::RULE, &unknown_field::RULE];
 
 /// Runs the parameter rules over every tool's parameter schema. Findings
 /// about schemas in the document go to `out`; those about derived schemas,
