@@ -7,6 +7,7 @@ use clap::ValueEnum;
 
 use super::{CliError, EXIT_FINDINGS, ReadArgs, write};
 use crate::diagnostic::Severity;
+use crate::emit::python::Style;
 use crate::emit::{self, Note, Output};
 use crate::ir::ToolSet;
 use crate::lint::LintReport;
@@ -39,7 +40,7 @@ pub(super) struct GenArgs {
     strict: bool,
     /// python: the skeleton style.
     #[arg(long, value_enum, default_value_t = Style::Nora)]
-    style: Style,
+    style: emit::python::Style,
     /// Use the templates in this directory in place of the built-in ones of the same
     /// relative path (see templates/README.md for the variables each receives).
     #[arg(long, value_name = "DIR")]
@@ -62,26 +63,6 @@ enum Target {
     Rust,
     /// Python skeletons in the chosen --style, under -o DIR.
     Python,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Style {
-    /// NORA: DIR/<tool>/tool.json and main.py with run(params).
-    Nora,
-    /// Agent-framework classes: a BaseTool subclass per tool.
-    Basetool,
-    /// AgentStack: DIR/<package>/config.json and __init__.py.
-    Agentstack,
-}
-
-impl Style {
-    fn name(self) -> &'static str {
-        match self {
-            Style::Nora => "nora",
-            Style::Basetool => "basetool",
-            Style::Agentstack => "agentstack",
-        }
-    }
 }
 
 pub(super) fn run(
@@ -153,7 +134,7 @@ pub(super) fn run(
     let emit_options = emit::Options {
         templates: &templates,
         strict: args.strict,
-        style: Some(args.style.name().to_string()),
+        style: args.style,
     };
     let generated = match args.target {
         Target::Openai => emit::openai::generate(toolsets, &emit_options),
