@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
-use super::{CliError, EXIT_FINDINGS, ReadArgs, write};
+use super::{CliError, Outcome, ReadArgs, write};
 use crate::diagnostic::Severity;
 use crate::emit::python::Style;
 use crate::emit::{self, Note, Output};
@@ -70,7 +70,7 @@ pub(super) fn run(
     color: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> Result<u8, CliError> {
+) -> Result<Outcome, CliError> {
     if args.target == Target::Python && args.output.is_none() {
         return Err(CliError::Usage(
             "gen python writes a tree of files: name the directory with -o DIR".to_string(),
@@ -82,8 +82,7 @@ pub(super) fn run(
         writeln!(err, "warning: --templates has no effect on JSON targets")?;
     }
     let template_dir = args.templates.as_deref().filter(|_| uses_templates);
-    let templates = emit::templates::Templates::new(template_dir)
-        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let templates = emit::templates::Templates::new(template_dir)?;
     let builtin = args.paths.iter().any(|p| p.as_os_str() == "builtin");
     let paths: Vec<PathBuf> = args
         .paths
@@ -105,7 +104,7 @@ pub(super) fn run(
         )?
     };
     let Some(mut report) = read else {
-        return Ok(EXIT_FINDINGS);
+        return Ok(Outcome::Refused);
     };
     if builtin {
         report.toolsets.push(crate::run::builtin::toolset());
@@ -120,7 +119,7 @@ pub(super) fn run(
             err,
             "error: one request cannot offer two tools with the same name; generate from fewer manifests or rename"
         )?;
-        return Ok(EXIT_FINDINGS);
+        return Ok(Outcome::Refused);
     }
     for set in toolsets {
         for tool in set.tools.iter().filter(|t| t.parameters.is_none()) {
@@ -143,8 +142,7 @@ pub(super) fn run(
         Target::Gemini => emit::gemini::generate(toolsets, &emit_options),
         Target::Rust => emit::rust::generate(toolsets, &emit_options),
         Target::Python => emit::python::generate(toolsets, &emit_options),
-    }
-    .map_err(|e| CliError::Usage(e.to_string()))?;
+    }?;
     write_notes(err, &report, &generated.notes)?;
     let mode = write::WriteMode {
         force: args.force,
