@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
-use super::{CliError, EXIT_FINDINGS, ReadArgs, gen_cmd, parse_format, render, write};
+use super::{CliError, Outcome, ReadArgs, gen_cmd, parse_format, render, write};
 use crate::convert::{self, FileKind};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::emit::{GeneratedFile, templates::Templates};
@@ -65,7 +65,7 @@ pub(super) fn run(
     color: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> Result<u8, CliError> {
+) -> Result<Outcome, CliError> {
     let document = convert::writes_document(args.to);
     if !document && args.output.is_none() {
         return Err(CliError::Usage(format!(
@@ -79,8 +79,7 @@ pub(super) fn run(
             args.to
         )));
     }
-    let templates =
-        Templates::new(args.templates.as_deref()).map_err(|e| CliError::Usage(e.to_string()))?;
+    let templates = Templates::new(args.templates.as_deref())?;
     let Some(reading) = super::read_for_writing(
         &args.read,
         &args.paths,
@@ -91,7 +90,7 @@ pub(super) fn run(
         err,
     )?
     else {
-        return Ok(EXIT_FINDINGS);
+        return Ok(Outcome::Refused);
     };
     if reading.toolsets.iter().all(|s| s.tools.is_empty()) {
         return Err(CliError::Usage(
@@ -106,8 +105,7 @@ pub(super) fn run(
             templates: &templates,
             out_dir,
         },
-    )
-    .map_err(|e| CliError::Usage(e.to_string()))?;
+    )?;
     let losses = loss_report(&reading, &converted.losses, args.strict);
     match args.format {
         ReportFormat::Human => {
@@ -125,7 +123,7 @@ pub(super) fn run(
             converted.losses.len(),
             args.to
         )?;
-        return Ok(EXIT_FINDINGS);
+        return Ok(Outcome::Refused);
     }
     let mode = write::WriteMode {
         force: args.force,

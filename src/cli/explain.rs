@@ -2,11 +2,11 @@
 
 use std::io::Write;
 
-use super::CliError;
+use super::{CliError, Outcome};
 use crate::lint::{RULES, Rule, find_rule};
 use crate::suggest::did_you_mean;
 
-pub(super) fn explain(name: &str, out: &mut dyn Write) -> Result<u8, CliError> {
+pub(super) fn explain(name: &str, out: &mut dyn Write) -> Result<Outcome, CliError> {
     let Some(rule) = find_rule(name) else {
         let hint = did_you_mean(name, RULES.iter().map(|r| r.name))
             .map(|close| format!("; did you mean \"{close}\"?"))
@@ -17,10 +17,10 @@ pub(super) fn explain(name: &str, out: &mut dyn Write) -> Result<u8, CliError> {
     writeln!(out, "Default severity: {}", rule.severity)?;
     writeln!(out, "Targets: {}\n", targets(rule))?;
     writeln!(out, "{}", crate::lint::documentation(rule))?;
-    Ok(0)
+    Ok(Outcome::Clean)
 }
 
-pub(super) fn list(out: &mut dyn Write) -> Result<u8, CliError> {
+pub(super) fn list(out: &mut dyn Write) -> Result<Outcome, CliError> {
     let width = RULES.iter().map(|r| r.name.len()).max().unwrap_or(0);
     let target_width = RULES.iter().map(|r| targets(r).len()).max().unwrap_or(0);
     for rule in RULES.iter() {
@@ -34,7 +34,7 @@ pub(super) fn list(out: &mut dyn Write) -> Result<u8, CliError> {
             rule.summary
         )?;
     }
-    Ok(0)
+    Ok(Outcome::Clean)
 }
 
 /// The providers a rule checks for, or `all` for the rules that always run.

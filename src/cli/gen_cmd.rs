@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
-use super::{CliError, EXIT_FINDINGS, ReadArgs, write};
+use super::{CliError, Outcome, ReadArgs, write};
 use crate::diagnostic::Severity;
+use crate::emit::python::Style;
 use crate::emit::{self, Note, Output};
 use crate::ir::ToolSet;
 use crate::project::NameEntry;
@@ -39,7 +40,7 @@ pub(super) struct GenArgs {
     strict: bool,
     /// python: the skeleton style.
     #[arg(long, value_enum, default_value_t = Style::Nora)]
-    style: Style,
+    style: emit::python::Style,
     /// Use the templates in this directory in place of the built-in ones of the same
     /// relative path (see templates/README.md for the variables each receives).
     #[arg(long, value_name = "DIR")]
@@ -64,32 +65,12 @@ enum Target {
     Python,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Style {
-    /// NORA: DIR/<tool>/tool.json and main.py with run(params).
-    Nora,
-    /// Agent-framework classes: a BaseTool subclass per tool.
-    Basetool,
-    /// AgentStack: DIR/<package>/config.json and __init__.py.
-    Agentstack,
-}
-
-impl Style {
-    fn name(self) -> &'static str {
-        match self {
-            Style::Nora => "nora",
-            Style::Basetool => "basetool",
-            Style::Agentstack => "agentstack",
-        }
-    }
-}
-
 pub(super) fn run(
     args: &GenArgs,
     color: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> Result<u8, CliError> {
+) -> Result<Outcome, CliError> {
     if args.target == Target::Python && args.output.is_none() {
         return Err(CliError::Usage(
             "gen python writes a tree of files: name the directory with -o DIR".to_string(),
@@ -101,8 +82,7 @@ pub(super) fn run(
         writeln!(err, "warning: --templates has no effect on JSON targets")?;
     }
     let template_dir = args.templates.as_deref().filter(|_| uses_templates);
-    let templates = emit::templates::Templates::new(template_dir)
-        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let templates = emit::templates::Templates::new(template_dir)?;
     let builtin = args.paths.iter().any(|p| p.as_os_str() == "builtin");
     let paths: Vec<PathBuf> = args
         .paths
@@ -124,7 +104,7 @@ pub(super) fn run(
         )?
     };
     let Some(mut reading) = read else {
-        return Ok(EXIT_FINDINGS);
+        return Ok(Outcome::Refused);
     };
     if builtin {
         reading.toolsets.push(crate::run::builtin::toolset());
@@ -139,7 +119,7 @@ pub(super) fn run(
             err,
             "error: one request cannot offer two tools with the same name; generate from fewer manifests or rename"
         )?;
-        return Ok(EXIT_FINDINGS);
+        return Ok(Outcome::Refused);
     }
     for set in toolsets {
         for tool in set.tools.iter().filter(|t| t.parameters.is_none()) {
@@ -153,7 +133,7 @@ pub(super) fn run(
     let emit_options = emit::Options {
         templates: &templates,
         strict: args.strict,
-        style: Some(args.style.name().to_string()),
+        style: args.style,
     };
     let generated = match args.target {
         Target::Openai => emit::openai::generate(toolsets, &emit_options),
@@ -162,8 +142,7 @@ pub(super) fn run(
         Target::Gemini => emit::gemini::generate(toolsets, &emit_options),
         Target::Rust => emit::rust::generate(toolsets, &emit_options),
         Target::Python => emit::python::generate(toolsets, &emit_options),
-    }
-    .map_err(|e| CliError::Usage(e.to_string()))?;
+    }?;
     write_notes(err, &reading, &generated.notes)?;
     let mode = write::WriteMode {
         force: args.force,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use super::{CliError, EXIT_FINDINGS, ReadArgs, render, write_atomically};
+use super::{CliError, Outcome, ReadArgs, render, write_atomically};
 use crate::diagnostic::Severity;
 use crate::lint;
 
@@ -79,7 +79,7 @@ pub(super) fn run(
     color: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> Result<u8, CliError> {
+) -> Result<Outcome, CliError> {
     let options = args.read.options();
     let mut fixed = None;
     if args.unsafe_fixes && !(args.fix || args.diff) {
@@ -96,7 +96,11 @@ pub(super) fn run(
                 None => out.write_all(diff.as_bytes())?,
             }
             let changes = !fixes.is_empty() && !args.exit_zero;
-            return Ok(if changes { EXIT_FINDINGS } else { 0 });
+            return Ok(if changes {
+                Outcome::Findings
+            } else {
+                Outcome::Clean
+            });
         }
         for file in &fixes {
             write_atomically(&file.path, file.fixed.as_bytes())?;
@@ -133,15 +137,11 @@ pub(super) fn run(
             },
         )?;
     }
-    let failing = report
-        .diagnostics
-        .iter()
-        .any(|d| d.severity >= args.fail_on.severity());
-    Ok(if failing && !args.exit_zero {
-        EXIT_FINDINGS
-    } else {
-        0
-    })
+    Ok(Outcome::of_findings(
+        &report.diagnostics,
+        args.fail_on.severity(),
+        args.exit_zero,
+    ))
 }
 
 /// The fixes of one file as a unified diff, headed `a/PATH` and `b/PATH`.

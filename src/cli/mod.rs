@@ -1,5 +1,6 @@
-//! The command-line interface: argument parsing, one module per
-//! subcommand, and the one place that chooses exit codes.
+//! The command-line interface: argument parsing and one module per
+//! subcommand. Each subcommand returns an [`Outcome`] or a [`CliError`];
+//! [`error::exit_code`] is the one place that chooses the exit code.
 //!
 //! Exit codes: `0` no error-level finding; `1` at least one error-level
 //! finding (or a generator refused to emit from broken manifests); `2` the
@@ -7,6 +8,7 @@
 //! output file that could not be written).
 
 mod convert_cmd;
+mod error;
 mod explain;
 mod gen_cmd;
 mod lint_cmd;
@@ -24,10 +26,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::ir::Format;
 use crate::lint::{Level, Rule, Target, config};
 
-/// The exit code of a run whose findings include an error.
-pub const EXIT_FINDINGS: u8 = 1;
-/// The exit code of a run that could not do its job.
-pub const EXIT_FAILURE: u8 = 2;
+pub use error::CliError;
+use error::Outcome;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -223,17 +223,26 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> u8 {
+    let result = parse_and_run(args, out, err);
+    if let Err(error) = &result {
+        error::write_error(error, err);
+    }
+    error::exit_code(&result)
+}
+
+fn parse_and_run(
+    args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Outcome, CliError> {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
-        Err(error) => {
-            let rendered = error.render().to_string();
-            if error.use_stderr() {
-                let _ = write!(err, "{rendered}");
-                return EXIT_FAILURE;
-            }
-            let _ = write!(out, "{rendered}");
-            return 0;
+        // --help and --version are "errors" that go to standard output.
+        Err(error) if !error.use_stderr() => {
+            write!(out, "{}", error.render())?;
+            return Ok(Outcome::Clean);
         }
+        Err(error) => return Err(error.into()),
     };
     let color = match cli.color {
         ColorChoice::Always => true,
@@ -243,37 +252,14 @@ pub fn run(
             std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
         }
     };
-    let result = match &cli.command {
+    match &cli.command {
         Command::Lint(args) => lint_cmd::run(args, color, out, err),
         Command::Gen(args) => gen_cmd::run(args, color, out, err),
         Command::Convert(args) => convert_cmd::run(args, color, out, err),
         Command::Run(args) => run_cmd::run(args, color, out, err),
         Command::Explain { rule } => explain::explain(rule, out),
         Command::Rules => explain::list(out),
-    };
-    match result {
-        Ok(code) => code,
-        Err(error) => {
-            let _ = writeln!(err, "error: {error}");
-            EXIT_FAILURE
-        }
     }
-}
-
-/// Why a command could not do its job (exit code 2).
-#[derive(Debug, thiserror::Error)]
-pub enum CliError {
-    #[error(transparent)]
-    Lint(#[from] crate::lint::LintError),
-    #[error("{0}")]
-    Usage(String),
-    #[error("cannot write {path}: {source}")]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("cannot write output: {0}")]
-    Output(#[from] std::io::Error),
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory

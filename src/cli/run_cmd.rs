@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{CliError, EXIT_FAILURE, EXIT_FINDINGS, render};
+use super::{CliError, Outcome, render};
 use crate::run::{LoadError, Policy, Runner, RunnerOptions};
 
 #[derive(Debug, clap::Args)]
@@ -83,9 +83,9 @@ pub(super) fn run(
     color: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> Result<u8, CliError> {
+) -> Result<Outcome, CliError> {
     let mut policy = match &args.policy {
-        Some(path) => Policy::from_toml_file(path).map_err(|e| CliError::Usage(e.to_string()))?,
+        Some(path) => Policy::from_toml_file(path)?,
         None => Policy::default(),
     };
     if let Some(tier) = args.allow_tier {
@@ -107,10 +107,7 @@ pub(super) fn run(
         Runner::builtin(options)
     } else {
         if !args.manifest.exists() {
-            return Err(CliError::Usage(format!(
-                "{}: no such file or directory",
-                args.manifest.display()
-            )));
+            return Err(CliError::PathNotFound(args.manifest.clone()));
         }
         Runner::load(std::slice::from_ref(&args.manifest), options)
     };
@@ -118,18 +115,16 @@ pub(super) fn run(
         Ok(runner) => runner,
         Err(LoadError::Findings(report)) => {
             err.write_all(render::human(&report, color).as_bytes())?;
-            writeln!(
-                err,
-                "error: not running tools of manifests with errors (`toolc lint {}` shows them)",
-                args.manifest.display()
-            )?;
-            return Ok(EXIT_FAILURE);
+            return Err(CliError::BrokenManifests {
+                manifest: args.manifest.clone(),
+                source: LoadError::Findings(report),
+            });
         }
-        Err(e) => return Err(CliError::Usage(e.to_string())),
+        Err(error) => return Err(error.into()),
     };
     if args.list {
         list(&runner, out)?;
-        return Ok(0);
+        return Ok(Outcome::Clean);
     }
     let Some(tool) = &args.tool else {
         return Err(CliError::Usage(
@@ -153,7 +148,11 @@ pub(super) fn run(
             writeln!(err, "hint: pass --allow-tier 3 to run tier-3 tools")?;
         }
     }
-    Ok(if result.success { 0 } else { EXIT_FINDINGS })
+    Ok(if result.success {
+        Outcome::Clean
+    } else {
+        Outcome::ToolFailed
+    })
 }
 
 /// The call's arguments from --args, --args-file or standard input.
@@ -171,23 +170,31 @@ fn arguments(args: &RunArgs) -> Result<Value, CliError> {
                 ));
             }
             let mut text = String::new();
-            stdin.lock().read_to_string(&mut text).map_err(|e| {
-                CliError::Usage(format!(
-                    "cannot read the arguments from standard input: {e}"
-                ))
-            })?;
+            stdin
+                .lock()
+                .read_to_string(&mut text)
+                .map_err(|source| CliError::ReadArguments {
+                    from: "standard input".to_string(),
+                    source,
+                })?;
             (text, "standard input".to_string())
         } else {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
+            let text =
+                std::fs::read_to_string(&path).map_err(|source| CliError::ReadArguments {
+                    from: path.display().to_string(),
+                    source,
+                })?;
             (text, path.display().to_string())
         }
     };
     if text.trim().is_empty() {
         return Ok(Value::Object(serde_json::Map::new()));
     }
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|e| CliError::Usage(format!("the arguments in {from} are not JSON: {e}")))?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|source| CliError::ArgumentsNotJson {
+            from: from.clone(),
+            source,
+        })?;
     if !value.is_object() {
         return Err(CliError::Usage(format!(
             "the arguments in {from} must be a JSON object, e.g. {{\"path\": \"README.md\"}}"

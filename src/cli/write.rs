@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{CliError, EXIT_FINDINGS, write_atomically};
+use super::{CliError, Outcome, write_atomically};
 use crate::emit::GeneratedFile;
 
 /// How to write: `--force` and `--dry-run`.
@@ -51,14 +51,14 @@ pub(super) fn write_document(
     text: &str,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> Result<u8, CliError> {
+) -> Result<Outcome, CliError> {
     let Some(path) = output else {
         if args.dry_run {
             writeln!(err, "would write {} bytes to standard output", text.len())?;
         } else {
             out.write_all(text.as_bytes())?;
         }
-        return Ok(0);
+        return Ok(Outcome::Clean);
     };
     let file = GeneratedFile {
         path: path.to_path_buf(),
@@ -75,7 +75,7 @@ pub(super) fn write_tree(
     files: &[GeneratedFile],
     known: &[PathBuf],
     err: &mut dyn Write,
-) -> Result<u8, CliError> {
+) -> Result<Outcome, CliError> {
     let planned: Vec<(PathBuf, Plan, &GeneratedFile)> = files
         .iter()
         .map(|f| {
@@ -94,23 +94,15 @@ pub(super) fn write_tree(
             };
             writeln!(err, "{what}: {}", path.display())?;
         }
-        return Ok(0);
+        return Ok(Outcome::Clean);
     }
-    let blocked: Vec<&PathBuf> = planned
+    let blocked: Vec<PathBuf> = planned
         .iter()
         .filter(|(_, plan, _)| *plan == Plan::Blocked)
-        .map(|(path, _, _)| path)
+        .map(|(path, _, _)| path.clone())
         .collect();
     if !blocked.is_empty() {
-        for path in &blocked {
-            writeln!(
-                err,
-                "error: cannot write {}: something that is not a regular file is in the way",
-                path.display()
-            )?;
-        }
-        writeln!(err, "error: nothing was written")?;
-        return Ok(super::EXIT_FAILURE);
+        return Err(CliError::InTheWay(blocked));
     }
     let changed: Vec<&PathBuf> = planned
         .iter()
@@ -129,7 +121,7 @@ pub(super) fn write_tree(
             err,
             "error: nothing was written; pass --force to overwrite, or --dry-run to see the plan"
         )?;
-        return Ok(EXIT_FINDINGS);
+        return Ok(Outcome::Refused);
     }
     warn_about_files_not_generated(dir, &planned, known, err)?;
     for (path, plan, file) in &planned {
@@ -144,7 +136,7 @@ pub(super) fn write_tree(
         }
         write_atomically(path, file.contents.as_bytes())?;
     }
-    Ok(0)
+    Ok(Outcome::Clean)
 }
 
 /// Files in the output directory that this run did not generate (a tool

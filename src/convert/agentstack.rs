@@ -270,7 +270,7 @@ fn python_skeleton<'a>(
         tools: tools.cloned().collect(),
         carried: Vec::new(),
     };
-    let files = super::python_files(&single, "agentstack", options)?;
+    let files = super::python_files(&single, crate::emit::python::Style::Agentstack, options)?;
     let module = super::file_named(&files, "__init__.py")?;
     let config: Value = serde_json::from_str(&super::file_named(&files, "config.json")?)?;
     let functions: Vec<String> = config

@@ -396,7 +396,7 @@ fn parameters_or_empty(out: &mut Converted, set: &ToolSet, tool: &Tool, to: Form
 /// skeletons of NORA and AgentStack.
 fn python_files(
     set: &ToolSet,
-    style: &str,
+    style: crate::emit::python::Style,
     options: &Options,
 ) -> Result<Vec<crate::emit::GeneratedFile>, EmitError> {
     let generated = crate::emit::python::generate(
@@ -404,7 +404,7 @@ fn python_files(
         &crate::emit::Options {
             templates: options.templates,
             strict: false,
-            style: Some(style.to_string()),
+            style,
         },
     )?;
     match generated.output {

@@ -137,7 +137,7 @@ fn entrypoint_skeleton(
         tools: vec![tool.clone()],
         carried: Vec::new(),
     };
-    let files = super::python_files(&single, "nora", options)?;
+    let files = super::python_files(&single, crate::emit::python::Style::Nora, options)?;
     super::file_named(&files, "main.py")
 }
 

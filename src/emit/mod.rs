@@ -63,8 +63,8 @@ pub struct Options<'a> {
     pub templates: &'a templates::Templates,
     /// OpenAI: emit strict mode (`"strict": true`, the strict subset).
     pub strict: bool,
-    /// Python: the skeleton style (`nora`, `basetool`, `agentstack`).
-    pub style: Option<String>,
+    /// Python: the skeleton style.
+    pub style: python::Style,
 }
 
 /// Why generation failed.

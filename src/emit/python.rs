@@ -32,8 +32,35 @@ use crate::diagnostic::Severity;
 use crate::ir::{Tool, ToolSet};
 use crate::json;
 
-/// The styles, by their `--style` names.
-pub const STYLES: &[&str] = &["nora", "basetool", "agentstack"];
+/// The skeleton style, chosen once (by `--style`, or by the converter
+/// that needs a format's code) and matched here.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Style {
+    /// NORA: DIR/<tool>/tool.json and main.py with run(params).
+    #[default]
+    Nora,
+    /// Agent-framework classes: a BaseTool subclass per tool.
+    Basetool,
+    /// AgentStack: DIR/<package>/config.json and __init__.py.
+    Agentstack,
+}
+
+impl Style {
+    /// The style's `--style` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Style::Nora => "nora",
+            Style::Basetool => "basetool",
+            Style::Agentstack => "agentstack",
+        }
+    }
+}
+
+impl std::fmt::Display for Style {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// `toolc gen python --style STYLE`: the files of the skeleton tree, sorted
 /// by path, with notes on what the style changed or could not carry.
@@ -43,18 +70,11 @@ pub fn generate(toolsets: &[ToolSet], options: &Options) -> Result<Generated, Em
             "gen python: the manifests declare no tool to generate".to_string(),
         ));
     }
-    let style = options.style.as_deref().unwrap_or("nora");
     let mut out = Tree::default();
-    match style {
-        "nora" => nora::generate(toolsets, options, &mut out)?,
-        "basetool" => basetool::generate(toolsets, options, &mut out)?,
-        "agentstack" => agentstack::generate(toolsets, options, &mut out)?,
-        other => {
-            return Err(EmitError::Unsupported(format!(
-                "gen python: unknown style \"{other}\" (the styles are: {})",
-                STYLES.join(", ")
-            )));
-        }
+    match options.style {
+        Style::Nora => nora::generate(toolsets, options, &mut out)?,
+        Style::Basetool => basetool::generate(toolsets, options, &mut out)?,
+        Style::Agentstack => agentstack::generate(toolsets, options, &mut out)?,
     }
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Generated {

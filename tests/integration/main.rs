@@ -10,6 +10,7 @@ mod config;
 mod convert;
 mod corpus;
 mod defects;
+mod errors;
 mod fixes;
 mod gen_agentstack;
 mod gen_json;

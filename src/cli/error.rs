@@ -1,0 +1,209 @@
+//! How a subcommand ends, and the one place that turns that into an exit
+//! code.
+//!
+//! Every subcommand returns `Result<Outcome, CliError>`. [`Outcome`] says
+//! how a run that did its job ended (clean, with findings, refused, a tool
+//! that failed); [`CliError`] says why a run could not do its job, and
+//! keeps the stage error that caused it (`#[from]` / `#[source]`, never a
+//! string made of it). [`exit_code`] is the only function that chooses
+//! `0`, `1` or `2`, and [`write_error`] prints an error with its causes.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::diagnostic::{Diagnostic, Severity};
+
+/// The exit code of a run with nothing to fail on.
+const EXIT_CLEAN: u8 = 0;
+/// The exit code of a run whose findings include an error (or what
+/// `--fail-on` names), a refusal, or a tool call that failed.
+const EXIT_FINDINGS: u8 = 1;
+/// The exit code of a run that could not do its job.
+const EXIT_FAILURE: u8 = 2;
+
+/// How a subcommand that did its job ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Outcome {
+    /// Nothing that fails the run.
+    Clean,
+    /// Findings at the failing level (lint), or fixes that `--diff` shows.
+    Findings,
+    /// Nothing was generated or written, on purpose: the manifests have
+    /// error-level findings, `--strict` losses, files that would change
+    /// without `--force`. What was refused has been reported.
+    Refused,
+    /// `toolc run`: the tool failed or was denied; its JSON line says why.
+    ToolFailed,
+}
+
+impl Outcome {
+    /// Findings at `fail_on` or above fail the run, unless `exit_zero`.
+    pub(super) fn of_findings(
+        diagnostics: &[Diagnostic],
+        fail_on: Severity,
+        exit_zero: bool,
+    ) -> Outcome {
+        let failing = diagnostics.iter().any(|d| d.severity >= fail_on);
+        if failing && !exit_zero {
+            Outcome::Findings
+        } else {
+            Outcome::Clean
+        }
+    }
+}
+
+/// Why a command could not do its job (exit code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The command line does not parse; clap renders it.
+    #[error(transparent)]
+    Arguments(#[from] clap::Error),
+    /// A flag combination or value that toolc itself rejects.
+    #[error("{0}")]
+    Usage(String),
+    #[error("{}: no such file or directory", .0.display())]
+    PathNotFound(PathBuf),
+    #[error(transparent)]
+    Lint(#[from] crate::lint::LintError),
+    #[error(transparent)]
+    Emit(#[from] crate::emit::EmitError),
+    #[error(transparent)]
+    RunnerLoad(#[from] crate::run::LoadError),
+    #[error(transparent)]
+    Policy(#[from] crate::run::policy::PolicyError),
+    /// `toolc run` on manifests with error-level findings (rendered already).
+    #[error("not running tools of manifests with errors (`toolc lint {}` shows them)", manifest.display())]
+    BrokenManifests {
+        manifest: PathBuf,
+        #[source]
+        source: crate::run::LoadError,
+    },
+    #[error("cannot read the arguments from {from}")]
+    ReadArguments {
+        from: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the arguments in {from} are not JSON")]
+    ArgumentsNotJson {
+        from: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("cannot write {}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Something that is not a regular file is where a generated file goes.
+    #[error("nothing was written: something that is not a regular file is in the way of {}", list(.0))]
+    InTheWay(Vec<PathBuf>),
+    #[error("cannot write output")]
+    Output(#[from] std::io::Error),
+}
+
+fn list(paths: &[PathBuf]) -> String {
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    shown.join(", ")
+}
+
+/// The one choice of exit code: `0` clean, `1` findings, a refusal or a
+/// failed tool, `2` the run could not be made.
+pub(super) fn exit_code(result: &Result<Outcome, CliError>) -> u8 {
+    match result {
+        Ok(Outcome::Clean) => EXIT_CLEAN,
+        Ok(Outcome::Findings | Outcome::Refused | Outcome::ToolFailed) => EXIT_FINDINGS,
+        Err(_) => EXIT_FAILURE,
+    }
+}
+
+/// Prints `error` on `err`: clap's own rendering for a command line that
+/// does not parse, otherwise `error: MESSAGE: CAUSE: CAUSE...`.
+pub(super) fn write_error(error: &CliError, err: &mut dyn Write) {
+    let text = match error {
+        CliError::Arguments(error) => error.render().to_string(),
+        _ => format!("error: {}\n", with_causes(error)),
+    };
+    // Nothing is left to tell the failure to if stderr is gone.
+    let _ = err.write_all(text.as_bytes());
+}
+
+/// The error's message followed by each cause's. A stage error that
+/// already ends with its cause's message (`cannot read X: {source}`) does
+/// not get it twice.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(next) = cause {
+        let message = next.to_string();
+        if !message.is_empty() && !text.ends_with(&message) {
+            text.push_str(": ");
+            text.push_str(&message);
+        }
+        cause = next.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::panic)]
+
+    use super::*;
+
+    #[test]
+    fn a_write_error_says_the_file_and_the_cause() {
+        let error = CliError::Write {
+            path: PathBuf::from("out/tools.json"),
+            source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "permission denied"),
+        };
+        assert_eq!(
+            with_causes(&error),
+            "cannot write out/tools.json: permission denied"
+        );
+    }
+
+    #[test]
+    fn a_cause_already_in_the_message_is_not_repeated() {
+        let Err(policy) = crate::run::policy::Policy::from_toml_file(std::path::Path::new(
+            "/nonexistent/toolc-policy.toml",
+        )) else {
+            panic!("a policy file that does not exist was read");
+        };
+        let text = with_causes(&CliError::from(policy));
+        assert!(
+            text.starts_with("cannot read policy file /nonexistent/toolc-policy.toml: "),
+            "{text}"
+        );
+        let cause = text.rsplit(": ").next().unwrap_or_default();
+        assert_eq!(text.matches(cause).count(), 1, "{text}");
+    }
+
+    #[test]
+    fn outcomes_and_errors_map_to_the_documented_codes() {
+        assert_eq!(exit_code(&Ok(Outcome::Clean)), 0);
+        assert_eq!(exit_code(&Ok(Outcome::Findings)), 1);
+        assert_eq!(exit_code(&Ok(Outcome::Refused)), 1);
+        assert_eq!(exit_code(&Ok(Outcome::ToolFailed)), 1);
+        assert_eq!(exit_code(&Err(CliError::Usage("bad".to_string()))), 2);
+    }
+
+    #[test]
+    fn findings_fail_from_their_level_up_unless_exit_zero() {
+        let warning = crate::lint::rules::conversion_loss::RULE.diagnostic("a.json", "", None, "w");
+        let found = std::slice::from_ref(&warning);
+        assert_eq!(
+            Outcome::of_findings(found, Severity::Error, false),
+            Outcome::Clean
+        );
+        assert_eq!(
+            Outcome::of_findings(found, Severity::Warning, false),
+            Outcome::Findings
+        );
+        assert_eq!(
+            Outcome::of_findings(found, Severity::Warning, true),
+            Outcome::Clean
+        );
+    }
+}
