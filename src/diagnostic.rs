@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 use serde::Serialize;
 
 use crate::providers::Target;
-use crate::source::Span;
+pub use crate::source::{LineCol, Source, Span};
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -43,20 +43,28 @@
 //! as `toolc lint` does; [`project::Project::load`] loads them for a
 //! program of its own.
 
-pub mod cli;
+// The public API: what an embedding program needs.
 pub mod convert;
 pub mod diagnostic;
 pub mod emit;
-pub mod formats;
 pub mod ir;
-pub mod json;
 pub mod lint;
 pub mod project;
-pub mod python;
 pub mod run;
-pub mod source;
-pub mod syntax;
-pub mod typescript;
+
+// Everything else is the crate's own.
+mod cli;
+mod formats;
+mod json;
+mod python;
+mod source;
+mod syntax;
+mod typescript;
+
+/// Runs the `toolc` command line: `args` (the program name first), output
+/// on `out` and `err`; returns the exit code. The `toolc` binary is this
+/// call.
+pub use cli::run as command_line;
 
 mod providers;
 mod schema;

@@ -5,6 +5,6 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
-    let code = toolc::cli::run(std::env::args_os(), &mut stdout.lock(), &mut stderr.lock());
+    let code = toolc::command_line(std::env::args_os(), &mut stdout.lock(), &mut stderr.lock());
     ExitCode::from(code)
 }

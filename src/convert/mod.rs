@@ -3,7 +3,7 @@
 //! A writer per target format builds that format's real layout from the IR:
 //! the fields every format shares (name, title, description, parameters)
 //! come from the IR; the fields only some formats have travel as
-//! [`Carried`] values (see [`crate::formats::carry`]). A writer writes the
+//! [`Carried`] values (see `formats::carry`). A writer writes the
 //! carried fields of its own format natively, keeps the others in an
 //! `"x-toolc"` object where its format tolerates extra keys (every format
 //! but OpenAI's and Anthropic's tool JSON), and reports each field the

@@ -22,8 +22,8 @@ use crate::source::Span;
 
 mod map;
 
-pub use map::{Located, SourceMap, escape_token, join, kind_of, pointer_tokens, value_at};
 use map::{NO_KEY, Node};
+pub use map::{SourceMap, escape_token, join, kind_of, pointer_tokens, value_at};
 
 /// How deep arrays and objects may nest. Real manifests stay far below; the
 /// limit is about keeping recursive consumers safe.

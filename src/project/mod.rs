@@ -31,9 +31,13 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 
 use crate::ir::{Format, ToolSet};
-use crate::json::Document;
 use crate::source::{Source, Span};
 
+/// The parsed document of a manifest: its value and where each part is.
+pub use crate::json::{Document, SourceMap};
+/// What the front end read of package code.
+pub use crate::python::Module as PythonSyntax;
+pub use crate::typescript::{Found as FoundClass, Search as ClassSearch, ToolClass};
 pub use names::{NameClash, NameEntry, name_clashes};
 pub use package::{
     DerivedSchema, EntrypointFile, FileState, Origin, PackageCode, ProgramFile, PythonModule,

@@ -2,7 +2,7 @@
 //! fixtures and the corpus, with generated parameter schemas, and what the
 //! writers do with a directory that already holds files.
 //!
-//! Conversions run in-process through `toolc::cli::run` (the same code the
+//! Conversions run in-process through `toolc::command_line` (the same code the
 //! binary runs) so that the 49 format pairs over the whole corpus stay
 //! fast; the IR of what was written is read back with the library.
 
@@ -34,7 +34,7 @@ fn convert(paths: &[&Path], to: Format, out: &Path, extra: &[&str]) -> (u8, Stri
     args.extend(extra.iter().map(|s| s.to_string()));
     let mut stdout = Vec::new();
     let mut stderr = Vec::new();
-    let code = toolc::cli::run(args, &mut stdout, &mut stderr);
+    let code = toolc::command_line(args, &mut stdout, &mut stderr);
     (code, String::from_utf8_lossy(&stderr).into_owned())
 }
 

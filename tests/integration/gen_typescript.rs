@@ -1,5 +1,5 @@
 //! The Nachos tool class (`toolc::emit::typescript::nachos_class`): what it
-//! writes, `toolc::typescript` reads back to the same tool id, display name,
+//! writes, the front end (`toolc::project`) reads back to the same tool id, display name,
 //! description, tier and parameter schema, for hand-picked schemas (nested
 //! objects, arrays, enums, defaults, strings that need escapes, keys that
 //! need quotes, every kind of number) and for a few hundred generated ones;
@@ -20,7 +20,7 @@ use serde_json::{Map, Value, json};
 use toolc::emit::templates::Templates;
 use toolc::emit::typescript::{NachosClass, nachos_class};
 use toolc::ir::Tool;
-use toolc::typescript::{find_tool_class, parameters_schema};
+use toolc::project::{LoadOptions, Project};
 
 use super::TempDir;
 
@@ -57,16 +57,33 @@ fn expected_schema(tool: &Tool) -> Value {
     Value::Object(schema)
 }
 
-/// Renders the class of `tool`, reads it back and checks every property.
+/// Renders the class of `tool`, reads it back through the front end (as
+/// the package of a Nachos manifest) and checks every property.
 fn assert_round_trip(tool: &Tool) -> NachosClass {
     let class = class_of(tool);
-    let read = match find_tool_class(&class.contents, &tool.name) {
-        Ok(Some(read)) => read,
-        other => panic!(
-            "the class of {} is not found again ({other:?}):\n{}",
-            tool.name, class.contents
-        ),
+    let dir = TempDir::new("round-trip");
+    dir.write(&format!("src/{}", class.file_name), &class.contents);
+    let manifest = json!({"name": "t", "version": "1.0.0", "type": "tool",
+        "provides": {"tool": tool.name}});
+    let project = Project::from_documents(
+        [(
+            dir.path().join("manifest.json").display().to_string(),
+            manifest.to_string(),
+        )],
+        &LoadOptions::default(),
+    );
+    let loaded = project.manifests.first().expect("the manifest loads");
+    let search = loaded
+        .code
+        .class_search(0)
+        .expect("the package was searched");
+    let Some(found) = &search.found else {
+        panic!(
+            "the class of {} is not found again ({:?}):\n{}",
+            tool.name, search.unreadable, class.contents
+        );
     };
+    let read = &found.class;
     assert!(
         read.unsupported.is_empty(),
         "not literals: {:?}\n{}",
@@ -85,8 +102,13 @@ fn assert_round_trip(tool: &Tool) -> NachosClass {
         read.security_tier,
         Some(tool.permissions.security_tier.unwrap_or(1))
     );
-    let parameters = read.parameters.clone().expect("a parameters object");
-    let schema = parameters_schema(&parameters).expect("a schema");
+    assert!(read.parameters.is_some(), "a parameters object");
+    let schema = loaded
+        .code
+        .derived
+        .first()
+        .map(|derived| derived.schema.clone())
+        .expect("a schema");
     let expected = expected_schema(tool);
     assert_eq!(
         schema, expected,
