@@ -26,10 +26,17 @@
 //! a property's own `required` list. The `parameters` copy is used while
 //! the manifest's (or code's) own parameters keep the same names (see
 //! [`signature`]). Reading such a manifest brings every field back.
+//!
+//! A carried agentcli `command` (with its `timeoutSec` and
+//! `envPassthrough`) is also how the tool runs: lowering makes it the
+//! tool's [`Runtime::Command`] (see [`command_runtime`]), so that nothing
+//! after the front end reads carried JSON to learn how to run a tool. The
+//! carried copy stays, for writers: they write carried fields, never the
+//! runtime, so the command is written once.
 
 use serde_json::{Map, Value};
 
-use crate::ir::{Carried, Format, ToolSet};
+use crate::ir::{Carried, Format, Runtime, Tool, ToolSet};
 use crate::json;
 
 /// The key of toolc's carrier object.
@@ -158,7 +165,49 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
             tool.parameters = Some(parameters.clone());
         }
     }
+    for tool in &mut toolset.tools {
+        command_runtime(tool);
+    }
     toolset.carried = set_carried;
+}
+
+/// Makes a carried agentcli `command` the tool's runtime: a manifest
+/// converted from agentcli (NORA, Nachos, provider JSON) runs the program
+/// it came with, as its `"x-toolc"` object says. An AgentStack tool keeps
+/// its Python function: its config names the function, and its name and
+/// parameters are read from that function's definition.
+fn command_runtime(tool: &mut Tool) {
+    if matches!(
+        tool.runtime,
+        Runtime::Command { .. } | Runtime::PythonFunction { .. }
+    ) {
+        return;
+    }
+    let carried = |key: &str| {
+        tool.carried
+            .iter()
+            .find(|c| c.format == Format::Agentcli && c.key == key)
+            .map(|c| &c.value)
+    };
+    let Some(Value::Array(command)) = carried("command") else {
+        return;
+    };
+    let strings = |items: &Vec<Value>| -> Vec<String> {
+        items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    };
+    let runtime = Runtime::Command {
+        argv: strings(command),
+        timeout_sec: carried("timeoutSec").and_then(Value::as_u64),
+        env_passthrough: carried("envPassthrough")
+            .and_then(Value::as_array)
+            .map(strings)
+            .unwrap_or_default(),
+    };
+    tool.runtime = runtime;
 }
 
 /// Takes back a description that code gave a tool whose `"x-toolc"` says
@@ -271,4 +320,55 @@ pub fn signature(parameters: &Value) -> Vec<String> {
         .unwrap_or_default();
     names.sort();
     names
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::formats::{Depth, lower};
+
+    fn lowered(format: Format, text: &str) -> ToolSet {
+        let document = json::parse(&Arc::from(text)).unwrap();
+        lower(format, &document, "manifest.json", Depth::Full)
+    }
+
+    #[test]
+    fn a_carried_agentcli_command_is_the_runtime() {
+        let set = lowered(
+            Format::Nachos,
+            r#"{"name": "hog", "type": "tool", "provides": {"tool": "hog"},
+                "x-toolc": {"agentcli": {"command": ["./bin/hog", "-q"], "timeoutSec": 7,
+                                         "envPassthrough": ["TOKEN"]}}}"#,
+        );
+        assert_eq!(
+            set.tools[0].runtime,
+            Runtime::Command {
+                argv: vec!["./bin/hog".into(), "-q".into()],
+                timeout_sec: Some(7),
+                env_passthrough: vec!["TOKEN".into()],
+            }
+        );
+        // The carried copy stays for the writers.
+        assert!(
+            set.tools[0]
+                .carried
+                .iter()
+                .any(|c| c.format == Format::Agentcli && c.key == "command")
+        );
+    }
+
+    #[test]
+    fn an_agentstack_function_keeps_its_runtime() {
+        let set = lowered(
+            Format::Agentstack,
+            r#"{"name": "web", "category": "web", "tools": {"fetch": {"actions": ["read"],
+                "x-toolc": {"agentcli": {"command": ["./bin/fetch"]}}}}}"#,
+        );
+        assert!(matches!(
+            &set.tools[0].runtime,
+            Runtime::PythonFunction { function, .. } if function == "fetch"
+        ));
+    }
 }

@@ -49,6 +49,43 @@ use crate::run::{ErrorCode, ToolResult};
 /// The names of the built-in tools.
 pub const NAMES: [&str; 5] = ["list_files", "read_file", "write_file", "shell", "fetch"];
 
+/// One built-in tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Builtin {
+    ListFiles,
+    ReadFile,
+    WriteFile,
+    Shell,
+    Fetch,
+}
+
+impl Builtin {
+    /// Every built-in, in the order [`toolset`] declares them.
+    pub const ALL: [Builtin; 5] = [
+        Builtin::ListFiles,
+        Builtin::ReadFile,
+        Builtin::WriteFile,
+        Builtin::Shell,
+        Builtin::Fetch,
+    ];
+
+    /// The tool's name, as agents call it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::ListFiles => "list_files",
+            Builtin::ReadFile => "read_file",
+            Builtin::WriteFile => "write_file",
+            Builtin::Shell => "shell",
+            Builtin::Fetch => "fetch",
+        }
+    }
+
+    /// The built-in called `name`.
+    pub fn from_name(name: &str) -> Option<Builtin> {
+        Builtin::ALL.into_iter().find(|tool| tool.name() == name)
+    }
+}
+
 /// The most entries one `list_files` call returns.
 pub const LIST_CAP: usize = 10_000;
 /// The largest file `read_file` returns: 1 MiB.
@@ -71,10 +108,10 @@ const WORKSPACE_RULE: &str = "workspace";
 /// knows how to run them), each with a standard JSON Schema and the actions
 /// it needs.
 pub fn toolset() -> ToolSet {
-    let tools = NAMES
-        .iter()
+    let tools = Builtin::ALL
+        .into_iter()
         .enumerate()
-        .map(|(index, name)| declare(index, name))
+        .map(|(index, builtin)| declare(index, builtin))
         .collect();
     ToolSet {
         path: "builtin".to_string(),
@@ -85,9 +122,9 @@ pub fn toolset() -> ToolSet {
     }
 }
 
-fn declare(index: usize, name: &str) -> Tool {
-    let (description, parameters, action) = match name {
-        "list_files" => (
+fn declare(index: usize, builtin: Builtin) -> Tool {
+    let (description, parameters, action) = match builtin {
+        Builtin::ListFiles => (
             "List the entries of a directory in the workspace. Returns {\"entries\": [{\"name\", \"type\" (file, dir, symlink or other), \"size\" (bytes, files only)}], \"truncated\"}, sorted by name. With recursive, names are paths relative to the listed directory; symbolic links are listed, not followed. At most 10000 entries; truncated is true when there were more.",
             json!({
                 "type": "object",
@@ -100,7 +137,7 @@ fn declare(index: usize, name: &str) -> Tool {
             }),
             "read",
         ),
-        "read_file" => (
+        Builtin::ReadFile => (
             "Read a UTF-8 text file in the workspace and return its contents as a string. Files over 1 MiB and files that are not UTF-8 text are refused.",
             json!({
                 "type": "object",
@@ -112,7 +149,7 @@ fn declare(index: usize, name: &str) -> Tool {
             }),
             "read",
         ),
-        "write_file" => (
+        Builtin::WriteFile => (
             "Write text to a file in the workspace, replacing it if it exists and creating missing parent directories. The file is replaced in one step: readers see the old or the new contents, never a part. Returns {\"path\", \"bytes\"}.",
             json!({
                 "type": "object",
@@ -125,7 +162,7 @@ fn declare(index: usize, name: &str) -> Tool {
             }),
             "write",
         ),
-        "shell" => (
+        Builtin::Shell => (
             "Run a shell command line in the workspace (by default in its root) and return what it printed and its exit status.",
             json!({
                 "type": "object",
@@ -138,7 +175,7 @@ fn declare(index: usize, name: &str) -> Tool {
             }),
             "execute",
         ),
-        _ => (
+        Builtin::Fetch => (
             "Fetch a URL with HTTP GET (http and https only) and return {\"status\", \"headers\", \"body\", \"body_encoding\"}. A 404 or 500 status is returned, not treated as a failure. Follows up to 5 redirects; gives up after 30 seconds; bodies over 5 MiB are refused. A body that is not UTF-8 text is returned in base64 (body_encoding \"base64\").",
             json!({
                 "type": "object",
@@ -152,7 +189,7 @@ fn declare(index: usize, name: &str) -> Tool {
         ),
     };
     let mut tool = Tool::new(
-        name.to_string(),
+        builtin.name().to_string(),
         format!("/tools/{index}/name"),
         format!("/tools/{index}"),
     );
@@ -287,16 +324,23 @@ pub enum Action {
 /// matching its schema). Never panics: a missing argument or an unknown
 /// name is a failed result.
 pub fn call(workspace: &Workspace, name: &str, arguments: &Value) -> Action {
-    let result = match name {
-        "list_files" => list_files(workspace, arguments),
-        "read_file" => read_file(workspace, arguments),
-        "write_file" => write_file(workspace, arguments),
-        "shell" => return shell(workspace, arguments),
-        "fetch" => fetch(arguments),
-        other => Err(failure(
+    match Builtin::from_name(name) {
+        Some(builtin) => run(workspace, builtin, arguments),
+        None => Action::Done(ToolResult::fail(
             ErrorCode::NotFound,
-            format!("no built-in tool named {other:?}"),
+            format!("no built-in tool named {name:?}"),
         )),
+    }
+}
+
+/// Runs `builtin` with already-validated `arguments`.
+pub fn run(workspace: &Workspace, builtin: Builtin, arguments: &Value) -> Action {
+    let result = match builtin {
+        Builtin::ListFiles => list_files(workspace, arguments),
+        Builtin::ReadFile => read_file(workspace, arguments),
+        Builtin::WriteFile => write_file(workspace, arguments),
+        Builtin::Shell => return shell(workspace, arguments),
+        Builtin::Fetch => fetch(arguments),
     };
     Action::Done(result.unwrap_or_else(|failure| *failure))
 }
@@ -841,6 +885,9 @@ mod tests {
         let set = toolset();
         let names: Vec<&str> = set.tools.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, NAMES);
+        for name in NAMES {
+            assert_eq!(Builtin::from_name(name).map(Builtin::name), Some(name));
+        }
         for tool in &set.tools {
             let schema = tool.parameters.as_ref().unwrap();
             assert_eq!(schema["type"], "object");

@@ -33,7 +33,8 @@
 
 mod audit;
 pub mod builtin;
-mod execute;
+mod cancel;
+mod exec;
 pub mod policy;
 mod process;
 mod result;
@@ -46,10 +47,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use crate::ir::{Format, Runtime, Tool, ToolSet};
+use crate::ir::{Tool, ToolSet};
+pub use cancel::CancelToken;
 pub use policy::{Approver, Denial, Policy};
 pub use result::{ErrorCode, Metadata, ToolError, ToolResult};
-pub use sandbox::{Support, probe as probe_sandbox};
+pub use sandbox::{SandboxMode, Support, probe as probe_sandbox};
 
 /// The time limit of a tool whose manifest gives none.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -129,10 +131,8 @@ struct Entry {
     tool: Tool,
     /// The manifest's directory (for built-ins, the workspace root).
     dir: PathBuf,
-    format: Format,
-    builtin: bool,
-    /// Environment variables the package declares (AgentStack `env`).
-    package_env: Vec<String>,
+    /// How it runs, chosen when the entry is built.
+    executor: exec::Executor,
     validator: Result<jsonschema::Validator, String>,
 }
 
@@ -144,7 +144,7 @@ pub struct Runner {
     workspace: Option<builtin::Workspace>,
     audit: Option<Mutex<std::fs::File>>,
     /// The interpreter's own facts, asked for at the first Python call.
-    python: OnceLock<Result<execute::Python, String>>,
+    python: OnceLock<Result<exec::python::Python, String>>,
 }
 
 impl Runner {
@@ -191,10 +191,8 @@ impl Runner {
                 }
                 entries.push(Entry {
                     validator: compile(&tool),
+                    executor: exec::Executor::for_tool(&tool, set.format, &dir, &package_env),
                     dir: dir.clone(),
-                    format: set.format,
-                    builtin: false,
-                    package_env: package_env.clone(),
                     tool,
                 });
             }
@@ -218,12 +216,11 @@ impl Runner {
         let entries = set
             .tools
             .into_iter()
-            .map(|tool| Entry {
+            .zip(builtin::Builtin::ALL)
+            .map(|(tool, builtin)| Entry {
                 validator: compile(&tool),
+                executor: exec::Executor::Builtin(builtin),
                 dir: dir.clone(),
-                format: set.format,
-                builtin: true,
-                package_env: Vec::new(),
                 tool,
             })
             .collect();
@@ -295,8 +292,25 @@ impl Runner {
     /// Calls tool `name` with `arguments` (a JSON object) and returns its
     /// result. Never panics and never fails: every failure is a result.
     pub fn call(&self, name: &str, arguments: Value) -> ToolResult {
+        self.call_inner_timed(name, arguments, None)
+    }
+
+    /// Like [`Runner::call`], but `cancel` (from any thread) stops the
+    /// call: its tool's process group is killed and the result is an
+    /// `EXECUTION_ERROR` with `details.cancelled` set to `true`. A call
+    /// whose token is cancelled before its tool starts runs nothing.
+    pub fn call_with(&self, name: &str, arguments: Value, cancel: &CancelToken) -> ToolResult {
+        self.call_inner_timed(name, arguments, Some(cancel))
+    }
+
+    fn call_inner_timed(
+        &self,
+        name: &str,
+        arguments: Value,
+        cancel: Option<&CancelToken>,
+    ) -> ToolResult {
         let started = Instant::now();
-        let (mut result, decision) = self.call_inner(name, &arguments);
+        let (mut result, decision) = self.call_inner(name, &arguments, cancel);
         result.metadata.duration_ms = started.elapsed().as_millis() as u64;
         if let Some(log) = &self.audit {
             audit::record(log, name, &arguments, decision, &result);
@@ -304,7 +318,12 @@ impl Runner {
         result
     }
 
-    fn call_inner(&self, name: &str, arguments: &Value) -> (ToolResult, audit::Decision) {
+    fn call_inner(
+        &self,
+        name: &str,
+        arguments: &Value,
+        cancel: Option<&CancelToken>,
+    ) -> (ToolResult, audit::Decision) {
         let Some(entry) = self.entries.iter().find(|e| e.tool.name == name) else {
             let mut details = Map::new();
             let known: Vec<&str> = self.entries.iter().map(|e| e.tool.name.as_str()).collect();
@@ -336,8 +355,11 @@ impl Runner {
                 audit::Decision::Denied,
             );
         }
+        if cancel.is_some_and(CancelToken::is_cancelled) {
+            return (exec::cancelled(&[]), audit::Decision::Allowed);
+        }
         (
-            execute::execute(self, entry, arguments),
+            entry.executor.run(self, entry, arguments, cancel),
             audit::Decision::Allowed,
         )
     }
@@ -429,38 +451,4 @@ fn validate(entry: &Entry, arguments: &Value) -> Result<(), Box<ToolResult>> {
         ),
         details,
     )))
-}
-
-/// The command a tool runs: agentcli's own, or one a converted manifest
-/// keeps in its `"x-toolc"` object.
-fn command_of(tool: &Tool) -> Option<(Vec<String>, Option<u64>, Vec<String>)> {
-    if let Runtime::Command {
-        argv,
-        timeout_sec,
-        env_passthrough,
-    } = &tool.runtime
-    {
-        return Some((argv.clone(), *timeout_sec, env_passthrough.clone()));
-    }
-    let carried = |key: &str| {
-        tool.carried
-            .iter()
-            .find(|c| c.format == Format::Agentcli && c.key == key)
-            .map(|c| &c.value)
-    };
-    let argv: Vec<String> = carried("command")?
-        .as_array()?
-        .iter()
-        .filter_map(|v| v.as_str().map(str::to_string))
-        .collect();
-    let timeout = carried("timeoutSec").and_then(Value::as_u64);
-    let passthrough = carried("envPassthrough")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
-    Some((argv, timeout, passthrough))
 }

@@ -6,9 +6,10 @@
 //! writes the arguments to the process's stdin, reads stdout and stderr
 //! (each capped, so memory stays bounded whatever the tool prints) and
 //! watches a pidfd for the exit, until the deadline. When the process
-//! exits, the deadline passes or stdout outgrows its cap, the whole group
-//! is killed (grandchildren included) while the process is still a zombie,
-//! so its group id cannot have been reused; only then is it reaped. A
+//! exits, the deadline passes, stdout outgrows its cap or the call is
+//! cancelled ([`CancelToken`]), the whole group is killed (grandchildren
+//! included) while the process is still a zombie, so its group id cannot
+//! have been reused; only then is it reaped. A
 //! descendant that leaves the group on purpose (`setsid`) escapes that
 //! kill; confining it would take a cgroup per call.
 
@@ -20,6 +21,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::cancel::{self, CancelToken};
 use super::sandbox::Confinement;
 
 /// How much of stderr is kept: enough for any error message.
@@ -44,6 +46,8 @@ pub(crate) struct Spawn {
     /// RLIMIT_AS in bytes.
     pub memory: Option<u64>,
     pub confinement: Option<Confinement>,
+    /// Stops the process early when cancelled.
+    pub cancel: Option<CancelToken>,
 }
 
 /// How the process ended.
@@ -59,6 +63,10 @@ pub(crate) enum Outcome {
         stderr: Vec<u8>,
     },
     TooLarge,
+    /// The call's [`CancelToken`] was cancelled.
+    Cancelled {
+        stderr: Vec<u8>,
+    },
 }
 
 /// Why a process could not be run.
@@ -122,6 +130,7 @@ pub(crate) fn run(spawn: Spawn) -> Result<Outcome, RunError> {
         spawn.stdin,
         spawn.timeout,
         spawn.max_output,
+        spawn.cancel.as_ref(),
     );
     // Whatever happened, nothing of the group outlives the call.
     kill_group(pid);
@@ -135,6 +144,7 @@ pub(crate) fn run(spawn: Spawn) -> Result<Outcome, RunError> {
         },
         Driven::TimedOut { stderr } => Outcome::TimedOut { stderr },
         Driven::TooLarge => Outcome::TooLarge,
+        Driven::Cancelled { stderr } => Outcome::Cancelled { stderr },
     })
 }
 
@@ -142,6 +152,7 @@ enum Driven {
     Exited { stdout: Vec<u8>, stderr: Vec<u8> },
     TimedOut { stderr: Vec<u8> },
     TooLarge,
+    Cancelled { stderr: Vec<u8> },
 }
 
 fn kill_group(pid: libc::pid_t) {
@@ -210,6 +221,7 @@ fn drive(
     input: Vec<u8>,
     timeout: Duration,
     max_output: usize,
+    cancel: Option<&CancelToken>,
 ) -> io::Result<Driven> {
     // A limit too far to represent is no limit (the caller clamps it).
     let deadline = Instant::now()
@@ -230,6 +242,11 @@ fn drive(
     let mut stderr = Reader::new(child.stderr.take().map(OwnedFd::from), STDERR_CAP, true)?;
     let mut exited_at: Option<Instant> = None;
     loop {
+        if exited_at.is_none() && cancel.is_some_and(CancelToken::is_cancelled) {
+            return Ok(Driven::Cancelled {
+                stderr: stderr.data,
+            });
+        }
         let now = Instant::now();
         let limit = match exited_at {
             Some(at) => at + DRAIN_GRACE,
@@ -274,10 +291,12 @@ fn drive(
                 stderr: stderr.data,
             });
         }
-        let wait_ms = limit
-            .saturating_duration_since(now)
-            .as_millis()
-            .clamp(1, i32::MAX as u128) as libc::c_int;
+        let mut wait = limit.saturating_duration_since(now);
+        if cancel.is_some() {
+            // The token is a flag, not a descriptor: look at it often.
+            wait = wait.min(cancel::CHECK_INTERVAL);
+        }
+        let wait_ms = wait.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
         // SAFETY: `fds` is a valid, initialized array of its length.
         let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, wait_ms) };
         if ready < 0 {

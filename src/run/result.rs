@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::sandbox::SandboxMode;
+
 /// The outcome of one call, whatever the tool's runtime.
 ///
 /// ```json
@@ -92,7 +94,7 @@ pub struct Metadata {
     /// does not support it or the sandbox was turned off. Absent when no
     /// process ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sandbox: Option<String>,
+    pub sandbox: Option<SandboxMode>,
 }
 
 impl ToolResult {

@@ -86,6 +86,36 @@ impl Support {
     pub fn network(self) -> bool {
         matches!(self, Support::Landlock(abi) if abi >= 4)
     }
+
+    /// How the processes of a runner with this support are confined.
+    pub fn mode(self) -> SandboxMode {
+        match self {
+            Support::Landlock(_) => SandboxMode::Landlock,
+            Support::Unavailable => SandboxMode::Unconfined,
+        }
+    }
+}
+
+/// How a tool's process was confined, as `metadata.sandbox` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxMode {
+    /// Landlock rules applied (`"landlock"`).
+    Landlock,
+    /// No confinement: the kernel lacks Landlock or the sandbox was turned
+    /// off (`"none"`).
+    #[serde(rename = "none")]
+    Unconfined,
+}
+
+impl SandboxMode {
+    /// The mode's name in a result's JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SandboxMode::Landlock => "landlock",
+            SandboxMode::Unconfined => "none",
+        }
+    }
 }
 
 /// Asks the kernel which Landlock ABI it supports.

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use toolc::run::{ErrorCode, Runner, RunnerOptions, Support, ToolResult};
+use toolc::run::{CancelToken, ErrorCode, Runner, RunnerOptions, Support, ToolResult};
 
 use crate::{TempDir, root};
 
@@ -93,6 +93,60 @@ fn a_timeout_kills_the_tool_and_its_grandchild() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(!process_alive(pid), "grandchild {pid} outlived the timeout");
+}
+
+/// A call cancelled from another thread returns promptly, with its tool's
+/// whole process group killed and `details.cancelled` set.
+#[test]
+fn a_cancelled_call_kills_the_tool_and_its_grandchild() {
+    let options = RunnerOptions {
+        timeout: Some(Duration::from_secs(120)),
+        ..RunnerOptions::default()
+    };
+    let runner = runner_with("agentcli/tools.json", options);
+    let token = CancelToken::new();
+    let canceller = {
+        let token = token.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(700));
+            token.cancel();
+        })
+    };
+    let started = Instant::now();
+    let result = runner.call_with("sleeper", json!({}), &token);
+    let elapsed = started.elapsed();
+    canceller.join().unwrap();
+    let error = expect_error(&result, ErrorCode::ExecutionError);
+    assert_eq!(
+        error.details["cancelled"],
+        json!(true),
+        "{}",
+        result.to_json_line()
+    );
+    assert!(elapsed >= Duration::from_millis(700), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
+    let stderr = error.details["stderr"].as_str().expect("the tool's stderr");
+    let pid: i32 = stderr
+        .trim()
+        .strip_prefix("grandchild ")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no grandchild pid in {stderr:?}"));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while process_alive(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !process_alive(pid),
+        "grandchild {pid} outlived the cancellation"
+    );
+
+    // A token cancelled before the call runs nothing.
+    let started = Instant::now();
+    let result = runner.call_with("echo", json!({"text": "hi"}), &token);
+    let error = expect_error(&result, ErrorCode::ExecutionError);
+    assert_eq!(error.details["cancelled"], json!(true));
+    assert_eq!(result.metadata.exit_code, None);
+    assert!(started.elapsed() < Duration::from_secs(5));
 }
 
 #[test]
@@ -258,7 +312,10 @@ fn a_confined_tool_cannot_read_etc_hostname() {
         "{}",
         error.message
     );
-    assert_eq!(result.metadata.sandbox.as_deref(), Some("landlock"));
+    assert_eq!(
+        result.metadata.sandbox.map(|mode| mode.as_str()),
+        Some("landlock")
+    );
     // The control: the same tool unconfined reads it.
     let options = RunnerOptions {
         sandbox: false,
@@ -266,7 +323,10 @@ fn a_confined_tool_cannot_read_etc_hostname() {
     };
     let result = runner_with("agentcli/tools.json", options).call("hostname", json!({}));
     assert!(result.success, "{}", result.to_json_line());
-    assert_eq!(result.metadata.sandbox.as_deref(), Some("none"));
+    assert_eq!(
+        result.metadata.sandbox.map(|mode| mode.as_str()),
+        Some("none")
+    );
 
     let runner = load("agentstack/probe/config.json");
     let result = runner.call("read_hostname", json!({}));

@@ -1,0 +1,498 @@
+//! Executors: from an authorized call to a [`ToolResult`].
+//!
+//! A tool's [`Executor`] is chosen once, when the runner builds the tool's
+//! entry, from the runtime its manifest lowered into; a call only runs it.
+//! One file per executor: [`command`] (agentcli programs), [`python`]
+//! (NORA scripts and AgentStack functions, through toolc's bootstrap),
+//! [`builtin`] (the built-in tools) and [`remote`] (tools served
+//! elsewhere). This module holds what the process executors share: the
+//! call's limits, its scratch directory, its environment, its sandbox
+//! rules and the mapping of a process's outcome to a result.
+
+mod builtin;
+mod command;
+pub(super) mod python;
+mod remote;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use super::cancel::CancelToken;
+use super::process::{self, Outcome, Spawn};
+use super::sandbox::{Confinement, Rules, SandboxMode, Support};
+use super::{Entry, ErrorCode, Runner, ToolResult};
+use crate::ir::{Format, Runtime, Tool};
+
+/// How much of a tool's stderr or stdout a message quotes.
+const QUOTE_LIMIT: usize = 2000;
+
+/// How one tool runs, chosen when its entry is built.
+#[derive(Debug, Clone)]
+pub(super) enum Executor {
+    /// A program run with an argv, JSON on stdin and stdout (agentcli).
+    Command(command::CommandTool),
+    /// A Python script or package function, through the bootstrap.
+    Python(python::PythonTool),
+    /// A built-in tool.
+    Builtin(super::builtin::Builtin),
+    /// A tool served by something else (a Nachos NATS service).
+    Remote(remote::RemoteTool),
+    /// Provider tool JSON, which says nothing about how to run a tool.
+    Undeclared(Format),
+}
+
+impl Executor {
+    /// The executor of a manifest's tool: its lowered runtime decides.
+    /// `dir` is the manifest's directory; `package_env` the environment
+    /// variables its package declares (AgentStack `env`).
+    pub(super) fn for_tool(
+        tool: &Tool,
+        format: Format,
+        dir: &Path,
+        package_env: &[String],
+    ) -> Executor {
+        match &tool.runtime {
+            Runtime::Command {
+                argv,
+                timeout_sec,
+                env_passthrough,
+            } => Executor::Command(command::CommandTool {
+                argv: argv.clone(),
+                timeout_sec: *timeout_sec,
+                env_passthrough: env_passthrough.clone(),
+            }),
+            Runtime::PythonScript {
+                entrypoint,
+                function,
+            } => Executor::Python(python::PythonTool::script(dir, entrypoint, function)),
+            Runtime::PythonFunction { module, function } => Executor::Python(
+                python::PythonTool::package(dir, module, function, package_env),
+            ),
+            Runtime::NatsService { subject } => Executor::Remote(remote::RemoteTool {
+                subject: subject.clone(),
+            }),
+            Runtime::Unspecified => Executor::Undeclared(format),
+        }
+    }
+
+    /// Runs an authorized call.
+    pub(super) fn run(
+        &self,
+        runner: &Runner,
+        entry: &Entry,
+        arguments: &Value,
+        cancel: Option<&CancelToken>,
+    ) -> ToolResult {
+        let call = Call {
+            runner,
+            entry,
+            cancel,
+        };
+        match self {
+            Executor::Command(tool) => command::run(&call, tool, arguments),
+            Executor::Python(tool) => python::run(&call, tool, arguments),
+            Executor::Builtin(builtin) => builtin::run(&call, *builtin, arguments),
+            Executor::Remote(tool) => remote::run(&entry.tool, tool),
+            Executor::Undeclared(format) => ToolResult::fail(
+                ErrorCode::ExecutionError,
+                format!(
+                    "\"{}\" comes from {format} tool JSON, which says nothing about how to run it",
+                    entry.tool.name
+                ),
+            ),
+        }
+    }
+}
+
+/// One call being executed: the runner, the tool's entry, and the token
+/// that may stop it.
+struct Call<'a> {
+    runner: &'a Runner,
+    entry: &'a Entry,
+    cancel: Option<&'a CancelToken>,
+}
+
+/// The result of a call cancelled through its [`CancelToken`], with what
+/// the tool printed on stderr until then.
+pub(super) fn cancelled(stderr: &[u8]) -> ToolResult {
+    let mut details = Map::new();
+    details.insert("cancelled".into(), json!(true));
+    if !stderr.is_empty() {
+        details.insert("stderr".into(), json!(quote(stderr)));
+    }
+    ToolResult::fail_with(
+        ErrorCode::ExecutionError,
+        "the call was cancelled; the tool was killed with its process group",
+        details,
+    )
+}
+
+/// The limits that apply to one call.
+struct Limits {
+    timeout: Duration,
+    memory: Option<u64>,
+}
+
+impl Limits {
+    fn of(runner: &Runner, entry: &Entry, manifest_timeout: Option<u64>) -> Limits {
+        let timeout = runner
+            .options
+            .timeout
+            .or(manifest_timeout.map(Duration::from_secs))
+            .unwrap_or(super::DEFAULT_TIMEOUT)
+            .min(Duration::from_secs(process::MAX_TIMEOUT_SECS));
+        let memory = runner.options.memory.or_else(|| {
+            entry
+                .tool
+                .permissions
+                .memory
+                .as_deref()
+                .and_then(parse_quantity)
+        });
+        Limits { timeout, memory }
+    }
+}
+
+/// A Kubernetes-style memory quantity (`128Mi`, `1Gi`, `512M`, `1000`) in
+/// bytes.
+pub(super) fn parse_quantity(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let number: u64 = digits.parse().ok()?;
+    let multiplier: u64 = match unit {
+        "" => 1,
+        "Ki" => 1 << 10,
+        "Mi" => 1 << 20,
+        "Gi" => 1 << 30,
+        "Ti" => 1 << 40,
+        "k" | "K" => 1000,
+        "M" => 1000 * 1000,
+        "G" => 1000 * 1000 * 1000,
+        "T" => 1000 * 1000 * 1000 * 1000,
+        _ => return None,
+    };
+    number.checked_mul(multiplier)
+}
+
+/// A private temporary directory for one call, removed afterwards.
+struct Scratch {
+    path: PathBuf,
+}
+
+impl Scratch {
+    fn new() -> Result<Scratch, Box<ToolResult>> {
+        use std::os::unix::fs::DirBuilderExt;
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        // The name is not secret (the directory is private by its mode);
+        // a clock-derived part only keeps a stale directory of an earlier
+        // process with the same pid from blocking every call.
+        let mut attempt = 0;
+        loop {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let salt = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or_default();
+            let path = std::env::temp_dir()
+                .join(format!("toolc-run-{}-{n}-{salt:08x}", std::process::id()));
+            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => return Ok(Scratch { path }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => {
+                    attempt += 1;
+                }
+                Err(e) => {
+                    return Err(Box::new(ToolResult::fail(
+                        ErrorCode::InternalError,
+                        format!(
+                            "cannot create a temporary directory {}: {e}",
+                            path.display()
+                        ),
+                    )));
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+enum Ran {
+    /// The process ran; how, and the sandbox it ran in.
+    Done(Outcome, SandboxMode),
+    Failed(Box<ToolResult>),
+}
+
+/// Completes `spawn` with the environment (PATH, HOME, TMPDIR and the
+/// passthrough names) and the sandbox, and runs it.
+fn spawn_confined(
+    call: &Call,
+    mut spawn: Spawn,
+    scratch: &Scratch,
+    passthrough: &[String],
+    mut rules: Rules,
+) -> Ran {
+    let runner = call.runner;
+    spawn.cancel = call.cancel.cloned();
+    spawn.env = environment(passthrough, &scratch.path);
+    rules.read.extend(runner.options.read_dirs.iter().cloned());
+    let sandbox = match runner.support {
+        Support::Landlock(_) => match Confinement::build(&rules, runner.support) {
+            Ok(confinement) => {
+                spawn.confinement = Some(confinement);
+                SandboxMode::Landlock
+            }
+            Err(message) => {
+                return Ran::Failed(Box::new(ToolResult::fail(
+                    ErrorCode::InternalError,
+                    message,
+                )));
+            }
+        },
+        Support::Unavailable => SandboxMode::Unconfined,
+    };
+    let program = spawn.program.clone();
+    match process::run(spawn) {
+        Ok(outcome) => Ran::Done(outcome, sandbox),
+        Err(process::RunError::Spawn(e)) => {
+            // The program could not be executed: the tool's fault (a
+            // missing execute bit, a bad interpreter line) or the
+            // sandbox's, which then says how to let it through.
+            let mut message = format!("cannot start {}: {e}", program.display());
+            let denied = matches!(e.raw_os_error(), Some(libc::EACCES) | Some(libc::EPERM));
+            if denied && sandbox == SandboxMode::Landlock {
+                message.push_str(
+                    " (the sandbox may deny the program or its interpreter: --allow-read DIR lets the tool read a directory, --no-sandbox turns Landlock off)",
+                );
+            }
+            let mut result = ToolResult::fail(ErrorCode::ExecutionError, message);
+            result.metadata.sandbox = Some(sandbox);
+            Ran::Failed(Box::new(result))
+        }
+        Err(process::RunError::Watch(e)) => Ran::Failed(Box::new(ToolResult::fail(
+            ErrorCode::InternalError,
+            format!(
+                "{} started, but toolc could not watch it (it was killed): {e}",
+                program.display()
+            ),
+        ))),
+    }
+}
+
+/// PATH and HOME from toolc's environment, the tool's declared
+/// passthrough variables when set, and TMPDIR pointing at the call's
+/// private directory. Nothing else of toolc's environment reaches a tool.
+fn environment(passthrough: &[String], tmp: &Path) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = Vec::new();
+    for name in ["PATH", "HOME"]
+        .into_iter()
+        .chain(passthrough.iter().map(String::as_str))
+    {
+        if name == "TMPDIR" || env.iter().any(|(k, _)| k == name) {
+            continue;
+        }
+        if let Some(value) = std::env::var_os(name) {
+            env.push((name.into(), value));
+        }
+    }
+    env.push(("TMPDIR".into(), tmp.as_os_str().to_os_string()));
+    env
+}
+
+/// Whether the tool declares that it needs no network.
+fn denies_network(entry: &Entry) -> bool {
+    let permissions = &entry.tool.permissions;
+    permissions.allow_http == Some(false)
+        || permissions
+            .network_egress
+            .as_ref()
+            .is_some_and(|egress| egress.is_empty())
+}
+
+/// The directories a tool may read and write beside its manifest's:
+/// AgentStack `allowed_dirs` (relative ones resolve against the manifest
+/// directory); `*` leaves the file system unconfined.
+fn allowed_dirs(entry: &Entry, home: &Path) -> (Vec<PathBuf>, bool) {
+    let Some(dirs) = &entry.tool.permissions.allowed_dirs else {
+        return (Vec::new(), false);
+    };
+    let mut paths = Vec::new();
+    for dir in dirs {
+        if dir == "*" {
+            return (Vec::new(), true);
+        }
+        // A pattern (`data/*.csv`) is confined to the directory before its
+        // first wildcard; the policy checks the pattern itself.
+        let dir = match dir.find(['*', '?', '[']) {
+            Some(at) => match dir[..at].rfind('/') {
+                Some(slash) => &dir[..slash],
+                None => ".",
+            },
+            None => dir.as_str(),
+        };
+        let dir = if dir.is_empty() { "/" } else { dir };
+        paths.push(super::policy::resolve_path(dir, &entry.dir, home));
+    }
+    (paths, false)
+}
+
+/// What a manifest tool's process may touch: its manifest's directory
+/// and `read` (its program, its interpreter) for reading, its scratch
+/// directory and declared allowed directories for writing, the network
+/// unless it declares none.
+fn tool_rules(runner: &Runner, entry: &Entry, scratch: &Scratch, read: Vec<PathBuf>) -> Rules {
+    let (allowed, any_path) = allowed_dirs(entry, &runner.options.policy.home);
+    let mut write = vec![scratch.path.clone()];
+    write.extend(allowed);
+    let mut readable = vec![entry.dir.clone()];
+    readable.extend(read);
+    Rules {
+        read: readable,
+        write,
+        any_path,
+        deny_tcp: denies_network(entry),
+    }
+}
+
+/// A process that exited by itself.
+struct Exit {
+    code: Option<i32>,
+    signal: Option<i32>,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+/// The failures every process executor reports alike; `Ok` with the
+/// streams of a process that exited by itself.
+fn common_outcome(
+    outcome: Outcome,
+    limits: &Limits,
+    runner: &Runner,
+    sandbox: SandboxMode,
+) -> Result<Exit, Box<ToolResult>> {
+    match outcome {
+        Outcome::TimedOut { stderr } => {
+            let mut details = Map::new();
+            details.insert(
+                "timeout_ms".into(),
+                json!(limits.timeout.as_millis() as u64),
+            );
+            if !stderr.is_empty() {
+                details.insert("stderr".into(), json!(quote(&stderr)));
+            }
+            let mut result = ToolResult::fail_with(
+                ErrorCode::Timeout,
+                format!(
+                    "the tool exceeded its time limit of {} and was killed with its process group",
+                    seconds(limits.timeout)
+                ),
+                details,
+            );
+            result.metadata.sandbox = Some(sandbox);
+            Err(Box::new(result))
+        }
+        Outcome::TooLarge => {
+            let mut details = Map::new();
+            details.insert("limit_bytes".into(), json!(runner.options.max_output));
+            let mut result = ToolResult::fail_with(
+                ErrorCode::OutputTooLarge,
+                format!(
+                    "the tool printed more than {} bytes on stdout and was killed",
+                    runner.options.max_output
+                ),
+                details,
+            );
+            result.metadata.sandbox = Some(sandbox);
+            Err(Box::new(result))
+        }
+        Outcome::Cancelled { stderr } => {
+            let mut result = cancelled(&stderr);
+            result.metadata.sandbox = Some(sandbox);
+            Err(Box::new(result))
+        }
+        Outcome::Exited {
+            code,
+            signal,
+            stdout,
+            stderr,
+        } => Ok(Exit {
+            code,
+            signal,
+            stdout,
+            stderr,
+        }),
+    }
+}
+
+fn seconds(duration: Duration) -> String {
+    let ms = duration.as_millis();
+    if ms == 0 {
+        format!("{} µs", duration.as_micros())
+    } else if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.3} s", duration.as_secs_f64())
+    }
+}
+
+/// Up to [`QUOTE_LIMIT`] bytes of a stream, as text.
+fn quote(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim();
+    if text.len() <= QUOTE_LIMIT {
+        return text.to_string();
+    }
+    let mut end = QUOTE_LIMIT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+fn with_process(
+    mut result: ToolResult,
+    code: Option<i32>,
+    signal: Option<i32>,
+    sandbox: SandboxMode,
+) -> ToolResult {
+    result.metadata.exit_code = code;
+    result.metadata.signal = signal;
+    result.metadata.sandbox = Some(sandbox);
+    result
+}
+
+/// The message of a JSON error a tool printed on stderr:
+/// `{"error": "..."}`, `{"error": {"message": "..."}}` or
+/// `{"message": "..."}`.
+fn error_message(stderr: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(stderr).ok()?;
+    let line = text.lines().rev().find(|l| !l.trim().is_empty())?;
+    let value: Value = serde_json::from_str(line.trim()).ok()?;
+    let error = value.get("error").unwrap_or(&value);
+    match error {
+        Value::String(message) => Some(message.clone()),
+        Value::Object(object) => object
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        _ => None,
+    }
+}
+
+fn died(code: Option<i32>, signal: Option<i32>) -> String {
+    match (code, signal) {
+        (Some(code), _) => format!("the tool exited with status {code}"),
+        (None, Some(signal)) => format!("the tool was killed by signal {signal}"),
+        (None, None) => "the tool ended abnormally".to_string(),
+    }
+}
