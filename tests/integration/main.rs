@@ -21,6 +21,7 @@ mod gen_typescript;
 mod hostile;
 mod lint_cli;
 mod outputs;
+mod reports;
 mod rules;
 mod run;
 

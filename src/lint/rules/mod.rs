@@ -15,6 +15,7 @@ pub(crate) mod empty_command;
 pub(crate) mod entrypoint_missing_run;
 pub(crate) mod entrypoint_not_found;
 pub(crate) mod file_too_large;
+pub(crate) mod generation_note;
 pub(crate) mod invalid_json;
 pub(crate) mod invalid_json_schema;
 pub(crate) mod invalid_security_tier;
@@ -107,6 +108,7 @@ pub static ALL: &[&Rule] = &[
     &schema_violation::RULE,
     &unknown_field::RULE,
     &conversion_loss::RULE,
+    &generation_note::RULE,
     // Provider rules (group A: names, sizes, combinators, MCP)
     &name_too_long::RULE,
     &name_charset::RULE,
