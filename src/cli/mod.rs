@@ -1,6 +1,6 @@
 //! The command-line interface: argument parsing and one module per
-//! subcommand. Each subcommand returns an [`Outcome`] or a [`CliError`];
-//! [`error::exit_code`] is the one place that chooses the exit code.
+//! subcommand. Each subcommand returns an `Outcome` or a [`CliError`];
+//! `error::exit_code` is the one place that chooses the exit code.
 //!
 //! Exit codes: `0` no error-level finding; `1` at least one error-level
 //! finding (or a generator refused to emit from broken manifests); `2` the
