@@ -4,14 +4,12 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use clap::ValueEnum;
-
-use super::{CliError, Outcome, ReadArgs, gen_cmd, parse_format, render, write};
+use super::render::ReportFormat;
+use super::{CliError, Outcome, ReadArgs, Reporting, findings, gen_cmd, parse_format, write};
 use crate::convert::{self, FileKind};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
 use crate::emit::{GeneratedFile, templates::Templates};
 use crate::ir::Format;
-use crate::lint::LintReport;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct ConvertArgs {
@@ -39,8 +37,10 @@ pub(super) struct ConvertArgs {
     /// Convert even when the manifests have error-level findings.
     #[arg(long)]
     allow_errors: bool,
-    /// How to report losses: human (with the source line) or json (the lint JSON
-    /// contract; on standard output, so it needs -o for openai, anthropic and mcp).
+    /// How to report losses and notes: human (with the source line) and brief on
+    /// standard error; concise, json (the lint JSON contract), sarif, github and junit
+    /// on standard output (so openai, anthropic and mcp need -o), like `toolc lint
+    /// --format`.
     #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
     format: ReportFormat,
     /// Use the templates in this directory in place of the built-in ones of the same
@@ -50,15 +50,6 @@ pub(super) struct ConvertArgs {
     #[command(flatten)]
     read: ReadArgs,
 }
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum ReportFormat {
-    Human,
-    Json,
-}
-
-/// The rule every loss is reported under.
-const RULE: &crate::lint::Rule = &crate::lint::rules::conversion_loss::RULE;
 
 pub(super) fn run(
     args: &ConvertArgs,
@@ -73,12 +64,19 @@ pub(super) fn run(
             args.to
         )));
     }
-    if document && args.output.is_none() && args.format == ReportFormat::Json {
+    if document && args.output.is_none() && args.format.on_stdout() {
         return Err(CliError::Usage(format!(
-            "convert --to {} --format json: the converted document and the report would share standard output; write the document with -o FILE",
-            args.to
+            "convert --to {} --format {}: the converted document and the report would share standard output; write the document with -o FILE",
+            args.to,
+            gen_cmd::format_name(args.format)
         )));
     }
+    let mut reporting = Reporting {
+        format: args.format,
+        color,
+        out,
+        err,
+    };
     let templates = Templates::new(args.templates.as_deref())?;
     let Some(reading) = super::read_for_writing(
         &args.read,
@@ -86,8 +84,7 @@ pub(super) fn run(
         args.output.as_ref(),
         args.allow_errors,
         "not converting manifests with errors (pass --allow-errors to convert anyway)",
-        color,
-        err,
+        &mut reporting,
     )?
     else {
         return Ok(Outcome::Refused);
@@ -106,16 +103,15 @@ pub(super) fn run(
             out_dir,
         },
     )?;
-    let losses = loss_report(&reading, &converted.losses, args.strict);
-    match args.format {
-        ReportFormat::Human => {
-            if !losses.diagnostics.is_empty() {
-                err.write_all(render::human(&losses, color).as_bytes())?;
-            }
-        }
-        ReportFormat::Json => out.write_all(render::json(&losses).as_bytes())?,
-    }
-    gen_cmd::write_notes(err, &reading, &converted.notes)?;
+    let mut diagnostics: Vec<Diagnostic> = converted
+        .losses
+        .iter()
+        .map(|loss| findings::loss(&reading, loss, args.strict))
+        .chain(converted.notes.iter().map(|n| findings::note(&reading, n)))
+        .collect();
+    diagnostics.sort_by(|a, b| a.sort_key_cmp(b));
+    reporting.show(&findings::report(&reading, diagnostics), false)?;
+    let Reporting { out, err, .. } = reporting;
     if args.strict && !converted.losses.is_empty() {
         writeln!(
             err,
@@ -150,44 +146,6 @@ pub(super) fn run(
         .collect();
     let skeletons_kept = kept_skeletons(dir, &converted.files);
     write::write_tree(&mode, dir, &files, &skeletons_kept, err)
-}
-
-/// The losses as diagnostics at their source spans, in a report of their
-/// own (with the sources to show them in).
-fn loss_report(reading: &super::ForWriting, losses: &[convert::Loss], strict: bool) -> LintReport {
-    let report = &reading.report;
-    let mut diagnostics: Vec<Diagnostic> = losses
-        .iter()
-        .map(|loss| {
-            let span = reading
-                .maps
-                .get(&loss.path)
-                .map(|map| map.key_or_locate(&loss.pointer));
-            let mut diagnostic = RULE
-                .diagnostic(&loss.path, loss.pointer.clone(), span, loss.message.clone())
-                .with_help(
-                    "convert to a format that can hold it, or accept the loss; --strict refuses it",
-                );
-            if strict {
-                diagnostic.severity = Severity::Error;
-            }
-            diagnostic
-        })
-        .collect();
-    diagnostics.sort_by(|a, b| a.sort_key_cmp(b));
-    let paths: std::collections::BTreeSet<&str> =
-        diagnostics.iter().map(|d| d.path.as_str()).collect();
-    LintReport {
-        files: report.files.clone(),
-        skipped: report.skipped,
-        sources: report
-            .sources
-            .iter()
-            .filter(|(path, _)| paths.contains(path.as_str()))
-            .map(|(path, source)| (path.clone(), source.clone()))
-            .collect(),
-        diagnostics,
-    }
 }
 
 /// The skeleton files of the tool and package directories that are in the

@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
-use super::{CliError, Outcome, ReadArgs, write};
-use crate::diagnostic::Severity;
+use super::render::ReportFormat;
+use super::{CliError, Outcome, ReadArgs, Reporting, findings, write};
+use crate::diagnostic::Diagnostic;
 use crate::emit::python::Style;
-use crate::emit::{self, Note, Output};
+use crate::emit::{self, Output};
 use crate::ir::ToolSet;
 use crate::project::NameEntry;
 
@@ -45,6 +46,11 @@ pub(super) struct GenArgs {
     /// relative path (see templates/README.md for the variables each receives).
     #[arg(long, value_name = "DIR")]
     templates: Option<PathBuf>,
+    /// How to report what was changed to fit the target or could not be carried: brief
+    /// and human on standard error; concise, json, sarif, github and junit on standard
+    /// output (so the document needs -o), like `toolc lint --format`.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Brief)]
+    format: ReportFormat,
     #[command(flatten)]
     read: ReadArgs,
 }
@@ -83,6 +89,19 @@ pub(super) fn run(
     }
     let template_dir = args.templates.as_deref().filter(|_| uses_templates);
     let templates = emit::templates::Templates::new(template_dir)?;
+    let document = args.target != Target::Python;
+    if document && args.output.is_none() && !args.dry_run && args.format.on_stdout() {
+        return Err(CliError::Usage(format!(
+            "gen --format {}: the generated document and the report would share standard output; write the document with -o FILE",
+            format_name(args.format)
+        )));
+    }
+    let mut reporting = Reporting {
+        format: args.format,
+        color,
+        out,
+        err,
+    };
     let builtin = args.paths.iter().any(|p| p.as_os_str() == "builtin");
     let paths: Vec<PathBuf> = args
         .paths
@@ -99,8 +118,7 @@ pub(super) fn run(
             args.output.as_ref(),
             args.allow_errors,
             "not generating from manifests with errors (pass --allow-errors to generate anyway)",
-            color,
-            err,
+            &mut reporting,
         )?
     };
     let Some(mut reading) = read else {
@@ -113,23 +131,18 @@ pub(super) fn run(
     let clashes = name_clashes(toolsets);
     if !clashes.is_empty() && !args.allow_errors {
         for clash in &clashes {
-            writeln!(err, "error: {clash}")?;
+            writeln!(reporting.err, "error: {clash}")?;
         }
         writeln!(
-            err,
+            reporting.err,
             "error: one request cannot offer two tools with the same name; generate from fewer manifests or rename"
         )?;
         return Ok(Outcome::Refused);
     }
-    for set in toolsets {
-        for tool in set.tools.iter().filter(|t| t.parameters.is_none()) {
-            writeln!(
-                err,
-                "warning: {}: the parameters of tool \"{}\" are not in its {} manifest; generating an empty object schema",
-                set.path, tool.name, set.format
-            )?;
-        }
-    }
+    let mut diagnostics: Vec<Diagnostic> = emit::tools(toolsets)
+        .filter(|(_, tool)| tool.parameters.is_none())
+        .map(|(set, tool)| findings::parameters_unknown(&set.path, &tool.name, set.format.name()))
+        .collect();
     let emit_options = emit::Options {
         templates: &templates,
         strict: args.strict,
@@ -143,7 +156,9 @@ pub(super) fn run(
         Target::Rust => emit::rust::generate(toolsets, &emit_options),
         Target::Python => emit::python::generate(toolsets, &emit_options),
     }?;
-    write_notes(err, &reading, &generated.notes)?;
+    diagnostics.extend(generated.notes.iter().map(|n| findings::note(&reading, n)));
+    reporting.show(&findings::report(&reading, diagnostics), false)?;
+    let Reporting { out, err, .. } = reporting;
     let mode = write::WriteMode {
         force: args.force,
         dry_run: args.dry_run,
@@ -159,38 +174,12 @@ pub(super) fn run(
     }
 }
 
-/// Notes as `severity: path:line:col: message (at POINTER)`.
-pub(super) fn write_notes(
-    err: &mut dyn Write,
-    reading: &super::ForWriting,
-    notes: &[Note],
-) -> Result<(), CliError> {
-    for Note {
-        path,
-        pointer,
-        severity,
-        message,
-    } in notes
-    {
-        let place = match (reading.maps.get(path), reading.report.sources.get(path)) {
-            (Some(map), Some(source)) => {
-                let at = source.line_col(map.key_or_locate(pointer).start);
-                format!("{path}:{}:{}", at.line, at.column)
-            }
-            _ => path.clone(),
-        };
-        let label = if *severity == Severity::Info {
-            "note"
-        } else {
-            severity.as_str()
-        };
-        if pointer.is_empty() {
-            writeln!(err, "{label}: {place}: {message}")?;
-        } else {
-            writeln!(err, "{label}: {place}: {message} (at {pointer})")?;
-        }
-    }
-    Ok(())
+/// The name `--format` takes for `format`.
+pub(super) fn format_name(format: ReportFormat) -> String {
+    format
+        .to_possible_value()
+        .map(|v| v.get_name().to_string())
+        .unwrap_or_default()
 }
 
 /// Tools from different manifests that would share a name in the one

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use super::{CliError, Outcome, ReadArgs, render, write_atomically};
+use super::render::{self, ReportFormat};
+use super::{CliError, Outcome, ReadArgs, write_atomically};
 use crate::diagnostic::Severity;
 use crate::lint;
 
@@ -15,8 +16,8 @@ pub(super) struct LintArgs {
     #[arg(default_value = ".")]
     paths: Vec<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
-    format: OutputFormat,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    format: ReportFormat,
     /// Write the report to this file (atomically) instead of standard output;
     /// the exit code is the same.
     #[arg(short, long, value_name = "FILE")]
@@ -58,22 +59,6 @@ impl FailOn {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum OutputFormat {
-    /// Snippets with a caret under the exact key or value, then a summary.
-    Human,
-    /// One line per finding: path:line:col: severity[rule] message.
-    Concise,
-    /// The machine-readable report (version, files, diagnostics, summary).
-    Json,
-    /// SARIF 2.1.0, for code scanning.
-    Sarif,
-    /// GitHub Actions workflow commands, shown as annotations.
-    Github,
-    /// JUnit XML: a test case per file, a failure per error.
-    Junit,
-}
-
 pub(super) fn run(
     args: &LintArgs,
     color: bool,
@@ -108,15 +93,8 @@ pub(super) fn run(
         fixed = Some(fixes);
     }
     let report = lint::lint_paths(&args.paths, &options)?;
-    let text = match args.format {
-        // A file gets no terminal colors.
-        OutputFormat::Human => render::human(&report, color && args.output.is_none()),
-        OutputFormat::Concise => render::concise(&report),
-        OutputFormat::Json => render::json(&report),
-        OutputFormat::Sarif => render::sarif(&report),
-        OutputFormat::Github => render::github(&report),
-        OutputFormat::Junit => render::junit(&report),
-    };
+    // A file gets no terminal colors.
+    let text = render::render(args.format, &report, color && args.output.is_none());
     match &args.output {
         Some(path) => write_atomically(path, text.as_bytes())?,
         None => out.write_all(text.as_bytes())?,

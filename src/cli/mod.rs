@@ -1,6 +1,6 @@
 //! The command-line interface: argument parsing and one module per
-//! subcommand. Each subcommand returns an [`Outcome`] or a [`CliError`];
-//! [`error::exit_code`] is the one place that chooses the exit code.
+//! subcommand. Each subcommand returns an `Outcome` or a [`CliError`];
+//! `error::exit_code` is the one place that chooses the exit code.
 //!
 //! Exit codes: `0` no error-level finding; `1` at least one error-level
 //! finding (or a generator refused to emit from broken manifests); `2` the
@@ -10,6 +10,7 @@
 mod convert_cmd;
 mod error;
 mod explain;
+mod findings;
 mod gen_cmd;
 mod lint_cmd;
 mod render;
@@ -159,18 +160,52 @@ struct ForWriting {
     maps: std::collections::BTreeMap<String, crate::json::SourceMap>,
 }
 
+/// How a writing command (gen, convert) reports: its `--format`, and where
+/// its report goes.
+struct Reporting<'w> {
+    format: render::ReportFormat,
+    color: bool,
+    out: &'w mut dyn Write,
+    err: &'w mut dyn Write,
+}
+
+impl Reporting<'_> {
+    /// Prints `report`: the formats made for programs on standard output
+    /// (even when empty: a program reads the summary), the others on
+    /// standard error when there is something to say. `brief` shows the
+    /// findings that stop a run as `human` does, with their snippets.
+    fn show(
+        &mut self,
+        report: &crate::lint::LintReport,
+        stops_the_run: bool,
+    ) -> Result<(), CliError> {
+        if self.format.on_stdout() {
+            let text = render::render(self.format, report, self.color);
+            self.out.write_all(text.as_bytes())?;
+        } else if !report.diagnostics.is_empty() {
+            let format = if stops_the_run {
+                render::ReportFormat::Human
+            } else {
+                self.format
+            };
+            let text = render::render(format, report, self.color);
+            self.err.write_all(text.as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
 /// Loads the manifests a writing command (gen, convert) works from through
 /// the front end, never what an earlier run wrote to `output`, and lints
 /// them as its gate. When they have error-level findings and `allow_errors`
-/// is off, prints the findings and `refusal`, and gives `None` (exit 1).
+/// is off, shows the findings and `refusal`, and gives `None` (exit 1).
 fn read_for_writing(
     read: &ReadArgs,
     paths: &[PathBuf],
     output: Option<&PathBuf>,
     allow_errors: bool,
     refusal: &str,
-    color: bool,
-    err: &mut dyn Write,
+    reporting: &mut Reporting,
 ) -> Result<Option<ForWriting>, CliError> {
     let options = crate::lint::LintOptions {
         exclude: output.into_iter().cloned().collect(),
@@ -180,8 +215,8 @@ fn read_for_writing(
     let project = linter.load(paths)?;
     let report = linter.check(&project)?;
     if report.count(crate::diagnostic::Severity::Error) > 0 && !allow_errors {
-        err.write_all(render::human(&report, color).as_bytes())?;
-        writeln!(err, "error: {refusal}")?;
+        reporting.show(&report, true)?;
+        writeln!(reporting.err, "error: {refusal}")?;
         return Ok(None);
     }
     let mut reading = ForWriting {

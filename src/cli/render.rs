@@ -1,14 +1,18 @@
-//! Rendering a lint report: `human` (miette snippets with a caret under the
+//! Rendering a report of diagnostics (lint's findings, gen's notes,
+//! convert's losses): `human` (miette snippets with a caret under the
 //! exact key or value) and `json` (the machine contract in DESIGN.md) here;
-//! `concise`, `sarif`, `github` and `junit` in the submodules of the same
-//! names. Every renderer takes positions from [`line_cols`], so all of them
-//! agree on lines and character columns.
+//! `brief`, `concise`, `sarif`, `github` and `junit` in the submodules of
+//! the same names; [`ReportFormat`] names them for every command's
+//! `--format`. Every renderer takes positions from [`line_cols`], so all of
+//! them agree on lines and character columns.
 
+mod brief;
 mod concise;
 mod github;
 mod junit;
 mod sarif;
 
+pub(super) use brief::brief;
 pub(super) use concise::concise;
 pub(super) use github::github;
 pub(super) use junit::junit;
@@ -25,6 +29,48 @@ use super::snippet::{Snippet, printable_text};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::lint::LintReport;
 use crate::source::{LineCol, Span};
+
+/// How a command shows its report: the same renderers for lint's
+/// findings, gen's notes and convert's losses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum ReportFormat {
+    /// Snippets with a caret under the exact key or value, then a summary.
+    Human,
+    /// One line per finding: severity: path:line:col: message (at POINTER).
+    Brief,
+    /// One line per finding: path:line:col: severity[rule] message.
+    Concise,
+    /// The machine-readable report (version, files, diagnostics, summary).
+    Json,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+    /// GitHub Actions workflow commands, shown as annotations.
+    Github,
+    /// JUnit XML: a test case per file, a failure per error.
+    Junit,
+}
+
+impl ReportFormat {
+    /// Whether gen and convert print the report on standard output (the
+    /// formats made for programs), rather than on standard error beside
+    /// what they write (the formats made for people).
+    pub(super) fn on_stdout(self) -> bool {
+        !matches!(self, ReportFormat::Human | ReportFormat::Brief)
+    }
+}
+
+/// `report` in `format`; `color` only matters to `human`.
+pub(super) fn render(format: ReportFormat, report: &LintReport, color: bool) -> String {
+    match format {
+        ReportFormat::Human => human(report, color),
+        ReportFormat::Brief => brief(report),
+        ReportFormat::Concise => concise(report),
+        ReportFormat::Json => json(report),
+        ReportFormat::Sarif => sarif(report),
+        ReportFormat::Github => github(report),
+        ReportFormat::Junit => junit(report),
+    }
+}
 
 /// Width the human renderer wraps at; fixed so output is the same everywhere.
 const WIDTH: usize = 100;

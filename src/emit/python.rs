@@ -36,12 +36,15 @@ use crate::json;
 /// that needs a format's code) and matched here.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Style {
-    /// NORA: `DIR/<tool>/tool.json` and main.py with run(params).
+    /// NORA: `DIR/<tool>/tool.json` and `main.py` with `run(params)`.
     #[default]
+    #[value(help = "NORA: DIR/<tool>/tool.json and main.py with run(params)")]
     Nora,
-    /// Agent-framework classes: a BaseTool subclass per tool.
+    /// Agent-framework classes: a `BaseTool` subclass per tool.
+    #[value(help = "Agent-framework classes: a BaseTool subclass per tool")]
     Basetool,
     /// AgentStack: `DIR/<package>/config.json` and `__init__.py`.
+    #[value(help = "AgentStack: DIR/<package>/config.json and __init__.py")]
     Agentstack,
 }
 

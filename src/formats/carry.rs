@@ -327,11 +327,11 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::formats::{Depth, lower};
+    use crate::formats::lower;
 
     fn lowered(format: Format, text: &str) -> ToolSet {
         let document = json::parse(&Arc::from(text)).unwrap();
-        lower(format, &document, "manifest.json", Depth::Full)
+        lower(format, &document, "manifest.json")
     }
 
     #[test]

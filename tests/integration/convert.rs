@@ -623,11 +623,14 @@ fn loss_report(from: Format) -> String {
             .run();
         assert_eq!(output.code, 0, "{from} -> {to}: {}", output.stderr);
         report.push_str(&format!("--to {to}\n"));
+        // The writers' notes (generation-note) share the report; this
+        // snapshot is about the losses.
         for d in output.json()["diagnostics"]
             .as_array()
             .expect("diagnostics")
+            .iter()
+            .filter(|d| d["rule"] == "conversion-loss")
         {
-            assert_eq!(d["rule"], "conversion-loss", "{d}");
             report.push_str(&format!(
                 "  {}:{}:{} {}\n",
                 d["path"].as_str().expect("path"),

@@ -23,6 +23,7 @@ mod hostile;
 mod lint_cli;
 mod outputs;
 mod project;
+mod reports;
 mod rules;
 mod run;
 

@@ -10,7 +10,8 @@
 //!   positions are written by hand from the fixture, not copied from toolc;
 //! - `bad.args`, `good.args` (optional): the command-line arguments to use
 //!   instead of the directory, relative to the rule's folder; they start
-//!   with `convert` for a rule that `toolc convert` reports.
+//!   with `convert` or `gen` for a rule that `toolc convert` or `toolc gen`
+//!   reports.
 
 use std::path::Path;
 
@@ -24,10 +25,10 @@ fn args_for(rule_dir: &Path, which: &str) -> Vec<String> {
 }
 
 fn findings(rule_dir: &Path, which: &str) -> serde_json::Value {
-    // Rules that another command reports (conversion-loss: convert) name
-    // the command in their args file.
+    // Rules that another command reports (conversion-loss: convert;
+    // generation-note: gen) name the command in their args file.
     let given = args_for(rule_dir, which);
-    let mut args = if given.first().is_some_and(|a| a == "convert") {
+    let mut args = if given.first().is_some_and(|a| a == "convert" || a == "gen") {
         Vec::new()
     } else {
         vec!["lint".to_string()]

@@ -15,6 +15,7 @@ pub(crate) mod empty_command;
 pub(crate) mod entrypoint_missing_run;
 pub(crate) mod entrypoint_not_found;
 pub(crate) mod file_too_large;
+pub(crate) mod generation_note;
 pub(crate) mod invalid_json;
 pub(crate) mod invalid_json_schema;
 pub(crate) mod invalid_security_tier;
@@ -84,7 +85,8 @@ pub(crate) enum Check {
     Node(SchemaCheck),
     /// The format's structural schema (`lint::structure`).
     Structure,
-    /// Reported by the command that does the work (convert's losses).
+    /// Reported by the command that does the work (convert's losses,
+    /// gen's notes).
     Command,
 }
 
@@ -205,6 +207,7 @@ pub(crate) static REGISTRY: &[(&Rule, Check)] = &[
     (&schema_violation::RULE, Check::Structure),
     (&unknown_field::RULE, Check::Structure),
     (&conversion_loss::RULE, Check::Command),
+    (&generation_note::RULE, Check::Command),
     // Provider rules (group A: names, sizes, combinators, MCP)
     (&name_too_long::RULE, Check::Manifest(name_too_long::check)),
     (&name_charset::RULE, Check::Manifest(name_charset::check)),
