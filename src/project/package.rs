@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
@@ -214,21 +214,44 @@ impl PackageCode {
 /// The text of one package file, or why it could not be had.
 type Text = Result<Arc<str>, String>;
 
+/// Values computed once per key, however many threads ask at once: the
+/// first computes, the others wait for its answer.
+struct Once<K, V> {
+    cells: Mutex<HashMap<K, Arc<OnceLock<V>>>>,
+}
+
+impl<K: std::hash::Hash + Eq, V: Clone> Once<K, V> {
+    fn new() -> Self {
+        Once {
+            cells: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn get(&self, key: K, compute: impl FnOnce() -> V) -> V {
+        let cell = match self.cells.lock() {
+            Ok(mut cells) => cells.entry(key).or_default().clone(),
+            // A thread panicked while holding the lock: compute uncached.
+            Err(_) => return compute(),
+        };
+        cell.get_or_init(compute).clone()
+    }
+}
+
 /// The package files one run has read.
 pub(super) struct Cache {
     log: Option<Arc<ReadLog>>,
-    texts: Mutex<HashMap<PathBuf, Text>>,
-    python: Mutex<HashMap<PathBuf, Option<Arc<PythonModule>>>>,
-    typescript: Mutex<HashMap<(PathBuf, String), Arc<typescript::Search>>>,
+    texts: Once<PathBuf, Text>,
+    python: Once<PathBuf, Option<Arc<PythonModule>>>,
+    typescript: Once<(PathBuf, String), Arc<typescript::Search>>,
 }
 
 impl Cache {
     pub(super) fn new(log: Option<Arc<ReadLog>>) -> Self {
         Cache {
             log,
-            texts: Mutex::new(HashMap::new()),
-            python: Mutex::new(HashMap::new()),
-            typescript: Mutex::new(HashMap::new()),
+            texts: Once::new(),
+            python: Once::new(),
+            typescript: Once::new(),
         }
     }
 
@@ -242,60 +265,40 @@ impl Cache {
 
     /// A package file's text, read on first use.
     fn text(&self, path: &Path, limit: u64) -> Text {
-        if let Some(text) = self.texts.lock().ok().and_then(|t| t.get(path).cloned()) {
-            return text;
-        }
-        if let Some(log) = &self.log {
-            log.record(path);
-        }
-        let text = match source::read_regular_file(path, limit) {
-            Ok(bytes) => String::from_utf8(bytes)
-                .map(Arc::from)
-                .map_err(|_| "is not UTF-8".to_string()),
-            Err(_) => Err("cannot be read or is too large".to_string()),
-        };
-        if let Ok(mut texts) = self.texts.lock() {
-            texts.insert(path.to_path_buf(), text.clone());
-        }
-        text
+        self.texts.get(path.to_path_buf(), || {
+            if let Some(log) = &self.log {
+                log.record(path);
+            }
+            match source::read_regular_file(path, limit) {
+                Ok(bytes) => String::from_utf8(bytes)
+                    .map(Arc::from)
+                    .map_err(|_| "is not UTF-8".to_string()),
+                Err(_) => Err("cannot be read or is too large".to_string()),
+            }
+        })
     }
 
     /// A Python file, read and parsed on first use.
     fn python(&self, path: &Path, limit: u64) -> Option<Arc<PythonModule>> {
-        if let Some(module) = self.python.lock().ok().and_then(|p| p.get(path).cloned()) {
-            return module;
-        }
-        let module = self.text(path, limit).ok().map(|text| {
-            Arc::new(PythonModule {
-                path: path.to_path_buf(),
-                parsed: python::parse(&text),
-                text,
+        self.python.get(path.to_path_buf(), || {
+            self.text(path, limit).ok().map(|text| {
+                Arc::new(PythonModule {
+                    path: path.to_path_buf(),
+                    parsed: python::parse(&text),
+                    text,
+                })
             })
-        });
-        if let Ok(mut cache) = self.python.lock() {
-            cache.insert(path.to_path_buf(), module.clone());
-        }
-        module
+        })
     }
 
     /// The search of the package in `dir` for the class of `tool_id`.
     fn class(&self, dir: &Path, tool_id: &str, limit: u64) -> Arc<typescript::Search> {
         let key = (dir.to_path_buf(), tool_id.to_string());
-        if let Some(search) = self
-            .typescript
-            .lock()
-            .ok()
-            .and_then(|t| t.get(&key).cloned())
-        {
-            return search;
-        }
-        let search = Arc::new(typescript::search_package(dir, tool_id, &|path| {
-            self.text(path, limit)
-        }));
-        if let Ok(mut cache) = self.typescript.lock() {
-            cache.insert(key, search.clone());
-        }
-        search
+        self.typescript.get(key, || {
+            Arc::new(typescript::search_package(dir, tool_id, &|path| {
+                self.text(path, limit)
+            }))
+        })
     }
 
     /// Reads the code `toolset` depends on and completes its IR with what
