@@ -111,6 +111,13 @@ impl Target {
         }
     }
 
+    /// Whether the provider rejects an array schema without `items`:
+    /// OpenAI (`array schema missing items`, strict or not) and Gemini
+    /// (`items: missing field`).
+    pub fn requires_array_items(self) -> bool {
+        matches!(self, Target::Openai | Target::OpenaiStrict | Target::Gemini)
+    }
+
     /// How many tools one request may offer, if the provider sets a limit:
     /// OpenAI 128 (`array too long`), Gemini 512 (`At most 512 function
     /// declarations can be specified`).

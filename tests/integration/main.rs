@@ -12,6 +12,7 @@ mod defects;
 mod fixes;
 mod gen_agentstack;
 mod gen_json;
+mod gen_lints_clean;
 mod gen_nachos;
 mod gen_policy;
 mod gen_python;
