@@ -133,7 +133,7 @@ impl StrictRewrite<'_, '_, '_> {
             &mut origins,
             self.notes,
         );
-        if depth == 0 {
+        if depth == 0 && Target::OpenaiStrict.rejects_root_combinators() {
             flatten_root_unions(node, self.root, &mut self.guard, &mut origins, self.notes);
         }
         self.remove_rejected(node, at);
