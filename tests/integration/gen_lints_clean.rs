@@ -241,3 +241,46 @@ fn a_carried_finding_is_reported_in_the_manifest_too() {
     let rules: Vec<&str> = found.iter().filter_map(|d| d["rule"].as_str()).collect();
     assert_eq!(rules, ["name-start"]);
 }
+
+#[test]
+fn gemini_rules_report_what_gen_gemini_removes() {
+    // Keywords outside Gemini's schema, known or not, and a format Gemini
+    // does not take for strings: lint reports each, gen removes each.
+    let dir = TempDir::new("gen-lints-clean-gemini");
+    dir.write(
+        "functions.json",
+        r#"[{"type": "function", "function": {"name": "fetch", "description": "Fetch a page.",
+  "parameters": {"type": "object", "properties": {
+    "url": {"type": "string", "format": "uri", "description": "The page."},
+    "kind": {"type": "string", "enum": ["a", "b"], "x-order": 2, "description": "Kind."},
+    "ids": {"type": "array", "items": {"type": "integer"}, "contains": {"type": "integer"},
+            "description": "Ids."}
+  }}}}]"#,
+    );
+    let (found, _) = errors(dir.path(), "gemini", "functions.json");
+    let mut pointers: Vec<&str> = found
+        .iter()
+        .filter(|d| d["rule"] == "gemini-unsupported-keyword")
+        .filter_map(|d| d["pointer"].as_str())
+        .collect();
+    pointers.sort_unstable();
+    let at = "/0/function/parameters/properties";
+    assert_eq!(
+        pointers,
+        [
+            format!("{at}/ids/contains"),
+            format!("{at}/kind/x-order"),
+            format!("{at}/url/format"),
+        ]
+    );
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["gen", "gemini", "functions.json"])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let document: Value = serde_json::from_str(&output.stdout).expect("JSON");
+    let properties = &document["functionDeclarations"][0]["parameters"]["properties"];
+    assert!(properties["url"].get("format").is_none());
+    assert!(properties["kind"].get("x-order").is_none());
+    assert!(properties["ids"].get("contains").is_none());
+}
