@@ -7,7 +7,7 @@
 //! with a note.
 //!
 //! The passes themselves (`merge_all_of`, `flatten_root_unions`) are
-//! general JSON Schema passes, in [`crate::schema`], shared with the OpenAI
+//! general JSON Schema passes, in `crate::schema`, shared with the OpenAI
 //! strict rewrite and the Gemini conversion.
 
 use serde_json::{Map, Value};

@@ -14,7 +14,7 @@ use crate::providers::openai;
 pub use crate::providers::Target;
 
 /// Provider limits that change over time; `[limits]` in `toolc.toml`. The
-/// defaults are the providers' documented figures ([`crate::providers`]).
+/// defaults are the providers' documented figures (`crate::providers`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Limits {

@@ -118,7 +118,7 @@ impl Target {
         matches!(self, Target::Openai | Target::OpenaiStrict | Target::Gemini)
     }
 
-    /// Whether the provider refuses a combinator ([`ROOT_COMBINATORS`]) at
+    /// Whether the provider refuses a combinator (`ROOT_COMBINATORS`) at
     /// the root of a parameter schema: Anthropic (`input_schema does not
     /// support oneOf, allOf, or anyOf at the top level`) and OpenAI strict
     /// mode.
