@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
 use super::{EmitError, Generated, Note, Options, Output, json_document};
 use crate::ir::ToolSet;
+use crate::providers::Target;
 use crate::schema::{Origins, RefGuard, flatten_root_unions, merge_all_of};
 
 /// `toolc gen anthropic`.
@@ -39,7 +40,10 @@ fn build(toolsets: &[ToolSet]) -> (Value, Vec<Note>) {
             let mut schema = parameters_or_empty(tool);
             ensure_root_object(&mut schema, &mut sink);
             let original = schema.clone();
-            if let Value::Object(root) = &mut schema {
+            let flatten = Target::Anthropic.rejects_root_combinators();
+            if let Value::Object(root) = &mut schema
+                && flatten
+            {
                 let mut origins = Origins::new();
                 let mut guard = RefGuard::new();
                 merge_all_of(root, "", 0, &original, &mut guard, &mut origins, &mut sink);

@@ -12,8 +12,9 @@
 //! and with nothing but the fields of Gemini's `Schema` (an unknown name
 //! such as `discriminator` fails the request too); a `format` Gemini does
 //! not take, an enum of non-strings, `properties` on a non-object and a
-//! `required` name that is not a property are removed as well. The checks
-//! are those of toolc's `gemini-*` rules, and a little more.
+//! `required` name that is not a property are removed as well. What Gemini
+//! accepts is read from `crate::providers::gemini`, the table toolc's
+//! `gemini-*` rules check against.
 
 use serde_json::{Map, Value, json};
 

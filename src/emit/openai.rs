@@ -17,11 +17,11 @@ use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
 use super::{EmitError, Generated, Note, Options, Output, json_document};
 use crate::ir::ToolSet;
 use crate::json;
-use crate::providers::GenHandling;
 use crate::providers::openai::{STRICT_FORMATS, STRICT_REJECTED};
+use crate::providers::{GenHandling, Target};
 use crate::schema::{
-    Origins, RefGuard, RewriteNotes, flatten_root_unions, is_object_schema, merge_all_of,
-    one_of_to_any_of, property_at,
+    Origins, RefGuard, RewriteNotes, flatten_root_unions, for_each_subschema_mut, is_object_schema,
+    merge_all_of, one_of_to_any_of, property_at,
 };
 
 /// The OpenAI tools array for every tool of `toolsets`, in order, as
@@ -49,6 +49,8 @@ fn build(toolsets: &[ToolSet], strict: bool) -> (Value, Vec<Note>) {
             ensure_root_object(&mut parameters, &mut sink);
             if strict {
                 parameters = strict_schema(parameters, &mut sink);
+            } else if let Value::Object(root) = &mut parameters {
+                declare_array_items(root, &mut sink);
             }
             notes.extend(sink.into_notes());
             let mut function = Map::new();
@@ -66,6 +68,33 @@ fn build(toolsets: &[ToolSet], strict: bool) -> (Value, Vec<Note>) {
         })
         .collect();
     (Value::Array(tools), notes)
+}
+
+/// Gives every array schema without `items` (or `prefixItems`) an items
+/// schema of strings: OpenAI rejects the array otherwise, strict mode or
+/// not ([`Target::requires_array_items`]).
+fn declare_array_items(root: &mut Map<String, Value>, notes: &mut SchemaNotes) {
+    if !Target::Openai.requires_array_items() {
+        return;
+    }
+    for_each_subschema_mut(root, "", &mut |node, at| {
+        if is_array_schema(node) && !node.contains_key("items") && !node.contains_key("prefixItems")
+        {
+            node.insert("items".into(), json!({"type": "string"}));
+            notes.warning(&json::join(at, "items"), NO_ITEMS);
+        }
+    });
+}
+
+const NO_ITEMS: &str =
+    "this array schema has no \"items\", which OpenAI requires: declared as an array of strings";
+
+fn is_array_schema(node: &Map<String, Value>) -> bool {
+    match node.get("type") {
+        Some(Value::String(t)) => t == "array",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "array"),
+        _ => false,
+    }
 }
 
 /// `schema` in strict mode's subset.
@@ -104,7 +133,7 @@ impl StrictRewrite<'_, '_, '_> {
             &mut origins,
             self.notes,
         );
-        if depth == 0 {
+        if depth == 0 && Target::OpenaiStrict.rejects_root_combinators() {
             flatten_root_unions(node, self.root, &mut self.guard, &mut origins, self.notes);
         }
         self.remove_rejected(node, at);
@@ -119,12 +148,7 @@ impl StrictRewrite<'_, '_, '_> {
 
     /// OpenAI rejects an array schema without an `items` schema.
     fn array_items(&mut self, node: &mut Map<String, Value>, at: &str) {
-        let is_array = match node.get("type") {
-            Some(Value::String(t)) => t == "array",
-            Some(Value::Array(types)) => types.iter().any(|t| t == "array"),
-            _ => false,
-        };
-        if !is_array || node.get("items").is_some_and(Value::is_object) {
+        if !is_array_schema(node) || node.get("items").is_some_and(Value::is_object) {
             return;
         }
         let was = node.insert("items".into(), json!({"type": "string"}));
@@ -132,9 +156,7 @@ impl StrictRewrite<'_, '_, '_> {
             Some(value) => format!(
                 "\"items\": {value} is no schema OpenAI accepts: declared as an array of strings"
             ),
-            None => "this array schema has no \"items\", which OpenAI requires: declared as an \
-                     array of strings"
-                .to_string(),
+            None => NO_ITEMS.to_string(),
         };
         self.notes.warning(&json::join(at, "items"), message);
     }

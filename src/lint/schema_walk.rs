@@ -10,31 +10,7 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value};
 
 use crate::json;
-
-/// Keywords whose value is one subschema.
-pub(crate) const SINGLE: &[&str] = &[
-    "additionalProperties",
-    "items",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "additionalItems",
-];
-/// Keywords whose value is an array of subschemas.
-pub(crate) const LISTS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
-/// Keywords whose value maps names to subschemas.
-pub(crate) const MAPS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
+use crate::schema::{LISTS, MAPS, SINGLE};
 
 /// Calls `visit` with the pointer and the object of every object-shaped
 /// subschema of `schema`, `schema` itself first. One pointer buffer is

@@ -37,8 +37,10 @@ pub(crate) const SCHEMA_FIELDS: &[&str] = &[
     "maximum",
 ];
 
-/// Keywords a parameter schema may hold at its root only: definitions, and
-/// a reference to them (Gemini resolves definitions of the root schema).
+/// Keywords the Gemini rules accept at the root of a parameter schema
+/// only: definitions, and a reference to them (Vertex AI's schema has root
+/// definitions). `gen gemini` inlines the references and removes these
+/// anyway, so its output holds them nowhere.
 pub(crate) const ROOT_ONLY: &[&str] = &["$ref", "$defs", "definitions"];
 
 const CONDITION: &str = "drop the condition and say it in the \"description\", or split the tool";

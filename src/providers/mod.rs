@@ -111,6 +111,21 @@ impl Target {
         }
     }
 
+    /// Whether the provider rejects an array schema without `items`:
+    /// OpenAI (`array schema missing items`, strict or not) and Gemini
+    /// (`items: missing field`).
+    pub fn requires_array_items(self) -> bool {
+        matches!(self, Target::Openai | Target::OpenaiStrict | Target::Gemini)
+    }
+
+    /// Whether the provider refuses a combinator (`ROOT_COMBINATORS`) at
+    /// the root of a parameter schema: Anthropic (`input_schema does not
+    /// support oneOf, allOf, or anyOf at the top level`) and OpenAI strict
+    /// mode.
+    pub fn rejects_root_combinators(self) -> bool {
+        matches!(self, Target::Anthropic | Target::OpenaiStrict)
+    }
+
     /// How many tools one request may offer, if the provider sets a limit:
     /// OpenAI 128 (`array too long`), Gemini 512 (`At most 512 function
     /// declarations can be specified`).
@@ -122,6 +137,10 @@ impl Target {
         }
     }
 }
+
+/// The combinators some providers refuse at the root of a parameter
+/// schema ([`Target::rejects_root_combinators`]).
+pub(crate) const ROOT_COMBINATORS: &[&str] = &["anyOf", "oneOf", "allOf"];
 
 /// A JSON Schema keyword a provider does not take as it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

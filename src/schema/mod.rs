@@ -23,6 +23,66 @@ use crate::json;
 pub(crate) use merge::{flatten_root_unions, merge_all_of};
 pub(crate) use refs::{RefGuard, Refusal, resolve_local_ref};
 
+/// Keywords whose value is one subschema.
+pub(crate) const SINGLE: &[&str] = &[
+    "additionalProperties",
+    "items",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems",
+];
+/// Keywords whose value is an array of subschemas.
+pub(crate) const LISTS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
+/// Keywords whose value maps names to subschemas.
+pub(crate) const MAPS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// Calls `visit` with every object-shaped subschema of `node` and its
+/// pointer (`at` is `node`'s), `node` itself first, depth first; `visit`
+/// may change a node before its subschemas are visited. Recursion is
+/// bounded by the parser's nesting limit.
+pub(crate) fn for_each_subschema_mut(
+    node: &mut Map<String, Value>,
+    at: &str,
+    visit: &mut dyn FnMut(&mut Map<String, Value>, &str),
+) {
+    visit(node, at);
+    for (keyword, value) in node.iter_mut() {
+        let keyword_at = json::join(at, keyword);
+        match value {
+            Value::Object(sub) if SINGLE.contains(&keyword.as_str()) => {
+                for_each_subschema_mut(sub, &keyword_at, visit);
+            }
+            Value::Array(items) if LISTS.contains(&keyword.as_str()) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    if let Value::Object(sub) = item {
+                        for_each_subschema_mut(sub, &json::join(&keyword_at, i), visit);
+                    }
+                }
+            }
+            Value::Object(members) if MAPS.contains(&keyword.as_str()) => {
+                for (name, member) in members.iter_mut() {
+                    if let Value::Object(sub) = member {
+                        for_each_subschema_mut(sub, &json::join(&keyword_at, name), visit);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Where a schema pass reports a change: `at` is a JSON Pointer relative to
 /// the root of the schema being rewritten. An info is a change that loses
 /// nothing; a warning loses a constraint or a description.

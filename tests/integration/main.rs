@@ -14,6 +14,7 @@ mod errors;
 mod fixes;
 mod gen_agentstack;
 mod gen_json;
+mod gen_lints_clean;
 mod gen_nachos;
 mod gen_policy;
 mod gen_python;

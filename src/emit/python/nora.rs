@@ -17,7 +17,7 @@ use crate::diagnostic::Severity;
 use crate::emit::{EmitError, Options};
 use crate::ir::{Tool, ToolSet};
 use crate::json as pointer;
-use crate::lint::schema_walk::{LISTS, MAPS, SINGLE};
+use crate::schema::{LISTS, MAPS, SINGLE};
 
 /// What a property without a description gets.
 const NO_DESCRIPTION: &str = "(no description)";

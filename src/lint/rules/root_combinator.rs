@@ -39,6 +39,7 @@ use crate::json;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::settings::{agree, provider_list};
 use crate::lint::{Rule, Target};
+use crate::providers::ROOT_COMBINATORS;
 
 pub(crate) const RULE: Rule = Rule {
     name: "root-combinator",
@@ -48,14 +49,12 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[Target::Anthropic, Target::OpenaiStrict],
 };
 
-const COMBINATORS: &[&str] = &["anyOf", "oneOf", "allOf"];
-
 pub(crate) fn check(parameters: &ParameterSchema, out: &mut Vec<Diagnostic>) {
     let Value::Object(schema) = parameters.value else {
         return;
     };
     let rejecting = parameters.manifest.settings.providers(&RULE);
-    for keyword in COMBINATORS.iter().filter(|k| schema.contains_key(**k)) {
+    for keyword in ROOT_COMBINATORS.iter().filter(|k| schema.contains_key(**k)) {
         out.push(
             parameters
                 .at_key(
