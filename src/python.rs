@@ -8,14 +8,6 @@
 //! defaults (as source text), decorators and docstring, and the other names
 //! the module binds at top level (imports, assignments, classes).
 //!
-//! ```
-//! let module = toolc::python::parse("def run(params: dict) -> str:\n    \"\"\"Run.\"\"\"\n").unwrap();
-//! let run = module.function("run").unwrap();
-//! assert_eq!(run.parameters[0].name, "params");
-//! assert_eq!(run.parameters[0].annotation.as_deref(), Some("dict"));
-//! assert_eq!(run.docstring.as_deref(), Some("Run."));
-//! ```
-//!
 //! Parsing never panics, whatever the text. Spans are byte offsets into the
 //! text that was parsed.
 
@@ -562,6 +554,15 @@ fn source<'t>(node: Node, text: &'t str) -> &'t str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_a_run_function() {
+        let module = parse("def run(params: dict) -> str:\n    \"\"\"Run.\"\"\"\n").unwrap();
+        let run = module.function("run").unwrap();
+        assert_eq!(run.parameters[0].name, "params");
+        assert_eq!(run.parameters[0].annotation.as_deref(), Some("dict"));
+        assert_eq!(run.docstring.as_deref(), Some("Run."));
+    }
 
     fn parsed(text: &str) -> Module {
         match parse(text) {

@@ -15,13 +15,6 @@
 //! template with `${...}`) is left out of the JSON and listed in
 //! [`ToolClass::unsupported`] with its span: reported, never guessed.
 //!
-//! ```
-//! let text = "class Echo { toolId = 'echo'; readonly parameters = {type: 'object', required: []}; }";
-//! let class = toolc::typescript::find_tool_class(text, "echo").unwrap().unwrap();
-//! assert_eq!(class.class_name, "Echo");
-//! assert_eq!(class.parameters.unwrap()["type"], "object");
-//! ```
-//!
 //! Parsing never panics, whatever the text. Spans are byte offsets into the
 //! text that was parsed.
 
@@ -358,6 +351,15 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn reads_a_tool_class() {
+        let text =
+            "class Echo { toolId = 'echo'; readonly parameters = {type: 'object', required: []}; }";
+        let class = find_tool_class(text, "echo").unwrap().unwrap();
+        assert_eq!(class.class_name, "Echo");
+        assert_eq!(class.parameters.unwrap()["type"], "object");
+    }
 
     fn class(text: &str, id: &str) -> ToolClass {
         match find_tool_class(text, id) {
