@@ -47,6 +47,14 @@ fn top_module(relative: &Path) -> Option<String> {
     (!matches!(name, "lib" | "main")).then(|| name.to_string())
 }
 
+/// The identifier `text` starts with.
+fn leading_identifier(text: &str) -> &str {
+    let end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    &text[..end]
+}
+
 /// The modules `text` names through `crate::` paths.
 fn named_modules(text: &str) -> BTreeSet<String> {
     let code: String = text
@@ -58,26 +66,15 @@ fn named_modules(text: &str) -> BTreeSet<String> {
     let mut rest = code.as_str();
     while let Some(at) = rest.find("crate::") {
         rest = &rest[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let end = group.find('}').unwrap_or(group.len());
-            for item in group[..end].split(',') {
-                let item = item.trim();
-                let name: String = item
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() {
-                    names.insert(name);
-                }
+        let items = match rest.strip_prefix('{') {
+            Some(group) => &group[..group.find('}').unwrap_or(group.len())],
+            None => leading_identifier(rest),
+        };
+        for item in items.split(',') {
+            let name = leading_identifier(item.trim());
+            if !name.is_empty() {
+                names.insert(name.to_string());
             }
-            continue;
-        }
-        let name: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        if !name.is_empty() {
-            names.insert(name);
         }
     }
     names
