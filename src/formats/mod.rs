@@ -11,7 +11,7 @@ mod agentcli;
 mod agentstack;
 pub(crate) mod agentstack_python;
 pub mod carry;
-mod nachos;
+pub(crate) mod nachos;
 mod nora;
 mod provider;
 

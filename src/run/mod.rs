@@ -49,7 +49,7 @@ use serde_json::{Map, Value, json};
 
 use crate::ir::{Tool, ToolSet};
 pub use cancel::CancelToken;
-pub use policy::{Approver, Denial, Policy};
+pub use policy::{Approver, Denial, DenialRule, Policy};
 pub use result::{ErrorCode, Metadata, ToolError, ToolResult};
 pub use sandbox::{SandboxMode, Support, probe as probe_sandbox};
 
@@ -350,7 +350,7 @@ impl Runner {
         };
         if let Err(denial) = self.options.policy.check(&call) {
             let mut details = Map::new();
-            details.insert("rule".to_string(), json!(denial.rule));
+            details.insert("rule".to_string(), json!(denial.rule.id()));
             return (
                 ToolResult::fail_with(ErrorCode::PolicyDenied, denial.message, details),
                 audit::Decision::Denied,

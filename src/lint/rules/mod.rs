@@ -17,6 +17,7 @@ pub(crate) mod entrypoint_not_found;
 pub(crate) mod file_too_large;
 pub(crate) mod invalid_json;
 pub(crate) mod invalid_json_schema;
+pub(crate) mod invalid_memory_limit;
 pub(crate) mod invalid_security_tier;
 pub(crate) mod invalid_tool_name;
 pub(crate) mod io_error;
@@ -100,6 +101,7 @@ pub static ALL: &[&Rule] = &[
     &python_syntax_error::RULE,
     &python_type_hint_unknown::RULE,
     &invalid_security_tier::RULE,
+    &invalid_memory_limit::RULE,
     &nachos_class_missing::RULE,
     &nachos_tier_mismatch::RULE,
     &typescript_unsupported_expression::RULE,
@@ -180,6 +182,7 @@ const FILE_CHECKS: &[(&Rule, Check)] = &[
         python_type_hint_unknown::check,
     ),
     (&invalid_security_tier::RULE, invalid_security_tier::check),
+    (&invalid_memory_limit::RULE, invalid_memory_limit::check),
     (&nachos_class_missing::RULE, nachos_class_missing::check),
     (&nachos_tier_mismatch::RULE, nachos_tier_mismatch::check),
     (
