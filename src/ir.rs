@@ -178,17 +178,80 @@ pub enum Runtime {
 pub struct Permissions {
     /// Nachos security tier, 0 (safe) to 4 (dangerous).
     pub security_tier: Option<i64>,
-    /// AgentStack actions: `read`, `write`, `execute`, `delete`.
-    pub actions: Option<Vec<String>>,
+    /// AgentStack actions: `read`, `write`, `execute`, `delete` (others
+    /// kept as written; the `unknown-action` rule reports them).
+    pub actions: Option<Vec<Action>>,
     pub allowed_dirs: Option<Vec<String>>,
     pub allow_http: Option<bool>,
     /// Nachos `capabilities.network.egress`; `Some([])` means no network.
     pub network_egress: Option<Vec<String>>,
-    /// Nachos `capabilities.resources.memory`, e.g. `512Mi`.
-    pub memory: Option<String>,
+    /// Nachos `capabilities.resources.memory` in bytes (`512Mi` is
+    /// 536870912); `None` when absent or not a size toolc can apply (the
+    /// `invalid-memory-limit` rule reports it).
+    pub memory: Option<u64>,
     pub cpus: Option<f64>,
     /// Other permission keys (e.g. AgentStack `allowed_extensions`).
     pub extra: BTreeMap<String, Value>,
+}
+
+/// An AgentStack permission action.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Action {
+    Read,
+    Write,
+    Execute,
+    Delete,
+    /// An action AgentStack does not define, exactly as written.
+    Other(String),
+}
+
+impl Action {
+    /// The action spelled `text` (exactly: `"Read"` is not `read`).
+    pub fn parse(text: &str) -> Action {
+        match text {
+            "read" => Action::Read,
+            "write" => Action::Write,
+            "execute" => Action::Execute,
+            "delete" => Action::Delete,
+            other => Action::Other(other.to_string()),
+        }
+    }
+
+    /// The action as a manifest spells it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Action::Read => "read",
+            Action::Write => "write",
+            Action::Execute => "execute",
+            Action::Delete => "delete",
+            Action::Other(text) => text,
+        }
+    }
+}
+
+impl std::fmt::Display for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Compares the spelling: `action == "read"`.
+impl PartialEq<str> for Action {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl From<&str> for Action {
+    fn from(text: &str) -> Action {
+        Action::parse(text)
+    }
+}
+
+impl Serialize for Action {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
 }
 
 impl Tool {

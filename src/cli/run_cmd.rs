@@ -135,7 +135,17 @@ pub(super) fn run(
     for warning in runner.warnings() {
         writeln!(err, "warning: {warning}")?;
     }
-    let result = runner.call(tool, arguments);
+    let result = match interrupt::Guard::install() {
+        Some(guard) => {
+            let result = runner.call_with(tool, arguments, guard.token());
+            // Stopped by SIGINT or SIGTERM: the tool's process group is
+            // gone and its scratch directory removed; end as the signal
+            // would have ended toolc.
+            guard.finish();
+            result
+        }
+        None => runner.call(tool, arguments),
+    };
     writeln!(out, "{}", result.to_json_line())?;
     if let Some(error) = &result.error {
         let tier = runner
@@ -252,4 +262,91 @@ fn list(runner: &Runner, out: &mut dyn Write) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// SIGINT and SIGTERM during a call: the call is cancelled (its process
+/// group killed, its scratch directory removed) and then toolc ends by the
+/// same signal, as it did before it handled them.
+mod interrupt {
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    use crate::run::CancelToken;
+
+    /// The token the handler cancels: set once per process.
+    static TOKEN: OnceLock<CancelToken> = OnceLock::new();
+    /// The signal that arrived, 0 for none.
+    static CAUGHT: AtomicI32 = AtomicI32::new(0);
+    const SIGNALS: [libc::c_int; 2] = [libc::SIGINT, libc::SIGTERM];
+
+    extern "C" fn on_signal(signal: libc::c_int) {
+        // Only atomic stores: async-signal-safe.
+        CAUGHT.store(signal, Ordering::SeqCst);
+        if let Some(token) = TOKEN.get() {
+            token.cancel();
+        }
+    }
+
+    /// The handlers while a call runs; the previous ones come back after.
+    pub(super) struct Guard {
+        token: &'static CancelToken,
+        previous: Vec<(libc::c_int, libc::sigaction)>,
+    }
+
+    impl Guard {
+        /// `None` when the handlers cannot be installed (or a token of an
+        /// earlier call in this process was already cancelled): the call
+        /// then runs as before, killed with toolc by PDEATHSIG.
+        pub(super) fn install() -> Option<Guard> {
+            let token = TOKEN.get_or_init(CancelToken::new);
+            if token.is_cancelled() {
+                return None;
+            }
+            let mut previous = Vec::new();
+            for signal in SIGNALS {
+                // SAFETY: a zeroed sigaction is valid; the handler only
+                // makes atomic stores.
+                unsafe {
+                    let mut action: libc::sigaction = std::mem::zeroed();
+                    action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+                    libc::sigemptyset(&mut action.sa_mask);
+                    let mut old: libc::sigaction = std::mem::zeroed();
+                    if libc::sigaction(signal, &action, &mut old) != 0 {
+                        restore(&previous);
+                        return None;
+                    }
+                    previous.push((signal, old));
+                }
+            }
+            Some(Guard { token, previous })
+        }
+
+        pub(super) fn token(&self) -> &CancelToken {
+            self.token
+        }
+
+        /// Puts the previous handlers back and, when a signal came, ends
+        /// the process by it.
+        pub(super) fn finish(self) {
+            restore(&self.previous);
+            let signal = CAUGHT.load(Ordering::SeqCst);
+            if signal != 0 {
+                // SAFETY: plain syscalls; with the default action the
+                // signal ends the process.
+                unsafe {
+                    libc::signal(signal, libc::SIG_DFL);
+                    libc::raise(signal);
+                }
+            }
+        }
+    }
+
+    fn restore(previous: &[(libc::c_int, libc::sigaction)]) {
+        for (signal, old) in previous {
+            // SAFETY: `old` is what sigaction returned for this signal.
+            unsafe {
+                libc::sigaction(*signal, old, std::ptr::null_mut());
+            }
+        }
+    }
 }

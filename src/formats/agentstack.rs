@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::{extensions, string_field, string_list};
-use crate::ir::{EnvVar, Package, Permissions, Runtime, Tool};
+use crate::ir::{Action, EnvVar, Package, Permissions, Runtime, Tool};
 use crate::json;
 
 const KNOWN: &[&str] = &[
@@ -80,7 +80,12 @@ fn function_tool(module: &str, name: String, at: String) -> Tool {
 
 fn lower_permissions(object: &Map<String, Value>) -> Permissions {
     Permissions {
-        actions: object.get("actions").map(|a| string_list(Some(a))),
+        actions: object.get("actions").map(|a| {
+            string_list(Some(a))
+                .iter()
+                .map(|action| Action::parse(action))
+                .collect()
+        }),
         allowed_dirs: object.get("allowed_dirs").map(|d| string_list(Some(d))),
         allow_http: object.get("allow_http").and_then(Value::as_bool),
         extra: extensions(object, &["actions", "allowed_dirs", "allow_http"]),

@@ -12,7 +12,7 @@ pub(crate) mod agentcli_command;
 mod agentstack;
 pub(crate) mod agentstack_python;
 pub mod carry;
-mod nachos;
+pub(crate) mod nachos;
 mod nora;
 mod provider;
 

@@ -42,8 +42,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use crate::ir::{Format, Permissions, Runtime, Tool, ToolSet};
-use crate::run::policy::Denial;
+use crate::ir::{Action as Permission, Format, Permissions, Runtime, Tool, ToolSet};
+use crate::run::policy::{Denial, DenialRule};
 use crate::run::{ErrorCode, ToolResult};
 
 /// The names of the built-in tools.
@@ -101,9 +101,6 @@ pub const FETCH_MAX_REDIRECTS: u32 = 5;
 /// (Linux's own limit).
 const MAX_LINK_HOPS: usize = 40;
 
-/// The rule name of every denial this module makes.
-const WORKSPACE_RULE: &str = "workspace";
-
 /// The built-in tools as a [`ToolSet`]: MCP format, no runtime (the runner
 /// knows how to run them), each with a standard JSON Schema and the actions
 /// it needs.
@@ -135,7 +132,7 @@ fn declare(index: usize, builtin: Builtin) -> Tool {
                 "required": ["path"],
                 "additionalProperties": false
             }),
-            "read",
+            Permission::Read,
         ),
         Builtin::ReadFile => (
             "Read a UTF-8 text file in the workspace and return its contents as a string. Files over 1 MiB and files that are not UTF-8 text are refused.",
@@ -147,7 +144,7 @@ fn declare(index: usize, builtin: Builtin) -> Tool {
                 "required": ["path"],
                 "additionalProperties": false
             }),
-            "read",
+            Permission::Read,
         ),
         Builtin::WriteFile => (
             "Write text to a file in the workspace, replacing it if it exists and creating missing parent directories. The file is replaced in one step: readers see the old or the new contents, never a part. Returns {\"path\", \"bytes\"}.",
@@ -160,7 +157,7 @@ fn declare(index: usize, builtin: Builtin) -> Tool {
                 "required": ["path", "content"],
                 "additionalProperties": false
             }),
-            "write",
+            Permission::Write,
         ),
         Builtin::Shell => (
             "Run a shell command line in the workspace (by default in its root) and return what it printed and its exit status.",
@@ -173,7 +170,7 @@ fn declare(index: usize, builtin: Builtin) -> Tool {
                 "required": ["command"],
                 "additionalProperties": false
             }),
-            "execute",
+            Permission::Execute,
         ),
         Builtin::Fetch => (
             "Fetch a URL with HTTP GET (http and https only) and return {\"status\", \"headers\", \"body\", \"body_encoding\"}. A 404 or 500 status is returned, not treated as a failure. Follows up to 5 redirects; gives up after 30 seconds; bodies over 5 MiB are refused. A body that is not UTF-8 text is returned in base64 (body_encoding \"base64\").",
@@ -185,7 +182,7 @@ fn declare(index: usize, builtin: Builtin) -> Tool {
                 "required": ["url"],
                 "additionalProperties": false
             }),
-            "read",
+            Permission::Read,
         ),
     };
     let mut tool = Tool::new(
@@ -197,7 +194,7 @@ fn declare(index: usize, builtin: Builtin) -> Tool {
     tool.parameters = Some(parameters);
     tool.runtime = Runtime::Unspecified;
     tool.permissions = Permissions {
-        actions: Some(vec![action.to_string()]),
+        actions: Some(vec![action]),
         ..Permissions::default()
     };
     tool
@@ -284,7 +281,7 @@ impl Workspace {
 
     fn denial(&self, path: &str, why: &str) -> Denial {
         Denial {
-            rule: WORKSPACE_RULE.to_string(),
+            rule: DenialRule::Workspace,
             message: format!("path {path:?} is refused: {why} ({})", self.root.display()),
         }
     }
@@ -367,7 +364,7 @@ fn string_argument<'a>(arguments: &'a Value, key: &str) -> Result<&'a str, Failu
 fn resolve(workspace: &Workspace, path: &str) -> Result<PathBuf, Failure> {
     workspace.resolve(path).map_err(|denial| {
         let mut details = Map::new();
-        details.insert("rule".to_string(), Value::String(denial.rule));
+        details.insert("rule".to_string(), json!(denial.rule.id()));
         Box::new(ToolResult::fail_with(
             ErrorCode::PolicyDenied,
             denial.message,
@@ -781,7 +778,7 @@ mod tests {
 
     fn denied(ws: &Workspace, path: &str) {
         match ws.resolve(path) {
-            Err(denial) => assert_eq!(denial.rule, "workspace", "{denial:?}"),
+            Err(denial) => assert_eq!(denial.rule, DenialRule::Workspace, "{denial:?}"),
             Ok(resolved) => panic!("{path:?} resolved to {}", resolved.display()),
         }
     }

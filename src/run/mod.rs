@@ -11,9 +11,11 @@
 //!    nothing runs);
 //! 3. the [`policy`] decides (`POLICY_DENIED`, naming the rule; nothing
 //!    runs);
-//! 4. an executor runs it: agentcli commands as their argv (never through a
-//!    shell), NORA scripts and AgentStack functions through toolc's Python
-//!    bootstrap, built-ins in process; processes get a process group of
+//! 4. its executor, chosen once when the runner was built, runs it:
+//!    agentcli commands as their argv (never through a shell), NORA
+//!    scripts and AgentStack functions through toolc's Python bootstrap,
+//!    built-ins in process, Nachos services not yet (a clear
+//!    `EXECUTION_ERROR`); processes get a process group of
 //!    their own, a scrubbed environment, a private temporary directory,
 //!    a time limit, an output cap, a memory limit when the manifest gives
 //!    one, and Landlock rules ([`Support`]);
@@ -30,6 +32,9 @@
 //! ```
 //!
 //! Calls are blocking; a [`Runner`] is `Sync`, so threads may share one.
+//! [`Runner::call_with`] takes a [`CancelToken`] that another thread (a
+//! server, a signal handler) cancels to stop the call and kill its
+//! process group.
 
 mod audit;
 pub mod builtin;
@@ -49,7 +54,7 @@ use serde_json::{Map, Value, json};
 
 use crate::ir::{Tool, ToolSet};
 pub use cancel::CancelToken;
-pub use policy::{Approver, Denial, Policy};
+pub use policy::{Approver, Denial, DenialRule, Policy};
 pub use result::{ErrorCode, Metadata, ToolError, ToolResult};
 pub use sandbox::{SandboxMode, Support, probe as probe_sandbox};
 
@@ -349,7 +354,7 @@ impl Runner {
         };
         if let Err(denial) = self.options.policy.check(&call) {
             let mut details = Map::new();
-            details.insert("rule".to_string(), json!(denial.rule));
+            details.insert("rule".to_string(), json!(denial.rule.id()));
             return (
                 ToolResult::fail_with(ErrorCode::PolicyDenied, denial.message, details),
                 audit::Decision::Denied,

@@ -64,14 +64,77 @@ use arguments::Argument;
 /// Why a call was refused: the rule that refused it and the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Denial {
-    /// A stable identifier of the rule: `dangerous-command`,
-    /// `remote-script`, `sensitive-path`, `security-tier`, `allowed-tools`,
-    /// `forbidden-pattern`, `allow-http`, `allowed-dirs`,
-    /// `allowed-extensions`, `undeclared-action`, or `policy-internal`
-    /// (a built-in pattern failed to compile: a bug, and nothing runs).
-    pub rule: String,
+    /// The rule that refused it; its [`DenialRule::id`] is what a result's
+    /// `details.rule` says.
+    pub rule: DenialRule,
     /// One sentence for the caller: what was refused and why.
     pub message: String,
+}
+
+/// A rule that can refuse a call, named by a stable id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DenialRule {
+    /// `allowed-tools`: the tool is not among the user's allowed tools.
+    AllowedTools,
+    /// `security-tier`: a Nachos tier that does not run (or needs approval).
+    SecurityTier,
+    /// `dangerous-command`: a destructive shell command.
+    DangerousCommand,
+    /// `remote-script`: a script downloaded and run.
+    RemoteScript,
+    /// `sensitive-path`: credentials and system account files.
+    SensitivePath,
+    /// `forbidden-pattern`: a user regex matched an argument.
+    ForbiddenPattern,
+    /// `allow-http`: a URL for a tool that declares no HTTP.
+    AllowHttp,
+    /// `allowed-dirs`: a path outside the tool's allowed directories.
+    AllowedDirs,
+    /// `allowed-extensions`: a file type the tool does not allow.
+    AllowedExtensions,
+    /// `undeclared-action`: the call needs an action the tool does not list.
+    UndeclaredAction,
+    /// `workspace`: a built-in tool's path outside its workspace.
+    Workspace,
+    /// `policy-internal`: a built-in pattern failed to compile (a bug; nothing
+    /// runs).
+    PolicyInternal,
+}
+
+impl DenialRule {
+    /// The rule's stable id, as in a result's `details.rule`.
+    pub fn id(self) -> &'static str {
+        match self {
+            DenialRule::AllowedTools => "allowed-tools",
+            DenialRule::SecurityTier => "security-tier",
+            DenialRule::DangerousCommand => "dangerous-command",
+            DenialRule::RemoteScript => "remote-script",
+            DenialRule::SensitivePath => "sensitive-path",
+            DenialRule::ForbiddenPattern => "forbidden-pattern",
+            DenialRule::AllowHttp => "allow-http",
+            DenialRule::AllowedDirs => "allowed-dirs",
+            DenialRule::AllowedExtensions => "allowed-extensions",
+            DenialRule::UndeclaredAction => "undeclared-action",
+            DenialRule::Workspace => "workspace",
+            DenialRule::PolicyInternal => "policy-internal",
+        }
+    }
+}
+
+impl std::fmt::Display for DenialRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl From<DefaultRule> for DenialRule {
+    fn from(rule: DefaultRule) -> DenialRule {
+        match rule {
+            DefaultRule::DangerousCommand => DenialRule::DangerousCommand,
+            DefaultRule::RemoteScript => DenialRule::RemoteScript,
+            DefaultRule::SensitivePath => DenialRule::SensitivePath,
+        }
+    }
 }
 
 /// One call, as the policy sees it.
@@ -109,11 +172,7 @@ impl DefaultRule {
 
     /// The rule's id, as in [`Denial::rule`] and a config's `disable`.
     pub fn id(self) -> &'static str {
-        match self {
-            DefaultRule::DangerousCommand => "dangerous-command",
-            DefaultRule::RemoteScript => "remote-script",
-            DefaultRule::SensitivePath => "sensitive-path",
-        }
+        DenialRule::from(self).id()
     }
 
     /// The rule with this id.
@@ -305,7 +364,11 @@ impl Policy {
         }
         let listed: Vec<&str> = globs.iter().map(Glob::glob).collect();
         let reason = format!("is not in allowed_tools ({})", listed.join(", "));
-        Err(permissions::tool_denial("allowed-tools", tool, reason))
+        Err(permissions::tool_denial(
+            DenialRule::AllowedTools,
+            tool,
+            reason,
+        ))
     }
 
     fn check_default_rules(&self, arguments: &[Argument], dir: &Path) -> Result<(), Denial> {
@@ -313,12 +376,16 @@ impl Policy {
             if self.enabled(DefaultRule::DangerousCommand)
                 && let Some(why) = commands::dangerous(&argument.value, dir, &self.home)
             {
-                return Err(argument_denial("dangerous-command", argument, &why));
+                return Err(argument_denial(
+                    DenialRule::DangerousCommand,
+                    argument,
+                    &why,
+                ));
             }
             if self.enabled(DefaultRule::RemoteScript)
                 && let Some(why) = commands::remote_script(&argument.value)
             {
-                return Err(argument_denial("remote-script", argument, &why));
+                return Err(argument_denial(DenialRule::RemoteScript, argument, &why));
             }
         }
         if !self.enabled(DefaultRule::SensitivePath) {
@@ -336,7 +403,7 @@ impl Policy {
                 let path = paths::resolve(&word, dir, &self.home);
                 if let Some(what) = paths::sensitive(&path) {
                     let why = format!("names `{path}`, which is {what}");
-                    return Err(argument_denial("sensitive-path", argument, &why));
+                    return Err(argument_denial(DenialRule::SensitivePath, argument, &why));
                 }
             }
         }
@@ -347,7 +414,11 @@ impl Policy {
         for pattern in &self.forbidden_patterns {
             if let Some(argument) = arguments.iter().find(|a| pattern.is_match(&a.value)) {
                 let why = format!("matches the forbidden pattern `{}`", pattern.as_str());
-                return Err(argument_denial("forbidden-pattern", argument, &why));
+                return Err(argument_denial(
+                    DenialRule::ForbiddenPattern,
+                    argument,
+                    &why,
+                ));
             }
         }
         Ok(())
@@ -371,7 +442,11 @@ impl Policy {
             "has security tier {tier}, above the allowed tier {}, and the call was not approved",
             self.allow_tier
         );
-        Err(permissions::tool_denial("security-tier", tool, reason))
+        Err(permissions::tool_denial(
+            DenialRule::SecurityTier,
+            tool,
+            reason,
+        ))
     }
 }
 
@@ -379,7 +454,7 @@ impl Policy {
 const QUOTED_CHARS: usize = 80;
 
 /// A refusal of one argument: "`/command` = "rm -rf /" would delete …".
-fn argument_denial(rule: &str, argument: &Argument, why: &str) -> Denial {
+fn argument_denial(rule: DenialRule, argument: &Argument, why: &str) -> Denial {
     let pointer = if argument.pointer.is_empty() {
         "the arguments"
     } else {
@@ -393,7 +468,7 @@ fn argument_denial(rule: &str, argument: &Argument, why: &str) -> Denial {
     };
     let quoted = serde_json::to_string(&value).unwrap_or(value);
     Denial {
-        rule: rule.to_string(),
+        rule,
         message: format!("Argument `{pointer}` = {quoted} {why}."),
     }
 }

@@ -240,14 +240,14 @@ fn rules_lists_every_rule_once() {
     let output = Test::new().args(["rules"]).run();
     assert_eq!(output.code, 0);
     let lines: Vec<&str> = output.stdout.lines().collect();
-    assert_eq!(lines.len(), 55);
+    assert_eq!(lines.len(), 56);
     let mut codes: Vec<&str> = lines
         .iter()
         .filter_map(|l| l.split_whitespace().next())
         .collect();
     codes.sort();
     codes.dedup();
-    assert_eq!(codes.len(), 55);
+    assert_eq!(codes.len(), 56);
     for required in [
         "missing-name",
         "duplicate-tool-name",

@@ -18,6 +18,7 @@ pub(crate) mod file_too_large;
 pub(crate) mod generation_note;
 pub(crate) mod invalid_json;
 pub(crate) mod invalid_json_schema;
+pub(crate) mod invalid_memory_limit;
 pub(crate) mod invalid_security_tier;
 pub(crate) mod invalid_tool_name;
 pub(crate) mod io_error;
@@ -187,6 +188,10 @@ pub(crate) static REGISTRY: &[(&Rule, Check)] = &[
     (
         &invalid_security_tier::RULE,
         Check::Manifest(invalid_security_tier::check),
+    ),
+    (
+        &invalid_memory_limit::RULE,
+        Check::Manifest(invalid_memory_limit::check),
     ),
     (
         &nachos_class_missing::RULE,

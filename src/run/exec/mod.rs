@@ -145,40 +145,9 @@ impl Limits {
             .or(manifest_timeout.map(Duration::from_secs))
             .unwrap_or(super::DEFAULT_TIMEOUT)
             .min(Duration::from_secs(process::MAX_TIMEOUT_SECS));
-        let memory = runner.options.memory.or_else(|| {
-            entry
-                .tool
-                .permissions
-                .memory
-                .as_deref()
-                .and_then(parse_quantity)
-        });
+        let memory = runner.options.memory.or(entry.tool.permissions.memory);
         Limits { timeout, memory }
     }
-}
-
-/// A Kubernetes-style memory quantity (`128Mi`, `1Gi`, `512M`, `1000`) in
-/// bytes.
-pub(super) fn parse_quantity(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (digits, unit) = text.split_at(split);
-    let number: u64 = digits.parse().ok()?;
-    let multiplier: u64 = match unit {
-        "" => 1,
-        "Ki" => 1 << 10,
-        "Mi" => 1 << 20,
-        "Gi" => 1 << 30,
-        "Ti" => 1 << 40,
-        "k" | "K" => 1000,
-        "M" => 1000 * 1000,
-        "G" => 1000 * 1000 * 1000,
-        "T" => 1000 * 1000 * 1000 * 1000,
-        _ => return None,
-    };
-    number.checked_mul(multiplier)
 }
 
 /// A private temporary directory for one call, removed afterwards.

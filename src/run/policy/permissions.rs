@@ -10,20 +10,20 @@ use serde_json::Value;
 
 use super::arguments::{Argument, key_words};
 use super::paths::{AllowedDir, resolve};
-use super::{Denial, argument_denial};
-use crate::ir::Tool;
+use super::{Denial, DenialRule, argument_denial};
+use crate::ir::{Action, Tool};
 
 /// `security-tier`: tier 4 never runs and a tier outside 0..=4 is refused;
 /// the approval of tier 3 is asked last, in [`super::Policy::check`].
 pub(super) fn tier_bounds(tool: &Tool) -> Result<(), Denial> {
     match tool.permissions.security_tier {
         Some(tier @ 4) => Err(tool_denial(
-            "security-tier",
+            DenialRule::SecurityTier,
             tool,
             format!("has security tier {tier}, which never runs"),
         )),
         Some(tier) if !(0..=4).contains(&tier) => Err(tool_denial(
-            "security-tier",
+            DenialRule::SecurityTier,
             tool,
             format!("has security tier {tier}, outside the valid range 0 to 4"),
         )),
@@ -31,9 +31,9 @@ pub(super) fn tier_bounds(tool: &Tool) -> Result<(), Denial> {
     }
 }
 
-pub(super) fn tool_denial(rule: &str, tool: &Tool, reason: String) -> Denial {
+pub(super) fn tool_denial(rule: DenialRule, tool: &Tool, reason: String) -> Denial {
     Denial {
-        rule: rule.to_string(),
+        rule,
         message: format!("Tool `{}` {reason}.", tool.name),
     }
 }
@@ -66,7 +66,7 @@ pub(super) fn network(tool: &Tool, arguments: &[Argument]) -> Result<(), Denial>
             None => false,
         };
         if hit {
-            return Err(argument_denial("allow-http", argument, why));
+            return Err(argument_denial(DenialRule::AllowHttp, argument, why));
         }
     }
     Ok(())
@@ -74,7 +74,7 @@ pub(super) fn network(tool: &Tool, arguments: &[Argument]) -> Result<(), Denial>
 
 pub(super) fn internal(error: &regex::Error) -> Denial {
     Denial {
-        rule: "policy-internal".to_string(),
+        rule: DenialRule::PolicyInternal,
         message: format!("A built-in policy pattern does not compile ({error}), so nothing runs."),
     }
 }
@@ -104,7 +104,7 @@ pub(super) fn allowed_dirs(
                 entries.join(", ")
             };
             let why = format!("resolves to `{path}`, outside the allowed directories ({listed})");
-            return Err(argument_denial("allowed-dirs", argument, &why));
+            return Err(argument_denial(DenialRule::AllowedDirs, argument, &why));
         }
     }
     Ok(())
@@ -146,7 +146,11 @@ pub(super) fn allowed_extensions(tool: &Tool, arguments: &[Argument]) -> Result<
             "{why}, not one of the allowed extensions ({})",
             allowed.join(", ")
         );
-        return Err(argument_denial("allowed-extensions", argument, &why));
+        return Err(argument_denial(
+            DenialRule::AllowedExtensions,
+            argument,
+            &why,
+        ));
     }
     Ok(())
 }
@@ -162,19 +166,23 @@ pub(super) fn actions(tool: &Tool, arguments: &[Argument]) -> Result<(), Denial>
     let declares = |action: &str| {
         declared
             .iter()
-            .any(|d| d.trim().eq_ignore_ascii_case(action))
+            .any(|d| d.as_str().trim().eq_ignore_ascii_case(action))
     };
     let listed = if declared.is_empty() {
         "none".to_string()
     } else {
-        declared.join(", ")
+        declared
+            .iter()
+            .map(Action::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     let (action, verb) = action_of_name(&tool.name);
     if !declares(action) {
         let reason = format!(
             "needs the `{action}` action (its name says `{verb}`), which its permissions do not declare (declared: {listed})"
         );
-        return Err(tool_denial("undeclared-action", tool, reason));
+        return Err(tool_denial(DenialRule::UndeclaredAction, tool, reason));
     }
     if !declares("execute")
         && let Some(argument) = arguments
@@ -184,7 +192,11 @@ pub(super) fn actions(tool: &Tool, arguments: &[Argument]) -> Result<(), Denial>
         let why = format!(
             "is a command, which needs the `execute` action the tool does not declare (declared: {listed})"
         );
-        return Err(argument_denial("undeclared-action", argument, &why));
+        return Err(argument_denial(
+            DenialRule::UndeclaredAction,
+            argument,
+            &why,
+        ));
     }
     Ok(())
 }

@@ -39,7 +39,7 @@ pub(super) fn check(tool: &Tool, arguments: Value) -> Result<(), Denial> {
 }
 
 pub(super) fn rule(result: Result<(), Denial>) -> Option<String> {
-    result.err().map(|denial| denial.rule)
+    result.err().map(|denial| denial.rule.id().to_string())
 }
 
 /// One refusal of each rule, rendered as the caller sees it.

@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::{check, rule, tool};
+use crate::run::policy::DenialRule;
 
 const SENSITIVE_PATHS: &[&str] = &[
     "/etc/shadow",
@@ -163,7 +164,7 @@ fn denial_names_the_argument_pointer_and_value() {
     let Err(denial) = denial else {
         panic!("not refused");
     };
-    assert_eq!(denial.rule, "dangerous-command");
+    assert_eq!(denial.rule, DenialRule::DangerousCommand);
     assert_eq!(
         denial.message,
         "Argument `/job/shell~1cmd` = \"sudo rm -rf /\" would delete `/` recursively."

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::{check, check_with, policy, rule, tool};
-use crate::ir::Tool;
+use crate::ir::{Action, Tool};
 
 fn tiered(tier: i64) -> Tool {
     let mut t = tool("tiered");
@@ -216,7 +216,7 @@ fn allow_http_false_forbids_urls() {
 
 fn acting(name: &str, actions: &[&str]) -> Tool {
     let mut t = tool(name);
-    t.permissions.actions = Some(actions.iter().map(|a| a.to_string()).collect());
+    t.permissions.actions = Some(actions.iter().map(|a| Action::parse(a)).collect());
     t
 }
 
