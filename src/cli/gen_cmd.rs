@@ -195,7 +195,7 @@ fn name_clashes(toolsets: &[ToolSet]) -> Vec<String> {
             })
         })
         .collect();
-    crate::project::name_clashes(&names)
+    crate::project::name_clashes(&names, crate::project::Repeats::AcrossManifests)
         .into_iter()
         .map(|clash| {
             let (first, again) = (&names[clash.first], &names[clash.again]);

@@ -38,7 +38,7 @@ pub use crate::json::{Document, SourceMap};
 /// What the front end read of package code.
 pub use crate::python::Module as PythonSyntax;
 pub use crate::typescript::{Found as FoundClass, Search as ClassSearch, ToolClass};
-pub use names::{NameClash, NameEntry, name_clashes};
+pub use names::{NameClash, NameEntry, Repeats, name_clashes};
 pub use package::{
     DerivedSchema, EntrypointFile, FileState, Origin, PackageCode, ProgramFile, PythonModule,
     ReadLog, UntypedParameter,

@@ -24,11 +24,20 @@ pub struct NameClash {
     pub again: usize,
 }
 
-/// Every later declaration of a name already declared by another manifest
-/// of its group, in path order (entries of one path keep the order given).
-/// A name repeated within one manifest is that manifest's own finding, not
-/// a clash.
-pub fn name_clashes(entries: &[NameEntry]) -> Vec<NameClash> {
+/// Which repeats of a name count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repeats {
+    /// Only a name another manifest of the group declared: a name
+    /// repeated within one manifest is that manifest's own finding (lint's
+    /// per-file rule reports it).
+    AcrossManifests,
+    /// Any repeat: the runner cannot call a name that means two tools.
+    Anywhere,
+}
+
+/// Every later declaration of a name already declared in its group, in
+/// path order (entries of one path keep the order given).
+pub fn name_clashes(entries: &[NameEntry], repeats: Repeats) -> Vec<NameClash> {
     let mut order: Vec<usize> = (0..entries.len()).collect();
     order.sort_by(|&a, &b| entries[a].path.cmp(entries[b].path));
     let mut first: BTreeMap<(&str, &str), usize> = BTreeMap::new();
@@ -39,10 +48,14 @@ pub fn name_clashes(entries: &[NameEntry]) -> Vec<NameClash> {
             continue;
         }
         match first.get(&(entry.group, entry.name)) {
-            Some(&earlier) if entries[earlier].path != entry.path => clashes.push(NameClash {
-                first: earlier,
-                again: index,
-            }),
+            Some(&earlier)
+                if repeats == Repeats::Anywhere || entries[earlier].path != entry.path =>
+            {
+                clashes.push(NameClash {
+                    first: earlier,
+                    again: index,
+                })
+            }
             Some(_) => {}
             None => {
                 first.insert((entry.group, entry.name), index);
@@ -69,7 +82,7 @@ mod tests {
             entry("g", "fetch", "c/tool.json"),
         ];
         assert_eq!(
-            name_clashes(&entries),
+            name_clashes(&entries, Repeats::AcrossManifests),
             vec![
                 NameClash { first: 1, again: 0 },
                 NameClash { first: 1, again: 3 },
@@ -85,6 +98,10 @@ mod tests {
             entry("g", "", "b/tools.json"),
             entry("g", "", "c/tools.json"),
         ];
-        assert!(name_clashes(&entries).is_empty());
+        assert!(name_clashes(&entries, Repeats::AcrossManifests).is_empty());
+        assert_eq!(
+            name_clashes(&entries, Repeats::Anywhere),
+            vec![NameClash { first: 0, again: 1 }]
+        );
     }
 }

@@ -45,7 +45,6 @@ mod process;
 mod result;
 mod sandbox;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -53,6 +52,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 use crate::ir::{Tool, ToolSet};
+use crate::project::{NameEntry, Repeats, name_clashes};
 pub use cancel::CancelToken;
 pub use policy::{Approver, Denial, DenialRule, Policy};
 pub use result::{ErrorCode, Metadata, ToolError, ToolResult};
@@ -177,8 +177,25 @@ impl Runner {
         toolsets: Vec<ToolSet>,
         options: RunnerOptions,
     ) -> Result<Runner, LoadError> {
+        let names: Vec<NameEntry> = toolsets
+            .iter()
+            .flat_map(|set| {
+                set.tools.iter().map(|tool| NameEntry {
+                    group: "",
+                    name: &tool.name,
+                    path: &set.path,
+                })
+            })
+            .collect();
+        if let Some(clash) = name_clashes(&names, Repeats::Anywhere).first() {
+            let (first, again) = (&names[clash.first], &names[clash.again]);
+            return Err(LoadError::Ambiguous {
+                name: again.name.to_string(),
+                first: first.path.to_string(),
+                second: again.path.to_string(),
+            });
+        }
         let mut entries: Vec<Entry> = Vec::new();
-        let mut seen: BTreeMap<String, String> = BTreeMap::new();
         for set in toolsets {
             let dir = manifest_dir(&set.path);
             let package_env: Vec<String> = set
@@ -187,13 +204,6 @@ impl Runner {
                 .map(|p| p.env.iter().map(|v| v.name.clone()).collect())
                 .unwrap_or_default();
             for tool in set.tools {
-                if let Some(first) = seen.insert(tool.name.clone(), set.path.clone()) {
-                    return Err(LoadError::Ambiguous {
-                        name: tool.name,
-                        first,
-                        second: set.path.clone(),
-                    });
-                }
                 entries.push(Entry {
                     validator: compile(&tool),
                     executor: exec::Executor::for_tool(&tool, set.format, &dir, &package_env),
@@ -370,14 +380,10 @@ impl Runner {
     }
 }
 
-/// The directory of the manifest at `path` (a tool directory's manifest
-/// resolves relative to that directory).
+/// The directory of the manifest at `path`, made absolute: a tool runs
+/// there, whatever the runner's working directory is later.
 fn manifest_dir(path: &str) -> PathBuf {
-    let path = Path::new(path);
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = crate::project::manifest_dir(Path::new(path));
     std::fs::canonicalize(&dir).unwrap_or(dir)
 }
 

@@ -1114,3 +1114,34 @@ fn a_terminated_toolc_run_kills_the_tool_group_and_removes_its_scratch() {
         "tool processes outlived toolc"
     );
 }
+
+#[test]
+fn a_name_two_manifests_declare_is_refused_as_ambiguous() {
+    let dir = TempDir::new("ambiguous");
+    let manifest = r#"{"tools": [{"name": "echo", "description": "Echoes", "command": ["./tools/bin/echo"], "schema": {"type": "object", "properties": {}}}]}"#;
+    dir.write("a/tools.json", manifest);
+    dir.write("b/tools.json", manifest);
+    let error = Runner::load(&[dir.path().to_path_buf()], RunnerOptions::default())
+        .err()
+        .expect("refused");
+    let message = error.to_string();
+    assert!(
+        message.contains("\"echo\"")
+            && message.contains("a/tools.json")
+            && message.contains("b/tools.json"),
+        "{message}"
+    );
+    // Tool sets built elsewhere get the same check, repeats within one set
+    // included: a call by name must mean one tool.
+    let project = toolc::project::Project::load(
+        &[dir.path().join("a/tools.json")],
+        &toolc::project::LoadOptions::default(),
+    )
+    .expect("load");
+    let mut set = project.manifests[0].toolset.clone();
+    set.tools.push(set.tools[0].clone());
+    let error = Runner::from_toolsets(vec![set], RunnerOptions::default())
+        .err()
+        .expect("refused");
+    assert!(error.to_string().contains("\"echo\""), "{error}");
+}

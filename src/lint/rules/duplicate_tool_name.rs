@@ -35,7 +35,7 @@ use std::path::Path;
 use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::ir::{Format, Tool};
 use crate::lint::{Manifest, Rule};
-use crate::project::{NameEntry, name_clashes};
+use crate::project::{NameEntry, Repeats, name_clashes};
 use crate::source::Span;
 
 pub(crate) const RULE: Rule = Rule {
@@ -109,7 +109,7 @@ pub(crate) fn check_registered(names: &[RegisteredName], out: &mut Vec<Diagnosti
             path: &n.path,
         })
         .collect();
-    for clash in name_clashes(&entries) {
+    for clash in name_clashes(&entries, Repeats::AcrossManifests) {
         let (earlier, entry) = (&names[clash.first], &names[clash.again]);
         out.push(
             RULE.diagnostic(
