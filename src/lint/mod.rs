@@ -220,12 +220,12 @@ impl Linter {
             .manifests
             .par_iter()
             .map(|manifest| {
-                let settings = self.resolver.settings_for(Path::new(manifest.path()))?;
+                let settings = self.resolver.settings_for(&manifest.file)?;
                 check_loaded(manifest, &settings, true)
             })
             .collect::<Result<_, LintError>>()?;
         for failure in &project.failures {
-            let settings = self.resolver.settings_for(Path::new(&failure.path))?;
+            let settings = self.resolver.settings_for(&failure.file)?;
             items.push(check_failure(failure.clone(), &settings));
         }
         let mut report = LintReport {
@@ -242,11 +242,11 @@ impl Linter {
         let visit = |loaded: Loaded| -> Result<Outcome, LintError> {
             Ok(match loaded {
                 Loaded::Manifest(manifest) => {
-                    let settings = self.resolver.settings_for(Path::new(manifest.path()))?;
+                    let settings = self.resolver.settings_for(&manifest.file)?;
                     Outcome::Checked(Box::new(check_loaded(&manifest, &settings, false)?))
                 }
                 Loaded::Failed(failure) => {
-                    let settings = self.resolver.settings_for(Path::new(&failure.path))?;
+                    let settings = self.resolver.settings_for(&failure.file)?;
                     Outcome::Checked(Box::new(check_failure(*failure, &settings)))
                 }
                 Loaded::Skipped => Outcome::Skipped,

@@ -77,6 +77,9 @@ impl Default for LoadOptions {
 /// A manifest that parsed: its text, document, IR and package code.
 #[derive(Debug, Clone)]
 pub struct Manifest {
+    /// Where the manifest is on disk (its `source.path` is how it is
+    /// shown, which is lossy for names that are not UTF-8).
+    pub file: PathBuf,
     pub source: Source,
     pub document: Document,
     /// The full IR: parameter schemas (from the manifest or from code),
@@ -128,6 +131,9 @@ pub struct LoadProblem {
 /// not be loaded.
 #[derive(Debug, Clone)]
 pub struct Failure {
+    /// Where the file is on disk.
+    pub file: PathBuf,
+    /// How it is shown.
     pub path: String,
     /// The format its name or the caller gave it, if any.
     pub format: Option<Format>,

@@ -227,6 +227,12 @@ impl<K: std::hash::Hash + Eq, V: Clone> Once<K, V> {
         }
     }
 
+    /// The value of `key`, when one was computed.
+    fn peek(&self, key: &K) -> Option<V> {
+        let cells = self.cells.lock().ok()?;
+        cells.get(key).and_then(|cell| cell.get()).cloned()
+    }
+
     fn get(&self, key: K, compute: impl FnOnce() -> V) -> V {
         let cell = match self.cells.lock() {
             Ok(mut cells) => cells.entry(key).or_default().clone(),
@@ -237,12 +243,21 @@ impl<K: std::hash::Hash + Eq, V: Clone> Once<K, V> {
     }
 }
 
-/// The package files one run has read.
+/// How many bytes of package text a run keeps for reuse. Past it, a file
+/// is read again when another manifest needs it: a package of many large
+/// files must not hold them all in memory for the whole run.
+const KEPT_TEXT_BUDGET: usize = 64 * 1024 * 1024;
+
+/// The package files one run has read. Every entry is keyed by the size
+/// limit it was read under too: manifests in directories with different
+/// `max-file-size` settings each see the file as their own limit allows.
 pub(super) struct Cache {
     log: Option<Arc<ReadLog>>,
-    texts: Once<PathBuf, Text>,
-    python: Once<PathBuf, Option<Arc<PythonModule>>>,
-    typescript: Once<(PathBuf, String), Arc<typescript::Search>>,
+    texts: Once<(PathBuf, u64), Text>,
+    /// Bytes of text `texts` holds (see [`KEPT_TEXT_BUDGET`]).
+    kept: std::sync::atomic::AtomicUsize,
+    python: Once<(PathBuf, u64), Option<Arc<PythonModule>>>,
+    typescript: Once<(PathBuf, String, u64), Arc<typescript::Search>>,
 }
 
 impl Cache {
@@ -250,6 +265,7 @@ impl Cache {
         Cache {
             log,
             texts: Once::new(),
+            kept: std::sync::atomic::AtomicUsize::new(0),
             python: Once::new(),
             typescript: Once::new(),
         }
@@ -263,9 +279,10 @@ impl Cache {
         source::read_regular_file(path, limit)
     }
 
-    /// A package file's text, read on first use.
+    /// A package file's text, read on first use (and kept while the run's
+    /// budget for kept text allows).
     fn text(&self, path: &Path, limit: u64) -> Text {
-        self.texts.get(path.to_path_buf(), || {
+        let read = || {
             if let Some(log) = &self.log {
                 log.record(path);
             }
@@ -273,14 +290,39 @@ impl Cache {
                 Ok(bytes) => String::from_utf8(bytes)
                     .map(Arc::from)
                     .map_err(|_| "is not UTF-8".to_string()),
-                Err(_) => Err("cannot be read or is too large".to_string()),
+                Err(ReadError::TooLarge(size)) => {
+                    Err(format!("is {size} bytes, over the limit of {limit} bytes"))
+                }
+                Err(ReadError::Io(message)) => Err(message),
             }
-        })
+        };
+        let key = (path.to_path_buf(), limit);
+        if let Some(text) = self.texts.peek(&key) {
+            return text;
+        }
+        if self.keeps(path) {
+            self.texts.get(key, read)
+        } else {
+            read()
+        }
+    }
+
+    /// Whether the budget for kept text still has room for the file at
+    /// `path`; if so, its size is counted against it.
+    fn keeps(&self, path: &Path) -> bool {
+        use std::sync::atomic::Ordering;
+        let size = std::fs::metadata(path).map_or(0, |m| m.len());
+        let size = usize::try_from(size).unwrap_or(usize::MAX);
+        self.kept
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |kept| {
+                kept.checked_add(size).filter(|k| *k <= KEPT_TEXT_BUDGET)
+            })
+            .is_ok()
     }
 
     /// A Python file, read and parsed on first use.
     fn python(&self, path: &Path, limit: u64) -> Option<Arc<PythonModule>> {
-        self.python.get(path.to_path_buf(), || {
+        let parse = || {
             self.text(path, limit).ok().map(|text| {
                 Arc::new(PythonModule {
                     path: path.to_path_buf(),
@@ -288,12 +330,22 @@ impl Cache {
                     text,
                 })
             })
-        })
+        };
+        let key = (path.to_path_buf(), limit);
+        if let Some(module) = self.python.peek(&key) {
+            return module;
+        }
+        let module = parse();
+        // A module is kept while its text is (see `KEPT_TEXT_BUDGET`).
+        match self.texts.peek(&key) {
+            Some(_) => self.python.get(key, || module),
+            None => module,
+        }
     }
 
     /// The search of the package in `dir` for the class of `tool_id`.
     fn class(&self, dir: &Path, tool_id: &str, limit: u64) -> Arc<typescript::Search> {
-        let key = (dir.to_path_buf(), tool_id.to_string());
+        let key = (dir.to_path_buf(), tool_id.to_string(), limit);
         self.typescript.get(key, || {
             Arc::new(typescript::search_package(dir, tool_id, &|path| {
                 self.text(path, limit)

@@ -54,6 +54,7 @@ impl<'a> Reading<'a> {
             return Loaded::Skipped;
         }
         Loaded::Failed(Box::new(Failure {
+            file: self.candidate.path.clone(),
             path: self.candidate.display.clone(),
             format: self.named_format,
             source,
@@ -139,6 +140,7 @@ pub(super) fn load_bytes(
         }
         let span = Some(source.char_span(0));
         return Loaded::Failed(Box::new(Failure {
+            file: candidate.path.clone(),
             path: path.to_string(),
             format: None,
             source: Some(source),
@@ -156,6 +158,7 @@ pub(super) fn load_bytes(
         .packages
         .package_code(&mut toolset, &document, &dir, max_size);
     Loaded::Manifest(Box::new(Manifest {
+        file: candidate.path.clone(),
         source,
         document,
         toolset,

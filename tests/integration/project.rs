@@ -244,3 +244,67 @@ fn a_broken_document_in_memory_is_a_problem_not_a_panic() {
         ]
     );
 }
+
+#[test]
+fn each_manifest_sees_package_code_under_its_own_size_limit() {
+    // Two NORA tools share one entrypoint; a's toolc.toml allows 1 KiB, so
+    // for a the script is too large to read, for b it is read and has no
+    // run(). Whichever is loaded first, the answer is the same.
+    let dir = TempDir::new("limit-per-manifest");
+    let script = dir.write(
+        "shared.py",
+        format!("# {}\ndef not_run(p):\n    return p\n", "x".repeat(2000)),
+    );
+    for name in ["a", "b"] {
+        dir.write(
+            &format!("{name}/tool.json"),
+            format!(
+                r#"{{"name": "t{name}", "description": "d", "entrypoint": "{}", "parameters": {{"type": "object", "properties": {{}}}}}}"#,
+                script.display()
+            ),
+        );
+    }
+    dir.write("a/toolc.toml", "max-file-size = \"1KiB\"\n");
+    for _ in 0..30 {
+        let report = toolc::lint::lint_paths(
+            &[dir.path().join("a"), dir.path().join("b")],
+            &LintOptions::default(),
+        )
+        .expect("lint");
+        let missing: Vec<&str> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule == "entrypoint-missing-run")
+            .map(|d| d.path.as_str())
+            .collect();
+        assert_eq!(missing.len(), 1, "{missing:?}");
+        assert!(missing[0].ends_with("b/tool.json"), "{missing:?}");
+    }
+}
+
+#[test]
+fn a_directory_named_in_bytes_that_are_not_utf8_keeps_its_configuration() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = TempDir::new("non-utf8-config");
+    let odd = dir.path().join(std::ffi::OsStr::from_bytes(b"c\xff"));
+    std::fs::create_dir_all(&odd).expect("mkdir");
+    std::fs::write(
+        odd.join("tool.json"),
+        r#"{"name": "one", "description": "d", "entrypoint": "main.py", "parameters": {"type": "object", "properties": {}}}"#,
+    )
+    .expect("write");
+    std::fs::write(odd.join("main.py"), "").expect("write");
+    std::fs::write(
+        odd.join("toolc.toml"),
+        "[rules]\nentrypoint-missing-run = \"off\"\n",
+    )
+    .expect("write");
+    let linter = Linter::new(LintOptions::default()).expect("linter");
+    let streamed = linter.lint_paths(&[odd.clone()]).expect("lint");
+    let project = linter.load(&[odd]).expect("load");
+    let checked = linter.check(&project).expect("check");
+    for report in [streamed, checked] {
+        let rules: Vec<&str> = report.diagnostics.iter().map(|d| d.rule.name).collect();
+        assert!(!rules.contains(&"entrypoint-missing-run"), "{rules:?}");
+    }
+}
