@@ -300,7 +300,7 @@ fn a_directory_named_in_bytes_that_are_not_utf8_keeps_its_configuration() {
     )
     .expect("write");
     let linter = Linter::new(LintOptions::default()).expect("linter");
-    let streamed = linter.lint_paths(&[odd.clone()]).expect("lint");
+    let streamed = linter.lint_paths(std::slice::from_ref(&odd)).expect("lint");
     let project = linter.load(&[odd]).expect("load");
     let checked = linter.check(&project).expect("check");
     for report in [streamed, checked] {
