@@ -185,16 +185,7 @@ pub(super) fn format_name(format: ReportFormat) -> String {
 /// Tools from different manifests that would share a name in the one
 /// generated array (duplicates within a manifest are lint findings already).
 fn name_clashes(toolsets: &[ToolSet]) -> Vec<String> {
-    let names: Vec<NameEntry> = toolsets
-        .iter()
-        .flat_map(|set| {
-            set.tools.iter().map(|tool| NameEntry {
-                group: "",
-                name: &tool.name,
-                path: &set.path,
-            })
-        })
-        .collect();
+    let names = NameEntry::of_toolsets(toolsets);
     crate::project::name_clashes(&names, crate::project::Repeats::AcrossManifests)
         .into_iter()
         .map(|clash| {

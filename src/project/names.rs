@@ -6,6 +6,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::ir::ToolSet;
+
 /// A tool name as declared: the group of manifests it is registered in
 /// (every manifest of a run is one group for gen and run), the name and the
 /// manifest's path.
@@ -14,6 +16,23 @@ pub struct NameEntry<'a> {
     pub group: &'a str,
     pub name: &'a str,
     pub path: &'a str,
+}
+
+impl<'a> NameEntry<'a> {
+    /// Every tool name of `toolsets`, all in one group (one request, one
+    /// runner).
+    pub fn of_toolsets(toolsets: &'a [ToolSet]) -> Vec<NameEntry<'a>> {
+        toolsets
+            .iter()
+            .flat_map(|set| {
+                set.tools.iter().map(|tool| NameEntry {
+                    group: "",
+                    name: &tool.name,
+                    path: &set.path,
+                })
+            })
+            .collect()
+    }
 }
 
 /// A name declared again in another manifest of the same group: indices

@@ -177,16 +177,7 @@ impl Runner {
         toolsets: Vec<ToolSet>,
         options: RunnerOptions,
     ) -> Result<Runner, LoadError> {
-        let names: Vec<NameEntry> = toolsets
-            .iter()
-            .flat_map(|set| {
-                set.tools.iter().map(|tool| NameEntry {
-                    group: "",
-                    name: &tool.name,
-                    path: &set.path,
-                })
-            })
-            .collect();
+        let names = NameEntry::of_toolsets(&toolsets);
         if let Some(clash) = name_clashes(&names, Repeats::Anywhere).first() {
             let (first, again) = (&names[clash.first], &names[clash.again]);
             return Err(LoadError::Ambiguous {
