@@ -229,14 +229,6 @@ impl Project {
     pub fn toolsets(&self) -> impl Iterator<Item = &ToolSet> {
         self.manifests.iter().map(|m| &m.toolset)
     }
-
-    /// The loaded manifest at `path` (as shown in diagnostics).
-    pub fn manifest(&self, path: &str) -> Option<&Manifest> {
-        self.manifests
-            .binary_search_by(|m| m.path().cmp(path))
-            .ok()
-            .and_then(|i| self.manifests.get(i))
-    }
 }
 
 /// Loads the files under `paths` in parallel and hands each to `visit` on
