@@ -54,6 +54,23 @@ fn process_alive(pid: i32) -> bool {
     !state.starts_with('Z')
 }
 
+/// The pid the `sleeper` tool's grandchild printed on stderr: it must be
+/// gone (within the kernel's moment to reap) once `what` ended the call.
+fn assert_grandchild_gone(error: &toolc::run::ToolError, what: &str) {
+    let stderr = error.details["stderr"].as_str().expect("the tool's stderr");
+    let pid: i32 = stderr
+        .trim()
+        .strip_prefix("grandchild ")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no grandchild pid in {stderr:?}"));
+    // The kill is synchronous; allow the kernel a moment to reap.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while process_alive(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!process_alive(pid), "grandchild {pid} outlived {what}");
+}
+
 #[test]
 fn echo_returns_the_tools_json_line() {
     let result = load("agentcli/tools.json").call("echo", json!({"text": "héllo \"world\""}));
@@ -81,18 +98,7 @@ fn a_timeout_kills_the_tool_and_its_grandchild() {
     assert!(elapsed >= Duration::from_secs(1), "{elapsed:?}");
     assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
     assert_eq!(error.details["timeout_ms"], json!(1000));
-    let stderr = error.details["stderr"].as_str().expect("the tool's stderr");
-    let pid: i32 = stderr
-        .trim()
-        .strip_prefix("grandchild ")
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no grandchild pid in {stderr:?}"));
-    // The kill is synchronous; allow the kernel a moment to reap.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while process_alive(pid) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(!process_alive(pid), "grandchild {pid} outlived the timeout");
+    assert_grandchild_gone(error, "the timeout");
 }
 
 /// A call cancelled from another thread returns promptly, with its tool's
@@ -125,20 +131,7 @@ fn a_cancelled_call_kills_the_tool_and_its_grandchild() {
     );
     assert!(elapsed >= Duration::from_millis(700), "{elapsed:?}");
     assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
-    let stderr = error.details["stderr"].as_str().expect("the tool's stderr");
-    let pid: i32 = stderr
-        .trim()
-        .strip_prefix("grandchild ")
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no grandchild pid in {stderr:?}"));
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while process_alive(pid) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(
-        !process_alive(pid),
-        "grandchild {pid} outlived the cancellation"
-    );
+    assert_grandchild_gone(error, "the cancellation");
 
     // A token cancelled before the call runs nothing.
     let started = Instant::now();
