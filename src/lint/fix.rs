@@ -62,7 +62,7 @@ pub fn fix_paths(
         let mut applied = 0;
         for _ in 0..MAX_ROUNDS {
             let Loaded::Manifest(loaded) =
-                loader.load_text_limited(&candidate, text.as_bytes(), settings.max_file_size)
+                loader.load_text(&candidate, text.as_bytes(), settings.max_file_size)
             else {
                 break;
             };

@@ -204,7 +204,7 @@ impl Project {
             .into_iter()
             .map(|(path, text)| {
                 let candidate = Candidate::named(PathBuf::from(&path));
-                loader.load_text(&candidate, text.as_bytes())
+                loader.load_text(&candidate, text.as_bytes(), options.max_file_size)
             })
             .collect();
         Project::collect(loaded)
@@ -297,19 +297,9 @@ impl<'a> Loader<'a> {
         read::load_file(self, candidate, max_size)
     }
 
-    /// Loads a file's content (as read, held by an editor, or as a fix
-    /// rewrote it); its package code is read from disk.
-    pub(crate) fn load_text(&self, candidate: &Candidate, bytes: &[u8]) -> Loaded {
-        read::load_bytes(self, candidate, bytes, self.options.max_file_size)
-    }
-
-    /// [`Loader::load_text`] with a size limit for the package code.
-    pub(crate) fn load_text_limited(
-        &self,
-        candidate: &Candidate,
-        bytes: &[u8],
-        max_size: u64,
-    ) -> Loaded {
+    /// Loads a file's content (held by an editor, or as a fix rewrote it);
+    /// its package code is read from disk, within `max_size`.
+    pub(crate) fn load_text(&self, candidate: &Candidate, bytes: &[u8], max_size: u64) -> Loaded {
         read::load_bytes(self, candidate, bytes, max_size)
     }
 }
