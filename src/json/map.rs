@@ -182,13 +182,13 @@ impl SourceMap {
         if !raw.contains('\\') {
             return raw == token;
         }
-        decode_string(self.text.as_bytes(), key.start + 1)
+        decode_string(&self.text, key.start + 1)
             .map(|(s, _)| s == token)
             .unwrap_or(false)
     }
 
     fn key_text(&self, key: Span) -> String {
-        decode_string(self.text.as_bytes(), key.start + 1)
+        decode_string(&self.text, key.start + 1)
             .map(|(s, _)| s)
             .unwrap_or_default()
     }

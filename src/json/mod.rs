@@ -83,6 +83,7 @@ enum Frame {
 }
 
 struct Parser<'a> {
+    text: &'a str,
     bytes: &'a [u8],
     pos: usize,
     nodes: Vec<Node>,
@@ -92,6 +93,7 @@ struct Parser<'a> {
 /// Parses a whole document.
 pub fn parse(text: &std::sync::Arc<str>) -> Result<Document, ParseError> {
     let mut parser = Parser {
+        text,
         bytes: text.as_bytes(),
         pos: 0,
         nodes: Vec::new(),
@@ -280,23 +282,40 @@ impl Parser<'_> {
                         if let Some(first) = first_keys {
                             first.entry(key.clone()).or_insert(member_key);
                         }
-                        if map.contains_key(key.as_str()) {
-                            let first =
-                                first_keys.get_or_insert_with(|| self.first_key_spans(object));
-                            let first_span = first.get(key.as_str()).copied().unwrap_or(member_key);
-                            let key = key.clone();
+                        // One hash per member: insert, and learn from the
+                        // entry whether the key was there already (the
+                        // later value wins, in the first one's place, as
+                        // serde_json does).
+                        let repeated = match map.entry(std::mem::take(key)) {
+                            serde_json::map::Entry::Occupied(mut entry) => {
+                                entry.insert(value);
+                                Some(entry.key().clone())
+                            }
+                            serde_json::map::Entry::Vacant(entry) => {
+                                entry.insert(value);
+                                None
+                            }
+                        };
+                        if let Some(repeated) = repeated {
+                            let first = first_keys
+                                .get_or_insert_with(|| self.first_key_spans(object))
+                                .get(repeated.as_str())
+                                .copied()
+                                .unwrap_or(member_key);
+                            // The pointer names the repeated key, as the
+                            // member being parsed.
+                            key.clone_from(&repeated);
                             let pointer = stack_pointer(&stack);
                             self.duplicates.push(DuplicateKey {
-                                key,
+                                key: repeated,
                                 pointer,
                                 span: member_key,
-                                first: first_span,
+                                first,
                             });
                         }
                         let Some(Frame::Object { map, key, .. }) = stack.last_mut() else {
-                            continue;
+                            return Err(self.error("internal error: lost the open object", self.pos));
                         };
-                        map.insert(std::mem::take(key), value);
                         self.skip_whitespace();
                         match self.peek() {
                             Some(b',') => {
@@ -330,7 +349,7 @@ impl Parser<'_> {
         let mut child = object + 1;
         while child < self.nodes.len() {
             let key = self.nodes[child].key;
-            if let Ok((text, _)) = decode_string(self.bytes, key.start + 1) {
+            if let Ok((text, _)) = decode_string(self.text, key.start + 1) {
                 first.entry(text).or_insert(key);
             }
             child = self.nodes[child].subtree_end.max(child + 1);
@@ -351,7 +370,7 @@ impl Parser<'_> {
             return Err(self.expected("a string key"));
         }
         let start = self.pos;
-        let (key, end) = decode_string(self.bytes, start + 1)?;
+        let (key, end) = decode_string(self.text, start + 1)?;
         self.pos = end;
         let span = Span::new(start, end);
         self.skip_whitespace();
@@ -365,7 +384,7 @@ impl Parser<'_> {
     fn scalar(&mut self) -> Result<Value, ParseError> {
         match self.peek() {
             Some(b'"') => {
-                let (s, end) = decode_string(self.bytes, self.pos + 1)?;
+                let (s, end) = decode_string(self.text, self.pos + 1)?;
                 self.pos = end;
                 Ok(Value::String(s))
             }
@@ -449,7 +468,8 @@ impl Parser<'_> {
 
 /// Decodes a string whose opening quote is just before `start`; returns the
 /// text and the offset just past the closing quote.
-pub(super) fn decode_string(bytes: &[u8], start: usize) -> Result<(String, usize), ParseError> {
+pub(super) fn decode_string(text: &str, start: usize) -> Result<(String, usize), ParseError> {
+    let bytes = text.as_bytes();
     let syntax = |message: &str, offset: usize| ParseError {
         kind: ParseErrorKind::Syntax,
         message: message.to_string(),
@@ -459,10 +479,13 @@ pub(super) fn decode_string(bytes: &[u8], start: usize) -> Result<(String, usize
     let mut i = start;
     while let Some(&b) = bytes.get(i) {
         match b {
+            // The quotes are ASCII, so both ends are character boundaries
+            // of the (valid UTF-8) text: no validation needed.
             b'"' => {
-                let text = std::str::from_utf8(&bytes[start..i])
-                    .map_err(|_| syntax("invalid UTF-8 in string", start))?;
-                return Ok((text.to_string(), i + 1));
+                let content = text
+                    .get(start..i)
+                    .ok_or_else(|| syntax("invalid UTF-8 in string", start))?;
+                return Ok((content.to_string(), i + 1));
             }
             b'\\' => break,
             0..=0x1f => return Err(syntax("control character in string", i)),

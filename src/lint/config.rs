@@ -78,7 +78,9 @@ pub struct Resolver {
     explicit: Option<Arc<Loaded>>,
     defaults: Arc<Settings>,
     /// Canonical directory → its configuration (`None`: no file applies).
-    by_dir: Mutex<HashMap<PathBuf, Option<Arc<Loaded>>>>,
+    by_dir: DirCache,
+    /// The same for each directory as the walk named it.
+    by_named_dir: DirCache,
 }
 
 impl Resolver {
@@ -100,6 +102,7 @@ impl Resolver {
             explicit,
             defaults,
             by_dir: Mutex::new(HashMap::new()),
+            by_named_dir: Mutex::new(HashMap::new()),
         })
     }
 
@@ -139,44 +142,59 @@ impl Resolver {
         Ok(Arc::new(apply_command_line(settings, &self.command_line)))
     }
 
+    /// The configuration for files in `dir` (as the walk named it): each
+    /// directory is canonicalized once and each canonical directory looked
+    /// up once, so a tree of many directories costs two `stat`s per
+    /// directory rather than a walk to the root per file.
     fn config_for_dir(&self, dir: &Path) -> Result<Option<Arc<Loaded>>, LintError> {
-        let Ok(dir) = std::fs::canonicalize(dir) else {
-            return Ok(None);
-        };
-        if let Some(found) = self
-            .by_dir
-            .lock()
-            .ok()
-            .and_then(|cache| cache.get(&dir).cloned())
-        {
+        if let Some(found) = cached(&self.by_named_dir, dir) {
             return Ok(found);
         }
-        let found = match nearest_config(&dir) {
-            Some((file, config_dir)) => {
-                Some(Arc::new(load(&file, config_dir, &self.command_line)?))
-            }
-            None => None,
+        let found = match std::fs::canonicalize(dir) {
+            Ok(canonical) => self.config_for_canonical(&canonical)?,
+            Err(_) => None,
         };
-        if let Ok(mut cache) = self.by_dir.lock() {
-            // Two threads may load the same file; either result is the same.
-            cache.insert(dir, found.clone());
+        remember(&self.by_named_dir, dir, &found);
+        Ok(found)
+    }
+
+    /// The nearest `toolc.toml` from the canonical `dir` up to the
+    /// repository root (the directory holding `.git`), loaded.
+    fn config_for_canonical(&self, dir: &Path) -> Result<Option<Arc<Loaded>>, LintError> {
+        if let Some(found) = cached(&self.by_dir, dir) {
+            return Ok(found);
         }
+        let candidate = dir.join(FILE_NAME);
+        let found = if candidate.is_file() {
+            Some(Arc::new(load(
+                &candidate,
+                dir.to_path_buf(),
+                &self.command_line,
+            )?))
+        } else if dir.join(".git").exists() {
+            None
+        } else {
+            match dir.parent() {
+                Some(parent) => self.config_for_canonical(parent)?,
+                None => None,
+            }
+        };
+        // Two threads may load the same file; either result is the same.
+        remember(&self.by_dir, dir, &found);
         Ok(found)
     }
 }
 
-/// The nearest `toolc.toml` from `dir` up to the repository root.
-fn nearest_config(dir: &Path) -> Option<(PathBuf, PathBuf)> {
-    for ancestor in dir.ancestors() {
-        let candidate = ancestor.join(FILE_NAME);
-        if candidate.is_file() {
-            return Some((candidate, ancestor.to_path_buf()));
-        }
-        if ancestor.join(".git").exists() {
-            return None;
-        }
+type DirCache = Mutex<HashMap<PathBuf, Option<Arc<Loaded>>>>;
+
+fn cached(cache: &DirCache, dir: &Path) -> Option<Option<Arc<Loaded>>> {
+    cache.lock().ok().and_then(|c| c.get(dir).cloned())
+}
+
+fn remember(cache: &DirCache, dir: &Path, found: &Option<Arc<Loaded>>) {
+    if let Ok(mut cache) = cache.lock() {
+        cache.insert(dir.to_path_buf(), found.clone());
     }
-    None
 }
 
 fn config_error(path: &Path, message: impl std::fmt::Display) -> LintError {
