@@ -314,7 +314,9 @@ impl Parser<'_> {
                             });
                         }
                         let Some(Frame::Object { map, key, .. }) = stack.last_mut() else {
-                            return Err(self.error("internal error: lost the open object", self.pos));
+                            return Err(
+                                self.error("internal error: lost the open object", self.pos)
+                            );
                         };
                         self.skip_whitespace();
                         match self.peek() {

@@ -12,6 +12,7 @@
 //! [`crate::emit`].
 
 mod merge;
+mod meta;
 mod refs;
 
 use std::collections::BTreeMap;
@@ -21,6 +22,7 @@ use serde_json::{Map, Value};
 use crate::json;
 
 pub(crate) use merge::{flatten_root_unions, merge_all_of};
+pub(crate) use meta::{DIALECT as META_DIALECT, surely_valid};
 pub(crate) use refs::{RefGuard, Refusal, resolve_local_ref};
 
 /// Keywords whose value is one subschema.
