@@ -38,7 +38,9 @@ pub struct Source {
     /// The path as the user named it or as the walk found it.
     pub path: String,
     pub text: Arc<str>,
-    line_starts: Vec<usize>,
+    /// Where each line starts, found on the first position asked for:
+    /// most sources of a large run are never asked.
+    line_starts: OnceLock<Vec<usize>>,
     ascii: bool,
     /// Characters before each [`BLOCK`]-byte block of a non-ASCII text,
     /// built on the first column query, so columns on long lines (minified
@@ -58,20 +60,20 @@ pub struct LineCol {
 impl Source {
     pub fn new(path: impl Into<String>, text: impl Into<Arc<str>>) -> Self {
         let text: Arc<str> = text.into();
-        let mut line_starts = vec![0];
-        line_starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|&(_, b)| b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
         Source {
             path: path.into(),
             ascii: text.is_ascii(),
             text,
-            line_starts,
+            line_starts: OnceLock::new(),
             chars_before_block: OnceLock::new(),
         }
+    }
+
+    fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| {
+            let newlines = memchr::memchr_iter(b'\n', self.text.as_bytes());
+            std::iter::once(0).chain(newlines.map(|i| i + 1)).collect()
+        })
     }
 
     /// How many characters precede the byte offset (a character boundary).
@@ -106,7 +108,7 @@ impl Source {
 
     /// The 0-based index of the line holding a byte offset.
     pub fn line_index(&self, offset: usize) -> usize {
-        match self.line_starts.binary_search(&offset.min(self.text.len())) {
+        match self.line_starts().binary_search(&offset.min(self.text.len())) {
             Ok(i) => i,
             Err(i) => i - 1,
         }
@@ -114,18 +116,18 @@ impl Source {
 
     /// How many lines the text has (a final line without a newline counts).
     pub fn line_count(&self) -> usize {
-        self.line_starts.len()
+        self.line_starts().len()
     }
 
     /// The byte range of a 0-based line, its line break included.
     pub fn line_span(&self, line: usize) -> Span {
         let start = self
-            .line_starts
+            .line_starts()
             .get(line)
             .copied()
             .unwrap_or(self.text.len());
         let end = self
-            .line_starts
+            .line_starts()
             .get(line + 1)
             .copied()
             .unwrap_or(self.text.len());
@@ -137,7 +139,7 @@ impl Source {
     pub fn line_col(&self, offset: usize) -> LineCol {
         let offset = offset.min(self.text.len());
         let line_index = self.line_index(offset);
-        let line_start = self.line_starts[line_index];
+        let line_start = self.line_starts()[line_index];
         let mut end = offset;
         while end > line_start && !self.text.is_char_boundary(end) {
             end -= 1;
