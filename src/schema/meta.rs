@@ -53,7 +53,9 @@ enum Shape {
 /// drafts) and what each must hold; a keyword not listed is unconstrained.
 fn shape(keyword: &str) -> Shape {
     match keyword {
-        "properties" | "$defs" | "definitions" | "dependentSchemas" => Shape::SchemaMap,
+        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+            Shape::SchemaMap
+        }
         "additionalProperties"
         | "items"
         | "not"
@@ -75,13 +77,16 @@ fn shape(keyword: &str) -> Shape {
         | "maxProperties" | "minProperties" => Shape::Count,
         "required" => Shape::UniqueStrings,
         "uniqueItems" | "deprecated" | "readOnly" | "writeOnly" => Shape::Boolean,
+        // `pattern` and `patternProperties` names are regular expressions
+        // by format, an annotation the meta-schema does not assert (the
+        // palette test below holds an invalid one to notice if it starts).
         "title" | "description" | "$comment" | "format" | "contentEncoding"
-        | "contentMediaType" => Shape::String,
-        // URIs, anchors, regular expressions and the rest: their rules
+        | "contentMediaType" | "pattern" => Shape::String,
+        // URIs, anchors, references and the rest: their rules
         // (formats, patterns, references) are the meta-schema's to apply.
         "$schema" | "$id" | "$ref" | "$anchor" | "$dynamicRef" | "$dynamicAnchor"
-        | "$recursiveRef" | "$recursiveAnchor" | "$vocabulary" | "pattern"
-        | "patternProperties" | "dependentRequired" | "dependencies" => Shape::Unsure,
+        | "$recursiveRef" | "$recursiveAnchor" | "$vocabulary" | "dependentRequired"
+        | "dependencies" => Shape::Unsure,
         _ => Shape::Any,
     }
 }
@@ -279,6 +284,7 @@ mod tests {
             json!({"a": 1}),
             json!({"a": {"type": "text"}}),
             json!({"a": ["b"]}),
+            json!({"(": {}}),
         ]
     }
 

@@ -54,10 +54,16 @@ pub(crate) fn check(parameters: &ParameterSchema, out: &mut Vec<Diagnostic>) {
         return;
     };
     // NORA's dialect is checked in its standard form; others as written.
+    // (The IR holds it lowered already; lowering again is the fallback.)
     let lowered;
     let schema = if parameters.format() == Format::Nora && !parameters.is_derived() {
-        lowered = standard_parameters(Format::Nora, raw);
-        &lowered
+        match &parameters.tool.parameters {
+            Some(ir) => ir,
+            None => {
+                lowered = standard_parameters(Format::Nora, raw);
+                &lowered
+            }
+        }
     } else {
         raw
     };
