@@ -108,7 +108,10 @@ impl Source {
 
     /// The 0-based index of the line holding a byte offset.
     pub fn line_index(&self, offset: usize) -> usize {
-        match self.line_starts().binary_search(&offset.min(self.text.len())) {
+        match self
+            .line_starts()
+            .binary_search(&offset.min(self.text.len()))
+        {
             Ok(i) => i,
             Err(i) => i - 1,
         }

@@ -12,7 +12,7 @@ mod github;
 mod junit;
 mod sarif;
 
-pub(super) use brief::brief;
+use brief::brief;
 pub(super) use concise::concise;
 pub(super) use github::github;
 pub(super) use junit::junit;
@@ -23,6 +23,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceSpan};
+use rayon::prelude::*;
 use serde_json::{Value, json};
 
 use super::snippet::{Snippet, printable_text};
@@ -304,9 +305,11 @@ pub(super) fn json(report: &LintReport) -> String {
         .iter()
         .map(|f| json!({"path": f.path, "format": f.format, "tools": f.tools}))
         .collect();
+    // Positions need each file's line index, built on first use: shaping
+    // the diagnostics on every core builds those side by side too.
     let diagnostics: Vec<Value> = report
         .diagnostics
-        .iter()
+        .par_iter()
         .map(|d| diagnostic_json(d, report))
         .collect();
     let value = json!({
