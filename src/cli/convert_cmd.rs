@@ -29,9 +29,9 @@ pub(super) struct ConvertArgs {
     #[arg(long)]
     strict: bool,
     /// List every loss and note on its own (human: with its snippet). Without it, human
-    /// and brief group them by rule, field (indices and tool names as *, e.g.
-    /// /tools/*/timeoutSec) and message, with counts and the first positions of each
-    /// group; the other formats always list every one.
+    /// and brief group them by rule, field (indices, tool and parameter names as *,
+    /// e.g. /tools/*/timeoutSec) and message, with counts and the first positions of
+    /// each group; the other formats always list every one.
     #[arg(long)]
     show_losses: bool,
     /// Overwrite manifests whose content differs (without it, they are listed and

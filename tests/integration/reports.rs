@@ -5,8 +5,8 @@ use super::{TempDir, Test, root};
 
 const NOTES: &str = "fixtures/rules/generation-note/bad";
 
-/// `toolc gen openai --strict` of the generation-note fixture, reported
-/// in `format`; the document goes nowhere (--dry-run).
+/// `toolc gen openai --strict --show-notes` of the generation-note
+/// fixture, reported in `format`; the document goes nowhere (--dry-run).
 fn gen_report(format: &str) -> super::Output {
     let output = Test::new()
         .current_dir(root())
@@ -16,6 +16,7 @@ fn gen_report(format: &str) -> super::Output {
             "--strict",
             "--dry-run",
             NOTES,
+            "--show-notes",
             "--format",
             format,
         ])
@@ -30,10 +31,23 @@ fn gen_notes_in_every_text_format() {
     let brief = gen_report("brief");
     let default = Test::new()
         .current_dir(root())
-        .args(["gen", "openai", "--strict", "--dry-run", NOTES])
+        .args([
+            "gen",
+            "openai",
+            "--strict",
+            "--dry-run",
+            NOTES,
+            "--show-notes",
+        ])
         .run();
     assert_eq!(brief.stderr, default.stderr);
     insta::assert_snapshot!("gen_notes_brief", brief.stderr);
+    // Without --show-notes, grouped by field and message.
+    let grouped = Test::new()
+        .current_dir(root())
+        .args(["gen", "openai", "--strict", "--dry-run", NOTES])
+        .run();
+    insta::assert_snapshot!("gen_notes_grouped", grouped.stderr);
     insta::assert_snapshot!("gen_notes_human", gen_report("human").stderr);
     insta::assert_snapshot!("gen_notes_concise", gen_report("concise").stdout);
     insta::assert_snapshot!("gen_notes_github", gen_report("github").stdout);

@@ -5,9 +5,9 @@
 //! fields are lost, how often, and where to look.
 //!
 //! Findings are grouped by rule, severity, the shape of their JSON Pointer
-//! (array indices and the keys of a `tools` object, which are tool names,
-//! become `*`: `/tools/*/timeoutSec`) and the shape of their message (its
-//! quoted names and numbers are slots). A group prints its count, its shape,
+//! (array indices and the names a manifest chose, tool keys and parameter
+//! names, become `*`: `/tools/*/timeoutSec`) and the shape of their message
+//! (its quoted names, lists of them, and numbers are slots). A group prints its count, its shape,
 //! the message with the slots that differ within it shown as `…`, and the
 //! first few positions; then a closing line says how many were summarised
 //! and which flag lists them all. Only the reports for people (`human`,
@@ -41,7 +41,7 @@ impl<'m> MessageShape<'m> {
         let mut i = 0;
         while i < bytes.len() {
             let slot_end = match bytes[i] {
-                b'"' => message[i + 1..].find('"').map(|end| i + 1 + end + 1),
+                b'"' => quoted_list_end(message, i),
                 b'0'..=b'9' if i == 0 || !is_word_byte(bytes[i - 1]) => {
                     let end = message[i..]
                         .find(|c: char| !c.is_ascii_digit())
@@ -66,22 +66,46 @@ impl<'m> MessageShape<'m> {
     }
 }
 
+/// The end of the quoted name at `start`, or of the list of them that it
+/// begins (`"a", "b", "c"`: lists of any length are one slot).
+fn quoted_list_end(message: &str, start: usize) -> Option<usize> {
+    let quoted_end = |at: usize| message[at + 1..].find('"').map(|end| at + 1 + end + 1);
+    let mut end = quoted_end(start)?;
+    while message[end..].starts_with(", \"") {
+        match quoted_end(end + 2) {
+            Some(next) => end = next,
+            None => break,
+        }
+    }
+    Some(end)
+}
+
 fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.'
 }
 
-/// `pointer` with its indices and tool keys as `*`: `/tools/3/command`
-/// and `/tools/fetch_url/actions` become `/tools/*/command` and
-/// `/tools/*/actions`.
+/// The objects whose keys are names the manifest chose (tools in an
+/// AgentStack `tools` object, parameters in a schema's `properties`).
+const NAMED_MEMBERS: &[&str] = &["tools", "properties"];
+
+/// `pointer` with its indices and chosen names as `*`: `/tools/3/command`,
+/// `/tools/fetch_url/actions` and `/schema/properties/path/required` become
+/// `/tools/*/command`, `/tools/*/actions` and `/schema/properties/*/required`.
 fn pointer_shape(pointer: &str) -> String {
     let mut shape = String::with_capacity(pointer.len());
-    let mut previous = None;
+    // The previous segment when it was a keyword, not a name or an index.
+    let mut keyword = None;
     for segment in pointer.split('/').skip(1) {
         let index = !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit());
-        let tool_key = previous == Some("tools");
+        let name = keyword.is_some_and(|k| NAMED_MEMBERS.contains(&k));
         shape.push('/');
-        shape.push_str(if index || tool_key { "*" } else { segment });
-        previous = Some(segment);
+        if index || name {
+            shape.push('*');
+            keyword = None;
+        } else {
+            shape.push_str(segment);
+            keyword = Some(segment);
+        }
     }
     shape
 }
@@ -262,7 +286,11 @@ mod tests {
         );
         assert_eq!(
             pointer_shape("/tools/0/schema/properties/tools/items"),
-            "/tools/*/schema/properties/tools/*"
+            "/tools/*/schema/properties/*/items"
+        );
+        assert_eq!(
+            pointer_shape("/parameters/properties/properties/required"),
+            "/parameters/properties/*/required"
         );
         assert_eq!(pointer_shape("/provides/tool"), "/provides/tool");
         assert_eq!(pointer_shape(""), "");
@@ -276,6 +304,8 @@ mod tests {
             shape.fixed,
             ["tool ", " is ", " long, over gpt4's ", "; v1.2 step2"]
         );
+        let list = MessageShape::of("says \"x\" for \"a\", \"b\", \"c\"; \"d\", e");
+        assert_eq!(list.slots, ["\"x\"", "\"a\", \"b\", \"c\"", "\"d\""]);
         let unclosed = MessageShape::of("a \"b");
         assert!(unclosed.slots.is_empty());
         assert_eq!(unclosed.fixed, ["a \"b"]);
