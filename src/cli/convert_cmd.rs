@@ -24,9 +24,16 @@ pub(super) struct ConvertArgs {
     /// file (default: standard output).
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
-    /// Turn every loss into an error: report them all, write nothing, exit 1.
+    /// Turn every loss into an error (reported like the warnings, grouped unless
+    /// --show-losses), write nothing, exit 1.
     #[arg(long)]
     strict: bool,
+    /// List every loss and note on its own (human: with its snippet). Without it, human
+    /// and brief group them by rule, field (indices, tool and parameter names as *,
+    /// e.g. /tools/*/timeoutSec) and message, with counts and the first positions of
+    /// each group; the other formats always list every one.
+    #[arg(long)]
+    show_losses: bool,
     /// Overwrite manifests whose content differs (without it, they are listed and
     /// nothing is written). Code skeletons are never overwritten.
     #[arg(long)]
@@ -110,7 +117,12 @@ pub(super) fn run(
         .chain(converted.notes.iter().map(|n| findings::note(&reading, n)))
         .collect();
     diagnostics.sort_by(|a, b| a.sort_key_cmp(b));
-    reporting.show(&findings::report(&reading, diagnostics), false)?;
+    let listing = findings::Listing::unless(args.show_losses, "--show-losses");
+    findings::show(
+        &mut reporting,
+        &findings::report(&reading, diagnostics),
+        listing,
+    )?;
     let Reporting { out, err, .. } = reporting;
     if args.strict && !converted.losses.is_empty() {
         writeln!(

@@ -51,6 +51,12 @@ pub(super) struct GenArgs {
     /// output (so the document needs -o), like `toolc lint --format`.
     #[arg(long, value_enum, default_value_t = ReportFormat::Brief)]
     format: ReportFormat,
+    /// List every note on its own line (human: with its snippet). Without it, brief and
+    /// human group them by field (indices, tool and parameter names as *) and message,
+    /// with counts and the first positions of each group; the other formats always list
+    /// every one.
+    #[arg(long)]
+    show_notes: bool,
     #[command(flatten)]
     read: ReadArgs,
 }
@@ -157,7 +163,12 @@ pub(super) fn run(
         Target::Python => emit::python::generate(toolsets, &emit_options),
     }?;
     diagnostics.extend(generated.notes.iter().map(|n| findings::note(&reading, n)));
-    reporting.show(&findings::report(&reading, diagnostics), false)?;
+    let listing = findings::Listing::unless(args.show_notes, "--show-notes");
+    findings::show(
+        &mut reporting,
+        &findings::report(&reading, diagnostics),
+        listing,
+    )?;
     let Reporting { out, err, .. } = reporting;
     let mode = write::WriteMode {
         force: args.force,

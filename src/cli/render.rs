@@ -11,6 +11,7 @@ mod concise;
 mod github;
 mod junit;
 mod sarif;
+mod summary;
 
 use brief::brief;
 pub(super) use concise::concise;
@@ -27,7 +28,7 @@ use rayon::prelude::*;
 use serde_json::{Value, json};
 
 use super::snippet::{Snippet, printable_text};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Rule, Severity};
 use crate::lint::LintReport;
 use crate::source::{LineCol, Span};
 
@@ -244,6 +245,41 @@ fn shape<'r>(diagnostic: &Diagnostic, texts: &mut Texts<'r>) -> Rendered<'r> {
 
 /// Every diagnostic with its snippet, then a summary line.
 pub(super) fn human(report: &LintReport, color: bool) -> String {
+    let mut out = snippets(report, report.diagnostics.iter(), color);
+    out.push_str(&summary_line(report));
+    out
+}
+
+/// `report` for people (`human` or `brief`; any other format as
+/// [`render`] gives it) with the findings of the rules `grouped` picks
+/// summarised in groups (see [`summary`]), and a closing line naming
+/// `flag`, the option that lists them all.
+pub(super) fn render_grouped(
+    format: ReportFormat,
+    report: &LintReport,
+    color: bool,
+    grouped: impl Fn(&Rule) -> bool,
+    flag: &str,
+) -> String {
+    let listed = report.diagnostics.iter().filter(|d| !grouped(d.rule));
+    let mut out = match format {
+        ReportFormat::Human => snippets(report, listed, color),
+        ReportFormat::Brief => brief::lines(report, listed),
+        _ => return render(format, report, color),
+    };
+    out.push_str(&summary::summary(report, grouped, flag));
+    if format == ReportFormat::Human {
+        out.push_str(&summary_line(report));
+    }
+    out
+}
+
+/// `diagnostics` (of `report`) with their snippets.
+fn snippets<'r>(
+    report: &'r LintReport,
+    diagnostics: impl Iterator<Item = &'r Diagnostic>,
+    color: bool,
+) -> String {
     let theme = if color {
         GraphicalTheme::unicode()
     } else {
@@ -258,7 +294,7 @@ pub(super) fn human(report: &LintReport, color: bool) -> String {
         report,
         printable: HashMap::new(),
     };
-    for diagnostic in &report.diagnostics {
+    for diagnostic in diagnostics {
         let rendered = shape(diagnostic, &mut texts);
         if handler.render_report(&mut out, &rendered).is_err() {
             out.push_str(&format!(
@@ -268,7 +304,6 @@ pub(super) fn human(report: &LintReport, color: bool) -> String {
         }
         out.push('\n');
     }
-    out.push_str(&summary_line(report));
     out
 }
 

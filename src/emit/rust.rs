@@ -35,13 +35,12 @@ pub fn generate(toolsets: &[ToolSet], options: &Options) -> Result<Generated, Em
     for (set, tool) in super::tools(toolsets) {
         tools.push(tool_context(set, tool, &mut names, &mut notes)?);
     }
-    let mut sources: Vec<String> = Vec::new();
-    for set in toolsets {
-        let source = comment_text(&set.path);
-        if !sources.contains(&source) {
-            sources.push(source);
-        }
-    }
+    let mut seen = std::collections::HashSet::new();
+    let sources: Vec<String> = toolsets
+        .iter()
+        .map(|set| comment_text(&set.path))
+        .filter(|source| seen.insert(source.clone()))
+        .collect();
     let module = options
         .templates
         .render(MODULE_TEMPLATE, ModuleContext { sources, tools })?;

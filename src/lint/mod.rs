@@ -216,14 +216,25 @@ impl Linter {
 
     /// Checks a loaded project.
     pub fn check(&self, project: &Project) -> Result<LintReport, LintError> {
-        let mut items: Vec<Checked> = project
-            .manifests
-            .par_iter()
-            .map(|manifest| {
-                let settings = self.resolver.settings_for(&manifest.file)?;
-                check_loaded(manifest, &settings, true)
-            })
-            .collect::<Result<_, LintError>>()?;
+        let check = |manifest: &project::Manifest| {
+            let settings = self.resolver.settings_for(&manifest.file)?;
+            check_loaded(manifest, &settings, true)
+        };
+        // One manifest (`toolc run`, an editor) gains nothing from the
+        // thread pool and would pay for starting it.
+        let mut items: Vec<Checked> = if project.manifests.len() > 1 {
+            project
+                .manifests
+                .par_iter()
+                .map(check)
+                .collect::<Result<_, LintError>>()?
+        } else {
+            project
+                .manifests
+                .iter()
+                .map(check)
+                .collect::<Result<_, LintError>>()?
+        };
         for failure in &project.failures {
             let settings = self.resolver.settings_for(&failure.file)?;
             items.push(check_failure(failure.clone(), &settings));

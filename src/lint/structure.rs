@@ -5,7 +5,6 @@
 //! offending value; keys the format does not define become `unknown-field`
 //! warnings at the key, with a suggestion when a known key is close.
 
-use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use jsonschema::error::ValidationErrorKind;
@@ -31,32 +30,34 @@ pub fn schema_text(format: Format) -> &'static str {
     }
 }
 
-type Compiled = BTreeMap<Format, (Value, jsonschema::Validator)>;
+type Compiled = (Value, jsonschema::Validator);
 
-fn compiled() -> Result<&'static Compiled, String> {
-    static COMPILED: OnceLock<Result<Compiled, String>> = OnceLock::new();
-    COMPILED
-        .get_or_init(|| {
-            Format::ALL
-                .into_iter()
-                .map(|format| {
-                    let schema: Value = serde_json::from_str(schema_text(format))
-                        .map_err(|e| format!("schema of {format} does not parse: {e}"))?;
-                    let validator = jsonschema::validator_for(&schema)
-                        .map_err(|e| format!("schema of {format} does not compile: {e}"))?;
-                    Ok((format, (schema, validator)))
-                })
-                .collect()
-        })
-        .as_ref()
-        .map_err(Clone::clone)
+/// The schema of `format` and its validator, compiled at first use: a
+/// run that reads one format (`toolc run` of one manifest) compiles one
+/// of the seven.
+fn compiled(format: Format) -> Result<&'static Compiled, String> {
+    static COMPILED: [OnceLock<Result<Compiled, String>>; Format::ALL.len()] =
+        [const { OnceLock::new() }; Format::ALL.len()];
+    let Some(slot) = Format::ALL
+        .iter()
+        .position(|f| *f == format)
+        .and_then(|at| COMPILED.get(at))
+    else {
+        return Err(format!("no schema for {format}"));
+    };
+    slot.get_or_init(|| {
+        let schema: Value = serde_json::from_str(schema_text(format))
+            .map_err(|e| format!("schema of {format} does not parse: {e}"))?;
+        let validator = jsonschema::validator_for(&schema)
+            .map_err(|e| format!("schema of {format} does not compile: {e}"))?;
+        Ok((schema, validator))
+    })
+    .as_ref()
+    .map_err(Clone::clone)
 }
 
 pub(super) fn check(manifest: &Manifest) -> Result<Vec<Diagnostic>, String> {
-    let compiled = compiled()?;
-    let Some((schema, validator)) = compiled.get(&manifest.format()) else {
-        return Err(format!("no schema for {}", manifest.format()));
-    };
+    let (schema, validator) = compiled(manifest.format())?;
     let mut out = Vec::new();
     for error in validator.iter_errors(&manifest.document.value) {
         let at = error.instance_path().as_str();

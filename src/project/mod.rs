@@ -253,27 +253,32 @@ where
         .map(|p| walk::identity(p))
         .collect();
     let seen = Mutex::new(HashSet::new());
-    let results: Vec<Option<T>> = found
-        .par_bridge()
-        .map(|found| {
-            let candidate = match found {
-                walk::Found::Problem(problem) => {
-                    return visit(Loaded::WalkProblem(problem)).map(Some);
-                }
-                walk::Found::File(candidate) => candidate,
-            };
-            let identity = walk::identity(&candidate.path);
-            if !candidate.explicit && named.contains(&identity) {
-                return Ok(None);
+    let load_one = |found| {
+        let candidate = match found {
+            walk::Found::Problem(problem) => {
+                return visit(Loaded::WalkProblem(problem)).map(Some);
             }
-            let first = seen.lock().map(|mut s| s.insert(identity)).unwrap_or(true);
-            if !first {
-                return Ok(None);
-            }
-            let max_size = limit(&candidate.path)?;
-            visit(loader.load_file(&candidate, max_size)).map(Some)
-        })
-        .collect::<Result<_, E>>()?;
+            walk::Found::File(candidate) => candidate,
+        };
+        let identity = walk::identity(&candidate.path);
+        if !candidate.explicit && named.contains(&identity) {
+            return Ok(None);
+        }
+        let first = seen.lock().map(|mut s| s.insert(identity)).unwrap_or(true);
+        if !first {
+            return Ok(None);
+        }
+        let max_size = limit(&candidate.path)?;
+        visit(loader.load_file(&candidate, max_size)).map(Some)
+    };
+    // One named file (`toolc run tools.json`) gains nothing from the
+    // thread pool and would pay for starting it.
+    let one_file = matches!(paths, [path] if !path.is_dir());
+    let results: Vec<Option<T>> = if one_file {
+        found.map(load_one).collect::<Result<_, E>>()?
+    } else {
+        found.par_bridge().map(load_one).collect::<Result<_, E>>()?
+    };
     Ok(results.into_iter().flatten().collect())
 }
 

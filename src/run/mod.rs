@@ -138,7 +138,9 @@ struct Entry {
     dir: PathBuf,
     /// How it runs, chosen when the entry is built.
     executor: exec::Executor,
-    validator: Result<jsonschema::Validator, String>,
+    /// Compiled at the tool's first call: a runner of many tools that
+    /// calls one (`toolc run`) compiles one schema.
+    validator: OnceLock<Result<jsonschema::Validator, String>>,
 }
 
 /// Runs the tools of some manifests. See the [module docs](self).
@@ -196,7 +198,7 @@ impl Runner {
                 .unwrap_or_default();
             for tool in set.tools {
                 entries.push(Entry {
-                    validator: compile(&tool),
+                    validator: OnceLock::new(),
                     executor: exec::Executor::for_tool(&tool, set.format, &dir, &package_env),
                     dir: dir.clone(),
                     tool,
@@ -224,7 +226,7 @@ impl Runner {
             .into_iter()
             .zip(builtin::Builtin::ALL)
             .map(|(tool, builtin)| Entry {
-                validator: compile(&tool),
+                validator: OnceLock::new(),
                 executor: exec::Executor::Builtin(builtin),
                 dir: dir.clone(),
                 tool,
@@ -405,7 +407,7 @@ fn validate(entry: &Entry, arguments: &Value) -> Result<(), Box<ToolResult>> {
             details,
         )));
     }
-    let validator = match &entry.validator {
+    let validator = match entry.validator.get_or_init(|| compile(&entry.tool)) {
         Ok(validator) => validator,
         Err(message) => {
             return Err(Box::new(ToolResult::fail(

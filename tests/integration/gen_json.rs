@@ -47,6 +47,8 @@ fn generate(dir: &Path, target: &str, args: &[&str]) -> super::Output {
         .current_dir(dir)
         .args(["gen", target])
         .args(args)
+        // Every note on its own line, as these tests read them.
+        .args(["--show-notes"])
         .run();
     assert_eq!(
         output.code, 0,

@@ -14,6 +14,8 @@ const TWO_TOOLS: &str = r#"{"tools": [
 fn generate(dir: &TempDir, args: &[&str]) -> super::Output {
     let mut all = vec!["gen"];
     all.extend_from_slice(args);
+    // Every note on its own line, as these tests read them.
+    all.push("--show-notes");
     Test::new().current_dir(dir.path()).args(all).run()
 }
 

@@ -47,6 +47,8 @@ fn generate(dir: &Path, style: &str, out: &Path, inputs: &[&str]) -> super::Outp
         .args(["gen", "python", "--style", style, "-o"])
         .args([out.to_string_lossy()])
         .args(inputs)
+        // Every note on its own line, as these tests read them.
+        .args(["--show-notes"])
         .run();
     assert_eq!(
         output.code, 0,

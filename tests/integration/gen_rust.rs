@@ -15,7 +15,10 @@ const AGENTCLI: &str = "../shared/corpus/agentcli";
 const NACHOS_TOOLS: &str = "../shared/corpus/nachos/tools";
 
 fn gen_rust(path: &str) -> super::Output {
-    let output = Test::new().args(["gen", "rust", path]).run();
+    // Every note on its own line, as these tests read them.
+    let output = Test::new()
+        .args(["gen", "rust", path, "--show-notes"])
+        .run();
     assert_eq!(output.code, 0, "gen rust {path}: {}", output.stderr);
     output
 }

@@ -5,8 +5,8 @@ use super::{TempDir, Test, root};
 
 const NOTES: &str = "fixtures/rules/generation-note/bad";
 
-/// `toolc gen openai --strict` of the generation-note fixture, reported
-/// in `format`; the document goes nowhere (--dry-run).
+/// `toolc gen openai --strict --show-notes` of the generation-note
+/// fixture, reported in `format`; the document goes nowhere (--dry-run).
 fn gen_report(format: &str) -> super::Output {
     let output = Test::new()
         .current_dir(root())
@@ -16,6 +16,7 @@ fn gen_report(format: &str) -> super::Output {
             "--strict",
             "--dry-run",
             NOTES,
+            "--show-notes",
             "--format",
             format,
         ])
@@ -30,10 +31,23 @@ fn gen_notes_in_every_text_format() {
     let brief = gen_report("brief");
     let default = Test::new()
         .current_dir(root())
-        .args(["gen", "openai", "--strict", "--dry-run", NOTES])
+        .args([
+            "gen",
+            "openai",
+            "--strict",
+            "--dry-run",
+            NOTES,
+            "--show-notes",
+        ])
         .run();
     assert_eq!(brief.stderr, default.stderr);
     insta::assert_snapshot!("gen_notes_brief", brief.stderr);
+    // Without --show-notes, grouped by field and message.
+    let grouped = Test::new()
+        .current_dir(root())
+        .args(["gen", "openai", "--strict", "--dry-run", NOTES])
+        .run();
+    insta::assert_snapshot!("gen_notes_grouped", grouped.stderr);
     insta::assert_snapshot!("gen_notes_human", gen_report("human").stderr);
     insta::assert_snapshot!("gen_notes_concise", gen_report("concise").stdout);
     insta::assert_snapshot!("gen_notes_github", gen_report("github").stdout);
@@ -153,4 +167,112 @@ fn convert_losses_and_notes_share_one_report_in_every_format() {
     );
     let human = convert("human").stderr;
     assert!(human.contains("TC903(conversion-loss)"), "{human}");
+}
+
+/// Three agentcli manifests of two tools each, every tool with a command
+/// and a time limit, which MCP tool JSON cannot hold: twelve losses in two
+/// groups (`/tools/*/command`, `/tools/*/timeoutSec`), under `in/`.
+fn repeated_losses(temp: &TempDir) {
+    for team in ["a", "b", "c"] {
+        temp.write(
+            &format!("in/{team}/tools.json"),
+            format!(
+                r#"{{
+  "tools": [
+    {{"name": "{team}_fetch", "description": "Fetch.", "command": ["/bin/cat"], "timeoutSec": 5}},
+    {{"name": "{team}_list", "description": "List.", "command": ["/bin/ls"], "timeoutSec": 9}}
+  ]
+}}
+"#
+            ),
+        );
+    }
+}
+
+/// `toolc convert DIR --to mcp -o OUT --dry-run` with `extra` flags.
+fn convert_losses(temp: &TempDir, extra: &[&str]) -> super::Output {
+    let out = temp.path().join("out.json").display().to_string();
+    let dir = temp.path().join("in").display().to_string();
+    Test::new()
+        .args(["convert", &dir, "--to", "mcp", "-o", &out, "--dry-run"])
+        .args(extra)
+        .run()
+}
+
+#[test]
+fn convert_groups_repeated_losses_for_people_and_lists_them_on_request() {
+    let temp = TempDir::new("reports-grouped-losses");
+    repeated_losses(&temp);
+
+    for format in ["human", "brief"] {
+        let grouped = convert_losses(&temp, &["--format", format]);
+        assert_eq!(grouped.code, 0, "{format}: {}", grouped.stderr);
+        let text = &grouped.stderr;
+        for field in ["command", "timeoutSec"] {
+            let header = format!(
+                "warning[TC903(conversion-loss)] 6 × /tools/*/{field}: agentcli field \"{field}\" cannot be expressed in mcp; kept in \"x-toolc\""
+            );
+            assert!(text.contains(&header), "{format}: no {header:?} in\n{text}");
+        }
+        // The first three positions of each group, then how many more.
+        assert!(text.contains("/a/tools.json:3:"), "{format}: {text}");
+        assert_eq!(text.matches("    … and 3 more\n").count(), 2, "{text}");
+        assert!(
+            text.contains(
+                "Summarised 12 conversion-loss warnings in 2 groups by field and message; --show-losses lists every one."
+            ),
+            "{format}: {text}"
+        );
+        assert!(!text.contains("╭"), "{format}: no snippet expected: {text}");
+
+        let every = convert_losses(&temp, &["--format", format, "--show-losses"]);
+        assert_eq!(every.code, 0, "{format}: {}", every.stderr);
+        assert!(!every.stderr.contains("Summarised"), "{}", every.stderr);
+        let listed = match format {
+            "human" => every.stderr.matches("TC903(conversion-loss)").count(),
+            _ => every
+                .stderr
+                .lines()
+                .filter(|l| l.starts_with("warning: "))
+                .count(),
+        };
+        assert_eq!(listed, 12, "{format}: {}", every.stderr);
+    }
+
+    // Programs get every loss, with or without the flag.
+    let json = convert_losses(&temp, &["--format", "json"]).json();
+    let losses = json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == "conversion-loss")
+        .count();
+    assert_eq!(losses, 12, "{json}");
+    let concise = convert_losses(&temp, &["--format", "concise"]).stdout;
+    assert_eq!(concise.lines().count(), 12, "{concise}");
+
+    // --strict: the same groups, as errors, and nothing written.
+    let strict = convert_losses(&temp, &["--strict"]);
+    assert_eq!(strict.code, 1, "{}", strict.stderr);
+    assert!(
+        strict
+            .stderr
+            .contains("error[TC903(conversion-loss)] 6 × /tools/*/timeoutSec"),
+        "{}",
+        strict.stderr
+    );
+    assert!(
+        strict
+            .stderr
+            .contains("Summarised 12 conversion-loss errors in 2 groups"),
+        "{}",
+        strict.stderr
+    );
+    assert!(
+        strict
+            .stderr
+            .contains("error: nothing was written: 12 field(s)"),
+        "{}",
+        strict.stderr
+    );
 }

@@ -1138,3 +1138,43 @@ fn a_name_two_manifests_declare_is_refused_as_ambiguous() {
         .expect("refused");
     assert!(error.to_string().contains("\"echo\""), "{error}");
 }
+
+/// A tool's schema is compiled at its first call: a runner built from tool
+/// sets read elsewhere (no lint gate) still answers a call to a tool whose
+/// schema does not compile with an error, and calls its other tools.
+#[test]
+fn a_schema_that_does_not_compile_fails_its_own_calls_only() {
+    let dir = TempDir::new("run-lazy-schema");
+    dir.write(
+        "tools.json",
+        r#"{"tools": [
+  {"name": "broken", "description": "B.", "command": ["/bin/cat"], "schema": {"type": "object", "properties": {"a": {"type": 5}}}},
+  {"name": "echo", "description": "E.", "command": ["/bin/cat"], "schema": {"type": "object", "properties": {"a": {"type": "integer"}}}}
+]}"#,
+    );
+    let project = toolc::project::Project::load(
+        &[dir.path().join("tools.json")],
+        &toolc::project::LoadOptions::default(),
+    )
+    .expect("load");
+    let set = project.manifests[0].toolset.clone();
+    let options = RunnerOptions {
+        sandbox: false,
+        ..RunnerOptions::default()
+    };
+    let runner = Runner::from_toolsets(vec![set], options).expect("built");
+    for _ in 0..2 {
+        let result = runner.call("broken", json!({"a": 1}));
+        let error = expect_error(&result, ErrorCode::InternalError);
+        assert!(
+            error.message.contains("parameter schema is invalid"),
+            "{}",
+            error.message
+        );
+    }
+    let invalid = runner.call("echo", json!({"a": "x"}));
+    expect_error(&invalid, ErrorCode::ValidationError);
+    let echoed = runner.call("echo", json!({"a": 1}));
+    assert!(echoed.success, "{}", echoed.to_json_line());
+    assert_eq!(echoed.output, Some(json!({"a": 1})));
+}

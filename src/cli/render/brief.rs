@@ -12,8 +12,16 @@ use crate::lint::LintReport;
 
 /// Every finding on its own line.
 pub(in crate::cli) fn brief(report: &LintReport) -> String {
+    lines(report, report.diagnostics.iter())
+}
+
+/// `diagnostics` (of `report`), each on its own line.
+pub(super) fn lines<'r>(
+    report: &'r LintReport,
+    diagnostics: impl Iterator<Item = &'r Diagnostic>,
+) -> String {
     let mut out = String::new();
-    for diagnostic in &report.diagnostics {
+    for diagnostic in diagnostics {
         out.push_str(&line(report, diagnostic));
         out.push('\n');
     }

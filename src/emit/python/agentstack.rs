@@ -7,6 +7,7 @@
 //! reads its parameters from the signature, so in this style the Python
 //! identifiers are the wire names: a renamed tool or parameter is reported.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde::Serialize;
@@ -81,14 +82,19 @@ pub(super) fn generate(
     out: &mut Tree,
 ) -> Result<(), EmitError> {
     let mut packages: Vec<Package> = Vec::new();
+    // Where each name's package is in `packages` (first-seen order).
+    let mut index: HashMap<String, usize> = HashMap::new();
     for set in toolsets.iter().filter(|s| !s.tools.is_empty()) {
         let name = package_name(set);
-        match packages.iter_mut().find(|p| p.name == name) {
-            Some(package) => package.sets.push(set),
-            None => packages.push(Package {
-                name,
-                sets: vec![set],
-            }),
+        match index.get(&name) {
+            Some(&at) => packages[at].sets.push(set),
+            None => {
+                index.insert(name.clone(), packages.len());
+                packages.push(Package {
+                    name,
+                    sets: vec![set],
+                });
+            }
         }
     }
     for package in &packages {

@@ -28,6 +28,19 @@ struct InitContext {
     /// The modules to import from: the tools' and `bases`, `types`, in
     /// isort's natural order (`step2` before `step10`).
     import_order: Vec<String>,
+    /// The same modules, each with what it imports (a tool module, its
+    /// class), so that the template needs no search of `tools` per module:
+    /// with one, 13,000 tools took 47 s.
+    imports: Vec<Import>,
+}
+
+/// One `from .module import ...` of `tools/__init__.py`.
+#[derive(Debug, Clone, Serialize)]
+struct Import {
+    module: String,
+    /// The tool class a tool module exports; none for `bases` and `types`.
+    class_name: Option<String>,
+    wrap: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -132,6 +145,7 @@ pub(super) fn generate(
         tools: Vec::new(),
         exports: Vec::new(),
         import_order: Vec::new(),
+        imports: Vec::new(),
     };
     for ((set, tool), module) in tools.into_iter().zip(modules) {
         let class_name = classes.unique_class(class_name(&module));
@@ -195,10 +209,23 @@ pub(super) fn generate(
     init.exports
         .extend(init.tools.iter().map(|t| t.class_name.clone()));
     init.exports.sort_by_key(|name| isort_key(name));
-    init.import_order = init.tools.iter().map(|t| t.module.clone()).collect();
-    init.import_order
-        .extend(["bases".to_string(), "types".to_string()]);
-    init.import_order.sort_by_key(|name| isort_key(name));
+    init.imports = init
+        .tools
+        .iter()
+        .map(|t| Import {
+            module: t.module.clone(),
+            class_name: Some(t.class_name.clone()),
+            wrap: t.wrap,
+        })
+        .chain(["bases", "types"].map(|module| Import {
+            module: module.to_string(),
+            class_name: None,
+            wrap: false,
+        }))
+        .collect();
+    init.imports
+        .sort_by_cached_key(|import| isort_key(&import.module));
+    init.import_order = init.imports.iter().map(|i| i.module.clone()).collect();
     out.render(
         options,
         "basetool/__init__.py.j2",

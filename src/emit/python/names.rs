@@ -9,7 +9,7 @@
 //! name twice. Wherever the wire name must survive (a dict key, a JSON
 //! property) it is kept as it is; these names are only for Python syntax.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// Python's keywords (soft keywords like `match` and `type` are valid names).
 const KEYWORDS: &[&str] = &[
@@ -146,6 +146,11 @@ pub(crate) fn class_name(tool_name: &str) -> String {
 pub(crate) struct Namer {
     taken: BTreeSet<String>,
     reserved: BTreeSet<String>,
+    /// For each candidate (with its separator) that needed a suffix, the
+    /// suffix to try next: `taken` only grows, so no smaller one can be
+    /// free, and a thousand tools named `fetch` cost a thousand probes,
+    /// not half a million.
+    next_suffix: HashMap<String, usize>,
 }
 
 impl Namer {
@@ -155,6 +160,7 @@ impl Namer {
         Namer {
             taken: BTreeSet::new(),
             reserved: reserved.iter().map(|s| s.to_string()).collect(),
+            next_suffix: HashMap::new(),
         }
     }
 
@@ -210,12 +216,22 @@ impl Namer {
     }
 
     fn unique_with(&mut self, candidate: String, separator: &str) -> String {
-        let mut name = candidate.clone();
-        let mut n = 2;
-        while self.taken.contains(&name) || self.reserved.contains(&name) {
-            name = format!("{candidate}{separator}{n}");
-            n += 1;
-        }
+        let free = |namer: &Namer, name: &str| {
+            !namer.taken.contains(name) && !namer.reserved.contains(name)
+        };
+        let name = if free(self, &candidate) {
+            candidate
+        } else {
+            let stem = format!("{candidate}{separator}");
+            let mut n = self.next_suffix.get(&stem).copied().unwrap_or(2);
+            let mut name = format!("{stem}{n}");
+            while !free(self, &name) {
+                n += 1;
+                name = format!("{stem}{n}");
+            }
+            self.next_suffix.insert(stem, n + 1);
+            name
+        };
         self.taken.insert(name.clone());
         name
     }
@@ -293,6 +309,18 @@ mod tests {
                 "gr_e"
             ]
         );
+    }
+
+    #[test]
+    fn repeated_names_take_the_next_free_suffix() {
+        let mut namer = Namer::with_reserved(&["fetch_4"]);
+        assert_eq!(namer.unique("fetch_2".to_string()), "fetch_2");
+        let names: Vec<String> = (0..5).map(|_| namer.unique("fetch".to_string())).collect();
+        assert_eq!(names, ["fetch", "fetch_3", "fetch_5", "fetch_6", "fetch_7"]);
+        assert_eq!(namer.unique_class("Fetch".to_string()), "Fetch");
+        assert_eq!(namer.unique_class("Fetch".to_string()), "Fetch2");
+        assert_eq!(namer.unique("fetch_8".to_string()), "fetch_8");
+        assert_eq!(namer.unique("fetch".to_string()), "fetch_9");
     }
 
     #[test]

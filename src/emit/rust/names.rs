@@ -1,7 +1,7 @@
 //! Identifiers from JSON names: snake case fields, UpperCamelCase types and
 //! variants, never a keyword, never a raw identifier, unique where needed.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// Names the module defines or imports itself; generated types avoid them,
 /// and the prelude's types, so no generated name shadows one in use.
@@ -23,6 +23,10 @@ const KEYWORDS: &[&str] = &[
 /// Names already taken in one namespace; a taken name gets a number.
 pub(super) struct Names {
     used: BTreeSet<String>,
+    /// For each base that was taken, the number to try next: `used` only
+    /// grows, so a smaller one cannot be free, and a thousand tools named
+    /// `fetch` cost a thousand probes, not half a million.
+    next_number: HashMap<String, usize>,
 }
 
 impl Names {
@@ -32,21 +36,27 @@ impl Names {
                 .split_whitespace()
                 .map(str::to_string)
                 .collect(),
+            next_number: HashMap::new(),
         }
     }
 
     pub(super) fn empty() -> Self {
         Names {
             used: BTreeSet::new(),
+            next_number: HashMap::new(),
         }
     }
 
     pub(super) fn claim(&mut self, base: &str) -> String {
         let mut candidate = base.to_string();
-        let mut number = 2;
-        while self.used.contains(&candidate) {
+        if self.used.contains(&candidate) {
+            let mut number = self.next_number.get(base).copied().unwrap_or(2);
             candidate = format!("{base}{number}");
-            number += 1;
+            while self.used.contains(&candidate) {
+                number += 1;
+                candidate = format!("{base}{number}");
+            }
+            self.next_number.insert(base.to_string(), number + 1);
         }
         self.used.insert(candidate.clone());
         candidate
