@@ -16,6 +16,8 @@ mod literals;
 mod names;
 mod types;
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 
 use super::{EmitError, Generated, Note, Options, Output};
@@ -29,26 +31,118 @@ const MODULE_TEMPLATE: &str = "rust/module.rs.jinja";
 
 /// Generates the module from every tool of the run, in input order.
 pub fn generate(toolsets: &[ToolSet], options: &Options) -> Result<Generated, EmitError> {
-    let mut names = Names::new();
-    let mut notes = Vec::new();
-    let mut tools = Vec::new();
-    for (set, tool) in super::tools(toolsets) {
-        tools.push(tool_context(set, tool, &mut names, &mut notes)?);
-    }
-    let mut sources: Vec<String> = Vec::new();
+    let mut module = Module::new();
     for set in toolsets {
-        let source = comment_text(&set.path);
-        if !sources.contains(&source) {
-            sources.push(source);
+        module.add_set(set)?;
+    }
+    module.render(options)
+}
+
+/// One manifest's tools, made ready for the module on their own (on the
+/// worker that read the manifest), with the type names they claimed.
+#[derive(Debug)]
+pub struct RustPart {
+    source: String,
+    tools: Vec<ToolContext>,
+    /// The type names the tools took, as if no other manifest took any.
+    claimed: Vec<String>,
+    notes: Vec<Note>,
+}
+
+impl RustPart {
+    /// The tools of `set`, named as if `set` were alone in the module.
+    pub fn of(set: &ToolSet) -> Result<RustPart, EmitError> {
+        let mut names = Names::new();
+        let mut notes = Vec::new();
+        let mut tools = Vec::new();
+        for tool in &set.tools {
+            tools.push(tool_context(set, tool, &mut names, &mut notes)?);
+        }
+        Ok(RustPart {
+            source: comment_text(&set.path),
+            tools,
+            claimed: names.claimed(),
+            notes,
+        })
+    }
+
+    /// What the module says about these tools (types that became `Value`).
+    pub fn notes(&self) -> &[Note] {
+        &self.notes
+    }
+}
+
+/// The module as it is gathered, manifest by manifest, in input order.
+/// Type names are claimed in that order, so that the module is the same
+/// however its parts were made.
+pub struct Module {
+    names: Names,
+    sources: Vec<String>,
+    /// `sources`, to look up.
+    seen: HashSet<String>,
+    tools: Vec<ToolContext>,
+    notes: Vec<Note>,
+}
+
+impl Default for Module {
+    fn default() -> Self {
+        Module::new()
+    }
+}
+
+impl Module {
+    pub fn new() -> Module {
+        Module {
+            names: Names::new(),
+            sources: Vec::new(),
+            seen: HashSet::new(),
+            tools: Vec::new(),
+            notes: Vec::new(),
         }
     }
-    let module = options
-        .templates
-        .render(MODULE_TEMPLATE, ModuleContext { sources, tools })?;
-    Ok(Generated {
-        output: Output::Document(module),
-        notes,
-    })
+
+    /// Adds the tools of `set`, claiming their names now.
+    pub fn add_set(&mut self, set: &ToolSet) -> Result<(), EmitError> {
+        self.add_source(comment_text(&set.path));
+        for tool in &set.tools {
+            let context = tool_context(set, tool, &mut self.names, &mut self.notes)?;
+            self.tools.push(context);
+        }
+        Ok(())
+    }
+
+    /// Adds a part made on its own, when none of the names it claimed is
+    /// taken: claiming them here would have given the same names. `false`
+    /// (nothing added) when one is: add the set with [`Module::add_set`].
+    pub fn add_part(&mut self, part: RustPart) -> bool {
+        if self.names.takes_any(&part.claimed) {
+            return false;
+        }
+        self.names.take(part.claimed);
+        self.add_source(part.source);
+        self.tools.extend(part.tools);
+        self.notes.extend(part.notes);
+        true
+    }
+
+    fn add_source(&mut self, source: String) {
+        if self.seen.insert(source.clone()) {
+            self.sources.push(source);
+        }
+    }
+
+    /// The module's text.
+    pub fn render(self, options: &Options) -> Result<Generated, EmitError> {
+        let context = ModuleContext {
+            sources: self.sources,
+            tools: self.tools,
+        };
+        let module = options.templates.render(MODULE_TEMPLATE, context)?;
+        Ok(Generated {
+            output: Output::Document(module),
+            notes: self.notes,
+        })
+    }
 }
 
 // ---------------------------------------------------------------------------
