@@ -125,25 +125,20 @@ pub(super) fn run(
         dry_run: args.dry_run,
     };
     if document {
-        let text = joined
-            .files
-            .first()
-            .map(|f| f.contents.as_str())
-            .unwrap_or_default();
         // With --format json, -o is given (checked above): the report alone
         // goes to standard output.
-        return write::write_document(&mode, args.output.as_deref(), text, out, err);
+        return write::write_document(&mode, args.output.as_deref(), &joined.pieces, out, err);
     }
     let dir = args.output.as_deref().unwrap_or(Path::new("."));
+    let skeletons_kept = kept_skeletons(dir, &joined.files);
     let files: Vec<GeneratedFile> = joined
         .files
-        .iter()
+        .into_iter()
         .map(|f| GeneratedFile {
-            path: f.path.clone(),
-            contents: f.contents.clone(),
+            path: f.path,
+            contents: f.contents,
         })
         .collect();
-    let skeletons_kept = kept_skeletons(dir, &joined.files);
     write::write_tree(&mode, dir, &files, &skeletons_kept, err)
 }
 
@@ -214,6 +209,9 @@ fn reduce(manifest: Manifest, to: Format, strict: bool, document: bool) -> Part<
 
 /// What the manifests' parts make together.
 struct Joined {
+    /// The document of a one-document target, in pieces.
+    pieces: Vec<String>,
+    /// The files of a tree.
     files: Vec<convert::OutputFile>,
     diagnostics: Vec<Diagnostic>,
     losses: usize,
@@ -226,6 +224,7 @@ fn join(
     options: &convert::Options,
 ) -> Result<Joined, CliError> {
     let mut joined = Joined {
+        pieces: Vec::new(),
         files: Vec::new(),
         diagnostics: Vec::new(),
         losses: 0,
@@ -260,11 +259,7 @@ fn join(
         }
     }
     if convert::writes_document(to) {
-        joined.files.push(convert::OutputFile {
-            path: PathBuf::new(),
-            contents: root.document(items)?,
-            kind: FileKind::Manifest,
-        });
+        joined.pieces = root.pieces(items)?;
         return Ok(joined);
     }
     let converted = convert::convert(&toolsets, to, options)?;

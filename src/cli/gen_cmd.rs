@@ -10,7 +10,7 @@ use super::{CliError, ForWriting, Outcome, Part, ReadArgs, Reporting, findings, 
 use crate::diagnostic::Diagnostic;
 use crate::emit::python::Style;
 use crate::emit::rust::RustPart;
-use crate::emit::{self, EmitError, JsonItems, JsonTarget, Note, Output};
+use crate::emit::{self, EmitError, GeneratedFile, JsonItems, JsonTarget, Note};
 use crate::ir::ToolSet;
 use crate::json::SourceMap;
 use crate::project::Manifest;
@@ -167,7 +167,10 @@ pub(super) fn run(
     };
     match output {
         Output::Document(text) => {
-            write::write_document(&mode, args.output.as_deref(), &text, out, err)
+            write::write_document(&mode, args.output.as_deref(), &[text], out, err)
+        }
+        Output::Pieces(pieces) => {
+            write::write_document(&mode, args.output.as_deref(), &pieces, out, err)
         }
         Output::Tree(files) => {
             let dir = args.output.as_deref().unwrap_or(Path::new("."));
@@ -334,9 +337,9 @@ fn join(
         }
     }
     let output = match work {
-        Work::Json(target) => Output::Document(JsonItems::document(items, target.tools_at(), &[])?),
+        Work::Json(target) => Output::Pieces(JsonItems::pieces(items, target.tools_at(), &[])?),
         // The module's notes are the parts' (made where the maps were).
-        Work::Rust => module.render(options)?.output,
+        Work::Rust => module.render(options)?.output.into(),
         Work::FromIr => {
             let generated = match target {
                 Target::Python => emit::python::generate(&toolsets, options),
@@ -345,11 +348,28 @@ fn join(
             notes.extend(generated.notes.iter().map(|note| {
                 findings::note(findings::span_of(maps.get(&note.path), &note.pointer), note)
             }));
-            generated.output
+            generated.output.into()
         }
     };
     diagnostics.extend(notes);
     Ok((output, diagnostics))
+}
+
+/// What gen writes: a document (in pieces, when joined from the parts) or
+/// a tree.
+enum Output {
+    Document(String),
+    Pieces(Vec<String>),
+    Tree(Vec<GeneratedFile>),
+}
+
+impl From<emit::Output> for Output {
+    fn from(output: emit::Output) -> Output {
+        match output {
+            emit::Output::Document(text) => Output::Document(text),
+            emit::Output::Tree(files) => Output::Tree(files),
+        }
+    }
 }
 
 /// The IR of the manifest at `file` (shown as `path`), read again as the

@@ -383,6 +383,12 @@ fn parse_and_run(
 /// A symbolic link is written through (its target is replaced, the link
 /// stays), and an existing file keeps its permissions.
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError> {
+    write_pieces_atomically(path, &[bytes])
+}
+
+/// [`write_atomically`] for a file given in pieces, written one after the
+/// other.
+fn write_pieces_atomically(path: &std::path::Path, pieces: &[&[u8]]) -> Result<(), CliError> {
     let wrap = |source| CliError::Write {
         path: path.to_path_buf(),
         source,
@@ -399,7 +405,7 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let temp = dir.join(format!(".{name}.toolc-{}.tmp", std::process::id()));
-    let result = std::fs::write(&temp, bytes)
+    let result = write_pieces(&temp, pieces)
         .and_then(|()| match &existing {
             Some(existing) => keep_owner_and_mode(&temp, existing),
             None => Ok(()),
@@ -409,6 +415,14 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError
         let _ = std::fs::remove_file(&temp);
     }
     result.map_err(wrap)
+}
+
+fn write_pieces(path: &std::path::Path, pieces: &[&[u8]]) -> std::io::Result<()> {
+    let mut file = std::fs::File::create(path)?;
+    for piece in pieces {
+        file.write_all(piece)?;
+    }
+    Ok(())
 }
 
 /// Gives the new file the old one's permissions and, where the process may,

@@ -183,8 +183,16 @@ impl DocumentRoot {
 
     /// The document holding `parts` in order.
     pub fn document(self, parts: impl IntoIterator<Item = JsonItems>) -> Result<String, EmitError> {
+        Ok(self.pieces(parts)?.concat())
+    }
+
+    /// [`DocumentRoot::document`] in pieces (see [`JsonItems::pieces`]).
+    pub fn pieces(
+        self,
+        parts: impl IntoIterator<Item = JsonItems>,
+    ) -> Result<Vec<String>, EmitError> {
         let members: Vec<(String, Value)> = self.members.into_iter().collect();
-        JsonItems::document(parts, provider::json_target(self.to).tools_at(), &members)
+        JsonItems::pieces(parts, provider::json_target(self.to).tools_at(), &members)
     }
 }
 

@@ -210,38 +210,49 @@ impl JsonItems {
         at: ToolsAt,
         members: &[(String, serde_json::Value)],
     ) -> Result<String, EmitError> {
-        let mut items = JsonItems::default();
-        for part in parts {
-            items.append(&part);
-        }
-        let mut text = String::with_capacity(items.text.len() + 64);
+        Ok(JsonItems::pieces(parts, at, members)?.concat())
+    }
+
+    /// [`JsonItems::document`] in pieces to write one after the other: the
+    /// parts' text is moved, not copied, so a large document is held once.
+    pub fn pieces(
+        parts: impl IntoIterator<Item = JsonItems>,
+        at: ToolsAt,
+        members: &[(String, serde_json::Value)],
+    ) -> Result<Vec<String>, EmitError> {
+        let mut head = String::new();
         if let ToolsAt::Member(key) = at {
-            text.push_str("{\n  ");
-            text.push_str(&serde_json::to_string(key)?);
-            text.push_str(": ");
+            head.push_str("{\n  ");
+            head.push_str(&serde_json::to_string(key)?);
+            head.push_str(": ");
         }
-        let close = "  ".repeat(at.depth() - 1);
-        if items.text.is_empty() {
-            text.push_str("[]");
+        let mut pieces = Vec::new();
+        for part in parts.into_iter().filter(|part| !part.text.is_empty()) {
+            let separator = if pieces.is_empty() { "[\n" } else { ",\n" };
+            head.push_str(separator);
+            pieces.push(std::mem::take(&mut head));
+            pieces.push(part.text);
+        }
+        let mut tail = head;
+        if pieces.is_empty() {
+            tail.push_str("[]");
         } else {
-            text.push_str("[\n");
-            text.push_str(&items.text);
-            drop(items);
-            text.push('\n');
-            text.push_str(&close);
-            text.push(']');
+            tail.push('\n');
+            tail.push_str(&"  ".repeat(at.depth() - 1));
+            tail.push(']');
         }
         if let ToolsAt::Member(_) = at {
             for (key, value) in members {
-                text.push_str(",\n  ");
-                text.push_str(&serde_json::to_string(key)?);
-                text.push_str(": ");
-                push_indented(&mut text, value, 1)?;
+                tail.push_str(",\n  ");
+                tail.push_str(&serde_json::to_string(key)?);
+                tail.push_str(": ");
+                push_indented(&mut tail, value, 1)?;
             }
-            text.push_str("\n}");
+            tail.push_str("\n}");
         }
-        text.push('\n');
-        Ok(text)
+        tail.push('\n');
+        pieces.push(tail);
+        Ok(pieces)
     }
 }
 
