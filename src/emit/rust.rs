@@ -131,13 +131,15 @@ impl Module {
         }
     }
 
-    /// The module's text.
+    /// The module's text. The template sees `tools` as a list whose items
+    /// become template values as it reads them, so the module's tools are
+    /// not held twice (as contexts and as template values) while it renders.
     pub fn render(self, options: &Options) -> Result<Generated, EmitError> {
-        let context = ModuleContext {
-            sources: self.sources,
-            tools: self.tools,
+        let context = minijinja::context! {
+            sources => self.sources,
+            tools => minijinja::value::Value::from_object(ToolList(self.tools)),
         };
-        let module = options.templates.render(MODULE_TEMPLATE, context)?;
+        let module = options.templates.render_value(MODULE_TEMPLATE, context)?;
         Ok(Generated {
             output: Output::Document(module),
             notes: self.notes,
@@ -152,11 +154,24 @@ impl Module {
 // identifiers.
 // ---------------------------------------------------------------------------
 
-#[derive(Debug, Serialize)]
-struct ModuleContext {
-    /// Manifest paths, comment-safe, in input order.
-    sources: Vec<String>,
-    tools: Vec<ToolContext>,
+/// The module's context is `sources` (manifest paths, comment-safe, in
+/// input order) and `tools`, this list.
+#[derive(Debug)]
+struct ToolList(Vec<ToolContext>);
+
+impl minijinja::value::Object for ToolList {
+    fn repr(self: &std::sync::Arc<Self>) -> minijinja::value::ObjectRepr {
+        minijinja::value::ObjectRepr::Seq
+    }
+
+    fn get_value(self: &std::sync::Arc<Self>, key: &minijinja::Value) -> Option<minijinja::Value> {
+        let tool = self.0.get(key.as_usize()?)?;
+        Some(minijinja::Value::from(minijinja::value::Serde(tool)))
+    }
+
+    fn enumerate(self: &std::sync::Arc<Self>) -> minijinja::value::Enumerator {
+        minijinja::value::Enumerator::Seq(self.0.len())
+    }
 }
 
 #[derive(Debug, Serialize)]

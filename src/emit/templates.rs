@@ -57,14 +57,25 @@ impl Templates {
 
     /// Renders the template `name` with `context`.
     pub fn render(&self, name: &str, context: impl Serialize) -> Result<String, EmitError> {
+        self.render_value(
+            name,
+            minijinja::value::Value::from(minijinja::value::Serde(context)),
+        )
+    }
+
+    /// Renders the template `name` with a context made of template values
+    /// (which may be objects that make their members as they are read).
+    pub(crate) fn render_value(
+        &self,
+        name: &str,
+        context: minijinja::value::Value,
+    ) -> Result<String, EmitError> {
         let template = self
             .env
             .get_template(name)
             .map_err(|e| EmitError::Template(format!("{name}: {e}")))?;
         template
-            .render(minijinja::value::Value::from(minijinja::value::Serde(
-                context,
-            )))
+            .render(context)
             .map_err(|e| EmitError::Template(format!("{name}: {}", with_causes(&e))))
     }
 }
