@@ -114,7 +114,12 @@ pub(super) fn run(
         .cloned()
         .collect();
     let work = Work::of(args.target, args.strict);
-    let keep = |manifest: Manifest| reduce(work, manifest);
+    let emit_options = emit::Options {
+        templates: &templates,
+        strict: args.strict,
+        style: args.style,
+    };
+    let keep = |manifest: Manifest| reduce(work, manifest, &emit_options);
     let reload = |file: &Path, path: &str| reload(&args.read, args.output.as_ref(), file, path);
     let read = if paths.is_empty() {
         Some(ForWriting::default())
@@ -139,7 +144,7 @@ pub(super) fn run(
             path: set.path.clone(),
             names,
             source: None,
-            kept: reduce_set(work, set, None, None),
+            kept: reduce_set(work, set, None, None, &emit_options),
         });
     }
     let clashes = super::name_clashes(&reading.parts);
@@ -153,11 +158,6 @@ pub(super) fn run(
         )?;
         return Ok(Outcome::Refused);
     }
-    let emit_options = emit::Options {
-        templates: &templates,
-        strict: args.strict,
-        style: args.style,
-    };
     let (output, diagnostics) = join(args.target, work, reading.parts, &emit_options, &reload)?;
     reporting.show(&findings::report(&reading.report, diagnostics), false)?;
     let Reporting { out, err, .. } = reporting;
@@ -225,7 +225,7 @@ enum PartOutput {
 }
 
 /// Reduces a manifest, on its worker, to what gen writes and says about it.
-fn reduce(work: Work, manifest: Manifest) -> Part<GenPart> {
+fn reduce(work: Work, manifest: Manifest, options: &emit::Options) -> Part<GenPart> {
     let names = manifest
         .toolset
         .tools
@@ -235,7 +235,7 @@ fn reduce(work: Work, manifest: Manifest) -> Part<GenPart> {
     let path = manifest.path().to_string();
     let source = manifest.source;
     let map = Some(manifest.document.map);
-    let kept = reduce_set(work, manifest.toolset, map, Some(manifest.file));
+    let kept = reduce_set(work, manifest.toolset, map, Some(manifest.file), options);
     let shows = matches!(kept.output, PartOutput::Ir(..))
         || !kept.unknown.is_empty()
         || !kept.notes.is_empty();
@@ -247,7 +247,13 @@ fn reduce(work: Work, manifest: Manifest) -> Part<GenPart> {
     }
 }
 
-fn reduce_set(work: Work, set: ToolSet, map: Option<SourceMap>, file: Option<PathBuf>) -> GenPart {
+fn reduce_set(
+    work: Work,
+    set: ToolSet,
+    map: Option<SourceMap>,
+    file: Option<PathBuf>,
+    options: &emit::Options,
+) -> GenPart {
     let unknown = set
         .tools
         .iter()
@@ -271,7 +277,7 @@ fn reduce_set(work: Work, set: ToolSet, map: Option<SourceMap>, file: Option<Pat
             }
         }
         Work::Rust => {
-            let part = RustPart::of(&set);
+            let part = RustPart::of(&set, options);
             let notes = part.as_ref().map(RustPart::notes).unwrap_or_default();
             let notes = notes
                 .iter()
@@ -325,7 +331,7 @@ fn join(
                         Some(file) => reload(&file, &part.path)?,
                         None => crate::run::builtin::toolset(),
                     };
-                    module.add_set(&set)?;
+                    module.add_set(&set, options)?;
                 }
             }
             PartOutput::Ir(set, map) => {
@@ -339,7 +345,7 @@ fn join(
     let output = match work {
         Work::Json(target) => Output::Pieces(JsonItems::pieces(items, target.tools_at(), &[])?),
         // The module's notes are the parts' (made where the maps were).
-        Work::Rust => module.render(options)?.output.into(),
+        Work::Rust => Output::Pieces(module.render_pieces(options)?.0),
         Work::FromIr => {
             let generated = match target {
                 Target::Python => emit::python::generate(&toolsets, options),

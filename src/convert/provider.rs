@@ -90,5 +90,6 @@ pub(super) fn write_set(
         }
         items.push(&entry, target.tools_at())?;
     }
+    items.shrink_to_fit();
     Ok((items, root_fields))
 }

@@ -128,6 +128,7 @@ impl JsonTarget {
             items.push(&entry, self.tools_at())?;
             notes.extend(tool_notes);
         }
+        items.shrink_to_fit();
         Ok((items, notes))
     }
 
@@ -196,6 +197,12 @@ impl JsonItems {
             self.text.push_str(",\n");
         }
         self.text.push_str(&other.text);
+    }
+
+    /// Gives back the room grown for items that never came (a run holds
+    /// every manifest's items until it writes them).
+    pub fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
     }
 
     pub fn is_empty(&self) -> bool {
