@@ -276,7 +276,7 @@ fn names_taken_by_an_earlier_manifest_get_a_number() {
     let manifest = |tool: &str| {
         format!(
             r#"{{"tools": [{{"name": "{tool}", "description": "Looks a user up.",
-                "command": ["./lookup"],
+                "command": ["/bin/true"],
                 "schema": {{"type": "object", "properties": {{
                     "address": {{"type": "object", "properties": {{"city": {{"type": "string"}}}}}}
                 }}}}}}]}}"#
