@@ -1,15 +1,21 @@
 //! `toolc convert`: manifests of one format into another, with a report of
 //! every field the target cannot express.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::render::ReportFormat;
-use super::{CliError, Outcome, ReadArgs, Reporting, findings, gen_cmd, parse_format, write};
-use crate::convert::{self, FileKind};
+use std::collections::BTreeMap;
+
+use super::{CliError, Outcome, Part, ReadArgs, Reporting, findings, gen_cmd, parse_format, write};
+use crate::convert::{self, DocumentPart, DocumentRoot, FileKind};
 use crate::diagnostic::Diagnostic;
-use crate::emit::{GeneratedFile, templates::Templates};
-use crate::ir::Format;
+use crate::emit::{EmitError, GeneratedFile, templates::Templates};
+use crate::ir::{Format, ToolSet};
+use crate::json::SourceMap;
+use crate::project::Manifest;
+use crate::source::Span;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct ConvertArgs {
@@ -85,6 +91,12 @@ pub(super) fn run(
         err,
     };
     let templates = Templates::new(args.templates.as_deref())?;
+    let (to, strict) = (args.to, args.strict);
+    let listing = findings::Listing::unless(args.show_losses, "--show-losses");
+    // A grouped report shows a few positions: their files are read again
+    // then, rather than every text with a loss kept meanwhile.
+    let keep_sources = !listing.groups_in(args.format);
+    let keep = |manifest: Manifest| reduce(manifest, to, strict, document, keep_sources);
     let Some(reading) = super::read_for_writing(
         &args.read,
         &args.paths,
@@ -92,44 +104,40 @@ pub(super) fn run(
         args.allow_errors,
         "not converting manifests with errors (pass --allow-errors to convert anyway)",
         &mut reporting,
+        &keep,
     )?
     else {
         return Ok(Outcome::Refused);
     };
-    if reading.toolsets.iter().all(|s| s.tools.is_empty()) {
+    if reading.parts.iter().all(|part| part.names.is_empty()) {
         return Err(CliError::Usage(
             "the paths hold no tool to convert".to_string(),
         ));
     }
     let out_dir = args.output.as_deref().filter(|_| !document);
-    let converted = convert::convert(
-        &reading.toolsets,
-        args.to,
-        &convert::Options {
-            templates: &templates,
-            out_dir,
-        },
-    )?;
-    let mut diagnostics: Vec<Diagnostic> = converted
-        .losses
+    let options = convert::Options {
+        templates: &templates,
+        out_dir,
+    };
+    let lengths: HashMap<String, usize> = reading
+        .parts
         .iter()
-        .map(|loss| findings::loss(&reading, loss, args.strict))
-        .chain(converted.notes.iter().map(|n| findings::note(&reading, n)))
+        .map(|part| (part.path.clone(), part.len))
         .collect();
+    let joined = join(reading.parts, to, strict, &options)?;
+    let mut diagnostics = joined.diagnostics;
     diagnostics.sort_by(|a, b| a.sort_key_cmp(b));
-    let listing = findings::Listing::unless(args.show_losses, "--show-losses");
-    findings::show(
-        &mut reporting,
-        &findings::report(&reading, diagnostics),
-        listing,
-    )?;
+    let mut report = findings::report(&reading.report, diagnostics);
+    if !keep_sources {
+        findings::reread_shown(&mut report, |path| lengths.get(path).copied());
+    }
+    findings::show(&mut reporting, &report, listing)?;
     let Reporting { out, err, .. } = reporting;
-    if args.strict && !converted.losses.is_empty() {
+    if args.strict && joined.losses > 0 {
         writeln!(
             err,
             "error: nothing was written: {} field(s) cannot be expressed in {} (--strict)",
-            converted.losses.len(),
-            args.to
+            joined.losses, args.to
         )?;
         return Ok(Outcome::Refused);
     }
@@ -138,26 +146,166 @@ pub(super) fn run(
         dry_run: args.dry_run,
     };
     if document {
-        let text = converted
-            .files
-            .first()
-            .map(|f| f.contents.as_str())
-            .unwrap_or_default();
         // With --format json, -o is given (checked above): the report alone
         // goes to standard output.
-        return write::write_document(&mode, args.output.as_deref(), text, out, err);
+        return write::write_document(&mode, args.output.as_deref(), &joined.pieces, out, err);
     }
     let dir = args.output.as_deref().unwrap_or(Path::new("."));
-    let files: Vec<GeneratedFile> = converted
+    let skeletons_kept = kept_skeletons(dir, &joined.files);
+    let files: Vec<GeneratedFile> = joined
         .files
-        .iter()
+        .into_iter()
         .map(|f| GeneratedFile {
-            path: f.path.clone(),
-            contents: f.contents.clone(),
+            path: f.path,
+            contents: f.contents,
         })
         .collect();
-    let skeletons_kept = kept_skeletons(dir, &converted.files);
     write::write_tree(&mode, dir, &files, &skeletons_kept, err)
+}
+
+/// What convert keeps of one manifest.
+#[derive(Debug)]
+enum ConvertPart {
+    /// Converted on its worker (one-document targets).
+    Document {
+        /// Its losses and notes, positioned.
+        diagnostics: Vec<Diagnostic>,
+        losses: usize,
+        converted: Result<DocumentPart, EmitError>,
+        /// Where each of `root_fields` is, for the loss a later manifest's
+        /// different value would be.
+        root_spans: Vec<Option<Span>>,
+    },
+    /// The IR, and the map positioning the losses and notes about it
+    /// (trees: their writers see every manifest at once).
+    Ir(Box<ToolSet>, SourceMap),
+}
+
+/// Reduces a manifest, on its worker, to what convert writes and says
+/// about it.
+fn reduce(
+    manifest: Manifest,
+    to: Format,
+    strict: bool,
+    document: bool,
+    keep_source: bool,
+) -> Part<ConvertPart> {
+    if !document {
+        let part = Part::of(&manifest, ()).with_source(&manifest);
+        let kept = ConvertPart::Ir(Box::new(manifest.toolset), manifest.document.map);
+        return part.with(kept);
+    }
+    let set = &manifest.toolset;
+    let map = Some(&manifest.document.map);
+    let converted = convert::convert_to_document(set, to);
+    let (mut diagnostics, mut losses, mut root_spans) = (Vec::new(), 0, Vec::new());
+    if let Ok(converted) = &converted {
+        losses = converted.losses.len();
+        diagnostics.extend(
+            converted
+                .losses
+                .iter()
+                .map(|loss| findings::loss(findings::span_of(map, &loss.pointer), loss, strict)),
+        );
+        diagnostics.extend(
+            converted
+                .notes
+                .iter()
+                .map(|note| findings::note(findings::span_of(map, &note.pointer), note)),
+        );
+        root_spans = converted
+            .root_fields
+            .iter()
+            .map(|field| findings::span_of(map, &field.at))
+            .collect();
+    }
+    let shows = !diagnostics.is_empty() || !root_spans.is_empty();
+    let kept = ConvertPart::Document {
+        diagnostics,
+        losses,
+        converted,
+        root_spans,
+    };
+    let part = Part::of(&manifest, kept);
+    if shows && keep_source {
+        part.with_source(&manifest)
+    } else {
+        part
+    }
+}
+
+/// What the manifests' parts make together.
+struct Joined {
+    /// The document of a one-document target, in pieces.
+    pieces: Vec<String>,
+    /// The files of a tree.
+    files: Vec<convert::OutputFile>,
+    diagnostics: Vec<Diagnostic>,
+    losses: usize,
+}
+
+fn join(
+    parts: Vec<Part<ConvertPart>>,
+    to: Format,
+    strict: bool,
+    options: &convert::Options,
+) -> Result<Joined, CliError> {
+    let mut joined = Joined {
+        pieces: Vec::new(),
+        files: Vec::new(),
+        diagnostics: Vec::new(),
+        losses: 0,
+    };
+    let mut root = DocumentRoot::new(to);
+    let mut items = Vec::new();
+    let mut toolsets = Vec::new();
+    let mut maps = BTreeMap::new();
+    for part in parts {
+        match part.kept {
+            ConvertPart::Document {
+                diagnostics,
+                losses,
+                converted,
+                root_spans,
+            } => {
+                let converted = converted?;
+                joined.diagnostics.extend(diagnostics);
+                joined.losses += losses;
+                for (field, span) in converted.root_fields.iter().zip(root_spans) {
+                    if let Some(loss) = root.place(&part.path, field) {
+                        joined.losses += 1;
+                        joined.diagnostics.push(findings::loss(span, &loss, strict));
+                    }
+                }
+                items.push(converted.items);
+            }
+            ConvertPart::Ir(set, map) => {
+                maps.insert(set.path.clone(), map);
+                toolsets.push(*set);
+            }
+        }
+    }
+    if convert::writes_document(to) {
+        joined.pieces = root.pieces(items)?;
+        return Ok(joined);
+    }
+    let converted = convert::convert(&toolsets, to, options)?;
+    let span = |path: &str, pointer: &str| findings::span_of(maps.get(path), pointer);
+    joined.losses = converted.losses.len();
+    joined.diagnostics.extend(
+        converted
+            .losses
+            .iter()
+            .map(|loss| findings::loss(span(&loss.path, &loss.pointer), loss, strict)),
+    );
+    joined.diagnostics.extend(
+        converted
+            .notes
+            .iter()
+            .map(|note| findings::note(span(&note.path, &note.pointer), note)),
+    );
+    joined.files = converted.files;
+    Ok(joined)
 }
 
 /// The skeleton files of the tool and package directories that are in the

@@ -13,23 +13,23 @@
 use std::collections::BTreeSet;
 
 use super::render::{self, ReportFormat};
-use super::{CliError, ForWriting, Reporting};
+use super::{CliError, Reporting};
 use crate::convert::Loss;
 use crate::diagnostic::{Diagnostic, Rule, Severity};
 use crate::emit::Note;
+use crate::json::SourceMap;
 use crate::lint::LintReport;
 use crate::lint::rules::{conversion_loss, generation_note};
 use crate::source::Span;
 
-/// Where `pointer` is in the manifest at `path`: the key (or the value of
+/// Where `pointer` is in the manifest `map` is of: the key (or the value of
 /// the root), when the run read that manifest.
-fn span_of(read: &ForWriting, path: &str, pointer: &str) -> Option<Span> {
-    read.maps.get(path).map(|map| map.key_or_locate(pointer))
+pub(super) fn span_of(map: Option<&SourceMap>, pointer: &str) -> Option<Span> {
+    map.map(|map| map.key_or_locate(pointer))
 }
 
-/// A generator's note, at its severity.
-pub(super) fn note(read: &ForWriting, note: &Note) -> Diagnostic {
-    let span = span_of(read, &note.path, &note.pointer);
+/// A generator's note, at its severity, at `span` in its manifest.
+pub(super) fn note(span: Option<Span>, note: &Note) -> Diagnostic {
     let mut diagnostic = generation_note::RULE.diagnostic(
         &note.path,
         note.pointer.clone(),
@@ -56,9 +56,9 @@ pub(super) fn parameters_unknown(path: &str, tool: &str, format: &str) -> Diagno
     diagnostic
 }
 
-/// A field the target format cannot express; an error under `--strict`.
-pub(super) fn loss(read: &ForWriting, loss: &Loss, strict: bool) -> Diagnostic {
-    let span = span_of(read, &loss.path, &loss.pointer);
+/// A field the target format cannot express, at `span` in its manifest;
+/// an error under `--strict`.
+pub(super) fn loss(span: Option<Span>, loss: &Loss, strict: bool) -> Diagnostic {
     let mut diagnostic = conversion_loss::RULE
         .diagnostic(&loss.path, loss.pointer.clone(), span, loss.message.clone())
         .with_help("convert to a format that can hold it, or accept the loss; --strict refuses it");
@@ -70,8 +70,7 @@ pub(super) fn loss(read: &ForWriting, loss: &Loss, strict: bool) -> Diagnostic {
 
 /// `diagnostics` in a report of their own, with the files the run read
 /// and the sources the diagnostics point into.
-pub(super) fn report(read: &ForWriting, diagnostics: Vec<Diagnostic>) -> LintReport {
-    let read = &read.report;
+pub(super) fn report(read: &LintReport, diagnostics: Vec<Diagnostic>) -> LintReport {
     let paths: BTreeSet<&str> = diagnostics.iter().map(|d| d.path.as_str()).collect();
     LintReport {
         files: read.files.clone(),
@@ -106,6 +105,28 @@ impl Listing {
     }
 }
 
+impl Listing {
+    /// Whether the reports in `format` show the notes and losses in groups
+    /// (then only a few of their positions, and none of their snippets).
+    pub(super) fn groups_in(self, format: ReportFormat) -> bool {
+        matches!(self, Listing::Grouped { .. })
+            && matches!(format, ReportFormat::Human | ReportFormat::Brief)
+    }
+}
+
+/// Reads again the files whose positions the grouped report shows and
+/// the run did not keep (`len` gives the length each had when read).
+pub(super) fn reread_shown(report: &mut LintReport, len: impl Fn(&str) -> Option<usize>) {
+    for path in render::shown_paths(report, grouped) {
+        if report.sources.contains_key(&path) {
+            continue;
+        }
+        if let Some(source) = len(&path).and_then(|len| crate::project::source_again(&path, len)) {
+            report.sources.insert(path, source);
+        }
+    }
+}
+
 /// Whether the reports for people group `rule`'s findings.
 fn grouped(rule: &Rule) -> bool {
     rule.name == conversion_loss::RULE.name || rule.name == generation_note::RULE.name
@@ -118,9 +139,10 @@ pub(super) fn show(
     report: &LintReport,
     listing: Listing,
 ) -> Result<(), CliError> {
-    let for_people = matches!(reporting.format, ReportFormat::Human | ReportFormat::Brief);
     match listing {
-        Listing::Grouped { flag } if for_people && !report.diagnostics.is_empty() => {
+        Listing::Grouped { flag }
+            if listing.groups_in(reporting.format) && !report.diagnostics.is_empty() =>
+        {
             let text =
                 render::render_grouped(reporting.format, report, reporting.color, grouped, flag);
             reporting.err.write_all(text.as_bytes())?;

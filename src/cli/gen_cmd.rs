@@ -6,12 +6,16 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 
 use super::render::ReportFormat;
-use super::{CliError, Outcome, ReadArgs, Reporting, findings, write};
+use super::{CliError, ForWriting, Outcome, Part, ReadArgs, Reporting, findings, write};
 use crate::diagnostic::Diagnostic;
 use crate::emit::python::Style;
-use crate::emit::{self, Output};
+use crate::emit::rust::RustPart;
+use crate::emit::{self, EmitError, GeneratedFile, JsonItems, JsonTarget, Note};
 use crate::ir::ToolSet;
-use crate::project::NameEntry;
+use crate::json::SourceMap;
+use crate::project::Manifest;
+use crate::source::Span;
+use std::collections::BTreeMap;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct GenArgs {
@@ -115,8 +119,16 @@ pub(super) fn run(
         .filter(|p| p.as_os_str() != "builtin")
         .cloned()
         .collect();
+    let work = Work::of(args.target, args.strict);
+    let emit_options = emit::Options {
+        templates: &templates,
+        strict: args.strict,
+        style: args.style,
+    };
+    let keep = |manifest: Manifest| reduce(work, manifest, &emit_options);
+    let reload = |file: &Path, path: &str| reload(&args.read, args.output.as_ref(), file, path);
     let read = if paths.is_empty() {
-        Some(super::ForWriting::default())
+        Some(ForWriting::default())
     } else {
         super::read_for_writing(
             &args.read,
@@ -125,16 +137,24 @@ pub(super) fn run(
             args.allow_errors,
             "not generating from manifests with errors (pass --allow-errors to generate anyway)",
             &mut reporting,
+            &keep,
         )?
     };
     let Some(mut reading) = read else {
         return Ok(Outcome::Refused);
     };
     if builtin {
-        reading.toolsets.push(crate::run::builtin::toolset());
+        let set = crate::run::builtin::toolset();
+        let names = set.tools.iter().map(|t| t.name.clone()).collect();
+        reading.parts.push(Part {
+            path: set.path.clone(),
+            names,
+            source: None,
+            len: 0,
+            kept: reduce_set(work, set, None, None, &emit_options),
+        });
     }
-    let toolsets = &reading.toolsets;
-    let clashes = name_clashes(toolsets);
+    let clashes = super::name_clashes(&reading.parts);
     if !clashes.is_empty() && !args.allow_errors {
         for clash in &clashes {
             writeln!(reporting.err, "error: {clash}")?;
@@ -145,28 +165,11 @@ pub(super) fn run(
         )?;
         return Ok(Outcome::Refused);
     }
-    let mut diagnostics: Vec<Diagnostic> = emit::tools(toolsets)
-        .filter(|(_, tool)| tool.parameters.is_none())
-        .map(|(set, tool)| findings::parameters_unknown(&set.path, &tool.name, set.format.name()))
-        .collect();
-    let emit_options = emit::Options {
-        templates: &templates,
-        strict: args.strict,
-        style: args.style,
-    };
-    let generated = match args.target {
-        Target::Openai => emit::openai::generate(toolsets, &emit_options),
-        Target::Anthropic => emit::anthropic::generate(toolsets, &emit_options),
-        Target::Mcp => emit::mcp::generate(toolsets, &emit_options),
-        Target::Gemini => emit::gemini::generate(toolsets, &emit_options),
-        Target::Rust => emit::rust::generate(toolsets, &emit_options),
-        Target::Python => emit::python::generate(toolsets, &emit_options),
-    }?;
-    diagnostics.extend(generated.notes.iter().map(|n| findings::note(&reading, n)));
+    let (output, diagnostics) = join(args.target, work, reading.parts, &emit_options, &reload)?;
     let listing = findings::Listing::unless(args.show_notes, "--show-notes");
     findings::show(
         &mut reporting,
-        &findings::report(&reading, diagnostics),
+        &findings::report(&reading.report, diagnostics),
         listing,
     )?;
     let Reporting { out, err, .. } = reporting;
@@ -174,9 +177,12 @@ pub(super) fn run(
         force: args.force,
         dry_run: args.dry_run,
     };
-    match generated.output {
+    match output {
         Output::Document(text) => {
-            write::write_document(&mode, args.output.as_deref(), &text, out, err)
+            write::write_document(&mode, args.output.as_deref(), &[text], out, err)
+        }
+        Output::Pieces(pieces) => {
+            write::write_document(&mode, args.output.as_deref(), &pieces, out, err)
         }
         Output::Tree(files) => {
             let dir = args.output.as_deref().unwrap_or(Path::new("."));
@@ -185,26 +191,235 @@ pub(super) fn run(
     }
 }
 
+/// How a target is generated: the provider documents a tool at a time on
+/// the workers, code (whose templates see every tool at once) from the IR
+/// the workers keep.
+#[derive(Debug, Clone, Copy)]
+enum Work {
+    Json(JsonTarget),
+    /// The module's tools made ready on the workers, put together in order.
+    Rust,
+    FromIr,
+}
+
+impl Work {
+    fn of(target: Target, strict: bool) -> Work {
+        match target {
+            Target::Openai => Work::Json(JsonTarget::Openai { strict }),
+            Target::Anthropic => Work::Json(JsonTarget::Anthropic),
+            Target::Mcp => Work::Json(JsonTarget::Mcp),
+            Target::Gemini => Work::Json(JsonTarget::Gemini),
+            Target::Rust => Work::Rust,
+            Target::Python => Work::FromIr,
+        }
+    }
+}
+
+/// What gen keeps of one manifest.
+#[derive(Debug)]
+struct GenPart {
+    /// The tools whose parameters the manifest does not hold.
+    unknown: Vec<Diagnostic>,
+    /// The generator's notes, positioned.
+    notes: Vec<Diagnostic>,
+    output: PartOutput,
+}
+
+#[derive(Debug)]
+enum PartOutput {
+    /// The manifest's tools, serialized in place.
+    Json(Result<JsonItems, EmitError>),
+    /// The module's part, and where the manifest is, to read it again
+    /// when the part's names are taken (`None`: the built-in tools).
+    Rust(Result<RustPart, EmitError>, Option<PathBuf>),
+    /// The IR, and the map that positions the notes about it.
+    Ir(Box<ToolSet>, Option<SourceMap>),
+}
+
+/// Reduces a manifest, on its worker, to what gen writes and says about it.
+fn reduce(work: Work, manifest: Manifest, options: &emit::Options) -> Part<GenPart> {
+    let names = manifest
+        .toolset
+        .tools
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
+    let path = manifest.path().to_string();
+    let source = manifest.source;
+    let len = source.text.len();
+    let map = Some(manifest.document.map);
+    let kept = reduce_set(work, manifest.toolset, map, Some(manifest.file), options);
+    let shows = matches!(kept.output, PartOutput::Ir(..))
+        || !kept.unknown.is_empty()
+        || !kept.notes.is_empty();
+    Part {
+        path,
+        names,
+        source: shows.then_some(source),
+        len,
+        kept,
+    }
+}
+
+fn reduce_set(
+    work: Work,
+    set: ToolSet,
+    map: Option<SourceMap>,
+    file: Option<PathBuf>,
+    options: &emit::Options,
+) -> GenPart {
+    let unknown = set
+        .tools
+        .iter()
+        .filter(|tool| tool.parameters.is_none())
+        .map(|tool| findings::parameters_unknown(&set.path, &tool.name, set.format.name()))
+        .collect();
+    match work {
+        Work::Json(target) => {
+            let (output, notes) = match target.items(&set) {
+                Ok((items, notes)) => (Ok(items), notes),
+                Err(error) => (Err(error), Vec::new()),
+            };
+            let notes = notes
+                .iter()
+                .map(|note| findings::note(span_in(&set, map.as_ref(), note), note))
+                .collect();
+            GenPart {
+                unknown,
+                notes,
+                output: PartOutput::Json(output),
+            }
+        }
+        Work::Rust => {
+            let part = RustPart::of(&set, options);
+            let notes = part.as_ref().map(RustPart::notes).unwrap_or_default();
+            let notes = notes
+                .iter()
+                .map(|note| findings::note(span_in(&set, map.as_ref(), note), note))
+                .collect();
+            GenPart {
+                unknown,
+                notes,
+                output: PartOutput::Rust(part, file),
+            }
+        }
+        Work::FromIr => GenPart {
+            unknown,
+            notes: Vec::new(),
+            output: PartOutput::Ir(Box::new(set), map),
+        },
+    }
+}
+
+/// Where a note about `set` points, with its manifest's map.
+fn span_in(set: &ToolSet, map: Option<&SourceMap>, note: &Note) -> Option<Span> {
+    findings::span_of(map.filter(|_| note.path == set.path), &note.pointer)
+}
+
+/// The output of every manifest's part, in order, and what gen says about
+/// it: the tools without parameters first, then the notes.
+fn join(
+    target: Target,
+    work: Work,
+    parts: Vec<Part<GenPart>>,
+    options: &emit::Options,
+    reload: &dyn Fn(&Path, &str) -> Result<ToolSet, CliError>,
+) -> Result<(Output, Vec<Diagnostic>), CliError> {
+    let mut module = emit::rust::Module::new();
+    let mut diagnostics = Vec::new();
+    let mut notes = Vec::new();
+    let mut items = Vec::new();
+    let mut toolsets = Vec::new();
+    let mut maps = BTreeMap::new();
+    for part in parts {
+        diagnostics.extend(part.kept.unknown);
+        notes.extend(part.kept.notes);
+        match part.kept.output {
+            PartOutput::Json(output) => items.push(output?),
+            PartOutput::Rust(output, file) => {
+                let added = module.add_part(output?);
+                if !added {
+                    // Another manifest took a name this one's tools took:
+                    // they are named again, in order, from its IR.
+                    let set = match file {
+                        Some(file) => reload(&file, &part.path)?,
+                        None => crate::run::builtin::toolset(),
+                    };
+                    module.add_set(&set, options)?;
+                }
+            }
+            PartOutput::Ir(set, map) => {
+                if let Some(map) = map {
+                    maps.insert(set.path.clone(), map);
+                }
+                toolsets.push(*set);
+            }
+        }
+    }
+    let output = match work {
+        Work::Json(target) => Output::Pieces(JsonItems::pieces(items, target.tools_at(), &[])?),
+        // The module's notes are the parts' (made where the maps were).
+        Work::Rust => Output::Pieces(module.render_pieces(options)?.0),
+        Work::FromIr => {
+            let generated = match target {
+                Target::Python => emit::python::generate(&toolsets, options),
+                _ => emit::rust::generate(&toolsets, options),
+            }?;
+            notes.extend(generated.notes.iter().map(|note| {
+                findings::note(findings::span_of(maps.get(&note.path), &note.pointer), note)
+            }));
+            generated.output.into()
+        }
+    };
+    diagnostics.extend(notes);
+    Ok((output, diagnostics))
+}
+
+/// What gen writes: a document (in pieces, when joined from the parts) or
+/// a tree.
+enum Output {
+    Document(String),
+    Pieces(Vec<String>),
+    Tree(Vec<GeneratedFile>),
+}
+
+impl From<emit::Output> for Output {
+    fn from(output: emit::Output) -> Output {
+        match output {
+            emit::Output::Document(text) => Output::Document(text),
+            emit::Output::Tree(files) => Output::Tree(files),
+        }
+    }
+}
+
+/// The IR of the manifest at `file` (shown as `path`), read again as the
+/// run read it.
+fn reload(
+    read: &ReadArgs,
+    output: Option<&PathBuf>,
+    file: &Path,
+    path: &str,
+) -> Result<ToolSet, CliError> {
+    let options = crate::lint::LintOptions {
+        exclude: output.into_iter().cloned().collect(),
+        ..read.options()
+    };
+    let project = crate::lint::Linter::new(options)?.load(&[file.to_path_buf()])?;
+    let manifest = project.manifests.into_iter().next().ok_or_else(|| {
+        CliError::Usage(format!(
+            "{path} could not be read again to generate from it"
+        ))
+    })?;
+    Ok(ToolSet {
+        path: path.to_string(),
+        ..manifest.toolset
+    })
+}
+
 /// The name `--format` takes for `format`.
 pub(super) fn format_name(format: ReportFormat) -> String {
     format
         .to_possible_value()
         .map(|v| v.get_name().to_string())
         .unwrap_or_default()
-}
-
-/// Tools from different manifests that would share a name in the one
-/// generated array (duplicates within a manifest are lint findings already).
-fn name_clashes(toolsets: &[ToolSet]) -> Vec<String> {
-    let names = NameEntry::of_toolsets(toolsets);
-    crate::project::name_clashes(&names, crate::project::Repeats::AcrossManifests)
-        .into_iter()
-        .map(|clash| {
-            let (first, again) = (&names[clash.first], &names[clash.again]);
-            format!(
-                "tool \"{}\" is declared in both {} and {}",
-                again.name, first.path, again.path
-            )
-        })
-        .collect()
 }

@@ -151,13 +151,99 @@ impl ReadArgs {
     }
 }
 
-/// What a writing command (gen, convert) works from: the IR of every
-/// manifest, where each one's pointers are in its text, and the findings.
-#[derive(Debug, Default)]
-struct ForWriting {
+/// What a writing command (gen, convert) works from: the findings of the
+/// lint gate, and what each manifest was reduced to on the worker that read
+/// it, in path order. Documents, span maps and package code are dropped as
+/// each manifest is done, so a run holds its output, not its input.
+#[derive(Debug)]
+struct ForWriting<T> {
     report: crate::lint::LintReport,
-    toolsets: Vec<crate::ir::ToolSet>,
-    maps: std::collections::BTreeMap<String, crate::json::SourceMap>,
+    parts: Vec<Part<T>>,
+}
+
+impl<T> Default for ForWriting<T> {
+    fn default() -> Self {
+        ForWriting {
+            report: crate::lint::LintReport::default(),
+            parts: Vec::new(),
+        }
+    }
+}
+
+/// What a writing command keeps of one manifest.
+#[derive(Debug)]
+struct Part<T> {
+    /// The manifest's path, as shown.
+    path: String,
+    /// Its tools' names, for the check of names across manifests.
+    names: Vec<String>,
+    /// Its text, when the command has findings that point into it.
+    source: Option<crate::source::Source>,
+    /// The length of its text, to know it again if it is read again.
+    len: usize,
+    kept: T,
+}
+
+impl<T> Part<T> {
+    /// `manifest`'s path and tool names, and `kept`.
+    fn of(manifest: &crate::project::Manifest, kept: T) -> Part<T> {
+        Part {
+            path: manifest.path().to_string(),
+            names: manifest
+                .toolset
+                .tools
+                .iter()
+                .map(|t| t.name.clone())
+                .collect(),
+            source: None,
+            len: manifest.source.text.len(),
+            kept,
+        }
+    }
+
+    /// The same manifest, keeping `kept` instead.
+    fn with<U>(self, kept: U) -> Part<U> {
+        Part {
+            path: self.path,
+            names: self.names,
+            source: self.source,
+            len: self.len,
+            kept,
+        }
+    }
+
+    /// Keeps the manifest's text (for the findings that point into it).
+    fn with_source(mut self, manifest: &crate::project::Manifest) -> Part<T> {
+        self.source = Some(manifest.source.clone());
+        self
+    }
+}
+
+/// Tools from different manifests that would share a name in the one
+/// generated output (duplicates within a manifest are lint findings
+/// already): a message for each.
+fn name_clashes<T>(parts: &[Part<T>]) -> Vec<String> {
+    use crate::project::NameEntry;
+    let names: Vec<NameEntry> = parts
+        .iter()
+        .flat_map(|part| {
+            part.names.iter().map(|name| NameEntry {
+                group: "",
+                name,
+                path: &part.path,
+            })
+        })
+        .collect();
+    crate::project::name_clashes(&names, crate::project::Repeats::AcrossManifests)
+        .into_iter()
+        .map(|clash| {
+            let (first, again) = (&names[clash.first], &names[clash.again]);
+            format!(
+                "tool \"{}\" is declared in both {} and {}",
+                again.name, first.path, again.path
+            )
+        })
+        .collect()
 }
 
 /// How a writing command (gen, convert) reports: its `--format`, and where
@@ -196,40 +282,37 @@ impl Reporting<'_> {
 }
 
 /// Loads the manifests a writing command (gen, convert) works from through
-/// the front end, never what an earlier run wrote to `output`, and lints
-/// them as its gate. When they have error-level findings and `allow_errors`
-/// is off, shows the findings and `refusal`, and gives `None` (exit 1).
-fn read_for_writing(
+/// the front end, never what an earlier run wrote to `output`, lints them
+/// as its gate, and reduces each with `keep` on the worker that read it.
+/// When they have error-level findings and `allow_errors` is off, shows
+/// the findings and `refusal`, and gives `None` (exit 1).
+fn read_for_writing<T: Send>(
     read: &ReadArgs,
     paths: &[PathBuf],
     output: Option<&PathBuf>,
     allow_errors: bool,
     refusal: &str,
     reporting: &mut Reporting,
-) -> Result<Option<ForWriting>, CliError> {
+    keep: &(dyn Fn(crate::project::Manifest) -> Part<T> + Sync),
+) -> Result<Option<ForWriting<T>>, CliError> {
     let options = crate::lint::LintOptions {
         exclude: output.into_iter().cloned().collect(),
         ..read.options()
     };
     let linter = crate::lint::Linter::new(options)?;
-    let project = linter.load(paths)?;
-    let report = linter.check(&project)?;
+    let (mut report, mut parts) = linter.lint_paths_keeping(paths, keep)?;
     if report.count(crate::diagnostic::Severity::Error) > 0 && !allow_errors {
         reporting.show(&report, true)?;
         writeln!(reporting.err, "error: {refusal}")?;
         return Ok(None);
     }
-    let mut reading = ForWriting {
-        report,
-        ..ForWriting::default()
-    };
-    for manifest in project.manifests {
-        reading
-            .maps
-            .insert(manifest.source.path.clone(), manifest.document.map);
-        reading.toolsets.push(manifest.toolset);
+    parts.sort_by(|a, b| a.path.cmp(&b.path));
+    for part in &mut parts {
+        if let Some(source) = part.source.take() {
+            report.sources.entry(part.path.clone()).or_insert(source);
+        }
     }
-    Ok(Some(reading))
+    Ok(Some(ForWriting { report, parts }))
 }
 
 fn parse_format(name: &str) -> Result<Format, String> {
@@ -304,6 +387,12 @@ fn parse_and_run(
 /// A symbolic link is written through (its target is replaced, the link
 /// stays), and an existing file keeps its permissions.
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError> {
+    write_pieces_atomically(path, &[bytes])
+}
+
+/// [`write_atomically`] for a file given in pieces, written one after the
+/// other.
+fn write_pieces_atomically(path: &std::path::Path, pieces: &[&[u8]]) -> Result<(), CliError> {
     let wrap = |source| CliError::Write {
         path: path.to_path_buf(),
         source,
@@ -320,7 +409,7 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let temp = dir.join(format!(".{name}.toolc-{}.tmp", std::process::id()));
-    let result = std::fs::write(&temp, bytes)
+    let result = write_pieces(&temp, pieces)
         .and_then(|()| match &existing {
             Some(existing) => keep_owner_and_mode(&temp, existing),
             None => Ok(()),
@@ -330,6 +419,14 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError
         let _ = std::fs::remove_file(&temp);
     }
     result.map_err(wrap)
+}
+
+fn write_pieces(path: &std::path::Path, pieces: &[&[u8]]) -> std::io::Result<()> {
+    let mut file = std::fs::File::create(path)?;
+    for piece in pieces {
+        file.write_all(piece)?;
+    }
+    Ok(())
 }
 
 /// Gives the new file the old one's permissions and, where the process may,

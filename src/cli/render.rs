@@ -12,6 +12,7 @@ mod github;
 mod junit;
 mod sarif;
 mod summary;
+pub(super) use summary::shown_paths;
 
 use brief::brief;
 pub(super) use concise::concise;

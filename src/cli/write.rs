@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{CliError, Outcome, write_atomically};
+use super::{CliError, Outcome, write_pieces_atomically};
 use crate::emit::GeneratedFile;
 
 /// How to write: `--force` and `--dry-run`.
@@ -26,7 +26,7 @@ enum Plan {
     Blocked,
 }
 
-fn plan(path: &Path, contents: &str) -> Plan {
+fn plan(path: &Path, pieces: &[&str]) -> Plan {
     let blocked_above = path
         .ancestors()
         .skip(1)
@@ -38,33 +38,47 @@ fn plan(path: &Path, contents: &str) -> Plan {
         Err(_) => Plan::New,
         Ok(_) if !path.is_file() => Plan::Blocked,
         Ok(_) => match std::fs::read(path) {
-            Ok(existing) if existing == contents.as_bytes() => Plan::Unchanged,
+            Ok(existing) if holds(&existing, pieces) => Plan::Unchanged,
             Ok(_) => Plan::Changed,
             Err(_) => Plan::Blocked,
         },
     }
 }
 
+/// Whether `existing` is the concatenation of `pieces`.
+fn holds(existing: &[u8], pieces: &[&str]) -> bool {
+    let mut rest = existing;
+    for piece in pieces {
+        match rest.strip_prefix(piece.as_bytes()) {
+            Some(after) => rest = after,
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
+/// Writes a document, given in pieces (written one after the other, never
+/// joined in memory), to `output` or standard output.
 pub(super) fn write_document(
     args: &WriteMode,
     output: Option<&Path>,
-    text: &str,
+    pieces: &[String],
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
     let Some(path) = output else {
         if args.dry_run {
-            writeln!(err, "would write {} bytes to standard output", text.len())?;
+            let size: usize = pieces.iter().map(String::len).sum();
+            writeln!(err, "would write {size} bytes to standard output")?;
         } else {
-            out.write_all(text.as_bytes())?;
+            for piece in pieces {
+                out.write_all(piece.as_bytes())?;
+            }
         }
         return Ok(Outcome::Clean);
     };
-    let file = GeneratedFile {
-        path: path.to_path_buf(),
-        contents: text.to_string(),
-    };
-    write_tree(args, Path::new(""), std::slice::from_ref(&file), &[], err)
+    let pieces = pieces.iter().map(String::as_str).collect();
+    write_planned(args, vec![(path.to_path_buf(), pieces)], None, &[], err)
 }
 
 /// Writes files under `dir`: all of them, or, when an existing one would
@@ -76,12 +90,27 @@ pub(super) fn write_tree(
     known: &[PathBuf],
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
-    let planned: Vec<(PathBuf, Plan, &GeneratedFile)> = files
+    let files = files
         .iter()
-        .map(|f| {
-            let path = dir.join(&f.path);
-            let plan = plan(&path, &f.contents);
-            (path, plan, f)
+        .map(|f| (dir.join(&f.path), vec![f.contents.as_str()]))
+        .collect();
+    write_planned(args, files, Some(dir), known, err)
+}
+
+/// Writes each file (its path, its content in pieces) as planned; `dir` is
+/// the output directory of a tree.
+fn write_planned(
+    args: &WriteMode,
+    files: Vec<(PathBuf, Vec<&str>)>,
+    dir: Option<&Path>,
+    known: &[PathBuf],
+    err: &mut dyn Write,
+) -> Result<Outcome, CliError> {
+    let planned: Vec<(PathBuf, Plan, Vec<&str>)> = files
+        .into_iter()
+        .map(|(path, pieces)| {
+            let plan = plan(&path, &pieces);
+            (path, plan, pieces)
         })
         .collect();
     if args.dry_run {
@@ -123,8 +152,10 @@ pub(super) fn write_tree(
         )?;
         return Ok(Outcome::Refused);
     }
-    warn_about_files_not_generated(dir, &planned, known, err)?;
-    for (path, plan, file) in &planned {
+    if let Some(dir) = dir {
+        warn_about_files_not_generated(dir, &planned, known, err)?;
+    }
+    for (path, plan, pieces) in &planned {
         if *plan == Plan::Unchanged {
             continue;
         }
@@ -134,7 +165,8 @@ pub(super) fn write_tree(
                 source,
             })?;
         }
-        write_atomically(path, file.contents.as_bytes())?;
+        let bytes: Vec<&[u8]> = pieces.iter().map(|p| p.as_bytes()).collect();
+        write_pieces_atomically(path, &bytes)?;
     }
     Ok(Outcome::Clean)
 }
@@ -144,7 +176,7 @@ pub(super) fn write_tree(
 /// reads the directory would still find them.
 fn warn_about_files_not_generated(
     dir: &Path,
-    planned: &[(PathBuf, Plan, &GeneratedFile)],
+    planned: &[(PathBuf, Plan, Vec<&str>)],
     known: &[PathBuf],
     err: &mut dyn Write,
 ) -> Result<(), CliError> {

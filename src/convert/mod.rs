@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::diagnostic::Severity;
-use crate::emit::{EmitError, Note};
+use crate::emit::{EmitError, JsonItems, Note};
 use crate::formats::carry::{self, SET, X_TOOLC};
 use crate::ir::{Carried, Format, Tool, ToolSet};
 use crate::json;
@@ -95,17 +95,8 @@ pub fn convert(
     options: &Options,
 ) -> Result<Converted, EmitError> {
     let mut out = Converted::default();
-    for set in toolsets.iter().filter(|s| s.tools.is_empty()) {
-        out.notes.push(Note {
-            path: set.path.clone(),
-            pointer: String::new(),
-            severity: Severity::Info,
-            message: format!(
-                "declares no tool ({} manifest); nothing to convert",
-                set.format
-            ),
-        });
-    }
+    out.notes
+        .extend(toolsets.iter().filter_map(declares_nothing));
     let toolsets: Vec<ToolSet> = toolsets
         .iter()
         .filter(|s| !s.tools.is_empty())
@@ -124,6 +115,98 @@ pub fn convert(
         .sort_by(|a, b| (&a.path, &a.pointer).cmp(&(&b.path, &b.pointer)));
     out.losses.dedup();
     Ok(out)
+}
+
+/// One manifest converted into a one-document target (openai, anthropic,
+/// mcp), as a run converts each manifest where it reads it: its tools,
+/// serialized, and what the document's root gets from it. [`DocumentRoot`]
+/// joins the parts into the document [`convert`] writes.
+#[derive(Debug, Clone, Default)]
+pub struct DocumentPart {
+    pub items: JsonItems,
+    /// The manifest's fields of the target's own format that belong in the
+    /// document's root object (MCP), for [`DocumentRoot::place`].
+    pub root_fields: Vec<Carried>,
+    /// Sorted by pointer, each once.
+    pub losses: Vec<Loss>,
+    pub notes: Vec<Note>,
+}
+
+/// Converts one manifest into `to`, which must write one document.
+pub fn convert_to_document(set: &ToolSet, to: Format) -> Result<DocumentPart, EmitError> {
+    if !writes_document(to) {
+        return Err(EmitError::Unsupported(format!(
+            "{to} is a tree of files, not one document"
+        )));
+    }
+    let mut out = Converted::default();
+    let mut part = DocumentPart::default();
+    match declares_nothing(set) {
+        Some(note) => out.notes.push(note),
+        None => (part.items, part.root_fields) = provider::write_set(set, to, &mut out)?,
+    }
+    out.losses.sort_by(|a, b| a.pointer.cmp(&b.pointer));
+    out.losses.dedup();
+    part.losses = out.losses;
+    part.notes = out.notes;
+    Ok(part)
+}
+
+/// The root object of a one-document target, gathered manifest by manifest
+/// in order.
+#[derive(Debug, Clone)]
+pub struct DocumentRoot {
+    to: Format,
+    members: Map<String, Value>,
+}
+
+impl DocumentRoot {
+    pub fn new(to: Format) -> DocumentRoot {
+        DocumentRoot {
+            to,
+            members: Map::new(),
+        }
+    }
+
+    /// Puts one of the [`DocumentPart::root_fields`] of the manifest at
+    /// `path` into the root: the first manifest's value of a key wins, a
+    /// differing later one is lost.
+    pub fn place(&mut self, path: &str, field: &Carried) -> Option<Loss> {
+        if field.key == "tools" {
+            // The tools array is the document's own: another is lost.
+            let mut tools = Map::new();
+            tools.insert(field.key.clone(), Value::Null);
+            return place_root_field(&mut tools, path, self.to, field);
+        }
+        place_root_field(&mut self.members, path, self.to, field)
+    }
+
+    /// The document holding `parts` in order.
+    pub fn document(self, parts: impl IntoIterator<Item = JsonItems>) -> Result<String, EmitError> {
+        Ok(self.pieces(parts)?.concat())
+    }
+
+    /// [`DocumentRoot::document`] in pieces (see [`JsonItems::pieces`]).
+    pub fn pieces(
+        self,
+        parts: impl IntoIterator<Item = JsonItems>,
+    ) -> Result<Vec<String>, EmitError> {
+        let members: Vec<(String, Value)> = self.members.into_iter().collect();
+        JsonItems::pieces(parts, provider::json_target(self.to).tools_at(), &members)
+    }
+}
+
+/// The note about a tool set without tools, which converts to nothing.
+fn declares_nothing(set: &ToolSet) -> Option<Note> {
+    set.tools.is_empty().then(|| Note {
+        path: set.path.clone(),
+        pointer: String::new(),
+        severity: Severity::Info,
+        message: format!(
+            "declares no tool ({} manifest); nothing to convert",
+            set.format
+        ),
+    })
 }
 
 impl Converted {
@@ -279,26 +362,31 @@ fn place_set(
     root: Option<&mut Map<String, Value>>,
     tolerant: bool,
 ) -> Map<String, Value> {
+    let (elsewhere, own) = split_set(out, set, to, root.is_some(), tolerant);
+    if let Some(root) = root {
+        for field in &own {
+            out.losses
+                .extend(place_root_field(root, &set.path, to, field));
+        }
+    }
+    elsewhere
+}
+
+/// A tool set's own fields: those of `to` returned apart when the target
+/// has a root object to hold them (`has_root`), the others placed as
+/// [`place_set`] says.
+fn split_set(
+    out: &mut Converted,
+    set: &ToolSet,
+    to: Format,
+    has_root: bool,
+    tolerant: bool,
+) -> (Map<String, Value>, Vec<Carried>) {
     let mut elsewhere = Map::new();
-    let mut root = root;
+    let mut own = Vec::new();
     for field in &set.carried {
-        if field.format == to
-            && let Some(root) = root.as_deref_mut()
-        {
-            match root.get(&field.key) {
-                None => {
-                    root.insert(field.key.clone(), field.value.clone());
-                }
-                Some(existing) if *existing == field.value => {}
-                Some(_) => out.losses.push(Loss {
-                    path: set.path.clone(),
-                    pointer: field.at.clone(),
-                    message: format!(
-                        "{to} field \"{}\" differs from the one an earlier manifest gave the same output; dropped",
-                        field.key
-                    ),
-                }),
-            }
+        if field.format == to && has_root {
+            own.push(field.clone());
             continue;
         }
         out.lose(set, field, to, tolerant);
@@ -306,7 +394,32 @@ fn place_set(
             insert_field(&mut elsewhere, field);
         }
     }
-    elsewhere
+    (elsewhere, own)
+}
+
+/// Puts a field of the target's own format into the output's root object:
+/// the first set's value of a key wins, a differing later one is a loss.
+fn place_root_field(
+    root: &mut Map<String, Value>,
+    path: &str,
+    to: Format,
+    field: &Carried,
+) -> Option<Loss> {
+    match root.get(&field.key) {
+        None => {
+            root.insert(field.key.clone(), field.value.clone());
+            None
+        }
+        Some(existing) if *existing == field.value => None,
+        Some(_) => Some(Loss {
+            path: path.to_string(),
+            pointer: field.at.clone(),
+            message: format!(
+                "{to} field \"{}\" differs from the one an earlier manifest gave the same output; dropped",
+                field.key
+            ),
+        }),
+    }
 }
 
 /// The `"x-toolc"` object of a tool: its own carried members, the set's

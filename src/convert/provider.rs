@@ -7,81 +7,89 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use super::{Converted, FileKind, OutputFile, document, place_set, place_tool, x_toolc_object};
-use crate::emit::{self, EmitError};
+use super::{Converted, DocumentRoot, FileKind, OutputFile, place_tool, split_set, x_toolc_object};
+use crate::emit::{EmitError, JsonItems, JsonTarget, ToolsAt};
 use crate::formats::carry::X_TOOLC;
-use crate::ir::{Format, ToolSet};
+use crate::ir::{Carried, Format, ToolSet};
 
 pub(super) fn write(
     toolsets: &[ToolSet],
     to: Format,
     out: &mut Converted,
 ) -> Result<(), EmitError> {
-    // gen's documents, without its notes: gen adapts schemas to what each
-    // provider accepts and says so, while convert keeps them as they are
-    // (lint --target says what a provider would reject).
-    let mut doc = match to {
-        Format::Openai => emit::openai::tools(toolsets),
-        Format::Anthropic => emit::anthropic::tools(toolsets),
-        _ => emit::mcp::document(toolsets),
-    };
-    let tolerant = to == Format::Mcp;
-    let root = match &mut doc {
-        Value::Object(root) => Some(root),
-        _ => None,
-    };
-    let set_fields: Vec<Map<String, Value>> = match root {
-        Some(root) => toolsets
-            .iter()
-            .map(|set| place_set(out, set, to, Some(&mut *root), tolerant))
-            .collect(),
-        None => toolsets
-            .iter()
-            .map(|set| place_set(out, set, to, None, tolerant))
-            .collect(),
-    };
-    let entries = match &mut doc {
-        Value::Object(root) => root.get_mut("tools").and_then(Value::as_array_mut),
-        Value::Array(items) => Some(items),
-        _ => None,
-    };
-    let mut entries = entries.into_iter().flatten();
-    for (set, set_fields) in toolsets.iter().zip(&set_fields) {
-        for tool in &set.tools {
-            let Some(Value::Object(entry)) = entries.next() else {
-                continue;
-            };
-            let parameters = super::parameters_or_empty(out, set, tool, to);
-            match to {
-                Format::Openai => {
-                    if let Some(Value::Object(function)) = entry.get_mut("function") {
-                        function.insert("parameters".into(), parameters);
-                    }
-                }
-                Format::Anthropic => {
-                    entry.insert("input_schema".into(), parameters);
-                }
-                _ => {
-                    entry.insert("inputSchema".into(), parameters);
-                }
-            }
-            // The carried fields of the target's own format go over what
-            // gen wrote (the IR's own keys stay gen's).
-            let x_toolc = place_tool(out, set, tool, to, entry, tolerant);
-            if let Some(x) = x_toolc_object(x_toolc, set_fields, Vec::new()) {
-                let meta = entry
-                    .entry("_meta")
-                    .or_insert_with(|| Value::Object(Map::new()));
-                if let Value::Object(meta) = meta {
-                    meta.insert(X_TOOLC.to_string(), x);
-                }
-            }
+    let mut root = DocumentRoot::new(to);
+    let mut parts = Vec::new();
+    for set in toolsets {
+        let (items, root_fields) = write_set(set, to, out)?;
+        for field in &root_fields {
+            out.losses.extend(root.place(&set.path, field));
         }
+        parts.push(items);
     }
     out.files.push(OutputFile {
         path: PathBuf::new(),
-        contents: document(&doc)?,
+        contents: root.document(parts)?,
         kind: FileKind::Manifest,
     });
     Ok(())
+}
+
+/// gen's document for `to`.
+pub(super) fn json_target(to: Format) -> JsonTarget {
+    match to {
+        Format::Openai => JsonTarget::Openai { strict: false },
+        Format::Anthropic => JsonTarget::Anthropic,
+        _ => JsonTarget::Mcp,
+    }
+}
+
+/// The tools of one set, serialized, and the set's fields that belong in
+/// the document's root object (MCP's).
+pub(super) fn write_set(
+    set: &ToolSet,
+    to: Format,
+    out: &mut Converted,
+) -> Result<(JsonItems, Vec<Carried>), EmitError> {
+    // gen's entries, without its notes: gen adapts schemas to what each
+    // provider accepts and says so, while convert keeps them as they are
+    // (lint --target says what a provider would reject).
+    let target = json_target(to);
+    let tolerant = to == Format::Mcp;
+    let has_root = matches!(target.tools_at(), ToolsAt::Member(_));
+    let (set_fields, root_fields) = split_set(out, set, to, has_root, tolerant);
+    let mut items = JsonItems::default();
+    for tool in &set.tools {
+        let (mut entry, _) = target.entry(set, tool);
+        let Value::Object(object) = &mut entry else {
+            continue;
+        };
+        let parameters = super::parameters_or_empty(out, set, tool, to);
+        match to {
+            Format::Openai => {
+                if let Some(Value::Object(function)) = object.get_mut("function") {
+                    function.insert("parameters".into(), parameters);
+                }
+            }
+            Format::Anthropic => {
+                object.insert("input_schema".into(), parameters);
+            }
+            _ => {
+                object.insert("inputSchema".into(), parameters);
+            }
+        }
+        // The carried fields of the target's own format go over what
+        // gen wrote (the IR's own keys stay gen's).
+        let x_toolc = place_tool(out, set, tool, to, object, tolerant);
+        if let Some(x) = x_toolc_object(x_toolc, &set_fields, Vec::new()) {
+            let meta = object
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert(X_TOOLC.to_string(), x);
+            }
+        }
+        items.push(&entry, target.tools_at())?;
+    }
+    items.shrink_to_fit();
+    Ok((items, root_fields))
 }

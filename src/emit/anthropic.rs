@@ -13,51 +13,45 @@
 use serde_json::{Map, Value};
 
 use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
-use super::{EmitError, Generated, Note, Options, Output, json_document};
-use crate::ir::ToolSet;
+use super::{EmitError, Generated, Note, Options};
+use crate::ir::{Tool, ToolSet};
 use crate::providers::Target;
 use crate::schema::{Origins, RefGuard, flatten_root_unions, merge_all_of};
 
 /// `toolc gen anthropic`.
 pub fn generate(toolsets: &[ToolSet], _options: &Options) -> Result<Generated, EmitError> {
-    let (tools, notes) = build(toolsets);
-    Ok(Generated {
-        output: Output::Document(json_document(&tools)?),
-        notes,
-    })
+    super::JsonTarget::Anthropic.generate(toolsets)
 }
 
 /// The Anthropic tools array for every tool of `toolsets`, in order.
 pub fn tools(toolsets: &[ToolSet]) -> Value {
-    build(toolsets).0
+    let entries = super::tools(toolsets)
+        .map(|(set, tool)| entry(set, tool).0)
+        .collect();
+    Value::Array(entries)
 }
 
-fn build(toolsets: &[ToolSet]) -> (Value, Vec<Note>) {
-    let mut notes = Vec::new();
-    let entries: Vec<Value> = super::tools(toolsets)
-        .map(|(set, tool)| {
-            let mut sink = SchemaNotes::for_tool(set, tool);
-            let mut schema = parameters_or_empty(tool);
-            ensure_root_object(&mut schema, &mut sink);
-            let original = schema.clone();
-            let flatten = Target::Anthropic.rejects_root_combinators();
-            if let Value::Object(root) = &mut schema
-                && flatten
-            {
-                let mut origins = Origins::new();
-                let mut guard = RefGuard::new();
-                merge_all_of(root, "", 0, &original, &mut guard, &mut origins, &mut sink);
-                flatten_root_unions(root, &original, &mut guard, &mut origins, &mut sink);
-            }
-            notes.extend(sink.into_notes());
-            let mut entry = Map::new();
-            entry.insert("name".into(), Value::String(tool.name.clone()));
-            if let Some(description) = &tool.description {
-                entry.insert("description".into(), Value::String(description.clone()));
-            }
-            entry.insert("input_schema".into(), schema);
-            Value::Object(entry)
-        })
-        .collect();
-    (Value::Array(entries), notes)
+/// One tool's `{"name", "description", "input_schema"}`, and the notes
+/// about what was changed to make Anthropic accept it.
+pub(crate) fn entry(set: &ToolSet, tool: &Tool) -> (Value, Vec<Note>) {
+    let mut sink = SchemaNotes::for_tool(set, tool);
+    let mut schema = parameters_or_empty(tool);
+    ensure_root_object(&mut schema, &mut sink);
+    let original = schema.clone();
+    let flatten = Target::Anthropic.rejects_root_combinators();
+    if let Value::Object(root) = &mut schema
+        && flatten
+    {
+        let mut origins = Origins::new();
+        let mut guard = RefGuard::new();
+        merge_all_of(root, "", 0, &original, &mut guard, &mut origins, &mut sink);
+        flatten_root_unions(root, &original, &mut guard, &mut origins, &mut sink);
+    }
+    let mut entry = Map::new();
+    entry.insert("name".into(), Value::String(tool.name.clone()));
+    if let Some(description) = &tool.description {
+        entry.insert("description".into(), Value::String(description.clone()));
+    }
+    entry.insert("input_schema".into(), schema);
+    (Value::Object(entry), sink.into_notes())
 }

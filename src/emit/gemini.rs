@@ -19,8 +19,8 @@
 use serde_json::{Map, Value, json};
 
 use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
-use super::{EmitError, Generated, Options, Output, json_document, tools};
-use crate::ir::ToolSet;
+use super::{EmitError, Generated, Note, Options};
+use crate::ir::{Tool, ToolSet};
 use crate::json;
 use crate::providers::GenHandling;
 use crate::providers::gemini::{self, PROPERTY_NAME_MAX_LENGTH};
@@ -31,38 +31,32 @@ use crate::schema::{
 
 /// `toolc gen gemini`.
 pub fn generate(toolsets: &[ToolSet], _options: &Options) -> Result<Generated, EmitError> {
-    let mut notes = Vec::new();
-    let declarations: Vec<Value> = tools(toolsets)
-        .map(|(set, tool)| {
-            let mut sink = SchemaNotes::for_tool(set, tool);
-            let mut schema = parameters_or_empty(tool);
-            ensure_root_object(&mut schema, &mut sink);
-            let parameters = gemini_schema(schema, &mut sink);
-            notes.extend(sink.into_notes());
-            let mut declaration = Map::new();
-            declaration.insert("name".into(), Value::String(tool.name.clone()));
-            if let Some(description) = &tool.description {
-                declaration.insert("description".into(), Value::String(description.clone()));
-            }
-            // A tool without arguments has no `parameters`: Gemini rejects an
-            // object schema whose `properties` is empty ("should be
-            // non-empty for OBJECT type"), and the field is optional.
-            let has_properties = parameters
-                .get("properties")
-                .and_then(Value::as_object)
-                .is_some_and(|p| !p.is_empty());
-            if has_properties || parameters.get("anyOf").is_some() {
-                declaration.insert("parameters".into(), parameters);
-            }
-            Value::Object(declaration)
-        })
-        .collect();
-    Ok(Generated {
-        output: Output::Document(json_document(
-            &json!({"functionDeclarations": declarations}),
-        )?),
-        notes,
-    })
+    super::JsonTarget::Gemini.generate(toolsets)
+}
+
+/// One function declaration, and the notes about what was changed to make
+/// Gemini accept it.
+pub(crate) fn declaration(set: &ToolSet, tool: &Tool) -> (Value, Vec<Note>) {
+    let mut sink = SchemaNotes::for_tool(set, tool);
+    let mut schema = parameters_or_empty(tool);
+    ensure_root_object(&mut schema, &mut sink);
+    let parameters = gemini_schema(schema, &mut sink);
+    let mut declaration = Map::new();
+    declaration.insert("name".into(), Value::String(tool.name.clone()));
+    if let Some(description) = &tool.description {
+        declaration.insert("description".into(), Value::String(description.clone()));
+    }
+    // A tool without arguments has no `parameters`: Gemini rejects an
+    // object schema whose `properties` is empty ("should be non-empty for
+    // OBJECT type"), and the field is optional.
+    let has_properties = parameters
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty());
+    if has_properties || parameters.get("anyOf").is_some() {
+        declaration.insert("parameters".into(), parameters);
+    }
+    (Value::Object(declaration), sink.into_notes())
 }
 
 /// `schema` in Gemini's subset.

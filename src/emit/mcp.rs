@@ -11,34 +11,28 @@
 use serde_json::{Map, Value, json};
 
 use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
-use super::{EmitError, Generated, Note, Options, Output, json_document, tools};
+use super::{EmitError, Generated, Note, Options, tools};
 use crate::diagnostic::Severity;
 use crate::ir::{Format, Permissions, Tool, ToolSet};
 use crate::json;
 
 /// `toolc gen mcp`.
 pub fn generate(toolsets: &[ToolSet], _options: &Options) -> Result<Generated, EmitError> {
-    let (document, notes) = build(toolsets);
-    Ok(Generated {
-        output: Output::Document(json_document(&document)?),
-        notes,
-    })
+    super::JsonTarget::Mcp.generate(toolsets)
 }
 
 /// The `tools/list` result for every tool of `toolsets`, in order.
 pub fn document(toolsets: &[ToolSet]) -> Value {
-    build(toolsets).0
-}
-
-fn build(toolsets: &[ToolSet]) -> (Value, Vec<Note>) {
     let mut notes = Vec::new();
     let entries: Vec<Value> = tools(toolsets)
         .map(|(set, tool)| entry(set, tool, &mut notes))
         .collect();
-    (json!({"tools": entries}), notes)
+    json!({"tools": entries})
 }
 
-fn entry(set: &ToolSet, tool: &Tool, notes: &mut Vec<Note>) -> Value {
+/// One tool of the `tools` list; what had to be changed or dropped goes to
+/// `notes`.
+pub(crate) fn entry(set: &ToolSet, tool: &Tool, notes: &mut Vec<Note>) -> Value {
     let mut sink = SchemaNotes::for_tool(set, tool);
     let mut input_schema = parameters_or_empty(tool);
     ensure_root_object(&mut input_schema, &mut sink);

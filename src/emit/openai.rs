@@ -14,8 +14,8 @@
 use serde_json::{Map, Value, json};
 
 use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
-use super::{EmitError, Generated, Note, Options, Output, json_document};
-use crate::ir::ToolSet;
+use super::{EmitError, Generated, Note, Options};
+use crate::ir::{Tool, ToolSet};
 use crate::json;
 use crate::providers::openai::{STRICT_FORMATS, STRICT_REJECTED};
 use crate::providers::{GenHandling, Target};
@@ -28,46 +28,46 @@ use crate::schema::{
 /// written without `--strict`. Tools whose parameters are unknown get an
 /// empty object schema.
 pub fn tools(toolsets: &[ToolSet]) -> Value {
-    build(toolsets, false).0
+    let entries = super::tools(toolsets)
+        .map(|(set, tool)| entry(set, tool, false).0)
+        .collect();
+    Value::Array(entries)
 }
 
 /// `toolc gen openai`.
 pub fn generate(toolsets: &[ToolSet], options: &Options) -> Result<Generated, EmitError> {
-    let (tools, notes) = build(toolsets, options.strict);
-    Ok(Generated {
-        output: Output::Document(json_document(&tools)?),
-        notes,
-    })
+    super::JsonTarget::Openai {
+        strict: options.strict,
+    }
+    .generate(toolsets)
 }
 
-fn build(toolsets: &[ToolSet], strict: bool) -> (Value, Vec<Note>) {
-    let mut notes = Vec::new();
-    let tools = super::tools(toolsets)
-        .map(|(set, tool)| {
-            let mut sink = SchemaNotes::for_tool(set, tool);
-            let mut parameters = parameters_or_empty(tool);
-            ensure_root_object(&mut parameters, &mut sink);
-            if strict {
-                parameters = strict_schema(parameters, &mut sink);
-            } else if let Value::Object(root) = &mut parameters {
-                declare_array_items(root, &mut sink);
-            }
-            notes.extend(sink.into_notes());
-            let mut function = Map::new();
-            function.insert("name".into(), Value::String(tool.name.clone()));
-            if let Some(description) = &tool.description {
-                function.insert("description".into(), Value::String(description.clone()));
-            }
-            function.insert("parameters".into(), parameters);
-            if strict {
-                function.insert("strict".into(), Value::Bool(true));
-            } else if let Some(flag) = tool.extensions.get("strict").filter(|s| s.is_boolean()) {
-                function.insert("strict".into(), flag.clone());
-            }
-            json!({"type": "function", "function": function})
-        })
-        .collect();
-    (Value::Array(tools), notes)
+/// One tool's `{"type": "function", "function": {...}}`, and the notes
+/// about what was changed to make OpenAI accept it.
+pub(crate) fn entry(set: &ToolSet, tool: &Tool, strict: bool) -> (Value, Vec<Note>) {
+    let mut sink = SchemaNotes::for_tool(set, tool);
+    let mut parameters = parameters_or_empty(tool);
+    ensure_root_object(&mut parameters, &mut sink);
+    if strict {
+        parameters = strict_schema(parameters, &mut sink);
+    } else if let Value::Object(root) = &mut parameters {
+        declare_array_items(root, &mut sink);
+    }
+    let mut function = Map::new();
+    function.insert("name".into(), Value::String(tool.name.clone()));
+    if let Some(description) = &tool.description {
+        function.insert("description".into(), Value::String(description.clone()));
+    }
+    function.insert("parameters".into(), parameters);
+    if strict {
+        function.insert("strict".into(), Value::Bool(true));
+    } else if let Some(flag) = tool.extensions.get("strict").filter(|s| s.is_boolean()) {
+        function.insert("strict".into(), flag.clone());
+    }
+    (
+        json!({"type": "function", "function": function}),
+        sink.into_notes(),
+    )
 }
 
 /// Gives every array schema without `items` (or `prefixItems`) an items

@@ -16,6 +16,8 @@ mod literals;
 mod names;
 mod types;
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 
 use super::{EmitError, Generated, Note, Options, Output};
@@ -29,25 +31,207 @@ const MODULE_TEMPLATE: &str = "rust/module.rs.jinja";
 
 /// Generates the module from every tool of the run, in input order.
 pub fn generate(toolsets: &[ToolSet], options: &Options) -> Result<Generated, EmitError> {
-    let mut names = Names::new();
-    let mut notes = Vec::new();
-    let mut tools = Vec::new();
-    for (set, tool) in super::tools(toolsets) {
-        tools.push(tool_context(set, tool, &mut names, &mut notes)?);
+    let mut module = Module::new();
+    for set in toolsets {
+        module.add_set(set, options)?;
     }
-    let mut seen = std::collections::HashSet::new();
-    let sources: Vec<String> = toolsets
-        .iter()
-        .map(|set| comment_text(&set.path))
-        .filter(|source| seen.insert(source.clone()))
-        .collect();
-    let module = options
-        .templates
-        .render(MODULE_TEMPLATE, ModuleContext { sources, tools })?;
+    let (pieces, notes) = module.render_pieces(options)?;
     Ok(Generated {
-        output: Output::Document(module),
+        output: Output::Document(pieces.concat()),
         notes,
     })
+}
+
+/// The templates the built-in module template includes for each tool,
+/// with `tool` only.
+const ARGUMENTS_TEMPLATE: &str = "rust/arguments.rs.jinja";
+const TOOL_TEMPLATE: &str = "rust/tool.rs.jinja";
+
+/// What the module template gets in their place when their text is made
+/// already: a mark each, replaced by the text (no template output holds
+/// these control characters: every string in the context is safe).
+const ARGUMENTS_MARK: char = '\u{1}';
+const TOOL_MARK: char = '\u{2}';
+
+/// One manifest's tools, made ready for the module on their own (on the
+/// worker that read the manifest), with the type names they claimed.
+#[derive(Debug)]
+pub struct RustPart {
+    source: String,
+    tools: Vec<ModuleTool>,
+    /// The type names the tools took, as if no other manifest took any.
+    claimed: Vec<String>,
+    notes: Vec<Note>,
+}
+
+impl RustPart {
+    /// The tools of `set`, named as if `set` were alone in the module.
+    pub fn of(set: &ToolSet, options: &Options) -> Result<RustPart, EmitError> {
+        let mut names = Names::new();
+        let mut notes = Vec::new();
+        let mut tools = Vec::new();
+        for tool in &set.tools {
+            let context = tool_context(set, tool, &mut names, &mut notes)?;
+            tools.push(ModuleTool::made_ready(context, options)?);
+        }
+        Ok(RustPart {
+            source: comment_text(&set.path),
+            tools,
+            claimed: names.claimed(),
+            notes,
+        })
+    }
+
+    /// What the module says about these tools (types that became `Value`).
+    pub fn notes(&self) -> &[Note] {
+        &self.notes
+    }
+}
+
+/// A tool of the module: its context, or, when the module template is the
+/// built-in one (whose loop includes `arguments.rs.jinja` and
+/// `tool.rs.jinja` with `tool`, and lists `name` and `struct_name` at the
+/// end), the text of those two and the names.
+#[derive(Debug)]
+enum ModuleTool {
+    Context(ToolContext),
+    Rendered(RenderedTool),
+}
+
+#[derive(Debug, Serialize)]
+struct RenderedTool {
+    name: String,
+    struct_name: String,
+    #[serde(skip)]
+    arguments: String,
+    #[serde(skip)]
+    stub: String,
+}
+
+impl ModuleTool {
+    fn made_ready(context: ToolContext, options: &Options) -> Result<ModuleTool, EmitError> {
+        if options.templates.is_overridden(MODULE_TEMPLATE) {
+            return Ok(ModuleTool::Context(context));
+        }
+        #[derive(Serialize)]
+        struct Included<'a> {
+            tool: &'a ToolContext,
+        }
+        let included = Included { tool: &context };
+        let arguments = options.templates.render(ARGUMENTS_TEMPLATE, &included)?;
+        let stub = options.templates.render(TOOL_TEMPLATE, &included)?;
+        Ok(ModuleTool::Rendered(RenderedTool {
+            name: context.name,
+            struct_name: context.struct_name,
+            arguments,
+            stub,
+        }))
+    }
+}
+
+/// The module as it is gathered, manifest by manifest, in input order.
+/// Type names are claimed in that order, so that the module is the same
+/// however its parts were made.
+pub struct Module {
+    names: Names,
+    sources: Vec<String>,
+    /// `sources`, to look up.
+    seen: HashSet<String>,
+    tools: Vec<ModuleTool>,
+    notes: Vec<Note>,
+}
+
+impl Default for Module {
+    fn default() -> Self {
+        Module::new()
+    }
+}
+
+impl Module {
+    pub fn new() -> Module {
+        Module {
+            names: Names::new(),
+            sources: Vec::new(),
+            seen: HashSet::new(),
+            tools: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Adds the tools of `set`, claiming their names now.
+    pub fn add_set(&mut self, set: &ToolSet, options: &Options) -> Result<(), EmitError> {
+        self.add_source(comment_text(&set.path));
+        for tool in &set.tools {
+            let context = tool_context(set, tool, &mut self.names, &mut self.notes)?;
+            self.tools.push(ModuleTool::made_ready(context, options)?);
+        }
+        Ok(())
+    }
+
+    /// Adds a part made on its own, when none of the names it claimed is
+    /// taken: claiming them here would have given the same names. `false`
+    /// (nothing added) when one is: add the set with [`Module::add_set`].
+    pub fn add_part(&mut self, part: RustPart) -> bool {
+        if self.names.takes_any(&part.claimed) {
+            return false;
+        }
+        self.names.take(part.claimed);
+        self.add_source(part.source);
+        self.tools.extend(part.tools);
+        self.notes.extend(part.notes);
+        true
+    }
+
+    fn add_source(&mut self, source: String) {
+        if self.seen.insert(source.clone()) {
+            self.sources.push(source);
+        }
+    }
+
+    /// The module's text, in pieces to write one after the other, and the
+    /// notes. The template sees `tools` as a list whose items become
+    /// template values as it reads them; tools whose text is made already
+    /// stand in it as marks, replaced by their text piece by piece, so the
+    /// module's text is held once.
+    pub fn render_pieces(self, options: &Options) -> Result<(Vec<String>, Vec<Note>), EmitError> {
+        let mut texts = Vec::new();
+        let mut tools = self.tools;
+        for tool in &mut tools {
+            if let ModuleTool::Rendered(rendered) = tool {
+                texts.push(std::mem::take(&mut rendered.arguments));
+                texts.push(std::mem::take(&mut rendered.stub));
+            }
+        }
+        let context = minijinja::context! {
+            sources => self.sources,
+            tools => minijinja::value::Value::from_object(ToolList(tools)),
+        };
+        let templates = options.templates;
+        if texts.is_empty() {
+            let module = templates.render_value(MODULE_TEMPLATE, context)?;
+            return Ok((vec![module], self.notes));
+        }
+        let stubs = [(ARGUMENTS_TEMPLATE, "\u{1}"), (TOOL_TEMPLATE, "\u{2}")];
+        let skeleton = templates.render_with_stubs(MODULE_TEMPLATE, &stubs, context)?;
+        let mut pieces = Vec::with_capacity(texts.len() * 2 + 1);
+        let mut texts = texts.into_iter();
+        let mut from = 0;
+        for (at, _) in skeleton.match_indices([ARGUMENTS_MARK, TOOL_MARK]) {
+            let text = texts.next().ok_or_else(|| {
+                EmitError::Template(format!("{MODULE_TEMPLATE}: more tools than were rendered"))
+            })?;
+            pieces.push(skeleton[from..at].to_string());
+            pieces.push(text);
+            from = at + 1;
+        }
+        if texts.next().is_some() {
+            return Err(EmitError::Template(format!(
+                "{MODULE_TEMPLATE}: fewer tools than were rendered"
+            )));
+        }
+        pieces.push(skeleton[from..].to_string());
+        Ok((pieces, self.notes))
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -57,11 +241,26 @@ pub fn generate(toolsets: &[ToolSet], options: &Options) -> Result<Generated, Em
 // identifiers.
 // ---------------------------------------------------------------------------
 
-#[derive(Debug, Serialize)]
-struct ModuleContext {
-    /// Manifest paths, comment-safe, in input order.
-    sources: Vec<String>,
-    tools: Vec<ToolContext>,
+/// The module's context is `sources` (manifest paths, comment-safe, in
+/// input order) and `tools`, this list.
+#[derive(Debug)]
+struct ToolList(Vec<ModuleTool>);
+
+impl minijinja::value::Object for ToolList {
+    fn repr(self: &std::sync::Arc<Self>) -> minijinja::value::ObjectRepr {
+        minijinja::value::ObjectRepr::Seq
+    }
+
+    fn get_value(self: &std::sync::Arc<Self>, key: &minijinja::Value) -> Option<minijinja::Value> {
+        Some(match self.0.get(key.as_usize()?)? {
+            ModuleTool::Context(tool) => minijinja::Value::from(minijinja::value::Serde(tool)),
+            ModuleTool::Rendered(tool) => minijinja::Value::from(minijinja::value::Serde(tool)),
+        })
+    }
+
+    fn enumerate(self: &std::sync::Arc<Self>) -> minijinja::value::Enumerator {
+        minijinja::value::Enumerator::Seq(self.0.len())
+    }
 }
 
 #[derive(Debug, Serialize)]

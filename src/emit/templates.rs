@@ -16,6 +16,8 @@ include!(concat!(env!("OUT_DIR"), "/templates.rs"));
 #[derive(Debug)]
 pub struct Templates {
     env: Environment<'static>,
+    /// The templates `--templates` replaced.
+    overridden: std::collections::BTreeSet<String>,
 }
 
 impl Templates {
@@ -33,6 +35,7 @@ impl Templates {
             .map_err(|e| EmitError::Template(e.to_string()))?;
         env.set_syntax(syntax);
         env.set_undefined_behavior(UndefinedBehavior::Strict);
+        let mut overridden = std::collections::BTreeSet::new();
         for (name, source) in EMBEDDED {
             env.add_template(name, source)
                 .map_err(|e| EmitError::Template(format!("{name}: {e}")))?;
@@ -50,21 +53,56 @@ impl Templates {
                 env.add_template_owned(name.clone(), source).map_err(|e| {
                     EmitError::Template(format!("{}: {e}", dir.join(&name).display()))
                 })?;
+                overridden.insert(name);
             }
         }
-        Ok(Templates { env })
+        Ok(Templates { env, overridden })
     }
 
     /// Renders the template `name` with `context`.
     pub fn render(&self, name: &str, context: impl Serialize) -> Result<String, EmitError> {
+        self.render_value(
+            name,
+            minijinja::value::Value::from(minijinja::value::Serde(context)),
+        )
+    }
+
+    /// Whether `--templates` replaced the template `name`.
+    pub(crate) fn is_overridden(&self, name: &str) -> bool {
+        self.overridden.contains(name)
+    }
+
+    /// Renders the template `name` with some of the templates it includes
+    /// replaced by `stubs` (name, source).
+    pub(crate) fn render_with_stubs(
+        &self,
+        name: &str,
+        stubs: &[(&'static str, &'static str)],
+        context: minijinja::value::Value,
+    ) -> Result<String, EmitError> {
+        let mut env = self.env.clone();
+        for (stub, source) in stubs {
+            env.add_template(stub, source)
+                .map_err(|e| EmitError::Template(format!("{stub}: {e}")))?;
+        }
+        env.get_template(name)
+            .and_then(|template| template.render(context))
+            .map_err(|e| EmitError::Template(format!("{name}: {}", with_causes(&e))))
+    }
+
+    /// Renders the template `name` with a context made of template values
+    /// (which may be objects that make their members as they are read).
+    pub(crate) fn render_value(
+        &self,
+        name: &str,
+        context: minijinja::value::Value,
+    ) -> Result<String, EmitError> {
         let template = self
             .env
             .get_template(name)
             .map_err(|e| EmitError::Template(format!("{name}: {e}")))?;
         template
-            .render(minijinja::value::Value::from(minijinja::value::Serde(
-                context,
-            )))
+            .render(context)
             .map_err(|e| EmitError::Template(format!("{name}: {}", with_causes(&e))))
     }
 }

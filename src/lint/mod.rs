@@ -250,11 +250,25 @@ impl Linter {
     /// Loads and checks the files under `paths`, each on a worker that
     /// keeps only its findings.
     pub fn lint_paths(&self, paths: &[PathBuf]) -> Result<LintReport, LintError> {
-        let visit = |loaded: Loaded| -> Result<Outcome, LintError> {
+        Ok(self.lint_paths_keeping(paths, &|_| ())?.0)
+    }
+
+    /// Like [`Linter::lint_paths`], and hands each manifest, once checked,
+    /// to `keep` on its worker: what `keep` returns (in no particular
+    /// order) is all that stays of it. gen and convert reduce a manifest
+    /// to what they write from it this way, instead of holding a
+    /// [`Project`].
+    pub fn lint_paths_keeping<T: Send>(
+        &self,
+        paths: &[PathBuf],
+        keep: &(dyn Fn(project::Manifest) -> T + Sync),
+    ) -> Result<(LintReport, Vec<T>), LintError> {
+        let visit = |loaded: Loaded| -> Result<Outcome<T>, LintError> {
             Ok(match loaded {
                 Loaded::Manifest(manifest) => {
                     let settings = self.resolver.settings_for(&manifest.file)?;
-                    Outcome::Checked(Box::new(check_loaded(&manifest, &settings, false)?))
+                    let checked = check_loaded(&manifest, &settings, false)?;
+                    Outcome::Kept(Box::new(checked), keep(*manifest))
                 }
                 Loaded::Failed(failure) => {
                     let settings = self.resolver.settings_for(&failure.file)?;
@@ -272,16 +286,21 @@ impl Linter {
         )?;
         let mut report = LintReport::default();
         let mut items = Vec::new();
+        let mut kept = Vec::new();
         let mut walk_problems = Vec::new();
         for outcome in outcomes {
             match outcome {
                 Outcome::Checked(item) => items.push(*item),
+                Outcome::Kept(item, part) => {
+                    items.push(*item);
+                    kept.push(part);
+                }
                 Outcome::Skipped => report.skipped += 1,
                 Outcome::WalkProblem(problem) => walk_problems.push(problem),
             }
         }
         self.finish(&mut report, items, walk_problems)?;
-        Ok(report)
+        Ok((report, kept))
     }
 
     /// Gathers each file's findings, adds the walk's problems and the
@@ -329,8 +348,10 @@ struct Checked {
     registered: Vec<rules::duplicate_tool_name::RegisteredName>,
 }
 
-enum Outcome {
+enum Outcome<T> {
     Checked(Box<Checked>),
+    /// A manifest's findings, and what the caller keeps of it.
+    Kept(Box<Checked>, T),
     Skipped,
     WalkProblem(LoadProblem),
 }

@@ -43,6 +43,7 @@ pub use package::{
     DerivedSchema, EntrypointFile, FileState, Origin, PackageCode, ProgramFile, PythonModule,
     ReadLog, UntypedParameter,
 };
+pub use read::source_again;
 pub(crate) use walk::Candidate;
 pub use walk::display_path;
 

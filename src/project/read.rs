@@ -92,6 +92,24 @@ pub(super) fn load_file(loader: &Loader, candidate: &Candidate, max_size: u64) -
     load_bytes(loader, candidate, &bytes, max_size)
 }
 
+/// A file's content without a leading UTF-8 byte order mark: what every
+/// offset of a [`Source`] counts from.
+fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+/// The text of a manifest a run has read and let go of, read again as the
+/// first read saw it (for a report that shows a few positions of many
+/// files, and keeps none of their texts meanwhile). `None` when it is no
+/// longer readable, no longer UTF-8, or no longer `len` bytes long (then it
+/// changed, and the positions found in it would be wrong).
+pub fn source_again(path: &str, len: usize) -> Option<Source> {
+    let limit = u64::try_from(len).ok()?.saturating_add(3);
+    let bytes = crate::source::read_regular_file(std::path::Path::new(path), limit).ok()?;
+    let text = std::str::from_utf8(without_bom(&bytes)).ok()?;
+    (text.len() == len).then(|| Source::new(path, text))
+}
+
 /// Parses and lowers a file's content.
 pub(super) fn load_bytes(
     loader: &Loader,
@@ -101,7 +119,7 @@ pub(super) fn load_bytes(
 ) -> Loaded {
     let reading = Reading::new(candidate, loader.options.input_format);
     let path = candidate.display.as_str();
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let bytes = without_bom(bytes);
     let text: std::sync::Arc<str> = match std::str::from_utf8(bytes) {
         Ok(text) => text.into(),
         Err(error) => {

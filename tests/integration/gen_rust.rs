@@ -269,3 +269,49 @@ serde_json = "1"
 # Not a member of any workspace above it.
 [workspace]
 "#;
+
+/// Each manifest's tools are made ready on their own, then put together in
+/// path order: a type name another manifest took first still gets a
+/// number, as if the module had been made in one pass.
+#[test]
+fn names_taken_by_an_earlier_manifest_get_a_number() {
+    let dir = TempDir::new("gen-rust-names-across-manifests");
+    let manifest = |tool: &str| {
+        format!(
+            r#"{{"tools": [{{"name": "{tool}", "description": "Looks a user up.",
+                "command": ["/bin/true"],
+                "schema": {{"type": "object", "properties": {{
+                    "address": {{"type": "object", "properties": {{"city": {{"type": "string"}}}}}}
+                }}}}}}]}}"#
+        )
+    };
+    dir.write("a/tools.json", manifest("get-user"));
+    dir.write("b/tools.json", manifest("get_user"));
+    let path = dir.path().to_string_lossy().into_owned();
+    let output = Test::new().args(["gen", "rust", &path]).run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let defined = |item: &str| {
+        output
+            .stdout
+            .lines()
+            .filter_map(|line| line.strip_prefix("pub struct "))
+            .filter(|rest| {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                name == item
+            })
+            .count()
+    };
+    for name in [
+        "GetUserTool",
+        "GetUserArgs",
+        "GetUserArgsAddress",
+        "GetUserTool2",
+        "GetUserArgs2",
+        "GetUserArgs2Address",
+    ] {
+        assert_eq!(defined(name), 1, "pub struct {name}:\n{}", output.stdout);
+    }
+}

@@ -17,6 +17,8 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use super::concise::one_line;
+use std::collections::BTreeSet;
+
 use super::line_cols;
 use crate::diagnostic::{Diagnostic, Rule, Severity};
 use crate::lint::LintReport;
@@ -195,6 +197,18 @@ fn groups<'r>(report: &'r LintReport, summarised: impl Fn(&Rule) -> bool) -> Vec
             .then_with(|| a.first.fixed.cmp(&b.first.fixed))
     });
     groups
+}
+
+/// The files whose positions [`summary`] shows.
+pub(in crate::cli) fn shown_paths(
+    report: &LintReport,
+    summarised: impl Fn(&Rule) -> bool,
+) -> BTreeSet<String> {
+    groups(report, summarised)
+        .iter()
+        .flat_map(|group| group.members.iter().take(POSITIONS))
+        .map(|d| d.path.clone())
+        .collect()
 }
 
 /// Where a finding is: `path:line:col`, or the path alone.

@@ -47,6 +47,26 @@ impl Names {
         }
     }
 
+    /// The names claimed so far, besides the reserved ones.
+    pub(super) fn claimed(&self) -> Vec<String> {
+        let reserved: Vec<&str> = RESERVED_TYPE_NAMES.split_whitespace().collect();
+        self.used
+            .iter()
+            .filter(|name| !reserved.contains(&name.as_str()))
+            .cloned()
+            .collect()
+    }
+
+    /// Whether any of `names` is taken.
+    pub(super) fn takes_any(&self, names: &[String]) -> bool {
+        names.iter().any(|name| self.used.contains(name))
+    }
+
+    /// Takes `names` as they are (claimed elsewhere, checked free).
+    pub(super) fn take(&mut self, names: Vec<String>) {
+        self.used.extend(names);
+    }
+
     pub(super) fn claim(&mut self, base: &str) -> String {
         let mut candidate = base.to_string();
         if self.used.contains(&candidate) {
