@@ -43,7 +43,7 @@ fn bench_script_measures_every_row() {
     let output = Command::new("python3")
         .arg(root().join("scripts/bench"))
         .args(["--files", "30", "--runs", "1", "--run-iterations", "3"])
-        .args(["--scaling", "--scaling-files", "20"])
+        .args(["--scaling", "--scaling-files", "10"])
         .args(["--memory", "--big-sizes", "0.2,0.4"])
         .arg("--toolc")
         .arg(env!("CARGO_BIN_EXE_toolc"))
