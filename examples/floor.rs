@@ -76,8 +76,8 @@ fn read_list(list: &Path) -> Result<Vec<PathBuf>, String> {
 /// Reads and parses one manifest; its size in bytes.
 fn parse(path: &Path) -> Result<u64, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let value: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
     // Keep the parse from being optimised away.
     std::hint::black_box(&value);
     Ok(bytes.len() as u64)

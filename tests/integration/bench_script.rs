@@ -60,7 +60,10 @@ fn bench_script_measures_every_row() {
         output.status.success(),
         "scripts/bench failed:\n{stdout}\n{stderr}"
     );
-    assert!(stdout.contains("| toolc lint --format json DIR |"), "{stdout}");
+    assert!(
+        stdout.contains("| toolc lint --format json DIR |"),
+        "{stdout}"
+    );
 
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&json).expect("read the --json file"))
@@ -96,7 +99,10 @@ fn bench_script_measures_every_row() {
     }
 
     let overhead = &report["run_overhead"];
-    assert!(overhead["toolc_run_ms"].as_f64().unwrap_or(0.0) > 0.0, "{overhead}");
+    assert!(
+        overhead["toolc_run_ms"].as_f64().unwrap_or(0.0) > 0.0,
+        "{overhead}"
+    );
 
     let scaling = report["scaling"].as_array().expect("scaling");
     assert_eq!(scaling.len(), 14, "{scaling:#?}");
