@@ -6,6 +6,11 @@
 //! different count, `TOOLC_BENCH_RUNS` for more repetitions). Prints the
 //! median wall time of each measurement and the ratio to the floor. The
 //! generator is seeded, so every run lints the same bytes.
+//!
+//! This is the quick, in-process one. `scripts/bench` is issue 12's full
+//! benchmark: every format, each command in its own process with wall, CPU
+//! and peak RSS, the peer validators, scaling and memory (README.md,
+//! "Benchmarks").
 
 // A benchmark program: a failed setup step aborts it with its reason.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
