@@ -1,5 +1,6 @@
 //! `toolc gen`: provider tool JSON, Rust trait stubs and Python skeletons.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -125,7 +126,11 @@ pub(super) fn run(
         strict: args.strict,
         style: args.style,
     };
-    let keep = |manifest: Manifest| reduce(work, manifest, &emit_options);
+    let listing = findings::Listing::unless(args.show_notes, "--show-notes");
+    // A grouped report shows a few positions: their files are read again
+    // then, rather than every text with a note kept meanwhile.
+    let keep_sources = !listing.groups_in(args.format);
+    let keep = |manifest: Manifest| reduce(work, manifest, &emit_options, keep_sources);
     let reload = |file: &Path, path: &str| reload(&args.read, args.output.as_ref(), file, path);
     let read = if paths.is_empty() {
         Some(ForWriting::default())
@@ -165,13 +170,17 @@ pub(super) fn run(
         )?;
         return Ok(Outcome::Refused);
     }
+    let lengths: HashMap<String, usize> = reading
+        .parts
+        .iter()
+        .map(|part| (part.path.clone(), part.len))
+        .collect();
     let (output, diagnostics) = join(args.target, work, reading.parts, &emit_options, &reload)?;
-    let listing = findings::Listing::unless(args.show_notes, "--show-notes");
-    findings::show(
-        &mut reporting,
-        &findings::report(&reading.report, diagnostics),
-        listing,
-    )?;
+    let mut report = findings::report(&reading.report, diagnostics);
+    if !keep_sources {
+        findings::reread_shown(&mut report, |path| lengths.get(path).copied());
+    }
+    findings::show(&mut reporting, &report, listing)?;
     let Reporting { out, err, .. } = reporting;
     let mode = write::WriteMode {
         force: args.force,
@@ -237,7 +246,12 @@ enum PartOutput {
 }
 
 /// Reduces a manifest, on its worker, to what gen writes and says about it.
-fn reduce(work: Work, manifest: Manifest, options: &emit::Options) -> Part<GenPart> {
+fn reduce(
+    work: Work,
+    manifest: Manifest,
+    options: &emit::Options,
+    keep_source: bool,
+) -> Part<GenPart> {
     let names = manifest
         .toolset
         .tools
@@ -255,7 +269,7 @@ fn reduce(work: Work, manifest: Manifest, options: &emit::Options) -> Part<GenPa
     Part {
         path,
         names,
-        source: shows.then_some(source),
+        source: (shows && keep_source).then_some(source),
         len,
         kept,
     }

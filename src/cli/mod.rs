@@ -18,6 +18,7 @@ mod run_cmd;
 mod snippet;
 mod write;
 
+use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
@@ -302,6 +303,23 @@ fn read_for_writing<T: Send>(
     let linter = crate::lint::Linter::new(options)?;
     let (mut report, mut parts) = linter.lint_paths_keeping(paths, keep)?;
     if report.count(crate::diagnostic::Severity::Error) > 0 && !allow_errors {
+        // The warnings show too: read their texts again.
+        let lengths: HashMap<&str, usize> =
+            parts.iter().map(|p| (p.path.as_str(), p.len)).collect();
+        let missing: BTreeSet<String> = report
+            .diagnostics
+            .iter()
+            .map(|d| d.path.clone())
+            .filter(|path| !report.sources.contains_key(path))
+            .collect();
+        for path in missing {
+            let again = lengths
+                .get(path.as_str())
+                .and_then(|len| crate::project::source_again(&path, *len));
+            if let Some(source) = again {
+                report.sources.insert(path, source);
+            }
+        }
         reporting.show(&report, true)?;
         writeln!(reporting.err, "error: {refusal}")?;
         return Ok(None);

@@ -23,7 +23,7 @@ pub(crate) mod schema_walk;
 pub mod settings;
 mod structure;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -218,7 +218,7 @@ impl Linter {
     pub fn check(&self, project: &Project) -> Result<LintReport, LintError> {
         let check = |manifest: &project::Manifest| {
             let settings = self.resolver.settings_for(&manifest.file)?;
-            check_loaded(manifest, &settings, true)
+            check_loaded(manifest, &settings, KeepSource::Always)
         };
         // One manifest (`toolc run`, an editor) gains nothing from the
         // thread pool and would pay for starting it.
@@ -250,24 +250,37 @@ impl Linter {
     /// Loads and checks the files under `paths`, each on a worker that
     /// keeps only its findings.
     pub fn lint_paths(&self, paths: &[PathBuf]) -> Result<LintReport, LintError> {
-        Ok(self.lint_paths_keeping(paths, &|_| ())?.0)
+        Ok(self
+            .lint_keeping(paths, KeepSource::WithFindings, &|_| ())?
+            .0)
     }
 
     /// Like [`Linter::lint_paths`], and hands each manifest, once checked,
     /// to `keep` on its worker: what `keep` returns (in no particular
     /// order) is all that stays of it. gen and convert reduce a manifest
     /// to what they write from it this way, instead of holding a
-    /// [`Project`].
+    /// [`Project`]. The report keeps the texts of files with errors only;
+    /// a caller that shows other findings reads theirs again
+    /// ([`project::source_again`]).
     pub fn lint_paths_keeping<T: Send>(
         &self,
         paths: &[PathBuf],
+        keep: &(dyn Fn(project::Manifest) -> T + Sync),
+    ) -> Result<(LintReport, Vec<T>), LintError> {
+        self.lint_keeping(paths, KeepSource::WithErrors, keep)
+    }
+
+    fn lint_keeping<T: Send>(
+        &self,
+        paths: &[PathBuf],
+        sources: KeepSource,
         keep: &(dyn Fn(project::Manifest) -> T + Sync),
     ) -> Result<(LintReport, Vec<T>), LintError> {
         let visit = |loaded: Loaded| -> Result<Outcome<T>, LintError> {
             Ok(match loaded {
                 Loaded::Manifest(manifest) => {
                     let settings = self.resolver.settings_for(&manifest.file)?;
-                    let checked = check_loaded(&manifest, &settings, false)?;
+                    let checked = check_loaded(&manifest, &settings, sources)?;
                     Outcome::Kept(Box::new(checked), keep(*manifest))
                 }
                 Loaded::Failed(failure) => {
@@ -312,9 +325,16 @@ impl Linter {
         walk_problems: Vec<LoadProblem>,
     ) -> Result<(), LintError> {
         let mut registered = Vec::new();
+        let mut not_kept: HashMap<String, usize> = HashMap::new();
         for item in items {
-            if let Some(source) = item.source {
-                report.sources.insert(item.summary.path.clone(), source);
+            match item.source {
+                Some(source) => {
+                    report.sources.insert(item.summary.path.clone(), source);
+                }
+                None if !item.registered.is_empty() => {
+                    not_kept.insert(item.summary.path.clone(), item.len);
+                }
+                None => {}
             }
             report.files.push(item.summary);
             report.diagnostics.extend(item.diagnostics);
@@ -322,6 +342,20 @@ impl Linter {
         }
         let mut across = Vec::new();
         rules::duplicate_tool_name::check_registered(&registered, &mut across);
+        for diagnostic in &across {
+            let related = diagnostic.related.iter().map(|r| &r.path);
+            for path in std::iter::once(&diagnostic.path).chain(related) {
+                if report.sources.contains_key(path) {
+                    continue;
+                }
+                let again = not_kept
+                    .get(path)
+                    .and_then(|len| project::source_again(path, *len));
+                if let Some(source) = again {
+                    report.sources.insert(path.clone(), source);
+                }
+            }
+        }
         let walk = walk_problems.iter().map(problem_diagnostic);
         for mut diagnostic in walk.chain(across) {
             let settings = self.resolver.settings_for(Path::new(&diagnostic.path))?;
@@ -345,6 +379,9 @@ struct Checked {
     summary: FileSummary,
     diagnostics: Vec<Diagnostic>,
     source: Option<Source>,
+    /// The length of the text not kept in `source`: a finding across
+    /// files that points into it reads it again (see `finish`).
+    len: usize,
     registered: Vec<rules::duplicate_tool_name::RegisteredName>,
 }
 
@@ -402,23 +439,41 @@ fn check_failure(failure: Failure, settings: &Settings) -> Checked {
         },
         diagnostics,
         source: failure.source,
+        len: 0,
         registered: Vec::new(),
     }
 }
 
-/// Checks one loaded manifest; its source is kept when findings point into
-/// it (or `keep_source` asks for it).
+/// Which texts a check keeps for its report.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum KeepSource {
+    Always,
+    /// When findings point into it.
+    WithFindings,
+    /// When error-level findings point into it: a run that goes on to
+    /// write (gen, convert) shows its warnings only when errors stop it,
+    /// and then reads the other texts again.
+    WithErrors,
+}
+
+/// Checks one loaded manifest, keeping its source as `keep` says.
 fn check_loaded(
     loaded: &project::Manifest,
     settings: &Settings,
-    keep_source: bool,
+    keep: KeepSource,
 ) -> Result<Checked, LintError> {
     let manifest = Manifest { loaded, settings };
     let mut diagnostics = Vec::new();
     check_manifest(&manifest, &mut diagnostics)?;
     diagnostics.retain_mut(|d| apply_level(d, settings));
     let registered = rules::duplicate_tool_name::registered_names(&manifest);
-    let keep_source = keep_source || !diagnostics.is_empty() || !registered.is_empty();
+    // A tool name a later file repeats makes a finding here too: rare, so
+    // the text is read again then rather than every text kept meanwhile.
+    let keep_source = match keep {
+        KeepSource::Always => true,
+        KeepSource::WithFindings => !diagnostics.is_empty(),
+        KeepSource::WithErrors => diagnostics.iter().any(|d| d.severity == Severity::Error),
+    };
     Ok(Checked {
         summary: FileSummary {
             path: loaded.path().to_string(),
@@ -427,6 +482,7 @@ fn check_loaded(
         },
         diagnostics,
         source: keep_source.then(|| loaded.source.clone()),
+        len: loaded.source.text.len(),
         registered,
     })
 }
