@@ -110,7 +110,13 @@ struct RenderedTool {
 
 impl ModuleTool {
     fn made_ready(context: ToolContext, options: &Options) -> Result<ModuleTool, EmitError> {
-        if options.templates.is_overridden(MODULE_TEMPLATE) {
+        // A user's template may use what the module's loop gives an
+        // included template (`loop`, `tools`, `sources`): any override
+        // renders inside the module, as it always has.
+        let overridden = [MODULE_TEMPLATE, ARGUMENTS_TEMPLATE, TOOL_TEMPLATE]
+            .iter()
+            .any(|name| options.templates.is_overridden(name));
+        if overridden {
             return Ok(ModuleTool::Context(context));
         }
         #[derive(Serialize)]

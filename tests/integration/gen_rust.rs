@@ -315,3 +315,24 @@ fn names_taken_by_an_earlier_manifest_get_a_number() {
         assert_eq!(defined(name), 1, "pub struct {name}:\n{}", output.stdout);
     }
 }
+
+/// A user's `tool.rs.jinja` may use what the module's loop gives the
+/// templates it includes (`loop`, `tools`): overriding it renders the
+/// tools inside the module, as before gen rust rendered tools on workers.
+#[test]
+fn an_overridden_tool_template_still_sees_the_module_loop() {
+    let temp = TempDir::new("rust-tool-template");
+    let built_in = std::fs::read_to_string(root().join("templates/rust/tool.rs.jinja"))
+        .expect("built-in tool template");
+    temp.write(
+        "templates/rust/tool.rs.jinja",
+        format!("// tool {{{{ loop.index }}}} of {{{{ tools|length }}}}\n{built_in}"),
+    );
+    let templates = temp.path().join("templates");
+    let templates = templates.to_str().expect("a UTF-8 temp path");
+    let output = Test::new()
+        .args(["gen", "rust", FIXTURE, "--templates", templates])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert!(output.stdout.contains("// tool 1 of "), "{}", output.stdout);
+}
