@@ -71,9 +71,14 @@ pub(super) fn write_document(
             let size: usize = pieces.iter().map(String::len).sum();
             writeln!(err, "would write {size} bytes to standard output")?;
         } else {
+            // Pieces in writes of a pipe's size, as the whole document
+            // used to go: a reader that stops early (`| head`) after a
+            // small document has still been given all of it.
+            let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
             for piece in pieces {
                 out.write_all(piece.as_bytes())?;
             }
+            out.flush()?;
         }
         return Ok(Outcome::Clean);
     };
