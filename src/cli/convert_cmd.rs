@@ -119,17 +119,19 @@ pub(super) fn run(
         templates: &templates,
         out_dir,
     };
-    let lengths: HashMap<String, usize> = reading
+    let texts: HashMap<String, (PathBuf, usize)> = reading
         .parts
         .iter()
-        .map(|part| (part.path.clone(), part.len))
+        .map(|part| (part.path.clone(), (part.file.clone(), part.len)))
         .collect();
     let joined = join(reading.parts, to, strict, &options)?;
     let mut diagnostics = joined.diagnostics;
     diagnostics.sort_by(|a, b| a.sort_key_cmp(b));
     let mut report = findings::report(&reading.report, diagnostics);
     if !keep_sources {
-        findings::reread_shown(&mut report, |path| lengths.get(path).copied());
+        findings::reread_shown(&mut report, |path| {
+            texts.get(path).map(|(file, len)| (file.as_path(), *len))
+        });
     }
     findings::show(&mut reporting, &report, listing)?;
     let Reporting { out, err, .. } = reporting;

@@ -11,6 +11,7 @@
 //! is a position an editor or GitHub Actions picks up) keep every finding.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use super::render::{self, ReportFormat};
 use super::{CliError, Reporting};
@@ -115,13 +116,19 @@ impl Listing {
 }
 
 /// Reads again the files whose positions the grouped report shows and
-/// the run did not keep (`len` gives the length each had when read).
-pub(super) fn reread_shown(report: &mut LintReport, len: impl Fn(&str) -> Option<usize>) {
+/// the run did not keep (`text` gives, for a path as shown, the file the
+/// run read and the length its text had).
+pub(super) fn reread_shown<'p>(
+    report: &mut LintReport,
+    text: impl Fn(&str) -> Option<(&'p Path, usize)>,
+) {
     for path in render::shown_paths(report, grouped) {
         if report.sources.contains_key(&path) {
             continue;
         }
-        if let Some(source) = len(&path).and_then(|len| crate::project::source_again(&path, len)) {
+        let again =
+            text(&path).and_then(|(file, len)| crate::project::source_again(file, &path, len));
+        if let Some(source) = again {
             report.sources.insert(path, source);
         }
     }

@@ -155,6 +155,7 @@ pub(super) fn run(
             path: set.path.clone(),
             names,
             source: None,
+            file: PathBuf::new(),
             len: 0,
             kept: reduce_set(work, set, None, None, &emit_options),
         });
@@ -170,15 +171,17 @@ pub(super) fn run(
         )?;
         return Ok(Outcome::Refused);
     }
-    let lengths: HashMap<String, usize> = reading
+    let texts: HashMap<String, (PathBuf, usize)> = reading
         .parts
         .iter()
-        .map(|part| (part.path.clone(), part.len))
+        .map(|part| (part.path.clone(), (part.file.clone(), part.len)))
         .collect();
     let (output, diagnostics) = join(args.target, work, reading.parts, &emit_options, &reload)?;
     let mut report = findings::report(&reading.report, diagnostics);
     if !keep_sources {
-        findings::reread_shown(&mut report, |path| lengths.get(path).copied());
+        findings::reread_shown(&mut report, |path| {
+            texts.get(path).map(|(file, len)| (file.as_path(), *len))
+        });
     }
     findings::show(&mut reporting, &report, listing)?;
     let Reporting { out, err, .. } = reporting;
@@ -260,6 +263,7 @@ fn reduce(
         .collect();
     let path = manifest.path().to_string();
     let source = manifest.source;
+    let file = manifest.file.clone();
     let len = source.text.len();
     let map = Some(manifest.document.map);
     let kept = reduce_set(work, manifest.toolset, map, Some(manifest.file), options);
@@ -270,6 +274,7 @@ fn reduce(
         path,
         names,
         source: (shows && keep_source).then_some(source),
+        file,
         len,
         kept,
     }

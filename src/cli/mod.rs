@@ -21,7 +21,7 @@ mod write;
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -180,7 +180,8 @@ struct Part<T> {
     names: Vec<String>,
     /// Its text, when the command has findings that point into it.
     source: Option<crate::source::Source>,
-    /// The length of its text, to know it again if it is read again.
+    /// Where its text is and how long it is, to read it again.
+    file: PathBuf,
     len: usize,
     kept: T,
 }
@@ -197,6 +198,7 @@ impl<T> Part<T> {
                 .map(|t| t.name.clone())
                 .collect(),
             source: None,
+            file: manifest.file.clone(),
             len: manifest.source.text.len(),
             kept,
         }
@@ -208,6 +210,7 @@ impl<T> Part<T> {
             path: self.path,
             names: self.names,
             source: self.source,
+            file: self.file,
             len: self.len,
             kept,
         }
@@ -304,8 +307,10 @@ fn read_for_writing<T: Send>(
     let (mut report, mut parts) = linter.lint_paths_keeping(paths, keep)?;
     if report.count(crate::diagnostic::Severity::Error) > 0 && !allow_errors {
         // The warnings show too: read their texts again.
-        let lengths: HashMap<&str, usize> =
-            parts.iter().map(|p| (p.path.as_str(), p.len)).collect();
+        let texts: HashMap<&str, (&Path, usize)> = parts
+            .iter()
+            .map(|p| (p.path.as_str(), (p.file.as_path(), p.len)))
+            .collect();
         let missing: BTreeSet<String> = report
             .diagnostics
             .iter()
@@ -313,9 +318,9 @@ fn read_for_writing<T: Send>(
             .filter(|path| !report.sources.contains_key(path))
             .collect();
         for path in missing {
-            let again = lengths
+            let again = texts
                 .get(path.as_str())
-                .and_then(|len| crate::project::source_again(&path, *len));
+                .and_then(|(file, len)| crate::project::source_again(file, &path, *len));
             if let Some(source) = again {
                 report.sources.insert(path, source);
             }

@@ -325,14 +325,14 @@ impl Linter {
         walk_problems: Vec<LoadProblem>,
     ) -> Result<(), LintError> {
         let mut registered = Vec::new();
-        let mut not_kept: HashMap<String, usize> = HashMap::new();
+        let mut not_kept: HashMap<String, (PathBuf, usize)> = HashMap::new();
         for item in items {
             match item.source {
                 Some(source) => {
                     report.sources.insert(item.summary.path.clone(), source);
                 }
                 None if !item.registered.is_empty() => {
-                    not_kept.insert(item.summary.path.clone(), item.len);
+                    not_kept.insert(item.summary.path.clone(), (item.file, item.len));
                 }
                 None => {}
             }
@@ -350,7 +350,7 @@ impl Linter {
                 }
                 let again = not_kept
                     .get(path)
-                    .and_then(|len| project::source_again(path, *len));
+                    .and_then(|(file, len)| project::source_again(file, path, *len));
                 if let Some(source) = again {
                     report.sources.insert(path.clone(), source);
                 }
@@ -379,8 +379,9 @@ struct Checked {
     summary: FileSummary,
     diagnostics: Vec<Diagnostic>,
     source: Option<Source>,
-    /// The length of the text not kept in `source`: a finding across
-    /// files that points into it reads it again (see `finish`).
+    /// Where the text not kept in `source` is, and its length: a finding
+    /// across files that points into it reads it again (see `finish`).
+    file: PathBuf,
     len: usize,
     registered: Vec<rules::duplicate_tool_name::RegisteredName>,
 }
@@ -439,6 +440,7 @@ fn check_failure(failure: Failure, settings: &Settings) -> Checked {
         },
         diagnostics,
         source: failure.source,
+        file: failure.file,
         len: 0,
         registered: Vec::new(),
     }
@@ -482,6 +484,7 @@ fn check_loaded(
         },
         diagnostics,
         source: keep_source.then(|| loaded.source.clone()),
+        file: loaded.file.clone(),
         len: loaded.source.text.len(),
         registered,
     })

@@ -103,11 +103,14 @@ fn without_bom(bytes: &[u8]) -> &[u8] {
 /// files, and keeps none of their texts meanwhile). `None` when it is no
 /// longer readable, no longer UTF-8, or no longer `len` bytes long (then it
 /// changed, and the positions found in it would be wrong).
-pub fn source_again(path: &str, len: usize) -> Option<Source> {
+///
+/// `file` is the path the first read opened; `shown` the path as reports
+/// show it.
+pub fn source_again(file: &std::path::Path, shown: &str, len: usize) -> Option<Source> {
     let limit = u64::try_from(len).ok()?.saturating_add(3);
-    let bytes = crate::source::read_regular_file(std::path::Path::new(path), limit).ok()?;
+    let bytes = crate::source::read_regular_file(file, limit).ok()?;
     let text = std::str::from_utf8(without_bom(&bytes)).ok()?;
-    (text.len() == len).then(|| Source::new(path, text))
+    (text.len() == len).then(|| Source::new(shown, text))
 }
 
 /// Parses and lowers a file's content.

@@ -276,3 +276,36 @@ fn convert_groups_repeated_losses_for_people_and_lists_them_on_request() {
         strict.stderr
     );
 }
+
+/// A file that lint read again for a finding across files (a tool name
+/// repeated in another manifest) keeps its positions, however the path
+/// was written: `.//dir` names the files `/dir/...` for display, and the
+/// second read must still open the file the first one did.
+#[test]
+fn a_finding_across_files_keeps_its_positions_under_any_path_spelling() {
+    let temp = TempDir::new("across-files");
+    for dir in ["one", "two"] {
+        temp.write(
+            &format!("tools/{dir}/tool.json"),
+            "{\n  \"name\": \"read_file\",\n  \"description\": \"Read a UTF-8 text file.\",\n  \"entrypoint\": \"main.py\",\n  \"parameters\": {}\n}\n",
+        );
+        temp.write(
+            &format!("tools/{dir}/main.py"),
+            "def run(params):\n    return {}\n",
+        );
+    }
+    let output = Test::new()
+        .current_dir(temp.path())
+        .args(["lint", "--format", "json", ".//tools"])
+        .run();
+    let report = output.json();
+    let duplicate = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["rule"] == "duplicate-tool-name")
+        .unwrap_or_else(|| panic!("no duplicate-tool-name finding: {}", output.stdout));
+    assert_eq!(duplicate["line"], 2, "{duplicate}");
+    assert_eq!(duplicate["column"], 11, "{duplicate}");
+    assert_eq!(duplicate["related"][0]["line"], 2, "{duplicate}");
+}
