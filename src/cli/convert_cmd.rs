@@ -1,7 +1,6 @@
 //! `toolc convert`: manifests of one format into another, with a report of
 //! every field the target cannot express.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -119,19 +118,13 @@ pub(super) fn run(
         templates: &templates,
         out_dir,
     };
-    let texts: HashMap<String, (PathBuf, usize)> = reading
-        .parts
-        .iter()
-        .map(|part| (part.path.clone(), (part.file.clone(), part.len)))
-        .collect();
+    let texts = super::texts_of(&reading.parts);
     let joined = join(reading.parts, to, strict, &options)?;
     let mut diagnostics = joined.diagnostics;
     diagnostics.sort_by(|a, b| a.sort_key_cmp(b));
     let mut report = findings::report(&reading.report, diagnostics);
     if !keep_sources {
-        findings::reread_shown(&mut report, |path| {
-            texts.get(path).map(|(file, len)| (file.as_path(), *len))
-        });
+        findings::reread_shown(&mut report, &texts);
     }
     findings::show(&mut reporting, &report, listing)?;
     let Reporting { out, err, .. } = reporting;

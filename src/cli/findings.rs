@@ -11,7 +11,6 @@
 //! is a position an editor or GitHub Actions picks up) keep every finding.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
 use super::render::{self, ReportFormat};
 use super::{CliError, Reporting};
@@ -116,18 +115,21 @@ impl Listing {
 }
 
 /// Reads again the files whose positions the grouped report shows and
-/// the run did not keep (`text` gives, for a path as shown, the file the
-/// run read and the length its text had).
-pub(super) fn reread_shown<'p>(
-    report: &mut LintReport,
-    text: impl Fn(&str) -> Option<(&'p Path, usize)>,
-) {
-    for path in render::shown_paths(report, grouped) {
+/// the run did not keep (`texts`: see [`super::texts_of`]).
+pub(super) fn reread_shown(report: &mut LintReport, texts: &super::Texts) {
+    let shown = render::shown_paths(report, grouped);
+    reread(report, shown, texts);
+}
+
+/// Reads again those of `paths` whose texts `report` does not hold.
+pub(super) fn reread(report: &mut LintReport, paths: BTreeSet<String>, texts: &super::Texts) {
+    for path in paths {
         if report.sources.contains_key(&path) {
             continue;
         }
-        let again =
-            text(&path).and_then(|(file, len)| crate::project::source_again(file, &path, len));
+        let again = texts
+            .get(&path)
+            .and_then(|(file, len)| crate::project::source_again(file, &path, *len));
         if let Some(source) = again {
             report.sources.insert(path, source);
         }

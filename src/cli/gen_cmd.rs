@@ -1,6 +1,5 @@
 //! `toolc gen`: provider tool JSON, Rust trait stubs and Python skeletons.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -171,17 +170,11 @@ pub(super) fn run(
         )?;
         return Ok(Outcome::Refused);
     }
-    let texts: HashMap<String, (PathBuf, usize)> = reading
-        .parts
-        .iter()
-        .map(|part| (part.path.clone(), (part.file.clone(), part.len)))
-        .collect();
+    let texts = super::texts_of(&reading.parts);
     let (output, diagnostics) = join(args.target, work, reading.parts, &emit_options, &reload)?;
     let mut report = findings::report(&reading.report, diagnostics);
     if !keep_sources {
-        findings::reread_shown(&mut report, |path| {
-            texts.get(path).map(|(file, len)| (file.as_path(), *len))
-        });
+        findings::reread_shown(&mut report, &texts);
     }
     findings::show(&mut reporting, &report, listing)?;
     let Reporting { out, err, .. } = reporting;

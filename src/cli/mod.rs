@@ -18,10 +18,10 @@ mod run_cmd;
 mod snippet;
 mod write;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -223,6 +223,17 @@ impl<T> Part<T> {
     }
 }
 
+/// For each manifest of a run, as shown: the file the run read and the
+/// length of its text, to read it again when a report needs it.
+type Texts = HashMap<String, (PathBuf, usize)>;
+
+fn texts_of<T>(parts: &[Part<T>]) -> Texts {
+    parts
+        .iter()
+        .map(|part| (part.path.clone(), (part.file.clone(), part.len)))
+        .collect()
+}
+
 /// Tools from different manifests that would share a name in the one
 /// generated output (duplicates within a manifest are lint findings
 /// already): a message for each.
@@ -307,24 +318,8 @@ fn read_for_writing<T: Send>(
     let (mut report, mut parts) = linter.lint_paths_keeping(paths, keep)?;
     if report.count(crate::diagnostic::Severity::Error) > 0 && !allow_errors {
         // The warnings show too: read their texts again.
-        let texts: HashMap<&str, (&Path, usize)> = parts
-            .iter()
-            .map(|p| (p.path.as_str(), (p.file.as_path(), p.len)))
-            .collect();
-        let missing: BTreeSet<String> = report
-            .diagnostics
-            .iter()
-            .map(|d| d.path.clone())
-            .filter(|path| !report.sources.contains_key(path))
-            .collect();
-        for path in missing {
-            let again = texts
-                .get(path.as_str())
-                .and_then(|(file, len)| crate::project::source_again(file, &path, *len));
-            if let Some(source) = again {
-                report.sources.insert(path, source);
-            }
-        }
+        let paths = report.diagnostics.iter().map(|d| d.path.clone()).collect();
+        findings::reread(&mut report, paths, &texts_of(&parts));
         reporting.show(&report, true)?;
         writeln!(reporting.err, "error: {refusal}")?;
         return Ok(None);
