@@ -286,40 +286,36 @@ fn reduce_set(
         .filter(|tool| tool.parameters.is_none())
         .map(|tool| findings::parameters_unknown(&set.path, &tool.name, set.format.name()))
         .collect();
-    match work {
-        Work::Json(target) => {
-            let (output, notes) = match target.items(&set) {
-                Ok((items, notes)) => (Ok(items), notes),
-                Err(error) => (Err(error), Vec::new()),
-            };
-            let notes = notes
-                .iter()
-                .map(|note| findings::note(span_in(&set, map.as_ref(), note), note))
-                .collect();
-            GenPart {
-                unknown,
-                notes,
-                output: PartOutput::Json(output),
-            }
-        }
+    let (output, notes) = match work {
+        Work::Json(target) => match target.items(&set) {
+            Ok((items, notes)) => (PartOutput::Json(Ok(items)), notes),
+            Err(error) => (PartOutput::Json(Err(error)), Vec::new()),
+        },
         Work::Rust => {
             let part = RustPart::of(&set, options);
-            let notes = part.as_ref().map(RustPart::notes).unwrap_or_default();
-            let notes = notes
-                .iter()
-                .map(|note| findings::note(span_in(&set, map.as_ref(), note), note))
-                .collect();
-            GenPart {
-                unknown,
-                notes,
-                output: PartOutput::Rust(part, file),
-            }
+            let notes = part
+                .as_ref()
+                .map(|p| p.notes().to_vec())
+                .unwrap_or_default();
+            (PartOutput::Rust(part, file), notes)
         }
-        Work::FromIr => GenPart {
-            unknown,
-            notes: Vec::new(),
-            output: PartOutput::Ir(Box::new(set), map),
-        },
+        // Its generator runs over every manifest at once, at the end.
+        Work::FromIr => {
+            return GenPart {
+                unknown,
+                notes: Vec::new(),
+                output: PartOutput::Ir(Box::new(set), map),
+            };
+        }
+    };
+    let notes = notes
+        .iter()
+        .map(|note| findings::note(span_in(&set, map.as_ref(), note), note))
+        .collect();
+    GenPart {
+        unknown,
+        notes,
+        output,
     }
 }
 
