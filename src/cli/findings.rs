@@ -116,24 +116,9 @@ impl Listing {
 
 /// Reads again the files whose positions the grouped report shows and
 /// the run did not keep (`texts`: see [`super::texts_of`]).
-pub(super) fn reread_shown(report: &mut LintReport, texts: &super::Texts) {
+pub(super) fn reread_shown(report: &mut LintReport, texts: &crate::lint::TextsToReread) {
     let shown = render::shown_paths(report, grouped);
-    reread(report, shown, texts);
-}
-
-/// Reads again those of `paths` whose texts `report` does not hold.
-pub(super) fn reread(report: &mut LintReport, paths: BTreeSet<String>, texts: &super::Texts) {
-    for path in paths {
-        if report.sources.contains_key(&path) {
-            continue;
-        }
-        let again = texts
-            .get(&path)
-            .and_then(|(file, len)| crate::project::source_again(file, &path, *len));
-        if let Some(source) = again {
-            report.sources.insert(path, source);
-        }
-    }
+    report.read_again(&shown, texts);
 }
 
 /// Whether the reports for people group `rule`'s findings.

@@ -18,7 +18,6 @@ mod run_cmd;
 mod snippet;
 mod write;
 
-use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
@@ -223,11 +222,8 @@ impl<T> Part<T> {
     }
 }
 
-/// For each manifest of a run, as shown: the file the run read and the
-/// length of its text, to read it again when a report needs it.
-type Texts = HashMap<String, (PathBuf, usize)>;
-
-fn texts_of<T>(parts: &[Part<T>]) -> Texts {
+/// Where each manifest's text is, to read it again when a report needs it.
+fn texts_of<T>(parts: &[Part<T>]) -> crate::lint::TextsToReread {
     parts
         .iter()
         .map(|part| (part.path.clone(), (part.file.clone(), part.len)))
@@ -318,8 +314,8 @@ fn read_for_writing<T: Send>(
     let (mut report, mut parts) = linter.lint_paths_keeping(paths, keep)?;
     if report.count(crate::diagnostic::Severity::Error) > 0 && !allow_errors {
         // The warnings show too: read their texts again.
-        let paths = report.diagnostics.iter().map(|d| d.path.clone()).collect();
-        findings::reread(&mut report, paths, &texts_of(&parts));
+        let paths: Vec<String> = report.diagnostics.iter().map(|d| d.path.clone()).collect();
+        report.read_again(&paths, &texts_of(&parts));
         reporting.show(&report, true)?;
         writeln!(reporting.err, "error: {refusal}")?;
         return Ok(None);

@@ -156,7 +156,32 @@ pub struct LintReport {
     pub sources: BTreeMap<String, Source>,
 }
 
+/// For each file of a run whose text a report let go, as its path is
+/// shown: the file read and the length its text had (see
+/// [`project::source_again`]).
+pub(crate) type TextsToReread = HashMap<String, (PathBuf, usize)>;
+
 impl LintReport {
+    /// Reads again those of `paths` whose texts the report does not hold
+    /// and `texts` knows; a file that changed or went away stays without.
+    pub(crate) fn read_again<'p>(
+        &mut self,
+        paths: impl IntoIterator<Item = &'p String>,
+        texts: &TextsToReread,
+    ) {
+        for path in paths {
+            if self.sources.contains_key(path) {
+                continue;
+            }
+            let again = texts
+                .get(path)
+                .and_then(|(file, len)| project::source_again(file, path, *len));
+            if let Some(source) = again {
+                self.sources.insert(path.clone(), source);
+            }
+        }
+    }
+
     pub fn count(&self, severity: Severity) -> usize {
         self.diagnostics
             .iter()
@@ -325,7 +350,7 @@ impl Linter {
         walk_problems: Vec<LoadProblem>,
     ) -> Result<(), LintError> {
         let mut registered = Vec::new();
-        let mut not_kept: HashMap<String, (PathBuf, usize)> = HashMap::new();
+        let mut not_kept = TextsToReread::new();
         for item in items {
             match item.source {
                 Some(source) => {
@@ -342,20 +367,10 @@ impl Linter {
         }
         let mut across = Vec::new();
         rules::duplicate_tool_name::check_registered(&registered, &mut across);
-        for diagnostic in &across {
-            let related = diagnostic.related.iter().map(|r| &r.path);
-            for path in std::iter::once(&diagnostic.path).chain(related) {
-                if report.sources.contains_key(path) {
-                    continue;
-                }
-                let again = not_kept
-                    .get(path)
-                    .and_then(|(file, len)| project::source_again(file, path, *len));
-                if let Some(source) = again {
-                    report.sources.insert(path.clone(), source);
-                }
-            }
-        }
+        let paths = across
+            .iter()
+            .flat_map(|d| std::iter::once(&d.path).chain(d.related.iter().map(|r| &r.path)));
+        report.read_again(paths, &not_kept);
         let walk = walk_problems.iter().map(problem_diagnostic);
         for mut diagnostic in walk.chain(across) {
             let settings = self.resolver.settings_for(Path::new(&diagnostic.path))?;
