@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 use super::{Converted, DocumentRoot, FileKind, OutputFile, place_tool, split_set, x_toolc_object};
-use crate::emit::{EmitError, JsonItems, JsonTarget, ToolsAt};
+use crate::emit::{EmitError, JsonItems, JsonTarget, Schema, ToolsAt};
 use crate::formats::carry::X_TOOLC;
 use crate::ir::{Carried, Format, ToolSet};
 
@@ -59,24 +59,11 @@ pub(super) fn write_set(
     let (set_fields, root_fields) = split_set(out, set, to, has_root, tolerant);
     let mut items = JsonItems::default();
     for tool in &set.tools {
-        let (mut entry, _) = target.entry(set, tool);
+        let parameters = super::parameters_or_empty(out, set, tool, to);
+        let (mut entry, _) = target.entry_with(set, tool, Schema::Given(parameters));
         let Value::Object(object) = &mut entry else {
             continue;
         };
-        let parameters = super::parameters_or_empty(out, set, tool, to);
-        match to {
-            Format::Openai => {
-                if let Some(Value::Object(function)) = object.get_mut("function") {
-                    function.insert("parameters".into(), parameters);
-                }
-            }
-            Format::Anthropic => {
-                object.insert("input_schema".into(), parameters);
-            }
-            _ => {
-                object.insert("inputSchema".into(), parameters);
-            }
-        }
         // The carried fields of the target's own format go over what
         // gen wrote (the IR's own keys stay gen's).
         let x_toolc = place_tool(out, set, tool, to, object, tolerant);

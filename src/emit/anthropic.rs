@@ -13,7 +13,7 @@
 use serde_json::{Map, Value};
 
 use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
-use super::{EmitError, Generated, Note, Options};
+use super::{EmitError, Generated, Note, Options, Schema};
 use crate::ir::{Tool, ToolSet};
 use crate::providers::Target;
 use crate::schema::{Origins, RefGuard, flatten_root_unions, merge_all_of};
@@ -26,27 +26,19 @@ pub fn generate(toolsets: &[ToolSet], _options: &Options) -> Result<Generated, E
 /// The Anthropic tools array for every tool of `toolsets`, in order.
 pub fn tools(toolsets: &[ToolSet]) -> Value {
     let entries = super::tools(toolsets)
-        .map(|(set, tool)| entry(set, tool).0)
+        .map(|(set, tool)| entry(set, tool, Schema::Adapted).0)
         .collect();
     Value::Array(entries)
 }
 
 /// One tool's `{"name", "description", "input_schema"}`, and the notes
 /// about what was changed to make Anthropic accept it.
-pub(crate) fn entry(set: &ToolSet, tool: &Tool) -> (Value, Vec<Note>) {
+pub(crate) fn entry(set: &ToolSet, tool: &Tool, schema: Schema) -> (Value, Vec<Note>) {
     let mut sink = SchemaNotes::for_tool(set, tool);
-    let mut schema = parameters_or_empty(tool);
-    ensure_root_object(&mut schema, &mut sink);
-    let original = schema.clone();
-    let flatten = Target::Anthropic.rejects_root_combinators();
-    if let Value::Object(root) = &mut schema
-        && flatten
-    {
-        let mut origins = Origins::new();
-        let mut guard = RefGuard::new();
-        merge_all_of(root, "", 0, &original, &mut guard, &mut origins, &mut sink);
-        flatten_root_unions(root, &original, &mut guard, &mut origins, &mut sink);
-    }
+    let schema = match schema {
+        Schema::Given(given) => given,
+        Schema::Adapted => adapted(tool, &mut sink),
+    };
     let mut entry = Map::new();
     entry.insert("name".into(), Value::String(tool.name.clone()));
     if let Some(description) = &tool.description {
@@ -54,4 +46,21 @@ pub(crate) fn entry(set: &ToolSet, tool: &Tool) -> (Value, Vec<Note>) {
     }
     entry.insert("input_schema".into(), schema);
     (Value::Object(entry), sink.into_notes())
+}
+
+/// The tool's parameters with the root made one object schema.
+fn adapted(tool: &Tool, sink: &mut SchemaNotes) -> Value {
+    let mut schema = parameters_or_empty(tool);
+    ensure_root_object(&mut schema, sink);
+    if !Target::Anthropic.rejects_root_combinators() {
+        return schema;
+    }
+    let original = schema.clone();
+    if let Value::Object(root) = &mut schema {
+        let mut origins = Origins::new();
+        let mut guard = RefGuard::new();
+        merge_all_of(root, "", 0, &original, &mut guard, &mut origins, sink);
+        flatten_root_unions(root, &original, &mut guard, &mut origins, sink);
+    }
+    schema
 }

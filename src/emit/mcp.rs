@@ -11,7 +11,7 @@
 use serde_json::{Map, Value, json};
 
 use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
-use super::{EmitError, Generated, Note, Options, tools};
+use super::{EmitError, Generated, Note, Options, Schema, tools};
 use crate::diagnostic::Severity;
 use crate::ir::{Format, Permissions, Tool, ToolSet};
 use crate::json;
@@ -25,18 +25,24 @@ pub fn generate(toolsets: &[ToolSet], _options: &Options) -> Result<Generated, E
 pub fn document(toolsets: &[ToolSet]) -> Value {
     let mut notes = Vec::new();
     let entries: Vec<Value> = tools(toolsets)
-        .map(|(set, tool)| entry(set, tool, &mut notes))
+        .map(|(set, tool)| entry(set, tool, Schema::Adapted, &mut notes))
         .collect();
     json!({"tools": entries})
 }
 
 /// One tool of the `tools` list; what had to be changed or dropped goes to
 /// `notes`.
-pub(crate) fn entry(set: &ToolSet, tool: &Tool, notes: &mut Vec<Note>) -> Value {
-    let mut sink = SchemaNotes::for_tool(set, tool);
-    let mut input_schema = parameters_or_empty(tool);
-    ensure_root_object(&mut input_schema, &mut sink);
-    notes.extend(sink.into_notes());
+pub(crate) fn entry(set: &ToolSet, tool: &Tool, schema: Schema, notes: &mut Vec<Note>) -> Value {
+    let input_schema = match schema {
+        Schema::Given(given) => given,
+        Schema::Adapted => {
+            let mut sink = SchemaNotes::for_tool(set, tool);
+            let mut input_schema = parameters_or_empty(tool);
+            ensure_root_object(&mut input_schema, &mut sink);
+            notes.extend(sink.into_notes());
+            input_schema
+        }
+    };
     let from_mcp = |key: &str| {
         (set.format == Format::Mcp)
             .then(|| tool.extensions.get(key))

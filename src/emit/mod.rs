@@ -106,12 +106,24 @@ impl JsonTarget {
 
     /// One tool's entry in the document, and the notes about it.
     pub fn entry(self, set: &ToolSet, tool: &crate::ir::Tool) -> (serde_json::Value, Vec<Note>) {
+        self.entry_with(set, tool, Schema::Adapted)
+    }
+
+    /// One tool's entry with its parameter schema chosen by `schema`, and
+    /// the notes about it. Gemini's declarations are only ever adapted:
+    /// its parameters are an OpenAPI subset that a JSON Schema is not.
+    pub fn entry_with(
+        self,
+        set: &ToolSet,
+        tool: &crate::ir::Tool,
+        schema: Schema,
+    ) -> (serde_json::Value, Vec<Note>) {
         match self {
-            JsonTarget::Openai { strict } => openai::entry(set, tool, strict),
-            JsonTarget::Anthropic => anthropic::entry(set, tool),
+            JsonTarget::Openai { strict } => openai::entry(set, tool, strict, schema),
+            JsonTarget::Anthropic => anthropic::entry(set, tool, schema),
             JsonTarget::Mcp => {
                 let mut notes = Vec::new();
-                let entry = mcp::entry(set, tool, &mut notes);
+                let entry = mcp::entry(set, tool, schema, &mut notes);
                 (entry, notes)
             }
             JsonTarget::Gemini => gemini::declaration(set, tool),
@@ -146,6 +158,17 @@ impl JsonTarget {
             notes,
         })
     }
+}
+
+/// The parameter schema of a tool's entry.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Schema {
+    /// The tool's parameters (an empty object schema when unknown), changed
+    /// into what the provider accepts, with a note for each change: gen.
+    Adapted,
+    /// This schema, as it is: convert, which keeps schemas and leaves
+    /// saying what a provider would reject to `lint --target`.
+    Given(serde_json::Value),
 }
 
 /// Where a JSON target puts its tools: the document is the array itself
@@ -264,26 +287,137 @@ impl JsonItems {
 }
 
 /// Appends `value` as pretty JSON nested `depth` levels deep, from where
-/// the text is (its first line is placed by the caller). Pretty JSON has
-/// line breaks only between tokens (a string holds `\n` escaped), so
-/// indenting after each one indents the value.
+/// the text is (its first line is placed by the caller): the bytes
+/// `serde_json::to_string_pretty` gives, with every line after the first
+/// indented by `depth` more levels, serialized in place.
 fn push_indented(
     text: &mut String,
     value: &serde_json::Value,
     depth: usize,
 ) -> Result<(), EmitError> {
-    let pretty = serde_json::to_string_pretty(value)?;
-    let indent = "  ".repeat(depth);
-    let mut lines = pretty.split('\n');
-    if let Some(first) = lines.next() {
-        text.push_str(first);
-    }
-    for line in lines {
-        text.push('\n');
-        text.push_str(&indent);
-        text.push_str(line);
-    }
+    use serde::Serialize;
+    let mut bytes = Vec::new();
+    let formatter = NestedPretty {
+        level: depth,
+        has_value: false,
+    };
+    value.serialize(&mut serde_json::Serializer::with_formatter(
+        &mut bytes, formatter,
+    ))?;
+    // serde_json writes UTF-8 only: this check never fails, and keeps the
+    // code free of `unsafe`.
+    let pretty = std::str::from_utf8(&bytes).map_err(|_| {
+        EmitError::Unsupported("the JSON serializer wrote bytes that are not UTF-8".to_owned())
+    })?;
+    text.push_str(pretty);
     Ok(())
+}
+
+/// serde_json's pretty layout (two spaces a level, `": "` after a key,
+/// `[]` and `{}` for empty containers) starting `level` levels deep.
+struct NestedPretty {
+    level: usize,
+    has_value: bool,
+}
+
+impl NestedPretty {
+    fn line<W: ?Sized + std::io::Write>(&self, writer: &mut W) -> std::io::Result<()> {
+        writer.write_all(b"\n")?;
+        for _ in 0..self.level {
+            writer.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+
+    fn open<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        bracket: &[u8],
+    ) -> std::io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        writer.write_all(bracket)
+    }
+
+    fn close<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        bracket: &[u8],
+    ) -> std::io::Result<()> {
+        self.level -= 1;
+        if self.has_value {
+            self.line(writer)?;
+        }
+        writer.write_all(bracket)
+    }
+
+    fn item<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if !first {
+            writer.write_all(b",")?;
+        }
+        self.line(writer)
+    }
+}
+
+impl serde_json::ser::Formatter for NestedPretty {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.open(writer, b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.close(writer, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.item(writer, first)
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        _writer: &mut W,
+    ) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.open(writer, b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.close(writer, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.item(writer, first)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+    ) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        _writer: &mut W,
+    ) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
 }
 
 /// Every tool of the run, in order, with the tool set it came from.
@@ -291,4 +425,66 @@ pub fn tools(toolsets: &[ToolSet]) -> impl Iterator<Item = (&ToolSet, &crate::ir
     toolsets
         .iter()
         .flat_map(|set| set.tools.iter().map(move |tool| (set, tool)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Values with every shape the layout treats apart: empty and nested
+    /// containers, strings holding line breaks and quotes, numbers, null.
+    fn tricky_tools() -> Vec<serde_json::Value> {
+        vec![
+            json!({}),
+            json!([]),
+            json!({"name": "a", "parameters": {"type": "object", "properties": {}, "required": []}}),
+            json!({"description": "two\nlines, a \"quote\" and \u{e9}", "n": [1, 2.5, -3e40, null, true]}),
+            json!({"deep": [[[]], [{}], [{"x": [{"y": {}}]}]]}),
+            json!("a bare string"),
+            json!(7),
+        ]
+    }
+
+    #[test]
+    fn joined_items_are_the_bytes_of_the_whole_document() {
+        for at in [ToolsAt::Root, ToolsAt::Member("tools")] {
+            let tools = tricky_tools();
+            // One part per tool, and all tools in one part, give the same.
+            let mut one = JsonItems::default();
+            let mut parts = Vec::new();
+            for tool in &tools {
+                one.push(tool, at).unwrap();
+                let mut part = JsonItems::default();
+                part.push(tool, at).unwrap();
+                parts.push(part);
+            }
+            let members = vec![("next".to_owned(), json!({"k": [1, {}], "e": []}))];
+            let whole = match at {
+                ToolsAt::Root => serde_json::Value::Array(tools.clone()),
+                ToolsAt::Member(key) => {
+                    let mut root = serde_json::Map::new();
+                    root.insert(key.to_owned(), serde_json::Value::Array(tools.clone()));
+                    for (key, value) in &members {
+                        root.insert(key.clone(), value.clone());
+                    }
+                    serde_json::Value::Object(root)
+                }
+            };
+            let expected = json_document(&whole).unwrap();
+            assert_eq!(JsonItems::document(parts, at, &members).unwrap(), expected);
+            assert_eq!(JsonItems::document([one], at, &members).unwrap(), expected);
+        }
+    }
+
+    #[test]
+    fn no_items_make_an_empty_array() {
+        let expected = json_document(&json!({"tools": []})).unwrap();
+        let parts = [JsonItems::default()];
+        assert_eq!(
+            JsonItems::document(parts, ToolsAt::Member("tools"), &[]).unwrap(),
+            expected
+        );
+        assert_eq!(JsonItems::document([], ToolsAt::Root, &[]).unwrap(), "[]\n");
+    }
 }

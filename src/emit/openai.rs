@@ -14,7 +14,7 @@
 use serde_json::{Map, Value, json};
 
 use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
-use super::{EmitError, Generated, Note, Options};
+use super::{EmitError, Generated, Note, Options, Schema};
 use crate::ir::{Tool, ToolSet};
 use crate::json;
 use crate::providers::openai::{STRICT_FORMATS, STRICT_REJECTED};
@@ -29,7 +29,7 @@ use crate::schema::{
 /// empty object schema.
 pub fn tools(toolsets: &[ToolSet]) -> Value {
     let entries = super::tools(toolsets)
-        .map(|(set, tool)| entry(set, tool, false).0)
+        .map(|(set, tool)| entry(set, tool, false, Schema::Adapted).0)
         .collect();
     Value::Array(entries)
 }
@@ -44,15 +44,26 @@ pub fn generate(toolsets: &[ToolSet], options: &Options) -> Result<Generated, Em
 
 /// One tool's `{"type": "function", "function": {...}}`, and the notes
 /// about what was changed to make OpenAI accept it.
-pub(crate) fn entry(set: &ToolSet, tool: &Tool, strict: bool) -> (Value, Vec<Note>) {
+pub(crate) fn entry(
+    set: &ToolSet,
+    tool: &Tool,
+    strict: bool,
+    schema: Schema,
+) -> (Value, Vec<Note>) {
     let mut sink = SchemaNotes::for_tool(set, tool);
-    let mut parameters = parameters_or_empty(tool);
-    ensure_root_object(&mut parameters, &mut sink);
-    if strict {
-        parameters = strict_schema(parameters, &mut sink);
-    } else if let Value::Object(root) = &mut parameters {
-        declare_array_items(root, &mut sink);
-    }
+    let parameters = match schema {
+        Schema::Given(given) => given,
+        Schema::Adapted => {
+            let mut parameters = parameters_or_empty(tool);
+            ensure_root_object(&mut parameters, &mut sink);
+            if strict {
+                parameters = strict_schema(parameters, &mut sink);
+            } else if let Value::Object(root) = &mut parameters {
+                declare_array_items(root, &mut sink);
+            }
+            parameters
+        }
+    };
     let mut function = Map::new();
     function.insert("name".into(), Value::String(tool.name.clone()));
     if let Some(description) = &tool.description {
