@@ -4,7 +4,8 @@
 //! tool directories), gen refuses to write one document with both, and the
 //! runner cannot tell which one a call means. All three ask this function.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use crate::ir::ToolSet;
 
@@ -59,25 +60,27 @@ pub enum Repeats {
 pub fn name_clashes(entries: &[NameEntry], repeats: Repeats) -> Vec<NameClash> {
     let mut order: Vec<usize> = (0..entries.len()).collect();
     order.sort_by(|&a, &b| entries[a].path.cmp(entries[b].path));
-    let mut first: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    // Hashed, not ordered: the clashes come out in `order`, and a run can
+    // hold a hundred thousand names that share long prefixes.
+    let mut first: HashMap<(&str, &str), usize> = HashMap::with_capacity(entries.len());
     let mut clashes = Vec::new();
     for index in order {
         let entry = &entries[index];
         if entry.name.is_empty() {
             continue;
         }
-        match first.get(&(entry.group, entry.name)) {
-            Some(&earlier)
-                if repeats == Repeats::Anywhere || entries[earlier].path != entry.path =>
-            {
-                clashes.push(NameClash {
-                    first: earlier,
-                    again: index,
-                })
+        match first.entry((entry.group, entry.name)) {
+            Entry::Occupied(earlier) => {
+                let earlier = *earlier.get();
+                if repeats == Repeats::Anywhere || entries[earlier].path != entry.path {
+                    clashes.push(NameClash {
+                        first: earlier,
+                        again: index,
+                    });
+                }
             }
-            Some(_) => {}
-            None => {
-                first.insert((entry.group, entry.name), index);
+            Entry::Vacant(slot) => {
+                slot.insert(index);
             }
         }
     }
