@@ -37,24 +37,49 @@ fn plan(path: &Path, pieces: &[&str]) -> Plan {
     match std::fs::symlink_metadata(path) {
         Err(_) => Plan::New,
         Ok(_) if !path.is_file() => Plan::Blocked,
-        Ok(_) => match std::fs::read(path) {
-            Ok(existing) if holds(&existing, pieces) => Plan::Unchanged,
-            Ok(_) => Plan::Changed,
+        Ok(_) => match holds(path, pieces) {
+            Ok(true) => Plan::Unchanged,
+            Ok(false) => Plan::Changed,
             Err(_) => Plan::Blocked,
         },
     }
 }
 
-/// Whether `existing` is the concatenation of `pieces`.
-fn holds(existing: &[u8], pieces: &[&str]) -> bool {
-    let mut rest = existing;
-    for piece in pieces {
-        match rest.strip_prefix(piece.as_bytes()) {
-            Some(after) => rest = after,
-            None => return false,
+/// Whether the file at `path` holds the concatenation of `pieces`, read a
+/// block at a time: a regenerated document the size of its input is never
+/// held twice, and one of another length is not read at all.
+fn holds(path: &Path, pieces: &[&str]) -> std::io::Result<bool> {
+    use std::io::Read;
+    let size: usize = pieces.iter().map(|piece| piece.len()).sum();
+    let mut file = std::fs::File::open(path)?;
+    if file.metadata()?.len() != size as u64 {
+        return Ok(false);
+    }
+    let mut block = vec![0; 64 * 1024];
+    let mut expected = pieces.iter().map(|piece| piece.as_bytes());
+    let mut pending: &[u8] = &[];
+    loop {
+        let read = file.read(&mut block)?;
+        if read == 0 {
+            return Ok(pending.is_empty() && expected.all(<[u8]>::is_empty));
+        }
+        let mut got = &block[..read];
+        while !got.is_empty() {
+            if pending.is_empty() {
+                match expected.next() {
+                    Some(next) => pending = next,
+                    // The file grew while it was read.
+                    None => return Ok(false),
+                }
+            }
+            let n = pending.len().min(got.len());
+            if pending[..n] != got[..n] {
+                return Ok(false);
+            }
+            pending = &pending[n..];
+            got = &got[n..];
         }
     }
-    rest.is_empty()
 }
 
 /// Writes a document, given in pieces (written one after the other, never
@@ -205,4 +230,42 @@ fn warn_about_files_not_generated(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn holds_compares_the_whole_file_across_blocks_and_pieces() {
+        let dir = std::env::temp_dir().join(format!("toolc-holds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("out.json");
+        // Three blocks and a bit, cut into pieces that straddle the blocks.
+        let text: String = (0..200_000)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        std::fs::write(&path, &text).unwrap();
+        let cuts = [0, 1, 65_535, 65_537, 131_072, 150_000, 150_000, 200_000];
+        let pieces: Vec<&str> = cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect();
+        assert!(holds(&path, &pieces).unwrap());
+        assert!(holds(&path, &[text.as_str(), ""]).unwrap());
+
+        // One byte off in the last block, or at the very end.
+        for at in [0, 65_536, 199_999] {
+            let mut other = text.clone().into_bytes();
+            other[at] = b'#';
+            let other = String::from_utf8(other).unwrap();
+            assert!(!holds(&path, &[other.as_str()]).unwrap(), "byte {at}");
+        }
+        // Shorter and longer documents.
+        assert!(!holds(&path, &[&text[..199_999]]).unwrap());
+        assert!(!holds(&path, &[text.as_str(), "x"]).unwrap());
+
+        std::fs::write(&path, "").unwrap();
+        assert!(holds(&path, &[]).unwrap());
+        assert!(holds(&path, &["", ""]).unwrap());
+        assert!(!holds(&path, &["x"]).unwrap());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
