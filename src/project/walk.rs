@@ -11,7 +11,9 @@
 //! Discovery is an iterator, so files are loaded (and linted) while the
 //! walk is still going.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use super::{LoadError, LoadProblem, ProblemKind};
 
@@ -75,7 +77,7 @@ pub(crate) fn discover(
         };
         roots.push((path.clone(), metadata.is_dir()));
     }
-    let excluded = Excluded(
+    let excluded = Excluded::new(
         exclude
             .iter()
             .filter_map(|p| std::fs::canonicalize(p).ok())
@@ -95,14 +97,62 @@ pub(crate) fn discover(
         }))
 }
 
-/// Paths (canonical) whose contents a run leaves alone.
+/// Paths (canonical) whose contents a run leaves alone, and the canonical
+/// form of each directory the walk has asked about.
 #[derive(Debug, Clone)]
-struct Excluded(Vec<PathBuf>);
+struct Excluded {
+    paths: Vec<PathBuf>,
+    canonical_dirs: Arc<Mutex<HashMap<PathBuf, Option<PathBuf>>>>,
+}
 
 impl Excluded {
+    fn new(paths: Vec<PathBuf>) -> Self {
+        Excluded {
+            paths,
+            canonical_dirs: Arc::default(),
+        }
+    }
+
     fn covers(&self, path: &Path) -> bool {
-        !self.0.is_empty()
-            && std::fs::canonicalize(path).is_ok_and(|p| self.0.iter().any(|x| p.starts_with(x)))
+        !self.paths.is_empty()
+            && std::fs::canonicalize(path).is_ok_and(|p| self.covers_canonical(&p))
+    }
+
+    fn covers_canonical(&self, canonical: &Path) -> bool {
+        self.paths.iter().any(|x| canonical.starts_with(x))
+    }
+
+    /// Whether a walked entry is at or below an excluded path. Only what
+    /// the walk enters or reads is asked about: directories and `.json`
+    /// files. An entry that is not a symbolic link is its directory's
+    /// canonical path plus its name, so each directory is resolved once,
+    /// not once per file in it.
+    fn covers_entry(&self, entry: &ignore::DirEntry) -> bool {
+        if self.paths.is_empty() {
+            return false;
+        }
+        let path = entry.path();
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        if !is_dir && path.extension().is_none_or(|e| e != "json") {
+            return false;
+        }
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return self.covers(path);
+        };
+        if entry.path_is_symlink() || parent.as_os_str().is_empty() {
+            return self.covers(path);
+        }
+        let canonical_parent = {
+            let mut known = self
+                .canonical_dirs
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            known
+                .entry(parent.to_path_buf())
+                .or_insert_with(|| std::fs::canonicalize(parent).ok())
+                .clone()
+        };
+        canonical_parent.is_some_and(|dir| self.covers_canonical(&dir.join(name)))
     }
 }
 
@@ -118,7 +168,7 @@ fn walk_directory(root: &Path, excluded: Excluded) -> impl Iterator<Item = Found
         .parents(true)
         .follow_links(true)
         .filter_entry(move |entry| {
-            entry.depth() == 0 || !(is_skipped_dir(entry) || excluded.covers(entry.path()))
+            entry.depth() == 0 || !(is_skipped_dir(entry) || excluded.covers_entry(entry))
         })
         .build();
     walker.filter_map(move |entry| match entry {
