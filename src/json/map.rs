@@ -235,7 +235,7 @@ pub fn pointer_tokens(pointer: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 /// Escapes one reference token for a JSON Pointer.
-pub fn escape_token(token: &str) -> String {
+fn escape_token(token: &str) -> String {
     if token.contains(['~', '/']) {
         token.replace('~', "~0").replace('/', "~1")
     } else {
@@ -245,8 +245,25 @@ pub fn escape_token(token: &str) -> String {
 
 /// Appends a token to a pointer.
 pub fn join(pointer: &str, token: impl std::fmt::Display) -> String {
-    let token = token.to_string();
-    format!("{pointer}/{}", escape_token(&token))
+    let mut joined = String::with_capacity(pointer.len() + 16);
+    joined.push_str(pointer);
+    push_token(&mut joined, token);
+    joined
+}
+
+/// Appends a token to a pointer in place: a walk that keeps one pointer
+/// and truncates it on the way back builds no string per node.
+pub fn push_token(pointer: &mut String, token: impl std::fmt::Display) {
+    use std::fmt::Write;
+    pointer.push('/');
+    let start = pointer.len();
+    // Writing to a `String` cannot fail.
+    let _ = write!(pointer, "{token}");
+    if pointer[start..].contains(['~', '/']) {
+        let escaped = escape_token(&pointer[start..]);
+        pointer.truncate(start);
+        pointer.push_str(&escaped);
+    }
 }
 
 /// What kind of JSON value this is, with its article, for messages.

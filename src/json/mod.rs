@@ -23,7 +23,7 @@ use crate::source::Span;
 mod map;
 
 use map::{NO_KEY, Node};
-pub use map::{SourceMap, escape_token, join, kind_of, pointer_tokens, value_at};
+pub use map::{SourceMap, join, kind_of, pointer_tokens, push_token, value_at};
 
 /// How deep arrays and objects may nest. Real manifests stay far below; the
 /// limit is about keeping recursive consumers safe.

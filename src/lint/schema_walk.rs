@@ -35,7 +35,7 @@ fn walk(schema: &Value, pointer: &mut String, visit: &mut dyn FnMut(&str, &Map<S
         let keyword = keyword.as_str();
         match value {
             Value::Object(_) if SINGLE.contains(&keyword) => {
-                push_token(pointer, keyword);
+                json::push_token(pointer, keyword);
                 walk(value, pointer, visit);
                 pointer.truncate(mark);
             }
@@ -51,23 +51,14 @@ fn walk(schema: &Value, pointer: &mut String, visit: &mut dyn FnMut(&str, &Map<S
                     if !sub.is_object() {
                         continue;
                     }
-                    push_token(pointer, keyword);
-                    push_token(pointer, name);
+                    json::push_token(pointer, keyword);
+                    json::push_token(pointer, name);
                     walk(sub, pointer, visit);
                     pointer.truncate(mark);
                 }
             }
             _ => {}
         }
-    }
-}
-
-fn push_token(pointer: &mut String, token: &str) {
-    pointer.push('/');
-    if token.contains(['~', '/']) {
-        pointer.push_str(&json::escape_token(token));
-    } else {
-        pointer.push_str(token);
     }
 }
 

@@ -59,29 +59,49 @@ pub(crate) fn for_each_subschema_mut(
     at: &str,
     visit: &mut dyn FnMut(&mut Map<String, Value>, &str),
 ) {
+    let mut pointer = at.to_owned();
+    each_subschema_mut(node, &mut pointer, visit);
+}
+
+/// [`for_each_subschema_mut`] with one pointer, grown and cut back.
+fn each_subschema_mut(
+    node: &mut Map<String, Value>,
+    at: &mut String,
+    visit: &mut dyn FnMut(&mut Map<String, Value>, &str),
+) {
     visit(node, at);
+    let node_len = at.len();
     for (keyword, value) in node.iter_mut() {
-        let keyword_at = json::join(at, keyword);
         match value {
             Value::Object(sub) if SINGLE.contains(&keyword.as_str()) => {
-                for_each_subschema_mut(sub, &keyword_at, visit);
+                json::push_token(at, keyword);
+                each_subschema_mut(sub, at, visit);
             }
             Value::Array(items) if LISTS.contains(&keyword.as_str()) => {
+                json::push_token(at, keyword);
+                let keyword_len = at.len();
                 for (i, item) in items.iter_mut().enumerate() {
                     if let Value::Object(sub) = item {
-                        for_each_subschema_mut(sub, &json::join(&keyword_at, i), visit);
+                        json::push_token(at, i);
+                        each_subschema_mut(sub, at, visit);
+                        at.truncate(keyword_len);
                     }
                 }
             }
             Value::Object(members) if MAPS.contains(&keyword.as_str()) => {
+                json::push_token(at, keyword);
+                let keyword_len = at.len();
                 for (name, member) in members.iter_mut() {
                     if let Value::Object(sub) = member {
-                        for_each_subschema_mut(sub, &json::join(&keyword_at, name), visit);
+                        json::push_token(at, name);
+                        each_subschema_mut(sub, at, visit);
+                        at.truncate(keyword_len);
                     }
                 }
             }
             _ => {}
         }
+        at.truncate(node_len);
     }
 }
 
