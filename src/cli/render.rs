@@ -259,7 +259,7 @@ pub(super) fn render_grouped(
     format: ReportFormat,
     report: &LintReport,
     color: bool,
-    grouped: impl Fn(&Rule) -> bool,
+    grouped: impl Fn(&Rule) -> bool + Sync,
     flag: &str,
 ) -> String {
     let listed = report.diagnostics.iter().filter(|d| !grouped(d.rule));

@@ -379,7 +379,10 @@ impl Linter {
             }
         }
         report.files.sort_by(|a, b| a.path.cmp(&b.path));
-        report.diagnostics.sort_by(Diagnostic::sort_key_cmp);
+        rayon::slice::ParallelSliceMut::par_sort_by(
+            &mut report.diagnostics[..],
+            Diagnostic::sort_key_cmp,
+        );
         Ok(())
     }
 }
