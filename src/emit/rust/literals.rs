@@ -13,14 +13,22 @@ pub(super) fn string_literal(text: &str) -> String {
 /// Characters a literal must not show (see [`string_literal`]) become JSON
 /// `\u` escapes, which are the same JSON; they can only occur in strings.
 pub(super) fn raw_json_literal(json: &str) -> String {
-    let mut text = String::with_capacity(json.len());
-    for c in json.chars() {
-        if (c.is_control() && c != '\n') || is_invisible(c) {
-            text.push_str(&format!("\\u{:04x}", c as u32));
-        } else {
-            text.push(c);
+    let shown = |c: char| !(c.is_control() && c != '\n') && !is_invisible(c);
+    // Most schemas are printable ASCII with line breaks: kept as they are.
+    let plain = json.bytes().all(|b| (0x20..0x7f).contains(&b) || b == b'\n');
+    let text = if plain || json.chars().all(shown) {
+        std::borrow::Cow::Borrowed(json)
+    } else {
+        let mut text = String::with_capacity(json.len());
+        for c in json.chars() {
+            if shown(c) {
+                text.push(c);
+            } else {
+                text.push_str(&format!("\\u{:04x}", c as u32));
+            }
         }
-    }
+        std::borrow::Cow::Owned(text)
+    };
     let mut longest = 0;
     for (i, _) in text.match_indices('"') {
         let run = text[i + 1..].chars().take_while(|c| *c == '#').count();
@@ -70,6 +78,9 @@ pub(super) fn doc_lines(text: &str) -> Vec<String> {
 }
 
 fn escape_fences(line: &str) -> String {
+    if !line.contains("```") && !line.contains("~~~") {
+        return line.to_owned();
+    }
     let chars: Vec<char> = line.chars().collect();
     let mut out = String::with_capacity(line.len());
     let mut i = 0;
@@ -105,6 +116,11 @@ mod tests {
             "\"a\\\"b\\\\c\\u{202e}\""
         );
         assert_eq!(raw_json_literal("{\"a\":\"#\"}"), "r##\"{\"a\":\"#\"}\"##");
+        assert_eq!(
+            raw_json_literal("{\"a\":\"\u{7}\u{200b}\u{e9}\"}\n"),
+            "r#\"{\"a\":\"\\u0007\\u200b\u{e9}\"}\n\"#"
+        );
+        assert_eq!(raw_json_literal("\"\u{e9}\"##"), "r###\"\"\u{e9}\"##\"###");
         assert_eq!(comment_text("a\r\n  b\u{2066}"), "a b\\u{2066}");
         assert_eq!(
             doc_lines("x\n\n\n    ```rust\ny\n"),
