@@ -13,9 +13,11 @@ pub(super) fn string_literal(text: &str) -> String {
 /// Characters a literal must not show (see [`string_literal`]) become JSON
 /// `\u` escapes, which are the same JSON; they can only occur in strings.
 pub(super) fn raw_json_literal(json: &str) -> String {
-    let shown = |c: char| !(c.is_control() && c != '\n') && !is_invisible(c);
+    let shown = |c: char| !(is_invisible(c) || (c.is_control() && c != '\n'));
     // Most schemas are printable ASCII with line breaks: kept as they are.
-    let plain = json.bytes().all(|b| (0x20..0x7f).contains(&b) || b == b'\n');
+    let plain = json
+        .bytes()
+        .all(|b| (0x20..0x7f).contains(&b) || b == b'\n');
     let text = if plain || json.chars().all(shown) {
         std::borrow::Cow::Borrowed(json)
     } else {
