@@ -194,22 +194,23 @@ fn reduce(
     }
     let set = &manifest.toolset;
     let map = Some(&manifest.document.map);
-    let converted = convert::convert_to_document(set, to);
+    let mut converted = convert::convert_to_document(set, to);
     let (mut diagnostics, mut losses, mut root_spans) = (Vec::new(), 0, Vec::new());
-    if let Ok(converted) = &converted {
-        losses = converted.losses.len();
-        diagnostics.extend(
-            converted
-                .losses
-                .iter()
-                .map(|loss| findings::loss(findings::span_of(map, &loss.pointer), loss, strict)),
+    if let Ok(converted) = &mut converted {
+        // Moved out: the diagnostics are what is reported from here on.
+        let (lost, notes) = (
+            std::mem::take(&mut converted.losses),
+            std::mem::take(&mut converted.notes),
         );
-        diagnostics.extend(
-            converted
-                .notes
-                .iter()
-                .map(|note| findings::note(findings::span_of(map, &note.pointer), note)),
-        );
+        losses = lost.len();
+        diagnostics.extend(lost.into_iter().map(|loss| {
+            let span = findings::span_of(map, &loss.pointer);
+            findings::loss(span, loss, strict)
+        }));
+        diagnostics.extend(notes.into_iter().map(|note| {
+            let span = findings::span_of(map, &note.pointer);
+            findings::note(span, note)
+        }));
         root_spans = converted
             .root_fields
             .iter()
@@ -271,7 +272,7 @@ fn join(
                 for (field, span) in converted.root_fields.iter().zip(root_spans) {
                     if let Some(loss) = root.place(&part.path, field) {
                         joined.losses += 1;
-                        joined.diagnostics.push(findings::loss(span, &loss, strict));
+                        joined.diagnostics.push(findings::loss(span, loss, strict));
                     }
                 }
                 items.push(converted.items);
@@ -289,18 +290,18 @@ fn join(
     let converted = convert::convert(&toolsets, to, options)?;
     let span = |path: &str, pointer: &str| findings::span_of(maps.get(path), pointer);
     joined.losses = converted.losses.len();
-    joined.diagnostics.extend(
-        converted
-            .losses
-            .iter()
-            .map(|loss| findings::loss(span(&loss.path, &loss.pointer), loss, strict)),
-    );
-    joined.diagnostics.extend(
-        converted
-            .notes
-            .iter()
-            .map(|note| findings::note(span(&note.path, &note.pointer), note)),
-    );
+    joined
+        .diagnostics
+        .extend(converted.losses.into_iter().map(|loss| {
+            let at = span(&loss.path, &loss.pointer);
+            findings::loss(at, loss, strict)
+        }));
+    joined
+        .diagnostics
+        .extend(converted.notes.into_iter().map(|note| {
+            let at = span(&note.path, &note.pointer);
+            findings::note(at, note)
+        }));
     joined.files = converted.files;
     Ok(joined)
 }

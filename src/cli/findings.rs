@@ -28,14 +28,12 @@ pub(super) fn span_of(map: Option<&SourceMap>, pointer: &str) -> Option<Span> {
     map.map(|map| map.key_or_locate(pointer))
 }
 
-/// A generator's note, at its severity, at `span` in its manifest.
-pub(super) fn note(span: Option<Span>, note: &Note) -> Diagnostic {
-    let mut diagnostic = generation_note::RULE.diagnostic(
-        &note.path,
-        note.pointer.clone(),
-        span,
-        note.message.clone(),
-    );
+/// A generator's note, at its severity, at `span` in its manifest. Taken
+/// by value: a corpus has notes and losses by the hundred thousand, and
+/// their strings move into the diagnostics rather than being held twice.
+pub(super) fn note(span: Option<Span>, note: Note) -> Diagnostic {
+    let mut diagnostic =
+        generation_note::RULE.diagnostic(&note.path, note.pointer, span, note.message);
     diagnostic.severity = note.severity;
     diagnostic
 }
@@ -58,9 +56,9 @@ pub(super) fn parameters_unknown(path: &str, tool: &str, format: &str) -> Diagno
 
 /// A field the target format cannot express, at `span` in its manifest;
 /// an error under `--strict`.
-pub(super) fn loss(span: Option<Span>, loss: &Loss, strict: bool) -> Diagnostic {
+pub(super) fn loss(span: Option<Span>, loss: Loss, strict: bool) -> Diagnostic {
     let mut diagnostic = conversion_loss::RULE
-        .diagnostic(&loss.path, loss.pointer.clone(), span, loss.message.clone())
+        .diagnostic(&loss.path, loss.pointer, span, loss.message)
         .with_help("convert to a format that can hold it, or accept the loss; --strict refuses it");
     if strict {
         diagnostic.severity = Severity::Error;

@@ -309,8 +309,11 @@ fn reduce_set(
         }
     };
     let notes = notes
-        .iter()
-        .map(|note| findings::note(span_in(&set, map.as_ref(), note), note))
+        .into_iter()
+        .map(|note| {
+            let span = span_in(&set, map.as_ref(), &note);
+            findings::note(span, note)
+        })
         .collect();
     GenPart {
         unknown,
@@ -373,8 +376,9 @@ fn join(
                 Target::Python => emit::python::generate(&toolsets, options),
                 _ => emit::rust::generate(&toolsets, options),
             }?;
-            notes.extend(generated.notes.iter().map(|note| {
-                findings::note(findings::span_of(maps.get(&note.path), &note.pointer), note)
+            notes.extend(generated.notes.into_iter().map(|note| {
+                let span = findings::span_of(maps.get(&note.path), &note.pointer);
+                findings::note(span, note)
             }));
             generated.output.into()
         }
