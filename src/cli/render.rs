@@ -348,20 +348,30 @@ pub(super) fn json(report: &LintReport) -> String {
         .par_iter()
         .map(|d| diagnostic_json(d, report))
         .collect();
-    let value = json!({
-        "version": 1,
-        "files": files,
-        "diagnostics": diagnostics,
-        "summary": {
+    // Built by moving the shaped values in (`json!` would copy them).
+    let mut root = serde_json::Map::new();
+    root.insert("version".into(), Value::from(1));
+    root.insert("files".into(), Value::Array(files));
+    root.insert("diagnostics".into(), Value::Array(diagnostics));
+    root.insert(
+        "summary".into(),
+        json!({
             "files": report.files.len(),
             "skipped": report.skipped,
             "errors": report.count(Severity::Error),
             "warnings": report.count(Severity::Warning),
             "infos": report.count(Severity::Info),
-        }
-    });
+        }),
+    );
+    let value = Value::Object(root);
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');
+    // The diagnostics are let go on every core too.
+    if let Value::Object(mut root) = value
+        && let Some(Value::Array(diagnostics)) = root.remove("diagnostics")
+    {
+        diagnostics.into_par_iter().for_each(drop);
+    }
     text
 }
 
