@@ -411,9 +411,19 @@ fn write_pieces_atomically(path: &std::path::Path, pieces: &[&[u8]]) -> Result<(
         path: path.to_path_buf(),
         source,
     };
-    let resolved = std::fs::canonicalize(path).ok();
+    // A symbolic link is replaced where it points, not itself; any other
+    // path is written where it is (a temporary file beside it and a
+    // rename), whatever links lead to its directory.
+    let here = std::fs::symlink_metadata(path).ok();
+    let resolved = here
+        .as_ref()
+        .filter(|m| m.file_type().is_symlink())
+        .and_then(|_| std::fs::canonicalize(path).ok());
     let path = resolved.as_deref().unwrap_or(path);
-    let existing = std::fs::metadata(path).ok();
+    let existing = match (&resolved, here) {
+        (None, Some(here)) if !here.file_type().is_symlink() => Some(here),
+        _ => std::fs::metadata(path).ok(),
+    };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

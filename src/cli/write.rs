@@ -2,6 +2,7 @@
 //! temporary file and a rename; never overwrite a file whose content
 //! differs without `--force`.
 
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -26,12 +27,8 @@ enum Plan {
     Blocked,
 }
 
-fn plan(path: &Path, pieces: &[&str]) -> Plan {
-    let blocked_above = path
-        .ancestors()
-        .skip(1)
-        .any(|a| !a.as_os_str().is_empty() && a.exists() && !a.is_dir());
-    if blocked_above {
+fn plan(path: &Path, pieces: &[&str], above: &mut Above) -> Plan {
+    if path.parent().is_some_and(|parent| above.blocked(parent)) {
         return Plan::Blocked;
     }
     match std::fs::symlink_metadata(path) {
@@ -42,6 +39,32 @@ fn plan(path: &Path, pieces: &[&str]) -> Plan {
             Ok(false) => Plan::Changed,
             Err(_) => Plan::Blocked,
         },
+    }
+}
+
+/// What is known of the directories above the files of a run: whether
+/// something that is not a directory is in the way at or above each. A
+/// tree target writes tens of thousands of files into a few thousand
+/// directories, and each directory is looked at once.
+#[derive(Default)]
+struct Above {
+    blocked: HashMap<PathBuf, bool>,
+}
+
+impl Above {
+    /// Whether `dir` or one of its ancestors exists and is not a
+    /// directory (following symbolic links, as creating the file would).
+    fn blocked(&mut self, dir: &Path) -> bool {
+        if dir.as_os_str().is_empty() {
+            return false;
+        }
+        if let Some(&known) = self.blocked.get(dir) {
+            return known;
+        }
+        let here = std::fs::metadata(dir).is_ok_and(|m| !m.is_dir());
+        let blocked = here || dir.parent().is_some_and(|parent| self.blocked(parent));
+        self.blocked.insert(dir.to_path_buf(), blocked);
+        blocked
     }
 }
 
@@ -136,10 +159,11 @@ fn write_planned(
     known: &[PathBuf],
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
+    let mut above = Above::default();
     let planned: Vec<(PathBuf, Plan, Vec<&str>)> = files
         .into_iter()
         .map(|(path, pieces)| {
-            let plan = plan(&path, &pieces);
+            let plan = plan(&path, &pieces, &mut above);
             (path, plan, pieces)
         })
         .collect();
@@ -185,11 +209,15 @@ fn write_planned(
     if let Some(dir) = dir {
         warn_about_files_not_generated(dir, &planned, known, err)?;
     }
+    // Each directory is made once, before its first file.
+    let mut made: HashSet<&Path> = HashSet::new();
     for (path, plan, pieces) in &planned {
         if *plan == Plan::Unchanged {
             continue;
         }
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
+            && made.insert(parent)
+        {
             std::fs::create_dir_all(parent).map_err(|source| CliError::Write {
                 path: parent.to_path_buf(),
                 source,
