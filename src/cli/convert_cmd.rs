@@ -192,9 +192,16 @@ fn reduce(
         let kept = ConvertPart::Ir(Box::new(manifest.toolset), manifest.document.map);
         return part.with(kept);
     }
-    let set = &manifest.toolset;
-    let map = Some(&manifest.document.map);
-    let mut converted = convert::convert_to_document(set, to);
+    // The part first: converting consumes the IR.
+    let part = Part::of(&manifest, ());
+    let Manifest {
+        toolset,
+        document,
+        source,
+        ..
+    } = manifest;
+    let map = Some(&document.map);
+    let mut converted = convert::convert_to_document(toolset, to);
     let (mut diagnostics, mut losses, mut root_spans) = (Vec::new(), 0, Vec::new());
     if let Ok(converted) = &mut converted {
         // Moved out: the diagnostics are what is reported from here on.
@@ -224,12 +231,11 @@ fn reduce(
         converted,
         root_spans,
     };
-    let part = Part::of(&manifest, kept);
+    let mut part = part.with(kept);
     if shows && keep_source {
-        part.with_source(&manifest)
-    } else {
-        part
+        part.source = Some(source);
     }
+    part
 }
 
 /// What the manifests' parts make together.

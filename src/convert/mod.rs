@@ -97,7 +97,7 @@ pub fn convert(
     let mut out = Converted::default();
     out.notes
         .extend(toolsets.iter().filter_map(declares_nothing));
-    let toolsets: Vec<ToolSet> = toolsets
+    let mut toolsets: Vec<ToolSet> = toolsets
         .iter()
         .filter(|s| !s.tools.is_empty())
         .cloned()
@@ -108,7 +108,7 @@ pub fn convert(
         Format::Agentstack => agentstack::write(&toolsets, options, &mut out)?,
         Format::Nachos => nachos::write(&toolsets, options, &mut out)?,
         Format::Openai | Format::Anthropic | Format::Mcp => {
-            provider::write(&toolsets, to, &mut out)?
+            provider::write(&mut toolsets, to, &mut out)?
         }
     }
     out.losses
@@ -132,8 +132,9 @@ pub struct DocumentPart {
     pub notes: Vec<Note>,
 }
 
-/// Converts one manifest into `to`, which must write one document.
-pub fn convert_to_document(set: &ToolSet, to: Format) -> Result<DocumentPart, EmitError> {
+/// Converts one manifest into `to`, which must write one document. The
+/// set is consumed: its parameter schemas move into the document.
+pub fn convert_to_document(mut set: ToolSet, to: Format) -> Result<DocumentPart, EmitError> {
     if !writes_document(to) {
         return Err(EmitError::Unsupported(format!(
             "{to} is a tree of files, not one document"
@@ -141,9 +142,9 @@ pub fn convert_to_document(set: &ToolSet, to: Format) -> Result<DocumentPart, Em
     }
     let mut out = Converted::default();
     let mut part = DocumentPart::default();
-    match declares_nothing(set) {
+    match declares_nothing(&set) {
         Some(note) => out.notes.push(note),
-        None => (part.items, part.root_fields) = provider::write_set(set, to, &mut out)?,
+        None => (part.items, part.root_fields) = provider::write_set(&mut set, to, &mut out)?,
     }
     out.losses.sort_by(|a, b| a.pointer.cmp(&b.pointer));
     out.losses.dedup();
@@ -488,8 +489,19 @@ fn document(value: &Value) -> Result<String, EmitError> {
 /// The parameters of a tool as the target should write them: the IR's, or
 /// an empty object schema with a note when the source did not say.
 fn parameters_or_empty(out: &mut Converted, set: &ToolSet, tool: &Tool, to: Format) -> Value {
-    match &tool.parameters {
-        Some(parameters) => parameters.clone(),
+    given_or_empty(out, set, tool, tool.parameters.clone(), to)
+}
+
+/// [`parameters_or_empty`] for parameters already taken out of `tool`.
+fn given_or_empty(
+    out: &mut Converted,
+    set: &ToolSet,
+    tool: &Tool,
+    parameters: Option<Value>,
+    to: Format,
+) -> Value {
+    match parameters {
+        Some(parameters) => parameters,
         None => {
             out.note(
                 set,

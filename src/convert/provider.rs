@@ -13,7 +13,7 @@ use crate::formats::carry::X_TOOLC;
 use crate::ir::{Carried, Format, ToolSet};
 
 pub(super) fn write(
-    toolsets: &[ToolSet],
+    toolsets: &mut [ToolSet],
     to: Format,
     out: &mut Converted,
 ) -> Result<(), EmitError> {
@@ -44,9 +44,11 @@ pub(super) fn json_target(to: Format) -> JsonTarget {
 }
 
 /// The tools of one set, serialized, and the set's fields that belong in
-/// the document's root object (MCP's).
+/// the document's root object (MCP's). Each tool's parameters are moved
+/// into its entry, not copied: a schema can be most of a manifest, and the
+/// set is the caller's own copy, written once.
 pub(super) fn write_set(
-    set: &ToolSet,
+    set: &mut ToolSet,
     to: Format,
     out: &mut Converted,
 ) -> Result<(JsonItems, Vec<Carried>), EmitError> {
@@ -58,8 +60,10 @@ pub(super) fn write_set(
     let has_root = matches!(target.tools_at(), ToolsAt::Member(_));
     let (set_fields, root_fields) = split_set(out, set, to, has_root, tolerant);
     let mut items = JsonItems::default();
-    for tool in &set.tools {
-        let parameters = super::parameters_or_empty(out, set, tool, to);
+    let taken: Vec<Option<Value>> = set.tools.iter_mut().map(|t| t.parameters.take()).collect();
+    let set = &*set;
+    for (tool, parameters) in set.tools.iter().zip(taken) {
+        let parameters = super::given_or_empty(out, set, tool, parameters, to);
         let (mut entry, _) = target.entry_with(set, tool, Schema::Given(parameters));
         let Value::Object(object) = &mut entry else {
             continue;
