@@ -50,6 +50,41 @@ pub struct Source {
 
 const BLOCK: usize = 4096;
 
+/// What a text was when a run read it: its length and a hash of it. A run
+/// that lets go of a file's text and reads the file again later (to show a
+/// snippet, or to generate from it) compares fingerprints, so positions
+/// found in the first text are never shown in, and nothing is generated
+/// from, a text that changed meanwhile, even to one of the same length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fingerprint {
+    len: usize,
+    hash: u64,
+}
+
+impl Fingerprint {
+    pub fn of(text: &str) -> Fingerprint {
+        use std::hash::BuildHasher;
+        // One seed for the whole run, chosen at random: the texts are
+        // the user's, and a fixed seed would let a file be crafted to
+        // collide with another.
+        static SEED: OnceLock<foldhash::quality::RandomState> = OnceLock::new();
+        let state = SEED.get_or_init(foldhash::quality::RandomState::default);
+        Fingerprint {
+            len: text.len(),
+            hash: state.hash_one(text.as_bytes()),
+        }
+    }
+
+    /// The text's length in bytes.
+    pub fn len(self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+}
+
 /// A 1-based line and character column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct LineCol {

@@ -63,6 +63,10 @@ pub enum CliError {
     Usage(String),
     #[error("{}: no such file or directory", .0.display())]
     PathNotFound(PathBuf),
+    /// A file read twice in one run (its text let go in between) no longer
+    /// holds what the first read saw.
+    #[error("{0} changed or went away while toolc ran; run it again")]
+    InputChanged(String),
     #[error(transparent)]
     Lint(#[from] crate::lint::LintError),
     #[error(transparent)]

@@ -14,7 +14,7 @@ use crate::emit::{self, EmitError, GeneratedFile, JsonItems, JsonTarget, Note};
 use crate::ir::ToolSet;
 use crate::json::SourceMap;
 use crate::project::Manifest;
-use crate::source::Span;
+use crate::source::{Fingerprint, Span};
 use std::collections::BTreeMap;
 
 #[derive(Debug, clap::Args)]
@@ -130,7 +130,9 @@ pub(super) fn run(
     // then, rather than every text with a note kept meanwhile.
     let keep_sources = !listing.groups_in(args.format);
     let keep = |manifest: Manifest| reduce(work, manifest, &emit_options, keep_sources);
-    let reload = |file: &Path, path: &str| reload(&args.read, args.output.as_ref(), file, path);
+    let reload = |file: &Path, path: &str, first: Option<Fingerprint>| {
+        reload(&args.read, args.output.as_ref(), file, path, first)
+    };
     let read = if paths.is_empty() {
         Some(ForWriting::default())
     } else {
@@ -155,7 +157,7 @@ pub(super) fn run(
             names,
             source: None,
             file: PathBuf::new(),
-            len: 0,
+            fingerprint: None,
             kept: reduce_set(work, set, None, None, &emit_options),
         });
     }
@@ -257,7 +259,7 @@ fn reduce(
     let path = manifest.path().to_string();
     let source = manifest.source;
     let file = manifest.file.clone();
-    let len = source.text.len();
+    let fingerprint = Some(manifest.fingerprint);
     let map = Some(manifest.document.map);
     let kept = reduce_set(work, manifest.toolset, map, Some(manifest.file), options);
     let shows = matches!(kept.output, PartOutput::Ir(..))
@@ -268,7 +270,7 @@ fn reduce(
         names,
         source: (shows && keep_source).then_some(source),
         file,
-        len,
+        fingerprint,
         kept,
     }
 }
@@ -334,7 +336,7 @@ fn join(
     work: Work,
     parts: Vec<Part<GenPart>>,
     options: &emit::Options,
-    reload: &dyn Fn(&Path, &str) -> Result<ToolSet, CliError>,
+    reload: &dyn Fn(&Path, &str, Option<Fingerprint>) -> Result<ToolSet, CliError>,
 ) -> Result<(Output, Vec<Diagnostic>), CliError> {
     let mut module = emit::rust::Module::new();
     let mut diagnostics = Vec::new();
@@ -353,7 +355,7 @@ fn join(
                     // Another manifest took a name this one's tools took:
                     // they are named again, in order, from its IR.
                     let set = match file {
-                        Some(file) => reload(&file, &part.path)?,
+                        Some(file) => reload(&file, &part.path, part.fingerprint)?,
                         None => crate::run::builtin::toolset(),
                     };
                     module.add_set(&set, options)?;
@@ -405,23 +407,26 @@ impl From<emit::Output> for Output {
 }
 
 /// The IR of the manifest at `file` (shown as `path`), read again as the
-/// run read it.
+/// run read it: the text must be the one the run linted (`first`), or
+/// gen would write what no check has seen.
 fn reload(
     read: &ReadArgs,
     output: Option<&PathBuf>,
     file: &Path,
     path: &str,
+    first: Option<Fingerprint>,
 ) -> Result<ToolSet, CliError> {
     let options = crate::lint::LintOptions {
         exclude: output.into_iter().cloned().collect(),
         ..read.options()
     };
     let project = crate::lint::Linter::new(options)?.load(&[file.to_path_buf()])?;
-    let manifest = project.manifests.into_iter().next().ok_or_else(|| {
-        CliError::Usage(format!(
-            "{path} could not be read again to generate from it"
-        ))
-    })?;
+    let manifest = project
+        .manifests
+        .into_iter()
+        .next()
+        .filter(|manifest| Some(manifest.fingerprint) == first)
+        .ok_or_else(|| CliError::InputChanged(path.to_string()))?;
     Ok(ToolSet {
         path: path.to_string(),
         ..manifest.toolset
@@ -434,4 +439,41 @@ pub(super) fn format_name(format: ReportFormat) -> String {
         .to_possible_value()
         .map(|v| v.get_name().to_string())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Fingerprint;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Read {
+        #[command(flatten)]
+        read: ReadArgs,
+    }
+
+    /// gen rust reads a manifest again to name its tools apart from
+    /// another's: it must generate from the text the run linted, or not
+    /// at all.
+    #[test]
+    fn a_manifest_read_again_must_hold_the_text_the_run_linted() {
+        let dir = std::env::temp_dir().join(format!("toolc-reload-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("tools.json");
+        let linted = r#"{"tools": [{"name": "get_time", "description": "Tell the time.", "schema": {"type": "object"}, "command": ["/bin/true"]}]}"#;
+        std::fs::write(&file, linted).unwrap();
+        let read = Read::parse_from(["toolc"]).read;
+        let first = Some(Fingerprint::of(linted));
+
+        let set = reload(&read, None, &file, "tools.json", first).unwrap();
+        assert_eq!(set.tools[0].name, "get_time");
+
+        let swapped = linted.replace("get_time", "rm_rf_ok");
+        assert_eq!(swapped.len(), linted.len());
+        std::fs::write(&file, swapped).unwrap();
+        let refused = reload(&read, None, &file, "tools.json", first);
+        assert!(matches!(refused, Err(CliError::InputChanged(ref p)) if p == "tools.json"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -179,9 +179,10 @@ struct Part<T> {
     names: Vec<String>,
     /// Its text, when the command has findings that point into it.
     source: Option<crate::source::Source>,
-    /// Where its text is and how long it is, to read it again.
+    /// Where its text is and its fingerprint, to read it again (`None`
+    /// for tools that are not read from a file: the built-in ones).
     file: PathBuf,
-    len: usize,
+    fingerprint: Option<crate::source::Fingerprint>,
     kept: T,
 }
 
@@ -198,7 +199,7 @@ impl<T> Part<T> {
                 .collect(),
             source: None,
             file: manifest.file.clone(),
-            len: manifest.source.text.len(),
+            fingerprint: Some(manifest.fingerprint),
             kept,
         }
     }
@@ -210,7 +211,7 @@ impl<T> Part<T> {
             names: self.names,
             source: self.source,
             file: self.file,
-            len: self.len,
+            fingerprint: self.fingerprint,
             kept,
         }
     }
@@ -226,7 +227,7 @@ impl<T> Part<T> {
 fn texts_of<T>(parts: &[Part<T>]) -> crate::lint::TextsToReread {
     parts
         .iter()
-        .map(|part| (part.path.clone(), (part.file.clone(), part.len)))
+        .filter_map(|part| Some((part.path.clone(), (part.file.clone(), part.fingerprint?))))
         .collect()
 }
 

@@ -34,7 +34,7 @@ use crate::ir::Format;
 use crate::project::{
     self, Failure, LoadOptions, LoadProblem, Loaded, ProblemKind, Project, ReadLog,
 };
-use crate::source::{Source, Span};
+use crate::source::{Fingerprint, Source, Span};
 
 pub use crate::diagnostic::Rule;
 pub use rules::{ALL as RULES, find as find_rule};
@@ -157,9 +157,9 @@ pub struct LintReport {
 }
 
 /// For each file of a run whose text a report let go, as its path is
-/// shown: the file read and the length its text had (see
+/// shown: the file read and the fingerprint of the text it held (see
 /// [`project::source_again`]).
-pub(crate) type TextsToReread = HashMap<String, (PathBuf, usize)>;
+pub(crate) type TextsToReread = HashMap<String, (PathBuf, Fingerprint)>;
 
 impl LintReport {
     /// Reads again those of `paths` whose texts the report does not hold
@@ -175,7 +175,7 @@ impl LintReport {
             }
             let again = texts
                 .get(path)
-                .and_then(|(file, len)| project::source_again(file, path, *len));
+                .and_then(|(file, first)| project::source_again(file, path, *first));
             if let Some(source) = again {
                 self.sources.insert(path.clone(), source);
             }
@@ -357,7 +357,9 @@ impl Linter {
                     report.sources.insert(item.summary.path.clone(), source);
                 }
                 None if !item.registered.is_empty() => {
-                    not_kept.insert(item.summary.path.clone(), (item.file, item.len));
+                    if let Some(fingerprint) = item.fingerprint {
+                        not_kept.insert(item.summary.path.clone(), (item.file, fingerprint));
+                    }
                 }
                 None => {}
             }
@@ -397,10 +399,11 @@ struct Checked {
     summary: FileSummary,
     diagnostics: Vec<Diagnostic>,
     source: Option<Source>,
-    /// Where the text not kept in `source` is, and its length: a finding
-    /// across files that points into it reads it again (see `finish`).
+    /// Where the text not kept in `source` is, and its fingerprint: a
+    /// finding across files that points into it reads it again (see
+    /// `finish`). `None` for a file that did not load (its text is kept).
     file: PathBuf,
-    len: usize,
+    fingerprint: Option<Fingerprint>,
     registered: Vec<rules::duplicate_tool_name::RegisteredName>,
 }
 
@@ -459,7 +462,7 @@ fn check_failure(failure: Failure, settings: &Settings) -> Checked {
         diagnostics,
         source: failure.source,
         file: failure.file,
-        len: 0,
+        fingerprint: None,
         registered: Vec::new(),
     }
 }
@@ -503,7 +506,7 @@ fn check_loaded(
         diagnostics,
         source: keep_source.then(|| loaded.source.clone()),
         file: loaded.file.clone(),
-        len: loaded.source.text.len(),
+        fingerprint: Some(loaded.fingerprint),
         registered,
     })
 }

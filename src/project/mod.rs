@@ -81,6 +81,9 @@ pub struct Manifest {
     /// Where the manifest is on disk (its `source.path` is how it is
     /// shown, which is lossy for names that are not UTF-8).
     pub file: PathBuf,
+    /// The text as the run read it, to know a later read of `file` sees
+    /// the same text.
+    pub fingerprint: crate::source::Fingerprint,
     pub source: Source,
     pub document: Document,
     /// The full IR: parameter schemas (from the manifest or from code),

@@ -11,7 +11,7 @@ use super::{Candidate, Failure, LoadProblem, Loaded, Loader, Manifest, ProblemKi
 use crate::formats;
 use crate::ir::Format;
 use crate::json::{self, ParseErrorKind};
-use crate::source::{ReadError, Source, Span};
+use crate::source::{Fingerprint, ReadError, Source, Span};
 
 /// What decides how a file's problems are reported.
 struct Reading<'a> {
@@ -101,16 +101,16 @@ fn without_bom(bytes: &[u8]) -> &[u8] {
 /// The text of a manifest a run has read and let go of, read again as the
 /// first read saw it (for a report that shows a few positions of many
 /// files, and keeps none of their texts meanwhile). `None` when it is no
-/// longer readable, no longer UTF-8, or no longer `len` bytes long (then it
-/// changed, and the positions found in it would be wrong).
+/// longer readable, no longer UTF-8, or no longer the text the first read
+/// saw (`first`): then the positions found in it would be wrong.
 ///
 /// `file` is the path the first read opened; `shown` the path as reports
 /// show it.
-pub fn source_again(file: &std::path::Path, shown: &str, len: usize) -> Option<Source> {
-    let limit = u64::try_from(len).ok()?.saturating_add(3);
+pub fn source_again(file: &std::path::Path, shown: &str, first: Fingerprint) -> Option<Source> {
+    let limit = u64::try_from(first.len()).ok()?.saturating_add(3);
     let bytes = crate::source::read_regular_file(file, limit).ok()?;
     let text = std::str::from_utf8(without_bom(&bytes)).ok()?;
-    (text.len() == len).then(|| Source::new(shown, text))
+    (text.len() == first.len() && Fingerprint::of(text) == first).then(|| Source::new(shown, text))
 }
 
 /// Parses and lowers a file's content.
@@ -180,6 +180,7 @@ pub(super) fn load_bytes(
         .package_code(&mut toolset, &document, &dir, max_size);
     Loaded::Manifest(Box::new(Manifest {
         file: candidate.path.clone(),
+        fingerprint: Fingerprint::of(&text),
         source,
         document,
         toolset,
@@ -200,5 +201,37 @@ fn choose_format(named: Option<Format>, forced: Option<Format>, value: &Value) -
             Some(format)
         }
         _ => formats::detect_by_content(value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_read_again_must_be_the_text_first_read() {
+        let dir = std::env::temp_dir().join(format!("toolc-again-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("tools.json");
+        let first = "{\n  \"tools\": []\n}\n";
+        std::fs::write(&file, first).unwrap();
+        let fingerprint = Fingerprint::of(first);
+
+        let again = source_again(&file, "tools.json", fingerprint).unwrap();
+        assert_eq!(&*again.text, first);
+        // A byte order mark added since: the offsets (counted after it) hold.
+        std::fs::write(&file, format!("\u{feff}{first}")).unwrap();
+        assert!(source_again(&file, "tools.json", fingerprint).is_some());
+
+        // Same length, other text: every position found in the first text
+        // would land elsewhere.
+        let shifted = "{\n\n \"tools\": []\n}\n";
+        assert_eq!(shifted.len(), first.len());
+        std::fs::write(&file, shifted).unwrap();
+        assert!(source_again(&file, "tools.json", fingerprint).is_none());
+
+        std::fs::remove_file(&file).unwrap();
+        assert!(source_again(&file, "tools.json", fingerprint).is_none());
+        std::fs::remove_dir(&dir).unwrap();
     }
 }
