@@ -20,7 +20,7 @@ mod write;
 
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -307,6 +307,9 @@ fn read_for_writing<T: Send>(
     reporting: &mut Reporting,
     keep: &(dyn Fn(crate::project::Manifest) -> Part<T> + Sync),
 ) -> Result<Option<ForWriting<T>>, CliError> {
+    if let Some(output) = output {
+        refuse_output_among_inputs(output, paths)?;
+    }
     let options = crate::lint::LintOptions {
         exclude: output.into_iter().cloned().collect(),
         ..read.options()
@@ -328,6 +331,38 @@ fn read_for_writing<T: Send>(
         }
     }
     Ok(Some(ForWriting { report, parts }))
+}
+
+/// An output that is one of the files named as input (directly, or through
+/// a link) would be left out of the reading as an earlier run's output,
+/// then written over: the manifest would be lost.
+fn refuse_output_among_inputs(output: &Path, paths: &[PathBuf]) -> Result<(), CliError> {
+    let Ok(output_file) = std::fs::metadata(output) else {
+        return Ok(());
+    };
+    let same = |path: &PathBuf| {
+        std::fs::metadata(path)
+            .is_ok_and(|input| input.is_file() && same_file(&input, &output_file))
+    };
+    match paths.iter().find(|path| same(path)) {
+        Some(input) => Err(CliError::Usage(format!(
+            "the output {} is the input {}: write the output to another file",
+            output.display(),
+            input.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    false
 }
 
 fn parse_format(name: &str) -> Result<Format, String> {
@@ -433,8 +468,8 @@ fn write_pieces_atomically(path: &std::path::Path, pieces: &[&[u8]]) -> Result<(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.toolc-{}.tmp", std::process::id()));
-    let result = write_pieces(&temp, pieces)
+    let (temp, file) = create_temp_beside(&dir, &name).map_err(wrap)?;
+    let result = write_pieces(file, pieces)
         .and_then(|()| match &existing {
             Some(existing) => keep_owner_and_mode(&temp, existing),
             None => Ok(()),
@@ -446,8 +481,30 @@ fn write_pieces_atomically(path: &std::path::Path, pieces: &[&[u8]]) -> Result<(
     result.map_err(wrap)
 }
 
-fn write_pieces(path: &std::path::Path, pieces: &[&[u8]]) -> std::io::Result<()> {
-    let mut file = std::fs::File::create(path)?;
+/// A new temporary file in `dir` for an output named `name`: created only
+/// if nothing is there yet (never through a link someone planted), under a
+/// name no one can guess in advance.
+fn create_temp_beside(dir: &Path, name: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
+    use std::hash::{BuildHasher, Hasher};
+    let mut tries = 0;
+    loop {
+        let mut random = std::collections::hash_map::RandomState::new().build_hasher();
+        random.write_u32(std::process::id());
+        random.write_u32(tries);
+        let temp = dir.join(format!(".{name}.toolc-{:016x}.tmp", random.finish()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+        {
+            Ok(file) => return Ok((temp, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 16 => tries += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+fn write_pieces(mut file: std::fs::File, pieces: &[&[u8]]) -> std::io::Result<()> {
     for piece in pieces {
         file.write_all(piece)?;
     }
@@ -470,4 +527,23 @@ fn keep_owner_and_mode(
         let _ = std::os::unix::fs::chown(temp, Some(existing.uid()), Some(existing.gid()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_files_are_new_files_under_names_not_known_in_advance() {
+        let dir = std::env::temp_dir().join(format!("toolc-temp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (first, _) = create_temp_beside(&dir, "out.json").unwrap();
+        let (second, _) = create_temp_beside(&dir, "out.json").unwrap();
+        assert_ne!(first, second);
+        for temp in [&first, &second] {
+            let name = temp.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(name.starts_with(".out.json.toolc-"), "{name}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -761,3 +761,54 @@ fn every_json_target_is_deterministic() {
         assert_eq!(first.stderr, second.stderr, "{target}");
     }
 }
+
+/// `-o` naming one of the inputs (or a link to it) would leave it out of
+/// the reading as an earlier run's output and then write over it: refused,
+/// even with --force, and the manifest stays as it was.
+#[cfg(unix)]
+#[test]
+fn gen_and_convert_refuse_an_output_that_is_one_of_their_inputs() {
+    let temp = TempDir::new("gen-output-is-input");
+    let manifest = temp.path().join("tools.json");
+    let text = r#"{"tools": [{"name": "get_time", "description": "Tell the time.", "schema": {"type": "object"}, "command": ["/bin/true"]}]}"#;
+    std::fs::write(&manifest, text).expect("write");
+    std::os::unix::fs::symlink("tools.json", temp.path().join("link.json")).expect("symlink");
+    for output in ["tools.json", "link.json", "./tools.json"] {
+        for command in [
+            vec!["gen", "openai", "tools.json", "-o", output, "--force"],
+            vec![
+                "convert",
+                "tools.json",
+                "--to",
+                "mcp",
+                "-o",
+                output,
+                "--force",
+            ],
+        ] {
+            let run = Test::new().current_dir(temp.path()).args(&command).run();
+            assert_eq!(run.code, 2, "{command:?}: {}", run.stderr);
+            assert!(
+                run.stderr.contains("is the input tools.json"),
+                "{command:?}: {}",
+                run.stderr
+            );
+            assert_eq!(std::fs::read_to_string(&manifest).expect("read"), text);
+        }
+    }
+    // Any other name is written as before.
+    let run = Test::new()
+        .current_dir(temp.path())
+        .args(["gen", "openai", "tools.json", "-o", "openai.json"])
+        .run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let names: Vec<String> = std::fs::read_dir(temp.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names.len(),
+        3,
+        "no temporary file may stay behind: {names:?}"
+    );
+}
