@@ -256,11 +256,34 @@ pub(crate) fn identity(path: &Path) -> PathBuf {
         .collect()
 }
 
-/// A path as shown to the user: without a leading `./`.
+/// A path as shown to the user: without a leading `./`. Bytes of a name
+/// that are not UTF-8 are shown as `\xNN`, not all as U+FFFD: reports
+/// tell files apart by this string (their texts, their snippets), and two
+/// names that differ only in such bytes must not look like one file.
 pub fn display_path(path: &Path) -> String {
-    let shown = path.display().to_string();
+    let shown = escaped(path);
     match shown.strip_prefix("./") {
         Some(rest) if !rest.is_empty() => rest.to_string(),
         _ => shown,
     }
+}
+
+#[cfg(unix)]
+fn escaped(path: &Path) -> String {
+    use std::fmt::Write as _;
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    let mut shown = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        shown.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            let _ = write!(shown, "\\x{byte:02X}");
+        }
+    }
+    shown
+}
+
+#[cfg(not(unix))]
+fn escaped(path: &Path) -> String {
+    path.display().to_string()
 }

@@ -649,3 +649,55 @@ fn loss_reports_of_every_pair() {
         insta::assert_snapshot!(format!("losses_from_{from}"), loss_report(from));
     }
 }
+
+/// Two directories whose names differ only in bytes that are not UTF-8:
+/// each finding is positioned in its own file's text, and the two files
+/// are told apart in the report.
+#[cfg(unix)]
+#[test]
+fn files_whose_names_differ_in_bytes_that_are_not_utf8_keep_their_own_positions() {
+    use std::os::unix::ffi::OsStrExt;
+    let temp = TempDir::new("convert-non-utf8-names");
+    let one_line = r#"{"tools": [{"name": "a", "description": "Say a.", "schema": {"type": "object"}, "command": ["/bin/true"], "timeoutSec": 5}]}"#;
+    let spread = "{\n  \"tools\": [\n    {\n      \"name\": \"b\",\n      \"description\": \"Say b.\",\n      \"schema\": {\"type\": \"object\"},\n\n\n   \"command\": [\"/bin/true\"],\n\"timeoutSec\": 5\n    }\n  ]\n}\n";
+    let mut texts = std::collections::BTreeMap::new();
+    for (byte, text) in [(0xffu8, one_line), (0xfe, spread)] {
+        let name = [b'x', byte];
+        let dir = temp
+            .path()
+            .join("nu")
+            .join(std::ffi::OsStr::from_bytes(&name));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join("tools.json"), text).expect("write");
+        texts.insert(format!("nu/x\\x{byte:02X}/tools.json"), text);
+    }
+    let output = Test::new()
+        .current_dir(temp.path())
+        .args([
+            "convert", "nu", "--to", "mcp", "-o", "out.json", "--format", "json",
+        ])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let report = output.json();
+    let mut seen = std::collections::BTreeSet::new();
+    for diagnostic in report["diagnostics"].as_array().expect("diagnostics") {
+        let path = diagnostic["path"].as_str().expect("path");
+        let text = texts
+            .get(path)
+            .unwrap_or_else(|| panic!("unknown path {path:?}"));
+        let key = diagnostic["pointer"]
+            .as_str()
+            .and_then(|p| p.rsplit('/').next())
+            .expect("pointer");
+        let offset = text.find(&format!("\"{key}\"")).expect("key in text");
+        let line = text[..offset].matches('\n').count() + 1;
+        let column = offset - text[..offset].rfind('\n').map_or(0, |i| i + 1) + 1;
+        assert_eq!(
+            (diagnostic["line"].as_u64(), diagnostic["column"].as_u64()),
+            (Some(line as u64), Some(column as u64)),
+            "{path} {key}"
+        );
+        seen.insert(path.to_string());
+    }
+    assert_eq!(seen.len(), 2, "{seen:?}");
+}
