@@ -26,9 +26,9 @@ pub(super) struct ConvertArgs {
     to: Format,
     /// Where to write. nora, agentstack and nachos: a directory (a directory per tool
     /// or package); agentcli: a directory (OUT/tools.json); openai, anthropic, mcp: a
-    /// file (default: standard output).
+    /// file (default, or `-`: standard output).
     #[arg(short, long, value_name = "OUT")]
-    output: Option<PathBuf>,
+    pub(super) output: Option<PathBuf>,
     /// Turn every loss into an error (reported like the warnings, grouped unless
     /// --show-losses), write nothing, exit 1.
     #[arg(long)]

@@ -26,10 +26,10 @@ pub(super) struct GenArgs {
     /// the runner's built-in tools (list_files, read_file, write_file, shell, fetch).
     #[arg(default_value = ".")]
     paths: Vec<PathBuf>,
-    /// Where to write: a file for the JSON targets and rust (default: standard output),
-    /// a directory for python (required).
+    /// Where to write: a file for the JSON targets and rust (default, or `-`: standard
+    /// output), a directory for python (required).
     #[arg(short, long, value_name = "OUT")]
-    output: Option<PathBuf>,
+    pub(super) output: Option<PathBuf>,
     /// Overwrite existing files whose content differs (without it, they are listed and
     /// nothing is written).
     #[arg(long)]
@@ -329,6 +329,10 @@ fn span_in(set: &ToolSet, map: Option<&SourceMap>, note: &Note) -> Option<Span> 
     findings::span_of(map.filter(|_| note.path == set.path), &note.pointer)
 }
 
+/// Reads a manifest's IR again: its file, its path as shown, the
+/// fingerprint of the text the run linted (see [`reload`]).
+type Reload<'a> = dyn Fn(&Path, &str, Option<Fingerprint>) -> Result<ToolSet, CliError> + 'a;
+
 /// The output of every manifest's part, in order, and what gen says about
 /// it: the tools without parameters first, then the notes.
 fn join(
@@ -336,7 +340,7 @@ fn join(
     work: Work,
     parts: Vec<Part<GenPart>>,
     options: &emit::Options,
-    reload: &dyn Fn(&Path, &str, Option<Fingerprint>) -> Result<ToolSet, CliError>,
+    reload: &Reload,
 ) -> Result<(Output, Vec<Diagnostic>), CliError> {
     let mut module = emit::rust::Module::new();
     let mut diagnostics = Vec::new();

@@ -18,10 +18,10 @@ pub(super) struct LintArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
     format: ReportFormat,
-    /// Write the report to this file (atomically) instead of standard output;
-    /// the exit code is the same.
+    /// Write the report to this file (atomically) instead of standard output
+    /// (`-`: standard output); the exit code is the same.
     #[arg(short, long, value_name = "FILE")]
-    output: Option<PathBuf>,
+    pub(super) output: Option<PathBuf>,
     /// What makes the exit code 1: a finding of this severity or a higher one.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     fail_on: FailOn,

@@ -403,7 +403,7 @@ fn parse_and_run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
-    let cli = match Cli::try_parse_from(args) {
+    let mut cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         // --help and --version are "errors" that go to standard output.
         Err(error) if !error.use_stderr() => {
@@ -420,6 +420,18 @@ fn parse_and_run(
             std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
         }
     };
+    // `-o -` is standard output, as for most tools that write files.
+    let output = match &mut cli.command {
+        Command::Lint(args) => Some(&mut args.output),
+        Command::Gen(args) => Some(&mut args.output),
+        Command::Convert(args) => Some(&mut args.output),
+        _ => None,
+    };
+    if let Some(output) = output
+        && output.as_deref() == Some(Path::new("-"))
+    {
+        *output = None;
+    }
     match &cli.command {
         Command::Lint(args) => lint_cmd::run(args, color, out, err),
         Command::Gen(args) => gen_cmd::run(args, color, out, err),

@@ -812,3 +812,34 @@ fn gen_and_convert_refuse_an_output_that_is_one_of_their_inputs() {
         "no temporary file may stay behind: {names:?}"
     );
 }
+
+/// `-o -` is standard output, for gen, convert and lint alike: no file
+/// named `-` appears.
+#[test]
+fn an_output_of_dash_is_standard_output() {
+    let temp = TempDir::new("output-dash");
+    let text = r#"{"tools": [{"name": "get_time", "description": "Tell the time.", "schema": {"type": "object"}, "command": ["/bin/true"]}]}"#;
+    std::fs::write(temp.path().join("tools.json"), text).expect("write");
+    for (command, expected) in [
+        (
+            vec!["gen", "openai", "tools.json", "-o", "-"],
+            "\"type\": \"function\"",
+        ),
+        (
+            vec!["convert", "tools.json", "--to", "mcp", "-o", "-"],
+            "\"inputSchema\"",
+        ),
+        (
+            vec!["lint", "tools.json", "--format", "json", "-o", "-"],
+            "\"summary\"",
+        ),
+    ] {
+        let run = Test::new().current_dir(temp.path()).args(&command).run();
+        assert!(run.code == 0, "{command:?}: {}", run.stderr);
+        assert!(run.stdout.contains(expected), "{command:?}: {}", run.stdout);
+        assert!(
+            !temp.path().join("-").exists(),
+            "{command:?} wrote a file named -"
+        );
+    }
+}
