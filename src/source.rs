@@ -61,17 +61,24 @@ pub struct Fingerprint {
     hash: u64,
 }
 
+/// The hasher of every fingerprint in a run: one seed for the whole run,
+/// chosen at random. The texts are the user's, and a fixed seed would let
+/// a file be crafted to collide with another.
+pub(crate) fn run_hasher() -> impl std::hash::Hasher {
+    use std::hash::BuildHasher;
+    static SEED: OnceLock<foldhash::quality::RandomState> = OnceLock::new();
+    SEED.get_or_init(foldhash::quality::RandomState::default)
+        .build_hasher()
+}
+
 impl Fingerprint {
     pub fn of(text: &str) -> Fingerprint {
-        use std::hash::BuildHasher;
-        // One seed for the whole run, chosen at random: the texts are
-        // the user's, and a fixed seed would let a file be crafted to
-        // collide with another.
-        static SEED: OnceLock<foldhash::quality::RandomState> = OnceLock::new();
-        let state = SEED.get_or_init(foldhash::quality::RandomState::default);
+        use std::hash::Hasher;
+        let mut hasher = run_hasher();
+        hasher.write(text.as_bytes());
         Fingerprint {
             len: text.len(),
-            hash: state.hash_one(text.as_bytes()),
+            hash: hasher.finish(),
         }
     }
 

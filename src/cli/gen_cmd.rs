@@ -130,8 +130,8 @@ pub(super) fn run(
     // then, rather than every text with a note kept meanwhile.
     let keep_sources = !listing.groups_in(args.format);
     let keep = |manifest: Manifest| reduce(work, manifest, &emit_options, keep_sources);
-    let reload = |file: &Path, path: &str, first: Option<Fingerprint>| {
-        reload(&args.read, args.output.as_ref(), file, path, first)
+    let reload = |again: &ReadAgain, path: &str, first: Option<Fingerprint>| {
+        reload(&args.read, args.output.as_ref(), again, path, first)
     };
     let read = if paths.is_empty() {
         Some(ForWriting::default())
@@ -238,9 +238,17 @@ enum PartOutput {
     Json(Result<JsonItems, EmitError>),
     /// The module's part, and where the manifest is, to read it again
     /// when the part's names are taken (`None`: the built-in tools).
-    Rust(Result<RustPart, EmitError>, Option<PathBuf>),
+    Rust(Result<RustPart, EmitError>, Option<ReadAgain>),
     /// The IR, and the map that positions the notes about it.
     Ir(Box<ToolSet>, Option<SourceMap>),
+}
+
+/// How to read a manifest's IR again: its file, and what its package
+/// code gave the IR the first time ([`crate::project::PackageCode::fingerprint`]).
+#[derive(Debug)]
+struct ReadAgain {
+    file: PathBuf,
+    code: u64,
 }
 
 /// Reduces a manifest, on its worker, to what gen writes and says about it.
@@ -261,7 +269,11 @@ fn reduce(
     let file = manifest.file.clone();
     let fingerprint = Some(manifest.fingerprint);
     let map = Some(manifest.document.map);
-    let kept = reduce_set(work, manifest.toolset, map, Some(manifest.file), options);
+    let again = ReadAgain {
+        file: manifest.file,
+        code: manifest.code.fingerprint,
+    };
+    let kept = reduce_set(work, manifest.toolset, map, Some(again), options);
     let shows = matches!(kept.output, PartOutput::Ir(..))
         || !kept.unknown.is_empty()
         || !kept.notes.is_empty();
@@ -279,7 +291,7 @@ fn reduce_set(
     work: Work,
     set: ToolSet,
     map: Option<SourceMap>,
-    file: Option<PathBuf>,
+    again: Option<ReadAgain>,
     options: &emit::Options,
 ) -> GenPart {
     let unknown = set
@@ -299,7 +311,7 @@ fn reduce_set(
                 .as_ref()
                 .map(|p| p.notes().to_vec())
                 .unwrap_or_default();
-            (PartOutput::Rust(part, file), notes)
+            (PartOutput::Rust(part, again), notes)
         }
         // Its generator runs over every manifest at once, at the end.
         Work::FromIr => {
@@ -329,9 +341,9 @@ fn span_in(set: &ToolSet, map: Option<&SourceMap>, note: &Note) -> Option<Span> 
     findings::span_of(map.filter(|_| note.path == set.path), &note.pointer)
 }
 
-/// Reads a manifest's IR again: its file, its path as shown, the
+/// Reads a manifest's IR again: where it is, its path as shown, the
 /// fingerprint of the text the run linted (see [`reload`]).
-type Reload<'a> = dyn Fn(&Path, &str, Option<Fingerprint>) -> Result<ToolSet, CliError> + 'a;
+type Reload<'a> = dyn Fn(&ReadAgain, &str, Option<Fingerprint>) -> Result<ToolSet, CliError> + 'a;
 
 /// The output of every manifest's part, in order, and what gen says about
 /// it: the tools without parameters first, then the notes.
@@ -353,13 +365,13 @@ fn join(
         notes.extend(part.kept.notes);
         match part.kept.output {
             PartOutput::Json(output) => items.push(output?),
-            PartOutput::Rust(output, file) => {
+            PartOutput::Rust(output, again) => {
                 let added = module.add_part(output?);
                 if !added {
                     // Another manifest took a name this one's tools took:
                     // they are named again, in order, from its IR.
-                    let set = match file {
-                        Some(file) => reload(&file, &part.path, part.fingerprint)?,
+                    let set = match again {
+                        Some(again) => reload(&again, &part.path, part.fingerprint)?,
                         None => crate::run::builtin::toolset(),
                     };
                     module.add_set(&set, options)?;
@@ -410,13 +422,14 @@ impl From<emit::Output> for Output {
     }
 }
 
-/// The IR of the manifest at `file` (shown as `path`), read again as the
-/// run read it: the text must be the one the run linted (`first`), or
-/// gen would write what no check has seen.
+/// The IR of the manifest `again` names (shown as `path`), read again as
+/// the run read it: its text must be the one the run linted (`first`),
+/// and its package code must give the IR what it gave then, or gen would
+/// write what no check has seen.
 fn reload(
     read: &ReadArgs,
     output: Option<&PathBuf>,
-    file: &Path,
+    again: &ReadAgain,
     path: &str,
     first: Option<Fingerprint>,
 ) -> Result<ToolSet, CliError> {
@@ -424,12 +437,14 @@ fn reload(
         exclude: output.into_iter().cloned().collect(),
         ..read.options()
     };
-    let project = crate::lint::Linter::new(options)?.load(&[file.to_path_buf()])?;
+    let project = crate::lint::Linter::new(options)?.load(std::slice::from_ref(&again.file))?;
     let manifest = project
         .manifests
         .into_iter()
         .next()
-        .filter(|manifest| Some(manifest.fingerprint) == first)
+        .filter(|manifest| {
+            Some(manifest.fingerprint) == first && manifest.code.fingerprint == again.code
+        })
         .ok_or_else(|| CliError::InputChanged(path.to_string()))?;
     Ok(ToolSet {
         path: path.to_string(),
@@ -457,9 +472,23 @@ mod tests {
         read: ReadArgs,
     }
 
+    /// What a run that read `file` keeps to read it again.
+    fn as_read(read: &ReadArgs, file: &Path) -> (Option<Fingerprint>, ReadAgain) {
+        let project = crate::lint::Linter::new(read.options())
+            .unwrap()
+            .load(&[file.to_path_buf()])
+            .unwrap();
+        let manifest = &project.manifests[0];
+        let again = ReadAgain {
+            file: manifest.file.clone(),
+            code: manifest.code.fingerprint,
+        };
+        (Some(manifest.fingerprint), again)
+    }
+
     /// gen rust reads a manifest again to name its tools apart from
-    /// another's: it must generate from the text the run linted, or not
-    /// at all.
+    /// another's: it must generate from the text the run linted, and from
+    /// what the package code gave the IR then, or not at all.
     #[test]
     fn a_manifest_read_again_must_hold_the_text_the_run_linted() {
         let dir = std::env::temp_dir().join(format!("toolc-reload-{}", std::process::id()));
@@ -468,16 +497,41 @@ mod tests {
         let linted = r#"{"tools": [{"name": "get_time", "description": "Tell the time.", "schema": {"type": "object"}, "command": ["/bin/true"]}]}"#;
         std::fs::write(&file, linted).unwrap();
         let read = Read::parse_from(["toolc"]).read;
-        let first = Some(Fingerprint::of(linted));
+        let (first, again) = as_read(&read, &file);
+        assert_eq!(first, Some(Fingerprint::of(linted)));
 
-        let set = reload(&read, None, &file, "tools.json", first).unwrap();
+        let set = reload(&read, None, &again, "tools.json", first).unwrap();
         assert_eq!(set.tools[0].name, "get_time");
 
         let swapped = linted.replace("get_time", "rm_rf_ok");
         assert_eq!(swapped.len(), linted.len());
-        std::fs::write(&file, swapped).unwrap();
-        let refused = reload(&read, None, &file, "tools.json", first);
+        std::fs::write(&again.file, swapped).unwrap();
+        let refused = reload(&read, None, &again, "tools.json", first);
         assert!(matches!(refused, Err(CliError::InputChanged(ref p)) if p == "tools.json"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// An AgentStack tool's parameters come from `__init__.py`: a module
+    /// changed since the run read it is refused, though `config.json` is
+    /// the same.
+    #[test]
+    fn a_manifest_read_again_must_get_the_same_parameters_from_its_code() {
+        let dir = std::env::temp_dir().join(format!("toolc-reload-code-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = r#"{"name": "clock", "category": "time", "tools": ["get_time"]}"#;
+        std::fs::write(dir.join("config.json"), config).unwrap();
+        let module = "def get_time(zone: str) -> str:\n    \"\"\"Tell the time.\n\n    Args:\n        zone: The time zone.\n    \"\"\"\n    return zone\n";
+        std::fs::write(dir.join("__init__.py"), module).unwrap();
+        let read = Read::parse_from(["toolc"]).read;
+        let (first, again) = as_read(&read, &dir.join("config.json"));
+        assert!(reload(&read, None, &again, "config.json", first).is_ok());
+
+        std::fs::write(dir.join("__init__.py"), module.replace("zone", "rm_rf")).unwrap();
+        let refused = reload(&read, None, &again, "config.json", first);
+        assert!(
+            matches!(refused, Err(CliError::InputChanged(_))),
+            "{refused:?}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

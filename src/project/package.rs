@@ -194,6 +194,10 @@ pub struct PackageCode {
     pub classes: Vec<(usize, Arc<typescript::Search>)>,
     /// The parameter schemas read from code (AgentStack, Nachos).
     pub derived: Vec<DerivedSchema>,
+    /// A hash of all the code gave the IR (parameters, descriptions,
+    /// titles): a manifest read again is the one the run checked only if
+    /// its text and this are both unchanged.
+    pub fingerprint: u64,
 }
 
 impl PackageCode {
@@ -391,6 +395,7 @@ impl Cache {
         };
         add_derived_parameters(toolset, &derived);
         formats::carry::keep_absent_descriptions(&document.value, toolset);
+        code.fingerprint = fingerprint_of(&derived);
         code.derived = derived.into_iter().map(|d| d.schema).collect();
         code
     }
@@ -452,6 +457,35 @@ struct Derived {
     schema: DerivedSchema,
     description: Option<String>,
     title: Option<String>,
+}
+
+/// What the IR takes from the code, hashed (see [`PackageCode::fingerprint`]).
+fn fingerprint_of(derived: &[Derived]) -> u64 {
+    use std::hash::Hasher;
+    /// Feeds serde_json's output to the hasher: no text is built.
+    struct Feed<H>(H);
+    impl<H: Hasher> std::io::Write for Feed<H> {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.write(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut feed = Feed(crate::source::run_hasher());
+    for d in derived {
+        feed.0.write_usize(d.schema.tool);
+        // Writing into a hasher cannot fail; a schema that could not be
+        // serialized would still change the hash by what it wrote.
+        let _ = serde_json::to_writer(&mut feed, &d.schema.schema);
+        for text in [&d.description, &d.title] {
+            feed.0.write_u8(u8::from(text.is_some()));
+            feed.0.write(text.as_deref().unwrap_or("").as_bytes());
+            feed.0.write_u8(0xff);
+        }
+    }
+    feed.0.finish()
 }
 
 /// Gives the IR the derived parameters, and the code's description and
