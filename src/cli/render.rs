@@ -214,16 +214,27 @@ fn shape<'r>(diagnostic: &Diagnostic, texts: &mut Texts<'r>) -> Rendered<'r> {
                 miette_span(r.span),
             ));
         } else {
+            // Without its own file's text (it went away, or changed since
+            // the run read it), a label would be drawn in whatever text
+            // miette has at hand: the path goes into the message instead.
+            let source = texts.snippet(&r.path, r.span);
+            let (message, labels) = match source {
+                Some(_) => (
+                    printable(&r.message),
+                    vec![LabeledSpan::new_primary_with_span(
+                        None,
+                        miette_span(r.span),
+                    )],
+                ),
+                None => (printable(&format!("{}: {}", r.path, r.message)), Vec::new()),
+            };
             related.push(Rendered {
-                message: printable(&r.message),
+                message,
                 code: String::new(),
                 severity: Severity::Info,
                 help: None,
-                source: texts.snippet(&r.path, r.span),
-                labels: vec![LabeledSpan::new_primary_with_span(
-                    None,
-                    miette_span(r.span),
-                )],
+                source,
+                labels,
                 related: Vec::new(),
             });
         }
@@ -437,4 +448,47 @@ fn diagnostic_json(d: &Diagnostic, report: &LintReport) -> Value {
         "related": related,
         "fix": fix,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::Related;
+
+    /// A related position in a file whose text the report does not hold
+    /// (it went away, or changed since the run read it) is named, never
+    /// drawn in the text of the finding's own file.
+    #[test]
+    fn a_related_position_without_its_text_is_named_not_drawn() {
+        let Some(rule) = crate::lint::rules::find("duplicate-tool-name") else {
+            panic!("no duplicate-tool-name rule");
+        };
+        let text = "{\n  \"name\": \"lookup\",\n  \"description\": \"Look a word up.\"\n}\n";
+        let mut report = LintReport::default();
+        report.sources.insert(
+            "b/tool.json".to_string(),
+            crate::source::Source::new("b/tool.json", text),
+        );
+        report.diagnostics.push(Diagnostic {
+            rule,
+            severity: Severity::Error,
+            message: "tool name \"lookup\" is already declared".to_string(),
+            path: "b/tool.json".to_string(),
+            pointer: "/name".to_string(),
+            span: Some(Span::new(12, 20)),
+            help: None,
+            related: vec![Related {
+                path: "a/tool.json".to_string(),
+                span: Span::new(30, 38),
+                message: "first declared here".to_string(),
+            }],
+            fix: None,
+        });
+        let shown = human(&report, false);
+        assert!(
+            shown.contains("a/tool.json: first declared here"),
+            "{shown}"
+        );
+        assert_eq!(shown.matches("b/tool.json:").count(), 1, "{shown}");
+    }
 }
