@@ -65,6 +65,9 @@ pub(super) fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
+    if let Some(output) = &args.output {
+        super::refuse_output_among_inputs(output, &args.paths)?;
+    }
     let options = args.read.options();
     let mut fixed = None;
     if args.unsafe_fixes && !(args.fix || args.diff) {

@@ -763,11 +763,12 @@ fn every_json_target_is_deterministic() {
 }
 
 /// `-o` naming one of the inputs (or a link to it) would leave it out of
-/// the reading as an earlier run's output and then write over it: refused,
-/// even with --force, and the manifest stays as it was.
+/// the reading as an earlier run's output and then write over it (lint:
+/// write its report over it): refused, even with --force, and the
+/// manifest stays as it was.
 #[cfg(unix)]
 #[test]
-fn gen_and_convert_refuse_an_output_that_is_one_of_their_inputs() {
+fn gen_convert_and_lint_refuse_an_output_that_is_one_of_their_inputs() {
     let temp = TempDir::new("gen-output-is-input");
     let manifest = temp.path().join("tools.json");
     let text = r#"{"tools": [{"name": "get_time", "description": "Tell the time.", "schema": {"type": "object"}, "command": ["/bin/true"]}]}"#;
@@ -785,6 +786,7 @@ fn gen_and_convert_refuse_an_output_that_is_one_of_their_inputs() {
                 output,
                 "--force",
             ],
+            vec!["lint", "tools.json", "-o", output],
         ] {
             let run = Test::new().current_dir(temp.path()).args(&command).run();
             assert_eq!(run.code, 2, "{command:?}: {}", run.stderr);
