@@ -257,9 +257,9 @@ pub(crate) fn identity(path: &Path) -> PathBuf {
 }
 
 /// A path as shown to the user: without a leading `./`. Bytes of a name
-/// that are not UTF-8 are shown as `\xNN`, not all as U+FFFD: reports
-/// tell files apart by this string (their texts, their snippets), and two
-/// names that differ only in such bytes must not look like one file.
+/// that are not UTF-8 are shown as `\xNN`, not all as U+FFFD, and a
+/// backslash as `\\` (as `ls -b` does): reports tell files apart by this
+/// string (their texts, their snippets), so no two paths may show alike.
 pub fn display_path(path: &Path) -> String {
     let shown = escaped(path);
     match shown.strip_prefix("./") {
@@ -275,7 +275,12 @@ fn escaped(path: &Path) -> String {
     let bytes = path.as_os_str().as_bytes();
     let mut shown = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
-        shown.push_str(chunk.valid());
+        for part in chunk.valid().split_inclusive('\\') {
+            shown.push_str(part);
+            if part.ends_with('\\') {
+                shown.push('\\');
+            }
+        }
         for byte in chunk.invalid() {
             let _ = write!(shown, "\\x{byte:02X}");
         }
@@ -286,4 +291,30 @@ fn escaped(path: &Path) -> String {
 #[cfg(not(unix))]
 fn escaped(path: &Path) -> String {
     path.display().to_string()
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn no_two_paths_are_shown_alike() {
+        let shown = |bytes: &[u8]| display_path(Path::new(std::ffi::OsStr::from_bytes(bytes)));
+        assert_eq!(shown(b"./a/tools.json"), "a/tools.json");
+        assert_eq!(shown(b"caf\xc3\xa9.json"), "café.json");
+        assert_eq!(shown(b"x\xff.json"), "x\\xFF.json");
+        // The text `\xFF` in a name that is UTF-8 is not that byte.
+        assert_eq!(shown(b"x\\xFF.json"), "x\\\\xFF.json");
+        let names: [&[u8]; 6] = [
+            b"x\xff",
+            b"x\\xFF",
+            b"x\\\xff",
+            b"x\\\\xFF",
+            b"x\xef\xbf\xbd",
+            b"x\\",
+        ];
+        let all: std::collections::BTreeSet<String> = names.iter().map(|n| shown(n)).collect();
+        assert_eq!(all.len(), names.len(), "{all:?}");
+    }
 }
