@@ -40,6 +40,9 @@ fn bench_script_measures_every_row() {
     let floor = floor_example();
     let temp = TempDir::new("bench-script");
     let json = temp.path().join("bench.json");
+    // Outputs go where --work-dir says, and nothing stays there.
+    let work = temp.path().join("work");
+    std::fs::create_dir(&work).expect("mkdir work");
     let output = Command::new("python3")
         .arg(root().join("scripts/bench"))
         .args(["--files", "30", "--runs", "1", "--run-iterations", "3"])
@@ -51,6 +54,8 @@ fn bench_script_measures_every_row() {
         .arg(&floor)
         .arg("--json")
         .arg(&json)
+        .arg("--work-dir")
+        .arg(&work)
         .current_dir(root())
         .output()
         .expect("run scripts/bench");
@@ -68,6 +73,9 @@ fn bench_script_measures_every_row() {
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&json).expect("read the --json file"))
             .expect("the --json file is JSON");
+    assert_eq!(report["work_dir"].as_str(), work.to_str());
+    let left: Vec<_> = std::fs::read_dir(&work).expect("work dir").collect();
+    assert!(left.is_empty(), "the bench left {left:?} in its work dir");
     let rows = report["rows"].as_array().expect("rows");
     let keys: Vec<&str> = rows.iter().filter_map(|r| r["key"].as_str()).collect();
     assert_eq!(
