@@ -28,10 +28,10 @@ use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceSpan};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
-use super::snippet::{Snippet, printable_text};
+use super::snippet::{LONG_LINE, Snippet, printable_text};
 use crate::diagnostic::{Diagnostic, Rule, Severity};
 use crate::lint::LintReport;
-use crate::source::{LineCol, Span};
+use crate::source::{LineCol, Source, Span};
 
 /// How a command shows its report: the same renderers for lint's
 /// findings, gen's notes and convert's losses.
@@ -192,38 +192,76 @@ fn primary_label(span: Span, text: &str) -> LabeledSpan {
     LabeledSpan::new_primary_with_span(None, miette_span(span))
 }
 
+/// How much of a span on one line a label underlines, in bytes: miette
+/// draws each label as one formatted run, and panics on a width past
+/// 65,535 (a whole schema on one minified line).
+const DRAWN_MAX: usize = 400;
+
+/// `span` as its label underlines it: a span within one line is cut to
+/// [`DRAWN_MAX`] bytes (at a character boundary); the position it starts
+/// at, which the header names, stays.
+fn drawn(source: Option<&Source>, span: Span) -> Span {
+    let Some(source) = source else {
+        return span;
+    };
+    if span.len() <= DRAWN_MAX
+        || source.line_index(span.start) != source.line_index(span.end.saturating_sub(1))
+    {
+        return span;
+    }
+    let mut end = span.start + DRAWN_MAX;
+    while end > span.start && !source.text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Span::new(span.start, end)
+}
+
+/// Whether two spans sit on the same long line, too far apart for one
+/// window of it: each then gets its own snippet (one snippet would span
+/// the columns between them, past what miette can draw).
+fn far_apart_on_one_line(source: &Source, a: Span, b: Span) -> bool {
+    let line = source.line_index(a.start);
+    line == source.line_index(b.start)
+        && source.line_span(line).len() > LONG_LINE
+        && a.start.abs_diff(b.start) > DRAWN_MAX
+}
+
 fn miette_span(span: Span) -> SourceSpan {
     SourceSpan::new(span.start.into(), span.len())
 }
 
 fn shape<'r>(diagnostic: &Diagnostic, texts: &mut Texts<'r>) -> Rendered<'r> {
     let report = texts.report;
+    let own = report.sources.get(&diagnostic.path);
     let source = diagnostic
         .span
         .and_then(|span| texts.snippet(&diagnostic.path, span));
     let mut labels = Vec::new();
     if let Some(span) = diagnostic.span {
-        let text = report.sources.get(&diagnostic.path).map(|s| &*s.text);
-        labels.push(primary_label(span, text.unwrap_or("")));
+        let text = own.map(|s| &*s.text);
+        labels.push(primary_label(drawn(own, span), text.unwrap_or("")));
     }
     let mut related = Vec::new();
     for r in &diagnostic.related {
-        if r.path == diagnostic.path {
+        let apart = diagnostic
+            .span
+            .is_none_or(|span| own.is_some_and(|own| far_apart_on_one_line(own, span, r.span)));
+        if r.path == diagnostic.path && !apart {
             labels.push(LabeledSpan::new_with_span(
                 Some(r.message.clone()),
-                miette_span(r.span),
+                miette_span(drawn(own, r.span)),
             ));
         } else {
             // Without its own file's text (it went away, or changed since
             // the run read it), a label would be drawn in whatever text
             // miette has at hand: the path goes into the message instead.
             let source = texts.snippet(&r.path, r.span);
-            let (message, labels) = match source {
-                Some(_) => (
+            let (message, labels) = match &source {
+                Some(snippet) => (
                     printable(&r.message),
                     vec![LabeledSpan::new_primary_with_span(
                         None,
-                        miette_span(r.span),
+                        miette_span(drawn(Some(snippet.source), r.span)),
                     )],
                 ),
                 None => (printable(&format!("{}: {}", r.path, r.message)), Vec::new()),

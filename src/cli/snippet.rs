@@ -15,7 +15,7 @@ use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanConten
 use crate::source::{Source, Span};
 
 /// A line longer than this (in bytes) is shown as a window around the span.
-const LONG_LINE: usize = 240;
+pub(super) const LONG_LINE: usize = 240;
 /// How much of a long line to show on each side of the span (in bytes,
 /// widened to character boundaries).
 const WINDOW_CONTEXT: usize = 80;

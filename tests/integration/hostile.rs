@@ -331,3 +331,53 @@ fn human_output_of_a_minified_file_with_a_finding_far_along_its_one_line() {
     );
     assert!(output.stdout.contains("\"bad name\""));
 }
+
+/// A minified manifest whose findings sit past column 65,535, one of them
+/// with its "first declared here" far back on the same line: every format
+/// renders it (miette panicked on the human one), at the right column.
+#[test]
+fn findings_past_column_65535_render_in_every_format() {
+    let dir = TempDir::new("hostile-long-line");
+    let mut tools: Vec<serde_json::Value> = (0..900)
+        .map(|i| {
+            serde_json::json!({"name": format!("t{i}"), "description": "d",
+                "schema": {"type": "object"}, "command": ["/bin/true"]})
+        })
+        .collect();
+    tools.push(serde_json::json!({"name": "t1", "description": "again",
+        "schema": {"type": "objekt"}, "command": ["/bin/true"]}));
+    let text = serde_json::json!({ "tools": tools }).to_string();
+    assert!(!text.contains('\n'));
+    std::fs::write(dir.path().join("tools.json"), &text).expect("write");
+    let name_at = text.rfind("\"t1\"").expect("the repeated name");
+    let column = name_at + 1;
+    assert!(column > 70_000, "{column}");
+    for format in [
+        "human", "brief", "concise", "json", "sarif", "github", "junit",
+    ] {
+        let output = Test::new()
+            .current_dir(dir.path())
+            .args(["lint", "--format", format, "tools.json"])
+            .run();
+        assert_eq!(output.code, 1, "{format}: {}", output.stderr);
+        let shown = format!("{}{}", output.stdout, output.stderr);
+        assert!(
+            shown.contains(&column.to_string()),
+            "{format}: no column {column}"
+        );
+    }
+    let human = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "tools.json"])
+        .run();
+    assert!(
+        human.stdout.contains(&format!("tools.json:1:{column}")),
+        "{}",
+        human.stdout
+    );
+    assert!(
+        human.stdout.contains("first declared here"),
+        "{}",
+        human.stdout
+    );
+}
