@@ -58,6 +58,12 @@ pub fn fix_paths(
             Some(body) => ("\u{feff}", body),
             None => ("", original.as_str()),
         };
+        // A second mark is not JSON: lint says so, and there is nothing to
+        // fix. (Handed on, the loader would take it for the first one, and
+        // every edit would land three bytes off.)
+        if body.starts_with('\u{feff}') {
+            continue;
+        }
         let mut text = body.to_string();
         let mut applied = 0;
         for _ in 0..MAX_ROUNDS {

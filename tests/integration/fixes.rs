@@ -522,3 +522,40 @@ fn diff_goes_to_the_output_file_and_honours_exit_zero() {
         lonely.stderr
     );
 }
+
+/// Two byte order marks: the second is not JSON, so lint reports the file
+/// and --fix and --diff leave it alone (they used to edit it three bytes
+/// off, round after round).
+#[test]
+fn a_file_with_two_byte_order_marks_is_reported_not_fixed() {
+    let dir = TempDir::new("fix-two-boms");
+    let path = dir.path().join("tools.json");
+    let mut bytes = b"\xEF\xBB\xBF\xEF\xBB\xBF".to_vec();
+    bytes.extend_from_slice(STRICT.as_bytes());
+    std::fs::write(&path, &bytes).expect("write");
+    let fixed = Test::new()
+        .current_dir(dir.path())
+        .args([
+            "lint",
+            "--target",
+            "openai-strict",
+            "--fix",
+            "--format",
+            "concise",
+            "tools.json",
+        ])
+        .run();
+    assert_eq!(fixed.code, 1, "{}", fixed.stderr);
+    assert!(fixed.stdout.contains("invalid-json"), "{}", fixed.stdout);
+    assert_eq!(std::fs::read(&path).expect("read"), bytes);
+    let diff = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--target", "openai-strict", "--diff", "tools.json"])
+        .run();
+    assert_eq!(
+        (diff.code, diff.stdout.as_str()),
+        (0, ""),
+        "{}",
+        diff.stderr
+    );
+}
