@@ -42,6 +42,38 @@ impl Decision {
     }
 }
 
+/// Opens the log for appending, without waiting: a FIFO that nothing
+/// reads would block the open until something did, before any tool ran.
+/// Such a FIFO is refused; one with a reader (a log collector) is fine,
+/// and writes to it wait as usual.
+#[cfg(unix)]
+pub(super) fn open(path: &Path) -> std::io::Result<File> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ENXIO) => std::io::Error::new(
+                e.kind(),
+                "it is a FIFO that nothing reads (each call would wait for a reader)",
+            ),
+            _ => e,
+        })?;
+    // SAFETY: fcntl on the descriptor just opened, owned by `file`.
+    unsafe {
+        let fd = file.as_raw_fd();
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(file)
+}
+
+#[cfg(not(unix))]
 pub(super) fn open(path: &Path) -> std::io::Result<File> {
     std::fs::OpenOptions::new()
         .create(true)

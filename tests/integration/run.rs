@@ -555,6 +555,50 @@ fn the_audit_log_records_decisions_without_secret_values() {
     );
 }
 
+/// An audit log at a FIFO that nothing reads would block the runner's start
+/// until something did: it is refused at once. With a reader, each call's
+/// line reaches it.
+#[test]
+fn an_audit_log_at_a_fifo_without_a_reader_is_refused_at_once() {
+    let temp = TempDir::new("run-audit-fifo");
+    let fifo = temp.path().join("audit.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let options = || RunnerOptions {
+        audit: Some(fifo.clone()),
+        ..RunnerOptions::default()
+    };
+    let started = Instant::now();
+    let refused = Runner::load(&[fixture("agentcli/tools.json")], options());
+    let Err(error) = refused else {
+        panic!("a FIFO without a reader was taken as the audit log");
+    };
+    assert!(
+        error.to_string().contains("audit") || format!("{error:?}").contains("FIFO"),
+        "{error:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    // The reader opens the FIFO when it is scheduled: try until it has.
+    let runner = loop {
+        match Runner::load(&[fixture("agentcli/tools.json")], options()) {
+            Ok(runner) => break runner,
+            Err(_) if started.elapsed() < Duration::from_secs(20) => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(error) => panic!("{error:?}"),
+        }
+    };
+    runner.call("echo", json!({"text": "hello"}));
+    drop(runner);
+    let text = reader.join().unwrap();
+    assert!(text.contains("\"decision\":\"allowed\""), "{text}");
+}
+
 /// `toolc gen python` skeletons run as generated (answering that they are
 /// not implemented), and once their body is written, run that body.
 #[test]
