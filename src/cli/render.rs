@@ -390,18 +390,26 @@ pub(super) fn json(report: &LintReport) -> String {
         .iter()
         .map(|f| json!({"path": f.path, "format": f.format, "tools": f.tools}))
         .collect();
-    // Positions need each file's line index, built on first use: shaping
-    // the diagnostics on every core builds those side by side too.
-    let diagnostics: Vec<Value> = report
+    // Each diagnostic is shaped and written out on its own, on every core
+    // (positions need each file's line index, built side by side too):
+    // the report never holds a JSON tree of every finding, which took
+    // several times the text it prints (4 KB a finding).
+    let diagnostics: Vec<String> = report
         .diagnostics
         .par_iter()
-        .map(|d| diagnostic_json(d, report))
+        .map(|d| {
+            let pretty = serde_json::to_string_pretty(&diagnostic_json(d, report))
+                .unwrap_or_default();
+            // Two levels deep in the document. JSON strings hold no raw
+            // line breaks, so every break in the text is between tokens.
+            format!("    {}", pretty.replace('\n', "\n    "))
+        })
         .collect();
-    // Built by moving the shaped values in (`json!` would copy them).
     let mut root = serde_json::Map::new();
     root.insert("version".into(), Value::from(1));
     root.insert("files".into(), Value::Array(files));
-    root.insert("diagnostics".into(), Value::Array(diagnostics));
+    // Stands in for the array until the text is joined.
+    root.insert("diagnostics".into(), Value::Null);
     root.insert(
         "summary".into(),
         json!({
@@ -412,15 +420,22 @@ pub(super) fn json(report: &LintReport) -> String {
             "infos": report.count(Severity::Info),
         }),
     );
-    let value = Value::Object(root);
-    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
-    text.push('\n');
-    // The diagnostics are let go on every core too.
-    if let Value::Object(mut root) = value
-        && let Some(Value::Array(diagnostics)) = root.remove("diagnostics")
-    {
-        diagnostics.into_par_iter().for_each(drop);
+    let frame = serde_json::to_string_pretty(&Value::Object(root)).unwrap_or_default();
+    let Some((before, after)) = frame.split_once("\"diagnostics\": null") else {
+        return frame;
+    };
+    let size = frame.len() + diagnostics.iter().map(|d| d.len() + 2).sum::<usize>() + 16;
+    let mut text = String::with_capacity(size);
+    text.push_str(before);
+    if diagnostics.is_empty() {
+        text.push_str("\"diagnostics\": []");
+    } else {
+        text.push_str("\"diagnostics\": [\n");
+        text.push_str(&diagnostics.join(",\n"));
+        text.push_str("\n  ]");
     }
+    text.push_str(after);
+    text.push('\n');
     text
 }
 
