@@ -135,6 +135,9 @@ use crate::syntax::error_at;
 /// Parses a module and lists its top-level definitions, or reports the
 /// first syntax error.
 pub fn parse(text: &str) -> Result<Module, SyntaxError> {
+    if let Some(error) = crate::syntax::too_deep(text) {
+        return Err(error);
+    }
     let mut parser = Parser::new();
     if parser
         .set_language(&tree_sitter_python::LANGUAGE.into())

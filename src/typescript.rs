@@ -76,6 +76,9 @@ use crate::syntax::error_at;
 /// Finds the class whose `toolId` property is the string `tool_id`, or
 /// reports the first syntax error of the file.
 pub fn find_tool_class(text: &str, tool_id: &str) -> Result<Option<ToolClass>, SyntaxError> {
+    if let Some(error) = crate::syntax::too_deep(text) {
+        return Err(error);
+    }
     let mut parser = Parser::new();
     if parser
         .set_language(&tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into())

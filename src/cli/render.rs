@@ -398,8 +398,8 @@ pub(super) fn json(report: &LintReport) -> String {
         .diagnostics
         .par_iter()
         .map(|d| {
-            let pretty = serde_json::to_string_pretty(&diagnostic_json(d, report))
-                .unwrap_or_default();
+            let pretty =
+                serde_json::to_string_pretty(&diagnostic_json(d, report)).unwrap_or_default();
             // Two levels deep in the document. JSON strings hold no raw
             // line breaks, so every break in the text is between tokens.
             format!("    {}", pretty.replace('\n', "\n    "))

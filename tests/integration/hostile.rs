@@ -381,3 +381,53 @@ fn findings_past_column_65535_render_in_every_format() {
         human.stdout
     );
 }
+
+/// Code nested a million levels deep (the parser's time and memory grow
+/// steeply with depth) is reported as too deep, not parsed: in an
+/// AgentStack module, and in a Nachos package beside the tool's class.
+#[test]
+fn code_nested_a_million_levels_is_reported_not_parsed() {
+    let dir = TempDir::new("hostile-deep-code");
+    let agentstack = dir.path().join("clock");
+    std::fs::create_dir_all(&agentstack).expect("mkdir");
+    std::fs::write(
+        agentstack.join("config.json"),
+        r#"{"name": "clock", "category": "time", "tools": ["get_time"]}"#,
+    )
+    .expect("write");
+    let deep = format!("{}zone{}", "(".repeat(1_000_000), ")".repeat(1_000_000));
+    std::fs::write(
+        agentstack.join("__init__.py"),
+        format!("def get_time(zone: str) -> str:\n    \"\"\"Tell the time.\n\n    Args:\n        zone: The zone.\n    \"\"\"\n    return {deep}\n"),
+    )
+    .expect("write");
+    let (code, report) = lint_json(&dir, &["clock"]);
+    assert_eq!(code, 1, "{report:#}");
+    let finding = only_finding(&report);
+    assert_eq!(finding["rule"], "python-syntax-error", "{finding:#}");
+    let message = finding["message"].as_str().expect("message");
+    assert!(
+        message.contains("nested deeper than 2000 levels"),
+        "{message}"
+    );
+
+    // A Nachos package: the tool's class is found in its own file; the
+    // deep file beside it is passed over.
+    let nachos = dir.path().join("nachos");
+    let fixture = super::root().join("fixtures/gen/nachos-typescript");
+    std::fs::create_dir_all(nachos.join("src")).expect("mkdir");
+    for file in ["manifest.json", "src/web-fetch.ts"] {
+        std::fs::copy(fixture.join(file), nachos.join(file)).expect("copy");
+    }
+    std::fs::write(
+        nachos.join("src/deep.ts"),
+        format!(
+            "const x = {}1{};\n",
+            "f(()=>".repeat(1_000_000),
+            ")".repeat(1_000_000)
+        ),
+    )
+    .expect("write");
+    let (code, report) = lint_json(&dir, &["nachos"]);
+    assert_eq!(code, 0, "{report:#}");
+}
