@@ -397,13 +397,7 @@ pub(super) fn json(report: &LintReport) -> String {
     let diagnostics: Vec<String> = report
         .diagnostics
         .par_iter()
-        .map(|d| {
-            let pretty =
-                serde_json::to_string_pretty(&diagnostic_json(d, report)).unwrap_or_default();
-            // Two levels deep in the document. JSON strings hold no raw
-            // line breaks, so every break in the text is between tokens.
-            format!("    {}", pretty.replace('\n', "\n    "))
-        })
+        .map(|d| serde_json::to_string_pretty(&diagnostic_json(d, report)).unwrap_or_default())
         .collect();
     let mut root = serde_json::Map::new();
     root.insert("version".into(), Value::from(1));
@@ -420,19 +414,40 @@ pub(super) fn json(report: &LintReport) -> String {
             "infos": report.count(Severity::Info),
         }),
     );
-    let frame = serde_json::to_string_pretty(&Value::Object(root)).unwrap_or_default();
-    let Some((before, after)) = frame.split_once("\"diagnostics\": null") else {
+    pretty_with_items(&Value::Object(root), "diagnostics", diagnostics)
+}
+
+/// The pretty-printed document `frame` (serde_json's layout, and a final
+/// line break) whose member `"MEMBER": null` is the array of `items`, each
+/// pretty-printed on its own. A report of many findings never holds a
+/// JSON tree of all of them: that took several times the text it prints.
+pub(super) fn pretty_with_items(frame: &Value, member: &str, items: Vec<String>) -> String {
+    use std::fmt::Write as _;
+    let mut frame = serde_json::to_string_pretty(frame).unwrap_or_default();
+    let placeholder = format!("\"{member}\": null");
+    let Some(at) = frame.find(&placeholder) else {
+        frame.push('\n');
         return frame;
     };
-    let size = frame.len() + diagnostics.iter().map(|d| d.len() + 2).sum::<usize>() + 16;
+    let (before, after) = (&frame[..at], &frame[at + placeholder.len()..]);
+    let indent = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+    // JSON strings hold no raw line breaks: every break in an item's text
+    // is between tokens, and takes the item's depth.
+    let item_indent = format!("{indent}  ");
+    let broken = format!("\n{item_indent}");
+    let items: Vec<String> = items
+        .into_par_iter()
+        .map(|item| format!("{item_indent}{}", item.replace('\n', &broken)))
+        .collect();
+    let size = frame.len() + items.iter().map(|i| i.len() + 2).sum::<usize>() + 16;
     let mut text = String::with_capacity(size);
     text.push_str(before);
-    if diagnostics.is_empty() {
-        text.push_str("\"diagnostics\": []");
+    if items.is_empty() {
+        let _ = write!(text, "\"{member}\": []");
     } else {
-        text.push_str("\"diagnostics\": [\n");
-        text.push_str(&diagnostics.join(",\n"));
-        text.push_str("\n  ]");
+        let _ = writeln!(text, "\"{member}\": [");
+        text.push_str(&items.join(",\n"));
+        let _ = write!(text, "\n{indent}]");
     }
     text.push_str(after);
     text.push('\n');

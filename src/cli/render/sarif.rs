@@ -11,6 +11,8 @@ use std::fmt::Write;
 
 use serde_json::{Map, Value, json};
 
+use rayon::prelude::*;
+
 use super::{forward_slashes, line_cols};
 use crate::diagnostic::{Diagnostic, Fix, Severity};
 use crate::lint::{LintReport, RULES};
@@ -34,10 +36,12 @@ pub(in crate::cli) fn sarif(report: &LintReport) -> String {
             })
         })
         .collect();
-    let results: Vec<Value> = report
+    // Each result is shaped and written out on its own, on every core (see
+    // `pretty_with_items`).
+    let results: Vec<String> = report
         .diagnostics
-        .iter()
-        .map(|d| result(report, d))
+        .par_iter()
+        .map(|d| serde_json::to_string_pretty(&result(report, d)).unwrap_or_default())
         .collect();
     let log = json!({
         "$schema": SCHEMA,
@@ -49,12 +53,10 @@ pub(in crate::cli) fn sarif(report: &LintReport) -> String {
                 "rules": rules,
             }},
             "columnKind": "unicodeCodePoints",
-            "results": results,
+            "results": null,
         }],
     });
-    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
-    text.push('\n');
-    text
+    super::pretty_with_items(&log, "results", results)
 }
 
 fn level(severity: Severity) -> &'static str {
