@@ -216,14 +216,18 @@ fn drawn(source: Option<&Source>, span: Span) -> Span {
     Span::new(span.start, end)
 }
 
-/// Whether two spans sit on the same long line, too far apart for one
-/// window of it: each then gets its own snippet (one snippet would span
-/// the columns between them, past what miette can draw).
-fn far_apart_on_one_line(source: &Source, a: Span, b: Span) -> bool {
-    let line = source.line_index(a.start);
-    line == source.line_index(b.start)
-        && source.line_span(line).len() > LONG_LINE
-        && a.start.abs_diff(b.start) > DRAWN_MAX
+/// Whether two spans need a snippet each: when either sits on a long line,
+/// one snippet of both would show whole lines, or the columns between
+/// them, past what miette can draw. Two spans close together on one line
+/// share a window of it.
+fn apart_on_long_lines(source: &Source, a: Span, b: Span) -> bool {
+    let (line_a, line_b) = (source.line_index(a.start), source.line_index(b.start));
+    let long = |line| source.line_span(line).len() > LONG_LINE;
+    if line_a == line_b {
+        long(line_a) && a.start.abs_diff(b.start) > DRAWN_MAX
+    } else {
+        long(line_a) || long(line_b)
+    }
 }
 
 fn miette_span(span: Span) -> SourceSpan {
@@ -245,7 +249,7 @@ fn shape<'r>(diagnostic: &Diagnostic, texts: &mut Texts<'r>) -> Rendered<'r> {
     for r in &diagnostic.related {
         let apart = diagnostic
             .span
-            .is_none_or(|span| own.is_some_and(|own| far_apart_on_one_line(own, span, r.span)));
+            .is_none_or(|span| own.is_some_and(|own| apart_on_long_lines(own, span, r.span)));
         if r.path == diagnostic.path && !apart {
             labels.push(LabeledSpan::new_with_span(
                 Some(r.message.clone()),

@@ -407,7 +407,7 @@ fn code_nested_a_million_levels_is_reported_not_parsed() {
     assert_eq!(finding["rule"], "python-syntax-error", "{finding:#}");
     let message = finding["message"].as_str().expect("message");
     assert!(
-        message.contains("nested deeper than 2000 levels"),
+        message.contains("nested deeper than 100000 levels"),
         "{message}"
     );
 
@@ -430,4 +430,29 @@ fn code_nested_a_million_levels_is_reported_not_parsed() {
     .expect("write");
     let (code, report) = lint_json(&dir, &["nachos"]);
     assert_eq!(code, 0, "{report:#}");
+}
+
+/// A finding far along a long line whose "first defined here" is on the
+/// line above: each gets its own snippet (one snippet of both lines
+/// panicked in miette), in lint and in the commands that show lint's
+/// findings before refusing.
+#[test]
+fn a_related_position_on_the_line_above_a_long_one_renders() {
+    let dir = TempDir::new("hostile-adjacent-long-lines");
+    let text = format!(
+        "{{\"tools\":[{{\"name\":\"r\",\"command\":[\"/bin/true\"],\n\"description\":\"a\",\n{}\"description\":\"b\"}}]}}",
+        " ".repeat(66_000)
+    );
+    std::fs::write(dir.path().join("tools.json"), text).expect("write");
+    for args in [
+        vec!["lint", "tools.json"],
+        vec!["gen", "openai", "tools.json", "--dry-run"],
+        vec!["convert", "tools.json", "--to", "mcp", "--dry-run"],
+    ] {
+        let output = Test::new().current_dir(dir.path()).args(&args).run();
+        assert_eq!(output.code, 1, "{args:?}: {}", output.stderr);
+        let shown = format!("{}{}", output.stdout, output.stderr);
+        assert!(shown.contains("tools.json:3:66001"), "{args:?}: {shown}");
+        assert!(shown.contains("tools.json:2:1"), "{args:?}: {shown}");
+    }
 }
