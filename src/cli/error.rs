@@ -113,18 +113,30 @@ fn list(paths: &[PathBuf]) -> String {
 }
 
 /// The one choice of exit code: `0` clean, `1` findings, a refusal or a
-/// failed tool, `2` the run could not be made.
+/// failed tool, `2` the run could not be made. A reader that stopped
+/// reading (`toolc rules | head`) took what it wanted: `0`, as the tools
+/// of a pipeline do.
 pub(super) fn exit_code(result: &Result<Outcome, CliError>) -> u8 {
     match result {
         Ok(Outcome::Clean) => EXIT_CLEAN,
         Ok(Outcome::Findings | Outcome::Refused | Outcome::ToolFailed) => EXIT_FINDINGS,
+        Err(error) if reader_went_away(error) => EXIT_CLEAN,
         Err(_) => EXIT_FAILURE,
     }
+}
+
+/// Whether the output was a pipe whose reader closed it.
+fn reader_went_away(error: &CliError) -> bool {
+    matches!(error, CliError::Output(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
 /// Prints `error` on `err`: clap's own rendering for a command line that
 /// does not parse, otherwise `error: MESSAGE: CAUSE: CAUSE...`.
 pub(super) fn write_error(error: &CliError, err: &mut dyn Write) {
+    // Nobody is reading any more: end quietly.
+    if reader_went_away(error) {
+        return;
+    }
     let text = match error {
         CliError::Arguments(error) => error.render().to_string(),
         _ => format!("error: {}\n", with_causes(error)),

@@ -948,3 +948,39 @@ fn without_python_or_typescript_the_findings_are_unchanged() {
         "{report}"
     );
 }
+
+/// A reader that stops reading (`toolc lint | head -1`) ends the run
+/// quietly: no "Broken pipe" error, exit 0, as the tools of a pipeline do.
+#[test]
+fn a_closed_pipe_ends_the_run_quietly() {
+    use std::io::{BufRead, BufReader};
+    let dir = TempDir::new("closed-pipe");
+    // Enough findings that the report outgrows any pipe buffer.
+    let tools: Vec<String> = (0..5000)
+        .map(|i| format!(r#"{{"name": "t{i}", "name": "t{i}", "description": "d", "schema": {{"type": "object"}}, "command": ["/bin/true"]}}"#))
+        .collect();
+    std::fs::write(
+        dir.path().join("tools.json"),
+        format!(r#"{{"tools": [{}]}}"#, tools.join(",")),
+    )
+    .expect("write");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolc"))
+        .args(["lint", "--format", "concise", "tools.json"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn toolc");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut first = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut first)
+        .expect("read a line");
+    assert!(first.contains("tools.json:"), "{first}");
+    // The reader is dropped here: the pipe closes under toolc.
+    let output = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+}
