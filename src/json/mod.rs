@@ -243,6 +243,9 @@ impl Parser<'_> {
                 match stack.last_mut() {
                     None => {
                         self.skip_whitespace();
+                        if self.at_comment() {
+                            return Err(self.comment("the end of the file"));
+                        }
                         if self.pos != self.bytes.len() {
                             return Err(
                                 self.error("trailing characters after the JSON value", self.pos)
@@ -362,8 +365,21 @@ impl Parser<'_> {
     fn expected(&self, what: &str) -> ParseError {
         match self.peek() {
             None => self.error(format!("unexpected end of file, expected {what}"), self.pos),
+            Some(_) if self.at_comment() => self.comment(what),
             Some(_) => self.error(format!("expected {what}"), self.pos),
         }
+    }
+
+    /// Whether a `//` or `/*` comment starts here (JSONC, JSON5).
+    fn at_comment(&self) -> bool {
+        matches!(self.bytes.get(self.pos..self.pos + 2), Some(b"//" | b"/*"))
+    }
+
+    fn comment(&self, what: &str) -> ParseError {
+        self.error(
+            format!("comments are not allowed in JSON (expected {what})"),
+            self.pos,
+        )
     }
 
     /// Parses `"key"` and the `:` after it; leaves `pos` at the value.
@@ -395,6 +411,7 @@ impl Parser<'_> {
             Some(b'n') => self.literal("null", Value::Null),
             Some(b'-' | b'0'..=b'9') => self.number(),
             None => Err(self.error("unexpected end of file, expected a value", self.pos)),
+            Some(_) if self.at_comment() => Err(self.comment("a value")),
             Some(_) => Err(self.error("expected a value", self.pos)),
         }
     }

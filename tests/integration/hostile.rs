@@ -456,3 +456,32 @@ fn a_related_position_on_the_line_above_a_long_one_renders() {
         assert!(shown.contains("tools.json:2:1"), "{args:?}: {shown}");
     }
 }
+
+/// JSONC-style comments are named as what they are, wherever they stand.
+#[test]
+fn comments_are_named_as_comments() {
+    let dir = TempDir::new("hostile-comments");
+    let cases = [
+        ("{\n  // the tools\n  \"tools\": []\n}\n", (2, 3)),
+        ("{\"tools\": [] /* x */, \"a\": 1}\n", (1, 14)),
+        ("{\"tools\": [1, // x\n 2]}\n", (1, 15)),
+        ("{\"tools\": []}\n// end\n", (2, 1)),
+    ];
+    for (text, (line, column)) in cases {
+        std::fs::write(dir.path().join("tools.json"), text).expect("write");
+        let (code, report) = lint_json(&dir, &["tools.json"]);
+        assert_eq!(code, 1, "{report:#}");
+        let finding = only_finding(&report);
+        assert_eq!(finding["rule"], "invalid-json", "{finding:#}");
+        let message = finding["message"].as_str().expect("message");
+        assert!(
+            message.starts_with("comments are not allowed in JSON"),
+            "{message}"
+        );
+        assert_eq!(
+            (finding["line"].as_u64(), finding["column"].as_u64()),
+            (Some(line), Some(column)),
+            "{text:?}"
+        );
+    }
+}
