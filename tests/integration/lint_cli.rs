@@ -984,3 +984,47 @@ fn a_closed_pipe_ends_the_run_quietly() {
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(stderr.is_empty(), "{stderr}");
 }
+
+/// A program outside ./tools/bin/ is told apart: a bare name (agentcli
+/// does not search PATH), a path under tools/bin/ without its "./", or
+/// another relative path.
+#[test]
+fn programs_outside_tools_bin_say_what_is_wrong() {
+    let dir = TempDir::new("outside-bin-messages");
+    std::fs::write(
+        dir.path().join("tools.json"),
+        r#"{"tools": [
+  {"name": "a", "description": "A.", "command": ["python3", "x.py"]},
+  {"name": "b", "description": "B.", "command": ["tools/bin/b"]},
+  {"name": "c", "description": "C.", "command": ["scripts/c"]}
+]}"#,
+    )
+    .expect("write");
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args([
+            "lint",
+            "--format",
+            "json",
+            "--select",
+            "command-outside-bin",
+            "tools.json",
+        ])
+        .run();
+    let report = output.json();
+    let messages: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter_map(|d| d["message"].as_str())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "program \"python3\" is a bare name, not a path under ./tools/bin/",
+            "program \"tools/bin/b\" is under tools/bin/ but lacks the leading \"./\"",
+            "relative program \"scripts/c\" is not under ./tools/bin/",
+        ],
+        "{report:#}"
+    );
+}

@@ -41,20 +41,37 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let pointer = format!("{pointer}/0");
-        let mut diagnostic = manifest
-            .at_value(
-                &RULE,
-                pointer,
-                format!("relative program \"{program}\" is not under {BIN_PREFIX}"),
-            )
-            .with_help(format!(
-                "agentcli runs relative programs only from {BIN_PREFIX} (relative to tools.json); move the program there or use an absolute path"
-            ));
         // A path that, written with forward slashes and without `.`
         // segments, names a program inside ./tools/bin/ is fixed by writing
         // it that way.
         let normalized = format!("./{}", program.replace('\\', "/").trim_start_matches("./"));
-        if let CommandPath::InsideBin(inside) = classify(&normalized)
+        let inside = match classify(&normalized) {
+            CommandPath::InsideBin(inside) => Some(inside),
+            _ => None,
+        };
+        let bare = !program.contains(['/', '\\']);
+        let (message, help) = if inside.is_some() {
+            (
+                format!("program \"{program}\" is under tools/bin/ but lacks the leading \"./\""),
+                format!("agentcli runs relative programs only when they start with {BIN_PREFIX}"),
+            )
+        } else if bare {
+            (
+                format!("program \"{program}\" is a bare name, not a path under {BIN_PREFIX}"),
+                format!(
+                    "agentcli does not search PATH: write the program's absolute path (`command -v {program}` prints it), or put it in {BIN_PREFIX}"
+                ),
+            )
+        } else {
+            (
+                format!("relative program \"{program}\" is not under {BIN_PREFIX}"),
+                format!(
+                    "agentcli runs relative programs only from {BIN_PREFIX} (relative to tools.json); move the program there or use an absolute path"
+                ),
+            )
+        };
+        let mut diagnostic = manifest.at_value(&RULE, pointer, message).with_help(help);
+        if let Some(inside) = inside
             && let Some(span) = diagnostic.span
         {
             let replacement = format!("./{inside}");
