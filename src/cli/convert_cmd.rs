@@ -53,7 +53,7 @@ pub(super) struct ConvertArgs {
     /// standard error; concise, json (the lint JSON contract), sarif, github and junit
     /// on standard output (so openai, anthropic and mcp need -o), like `toolc lint
     /// --format`.
-    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = ReportFormat::Human)]
     format: ReportFormat,
     /// Use the templates in this directory in place of the built-in ones of the same
     /// relative path (the code skeletons: python/..., nachos/...).

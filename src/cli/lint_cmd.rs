@@ -15,8 +15,15 @@ pub(super) struct LintArgs {
     /// Files and directories to check.
     #[arg(default_value = ".")]
     paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    /// Output format (also `--output-format`, as ruff names it; or the
+    /// TOOLC_OUTPUT_FORMAT environment variable).
+    #[arg(
+        long,
+        visible_alias = "output-format",
+        env = "TOOLC_OUTPUT_FORMAT",
+        value_enum,
+        default_value_t = ReportFormat::Human
+    )]
     format: ReportFormat,
     /// Write the report to this file (atomically) instead of standard output
     /// (`-`: standard output); the exit code is the same.

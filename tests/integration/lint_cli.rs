@@ -1028,3 +1028,31 @@ fn programs_outside_tools_bin_say_what_is_wrong() {
         "{report:#}"
     );
 }
+
+/// ruff's spelling `--output-format` and the TOOLC_OUTPUT_FORMAT variable
+/// choose the report format as `--format` does; the flag wins over the
+/// variable.
+#[test]
+fn the_output_format_has_ruffs_name_and_an_environment_variable() {
+    let fixture = "fixtures/rules/command-outside-bin/bad";
+    let concise = Test::new()
+        .args(["lint", "--format", "concise", fixture])
+        .run();
+    let alias = Test::new()
+        .args(["lint", "--output-format", "concise", fixture])
+        .run();
+    assert_eq!(alias.stdout, concise.stdout);
+    let with_env = |args: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolc"))
+            .args(args)
+            .current_dir(root())
+            .env("TOOLC_OUTPUT_FORMAT", "concise")
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run toolc");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    assert_eq!(with_env(&["lint", fixture]), concise.stdout);
+    let json = with_env(&["lint", "--format", "json", fixture]);
+    assert!(json.starts_with('{'), "{json}");
+}

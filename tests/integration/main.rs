@@ -88,6 +88,8 @@ impl Test {
             .args(&self.args)
             .current_dir(&self.dir)
             .env("NO_COLOR", "1")
+            // Set in a developer's shell, it would change every report.
+            .env_remove("TOOLC_OUTPUT_FORMAT")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
