@@ -100,6 +100,8 @@ pub struct Rule {
     pub severity: Severity,
     /// One line for `toolc rules`.
     pub summary: &'static str,
+    /// Whether its findings can carry a fix (`toolc lint --fix`).
+    pub fixable: bool,
     /// The providers whose rejections the rule checks for; empty for the
     /// rules that always run.
     pub targets: &'static [Target],

@@ -15,24 +15,75 @@ pub(super) fn explain(name: &str, out: &mut dyn Write) -> Result<Outcome, CliErr
     };
     writeln!(out, "# {} ({})\n", rule.name, rule.code)?;
     writeln!(out, "Default severity: {}", rule.severity)?;
-    writeln!(out, "Targets: {}\n", targets(rule))?;
+    writeln!(out, "Targets: {}", targets(rule))?;
+    let fix = if rule.fixable {
+        "yes: `toolc lint --fix` applies it (`--diff` shows it first)"
+    } else {
+        "no: fix the manifest by hand"
+    };
+    writeln!(out, "Automatic fix: {fix}\n")?;
     writeln!(out, "{}", crate::lint::documentation(rule))?;
     Ok(Outcome::Clean)
 }
 
-pub(super) fn list(out: &mut dyn Write) -> Result<Outcome, CliError> {
-    let width = RULES.iter().map(|r| r.name.len()).max().unwrap_or(0);
-    let target_width = RULES.iter().map(|r| targets(r).len()).max().unwrap_or(0);
-    for rule in RULES.iter() {
-        writeln!(
-            out,
-            "{}  {:<width$}  {:<7}  {:<target_width$}  {}",
+/// How `toolc rules` prints the rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum RulesFormat {
+    /// Aligned columns under a header.
+    Table,
+    /// A JSON array: code, name, severity, fixable, targets, summary.
+    Json,
+}
+
+pub(super) fn list(format: RulesFormat, out: &mut dyn Write) -> Result<Outcome, CliError> {
+    let mut rules: Vec<&Rule> = RULES.iter().copied().collect();
+    rules.sort_by_key(|rule| rule.code);
+    if format == RulesFormat::Json {
+        let listed: Vec<serde_json::Value> = rules
+            .iter()
+            .map(|rule| {
+                serde_json::json!({
+                    "code": rule.code,
+                    "name": rule.name,
+                    "severity": rule.severity.as_str(),
+                    "fixable": rule.fixable,
+                    "targets": rule.targets.iter().map(|t| t.name()).collect::<Vec<_>>(),
+                    "summary": rule.summary,
+                })
+            })
+            .collect();
+        let text = serde_json::to_string_pretty(&listed).unwrap_or_default();
+        writeln!(out, "{text}")?;
+        return Ok(Outcome::Clean);
+    }
+    let width = rules.iter().map(|r| r.name.len()).max().unwrap_or(0);
+    let target_width = rules
+        .iter()
+        .map(|r| targets(r).len())
+        .chain(std::iter::once("TARGETS".len()))
+        .max()
+        .unwrap_or(0);
+    let row = |code: &str, name: &str, severity: &str, fix: &str, targets: &str, summary: &str| {
+        format!(
+            "{code:<6}  {name:<width$}  {severity:<8}  {fix:<3}  {targets:<target_width$}  {summary}"
+        )
+    };
+    writeln!(
+        out,
+        "{}",
+        row("CODE", "NAME", "SEVERITY", "FIX", "TARGETS", "SUMMARY").trim_end()
+    )?;
+    for rule in rules {
+        let fix = if rule.fixable { "yes" } else { "" };
+        let line = row(
             rule.code,
             rule.name,
             rule.severity.as_str(),
-            targets(rule),
-            rule.summary
-        )?;
+            fix,
+            &targets(rule),
+            rule.summary,
+        );
+        writeln!(out, "{line}")?;
     }
     Ok(Outcome::Clean)
 }

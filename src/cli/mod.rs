@@ -98,8 +98,14 @@ enum Command {
         /// A rule name (e.g. duplicate-tool-name) or code (e.g. TC102).
         rule: String,
     },
-    /// List every rule with its code, default severity and summary.
-    Rules,
+    /// List every rule, sorted by code: its name, default severity, whether
+    /// `lint --fix` can fix its findings, the providers it checks for, and
+    /// its summary.
+    Rules {
+        /// `table` for people, `json` for programs (an array of rules).
+        #[arg(long, value_enum, default_value_t = explain::RulesFormat::Table)]
+        format: explain::RulesFormat,
+    },
 }
 
 /// Options shared by every command that reads manifests. They win over
@@ -438,7 +444,7 @@ fn parse_and_run(
         Command::Convert(args) => convert_cmd::run(args, color, out, err),
         Command::Run(args) => run_cmd::run(args, color, out, err),
         Command::Explain { rule } => explain::explain(rule, out),
-        Command::Rules => explain::list(out),
+        Command::Rules { format } => explain::list(*format, out),
     }
 }
 

@@ -240,14 +240,21 @@ fn rules_lists_every_rule_once() {
     let output = Test::new().args(["rules"]).run();
     assert_eq!(output.code, 0);
     let lines: Vec<&str> = output.stdout.lines().collect();
-    assert_eq!(lines.len(), 56);
-    let mut codes: Vec<&str> = lines
+    // A header, then a rule a line, sorted by code.
+    assert_eq!(lines.len(), 57);
+    assert!(lines[0].starts_with("CODE"), "{}", lines[0]);
+    let codes: Vec<&str> = lines[1..]
         .iter()
         .filter_map(|l| l.split_whitespace().next())
         .collect();
-    codes.sort();
-    codes.dedup();
+    let mut sorted = codes.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(codes, sorted);
     assert_eq!(codes.len(), 56);
+    let listed = super::rules_json();
+    let json_codes: Vec<&str> = listed.iter().filter_map(|r| r["code"].as_str()).collect();
+    assert_eq!(json_codes, codes);
     for required in [
         "missing-name",
         "duplicate-tool-name",
@@ -283,13 +290,8 @@ fn rules_lists_every_rule_once() {
 
 #[test]
 fn explain_prints_every_rule_documentation() {
-    let rules = Test::new().args(["rules"]).run();
-    for name in rules
-        .stdout
-        .lines()
-        .filter_map(|l| l.split_whitespace().nth(1))
-    {
-        let output = Test::new().args(["explain", name]).run();
+    for name in super::rule_names() {
+        let output = Test::new().args(["explain", &name]).run();
         assert_eq!(output.code, 0, "{name}");
         for section in [
             "## What it does",
@@ -614,14 +616,12 @@ fn a_file_named_and_walked_is_checked_as_named_every_time() {
 
 #[test]
 fn provider_rules_stay_silent_without_a_target() {
-    let rules = Test::new().args(["rules"]).run();
-    let provider_rules: Vec<String> = rules
-        .stdout
-        .lines()
-        .filter(|l| l.split_whitespace().nth(3) != Some("all"))
-        .filter_map(|l| l.split_whitespace().nth(1).map(str::to_string))
+    let provider_rules: Vec<String> = super::rules_json()
+        .iter()
+        .filter(|r| r["targets"].as_array().is_some_and(|t| !t.is_empty()))
+        .filter_map(|r| r["name"].as_str().map(str::to_string))
         .collect();
-    assert_eq!(provider_rules.len(), 18, "{}", rules.stdout);
+    assert_eq!(provider_rules.len(), 18, "{provider_rules:?}");
     let report = Test::new()
         .args(["lint", "--format", "json", "fixtures"])
         .run()

@@ -33,6 +33,25 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// Every rule as `toolc rules --format json` lists it, sorted by code.
+pub fn rules_json() -> Vec<serde_json::Value> {
+    let output = Test::new().args(["rules", "--format", "json"]).run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    output
+        .json()
+        .as_array()
+        .cloned()
+        .expect("an array of rules")
+}
+
+/// The names of every rule, sorted by code.
+pub fn rule_names() -> Vec<String> {
+    rules_json()
+        .iter()
+        .map(|r| r["name"].as_str().expect("name").to_string())
+        .collect()
+}
+
 /// The project root (where fixtures/ lives).
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -51,8 +51,7 @@ fn assert_valid_sarif(validator: &jsonschema::Validator, log: &serde_json::Value
 #[test]
 fn sarif_validates_against_the_schema() {
     let validator = sarif_validator();
-    let rules = Test::new().args(["rules"]).run().stdout;
-    let rule_count = rules.lines().count();
+    let rule_count = super::rules_json().len();
     for path in [RENDER, EDGES, "fixtures"] {
         let output = lint("sarif", path);
         assert_eq!(output.code, 1, "{path}: {}", output.stderr);
@@ -90,18 +89,16 @@ fn sarif_driver_describes_every_rule() {
     let driver = &run["tool"]["driver"];
     assert_eq!(driver["name"], "toolc");
     assert_eq!(driver["version"], env!("CARGO_PKG_VERSION"));
-    let rules = Test::new().args(["rules"]).run().stdout;
-    let listed: Vec<&str> = rules
-        .lines()
-        .filter_map(|l| l.split_whitespace().nth(1))
-        .collect();
-    let ids: Vec<&str> = driver["rules"]
+    let mut listed = super::rule_names();
+    listed.sort();
+    let mut ids: Vec<&str> = driver["rules"]
         .as_array()
         .expect("rules")
         .iter()
         .map(|r| r["id"].as_str().expect("id"))
         .collect();
-    assert_eq!(ids, listed, "the rules, in registry order");
+    ids.sort_unstable();
+    assert_eq!(ids, listed, "every rule, once");
     let duplicate = driver["rules"]
         .as_array()
         .expect("rules")

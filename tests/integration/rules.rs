@@ -152,3 +152,29 @@ fn rules_stay_silent_on_good_fixtures() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `toolc rules` says a rule is fixable exactly when its findings on its
+/// bad fixture carry a fix.
+#[test]
+fn the_fixable_column_tells_the_truth() {
+    for rule in super::rules_json() {
+        let name = rule["name"].as_str().expect("name");
+        let rule_dir = root().join("fixtures/rules").join(name);
+        if !rule_dir.join("bad").exists() {
+            continue;
+        }
+        let report = findings(&rule_dir, "bad");
+        let fixes = report["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .filter(|d| d["rule"] == name)
+            .filter(|d| !d["fix"].is_null())
+            .count();
+        assert_eq!(
+            rule["fixable"].as_bool(),
+            Some(fixes > 0),
+            "{name}: {fixes} fixes in its bad fixture"
+        );
+    }
+}

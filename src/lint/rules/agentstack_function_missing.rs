@@ -47,6 +47,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC504",
     severity: Severity::Error,
     summary: "an AgentStack config lists a function its __init__.py does not define",
+    fixable: false,
     targets: &[],
 };
 

@@ -30,6 +30,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC505",
     severity: Severity::Info,
     summary: "a public function of __init__.py that config.json does not list",
+    fixable: false,
     targets: &[],
 };
 

@@ -41,6 +41,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC707",
     severity: Severity::Error,
     summary: "an array schema without items (OpenAI, Gemini)",
+    fixable: false,
     targets: &[Target::Openai, Target::Gemini],
 };
 

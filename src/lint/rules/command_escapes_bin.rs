@@ -27,6 +27,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC203",
     severity: Severity::Error,
     summary: "an agentcli program path climbs out of ./tools/bin/",
+    fixable: false,
     targets: &[],
 };
 

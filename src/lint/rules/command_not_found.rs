@@ -25,6 +25,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC204",
     severity: Severity::Warning,
     summary: "an agentcli program is missing or not executable",
+    fixable: false,
     targets: &[],
 };
 

@@ -29,6 +29,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC202",
     severity: Severity::Error,
     summary: "a relative agentcli program outside ./tools/bin/",
+    fixable: true,
     targets: &[],
 };
 

@@ -35,5 +35,6 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC903",
     severity: Severity::Warning,
     summary: "a field the conversion's target format cannot express",
+    fixable: false,
     targets: &[],
 };

@@ -36,6 +36,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC704",
     severity: Severity::Error,
     summary: "a tool description longer than OpenAI accepts (1024 characters)",
+    fixable: false,
     targets: &[Target::Openai],
 };
 

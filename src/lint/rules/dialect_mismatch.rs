@@ -45,6 +45,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC709",
     severity: Severity::Warning,
     summary: "a parameter schema's $schema is not JSON Schema draft 2020-12",
+    fixable: false,
     targets: &[Target::Anthropic, Target::Mcp],
 };
 

@@ -25,6 +25,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC002",
     severity: Severity::Error,
     summary: "a key appears twice in one object",
+    fixable: false,
     targets: &[],
 };
 

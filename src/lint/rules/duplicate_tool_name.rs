@@ -43,6 +43,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC102",
     severity: Severity::Error,
     summary: "two tools share a name",
+    fixable: false,
     targets: &[],
 };
 

@@ -29,6 +29,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC201",
     severity: Severity::Error,
     summary: "an agentcli tool's command names no program",
+    fixable: false,
     targets: &[],
 };
 

@@ -44,6 +44,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC403",
     severity: Severity::Error,
     summary: "a NORA entrypoint script has no top-level run(params) function",
+    fixable: false,
     targets: &[],
 };
 

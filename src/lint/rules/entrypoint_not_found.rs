@@ -24,6 +24,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC402",
     severity: Severity::Error,
     summary: "a NORA entrypoint script does not exist",
+    fixable: false,
     targets: &[],
 };
 

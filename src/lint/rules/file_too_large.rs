@@ -22,5 +22,6 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC003",
     severity: Severity::Error,
     summary: "the file is over the size limit and was not read",
+    fixable: false,
     targets: &[],
 };

@@ -33,6 +33,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC807",
     severity: Severity::Error,
     summary: "Gemini: an enum value is not a string",
+    fixable: false,
     targets: &[Target::Gemini],
 };
 

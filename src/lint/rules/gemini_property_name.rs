@@ -43,6 +43,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC809",
     severity: Severity::Error,
     summary: "Gemini: a property name is not an identifier of at most 64 characters",
+    fixable: false,
     targets: &[Target::Gemini],
 };
 

@@ -44,6 +44,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC808",
     severity: Severity::Error,
     summary: "Gemini: a subschema has no type",
+    fixable: false,
     targets: &[Target::Gemini],
 };
 

@@ -53,6 +53,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC806",
     severity: Severity::Error,
     summary: "Gemini: the schema uses a keyword Gemini's function declarations reject",
+    fixable: false,
     targets: &[Target::Gemini],
 };
 

@@ -34,5 +34,6 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC904",
     severity: Severity::Info,
     summary: "a change gen made to fit the target, or something it could not carry",
+    fixable: false,
     targets: &[],
 };

@@ -26,5 +26,6 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC001",
     severity: Severity::Error,
     summary: "the file is not valid UTF-8 JSON",
+    fixable: false,
     targets: &[],
 };

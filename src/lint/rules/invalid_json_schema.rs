@@ -33,6 +33,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC305",
     severity: Severity::Error,
     summary: "a parameter schema is not valid JSON Schema",
+    fixable: false,
     targets: &[],
 };
 

@@ -32,6 +32,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC606",
     severity: Severity::Error,
     summary: "a Nachos memory limit that is not a size toolc can apply",
+    fixable: false,
     targets: &[],
 };
 

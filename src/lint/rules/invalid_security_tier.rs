@@ -28,6 +28,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC601",
     severity: Severity::Error,
     summary: "a Nachos security tier that is not an integer from 0 to 4",
+    fixable: false,
     targets: &[],
 };
 

@@ -32,6 +32,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC103",
     severity: Severity::Error,
     summary: "a tool name OpenAI and Anthropic reject (^[a-zA-Z0-9_-]{1,64}$)",
+    fixable: false,
     targets: &[],
 };
 

@@ -23,5 +23,6 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC005",
     severity: Severity::Error,
     summary: "a file or directory could not be read",
+    fixable: false,
     targets: &[],
 };

@@ -38,6 +38,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC708",
     severity: Severity::Warning,
     summary: "an MCP read-only tool that also sets destructiveHint or idempotentHint",
+    fixable: false,
     targets: &[Target::Mcp],
 };
 

@@ -30,6 +30,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC502",
     severity: Severity::Error,
     summary: "an AgentStack tool declares no permission action",
+    fixable: false,
     targets: &[],
 };
 

@@ -28,6 +28,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC101",
     severity: Severity::Error,
     summary: "a tool or package has no name",
+    fixable: false,
     targets: &[],
 };
 

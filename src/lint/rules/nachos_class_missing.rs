@@ -47,6 +47,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC603",
     severity: Severity::Warning,
     summary: "no TypeScript class in a Nachos package has the manifest's toolId",
+    fixable: false,
     targets: &[],
 };
 

@@ -41,6 +41,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC604",
     severity: Severity::Error,
     summary: "a Nachos manifest's security tier differs from its TypeScript class's",
+    fixable: false,
     targets: &[],
 };
 

@@ -42,6 +42,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC702",
     severity: Severity::Error,
     summary: "a tool name with a character a target provider rejects",
+    fixable: false,
     targets: &[
         Target::Openai,
         Target::Anthropic,

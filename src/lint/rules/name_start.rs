@@ -36,6 +36,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC703",
     severity: Severity::Error,
     summary: "a tool name that does not start with a letter or `_` (Gemini)",
+    fixable: false,
     targets: &[Target::Gemini],
 };
 

@@ -47,6 +47,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC701",
     severity: Severity::Error,
     summary: "a tool name longer than a target provider accepts (64; MCP 128)",
+    fixable: false,
     targets: &[
         Target::Openai,
         Target::Anthropic,

@@ -24,5 +24,6 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC004",
     severity: Severity::Error,
     summary: "arrays and objects nest deeper than 256 levels",
+    fixable: false,
     targets: &[],
 };

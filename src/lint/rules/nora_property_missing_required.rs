@@ -36,6 +36,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC401",
     severity: Severity::Error,
     summary: "a NORA parameter property has no boolean `required`",
+    fixable: true,
     targets: &[],
 };
 

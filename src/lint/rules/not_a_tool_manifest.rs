@@ -27,6 +27,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC602",
     severity: Severity::Info,
     summary: "a Nachos channel or core manifest, which declares no tool",
+    fixable: false,
     targets: &[],
 };
 

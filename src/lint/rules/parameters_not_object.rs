@@ -33,6 +33,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC301",
     severity: Severity::Error,
     summary: "the parameter schema's root is not {\"type\": \"object\"}",
+    fixable: true,
     targets: &[],
 };
 

@@ -35,6 +35,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC303",
     severity: Severity::Warning,
     summary: "a parameter property has no description",
+    fixable: false,
     targets: &[],
 };
 

@@ -35,6 +35,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC302",
     severity: Severity::Error,
     summary: "a parameter property has no type",
+    fixable: false,
     targets: &[],
 };
 

@@ -31,6 +31,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC506",
     severity: Severity::Error,
     summary: "an AgentStack package's __init__.py does not parse",
+    fixable: false,
     targets: &[],
 };
 

@@ -38,6 +38,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC507",
     severity: Severity::Warning,
     summary: "an AgentStack tool function's parameter has no type hint toolc can translate",
+    fixable: false,
     targets: &[],
 };
 

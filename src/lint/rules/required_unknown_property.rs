@@ -33,6 +33,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC304",
     severity: Severity::Error,
     summary: "`required` names a property that is not defined",
+    fixable: false,
     targets: &[],
 };
 

@@ -46,6 +46,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC706",
     severity: Severity::Error,
     summary: "anyOf/oneOf/allOf at the root of a parameter schema",
+    fixable: false,
     targets: &[Target::Anthropic, Target::OpenaiStrict],
 };
 

@@ -27,5 +27,6 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC901",
     severity: Severity::Error,
     summary: "a value does not match the format's structure",
+    fixable: false,
     targets: &[],
 };

@@ -42,6 +42,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC801",
     severity: Severity::Error,
     summary: "OpenAI strict mode: an object schema lacks \"additionalProperties\": false",
+    fixable: true,
     targets: &[Target::OpenaiStrict],
 };
 

@@ -42,6 +42,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC802",
     severity: Severity::Error,
     summary: "OpenAI strict mode: a property is not listed in \"required\"",
+    fixable: true,
     targets: &[Target::OpenaiStrict],
 };
 

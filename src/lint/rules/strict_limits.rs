@@ -47,6 +47,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC805",
     severity: Severity::Error,
     summary: "OpenAI strict mode: a parameter schema exceeds a Structured Outputs limit",
+    fixable: false,
     targets: &[Target::OpenaiStrict],
 };
 

@@ -39,6 +39,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC804",
     severity: Severity::Error,
     summary: "OpenAI strict mode: a \"format\" strict mode does not support",
+    fixable: false,
     targets: &[Target::OpenaiStrict],
 };
 

@@ -45,6 +45,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC803",
     severity: Severity::Error,
     summary: "OpenAI strict mode: the schema uses a keyword strict mode rejects",
+    fixable: false,
     targets: &[Target::OpenaiStrict],
 };
 

@@ -43,6 +43,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC705",
     severity: Severity::Error,
     summary: "more tools in one file than a target provider accepts in a request",
+    fixable: false,
     targets: &[Target::Openai, Target::Gemini],
 };
 

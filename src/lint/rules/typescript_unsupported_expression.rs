@@ -49,6 +49,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC605",
     severity: Severity::Warning,
     summary: "a value in a Nachos tool class's parameters that is not a literal",
+    fixable: false,
     targets: &[],
 };
 

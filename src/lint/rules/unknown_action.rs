@@ -30,6 +30,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC501",
     severity: Severity::Error,
     summary: "an AgentStack permission action that is not read, write, execute or delete",
+    fixable: false,
     targets: &[],
 };
 

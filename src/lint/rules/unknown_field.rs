@@ -24,5 +24,6 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC902",
     severity: Severity::Warning,
     summary: "a key the format does not define",
+    fixable: false,
     targets: &[],
 };

@@ -21,5 +21,6 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC006",
     severity: Severity::Error,
     summary: "a file named on the command line matches no manifest format",
+    fixable: false,
     targets: &[],
 };

@@ -29,6 +29,7 @@ pub(crate) const RULE: Rule = Rule {
     code: "TC503",
     severity: Severity::Warning,
     summary: "an AgentStack dependency without a version specifier",
+    fixable: false,
     targets: &[],
 };
 
