@@ -44,7 +44,8 @@ Exit codes: 0 no error-level finding, 1 at least one error-level finding, 2 the 
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// When to color human output: auto (a terminal without NO_COLOR), always, never.
+    /// When to color human output: auto (a terminal that supports it; NO_COLOR or
+    /// CLICOLOR=0 turn it off, FORCE_COLOR or CLICOLOR_FORCE on), always, never.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
 }
@@ -391,6 +392,14 @@ fn parse_rule_level(text: &str) -> Result<(&'static Rule, Level), String> {
     ))
 }
 
+/// Whether `--color auto` colors: on a terminal that supports it, unless
+/// NO_COLOR or CLICOLOR=0 says no; always when FORCE_COLOR or
+/// CLICOLOR_FORCE says so.
+fn auto_color() -> bool {
+    let supported = supports_color::on(supports_color::Stream::Stdout).is_some();
+    supported && (anstyle_query::clicolor() != Some(false) || anstyle_query::clicolor_force())
+}
+
 /// Runs toolc with `args` (the program name first) and returns the exit code.
 pub fn run(
     args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
@@ -421,10 +430,7 @@ fn parse_and_run(
     let color = match cli.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            use std::io::IsTerminal;
-            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-        }
+        ColorChoice::Auto => auto_color(),
     };
     // `-o -` is standard output, as for most tools that write files.
     let output = match &mut cli.command {

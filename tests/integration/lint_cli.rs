@@ -1056,3 +1056,36 @@ fn the_output_format_has_ruffs_name_and_an_environment_variable() {
     let json = with_env(&["lint", "--format", "json", fixture]);
     assert!(json.starts_with('{'), "{json}");
 }
+
+/// `--color auto` follows the conventions users set: FORCE_COLOR and
+/// CLICOLOR_FORCE color even a pipe, NO_COLOR and FORCE_COLOR=0 do not,
+/// and `--color never` wins over all of them.
+#[test]
+fn color_follows_force_color_clicolor_and_no_color() {
+    let lint = |env: &[(&str, &str)], extra: &[&str]| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_toolc"));
+        command
+            .args(["lint", "fixtures/rules/command-outside-bin/bad"])
+            .args(extra)
+            .current_dir(root());
+        for name in [
+            "NO_COLOR",
+            "FORCE_COLOR",
+            "CLICOLOR",
+            "CLICOLOR_FORCE",
+            "TOOLC_OUTPUT_FORMAT",
+        ] {
+            command.env_remove(name);
+        }
+        command.envs(env.iter().copied());
+        let output = command.output().expect("run toolc");
+        String::from_utf8_lossy(&output.stdout).contains('\u{1b}')
+    };
+    assert!(!lint(&[], &[]), "a pipe gets no color by itself");
+    assert!(lint(&[("FORCE_COLOR", "1")], &[]));
+    assert!(lint(&[("CLICOLOR_FORCE", "1")], &[]));
+    assert!(!lint(&[("FORCE_COLOR", "0")], &[]));
+    assert!(!lint(&[("NO_COLOR", "1")], &[]));
+    assert!(!lint(&[("FORCE_COLOR", "1")], &["--color", "never"]));
+    assert!(lint(&[("NO_COLOR", "1")], &["--color", "always"]));
+}

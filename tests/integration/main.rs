@@ -107,8 +107,10 @@ impl Test {
             .args(&self.args)
             .current_dir(&self.dir)
             .env("NO_COLOR", "1")
-            // Set in a developer's shell, it would change every report.
+            // Set in a developer's shell, these would change every report.
             .env_remove("TOOLC_OUTPUT_FORMAT")
+            .env_remove("FORCE_COLOR")
+            .env_remove("CLICOLOR_FORCE")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
