@@ -130,9 +130,7 @@ pub(super) fn run(
     // then, rather than every text with a note kept meanwhile.
     let keep_sources = !listing.groups_in(args.format);
     let keep = |manifest: Manifest| reduce(work, manifest, &emit_options, keep_sources);
-    let reload = |again: &ReadAgain, path: &str, first: Option<Fingerprint>| {
-        reload(&args.read, args.output.as_ref(), again, path, first)
-    };
+    let reload = |again: ReadAgain<'_>| reload(&args.read, args.output.as_ref(), again);
     let read = if paths.is_empty() {
         Some(ForWriting::default())
     } else {
@@ -236,18 +234,21 @@ struct GenPart {
 enum PartOutput {
     /// The manifest's tools, serialized in place.
     Json(Result<JsonItems, EmitError>),
-    /// The module's part, and where the manifest is, to read it again
+    /// The module's part, and what the manifest's package code gave its IR
+    /// ([`crate::project::PackageCode::fingerprint`]), to read it again
     /// when the part's names are taken (`None`: the built-in tools).
-    Rust(Result<RustPart, EmitError>, Option<ReadAgain>),
+    Rust(Result<RustPart, EmitError>, Option<u64>),
     /// The IR, and the map that positions the notes about it.
     Ir(Box<ToolSet>, Option<SourceMap>),
 }
 
-/// How to read a manifest's IR again: its file, and what its package
-/// code gave the IR the first time ([`crate::project::PackageCode::fingerprint`]).
-#[derive(Debug)]
-struct ReadAgain {
-    file: PathBuf,
+/// What a run kept of a manifest to read its IR again: where it is, how
+/// it is shown, and what the first read saw (its text's fingerprint, and
+/// [`crate::project::PackageCode::fingerprint`]).
+struct ReadAgain<'a> {
+    file: &'a Path,
+    path: &'a str,
+    text: Option<Fingerprint>,
     code: u64,
 }
 
@@ -269,11 +270,8 @@ fn reduce(
     let file = manifest.file.clone();
     let fingerprint = Some(manifest.fingerprint);
     let map = Some(manifest.document.map);
-    let again = ReadAgain {
-        file: manifest.file,
-        code: manifest.code.fingerprint,
-    };
-    let kept = reduce_set(work, manifest.toolset, map, Some(again), options);
+    let code = Some(manifest.code.fingerprint);
+    let kept = reduce_set(work, manifest.toolset, map, code, options);
     let shows = matches!(kept.output, PartOutput::Ir(..))
         || !kept.unknown.is_empty()
         || !kept.notes.is_empty();
@@ -291,7 +289,7 @@ fn reduce_set(
     work: Work,
     set: ToolSet,
     map: Option<SourceMap>,
-    again: Option<ReadAgain>,
+    code: Option<u64>,
     options: &emit::Options,
 ) -> GenPart {
     let unknown = set
@@ -311,7 +309,7 @@ fn reduce_set(
                 .as_ref()
                 .map(|p| p.notes().to_vec())
                 .unwrap_or_default();
-            (PartOutput::Rust(part, again), notes)
+            (PartOutput::Rust(part, code), notes)
         }
         // Its generator runs over every manifest at once, at the end.
         Work::FromIr => {
@@ -341,9 +339,8 @@ fn span_in(set: &ToolSet, map: Option<&SourceMap>, note: &Note) -> Option<Span> 
     findings::span_of(map.filter(|_| note.path == set.path), &note.pointer)
 }
 
-/// Reads a manifest's IR again: where it is, its path as shown, the
-/// fingerprint of the text the run linted (see [`reload`]).
-type Reload<'a> = dyn Fn(&ReadAgain, &str, Option<Fingerprint>) -> Result<ToolSet, CliError> + 'a;
+/// Reads a manifest's IR again (see [`reload`]).
+type Reload<'a> = dyn Fn(ReadAgain<'_>) -> Result<ToolSet, CliError> + 'a;
 
 /// The output of every manifest's part, in order, and what gen says about
 /// it: the tools without parameters first, then the notes.
@@ -365,13 +362,18 @@ fn join(
         notes.extend(part.kept.notes);
         match part.kept.output {
             PartOutput::Json(output) => items.push(output?),
-            PartOutput::Rust(output, again) => {
+            PartOutput::Rust(output, code) => {
                 let added = module.add_part(output?);
                 if !added {
                     // Another manifest took a name this one's tools took:
                     // they are named again, in order, from its IR.
-                    let set = match again {
-                        Some(again) => reload(&again, &part.path, part.fingerprint)?,
+                    let set = match code {
+                        Some(code) => reload(ReadAgain {
+                            file: &part.file,
+                            path: &part.path,
+                            text: part.fingerprint,
+                            code,
+                        })?,
                         None => crate::run::builtin::toolset(),
                     };
                     module.add_set(&set, options)?;
@@ -422,32 +424,30 @@ impl From<emit::Output> for Output {
     }
 }
 
-/// The IR of the manifest `again` names (shown as `path`), read again as
-/// the run read it: its text must be the one the run linted (`first`),
-/// and its package code must give the IR what it gave then, or gen would
-/// write what no check has seen.
+/// The IR of the manifest `again` names, read again as the run read it:
+/// its text must be the one the run linted, and its package code must
+/// give the IR what it gave then, or gen would write what no check has
+/// seen.
 fn reload(
     read: &ReadArgs,
     output: Option<&PathBuf>,
-    again: &ReadAgain,
-    path: &str,
-    first: Option<Fingerprint>,
+    again: ReadAgain<'_>,
 ) -> Result<ToolSet, CliError> {
     let options = crate::lint::LintOptions {
         exclude: output.into_iter().cloned().collect(),
         ..read.options()
     };
-    let project = crate::lint::Linter::new(options)?.load(std::slice::from_ref(&again.file))?;
+    let project = crate::lint::Linter::new(options)?.load(&[again.file.to_path_buf()])?;
     let manifest = project
         .manifests
         .into_iter()
         .next()
         .filter(|manifest| {
-            Some(manifest.fingerprint) == first && manifest.code.fingerprint == again.code
+            Some(manifest.fingerprint) == again.text && manifest.code.fingerprint == again.code
         })
-        .ok_or_else(|| CliError::InputChanged(path.to_string()))?;
+        .ok_or_else(|| CliError::InputChanged(again.path.to_string()))?;
     Ok(ToolSet {
-        path: path.to_string(),
+        path: again.path.to_string(),
         ..manifest.toolset
     })
 }
@@ -472,18 +472,15 @@ mod tests {
         read: ReadArgs,
     }
 
-    /// What a run that read `file` keeps to read it again.
-    fn as_read(read: &ReadArgs, file: &Path) -> (Option<Fingerprint>, ReadAgain) {
+    /// What a run that read `file` keeps to read it again: the
+    /// fingerprints of its text and of what its code gave the IR.
+    fn first_read(read: &ReadArgs, file: &Path) -> (Option<Fingerprint>, u64) {
         let project = crate::lint::Linter::new(read.options())
             .unwrap()
             .load(&[file.to_path_buf()])
             .unwrap();
         let manifest = &project.manifests[0];
-        let again = ReadAgain {
-            file: manifest.file.clone(),
-            code: manifest.code.fingerprint,
-        };
-        (Some(manifest.fingerprint), again)
+        (Some(manifest.fingerprint), manifest.code.fingerprint)
     }
 
     /// gen rust reads a manifest again to name its tools apart from
@@ -497,16 +494,22 @@ mod tests {
         let linted = r#"{"tools": [{"name": "get_time", "description": "Tell the time.", "schema": {"type": "object"}, "command": ["/bin/true"]}]}"#;
         std::fs::write(&file, linted).unwrap();
         let read = Read::parse_from(["toolc"]).read;
-        let (first, again) = as_read(&read, &file);
-        assert_eq!(first, Some(Fingerprint::of(linted)));
+        let (text, code) = first_read(&read, &file);
+        assert_eq!(text, Some(Fingerprint::of(linted)));
+        let again = || ReadAgain {
+            file: &file,
+            path: "tools.json",
+            text,
+            code,
+        };
 
-        let set = reload(&read, None, &again, "tools.json", first).unwrap();
+        let set = reload(&read, None, again()).unwrap();
         assert_eq!(set.tools[0].name, "get_time");
 
         let swapped = linted.replace("get_time", "rm_rf_ok");
         assert_eq!(swapped.len(), linted.len());
-        std::fs::write(&again.file, swapped).unwrap();
-        let refused = reload(&read, None, &again, "tools.json", first);
+        std::fs::write(&file, swapped).unwrap();
+        let refused = reload(&read, None, again());
         assert!(matches!(refused, Err(CliError::InputChanged(ref p)) if p == "tools.json"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -523,11 +526,18 @@ mod tests {
         let module = "def get_time(zone: str) -> str:\n    \"\"\"Tell the time.\n\n    Args:\n        zone: The time zone.\n    \"\"\"\n    return zone\n";
         std::fs::write(dir.join("__init__.py"), module).unwrap();
         let read = Read::parse_from(["toolc"]).read;
-        let (first, again) = as_read(&read, &dir.join("config.json"));
-        assert!(reload(&read, None, &again, "config.json", first).is_ok());
+        let file = dir.join("config.json");
+        let (text, code) = first_read(&read, &file);
+        let again = || ReadAgain {
+            file: &file,
+            path: "config.json",
+            text,
+            code,
+        };
+        assert!(reload(&read, None, again()).is_ok());
 
         std::fs::write(dir.join("__init__.py"), module.replace("zone", "rm_rf")).unwrap();
-        let refused = reload(&read, None, &again, "config.json", first);
+        let refused = reload(&read, None, again());
         assert!(
             matches!(refused, Err(CliError::InputChanged(_))),
             "{refused:?}"
