@@ -83,12 +83,8 @@ impl Fingerprint {
     }
 
     /// The text's length in bytes.
-    pub fn len(self) -> usize {
+    pub fn text_len(self) -> usize {
         self.len
-    }
-
-    pub fn is_empty(self) -> bool {
-        self.len == 0
     }
 }
 

@@ -107,10 +107,10 @@ fn without_bom(bytes: &[u8]) -> &[u8] {
 /// `file` is the path the first read opened; `shown` the path as reports
 /// show it.
 pub fn source_again(file: &std::path::Path, shown: &str, first: Fingerprint) -> Option<Source> {
-    let limit = u64::try_from(first.len()).ok()?.saturating_add(3);
+    let limit = u64::try_from(first.text_len()).ok()?.saturating_add(3);
     let bytes = crate::source::read_regular_file(file, limit).ok()?;
     let text = std::str::from_utf8(without_bom(&bytes)).ok()?;
-    (text.len() == first.len() && Fingerprint::of(text) == first).then(|| Source::new(shown, text))
+    (Fingerprint::of(text) == first).then(|| Source::new(shown, text))
 }
 
 /// Parses and lowers a file's content.
