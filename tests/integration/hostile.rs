@@ -430,6 +430,19 @@ fn code_nested_a_million_levels_is_reported_not_parsed() {
     .expect("write");
     let (code, report) = lint_json(&dir, &["nachos"]);
     assert_eq!(code, 0, "{report:#}");
+
+    // Without the class file, the search says why the deep file was not
+    // read.
+    std::fs::remove_file(nachos.join("src/web-fetch.ts")).expect("remove");
+    let (code, report) = lint_json(&dir, &["nachos"]);
+    assert_eq!(code, 0, "a warning: {report:#}");
+    let finding = only_finding(&report);
+    assert_eq!(finding["rule"], "nachos-class-missing", "{finding:#}");
+    let message = finding["message"].as_str().expect("message");
+    assert!(
+        message.contains("src/deep.ts does not parse: brackets nested deeper than 100000 levels"),
+        "{message}"
+    );
 }
 
 /// A finding far along a long line whose "first defined here" is on the
