@@ -72,7 +72,7 @@ pub(super) fn report(read: &LintReport, diagnostics: Vec<Diagnostic>) -> LintRep
     let paths: BTreeSet<&str> = diagnostics.iter().map(|d| d.path.as_str()).collect();
     LintReport {
         files: read.files.clone(),
-        skipped: read.skipped,
+        skipped: read.skipped.clone(),
         sources: read
             .sources
             .iter()

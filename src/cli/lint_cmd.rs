@@ -45,6 +45,10 @@ pub(super) struct LintArgs {
     /// Print the fixes as a unified diff instead of writing them; exit 1 if there are any.
     #[arg(long)]
     diff: bool,
+    /// List every file the run looked at and left alone, and why (on
+    /// standard error).
+    #[arg(long, short = 'v', visible_alias = "verbose")]
+    show_skipped: bool,
     #[command(flatten)]
     read: ReadArgs,
 }
@@ -103,6 +107,7 @@ pub(super) fn run(
         fixed = Some(fixes);
     }
     let report = lint::lint_paths(&args.paths, &options)?;
+    say_skipped(&report, args.show_skipped, err)?;
     // A file gets no terminal colors.
     let text = render::render(args.format, &report, color && args.output.is_none());
     match &args.output {
@@ -130,6 +135,41 @@ pub(super) fn run(
         args.fail_on.severity(),
         args.exit_zero,
     ))
+}
+
+/// On standard error: the files named on the command line that were left
+/// alone (a generic name such as `config.json` whose content is no
+/// manifest), or with `--show-skipped` every file left alone; and a
+/// warning when the run found no manifest at all.
+fn say_skipped(report: &lint::LintReport, all: bool, err: &mut dyn Write) -> std::io::Result<()> {
+    for skipped in report.skipped.iter().filter(|s| all || s.named) {
+        writeln!(err, "note: skipped {}: {}", skipped.path, skipped.why)?;
+    }
+    if report.files.is_empty() && report.diagnostics.is_empty() {
+        let hidden = report.skipped.iter().filter(|s| !s.named).count();
+        let hint = if hidden > 0 && !all {
+            format!(
+                " ({} skipped; --show-skipped lists {})",
+                plural_files(hidden),
+                if hidden == 1 { "it" } else { "them" }
+            )
+        } else {
+            String::new()
+        };
+        writeln!(
+            err,
+            "warning: no tool manifests found in the given paths{hint}; name a file's format with --input-format to lint it"
+        )?;
+    }
+    Ok(())
+}
+
+fn plural_files(n: usize) -> String {
+    if n == 1 {
+        "1 JSON file".to_string()
+    } else {
+        format!("{n} JSON files")
+    }
 }
 
 /// The fixes of one file as a unified diff, headed `a/PATH` and `b/PATH`.

@@ -64,7 +64,9 @@ enum Command {
     /// Directories are walked recursively, skipping .git, target, node_modules, Python
     /// virtual environments and whatever .gitignore excludes. Files are recognized by
     /// name (tool.json, tools.json, config.json, manifest.json, manifest.*.json) and
-    /// then by content; JSON files that match no format are skipped and counted.
+    /// then by content (which wins when it clearly is another format). config.json and
+    /// manifest.json are linted only when their content is a manifest, even when named;
+    /// files left alone are counted, and listed with --show-skipped.
     Lint(lint_cmd::LintArgs),
     /// Generate provider tool JSON from manifests.
     Gen(gen_cmd::GenArgs),

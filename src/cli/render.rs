@@ -371,11 +371,18 @@ fn plural(n: usize, word: &str) -> String {
 
 fn summary_line(report: &LintReport) -> String {
     let files = plural(report.files.len(), "file");
-    let skipped = if report.skipped > 0 {
-        format!(", {} skipped", plural(report.skipped, "JSON file"))
+    let skipped = if !report.skipped.is_empty() {
+        format!(", {} skipped", plural(report.skipped.len(), "file"))
     } else {
         String::new()
     };
+    if report.diagnostics.is_empty() && report.files.is_empty() {
+        // Not "no problems": nothing was checked.
+        return match report.skipped.len() {
+            0 => "No manifests found.\n".to_string(),
+            n => format!("No manifests found ({} skipped).\n", plural(n, "file")),
+        };
+    }
     if report.diagnostics.is_empty() {
         return format!("No problems found in {files}{skipped}.\n");
     }
@@ -412,7 +419,7 @@ pub(super) fn json(report: &LintReport) -> String {
         "summary".into(),
         json!({
             "files": report.files.len(),
-            "skipped": report.skipped,
+            "skipped": report.skipped.len(),
             "errors": report.count(Severity::Error),
             "warnings": report.count(Severity::Warning),
             "infos": report.count(Severity::Info),

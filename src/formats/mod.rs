@@ -2,10 +2,12 @@
 //!
 //! One module per format. Lowering is tolerant: it takes what it can from a
 //! manifest that may be broken and leaves the reporting to the rules, which
-//! see both the raw document and the IR. Detection goes by file name first,
-//! then by content; generic names (`config.json`, `manifest.json`) are only
-//! claimed when the content looks like the format, so a directory walk does
-//! not lint a web app's `manifest.json` as a Nachos package.
+//! see both the raw document and the IR. Detection ([`detect`]) goes by file
+//! name first, then by content, and content that clearly is another format
+//! wins over the name (an OpenAI tool list saved as `tools.json`); generic
+//! names (`config.json`, `manifest.json`) are only claimed when the content
+//! looks like the format, so no run lints a web app's `manifest.json` as a
+//! Nachos package.
 
 mod agentcli;
 pub(crate) mod agentcli_command;
@@ -43,47 +45,167 @@ pub fn file_name_is_specific(format: Format) -> bool {
     matches!(format, Format::Nora | Format::Agentcli)
 }
 
-/// Whether `value` plausibly is a manifest of `format`.
-pub fn content_matches(format: Format, value: &Value) -> bool {
-    match format {
-        Format::Nora | Format::Agentcli => true,
-        Format::Agentstack => value
-            .as_object()
-            .is_some_and(|o| o.contains_key("tools") && o.contains_key("category")),
-        Format::Nachos => value.as_object().is_some_and(|o| {
-            o.contains_key("provides")
-                || matches!(
-                    o.get("type").and_then(Value::as_str),
-                    Some("tool" | "channel" | "core")
-                ) && o.contains_key("capabilities")
-        }),
-        Format::Openai | Format::Anthropic | Format::Mcp => {
-            detect_by_content(value) == Some(format)
-        }
+/// A name many programs other than agent frameworks use for their own
+/// JSON (`config.json`, `manifest.json`): a file so named is a manifest
+/// only when its content says so, even when named on the command line.
+pub fn file_name_is_generic(file_name: &str) -> bool {
+    matches!(file_name, "config.json" | "manifest.json")
+}
+
+/// How a file's format was decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decided {
+    /// `--input-format` named it.
+    Forced,
+    /// The file name implies it (and, for a generic name, the content
+    /// agrees).
+    ByName,
+    /// The content: the name implies no format, or `named`, which the
+    /// content clearly is not.
+    ByContent { named: Option<Format> },
+}
+
+/// A file's format, how it was decided, and what else it reads as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Detection {
+    pub format: Format,
+    pub decided: Decided,
+    /// Another format the content looks like, when the name decided: a
+    /// file that fails as its name's format may be this one.
+    pub reads_as: Option<Format>,
+}
+
+/// Decides the format of a parsed file named `file_name`; `None` when it
+/// is no tool manifest. Content wins over the name when it clearly is
+/// another format (an OpenAI tool list saved as `tools.json`).
+pub fn detect(file_name: &str, forced: Option<Format>, value: &Value) -> Option<Detection> {
+    let decided = |format, decided| Detection {
+        format,
+        decided,
+        reads_as: None,
+    };
+    if let Some(forced) = forced {
+        return Some(decided(forced, Decided::Forced));
     }
+    let named = format_by_file_name(file_name);
+    match named {
+        Some(format) if file_name_is_specific(format) => {
+            match clear_format(value).filter(|clear| *clear != format) {
+                Some(clear) => Some(decided(clear, Decided::ByContent { named })),
+                None => Some(Detection {
+                    reads_as: looks_like(value).filter(|other| *other != format),
+                    ..decided(format, Decided::ByName)
+                }),
+            }
+        }
+        Some(format) if content_matches(format, value) => Some(decided(format, Decided::ByName)),
+        _ => detect_by_content(value).map(|format| decided(format, Decided::ByContent { named })),
+    }
+}
+
+/// Whether `value` plausibly is a manifest of `format` whose generic name
+/// implies it.
+fn content_matches(format: Format, value: &Value) -> bool {
+    match format {
+        Format::Agentstack => is_agentstack_config(value),
+        Format::Nachos => is_nachos_manifest(value),
+        _ => false,
+    }
+}
+
+/// An AgentStack `config.json`: a `tools` list of function names or map
+/// of permission objects beside the package's `name` (or beside its
+/// `category`, when the names are missing or broken).
+fn is_agentstack_config(value: &Value) -> bool {
+    let Some(object) = value.as_object() else {
+        return false;
+    };
+    let tools_shaped = match object.get("tools") {
+        Some(Value::Array(names)) => !names.is_empty() && names.iter().all(Value::is_string),
+        Some(Value::Object(map)) => !map.is_empty() && map.values().all(Value::is_object),
+        _ => false,
+    };
+    object.contains_key("tools")
+        && (object.contains_key("category") || tools_shaped && object.contains_key("name"))
+}
+
+fn is_nachos_manifest(value: &Value) -> bool {
+    value.as_object().is_some_and(|o| {
+        o.contains_key("provides")
+            || matches!(
+                o.get("type").and_then(Value::as_str),
+                Some("tool" | "channel" | "core")
+            ) && o.contains_key("capabilities")
+    })
+}
+
+/// The format of a tool entry, by the member only that format has.
+fn entry_format(entry: &Value) -> Option<Format> {
+    let object = entry.as_object()?;
+    let signs = [
+        (
+            object.get("function").is_some_and(Value::is_object),
+            Format::Openai,
+        ),
+        (object.contains_key("inputSchema"), Format::Mcp),
+        (object.contains_key("input_schema"), Format::Anthropic),
+        (object.contains_key("command"), Format::Agentcli),
+    ];
+    let mut found = signs.iter().filter(|(sign, _)| *sign).map(|(_, f)| *f);
+    match (found.next(), found.next()) {
+        (Some(format), None) => Some(format),
+        _ => None,
+    }
+}
+
+/// The tool entries of a list document (`[...]` or `{"tools": [...]}`).
+fn list_entries(value: &Value) -> Option<&Vec<Value>> {
+    match value {
+        Value::Array(items) => Some(items),
+        Value::Object(object) => object.get("tools")?.as_array(),
+        _ => None,
+    }
+}
+
+/// The format the content unmistakably is, whatever the file's name: a
+/// tool list whose every entry carries one format's own member, or one
+/// tool of a format that declares a tool per file.
+fn clear_format(value: &Value) -> Option<Format> {
+    if let Some(items) = list_entries(value) {
+        let first = entry_format(items.first()?)?;
+        return items
+            .iter()
+            .all(|item| entry_format(item) == Some(first))
+            .then_some(first);
+    }
+    let object = value.as_object()?;
+    if object.contains_key("entrypoint") && object.contains_key("parameters") {
+        return Some(Format::Nora);
+    }
+    match entry_format(value)? {
+        Format::Mcp | Format::Anthropic if object.contains_key("name") => entry_format(value),
+        _ => None,
+    }
+}
+
+/// What the content looks like at first sight (its first tool entry, its
+/// top-level members): said as a hint, never decided on.
+fn looks_like(value: &Value) -> Option<Format> {
+    detect_by_content(value)
+        .or_else(|| is_agentstack_config(value).then_some(Format::Agentstack))
+        .or_else(|| is_nachos_manifest(value).then_some(Format::Nachos))
 }
 
 /// Recognizes a manifest by its shape alone.
 pub fn detect_by_content(value: &Value) -> Option<Format> {
-    let tool_list_format = |items: &Vec<Value>| {
-        let first = items.first()?.as_object()?;
-        if first.contains_key("function") {
-            Some(Format::Openai)
-        } else if first.contains_key("inputSchema") {
-            Some(Format::Mcp)
-        } else if first.contains_key("input_schema") {
-            Some(Format::Anthropic)
-        } else if first.contains_key("command") {
-            Some(Format::Agentcli)
-        } else {
-            None
-        }
-    };
     match value {
-        Value::Array(items) => tool_list_format(items).filter(|f| *f != Format::Agentcli),
+        Value::Array(items) => items
+            .first()
+            .and_then(entry_format)
+            .filter(|f| *f != Format::Agentcli),
         Value::Object(object) => {
             if let Some(Value::Array(items)) = object.get("tools") {
-                return tool_list_format(items);
+                return items.first().and_then(entry_format);
             }
             if object.contains_key("name") && object.contains_key("inputSchema") {
                 Some(Format::Mcp)

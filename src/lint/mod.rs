@@ -149,8 +149,8 @@ pub struct FileSummary {
 #[derive(Debug, Clone, Default)]
 pub struct LintReport {
     pub files: Vec<FileSummary>,
-    /// JSON files in walked directories that matched no format.
-    pub skipped: usize,
+    /// The files looked at and left alone (no manifest), in path order.
+    pub skipped: Vec<project::Skipped>,
     pub diagnostics: Vec<Diagnostic>,
     /// The text of the files that diagnostics point into, for snippets.
     pub sources: BTreeMap<String, Source>,
@@ -265,7 +265,7 @@ impl Linter {
             items.push(check_failure(failure.clone(), &settings));
         }
         let mut report = LintReport {
-            skipped: project.skipped,
+            skipped: project.skipped.clone(),
             ..LintReport::default()
         };
         self.finish(&mut report, items, project.walk_problems.clone())?;
@@ -312,7 +312,7 @@ impl Linter {
                     let settings = self.resolver.settings_for(&failure.file)?;
                     Outcome::Checked(Box::new(check_failure(*failure, &settings)))
                 }
-                Loaded::Skipped => Outcome::Skipped,
+                Loaded::Skipped(skipped) => Outcome::Skipped(skipped),
                 Loaded::WalkProblem(problem) => Outcome::WalkProblem(problem),
             })
         };
@@ -333,7 +333,7 @@ impl Linter {
                     items.push(*item);
                     kept.push(part);
                 }
-                Outcome::Skipped => report.skipped += 1,
+                Outcome::Skipped(skipped) => report.skipped.push(skipped),
                 Outcome::WalkProblem(problem) => walk_problems.push(problem),
             }
         }
@@ -381,6 +381,7 @@ impl Linter {
             }
         }
         report.files.sort_by(|a, b| a.path.cmp(&b.path));
+        report.skipped.sort_by(|a, b| a.path.cmp(&b.path));
         rayon::slice::ParallelSliceMut::par_sort_by(
             &mut report.diagnostics[..],
             Diagnostic::sort_key_cmp,
@@ -411,7 +412,7 @@ enum Outcome<T> {
     Checked(Box<Checked>),
     /// A manifest's findings, and what the caller keeps of it.
     Kept(Box<Checked>, T),
-    Skipped,
+    Skipped(project::Skipped),
     WalkProblem(LoadProblem),
 }
 
@@ -489,6 +490,11 @@ fn check_loaded(
     let mut diagnostics = Vec::new();
     check_manifest(&manifest, &mut diagnostics)?;
     diagnostics.retain_mut(|d| apply_level(d, settings));
+    if let Some(mut hint) = rules::format_from_content::check_failed(&manifest, &diagnostics)
+        && apply_level(&mut hint, settings)
+    {
+        diagnostics.push(hint);
+    }
     let registered = rules::duplicate_tool_name::registered_names(&manifest);
     // A tool name a later file repeats makes a finding here too: rare, so
     // the text is read again then rather than every text kept meanwhile.

@@ -30,6 +30,7 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
+pub use crate::formats::{Decided, Detection};
 use crate::ir::{Format, ToolSet};
 use crate::source::{Source, Span};
 
@@ -89,6 +90,8 @@ pub struct Manifest {
     /// The full IR: parameter schemas (from the manifest or from code),
     /// runtime, permissions and the fields other formats cannot carry.
     pub toolset: ToolSet,
+    /// How its format was decided.
+    pub detection: Detection,
     /// The directory holding the manifest; relative paths in it resolve here.
     pub dir: PathBuf,
     /// What the front end read of the package's code.
@@ -151,10 +154,23 @@ pub struct Failure {
 pub enum Loaded {
     Manifest(Box<Manifest>),
     Failed(Box<Failure>),
-    /// A JSON file in a walked directory that is no manifest.
-    Skipped,
+    /// A file that is no manifest, or not one worth a finding.
+    Skipped(Skipped),
     /// A walk error, not tied to one manifest.
     WalkProblem(LoadProblem),
+}
+
+/// A file a run looked at and left alone: a JSON file in a walked
+/// directory that is no manifest, or a file with a generic name
+/// (`config.json`) whose content is no manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// How it is shown.
+    pub path: String,
+    /// Named on the command line (not met in a walk).
+    pub named: bool,
+    /// Why it was not linted.
+    pub why: String,
 }
 
 /// Why a load could not happen at all.
@@ -172,8 +188,8 @@ pub struct Project {
     /// The files that could not be loaded, in path order.
     pub failures: Vec<Failure>,
     pub walk_problems: Vec<LoadProblem>,
-    /// JSON files in walked directories that matched no format.
-    pub skipped: usize,
+    /// The files looked at and left alone, in path order.
+    pub skipped: Vec<Skipped>,
 }
 
 impl Project {
@@ -220,12 +236,13 @@ impl Project {
             match item {
                 Loaded::Manifest(manifest) => project.manifests.push(*manifest),
                 Loaded::Failed(failure) => project.failures.push(*failure),
-                Loaded::Skipped => project.skipped += 1,
+                Loaded::Skipped(skipped) => project.skipped.push(skipped),
                 Loaded::WalkProblem(problem) => project.walk_problems.push(problem),
             }
         }
         project.manifests.sort_by(|a, b| a.path().cmp(b.path()));
         project.failures.sort_by(|a, b| a.path.cmp(&b.path));
+        project.skipped.sort_by(|a, b| a.path.cmp(&b.path));
         project
     }
 

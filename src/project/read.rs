@@ -5,9 +5,9 @@
 //! fails the run. A file that is not reportable (a JSON file met in a walk
 //! whose name does not say it is a manifest) is skipped instead.
 
-use serde_json::Value;
-
-use super::{Candidate, Failure, LoadProblem, Loaded, Loader, Manifest, ProblemKind, manifest_dir};
+use super::{
+    Candidate, Failure, LoadProblem, Loaded, Loader, Manifest, ProblemKind, Skipped, manifest_dir,
+};
 use crate::formats;
 use crate::ir::Format;
 use crate::json::{self, ParseErrorKind};
@@ -16,9 +16,11 @@ use crate::source::{Fingerprint, ReadError, Source, Span};
 /// What decides how a file's problems are reported.
 struct Reading<'a> {
     candidate: &'a Candidate,
+    file_name: String,
     named_format: Option<Format>,
-    /// Whether a failure to read this file is worth a problem: it was named,
-    /// forced to a format, or its name says it is a manifest.
+    /// Whether a failure to read this file is worth a problem: it was
+    /// named (by a name that is not generic), forced to a format, or its
+    /// name says it is a manifest.
     reportable: bool,
 }
 
@@ -30,14 +32,16 @@ impl<'a> Reading<'a> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let named_format = input_format.or_else(|| formats::format_by_file_name(&file_name));
-        let reportable = candidate.explicit
+        let generic = formats::file_name_is_generic(&file_name);
+        let reportable = (candidate.explicit && !generic)
             || input_format.is_some()
             || named_format.is_some_and(formats::file_name_is_specific)
-            || (named_format == Some(Format::Nachos) && file_name != "manifest.json")
+            || (named_format == Some(Format::Nachos) && !generic)
             || (named_format == Some(Format::Agentstack)
                 && manifest_dir(&candidate.path).join("__init__.py").is_file());
         Reading {
             candidate,
+            file_name,
             named_format,
             reportable,
         }
@@ -51,7 +55,14 @@ impl<'a> Reading<'a> {
         message: String,
     ) -> Loaded {
         if !self.reportable {
-            return Loaded::Skipped;
+            let position = match (&source, span) {
+                (Some(source), Some(span)) => {
+                    let at = source.line_col(span.start);
+                    format!(" (line {}, column {})", at.line, at.column)
+                }
+                _ => String::new(),
+            };
+            return self.skip(format!("not read: {message}{position}"));
         }
         Loaded::Failed(Box::new(Failure {
             file: self.candidate.path.clone(),
@@ -65,6 +76,31 @@ impl<'a> Reading<'a> {
                 message,
             },
         }))
+    }
+
+    fn skip(&self, why: String) -> Loaded {
+        Loaded::Skipped(Skipped {
+            path: self.candidate.display.clone(),
+            named: self.candidate.explicit,
+            why,
+        })
+    }
+
+    /// Why a file that parsed is no manifest.
+    fn no_format(&self) -> String {
+        match self.named_format {
+            Some(Format::Agentstack) => format!(
+                "a {} without an AgentStack package's `tools` beside `name` or `category` \
+                 (--input-format agentstack lints it as one)",
+                self.file_name
+            ),
+            Some(Format::Nachos) => format!(
+                "a {} without a Nachos package's `provides`, or `type` and `capabilities` \
+                 (--input-format nachos lints it as one)",
+                self.file_name
+            ),
+            _ => "matches no manifest format toolc reads".to_string(),
+        }
     }
 }
 
@@ -151,13 +187,14 @@ pub(super) fn load_bytes(
             return reading.fail(Some(source), kind, span, error.message);
         }
     };
-    let Some(format) = choose_format(
-        reading.named_format,
+    let detection = formats::detect(
+        &reading.file_name,
         loader.options.input_format,
         &document.value,
-    ) else {
-        if !candidate.explicit {
-            return Loaded::Skipped;
+    );
+    let Some(detection) = detection else {
+        if !reading.reportable {
+            return reading.skip(reading.no_format());
         }
         let span = Some(source.char_span(0));
         return Loaded::Failed(Box::new(Failure {
@@ -173,6 +210,7 @@ pub(super) fn load_bytes(
             },
         }));
     };
+    let format = detection.format;
     let mut toolset = formats::lower(format, &document, path);
     let dir = manifest_dir(&candidate.path);
     let code = loader
@@ -184,24 +222,10 @@ pub(super) fn load_bytes(
         source,
         document,
         toolset,
+        detection,
         dir,
         code,
     }))
-}
-
-fn choose_format(named: Option<Format>, forced: Option<Format>, value: &Value) -> Option<Format> {
-    if let Some(forced) = forced {
-        return Some(forced);
-    }
-    match named {
-        Some(format)
-            if formats::file_name_is_specific(format)
-                || formats::content_matches(format, value) =>
-        {
-            Some(format)
-        }
-        _ => formats::detect_by_content(value),
-    }
 }
 
 #[cfg(test)]

@@ -241,7 +241,8 @@ fn rules_lists_every_rule_once() {
     assert_eq!(output.code, 0);
     let lines: Vec<&str> = output.stdout.lines().collect();
     // A header, then a rule a line, sorted by code.
-    assert_eq!(lines.len(), 57);
+    assert_eq!(lines.len(), super::rule_names().len() + 1);
+    assert!(lines.len() > 50, "{}", output.stdout);
     assert!(lines[0].starts_with("CODE"), "{}", lines[0]);
     let codes: Vec<&str> = lines[1..]
         .iter()
@@ -251,7 +252,7 @@ fn rules_lists_every_rule_once() {
     sorted.sort();
     sorted.dedup();
     assert_eq!(codes, sorted);
-    assert_eq!(codes.len(), 56);
+    assert_eq!(codes.len(), lines.len() - 1);
     let listed = super::rules_json();
     let json_codes: Vec<&str> = listed.iter().filter_map(|r| r["code"].as_str()).collect();
     assert_eq!(json_codes, codes);

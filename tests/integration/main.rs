@@ -11,6 +11,7 @@ mod config;
 mod convert;
 mod corpus;
 mod defects;
+mod detection;
 mod errors;
 mod fixes;
 mod gen_agentstack;

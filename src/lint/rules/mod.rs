@@ -15,6 +15,7 @@ pub(crate) mod empty_command;
 pub(crate) mod entrypoint_missing_run;
 pub(crate) mod entrypoint_not_found;
 pub(crate) mod file_too_large;
+pub(crate) mod format_from_content;
 pub(crate) mod generation_note;
 pub(crate) mod invalid_json;
 pub(crate) mod invalid_json_schema;
@@ -103,6 +104,10 @@ pub(crate) static REGISTRY: &[(&Rule, Check)] = &[
     (&nesting_too_deep::RULE, Check::Load),
     (&io_error::RULE, Check::Load),
     (&unknown_format::RULE, Check::Load),
+    (
+        &format_from_content::RULE,
+        Check::Manifest(format_from_content::check),
+    ),
     (&missing_name::RULE, Check::Manifest(missing_name::check)),
     (
         &duplicate_tool_name::RULE,

@@ -1,7 +1,9 @@
 //! ## What it does
 //! Reports a file named on the command line that matches none of the
 //! manifest formats toolc reads. (JSON files met while walking a directory
-//! that match no format are skipped and counted instead.)
+//! that match no format, and files with a generic name such as
+//! `config.json` whose content is no manifest, are skipped and counted
+//! instead; `--show-skipped` lists them.)
 //!
 //! ## Why is this bad?
 //! You asked for this file to be checked, and nothing was checked.
