@@ -140,6 +140,18 @@ struct ReadArgs {
     /// Set a rule's level: RULE=off|info|warning|error. Repeatable.
     #[arg(long, value_name = "RULE=LEVEL", value_parser = parse_rule_level)]
     severity: Vec<(&'static Rule, Level)>,
+    /// Leave these out of directory walks (globs, comma-separated): a name without
+    /// `/` anywhere, a path relative to the current directory. Replaces the
+    /// configuration's `exclude` and the defaults (.git, target, node_modules, ...).
+    #[arg(long, value_name = "GLOB,...", value_delimiter = ',')]
+    exclude: Option<Vec<String>>,
+    /// Leave these out too, keeping the other exclusions (globs, comma-separated).
+    #[arg(long, value_name = "GLOB,...", value_delimiter = ',')]
+    extend_exclude: Vec<String>,
+    /// Leave excluded files out even when named on the command line (for pre-commit
+    /// hooks, which name every changed file).
+    #[arg(long)]
+    force_exclude: bool,
 }
 
 impl ReadArgs {
@@ -155,6 +167,9 @@ impl ReadArgs {
                 select: self.select.clone(),
                 ignore: self.ignore.clone(),
                 severity: self.severity.clone(),
+                exclude: self.exclude.clone(),
+                extend_exclude: self.extend_exclude.clone(),
+                force_exclude: self.force_exclude,
             },
         }
     }

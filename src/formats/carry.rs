@@ -112,7 +112,7 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
         for (key, member) in root {
             if key == X_TOOLC {
                 read_formats(member, &json::join("", X_TOOLC), &mut set_carried);
-            } else if !SET_PORTABLE.contains(&key.as_str()) {
+            } else if !SET_PORTABLE.contains(&key.as_str()) && key != super::SCHEMA_KEY {
                 set_carried.push(Carried {
                     format,
                     key: key.clone(),
@@ -233,7 +233,8 @@ fn own_fields(format: Format, object: &Map<String, Value>, origin: &str) -> Vec<
     let nested = nested_keys(format);
     let mut carried = Vec::new();
     for (key, member) in object {
-        if key == X_TOOLC || portable.contains(&key.as_str()) {
+        let document_schema = key == super::SCHEMA_KEY && origin.is_empty();
+        if key == X_TOOLC || portable.contains(&key.as_str()) || document_schema {
             continue;
         }
         let value = match (nested.iter().find(|(k, _)| k == key), member) {

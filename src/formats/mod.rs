@@ -278,11 +278,17 @@ fn string_list(value: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The members of `object` whose keys are not in `known`.
+/// The key that names a document's own JSON Schema (for editors and
+/// validators): accepted at the root of every format, and no part of any
+/// tool, so no writer carries it.
+pub(crate) const SCHEMA_KEY: &str = "$schema";
+
+/// The members of `object` whose keys are not in `known` (nor
+/// [`SCHEMA_KEY`]).
 fn extensions(object: &Map<String, Value>, known: &[&str]) -> BTreeMap<String, Value> {
     object
         .iter()
-        .filter(|(k, _)| !known.contains(&k.as_str()))
+        .filter(|(k, _)| !known.contains(&k.as_str()) && k.as_str() != SCHEMA_KEY)
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
 }

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 
+use super::exclude::{CommandLineExclusions, Exclusions, PathGlobs};
 use super::settings::{Level, Limits, Settings, Target};
 use super::{LintError, RULES, Rule, find_rule};
 use crate::suggest::did_you_mean;
@@ -34,6 +35,11 @@ struct ConfigFile {
     rules: BTreeMap<String, String>,
     #[serde(default)]
     overrides: Vec<OverrideFile>,
+    exclude: Option<Vec<String>>,
+    #[serde(default)]
+    extend_exclude: Vec<String>,
+    #[serde(default)]
+    force_exclude: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -61,6 +67,12 @@ pub struct CommandLine {
     pub select: Option<Vec<&'static Rule>>,
     pub ignore: Vec<&'static Rule>,
     pub severity: Vec<(&'static Rule, Level)>,
+    /// Replaces the configuration's `exclude` (globs).
+    pub exclude: Option<Vec<String>>,
+    /// Added to the configuration's exclusions.
+    pub extend_exclude: Vec<String>,
+    /// Leave out excluded paths even when named.
+    pub force_exclude: bool,
 }
 
 /// One configuration file, validated.
@@ -69,12 +81,16 @@ struct Loaded {
     dir: PathBuf,
     base: Arc<Settings>,
     overrides: Vec<(globset::GlobSet, BTreeMap<&'static str, Level>)>,
+    exclusions: Arc<Exclusions>,
 }
 
 /// Finds and caches each file's settings during a run.
 #[derive(Debug)]
 pub struct Resolver {
     command_line: CommandLine,
+    command_line_exclusions: CommandLineExclusions,
+    /// The exclusions where no configuration file applies.
+    no_file_exclusions: Arc<Exclusions>,
     explicit: Option<Arc<Loaded>>,
     defaults: Arc<Settings>,
     /// Canonical directory → its configuration (`None`: no file applies).
@@ -85,6 +101,12 @@ pub struct Resolver {
 
 impl Resolver {
     pub fn new(command_line: CommandLine) -> Result<Resolver, LintError> {
+        let exclusions = CommandLineExclusions::new(
+            command_line.exclude.as_deref(),
+            &command_line.extend_exclude,
+            command_line.force_exclude,
+        )
+        .map_err(LintError::Config)?;
         let explicit = match &command_line.config {
             Some(path) => {
                 let dir = path
@@ -92,13 +114,16 @@ impl Resolver {
                     .filter(|p| !p.as_os_str().is_empty())
                     .unwrap_or(Path::new("."));
                 let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-                Some(Arc::new(load(path, dir, &command_line)?))
+                Some(Arc::new(load(path, dir, &command_line, &exclusions)?))
             }
             None => None,
         };
         let defaults = Arc::new(apply_command_line(Settings::default(), &command_line));
+        let no_file_exclusions = Arc::new(Exclusions::fold(&exclusions, None, None, false));
         Ok(Resolver {
             command_line,
+            command_line_exclusions: exclusions,
+            no_file_exclusions,
             explicit,
             defaults,
             by_dir: Mutex::new(HashMap::new()),
@@ -142,6 +167,15 @@ impl Resolver {
         Ok(Arc::new(apply_command_line(settings, &self.command_line)))
     }
 
+    /// The exclusions for the entries of the canonical directory `dir`.
+    pub(crate) fn exclusions_for(&self, dir: &Path) -> Result<Arc<Exclusions>, LintError> {
+        let config = match &self.explicit {
+            Some(config) => Some(config.clone()),
+            None => self.config_for_canonical(dir)?,
+        };
+        Ok(config.map_or_else(|| self.no_file_exclusions.clone(), |c| c.exclusions.clone()))
+    }
+
     /// The configuration for files in `dir` (as the walk named it): each
     /// directory is canonicalized once and each canonical directory looked
     /// up once, so a tree of many directories costs two `stat`s per
@@ -170,6 +204,7 @@ impl Resolver {
                 &candidate,
                 dir.to_path_buf(),
                 &self.command_line,
+                &self.command_line_exclusions,
             )?))
         } else if dir.join(".git").exists() {
             None
@@ -201,7 +236,12 @@ fn config_error(path: &Path, message: impl std::fmt::Display) -> LintError {
     LintError::Config(format!("{}: {message}", path.display()))
 }
 
-fn load(path: &Path, dir: PathBuf, command_line: &CommandLine) -> Result<Loaded, LintError> {
+fn load(
+    path: &Path,
+    dir: PathBuf,
+    command_line: &CommandLine,
+    command_line_exclusions: &CommandLineExclusions,
+) -> Result<Loaded, LintError> {
     let text = std::fs::read_to_string(path).map_err(|e| config_error(path, e))?;
     let file: ConfigFile = toml::from_str(&text).map_err(|e| config_error(path, e.message()))?;
     let mut settings = Settings {
@@ -236,10 +276,25 @@ fn load(path: &Path, dir: PathBuf, command_line: &CommandLine) -> Result<Loaded,
         let levels = parse_levels(&entry.rules).map_err(|e| config_error(path, e))?;
         overrides.push((globs, levels));
     }
+    let globs = |key: &str, patterns: &[String]| {
+        PathGlobs::new(dir.clone(), patterns)
+            .map(Arc::new)
+            .map_err(|e| config_error(path, format!("{key}: {e}")))
+    };
+    let exclude = file
+        .exclude
+        .as_deref()
+        .map(|p| globs("exclude", p))
+        .transpose()?;
+    let extend = (!file.extend_exclude.is_empty())
+        .then(|| globs("extend-exclude", &file.extend_exclude))
+        .transpose()?;
+    let exclusions = Exclusions::fold(command_line_exclusions, exclude, extend, file.force_exclude);
     Ok(Loaded {
         dir,
         base: Arc::new(apply_command_line(settings, command_line)),
         overrides,
+        exclusions: Arc::new(exclusions),
     })
 }
 
@@ -247,7 +302,7 @@ fn load(path: &Path, dir: PathBuf, command_line: &CommandLine) -> Result<Loaded,
 /// directory: a leading `./` or `/` means that directory, and a pattern also
 /// covers everything below what it names (`legacy`, `legacy/` and
 /// `legacy/**` all mean the directory's files), as in `.gitignore`.
-fn glob_forms(pattern: &str) -> Vec<String> {
+pub(crate) fn glob_forms(pattern: &str) -> Vec<String> {
     let trimmed = pattern.trim_start_matches("./").trim_start_matches('/');
     let trimmed = trimmed.trim_end_matches('/');
     if trimmed.ends_with("/**") || trimmed == "**" {

@@ -16,6 +16,7 @@
 
 mod command_path;
 pub mod config;
+mod exclude;
 pub mod fix;
 pub(crate) mod parameter_schema;
 pub(crate) mod rules;
@@ -205,14 +206,14 @@ pub enum LintError {
 /// apply to each file.
 pub struct Linter {
     options: LintOptions,
-    resolver: config::Resolver,
+    resolver: Arc<config::Resolver>,
 }
 
 impl Linter {
     /// Reads the configuration the command line names (the files beside
     /// each manifest are read when a manifest needs them).
     pub fn new(options: LintOptions) -> Result<Linter, LintError> {
-        let resolver = config::Resolver::new(options.command_line.clone())?;
+        let resolver = Arc::new(config::Resolver::new(options.command_line.clone())?);
         Ok(Linter { options, resolver })
     }
 
@@ -221,6 +222,7 @@ impl Linter {
         LoadOptions {
             input_format: self.options.input_format,
             exclude: self.options.exclude.clone(),
+            exclusion: Some(Arc::new(exclude::Configured::new(self.resolver.clone()))),
             read_log: self.options.read_log.clone(),
             ..LoadOptions::default()
         }

@@ -64,6 +64,11 @@ pub(super) fn check(manifest: &Manifest) -> Result<Vec<Diagnostic>, String> {
         match error.kind() {
             ValidationErrorKind::AdditionalProperties { unexpected } => {
                 let known = known_keys(schema, error.schema_path().as_str());
+                // A `"$schema"` at the root names the file's schema for
+                // editors; every format accepts it.
+                let unexpected = unexpected
+                    .iter()
+                    .filter(|key| !(at.is_empty() && key.as_str() == crate::formats::SCHEMA_KEY));
                 for key in unexpected {
                     out.push(unknown(manifest, &json::join(at, key), key, &known));
                 }

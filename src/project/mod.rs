@@ -46,7 +46,7 @@ pub use package::{
 };
 pub use read::source_again;
 pub(crate) use walk::Candidate;
-pub use walk::display_path;
+pub use walk::{DEFAULT_EXCLUDE, Exclusion, display_path};
 
 /// Files larger than this are reported, not read, unless the caller says
 /// otherwise.
@@ -59,6 +59,9 @@ pub struct LoadOptions {
     pub input_format: Option<Format>,
     /// Paths not to read, at any depth (a generator's own output).
     pub exclude: Vec<PathBuf>,
+    /// What walks leave out (the configured globs); `None`:
+    /// [`DEFAULT_EXCLUDE`].
+    pub exclusion: Option<Arc<dyn Exclusion>>,
     /// Files (manifests and package code) larger than this are not read.
     pub max_file_size: u64,
     /// Counts every file read, when given (see [`ReadLog`]).
@@ -70,6 +73,7 @@ impl Default for LoadOptions {
         LoadOptions {
             input_format: None,
             exclude: Vec::new(),
+            exclusion: None,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             read_log: None,
         }
@@ -266,7 +270,7 @@ where
     T: Send,
     E: From<LoadError> + Send,
 {
-    let found = walk::discover(paths, &options.exclude)?;
+    let found = walk::discover(paths, &options.exclude, options.exclusion.clone())?;
     let loader = Loader::new(options);
     let named: HashSet<PathBuf> = paths
         .iter()
@@ -278,6 +282,9 @@ where
         let candidate = match found {
             walk::Found::Problem(problem) => {
                 return visit(Loaded::WalkProblem(problem)).map(Some);
+            }
+            walk::Found::Excluded(skipped) => {
+                return visit(Loaded::Skipped(skipped)).map(Some);
             }
             walk::Found::File(candidate) => candidate,
         };
@@ -336,13 +343,15 @@ pub(crate) fn candidates(
     options: &LoadOptions,
 ) -> Result<Vec<Candidate>, LoadError> {
     let mut seen = HashSet::new();
-    Ok(walk::discover(paths, &options.exclude)?
-        .filter_map(|found| match found {
-            walk::Found::File(candidate) => Some(candidate),
-            walk::Found::Problem(_) => None,
-        })
-        .filter(|candidate| seen.insert(walk::identity(&candidate.path)))
-        .collect())
+    Ok(
+        walk::discover(paths, &options.exclude, options.exclusion.clone())?
+            .filter_map(|found| match found {
+                walk::Found::File(candidate) => Some(candidate),
+                walk::Found::Problem(_) | walk::Found::Excluded(_) => None,
+            })
+            .filter(|candidate| seen.insert(walk::identity(&candidate.path)))
+            .collect(),
+    )
 }
 
 /// The directory of a manifest path, for resolving relative paths.

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::{LoadError, LoadProblem, ProblemKind};
+use super::{LoadError, LoadProblem, ProblemKind, Skipped};
 
 /// A file to read.
 #[derive(Debug, Clone)]
@@ -44,10 +44,25 @@ pub(crate) enum Found {
     File(Candidate),
     /// A walk error.
     Problem(LoadProblem),
+    /// A named path that the exclusions leave out (`force-exclude`).
+    Excluded(Skipped),
 }
 
-/// Directory names never walked into.
-const SKIPPED_DIRS: &[&str] = &[
+/// The paths a run leaves out of its walks (`exclude`, `extend-exclude`
+/// and `--exclude` globs); the caller decides how they are configured.
+pub trait Exclusion: Send + Sync + std::fmt::Debug {
+    /// Whether the walk leaves out `path` (a directory, or a `.json`
+    /// file), with everything under it.
+    fn excludes(&self, path: &Path) -> bool;
+    /// Whether a path named on the command line is left out: by default
+    /// it is read even when excluded; ruff's `force-exclude` leaves it out.
+    fn excludes_named(&self, path: &Path) -> bool;
+}
+
+/// Directory names walks leave out unless the caller's [`Exclusion`]
+/// says otherwise: version control, build output, dependency trees and
+/// Python environments.
+pub const DEFAULT_EXCLUDE: &[&str] = &[
     ".git",
     ".hg",
     ".svn",
@@ -64,10 +79,12 @@ const SKIPPED_DIRS: &[&str] = &[
 
 /// Checks that every named path exists, then yields the files to read,
 /// leaving out everything at or below the `exclude`d paths (a generator's
-/// own output must not be read back as input).
+/// own output must not be read back as input) and what `exclusion`
+/// excludes.
 pub(crate) fn discover(
     paths: &[PathBuf],
     exclude: &[PathBuf],
+    exclusion: Option<Arc<dyn Exclusion>>,
 ) -> Result<impl Iterator<Item = Found> + Send + use<>, LoadError> {
     let mut roots = Vec::with_capacity(paths.len());
     for path in paths {
@@ -88,12 +105,22 @@ pub(crate) fn discover(
         .into_iter()
         .filter(move |(path, _)| !roots_excluded.covers(path))
         .flat_map(move |(path, is_dir)| {
+            let forced_out = exclusion.as_ref().is_some_and(|x| x.excludes_named(&path));
+            if forced_out {
+                let skipped = Found::Excluded(Skipped {
+                    path: display_path(&path),
+                    named: false,
+                    why: "excluded (force-exclude)".to_string(),
+                });
+                return Box::new(std::iter::once(skipped))
+                    as Box<dyn Iterator<Item = Found> + Send>;
+            }
             let walked = is_dir
-                .then(|| walk_directory(&path, excluded.clone()))
+                .then(|| walk_directory(&path, excluded.clone(), exclusion.clone()))
                 .into_iter()
                 .flatten();
             let named = (!is_dir).then(|| Found::File(Candidate::named(path)));
-            named.into_iter().chain(walked)
+            Box::new(named.into_iter().chain(walked))
         }))
 }
 
@@ -156,7 +183,11 @@ impl Excluded {
     }
 }
 
-fn walk_directory(root: &Path, excluded: Excluded) -> impl Iterator<Item = Found> + Send + use<> {
+fn walk_directory(
+    root: &Path,
+    excluded: Excluded,
+    exclusion: Option<Arc<dyn Exclusion>>,
+) -> impl Iterator<Item = Found> + Send + use<> {
     let root = root.to_path_buf();
     let walker = ignore::WalkBuilder::new(&root)
         .hidden(false)
@@ -168,7 +199,8 @@ fn walk_directory(root: &Path, excluded: Excluded) -> impl Iterator<Item = Found
         .parents(true)
         .follow_links(true)
         .filter_entry(move |entry| {
-            entry.depth() == 0 || !(is_skipped_dir(entry) || excluded.covers_entry(entry))
+            entry.depth() == 0
+                || !(is_left_out(entry, exclusion.as_deref()) || excluded.covers_entry(entry))
         })
         .build();
     walker.filter_map(move |entry| match entry {
@@ -197,12 +229,21 @@ fn walk_directory(root: &Path, excluded: Excluded) -> impl Iterator<Item = Found
     })
 }
 
-fn is_skipped_dir(entry: &ignore::DirEntry) -> bool {
-    if !entry.file_type().is_some_and(|t| t.is_dir()) {
+/// Whether the walk leaves out `entry`: a Python virtual environment, or
+/// what the caller's exclusion (else [`DEFAULT_EXCLUDE`]) names. Only
+/// directories and `.json` files are asked about.
+fn is_left_out(entry: &ignore::DirEntry, exclusion: Option<&dyn Exclusion>) -> bool {
+    let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+    if !is_dir && entry.path().extension().is_none_or(|e| e != "json") {
         return false;
     }
-    let name = entry.file_name().to_string_lossy();
-    SKIPPED_DIRS.contains(&name.as_ref()) || entry.path().join("pyvenv.cfg").is_file()
+    if is_dir && entry.path().join("pyvenv.cfg").is_file() {
+        return true;
+    }
+    match exclusion {
+        Some(exclusion) => exclusion.excludes(entry.path()),
+        None => is_dir && DEFAULT_EXCLUDE.contains(&entry.file_name().to_string_lossy().as_ref()),
+    }
 }
 
 fn error_path(error: &ignore::Error) -> Option<&Path> {

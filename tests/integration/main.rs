@@ -29,6 +29,7 @@ mod project;
 mod reports;
 mod rules;
 mod run;
+mod selection;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
