@@ -46,6 +46,11 @@ pub(super) struct ConvertArgs {
     /// List what would be written (new, changed, unchanged) and write nothing.
     #[arg(long)]
     dry_run: bool,
+    /// Write nothing; exit 1 and print a unified diff when the files on disk differ
+    /// from what would be written (for CI: the committed output is up to date).
+    /// Skeletons already there are yours and never count.
+    #[arg(long, conflicts_with_all = ["dry_run", "force"])]
+    check: bool,
     /// Convert even when the manifests have error-level findings.
     #[arg(long)]
     allow_errors: bool,
@@ -80,6 +85,12 @@ pub(super) fn run(
         return Err(CliError::Usage(format!(
             "convert --to {} --format {}: the converted document and the report would share standard output; write the document with -o FILE",
             args.to,
+            gen_cmd::format_name(args.format)
+        )));
+    }
+    if args.check && args.format.on_stdout() {
+        return Err(CliError::Usage(format!(
+            "convert --check --format {}: the diff and the report would share standard output; use --format human",
             gen_cmd::format_name(args.format)
         )));
     }
@@ -141,6 +152,7 @@ pub(super) fn run(
     let mode = write::WriteMode {
         force: args.force,
         dry_run: args.dry_run,
+        check: args.check,
     };
     if document {
         // With --format json, -o is given (checked above): the report alone
@@ -155,9 +167,10 @@ pub(super) fn run(
         .map(|f| GeneratedFile {
             path: f.path,
             contents: f.contents,
+            kind: f.kind,
         })
         .collect();
-    write::write_tree(&mode, dir, &files, &skeletons_kept, err)
+    write::write_tree(&mode, dir, &files, &skeletons_kept, out, err)
 }
 
 /// What convert keeps of one manifest.
@@ -318,7 +331,7 @@ fn kept_skeletons(dir: &Path, files: &[convert::OutputFile]) -> Vec<PathBuf> {
     let mut kept = Vec::new();
     let mut tool_dirs: Vec<PathBuf> = files
         .iter()
-        .filter(|f| f.kind == FileKind::Manifest)
+        .filter(|f| f.kind == FileKind::Owned)
         .filter_map(|f| f.path.parent().map(|p| dir.join(p)))
         .collect();
     tool_dirs.sort();

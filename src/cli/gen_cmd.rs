@@ -37,6 +37,11 @@ pub(super) struct GenArgs {
     /// List what would be written (new, changed, unchanged) and write nothing.
     #[arg(long)]
     dry_run: bool,
+    /// Write nothing; exit 1 and print a unified diff when the files on disk differ
+    /// from what would be written (for CI: the committed output is up to date).
+    /// Skeletons already there are yours and never count.
+    #[arg(long, conflicts_with_all = ["dry_run", "force"])]
+    check: bool,
     /// Generate even when the manifests have error-level findings.
     #[arg(long)]
     allow_errors: bool,
@@ -106,6 +111,12 @@ pub(super) fn run(
             format_name(args.format)
         )));
     }
+    if args.check && args.format.on_stdout() {
+        return Err(CliError::Usage(format!(
+            "gen --check --format {}: the diff and the report would share standard output; use --format human",
+            format_name(args.format)
+        )));
+    }
     let mut reporting = Reporting {
         format: args.format,
         color,
@@ -153,6 +164,7 @@ pub(super) fn run(
         reading.parts.push(Part {
             path: set.path.clone(),
             names,
+            source_of_tools: true,
             source: None,
             file: PathBuf::new(),
             fingerprint: None,
@@ -181,6 +193,7 @@ pub(super) fn run(
     let mode = write::WriteMode {
         force: args.force,
         dry_run: args.dry_run,
+        check: args.check,
     };
     match output {
         Output::Document(text) => {
@@ -191,7 +204,7 @@ pub(super) fn run(
         }
         Output::Tree(files) => {
             let dir = args.output.as_deref().unwrap_or(Path::new("."));
-            write::write_tree(&mode, dir, &files, &[], err)
+            write::write_tree(&mode, dir, &files, &[], out, err)
         }
     }
 }
@@ -266,6 +279,7 @@ fn reduce(
         .map(|t| t.name.clone())
         .collect();
     let path = manifest.path().to_string();
+    let source_of_tools = crate::project::is_source(manifest.format(), manifest.generated);
     let source = manifest.source;
     let file = manifest.file.clone();
     let fingerprint = Some(manifest.fingerprint);
@@ -278,6 +292,7 @@ fn reduce(
     Part {
         path,
         names,
+        source_of_tools,
         source: (shows && keep_source).then_some(source),
         file,
         fingerprint,

@@ -201,6 +201,9 @@ struct Part<T> {
     path: String,
     /// Its tools' names, for the check of names across manifests.
     names: Vec<String>,
+    /// Whether it declares tools of its own (see
+    /// [`crate::project::is_source`]; the runner's built-in tools do).
+    source_of_tools: bool,
     /// Its text, when the command has findings that point into it.
     source: Option<crate::source::Source>,
     /// Where its text is and its fingerprint, to read it again (`None`
@@ -221,6 +224,7 @@ impl<T> Part<T> {
                 .iter()
                 .map(|t| t.name.clone())
                 .collect(),
+            source_of_tools: crate::project::is_source(manifest.format(), manifest.generated),
             source: None,
             file: manifest.file.clone(),
             fingerprint: Some(manifest.fingerprint),
@@ -233,6 +237,7 @@ impl<T> Part<T> {
         Part {
             path: self.path,
             names: self.names,
+            source_of_tools: self.source_of_tools,
             source: self.source,
             file: self.file,
             fingerprint: self.fingerprint,
@@ -349,12 +354,48 @@ fn read_for_writing<T: Send>(
         return Ok(None);
     }
     parts.sort_by(|a, b| a.path.cmp(&b.path));
+    leave_out_views(&mut parts, reporting.err)?;
     for part in &mut parts {
         if let Some(source) = part.source.take() {
             report.sources.entry(part.path.clone()).or_insert(source);
         }
     }
     Ok(Some(ForWriting { report, parts }))
+}
+
+/// Leaves out of a writing command's input the provider tool lists that
+/// repeat the tools of other manifests read with them (an earlier `gen`'s
+/// output in the same tree, see [`crate::project::views`]), saying so:
+/// they are views of those tools, not tools of their own.
+fn leave_out_views<T>(parts: &mut Vec<Part<T>>, err: &mut dyn Write) -> std::io::Result<()> {
+    let shape: Vec<(bool, Vec<&str>)> = parts
+        .iter()
+        .map(|part| {
+            let names = part.names.iter().map(String::as_str).collect();
+            (part.source_of_tools, names)
+        })
+        .collect();
+    let views = crate::project::views(&shape);
+    if !views.contains(&true) {
+        return Ok(());
+    }
+    let mut index = 0;
+    let mut left_out = Vec::new();
+    parts.retain(|part| {
+        let view = views[index];
+        index += 1;
+        if view {
+            left_out.push(part.path.clone());
+        }
+        !view
+    });
+    for path in left_out {
+        writeln!(
+            err,
+            "note: {path} repeats tools of the other manifests (generated from them): not read as input"
+        )?;
+    }
+    Ok(())
 }
 
 /// An output that is one of the files named as input (directly, or through

@@ -7,13 +7,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{CliError, Outcome, write_pieces_atomically};
-use crate::emit::GeneratedFile;
+use crate::emit::{FileKind, GeneratedFile};
 
-/// How to write: `--force` and `--dry-run`.
+/// How to write: `--force`, `--dry-run` and `--check`.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct WriteMode {
     pub(super) force: bool,
     pub(super) dry_run: bool,
+    /// Write nothing; show how the files on disk differ from what would be
+    /// written, as a diff on standard output, and exit 1 if they do.
+    pub(super) check: bool,
 }
 
 /// What writing a file would do.
@@ -25,15 +28,18 @@ enum Plan {
     /// Something that is not a regular file is in the way (a directory where
     /// the file goes, a file where a directory goes): nothing can be written.
     Blocked,
+    /// A skeleton that is there already: the developer's, left alone.
+    Kept,
 }
 
-fn plan(path: &Path, pieces: &[&str], above: &mut Above) -> Plan {
+fn plan(path: &Path, pieces: &[&str], kind: FileKind, above: &mut Above) -> Plan {
     if path.parent().is_some_and(|parent| above.blocked(parent)) {
         return Plan::Blocked;
     }
     match std::fs::symlink_metadata(path) {
         Err(_) => Plan::New,
         Ok(_) if !path.is_file() => Plan::Blocked,
+        Ok(_) if kind == FileKind::Skeleton => Plan::Kept,
         Ok(_) => match holds(path, pieces) {
             Ok(true) => Plan::Unchanged,
             Ok(false) => Plan::Changed,
@@ -115,6 +121,11 @@ pub(super) fn write_document(
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
     let Some(path) = output else {
+        if args.check {
+            return Err(CliError::Usage(
+                "--check compares the output with a file: name it with -o FILE".to_string(),
+            ));
+        }
         if args.dry_run {
             let size: usize = pieces.iter().map(String::len).sum();
             writeln!(err, "would write {size} bytes to standard output")?;
@@ -131,7 +142,8 @@ pub(super) fn write_document(
         return Ok(Outcome::Clean);
     };
     let pieces = pieces.iter().map(String::as_str).collect();
-    write_planned(args, vec![(path.to_path_buf(), pieces)], None, &[], err)
+    let file = (path.to_path_buf(), pieces, FileKind::Owned);
+    write_planned(args, vec![file], None, &[], out, err)
 }
 
 /// Writes files under `dir`: all of them, or, when an existing one would
@@ -141,29 +153,31 @@ pub(super) fn write_tree(
     dir: &Path,
     files: &[GeneratedFile],
     known: &[PathBuf],
+    out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
     let files = files
         .iter()
-        .map(|f| (dir.join(&f.path), vec![f.contents.as_str()]))
+        .map(|f| (dir.join(&f.path), vec![f.contents.as_str()], f.kind))
         .collect();
-    write_planned(args, files, Some(dir), known, err)
+    write_planned(args, files, Some(dir), known, out, err)
 }
 
-/// Writes each file (its path, its content in pieces) as planned; `dir` is
-/// the output directory of a tree.
+/// Writes each file (its path, its content in pieces, its kind) as
+/// planned; `dir` is the output directory of a tree.
 fn write_planned(
     args: &WriteMode,
-    files: Vec<(PathBuf, Vec<&str>)>,
+    files: Vec<(PathBuf, Vec<&str>, FileKind)>,
     dir: Option<&Path>,
     known: &[PathBuf],
+    out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
     let mut above = Above::default();
     let planned: Vec<(PathBuf, Plan, Vec<&str>)> = files
         .into_iter()
-        .map(|(path, pieces)| {
-            let plan = plan(&path, &pieces, &mut above);
+        .map(|(path, pieces, kind)| {
+            let plan = plan(&path, &pieces, kind, &mut above);
             (path, plan, pieces)
         })
         .collect();
@@ -173,11 +187,15 @@ fn write_planned(
                 Plan::New => "would create",
                 Plan::Changed => "would overwrite",
                 Plan::Unchanged => "unchanged",
+                Plan::Kept => "kept (a skeleton, yours to fill in)",
                 Plan::Blocked => "cannot write (something else is in the way)",
             };
             writeln!(err, "{what}: {}", path.display())?;
         }
         return Ok(Outcome::Clean);
+    }
+    if args.check {
+        return check_planned(&planned, out, err);
     }
     let blocked: Vec<PathBuf> = planned
         .iter()
@@ -212,7 +230,7 @@ fn write_planned(
     // Each directory is made once, before its first file.
     let mut made: HashSet<&Path> = HashSet::new();
     for (path, plan, pieces) in &planned {
-        if *plan == Plan::Unchanged {
+        if matches!(plan, Plan::Unchanged | Plan::Kept) {
             continue;
         }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
@@ -227,6 +245,72 @@ fn write_planned(
         write_pieces_atomically(path, &bytes)?;
     }
     Ok(Outcome::Clean)
+}
+
+/// `--check`: the difference between the files on disk and what would be
+/// written, as a unified diff on `out` (`/dev/null` for a file that is
+/// missing), each stale file named on `err`; exit 1 when there is one.
+/// Skeletons already there are the developer's, and never stale.
+fn check_planned(
+    planned: &[(PathBuf, Plan, Vec<&str>)],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Outcome, CliError> {
+    let mut stale = 0;
+    for (path, plan, pieces) in planned {
+        let shown = path.display().to_string();
+        let (old, old_name) = match plan {
+            Plan::Unchanged | Plan::Kept => continue,
+            Plan::Blocked => {
+                writeln!(
+                    err,
+                    "stale: {shown} (something that is not a file is in the way)"
+                )?;
+                stale += 1;
+                continue;
+            }
+            Plan::New => (String::new(), "/dev/null".to_string()),
+            Plan::Changed => match std::fs::read(path) {
+                Ok(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), shown.clone()),
+                Err(source) => {
+                    return Err(CliError::Write {
+                        path: path.clone(),
+                        source,
+                    });
+                }
+            },
+        };
+        let new: String = pieces.concat();
+        let diff = similar::TextDiff::from_lines(&old, &new)
+            .unified_diff()
+            .context_radius(3)
+            .header(&old_name, &shown)
+            .to_string();
+        out.write_all(diff.as_bytes())?;
+        let what = if *plan == Plan::New {
+            "missing"
+        } else {
+            "differs from what would be generated"
+        };
+        writeln!(err, "stale: {shown} {what}")?;
+        stale += 1;
+    }
+    if stale == 0 {
+        writeln!(
+            err,
+            "up to date: {} file{}",
+            planned.len(),
+            if planned.len() == 1 { "" } else { "s" }
+        )?;
+        return Ok(Outcome::Clean);
+    }
+    writeln!(
+        err,
+        "error: {stale} generated file{} out of date; run the same command without --check to write {}",
+        if stale == 1 { " is" } else { "s are" },
+        if stale == 1 { "it" } else { "them" }
+    )?;
+    Ok(Outcome::Findings)
 }
 
 /// Files in the output directory that this run did not generate (a tool

@@ -67,7 +67,7 @@ pub(super) fn write(toolsets: &[ToolSet], out: &mut Converted) -> Result<(), Emi
     out.files.push(OutputFile {
         path: PathBuf::from("tools.json"),
         contents: document(&Value::Object(root))?,
-        kind: FileKind::Manifest,
+        kind: FileKind::Owned,
     });
     Ok(())
 }

@@ -205,7 +205,7 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
     out.files.push(OutputFile {
         path: directory.join("config.json"),
         contents: document(&Value::Object(config))?,
-        kind: FileKind::Manifest,
+        kind: FileKind::Owned,
     });
     let init = directory.join("__init__.py");
     if !super::exists_in_output(options, &init) {

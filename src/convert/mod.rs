@@ -33,15 +33,8 @@ use crate::formats::carry::{self, SET, X_TOOLC};
 use crate::ir::{Carried, Format, Tool, ToolSet};
 use crate::json;
 
-/// What a converted file is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileKind {
-    /// A manifest: written from the IR every time.
-    Manifest,
-    /// Code for the developer to fill in: written only when the output
-    /// has no such file yet, never overwritten.
-    Skeleton,
-}
+/// What a converted file is: the writers' own kinds.
+pub use crate::emit::FileKind;
 
 /// One file of the converted tree.
 #[derive(Debug, Clone, PartialEq, Eq)]

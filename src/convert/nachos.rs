@@ -78,7 +78,7 @@ pub(super) fn write(
             out.files.push(OutputFile {
                 path: PathBuf::from(&directory).join("manifest.json"),
                 contents: document(&Value::Object(manifest))?,
-                kind: FileKind::Manifest,
+                kind: FileKind::Owned,
             });
             let has_class = options
                 .out_dir

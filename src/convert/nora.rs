@@ -90,7 +90,7 @@ pub(super) fn write(
             out.files.push(OutputFile {
                 path: PathBuf::from(&directory).join("tool.json"),
                 contents: document(&Value::Object(manifest))?,
-                kind: FileKind::Manifest,
+                kind: FileKind::Owned,
             });
             let script = PathBuf::from(&directory).join(&entrypoint);
             if !is_plain_relative(&entrypoint) || entrypoint == "tool.json" {

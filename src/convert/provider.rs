@@ -29,7 +29,7 @@ pub(super) fn write(
     out.files.push(OutputFile {
         path: PathBuf::new(),
         contents: root.document(parts)?,
-        kind: FileKind::Manifest,
+        kind: FileKind::Owned,
     });
     Ok(())
 }

@@ -33,12 +33,24 @@ pub struct Note {
     pub message: String,
 }
 
+/// Who a generated file belongs to once written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// toolc's: a manifest, provider JSON, types and bases, written from
+    /// the manifests every time.
+    Owned,
+    /// Code for the developer to fill in (a tool's body): written only
+    /// when the output has no such file yet, never overwritten.
+    Skeleton,
+}
+
 /// One generated file of a tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GeneratedFile {
     /// Relative to the output directory, with `/` separators.
     pub path: PathBuf,
     pub contents: String,
+    pub kind: FileKind,
 }
 
 /// What a generator produces.

@@ -27,7 +27,7 @@ mod nora;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{EmitError, Generated, GeneratedFile, Note, Options, Output};
+use super::{EmitError, FileKind, Generated, GeneratedFile, Note, Options, Output};
 use crate::diagnostic::Severity;
 use crate::ir::{Tool, ToolSet};
 use crate::json;
@@ -86,6 +86,19 @@ pub fn generate(toolsets: &[ToolSet], options: &Options) -> Result<Generated, Em
     })
 }
 
+/// What the manifests `gen python` writes say wrote them.
+const WRITER: &str = "toolc gen python";
+
+/// The templates of the files the developer fills in (the tools'
+/// bodies): written when absent, never overwritten. The others (manifests,
+/// bases, types, the package's `__init__.py`) are toolc's, and follow the
+/// manifests.
+const SKELETONS: &[&str] = &[
+    "nora/main.py.j2",
+    "basetool/tool.py.j2",
+    "agentstack/__init__.py.j2",
+];
+
 /// What a style generator accumulates.
 #[derive(Debug, Default)]
 struct Tree {
@@ -105,9 +118,15 @@ impl Tree {
         let contents = options
             .templates
             .render(&format!("python/{template}"), context)?;
+        let kind = if SKELETONS.contains(&template) {
+            FileKind::Skeleton
+        } else {
+            FileKind::Owned
+        };
         self.files.push(GeneratedFile {
             path: path.into(),
             contents,
+            kind,
         });
         Ok(())
     }

@@ -44,6 +44,34 @@ pub const X_TOOLC: &str = "x-toolc";
 /// The key, inside `"x-toolc"`, of package- or file-level fields.
 pub const SET: &str = "set";
 
+/// The member of `"x-toolc"` that marks a manifest `toolc gen` wrote from
+/// others (the NORA `tool.json` and AgentStack `config.json` of
+/// `gen python`): its value says what wrote it. Such a manifest is a view
+/// of its sources when they are read with it (see
+/// [`crate::project::views`]), not a second declaration of their tools.
+pub const GENERATED: &str = "generated";
+
+/// Marks `manifest` (a JSON object) as written by `writer`.
+pub fn mark_generated(manifest: &mut Value, writer: &str) {
+    let Some(object) = manifest.as_object_mut() else {
+        return;
+    };
+    let x = object
+        .entry(X_TOOLC)
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    if let Some(x) = x.as_object_mut() {
+        x.insert(GENERATED.to_string(), Value::String(writer.to_string()));
+    }
+}
+
+/// Whether `manifest` carries the mark of [`mark_generated`].
+pub fn is_generated(manifest: &Value) -> bool {
+    manifest
+        .get(X_TOOLC)
+        .and_then(|x| x.get(GENERATED))
+        .is_some_and(Value::is_string)
+}
+
 /// The keys of a tool object that the IR models, by format: they are
 /// written from the IR, never carried.
 pub fn portable_keys(format: Format) -> &'static [&'static str] {

@@ -352,13 +352,14 @@ impl Linter {
         walk_problems: Vec<LoadProblem>,
     ) -> Result<(), LintError> {
         let mut registered = Vec::new();
+        let mut facts = Vec::new();
         let mut not_kept = TextsToReread::new();
         for item in items {
             match item.source {
                 Some(source) => {
                     report.sources.insert(item.summary.path.clone(), source);
                 }
-                None if !item.registered.is_empty() => {
+                None if !item.registered.is_empty() || !item.facts.is_empty() => {
                     if let Some(fingerprint) = item.fingerprint {
                         not_kept.insert(item.summary.path.clone(), (item.file, fingerprint));
                     }
@@ -368,9 +369,11 @@ impl Linter {
             report.files.push(item.summary);
             report.diagnostics.extend(item.diagnostics);
             registered.extend(item.registered);
+            facts.extend(item.facts);
         }
         let mut across = Vec::new();
         rules::duplicate_tool_name::check_registered(&registered, &mut across);
+        rules::stale_tool_list::check_views(&facts, &mut across);
         let paths = across
             .iter()
             .flat_map(|d| std::iter::once(&d.path).chain(d.related.iter().map(|r| &r.path)));
@@ -408,6 +411,8 @@ struct Checked {
     file: PathBuf,
     fingerprint: Option<Fingerprint>,
     registered: Vec<rules::duplicate_tool_name::RegisteredName>,
+    /// What the check of generated tool lists needs of its tools.
+    facts: Vec<rules::stale_tool_list::ToolFacts>,
 }
 
 enum Outcome<T> {
@@ -467,6 +472,7 @@ fn check_failure(failure: Failure, settings: &Settings) -> Checked {
         file: failure.file,
         fingerprint: None,
         registered: Vec::new(),
+        facts: Vec::new(),
     }
 }
 
@@ -498,6 +504,7 @@ fn check_loaded(
         diagnostics.push(hint);
     }
     let registered = rules::duplicate_tool_name::registered_names(&manifest);
+    let facts = rules::stale_tool_list::facts(&manifest);
     // A tool name a later file repeats makes a finding here too: rare, so
     // the text is read again then rather than every text kept meanwhile.
     let keep_source = match keep {
@@ -516,6 +523,7 @@ fn check_loaded(
         file: loaded.file.clone(),
         fingerprint: Some(loaded.fingerprint),
         registered,
+        facts,
     })
 }
 

@@ -39,7 +39,7 @@ pub use crate::json::{Document, SourceMap};
 /// What the front end read of package code.
 pub use crate::python::Module as PythonSyntax;
 pub use crate::typescript::{Found as FoundClass, Search as ClassSearch, ToolClass};
-pub use names::{NameClash, NameEntry, Repeats, name_clashes};
+pub use names::{NameClash, NameEntry, Repeats, declares_runtime, is_source, name_clashes, views};
 pub use package::{
     DerivedSchema, EntrypointFile, FileState, Origin, PackageCode, ProgramFile, PythonModule,
     ReadLog, UntypedParameter,
@@ -96,6 +96,9 @@ pub struct Manifest {
     pub toolset: ToolSet,
     /// How its format was decided.
     pub detection: Detection,
+    /// `toolc gen` wrote it from other manifests (it says so in its
+    /// `"x-toolc"`).
+    pub generated: bool,
     /// The directory holding the manifest; relative paths in it resolve here.
     pub dir: PathBuf,
     /// What the front end read of the package's code.

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
-use crate::ir::ToolSet;
+use crate::ir::{Format, ToolSet};
 
 /// A tool name as declared: the group of manifests it is registered in
 /// (every manifest of a run is one group for gen and run), the name and the
@@ -126,4 +126,47 @@ mod tests {
             vec![NameClash { first: 0, again: 1 }]
         );
     }
+}
+
+/// Whether tools of this format run somewhere (a program, a script, a
+/// package's code), rather than only being described to a model.
+pub fn declares_runtime(format: Format) -> bool {
+    matches!(
+        format,
+        Format::Nora | Format::Agentcli | Format::Agentstack | Format::Nachos
+    )
+}
+
+/// Which manifests of a run are views of others: a manifest that declares
+/// no tools of its own (a provider tool list, OpenAI, Anthropic or MCP, or
+/// a manifest `toolc gen` marked as written from others) each of whose
+/// tools a manifest of the same run declares, by name, as `toolc gen`
+/// writes one. A view repeats those tools rather than clashing with them;
+/// gen and convert leave it out of their input, lint checks it is still
+/// up to date.
+///
+/// `manifests`: for each manifest, whether it is a source (see
+/// [`is_source`]) and its tool names, in any order; the answer is in the
+/// same order.
+pub fn views(manifests: &[(bool, Vec<&str>)]) -> Vec<bool> {
+    let declared: std::collections::HashSet<&str> = manifests
+        .iter()
+        .filter(|(source, _)| *source)
+        .flat_map(|(_, names)| names.iter().copied())
+        .filter(|name| !name.is_empty())
+        .collect();
+    manifests
+        .iter()
+        .map(|(source, names)| {
+            !source && !names.is_empty() && names.iter().all(|name| declared.contains(name))
+        })
+        .collect()
+}
+
+/// Whether a manifest of `format` declares tools of its own: they run
+/// somewhere (a program, a script, a package's code), and `toolc gen` did
+/// not write it from other manifests (`generated`, see
+/// [`crate::formats::carry::mark_generated`]).
+pub fn is_source(format: Format, generated: bool) -> bool {
+    declares_runtime(format) && !generated
 }

@@ -212,6 +212,7 @@ pub(super) fn load_bytes(
     };
     let format = detection.format;
     let mut toolset = formats::lower(format, &document, path);
+    let generated = formats::carry::is_generated(&document.value);
     let dir = manifest_dir(&candidate.path);
     let code = loader
         .packages
@@ -221,6 +222,7 @@ pub(super) fn load_bytes(
         fingerprint: Fingerprint::of(&text),
         source,
         document,
+        generated,
         toolset,
         detection,
         dir,

@@ -22,6 +22,7 @@ mod gen_policy;
 mod gen_python;
 mod gen_rust;
 mod gen_typescript;
+mod generated;
 mod hostile;
 mod lint_cli;
 mod outputs;

@@ -175,7 +175,8 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
             );
         }
     }
-    let config = config(package, permissions);
+    let mut config = config(package, permissions);
+    crate::formats::carry::mark_generated(&mut config, super::WRITER);
     let directory = &package.name;
     out.render(
         options,

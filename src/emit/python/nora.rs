@@ -83,12 +83,13 @@ pub(super) fn generate(
         }
         let (properties, root) = super::parameters(tool);
         let properties = nora_keys(out, set, tool, properties);
-        let manifest = json!({
+        let mut manifest = json!({
             "name": tool.name,
             "description": description,
             "entrypoint": "main.py",
             "parameters": nora_parameters(out, set, tool, &properties, root),
         });
+        crate::formats::carry::mark_generated(&mut manifest, super::WRITER);
         out.render(
             options,
             "nora/tool.json.j2",

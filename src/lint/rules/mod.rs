@@ -37,6 +37,7 @@ pub(crate) mod python_syntax_error;
 pub(crate) mod python_type_hint_unknown;
 pub(crate) mod required_unknown_property;
 pub(crate) mod schema_violation;
+pub(crate) mod stale_tool_list;
 pub(crate) mod typescript_unsupported_expression;
 pub(crate) mod unknown_action;
 pub(crate) mod unknown_field;
@@ -90,6 +91,8 @@ pub(crate) enum Check {
     /// Reported by the command that does the work (convert's losses,
     /// gen's notes).
     Command,
+    /// A check across the files of a run, once each has been checked.
+    Across,
 }
 
 type ToolSchemaCheck = fn(&ParameterSchema, &mut Vec<Diagnostic>);
@@ -117,6 +120,7 @@ pub(crate) static REGISTRY: &[(&Rule, Check)] = &[
         &invalid_tool_name::RULE,
         Check::Manifest(invalid_tool_name::check),
     ),
+    (&stale_tool_list::RULE, Check::Across),
     (&empty_command::RULE, Check::Manifest(empty_command::check)),
     (
         &command_outside_bin::RULE,

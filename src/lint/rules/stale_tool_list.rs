@@ -1,0 +1,186 @@
+//! ## What it does
+//! Reports a provider tool list (OpenAI, Anthropic or MCP JSON), or a
+//! manifest `toolc gen python` wrote, that repeats the tools of a manifest
+//! in the same run, as `toolc gen` writes one, but no longer matches them:
+//! a tool's description or its parameters' names differ from the
+//! manifest's.
+//!
+//! Such a list is a view of the manifest's tools, not a second
+//! declaration: it never counts as a clash, and `gen` and `convert` leave
+//! it out of their input.
+//!
+//! ## Why is this bad?
+//! The file sent to the model describes tools that are no longer the ones
+//! that run: a renamed parameter is never filled in, a changed meaning is
+//! never told.
+//!
+//! ## Example
+//! `tools.json` gives `fetch_url` a parameter `url`; the committed
+//! `openai.json`, generated before it was renamed, still says `address`.
+//!
+//! ## Use instead
+//! Generate it again (`toolc gen openai -o openai.json`), and check it in
+//! CI with `toolc gen openai -o openai.json --check`.
+
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, Related, Severity};
+use crate::ir::{Format, Tool};
+use crate::lint::{Manifest, Rule};
+use crate::source::Span;
+
+pub(crate) const RULE: Rule = Rule {
+    name: "stale-tool-list",
+    code: "TC104",
+    severity: Severity::Warning,
+    summary: "a provider tool list that repeats a manifest's tools but no longer matches them",
+    fixable: false,
+    targets: &[],
+};
+
+/// What the check across files needs of one tool, once its document is
+/// gone: digests, not the texts.
+#[derive(Debug, Clone)]
+pub(crate) struct ToolFacts {
+    format: Format,
+    /// Its manifest declares tools of its own (see [`crate::project::is_source`]).
+    source: bool,
+    name: String,
+    description: u64,
+    parameters: u64,
+    path: Arc<str>,
+    pointer: String,
+    span: Span,
+    line: usize,
+}
+
+fn digest(value: impl Hash) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    value.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The names of the top-level parameters, sorted: what a generated list
+/// keeps of them whatever it changes for its provider (strict mode makes
+/// every property required, Gemini drops keywords).
+fn parameter_names(tool: &Tool) -> Vec<&str> {
+    let mut names: Vec<&str> = tool
+        .parameters
+        .as_ref()
+        .and_then(|p| p.get("properties"))
+        .and_then(Value::as_object)
+        .map(|properties| properties.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    names.sort_unstable();
+    names
+}
+
+/// The facts of a manifest's tools.
+pub(crate) fn facts(manifest: &Manifest) -> Vec<ToolFacts> {
+    let path: Arc<str> = manifest.path().into();
+    manifest
+        .toolset
+        .tools
+        .iter()
+        .filter(|tool| !tool.name.is_empty())
+        .map(|tool| {
+            let span = manifest.tool_name_span(tool);
+            ToolFacts {
+                format: manifest.format(),
+                source: crate::project::is_source(manifest.format(), manifest.generated),
+                name: tool.name.clone(),
+                description: digest(tool.description.as_deref().unwrap_or_default().trim()),
+                parameters: digest(parameter_names(tool)),
+                path: path.clone(),
+                pointer: tool.name_at.clone(),
+                span,
+                line: manifest.line_of(span),
+            }
+        })
+        .collect()
+}
+
+/// Finds the views among the files (see [`crate::project::views`]) and
+/// reports each tool of one that differs from its declaration.
+pub(crate) fn check_views(all: &[ToolFacts], out: &mut Vec<Diagnostic>) {
+    let mut by_file: Vec<(&Arc<str>, bool, Vec<&str>)> = Vec::new();
+    let mut file_of: HashMap<&str, usize> = HashMap::new();
+    for tool in all {
+        let at = *file_of.entry(&tool.path).or_insert_with(|| {
+            by_file.push((&tool.path, tool.source, Vec::new()));
+            by_file.len() - 1
+        });
+        by_file[at].2.push(&tool.name);
+    }
+    let shape: Vec<(bool, Vec<&str>)> = by_file
+        .iter()
+        .map(|(_, source, names)| (*source, names.clone()))
+        .collect();
+    let views = crate::project::views(&shape);
+    let view_paths: std::collections::HashSet<&str> = by_file
+        .iter()
+        .zip(&views)
+        .filter(|(_, is_view)| **is_view)
+        .map(|((path, _, _), _)| path.as_ref())
+        .collect();
+    if view_paths.is_empty() {
+        return;
+    }
+    // The first declaration of each name, in path order.
+    let mut declared: HashMap<&str, &ToolFacts> = HashMap::new();
+    for tool in all.iter().filter(|t| t.source) {
+        declared
+            .entry(&tool.name)
+            .and_modify(|earlier| {
+                if tool.path < earlier.path {
+                    *earlier = tool;
+                }
+            })
+            .or_insert(tool);
+    }
+    for tool in all.iter().filter(|t| view_paths.contains(t.path.as_ref())) {
+        let Some(source) = declared.get(tool.name.as_str()) else {
+            continue;
+        };
+        let what = match (
+            tool.description != source.description,
+            tool.parameters != source.parameters,
+        ) {
+            (true, true) => "its description and its parameters differ",
+            (true, false) => "its description differs",
+            (false, true) => "its parameters differ",
+            (false, false) => continue,
+        };
+        out.push(
+            RULE.diagnostic(
+                &tool.path,
+                tool.pointer.clone(),
+                Some(tool.span),
+                format!(
+                    "out of date: tool \"{}\" repeats {}:{}, but {what}",
+                    tool.name, source.path, source.line
+                ),
+            )
+            .with_help(regenerate_help(tool))
+            .with_related(Related {
+                path: source.path.to_string(),
+                span: source.span,
+                message: "declared here".to_string(),
+            }),
+        );
+    }
+}
+
+fn regenerate_help(tool: &ToolFacts) -> String {
+    if crate::project::declares_runtime(tool.format) {
+        return "generate it again with the toolc gen python command that wrote it (its tool bodies are kept)".to_string();
+    }
+    format!(
+        "generate it again: toolc gen {} -o {} (and check it in CI with --check)",
+        tool.format, tool.path
+    )
+}
