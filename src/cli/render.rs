@@ -96,15 +96,30 @@ struct Texts<'r> {
 }
 
 impl<'r> Texts<'r> {
+    /// The texts of the files `diagnostics` and their related locations
+    /// point into, made printable once each, before any is rendered: the
+    /// renderers share them across threads.
+    fn new(report: &'r LintReport, diagnostics: &[&Diagnostic]) -> Self {
+        let mut printable = HashMap::new();
+        let paths = diagnostics.iter().flat_map(|d| {
+            std::iter::once(d.path.as_str()).chain(d.related.iter().map(|r| r.path.as_str()))
+        });
+        for path in paths {
+            if printable.contains_key(path) {
+                continue;
+            }
+            if let Some((path, source)) = report.sources.get_key_value(path) {
+                printable.insert(path.as_str(), printable_text(&source.text));
+            }
+        }
+        Texts { report, printable }
+    }
+
     /// The snippet of `path` for a finding at `span`, named `path:line:col`
     /// from toolc's positions (miette would count the column in bytes).
-    fn snippet(&mut self, path: &str, span: Span) -> Option<Snippet<'r>> {
-        let (path, source) = self.report.sources.get_key_value(path)?;
-        let text = self
-            .printable
-            .entry(path.as_str())
-            .or_insert_with(|| printable_text(&source.text))
-            .clone();
+    fn snippet(&self, path: &str, span: Span) -> Option<Snippet<'r>> {
+        let source = self.report.sources.get(path)?;
+        let text = self.printable.get(path)?.clone();
         let at = source.line_col(span.start);
         Some(Snippet {
             name: format!("{}:{}:{}", source.path, at.line, at.column),
@@ -234,7 +249,7 @@ fn miette_span(span: Span) -> SourceSpan {
     SourceSpan::new(span.start.into(), span.len())
 }
 
-fn shape<'r>(diagnostic: &Diagnostic, texts: &mut Texts<'r>) -> Rendered<'r> {
+fn shape<'r>(diagnostic: &Diagnostic, texts: &Texts<'r>) -> Rendered<'r> {
     let report = texts.report;
     let own = report.sources.get(&diagnostic.path);
     let source = diagnostic
@@ -339,24 +354,36 @@ fn snippets<'r>(
     } else {
         GraphicalTheme::unicode_nocolor()
     };
-    let handler = GraphicalReportHandler::new_themed(theme)
-        .with_width(WIDTH)
-        .with_links(false)
-        .without_primary_span_start();
-    let mut out = String::new();
-    let mut texts = Texts {
-        report,
-        printable: HashMap::new(),
-    };
-    for diagnostic in diagnostics {
-        let rendered = shape(diagnostic, &mut texts);
-        if handler.render_report(&mut out, &rendered).is_err() {
-            out.push_str(&format!(
-                "{}: {}[{}] {}\n",
-                diagnostic.path, diagnostic.severity, diagnostic.rule, diagnostic.message
-            ));
+    let diagnostics: Vec<&Diagnostic> = diagnostics.collect();
+    let texts = Texts::new(report, &diagnostics);
+    let render = |chunk: &[&Diagnostic]| {
+        let handler = GraphicalReportHandler::new_themed(theme.clone())
+            .with_width(WIDTH)
+            .with_links(false)
+            .without_primary_span_start();
+        let mut out = String::new();
+        for diagnostic in chunk {
+            let rendered = shape(diagnostic, &texts);
+            if handler.render_report(&mut out, &rendered).is_err() {
+                out.push_str(&format!(
+                    "{}: {}[{}] {}\n",
+                    diagnostic.path, diagnostic.severity, diagnostic.rule, diagnostic.message
+                ));
+            }
+            out.push('\n');
         }
-        out.push('\n');
+        out
+    };
+    // Rendered on every core a batch at a time, in order: a report of
+    // many findings never holds their renderings twice.
+    const CHUNK: usize = 256;
+    const BATCH: usize = 64 * CHUNK;
+    let mut out = String::new();
+    for batch in diagnostics.chunks(BATCH) {
+        let parts: Vec<String> = batch.par_chunks(CHUNK).map(render).collect();
+        for part in parts {
+            out.push_str(&part);
+        }
     }
     out
 }
