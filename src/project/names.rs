@@ -87,47 +87,6 @@ pub fn name_clashes(entries: &[NameEntry], repeats: Repeats) -> Vec<NameClash> {
     clashes
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry<'a>(group: &'a str, name: &'a str, path: &'a str) -> NameEntry<'a> {
-        NameEntry { group, name, path }
-    }
-
-    #[test]
-    fn reports_later_declarations_in_path_order() {
-        let entries = [
-            entry("g", "fetch", "b/tool.json"),
-            entry("g", "fetch", "a/tool.json"),
-            entry("h", "fetch", "c/tool.json"),
-            entry("g", "fetch", "c/tool.json"),
-        ];
-        assert_eq!(
-            name_clashes(&entries, Repeats::AcrossManifests),
-            vec![
-                NameClash { first: 1, again: 0 },
-                NameClash { first: 1, again: 3 },
-            ]
-        );
-    }
-
-    #[test]
-    fn a_name_repeated_in_one_manifest_is_no_clash() {
-        let entries = [
-            entry("g", "fetch", "a/tools.json"),
-            entry("g", "fetch", "a/tools.json"),
-            entry("g", "", "b/tools.json"),
-            entry("g", "", "c/tools.json"),
-        ];
-        assert!(name_clashes(&entries, Repeats::AcrossManifests).is_empty());
-        assert_eq!(
-            name_clashes(&entries, Repeats::Anywhere),
-            vec![NameClash { first: 0, again: 1 }]
-        );
-    }
-}
-
 /// Whether tools of this format run somewhere (a program, a script, a
 /// package's code), rather than only being described to a model.
 pub fn declares_runtime(format: Format) -> bool {
@@ -169,4 +128,45 @@ pub fn views(manifests: &[(bool, Vec<&str>)]) -> Vec<bool> {
 /// [`crate::formats::carry::mark_generated`]).
 pub fn is_source(format: Format, generated: bool) -> bool {
     declares_runtime(format) && !generated
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry<'a>(group: &'a str, name: &'a str, path: &'a str) -> NameEntry<'a> {
+        NameEntry { group, name, path }
+    }
+
+    #[test]
+    fn reports_later_declarations_in_path_order() {
+        let entries = [
+            entry("g", "fetch", "b/tool.json"),
+            entry("g", "fetch", "a/tool.json"),
+            entry("h", "fetch", "c/tool.json"),
+            entry("g", "fetch", "c/tool.json"),
+        ];
+        assert_eq!(
+            name_clashes(&entries, Repeats::AcrossManifests),
+            vec![
+                NameClash { first: 1, again: 0 },
+                NameClash { first: 1, again: 3 },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_name_repeated_in_one_manifest_is_no_clash() {
+        let entries = [
+            entry("g", "fetch", "a/tools.json"),
+            entry("g", "fetch", "a/tools.json"),
+            entry("g", "", "b/tools.json"),
+            entry("g", "", "c/tools.json"),
+        ];
+        assert!(name_clashes(&entries, Repeats::AcrossManifests).is_empty());
+        assert_eq!(
+            name_clashes(&entries, Repeats::Anywhere),
+            vec![NameClash { first: 0, again: 1 }]
+        );
+    }
 }
