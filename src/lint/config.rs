@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
+use toml::Spanned;
 
 use super::exclude::{CommandLineExclusions, Exclusions, PathGlobs};
 use super::settings::{Level, Limits, Settings, Target};
@@ -27,17 +28,17 @@ pub const FILE_NAME: &str = "toolc.toml";
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct ConfigFile {
     #[serde(default)]
-    targets: Vec<String>,
-    max_file_size: Option<SizeValue>,
+    targets: Vec<Spanned<String>>,
+    max_file_size: Option<Spanned<SizeValue>>,
     #[serde(default)]
     limits: Limits,
     #[serde(default)]
-    rules: BTreeMap<String, String>,
+    rules: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default)]
     overrides: Vec<OverrideFile>,
-    exclude: Option<Vec<String>>,
+    exclude: Option<Vec<Spanned<String>>>,
     #[serde(default)]
-    extend_exclude: Vec<String>,
+    extend_exclude: Vec<Spanned<String>>,
     #[serde(default)]
     force_exclude: bool,
 }
@@ -45,9 +46,9 @@ struct ConfigFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct OverrideFile {
-    files: Vec<String>,
+    files: Vec<Spanned<String>>,
     #[serde(default)]
-    rules: BTreeMap<String, String>,
+    rules: BTreeMap<Spanned<String>, Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -236,6 +237,69 @@ fn config_error(path: &Path, message: impl std::fmt::Display) -> LintError {
     LintError::Config(format!("{}: {message}", path.display()))
 }
 
+/// A `toolc.toml` being read, for errors that show where they are.
+struct ConfigText<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl ConfigText<'_> {
+    /// `message` at the bytes `span`: `PATH:LINE:COLUMN: message`, then
+    /// the line with the place underlined.
+    fn error(
+        &self,
+        span: Option<std::ops::Range<usize>>,
+        message: impl std::fmt::Display,
+    ) -> LintError {
+        let Some(span) = span.filter(|s| s.start <= self.text.len()) else {
+            return config_error(self.path, message);
+        };
+        let start = span.start;
+        let line_start = self.text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = self.text[start..]
+            .find('\n')
+            .map_or(self.text.len(), |i| start + i);
+        let line_text = self.text[line_start..line_end].trim_end_matches('\r');
+        let line = self.text[..start].matches('\n').count() + 1;
+        let before = self.text.get(line_start..start).unwrap_or_default();
+        let column = before.chars().count() + 1;
+        let end = span.end.clamp(start, line_start + line_text.len());
+        let width = self
+            .text
+            .get(start..end)
+            .map_or(1, |t| t.chars().count().max(1));
+        let number = line.to_string();
+        let gutter = " ".repeat(number.len());
+        let pad: String = before
+            .chars()
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect();
+        LintError::Config(format!(
+            "{}:{line}:{column}: {message}\n{gutter} |\n{number} | {line_text}\n{gutter} | {pad}{}",
+            self.path.display(),
+            "^".repeat(width)
+        ))
+    }
+
+    /// An error of the TOML reader, with a "did you mean" for an unknown
+    /// key (serde names it, and the keys it expected).
+    fn toml_error(&self, error: &toml::de::Error) -> LintError {
+        let message = error.message().trim_end();
+        let quoted: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
+        let hint = match quoted.split_first() {
+            Some((unknown, expected)) if message.starts_with("unknown field") => {
+                did_you_mean(unknown, expected.iter().copied())
+                    .map(|close| format!("; did you mean `{close}`?"))
+            }
+            _ => None,
+        };
+        self.error(
+            error.span(),
+            format!("{message}{}", hint.unwrap_or_default()),
+        )
+    }
+}
+
 fn load(
     path: &Path,
     dir: PathBuf,
@@ -243,43 +307,57 @@ fn load(
     command_line_exclusions: &CommandLineExclusions,
 ) -> Result<Loaded, LintError> {
     let text = std::fs::read_to_string(path).map_err(|e| config_error(path, e))?;
-    let file: ConfigFile = toml::from_str(&text).map_err(|e| config_error(path, e.message()))?;
+    let at = ConfigText { path, text: &text };
+    let file: ConfigFile = toml::from_str(&text).map_err(|e| at.toml_error(&e))?;
     let mut settings = Settings {
         limits: file.limits,
         ..Settings::default()
     };
     for name in &file.targets {
-        settings
-            .targets
-            .insert(parse_target(name).map_err(|e| config_error(path, e))?);
+        let target = parse_target(name.get_ref()).map_err(|e| at.error(Some(name.span()), e))?;
+        settings.targets.insert(target);
     }
     if let Some(size) = &file.max_file_size {
-        settings.max_file_size = match size {
+        settings.max_file_size = match size.get_ref() {
             SizeValue::Bytes(n) => *n,
-            SizeValue::Text(text) => parse_size(text).map_err(|e| config_error(path, e))?,
+            SizeValue::Text(text) => {
+                parse_size(text).map_err(|e| at.error(Some(size.span()), e))?
+            }
         };
     }
-    settings.levels = parse_levels(&file.rules).map_err(|e| config_error(path, e))?;
+    settings.levels = parse_levels(&file.rules, &at)?;
     let mut overrides = Vec::new();
     for entry in &file.overrides {
         let mut globs = globset::GlobSetBuilder::new();
-        for pattern in entry.files.iter().flat_map(|p| glob_forms(p)) {
-            let glob = globset::GlobBuilder::new(&pattern)
-                .literal_separator(true)
-                .build()
-                .map_err(|e| config_error(path, format!("overrides: {e}")))?;
-            globs.add(glob);
+        for pattern in &entry.files {
+            for form in glob_forms(pattern.get_ref()) {
+                let glob = globset::GlobBuilder::new(&form)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| {
+                        at.error(Some(pattern.span()), format!("overrides: {}", e.kind()))
+                    })?;
+                globs.add(glob);
+            }
         }
         let globs = globs
             .build()
             .map_err(|e| config_error(path, format!("overrides: {e}")))?;
-        let levels = parse_levels(&entry.rules).map_err(|e| config_error(path, e))?;
+        let levels = parse_levels(&entry.rules, &at)?;
         overrides.push((globs, levels));
     }
-    let globs = |key: &str, patterns: &[String]| {
-        PathGlobs::new(dir.clone(), patterns)
+    let globs = |key: &str, patterns: &[Spanned<String>]| {
+        let texts: Vec<String> = patterns.iter().map(|p| p.get_ref().clone()).collect();
+        PathGlobs::new(dir.clone(), &texts)
             .map(Arc::new)
-            .map_err(|e| config_error(path, format!("{key}: {e}")))
+            .map_err(|e| {
+                // The error names the pattern: point at it.
+                let span = patterns
+                    .iter()
+                    .find(|p| e.contains(&format!("{:?}", p.get_ref())))
+                    .map(Spanned::span);
+                at.error(span, format!("{key}: {e}"))
+            })
     };
     let exclude = file
         .exclude
@@ -338,10 +416,18 @@ fn apply_command_line(mut settings: Settings, command_line: &CommandLine) -> Set
     settings
 }
 
-fn parse_levels(rules: &BTreeMap<String, String>) -> Result<BTreeMap<&'static str, Level>, String> {
+fn parse_levels(
+    rules: &BTreeMap<Spanned<String>, Spanned<String>>,
+    at: &ConfigText,
+) -> Result<BTreeMap<&'static str, Level>, LintError> {
     rules
         .iter()
-        .map(|(name, level)| Ok((parse_rule(name)?.name, parse_level(level)?)))
+        .map(|(name, level)| {
+            let rule = parse_rule(name.get_ref()).map_err(|e| at.error(Some(name.span()), e))?;
+            let level =
+                parse_level(level.get_ref()).map_err(|e| at.error(Some(level.span()), e))?;
+            Ok((rule.name, level))
+        })
         .collect()
 }
 

@@ -345,3 +345,41 @@ fn override_globs_mean_what_people_write() {
         );
     }
 }
+
+#[test]
+fn configuration_errors_show_where_and_suggest() {
+    let dir = TempDir::new("config-errors");
+    dir.write("tools.json", r#"{"tools": []}"#);
+    let cases = [
+        (
+            "max-file-size = \"1MiB\"\nextend-exlude = [\"x\"]\n",
+            "toolc.toml:2:1: unknown field `extend-exlude`",
+            "did you mean `extend-exclude`?",
+            "2 | extend-exlude = [\"x\"]\n  | ^^^^^^^^^^^^^",
+        ),
+        (
+            "[rules]\n\"missing-nam\" = \"off\"\n",
+            "toolc.toml:2:1: unknown rule \"missing-nam\"",
+            "did you mean \"missing-name\"?",
+            "2 | \"missing-nam\" = \"off\"\n  | ^^^^^^^^^^^^^",
+        ),
+        (
+            "targets = [\"openai\", \"opneai\"]\n",
+            "toolc.toml:1:22: unknown target \"opneai\"",
+            "did you mean \"openai\"?",
+            "1 | targets = [\"openai\", \"opneai\"]\n  |                      ^^^^^^^^",
+        ),
+    ];
+    for (text, place, hint, snippet) in cases {
+        dir.write("toolc.toml", text);
+        let output = Test::new().current_dir(dir.path()).args(["lint"]).run();
+        assert_eq!(output.code, 2, "{}", output.stderr);
+        for expected in [place, hint, snippet] {
+            assert!(
+                output.stderr.contains(expected),
+                "missing {expected:?} in:\n{}",
+                output.stderr
+            );
+        }
+    }
+}
