@@ -111,6 +111,28 @@ impl Manifest<'_> {
         }
     }
 
+    /// A finding in a code file the manifest depends on (`file`, whose
+    /// text the front end read as `text`), at `span` of that text, with
+    /// the place in the manifest it concerns (`related`, a span of the
+    /// manifest) as related: the snippet shows the code, and the report
+    /// still says which manifest entry it is about.
+    pub(crate) fn in_code(
+        &self,
+        rule: &'static Rule,
+        file: &Path,
+        span: Span,
+        message: impl Into<String>,
+        related: (Span, &str),
+    ) -> Diagnostic {
+        let path = project::display_path(file);
+        rule.diagnostic(&path, "", Some(span), message)
+            .with_related(crate::diagnostic::Related {
+                path: self.path().to_string(),
+                span: related.0,
+                message: related.1.to_string(),
+            })
+    }
+
     /// A diagnostic at a tool's name.
     pub(crate) fn at_tool_name(
         &self,
@@ -354,7 +376,10 @@ impl Linter {
         let mut registered = Vec::new();
         let mut facts = Vec::new();
         let mut not_kept = TextsToReread::new();
-        for item in items {
+        for mut item in items {
+            for code in std::mem::take(&mut item.code_sources) {
+                report.sources.entry(code.path.clone()).or_insert(code);
+            }
             match item.source {
                 Some(source) => {
                     report.sources.insert(item.summary.path.clone(), source);
@@ -411,6 +436,8 @@ struct Checked {
     file: PathBuf,
     fingerprint: Option<Fingerprint>,
     registered: Vec<rules::duplicate_tool_name::RegisteredName>,
+    /// The texts of the code files findings point into.
+    code_sources: Vec<Source>,
     /// What the check of generated tool lists needs of its tools.
     facts: Vec<rules::stale_tool_list::ToolFacts>,
 }
@@ -472,6 +499,7 @@ fn check_failure(failure: Failure, settings: &Settings) -> Checked {
         file: failure.file,
         fingerprint: None,
         registered: Vec::new(),
+        code_sources: Vec::new(),
         facts: Vec::new(),
     }
 }
@@ -505,6 +533,7 @@ fn check_loaded(
     }
     let registered = rules::duplicate_tool_name::registered_names(&manifest);
     let facts = rules::stale_tool_list::facts(&manifest);
+    let code_sources = code_sources(loaded, &diagnostics);
     // A tool name a later file repeats makes a finding here too: rare, so
     // the text is read again then rather than every text kept meanwhile.
     let keep_source = match keep {
@@ -523,8 +552,44 @@ fn check_loaded(
         file: loaded.file.clone(),
         fingerprint: Some(loaded.fingerprint),
         registered,
+        code_sources,
         facts,
     })
+}
+
+/// The texts of the code files (a package's Python or TypeScript, a NORA
+/// entrypoint) that findings of `loaded` point into, for their snippets.
+fn code_sources(loaded: &project::Manifest, diagnostics: &[Diagnostic]) -> Vec<Source> {
+    let own = loaded.path();
+    let mut wanted: Vec<&str> = diagnostics
+        .iter()
+        .map(|d| d.path.as_str())
+        .filter(|path| *path != own)
+        .collect();
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    wanted.sort_unstable();
+    wanted.dedup();
+    let code = &loaded.code;
+    let python = code
+        .python
+        .iter()
+        .chain(code.entrypoint.iter().filter_map(|e| e.module.as_ref()))
+        .map(|module| (&module.path, &module.text));
+    let typescript = code
+        .classes
+        .iter()
+        .filter_map(|(_, search)| search.found.as_ref())
+        .map(|found| (&found.path, &found.text));
+    let mut sources: Vec<Source> = Vec::new();
+    for (file, text) in python.chain(typescript) {
+        let shown = project::display_path(file);
+        if wanted.contains(&shown.as_str()) && sources.iter().all(|s| s.path != shown) {
+            sources.push(Source::new(shown, text.clone()));
+        }
+    }
+    sources
 }
 
 /// Runs the per-file rules and the structural check on one manifest.

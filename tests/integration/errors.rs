@@ -75,3 +75,46 @@ fn a_bad_flag_is_rendered_by_clap_and_exits_2() {
     assert_eq!(help.code, 0);
     assert!(help.stdout.contains("--fail-on"), "{}", help.stdout);
 }
+
+#[test]
+fn findings_about_code_point_into_the_code_with_the_manifest_related() {
+    let cases = [
+        (
+            "fixtures/rules/python-syntax-error/bad",
+            "python-syntax-error",
+            "web_search/__init__.py",
+            "web_search/config.json",
+        ),
+        (
+            "fixtures/rules/typescript-unsupported-expression/bad",
+            "typescript-unsupported-expression",
+            "src/fetch.ts",
+            "manifest.json",
+        ),
+    ];
+    for (dir, rule, code, manifest) in cases {
+        let report = Test::new()
+            .args(["lint", "--format", "json", dir])
+            .run()
+            .json();
+        let finding = report["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .find(|d| d["rule"] == rule)
+            .unwrap_or_else(|| panic!("no {rule}: {report:#}"));
+        assert_eq!(finding["path"], format!("{dir}/{code}"), "{finding:#}");
+        assert_eq!(
+            finding["related"][0]["path"],
+            format!("{dir}/{manifest}"),
+            "{finding:#}"
+        );
+        // The human report shows the code itself.
+        let human = Test::new().args(["lint", "--select", rule, dir]).run();
+        assert!(
+            human.stdout.contains(&format!("╭─[{dir}/{code}:")),
+            "{}",
+            human.stdout
+        );
+    }
+}

@@ -45,12 +45,19 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     let Err(error) = &module.parsed else {
         return;
     };
+    let span = crate::source::Source::new("", module.text.clone()).char_span(error.offset);
+    let tools = manifest.document.map.key_or_locate("/tools");
     out.push(
         manifest
-            .at_key(
+            .in_code(
                 &RULE,
-                "/tools",
+                &module.path,
+                span,
                 format!("__init__.py does not parse: {error}"),
+                (
+                    tools,
+                    "the package's tools, which AgentStack imports from it",
+                ),
             )
             .with_help(format!(
                 "fix the Python at line {} of {}; AgentStack cannot import the package",

@@ -83,9 +83,37 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
                 )
             }
         };
-        out.push(manifest.at_tool_name(&RULE, tool, message).with_help(
-            "hint each with str, int, float, bool, list[...], dict[str, ...], Optional[...] or Literal[...]",
-        ));
+        const HELP: &str = "hint each with str, int, float, bool, list[...], dict[str, ...], Optional[...] or Literal[...]";
+        // In the code, at the first such parameter, when the module is
+        // the one the schema came from; else at the tool's name.
+        let first_line = derived.untyped.first().map(|p| p.line).unwrap_or(0);
+        let in_module = manifest
+            .code
+            .python
+            .as_ref()
+            .filter(|m| m.path.ends_with(file) && first_line > 0);
+        let diagnostic = match in_module {
+            Some(module) => {
+                let source = crate::source::Source::new("", module.text.clone());
+                let line = source.line_span(first_line - 1);
+                let text = source.text.get(line.start..line.end).unwrap_or_default();
+                let indent = text.len() - text.trim_start().len();
+                let span = crate::source::Span::new(
+                    line.start + indent,
+                    line.start + text.trim_end().len(),
+                );
+                let name = manifest.tool_name_span(tool);
+                manifest.in_code(
+                    &RULE,
+                    &module.path,
+                    span,
+                    message,
+                    (name, "the tool in the manifest"),
+                )
+            }
+            None => manifest.at_tool_name(&RULE, tool, message),
+        };
+        out.push(diagnostic.with_help(HELP));
     }
 }
 

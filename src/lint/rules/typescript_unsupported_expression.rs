@@ -91,15 +91,21 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     } else {
         "values that are not literals"
     };
+    let message = format!(
+        "the class's parameters hold {what}, left out of the schema: {}",
+        listed.join(", ")
+    );
+    let first = &unsupported[0].span;
+    let span = crate::source::Span::new(first.start, first.end);
+    let tool = manifest.document.map.locate("/provides/tool").span;
     out.push(
         manifest
-            .at_value(
+            .in_code(
                 &RULE,
-                "/provides/tool",
-                format!(
-                    "the class's parameters hold {what}, left out of the schema: {}",
-                    listed.join(", ")
-                ),
+                &found.path,
+                span,
+                message,
+                (tool, "the tool in the manifest"),
             )
             .with_help(
                 "write each value as a literal (string, number, boolean, null, array or object)",
