@@ -440,7 +440,27 @@ fn code_nested_a_million_levels_is_reported_not_parsed() {
     assert_eq!(finding["rule"], "nachos-class-missing", "{finding:#}");
     let message = finding["message"].as_str().expect("message");
     assert!(
-        message.contains("src/deep.ts does not parse: brackets nested deeper than 100000 levels"),
+        message.contains("src/deep.ts does not parse: ")
+            && message.contains("nested deeper than 100000 levels"),
+        "{message}"
+    );
+
+    // Nesting without brackets: a million chained conditionals (6 MB)
+    // took 10 s and 2 GB to parse.
+    std::fs::write(
+        nachos.join("src/deep.ts"),
+        format!("export const v = {}0;\n", "x?1:".repeat(1_500_000)),
+    )
+    .expect("write");
+    let (code, report) = lint_json(&dir, &["nachos"]);
+    assert_eq!(code, 0, "a warning: {report:#}");
+    let message = only_finding(&report)["message"]
+        .as_str()
+        .expect("message")
+        .to_string();
+    assert!(
+        message
+            .contains("src/deep.ts does not parse: an expression nested deeper than 100000 levels"),
         "{message}"
     );
 }
