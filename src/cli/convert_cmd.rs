@@ -65,7 +65,7 @@ pub(super) struct ConvertArgs {
 
 pub(super) fn run(
     args: &ConvertArgs,
-    color: bool,
+    colors: super::Colors,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
@@ -85,7 +85,7 @@ pub(super) fn run(
     }
     let mut reporting = Reporting {
         format: args.format,
-        color,
+        colors,
         out,
         err,
     };

@@ -83,7 +83,7 @@ enum Target {
 
 pub(super) fn run(
     args: &GenArgs,
-    color: bool,
+    colors: super::Colors,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
@@ -108,7 +108,7 @@ pub(super) fn run(
     }
     let mut reporting = Reporting {
         format: args.format,
-        color,
+        colors,
         out,
         err,
     };

@@ -72,7 +72,7 @@ impl FailOn {
 
 pub(super) fn run(
     args: &LintArgs,
-    color: bool,
+    colors: super::Colors,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
@@ -109,7 +109,7 @@ pub(super) fn run(
     let report = lint::lint_paths(&args.paths, &options)?;
     say_skipped(&report, args.show_skipped, err)?;
     // A file gets no terminal colors.
-    let text = render::render(args.format, &report, color && args.output.is_none());
+    let text = render::render(args.format, &report, colors.out && args.output.is_none());
     match &args.output {
         Some(path) => write_atomically(path, text.as_bytes())?,
         None => out.write_all(text.as_bytes())?,

@@ -286,7 +286,7 @@ fn name_clashes<T>(parts: &[Part<T>]) -> Vec<String> {
 /// its report goes.
 struct Reporting<'w> {
     format: render::ReportFormat,
-    color: bool,
+    colors: Colors,
     out: &'w mut dyn Write,
     err: &'w mut dyn Write,
 }
@@ -302,7 +302,7 @@ impl Reporting<'_> {
         stops_the_run: bool,
     ) -> Result<(), CliError> {
         if self.format.on_stdout() {
-            let text = render::render(self.format, report, self.color);
+            let text = render::render(self.format, report, self.colors.out);
             self.out.write_all(text.as_bytes())?;
         } else if !report.diagnostics.is_empty() {
             let format = if stops_the_run {
@@ -310,7 +310,7 @@ impl Reporting<'_> {
             } else {
                 self.format
             };
-            let text = render::render(format, report, self.color);
+            let text = render::render(format, report, self.colors.err);
             self.err.write_all(text.as_bytes())?;
         }
         Ok(())
@@ -409,11 +409,40 @@ fn parse_rule_level(text: &str) -> Result<(&'static Rule, Level), String> {
     ))
 }
 
-/// Whether `--color auto` colors: on a terminal that supports it, unless
-/// NO_COLOR or CLICOLOR=0 says no; always when FORCE_COLOR or
+/// Whether each output stream gets terminal colors, decided once per run
+/// from `--color` and, for `auto`, from each stream on its own: a report
+/// on standard error (gen's and convert's notes, `run`'s refusal) is
+/// colored when standard error is a terminal, whatever standard output is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Colors {
+    out: bool,
+    err: bool,
+}
+
+impl Colors {
+    fn of(choice: ColorChoice) -> Colors {
+        match choice {
+            ColorChoice::Always => Colors {
+                out: true,
+                err: true,
+            },
+            ColorChoice::Never => Colors {
+                out: false,
+                err: false,
+            },
+            ColorChoice::Auto => Colors {
+                out: auto_color(supports_color::Stream::Stdout),
+                err: auto_color(supports_color::Stream::Stderr),
+            },
+        }
+    }
+}
+
+/// Whether `--color auto` colors `stream`: a terminal that supports it,
+/// unless NO_COLOR or CLICOLOR=0 says no; always when FORCE_COLOR or
 /// CLICOLOR_FORCE says so.
-fn auto_color() -> bool {
-    let supported = supports_color::on(supports_color::Stream::Stdout).is_some();
+fn auto_color(stream: supports_color::Stream) -> bool {
+    let supported = supports_color::on(stream).is_some();
     supported && (anstyle_query::clicolor() != Some(false) || anstyle_query::clicolor_force())
 }
 
@@ -444,11 +473,7 @@ fn parse_and_run(
         }
         Err(error) => return Err(error.into()),
     };
-    let color = match cli.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => auto_color(),
-    };
+    let colors = Colors::of(cli.color);
     // `-o -` is standard output, as for most tools that write files.
     let output = match &mut cli.command {
         Command::Lint(args) => Some(&mut args.output),
@@ -462,10 +487,10 @@ fn parse_and_run(
         *output = None;
     }
     match &cli.command {
-        Command::Lint(args) => lint_cmd::run(args, color, out, err),
-        Command::Gen(args) => gen_cmd::run(args, color, out, err),
-        Command::Convert(args) => convert_cmd::run(args, color, out, err),
-        Command::Run(args) => run_cmd::run(args, color, out, err),
+        Command::Lint(args) => lint_cmd::run(args, colors, out, err),
+        Command::Gen(args) => gen_cmd::run(args, colors, out, err),
+        Command::Convert(args) => convert_cmd::run(args, colors, out, err),
+        Command::Run(args) => run_cmd::run(args, colors.err, out, err),
         Command::Explain { rule } => explain::explain(rule, out),
         Command::Rules { format } => explain::list(*format, out),
     }

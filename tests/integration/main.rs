@@ -8,6 +8,7 @@ mod architecture;
 mod bench_script;
 mod builtin;
 mod config;
+mod conventions;
 mod convert;
 mod corpus;
 mod defects;
