@@ -25,7 +25,8 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::ir::Format;
-use crate::lint::{Level, Rule, Target, config};
+use crate::lint::config::{self, Selector};
+use crate::lint::{Level, Rule, Target};
 
 pub use error::CliError;
 use error::Outcome;
@@ -131,15 +132,17 @@ struct ReadArgs {
     /// Repeatable; replaces the configuration's `targets`.
     #[arg(long = "target", value_name = "PROVIDER", value_parser = config::parse_target)]
     targets: Vec<Target>,
-    /// Run only these rules (names or codes, comma-separated).
-    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = config::parse_rule)]
-    select: Option<Vec<&'static Rule>>,
-    /// Turn these rules off (names or codes, comma-separated).
-    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = config::parse_rule)]
-    ignore: Vec<&'static Rule>,
-    /// Set a rule's level: RULE=off|info|warning|error. Repeatable.
+    /// Run only these rules (comma-separated): names, codes, code prefixes (TC1 is
+    /// every TC1xx rule) or ALL.
+    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = Selector::parse)]
+    select: Option<Vec<Selector>>,
+    /// Turn these rules off (comma-separated): names, codes, code prefixes or ALL.
+    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = Selector::parse)]
+    ignore: Vec<Selector>,
+    /// Set the level of a rule (a name, a code, a code prefix or ALL):
+    /// RULE=off|info|warning|error. Repeatable.
     #[arg(long, value_name = "RULE=LEVEL", value_parser = parse_rule_level)]
-    severity: Vec<(&'static Rule, Level)>,
+    severity: Vec<(Selector, Level)>,
     /// Leave these out of directory walks (globs, comma-separated): a name without
     /// `/` anywhere, a path relative to the current directory. Replaces the
     /// configuration's `exclude` and the defaults (.git, target, node_modules, ...).
@@ -164,9 +167,13 @@ impl ReadArgs {
                 config: self.config.clone(),
                 targets: self.targets.clone(),
                 max_file_size: self.max_file_size,
-                select: self.select.clone(),
-                ignore: self.ignore.clone(),
-                severity: self.severity.clone(),
+                select: self.select.as_deref().map(selected),
+                ignore: selected(&self.ignore),
+                severity: self
+                    .severity
+                    .iter()
+                    .flat_map(|(selector, level)| selector.rules().iter().map(|r| (*r, *level)))
+                    .collect(),
                 exclude: self.exclude.clone(),
                 extend_exclude: self.extend_exclude.clone(),
                 force_exclude: self.force_exclude,
@@ -399,14 +406,25 @@ fn parse_format(name: &str) -> Result<Format, String> {
     })
 }
 
-fn parse_rule_level(text: &str) -> Result<(&'static Rule, Level), String> {
+fn parse_rule_level(text: &str) -> Result<(Selector, Level), String> {
     let (rule, level) = text
         .split_once('=')
         .ok_or_else(|| format!("\"{text}\" is not RULE=LEVEL"))?;
     Ok((
-        config::parse_rule(rule.trim())?,
+        Selector::parse(rule.trim())?,
         config::parse_level(level.trim())?,
     ))
+}
+
+/// Every rule the selectors name, each once.
+fn selected(selectors: &[Selector]) -> Vec<&'static Rule> {
+    let mut rules: Vec<&'static Rule> = Vec::new();
+    for rule in selectors.iter().flat_map(|s| s.rules()) {
+        if !rules.contains(rule) {
+            rules.push(rule);
+        }
+    }
+    rules
 }
 
 /// Whether each output stream gets terminal colors, decided once per run

@@ -3,7 +3,7 @@
 //! `--show-fixes`, rule selectors by code prefix, shell completions, the
 //! `gitlab` and `pylint` formats, and colors decided per output stream.
 
-use super::root;
+use super::{Test, root};
 
 /// Runs `command` (a shell command line) under `script`, in a pseudo
 /// terminal, with the color variables cleared and a color terminal set;
@@ -56,4 +56,90 @@ fn colors_follow_the_stream_the_report_goes_to() {
     ));
     assert!(shown.contains("command-outside-bin"), "{shown}");
     assert!(shown.contains('\u{1b}'), "{shown}");
+}
+
+/// The codes of every finding of `toolc lint --format json ARGS`, in
+/// report order.
+fn codes(args: &[&str]) -> Vec<String> {
+    let output = Test::new()
+        .args(["lint", "--format", "json"])
+        .args(args)
+        .run();
+    assert!(output.code < 2, "{args:?}: {}", output.stderr);
+    output.json()["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| d["code"].as_str().expect("code").to_string())
+        .collect()
+}
+
+#[test]
+fn select_and_ignore_take_code_prefixes_and_all() {
+    let every = codes(&["fixtures/rules"]);
+    let in_tc1: Vec<String> = every
+        .iter()
+        .filter(|c| c.starts_with("TC1"))
+        .cloned()
+        .collect();
+    let outside_tc1: Vec<String> = every
+        .iter()
+        .filter(|c| !c.starts_with("TC1"))
+        .cloned()
+        .collect();
+    assert!(!in_tc1.is_empty() && !outside_tc1.is_empty());
+    assert_eq!(codes(&["--select", "TC1", "fixtures/rules"]), in_tc1);
+    assert_eq!(codes(&["--select", "tc1", "fixtures/rules"]), in_tc1);
+    // Ignored, a specific rule's findings no longer hide the generic
+    // structural finding about the same value: those may show instead.
+    let ignored = codes(&["--ignore", "TC1", "fixtures/rules"]);
+    assert!(ignored.iter().all(|c| !c.starts_with("TC1")), "{ignored:?}");
+    let mut left = ignored.clone();
+    for code in &outside_tc1 {
+        let at = left.iter().position(|c| c == code);
+        assert!(at.is_some(), "{code} missing from {ignored:?}");
+        left.remove(at.unwrap_or_default());
+    }
+    assert_eq!(codes(&["--select", "ALL", "fixtures/rules"]), every);
+    assert_eq!(codes(&["--select", "TC", "fixtures/rules"]), every);
+    assert!(codes(&["--ignore", "ALL", "fixtures/rules"]).is_empty());
+    // A prefix and a name together; a whole code is its own prefix.
+    let tc101_and_names: Vec<String> = every
+        .iter()
+        .filter(|c| *c == "TC101" || *c == "TC102")
+        .cloned()
+        .collect();
+    assert_eq!(
+        codes(&["--select", "TC101,duplicate-tool-name", "fixtures/rules"]),
+        tc101_and_names
+    );
+    // The rules `toolc rules` lists under TC1 are the ones selected.
+    let listed: Vec<String> = super::rules_json()
+        .iter()
+        .map(|r| r["code"].as_str().expect("code").to_string())
+        .filter(|c| c.starts_with("TC1"))
+        .collect();
+    assert!(in_tc1.iter().all(|c| listed.contains(c)));
+}
+
+#[test]
+fn an_unknown_selector_is_a_usage_error_with_a_suggestion() {
+    for (args, expected) in [
+        (["--select", "TC99"], "unknown rule or code prefix \"TC99\""),
+        (["--ignore", "XY"], "unknown rule or code prefix \"XY\""),
+        (["--select", "all"], "did you mean \"ALL\""),
+        (["--select", "TC10x"], "did you mean \"TC101\""),
+    ] {
+        let output = Test::new()
+            .args(["lint"])
+            .args(args)
+            .args(["fixtures/rules"])
+            .run();
+        assert_eq!(output.code, 2, "{args:?}");
+        assert!(
+            output.stderr.contains(expected),
+            "{args:?}: {}",
+            output.stderr
+        );
+    }
 }
