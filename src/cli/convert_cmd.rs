@@ -50,9 +50,9 @@ pub(super) struct ConvertArgs {
     #[arg(long)]
     allow_errors: bool,
     /// How to report losses and notes: human (with the source line) and brief on
-    /// standard error; concise, json (the lint JSON contract), sarif, github and junit
-    /// on standard output (so openai, anthropic and mcp need -o), like `toolc lint
-    /// --format`.
+    /// standard error; concise, json (the lint JSON contract), sarif, github, gitlab,
+    /// pylint and junit on standard output (so openai, anthropic and mcp need -o), like
+    /// `toolc lint --format`.
     #[arg(long, visible_alias = "output-format", value_enum, default_value_t = ReportFormat::Human)]
     format: ReportFormat,
     /// Use the templates in this directory in place of the built-in ones of the same

@@ -1,15 +1,17 @@
 //! Rendering a report of diagnostics (lint's findings, gen's notes,
 //! convert's losses): `human` (miette snippets with a caret under the
 //! exact key or value) and `json` (the machine contract in DESIGN.md) here;
-//! `brief`, `concise`, `sarif`, `github` and `junit` in the submodules of
-//! the same names; [`ReportFormat`] names them for every command's
+//! `brief`, `concise`, `sarif`, `github`, `gitlab`, `pylint` and `junit` in
+//! the submodules of the same names; [`ReportFormat`] names them for every command's
 //! `--format`. Every renderer takes positions from [`line_cols`], so all of
 //! them agree on lines and character columns.
 
 mod brief;
 mod concise;
 mod github;
+mod gitlab;
 mod junit;
+mod pylint;
 mod sarif;
 mod summary;
 pub(super) use summary::shown_paths;
@@ -17,7 +19,9 @@ pub(super) use summary::shown_paths;
 use brief::brief;
 pub(super) use concise::concise;
 pub(super) use github::github;
+pub(super) use gitlab::gitlab;
 pub(super) use junit::junit;
+pub(super) use pylint::pylint;
 pub(super) use sarif::sarif;
 
 use std::collections::HashMap;
@@ -49,6 +53,10 @@ pub(super) enum ReportFormat {
     Sarif,
     /// GitHub Actions workflow commands, shown as annotations.
     Github,
+    /// A GitLab Code Quality report (JSON), shown on merge requests.
+    Gitlab,
+    /// One line per finding as pylint prints them: path:line: [CODE(rule)] message.
+    Pylint,
     /// JUnit XML: a test case per file, a failure per error.
     Junit,
 }
@@ -71,6 +79,14 @@ pub(super) fn render(format: ReportFormat, report: &LintReport, color: bool) -> 
         ReportFormat::Json => json(report),
         ReportFormat::Sarif => sarif(report),
         ReportFormat::Github => github(report),
+        // GitLab runs jobs in CI_PROJECT_DIR and wants paths relative to it.
+        ReportFormat::Gitlab => gitlab(
+            report,
+            std::env::var_os("CI_PROJECT_DIR")
+                .as_deref()
+                .map(std::path::Path::new),
+        ),
+        ReportFormat::Pylint => pylint(report),
         ReportFormat::Junit => junit(report),
     }
 }

@@ -143,3 +143,132 @@ fn an_unknown_selector_is_a_usage_error_with_a_suggestion() {
         );
     }
 }
+
+/// The findings of the rule fixtures, and one about a whole file (over
+/// the size limit, so without a position).
+const REPORTED: [&str; 4] = [
+    "fixtures/rules",
+    "fixtures/render",
+    "--max-file-size",
+    "2000",
+];
+
+fn report_in(format: &str) -> super::Output {
+    let output = Test::new()
+        .args(["lint", "--format", format])
+        .args(REPORTED)
+        .run();
+    assert_eq!(output.code, 1, "{format}: {}", output.stderr);
+    output
+}
+
+/// Each finding's path and line as the JSON report gives them (`None`
+/// for a finding without a position).
+fn json_positions() -> Vec<(String, Option<u64>, String)> {
+    report_in("json").json()["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().expect("path").to_string(),
+                d["line"].as_u64(),
+                d["code"].as_str().expect("code").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn gitlab_code_quality_is_json_with_unique_stable_fingerprints() {
+    let first = report_in("gitlab");
+    let second = report_in("gitlab");
+    assert_eq!(first.stdout, second.stdout, "the same report every run");
+    let issues = first.json();
+    let issues = issues.as_array().expect("an array of issues");
+    let positions = json_positions();
+    assert_eq!(issues.len(), positions.len());
+    assert!(positions.iter().any(|(_, line, _)| line.is_none()));
+    let mut fingerprints = std::collections::HashSet::new();
+    for (issue, (path, line, code)) in issues.iter().zip(&positions) {
+        let fingerprint = issue["fingerprint"].as_str().expect("fingerprint");
+        assert!(
+            fingerprints.insert(fingerprint.to_string()),
+            "{fingerprint} twice"
+        );
+        assert_eq!(issue["check_name"], code.as_str());
+        assert!(
+            ["info", "minor", "major", "critical", "blocker"]
+                .contains(&issue["severity"].as_str().expect("severity")),
+            "{issue}"
+        );
+        assert!(
+            issue["description"]
+                .as_str()
+                .expect("description")
+                .starts_with(code.as_str())
+        );
+        let location = &issue["location"];
+        assert_eq!(location["path"], path.as_str());
+        match line {
+            Some(line) => {
+                assert_eq!(location["positions"]["begin"]["line"], *line, "{issue}");
+                assert!(location["positions"]["begin"]["column"].as_u64().is_some());
+            }
+            None => assert_eq!(location["lines"]["begin"], 1, "{issue}"),
+        }
+    }
+}
+
+/// Two findings alike in path, rule, pointer and message (a key repeated
+/// twice after its first use: both repeats cite the first line) still get
+/// fingerprints of their own.
+#[test]
+fn gitlab_fingerprints_differ_for_findings_alike() {
+    let dir = super::TempDir::new("gitlab-alike");
+    dir.write("tools.json", r#"{"tools": [], "x": 1, "x": 2, "x": 3}"#);
+    let run = |format: &str| {
+        Test::new()
+            .current_dir(dir.path())
+            .args(["lint", "--format", format, "tools.json"])
+            .run()
+            .json()
+    };
+    let report = run("json");
+    let alike: Vec<(&str, &str, &str)> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["code"] == "TC002")
+        .map(|d| {
+            let field = |key: &str| d[key].as_str().expect("a string");
+            (field("path"), field("pointer"), field("message"))
+        })
+        .collect();
+    assert_eq!(alike.len(), 2, "{report}");
+    assert_eq!(alike[0], alike[1]);
+    let issues = run("gitlab");
+    let issues = issues.as_array().expect("issues");
+    let fingerprints: std::collections::HashSet<&str> = issues
+        .iter()
+        .map(|i| i["fingerprint"].as_str().expect("fingerprint"))
+        .collect();
+    assert_eq!(fingerprints.len(), issues.len(), "{issues:?}");
+}
+
+#[test]
+fn pylint_lines_match_the_json_report() {
+    let pylint = report_in("pylint").stdout;
+    let expected: Vec<String> = json_positions()
+        .into_iter()
+        .map(|(path, line, code)| format!("{path}:{}: [{code}(", line.unwrap_or(1)))
+        .collect();
+    let lines: Vec<&str> = pylint.lines().collect();
+    assert_eq!(lines.len(), expected.len(), "{pylint}");
+    for (line, start) in lines.iter().zip(&expected) {
+        assert!(
+            line.starts_with(start.as_str()),
+            "{line:?} does not start with {start:?}"
+        );
+    }
+}
