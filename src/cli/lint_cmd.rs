@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use super::render::{self, ReportFormat};
+use super::render::{self, FixView, ReportFormat, View, fixes, statistics};
 use super::{CliError, Outcome, ReadArgs, write_atomically};
 use crate::diagnostic::Severity;
 use crate::lint;
@@ -45,12 +45,67 @@ pub(super) struct LintArgs {
     /// Print the fixes as a unified diff instead of writing them; exit 1 if there are any.
     #[arg(long)]
     diff: bool,
+    /// List the fixes by file and rule on standard error: those --fix applied or --diff
+    /// shows, otherwise the findings --fix would fix.
+    #[arg(long)]
+    show_fixes: bool,
+    /// Instead of each finding, how many each rule found (most first), with `[*]` where
+    /// --fix would fix them: a table, or with --format json an array of {code, name,
+    /// count, fixable}.
+    #[arg(long)]
+    statistics: bool,
     /// List every file the run looked at and left alone, and why (on
     /// standard error).
     #[arg(long, short = 'v', visible_alias = "verbose")]
     show_skipped: bool,
+    /// Print only the findings: no summary, no notes or warnings on standard error
+    /// (a run that fails still says why).
+    #[arg(long, short = 'q', conflicts_with = "show_skipped")]
+    quiet: bool,
+    /// Print nothing: the exit code says what was found (a report asked for with -o is
+    /// still written, a run that fails still says why).
+    #[arg(long, short = 's', conflicts_with = "show_skipped")]
+    silent: bool,
     #[command(flatten)]
     read: ReadArgs,
+}
+
+impl LintArgs {
+    /// Whether to leave out everything but the findings.
+    fn quiet(&self) -> bool {
+        self.quiet || self.silent
+    }
+
+    /// What the report for people says beyond the findings.
+    fn view(&self, color: bool) -> View {
+        View {
+            color,
+            summary: !self.quiet(),
+            fixes: Some(FixView {
+                unsafe_fixes: self.unsafe_fixes,
+                marks: !self.fix,
+            }),
+        }
+    }
+
+    /// The flag combinations that cannot work, refused before any reading.
+    fn refuse_conflicts(&self) -> Result<(), CliError> {
+        let usage = |message: &str| Err(CliError::Usage(message.to_string()));
+        if self.unsafe_fixes && !(self.fix || self.diff) {
+            return usage("--unsafe-fixes goes with --fix or --diff");
+        }
+        let counted = matches!(
+            self.format,
+            ReportFormat::Human | ReportFormat::Concise | ReportFormat::Brief | ReportFormat::Json
+        );
+        if self.statistics && !counted {
+            return Err(CliError::Usage(format!(
+                "--statistics prints a table (human, concise, brief) or JSON (json), not {}",
+                super::gen_cmd::format_name(self.format)
+            )));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -76,65 +131,135 @@ pub(super) fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
+    args.refuse_conflicts()?;
+    let paths = &args.paths;
     if let Some(output) = &args.output {
-        super::refuse_output_among_inputs(output, &args.paths)?;
+        super::refuse_output_among_inputs(output, paths)?;
     }
     let options = args.read.options();
     let mut fixed = None;
-    if args.unsafe_fixes && !(args.fix || args.diff) {
-        return Err(CliError::Usage(
-            "--unsafe-fixes goes with --fix or --diff".to_string(),
-        ));
-    }
     if args.fix || args.diff {
-        let fixes = lint::fix::fix_paths(&args.paths, &options, args.unsafe_fixes)?;
+        let fixes = lint::fix::fix_paths(paths, &options, args.unsafe_fixes)?;
         if args.diff {
-            let diff: String = fixes.iter().map(unified_diff).collect();
-            match &args.output {
-                Some(path) => write_atomically(path, diff.as_bytes())?,
-                None => out.write_all(diff.as_bytes())?,
-            }
-            let changes = !fixes.is_empty() && !args.exit_zero;
-            return Ok(if changes {
-                Outcome::Findings
-            } else {
-                Outcome::Clean
-            });
+            return show_diff(args, &fixes, out, err);
         }
         for file in &fixes {
             write_atomically(&file.path, file.fixed.as_bytes())?;
         }
         fixed = Some(fixes);
     }
-    let report = lint::lint_paths(&args.paths, &options)?;
-    say_skipped(&report, args.show_skipped, err)?;
-    // A file gets no terminal colors.
-    let text = render::render(args.format, &report, colors.out && args.output.is_none());
+    let report = lint::lint_paths(paths, &options)?;
+    show(args, &report, fixed.as_deref(), colors.out, out, err)
+}
+
+/// `--diff`: the fixes as a unified diff (on standard output or in the -o
+/// file), the `--show-fixes` list; exit 1 when there are any.
+fn show_diff(
+    args: &LintArgs,
+    fixes: &[lint::fix::FileFix],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Outcome, CliError> {
+    let diff: String = fixes.iter().map(unified_diff).collect();
     match &args.output {
-        Some(path) => write_atomically(path, text.as_bytes())?,
-        None => out.write_all(text.as_bytes())?,
+        Some(path) => write_atomically(path, diff.as_bytes())?,
+        None if !args.silent => out.write_all(diff.as_bytes())?,
+        None => {}
     }
-    if let Some(fixes) = fixed {
-        let applied: usize = fixes.iter().map(|f| f.applied).sum();
-        writeln!(
-            err,
-            "Fixed {applied} finding{} in {} file{}; {} remain{}.",
-            if applied == 1 { "" } else { "s" },
-            fixes.len(),
-            if fixes.len() == 1 { "" } else { "s" },
-            report.diagnostics.len(),
-            if report.diagnostics.len() == 1 {
-                "s"
-            } else {
-                ""
-            },
-        )?;
+    if args.show_fixes && !args.silent {
+        err.write_all(fixes::list("Would fix", &by_file(fixes)).as_bytes())?;
+    }
+    let changes = !fixes.is_empty() && !args.exit_zero;
+    Ok(if changes {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}
+
+/// Shows a run's report on `out` (or in the -o file) and its notes on
+/// `err`, as the flags say, and gives the run's outcome. `fixed`: the
+/// fixes `--fix` applied.
+fn show(
+    args: &LintArgs,
+    report: &lint::LintReport,
+    fixed: Option<&[lint::fix::FileFix]>,
+    color: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Outcome, CliError> {
+    if !args.quiet() {
+        say_skipped(report, args.show_skipped, err)?;
+    }
+    // A file gets no terminal colors.
+    let view = args.view(color && args.output.is_none());
+    match &args.output {
+        Some(path) => write_atomically(path, report_text(args, report, view).as_bytes())?,
+        None if !args.silent => out.write_all(report_text(args, report, view).as_bytes())?,
+        None => {}
+    }
+    if args.show_fixes && !args.silent {
+        let list = match fixed {
+            Some(fixes) => fixes::list("Fixed", &by_file(fixes)),
+            None => fixes::list(
+                "`--fix` would fix",
+                &fixes::fixable_by_file(report, args.unsafe_fixes),
+            ),
+        };
+        err.write_all(list.as_bytes())?;
+    }
+    if let Some(fixes) = fixed
+        && !args.quiet()
+    {
+        say_fixed(fixes, report, err)?;
     }
     Ok(Outcome::of_findings(
         &report.diagnostics,
         args.fail_on.severity(),
         args.exit_zero,
     ))
+}
+
+/// The report in `--format`, or its `--statistics`.
+fn report_text(args: &LintArgs, report: &lint::LintReport, view: View) -> String {
+    if !args.statistics {
+        return render::render_in(args.format, report, view);
+    }
+    if args.format == ReportFormat::Json {
+        return statistics::json(report, args.unsafe_fixes);
+    }
+    let mut text = statistics::table(report, args.unsafe_fixes);
+    if view.summary {
+        text.push_str(&render::summary_lines(report, view));
+    }
+    text
+}
+
+/// Each fixed file's fixes by rule, as `--show-fixes` lists them.
+fn by_file(fixes: &[lint::fix::FileFix]) -> Vec<(String, Vec<(&'static lint::Rule, usize)>)> {
+    fixes
+        .iter()
+        .map(|f| (f.display.clone(), f.by_rule.clone()))
+        .collect()
+}
+
+/// After `--fix`: how many findings it fixed in how many files, and how
+/// many remain.
+fn say_fixed(
+    fixes: &[lint::fix::FileFix],
+    report: &lint::LintReport,
+    err: &mut dyn Write,
+) -> std::io::Result<()> {
+    let applied: usize = fixes.iter().map(|f| f.applied()).sum();
+    let remain = report.diagnostics.len();
+    writeln!(
+        err,
+        "Fixed {applied} finding{} in {} file{}; {remain} remain{}.",
+        if applied == 1 { "" } else { "s" },
+        fixes.len(),
+        if fixes.len() == 1 { "" } else { "s" },
+        if remain == 1 { "s" } else { "" },
+    )
 }
 
 /// On standard error: the files named on the command line that were left

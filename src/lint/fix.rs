@@ -6,10 +6,11 @@
 //! re-checking the text) until no fix applies. A result that no longer
 //! parses is a bug in a fix and is never written.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::{LintError, LintOptions, Linter, Manifest, apply_level, check_manifest};
-use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use super::{LintError, LintOptions, Linter, Manifest, Rule, apply_level, check_manifest};
+use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::json;
 use crate::project::{self, Loaded};
 use crate::source::{self, Span};
@@ -28,8 +29,15 @@ pub struct FileFix {
     pub display: String,
     pub original: String,
     pub fixed: String,
+    /// How many findings of each rule the applied fixes resolved, by code.
+    pub by_rule: Vec<(&'static Rule, usize)>,
+}
+
+impl FileFix {
     /// How many findings the applied fixes resolved.
-    pub applied: usize,
+    pub fn applied(&self) -> usize {
+        self.by_rule.iter().map(|(_, n)| n).sum()
+    }
 }
 
 /// Computes the fixes for every manifest under `paths`; writes nothing.
@@ -65,7 +73,7 @@ pub fn fix_paths(
             continue;
         }
         let mut text = body.to_string();
-        let mut applied = 0;
+        let mut applied: BTreeMap<&'static str, (&'static Rule, usize)> = BTreeMap::new();
         for _ in 0..MAX_ROUNDS {
             let Loaded::Manifest(loaded) =
                 loader.load_text(&candidate, text.as_bytes(), settings.max_file_size)
@@ -77,12 +85,14 @@ pub fn fix_paths(
                 settings: &settings,
             };
             let fixes = applicable_fixes(&manifest, unsafe_fixes)?;
-            let (next, count) = apply(&text, &fixes);
-            if count == 0 {
+            let (next, rules) = apply(&text, &fixes);
+            if rules.is_empty() {
                 break;
             }
             text = next;
-            applied += count;
+            for rule in rules {
+                applied.entry(rule.code).or_insert((rule, 0)).1 += 1;
+            }
         }
         if text != body {
             if let Err(error) = json::parse(&std::sync::Arc::from(text.as_str())) {
@@ -96,33 +106,38 @@ pub fn fix_paths(
                 display: candidate.display.clone(),
                 fixed: format!("{bom}{text}"),
                 original,
-                applied,
+                by_rule: applied.into_values().collect(),
             });
         }
     }
     Ok(fixed)
 }
 
-fn applicable_fixes(manifest: &Manifest, unsafe_fixes: bool) -> Result<Vec<Fix>, LintError> {
+/// The fixes `--fix` applies to the manifest's findings, each with the
+/// rule of its finding.
+fn applicable_fixes(
+    manifest: &Manifest,
+    unsafe_fixes: bool,
+) -> Result<Vec<(&'static Rule, Fix)>, LintError> {
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     check_manifest(manifest, &mut diagnostics)?;
     diagnostics.retain_mut(|d| apply_level(d, manifest.settings));
     Ok(diagnostics
         .into_iter()
-        .filter_map(|d| d.fix)
-        .filter(|f| unsafe_fixes || f.applicability == Applicability::Safe)
+        .filter_map(|d| Some((d.rule, d.fix?)))
+        .filter(|(_, f)| f.applies(unsafe_fixes))
         .collect())
 }
 
 /// Applies the fixes whose edits overlap no earlier fix's; returns the new
-/// text and how many fixes were applied.
-fn apply(text: &str, fixes: &[Fix]) -> (String, usize) {
+/// text and the rule of each fix applied.
+fn apply(text: &str, fixes: &[(&'static Rule, Fix)]) -> (String, Vec<&'static Rule>) {
     let mut taken: Vec<Span> = Vec::new();
     let mut edits: Vec<&Edit> = Vec::new();
-    let mut count = 0;
-    let mut ordered: Vec<&Fix> = fixes.iter().collect();
-    ordered.sort_by_key(|f| f.edits.iter().map(|e| e.span.start).min());
-    for fix in ordered {
+    let mut applied = Vec::new();
+    let mut ordered: Vec<&(&'static Rule, Fix)> = fixes.iter().collect();
+    ordered.sort_by_key(|(_, f)| f.edits.iter().map(|e| e.span.start).min());
+    for (rule, fix) in ordered {
         let clashes = fix.edits.iter().any(|edit| {
             taken.iter().any(|t| {
                 edit.span.start < t.end && t.start < edit.span.end
@@ -142,14 +157,14 @@ fn apply(text: &str, fixes: &[Fix]) -> (String, usize) {
         }
         taken.extend(fix.edits.iter().map(|e| e.span));
         edits.extend(fix.edits.iter());
-        count += 1;
+        applied.push(*rule);
     }
     edits.sort_by_key(|e| std::cmp::Reverse((e.span.start, e.span.end)));
     let mut out = text.to_string();
     for edit in edits {
         out.replace_range(edit.span.start..edit.span.end, &edit.replacement);
     }
-    (out, count)
+    (out, applied)
 }
 
 /// An edit adding `"key": value` as the last member of the object at

@@ -272,3 +272,273 @@ fn pylint_lines_match_the_json_report() {
         );
     }
 }
+
+/// The rules `toolc rules --format json` says `--fix` can fix and that run
+/// without a target, each with its bad fixture.
+fn fixable_fixtures() -> Vec<(String, String)> {
+    let fixable: Vec<(String, String)> = super::rules_json()
+        .iter()
+        .filter(|r| r["fixable"] == true && r["targets"].as_array().is_some_and(Vec::is_empty))
+        .map(|r| {
+            let name = r["name"].as_str().expect("name");
+            (name.to_string(), format!("fixtures/rules/{name}/bad"))
+        })
+        .collect();
+    assert!(!fixable.is_empty());
+    fixable
+}
+
+/// How many findings of a JSON report carry a fix of `applicability`.
+fn with_fix(report: &serde_json::Value, applicability: &str) -> usize {
+    report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["fix"]["applicability"] == applicability)
+        .count()
+}
+
+#[test]
+fn fixable_findings_are_marked_and_counted() {
+    for (rule, bad) in fixable_fixtures() {
+        let report = Test::new()
+            .args(["lint", "--format", "json", &bad])
+            .run()
+            .json();
+        let safe = with_fix(&report, "safe");
+        assert!(safe > 0, "{rule}: its bad fixture has no safe fix");
+        let human = Test::new().args(["lint", &bad]).run();
+        assert_eq!(
+            human.stdout.matches("× [*] ").count(),
+            safe,
+            "{rule}: {}",
+            human.stdout
+        );
+        let summary = format!("\n[*] {safe} fixable with the `--fix` option.\n");
+        assert!(human.stdout.ends_with(&summary), "{rule}: {}", human.stdout);
+        let concise = Test::new()
+            .args(["lint", "--format", "concise", &bad])
+            .run();
+        assert_eq!(
+            concise.stdout.matches("] [*] ").count(),
+            safe,
+            "{rule}: {}",
+            concise.stdout
+        );
+    }
+    // Unsafe fixes wait for --unsafe-fixes: no mark, and the summary says so.
+    let strict = [
+        "--target",
+        "openai-strict",
+        "fixtures/rules/strict-all-required/bad",
+    ];
+    let report = Test::new()
+        .args(["lint", "--format", "json"])
+        .args(strict)
+        .run()
+        .json();
+    let hidden = with_fix(&report, "unsafe");
+    assert!(hidden > 1 && with_fix(&report, "safe") == 0, "{report}");
+    let human = Test::new().args(["lint"]).args(strict).run();
+    assert!(!human.stdout.contains("[*]"), "{}", human.stdout);
+    let summary = format!(
+        "No fixes available ({hidden} hidden fixes can be enabled with the `--unsafe-fixes` option).\n"
+    );
+    assert!(human.stdout.ends_with(&summary), "{}", human.stdout);
+}
+
+#[test]
+fn show_fixes_lists_what_fix_fixed_and_what_it_would() {
+    let (rule, bad) = fixable_fixtures().remove(0);
+    let report = Test::new()
+        .args(["lint", "--format", "json", &bad])
+        .run()
+        .json();
+    let safe = with_fix(&report, "safe");
+    let code = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["rule"] == rule.as_str())
+        .map(|d| d["code"].as_str().expect("code").to_string())
+        .expect("a finding of the rule");
+    let findings = if safe == 1 { "finding" } else { "findings" };
+    let entry = format!("{safe} × {code} ({rule})\n");
+    let would = Test::new().args(["lint", "--show-fixes", &bad]).run();
+    assert!(
+        would
+            .stderr
+            .starts_with(&format!("`--fix` would fix {safe} {findings}:\n- ")),
+        "{}",
+        would.stderr
+    );
+    assert!(would.stderr.contains(&entry), "{}", would.stderr);
+
+    let dir = super::TempDir::new("show-fixes");
+    copy_dir(&super::root().join(&bad), dir.path());
+    let fixed = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--fix", "--show-fixes", "."])
+        .run();
+    assert!(
+        fixed
+            .stderr
+            .starts_with(&format!("Fixed {safe} {findings}:\n- ")),
+        "{}",
+        fixed.stderr
+    );
+    assert!(fixed.stderr.contains(&entry), "{}", fixed.stderr);
+    // After --fix, what remains is not marked: it could not be fixed.
+    assert!(!fixed.stdout.contains("[*]"), "{}", fixed.stdout);
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.expect("walk");
+        let target = to.join(entry.path().strip_prefix(from).expect("below"));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+#[test]
+fn quiet_prints_only_the_findings_and_silent_nothing() {
+    let bad = "fixtures/rules/command-outside-bin/bad";
+    let full = Test::new().args(["lint", bad]).run();
+    let quiet = Test::new().args(["lint", "-q", bad]).run();
+    assert_eq!(quiet.code, full.code);
+    assert!(full.stdout.contains("Found 2 errors"), "{}", full.stdout);
+    assert!(!quiet.stdout.contains("Found"), "{}", quiet.stdout);
+    assert!(!quiet.stdout.contains("fixable"), "{}", quiet.stdout);
+    let summary_at = full.stdout.find("Found").expect("summary");
+    assert_eq!(quiet.stdout, full.stdout[..summary_at]);
+    // A named file left alone is a note on standard error, which -q drops.
+    let dir = super::TempDir::new("quiet");
+    dir.write("config.json", r#"{"port": 8080}"#);
+    let noted = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "config.json"])
+        .run();
+    assert!(
+        noted.stderr.contains("note: skipped config.json"),
+        "{}",
+        noted.stderr
+    );
+    for flag in ["-q", "--quiet", "-s", "--silent"] {
+        let quiet = Test::new()
+            .current_dir(dir.path())
+            .args(["lint", flag, "config.json"])
+            .run();
+        assert_eq!((quiet.code, quiet.stderr.as_str()), (0, ""), "{flag}");
+    }
+    let silent = Test::new().args(["lint", "--silent", bad]).run();
+    assert_eq!(
+        (silent.code, silent.stdout.as_str(), silent.stderr.as_str()),
+        (1, "", "")
+    );
+    // The errors of a run that cannot happen still show.
+    let failed = Test::new().args(["lint", "-s", "no/such/path"]).run();
+    assert_eq!(failed.code, 2);
+    assert!(failed.stderr.contains("no/such/path"), "{}", failed.stderr);
+}
+
+/// What `--statistics` should say, from the JSON report of the same run:
+/// (count, code, name, fixable) per rule, most first, then by code.
+fn expected_statistics(args: &[&str]) -> Vec<(u64, String, String, bool)> {
+    let report = Test::new()
+        .args(["lint", "--format", "json"])
+        .args(args)
+        .run()
+        .json();
+    let mut by_code: std::collections::BTreeMap<String, (u64, String, bool)> = Default::default();
+    for d in report["diagnostics"].as_array().expect("diagnostics") {
+        let entry = by_code
+            .entry(d["code"].as_str().expect("code").to_string())
+            .or_insert((0, d["rule"].as_str().expect("rule").to_string(), false));
+        entry.0 += 1;
+        entry.2 |= d["fix"]["applicability"] == "safe";
+    }
+    let mut rows: Vec<(u64, String, String, bool)> = by_code
+        .into_iter()
+        .map(|(code, (count, name, fixable))| (count, code, name, fixable))
+        .collect();
+    rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    rows
+}
+
+#[test]
+fn statistics_count_the_findings_of_each_rule() {
+    let args = ["fixtures/rules", "fixtures/render"];
+    let expected = expected_statistics(&args);
+    assert!(expected.iter().any(|row| row.3) && expected.iter().any(|row| !row.3));
+    let table = Test::new().args(["lint", "--statistics"]).args(args).run();
+    assert_eq!(table.code, 1);
+    let rows: Vec<(u64, String, String, bool)> = table
+        .stdout
+        .lines()
+        .take_while(|line| line.contains('\t'))
+        .map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            assert_eq!(fields.len(), 3, "{line:?}");
+            let (fixable, name) = match fields[2].split_once("] ") {
+                Some((mark, name)) => (mark == "[*", name),
+                None => panic!("no fix column in {line:?}"),
+            };
+            (
+                fields[0].trim().parse().expect("a count"),
+                fields[1].trim().to_string(),
+                name.to_string(),
+                fixable,
+            )
+        })
+        .collect();
+    assert_eq!(rows, expected);
+    let rest: Vec<&str> = table.stdout.lines().skip(rows.len()).collect();
+    assert!(rest[0].starts_with("Found "), "{}", table.stdout);
+    assert!(
+        rest[1].contains("fixable with the `--fix` option"),
+        "{}",
+        table.stdout
+    );
+    // -q: the table alone.
+    let quiet = Test::new()
+        .args(["lint", "--statistics", "-q"])
+        .args(args)
+        .run();
+    assert_eq!(
+        quiet.stdout.lines().count(),
+        expected.len(),
+        "{}",
+        quiet.stdout
+    );
+
+    let json = Test::new()
+        .args(["lint", "--statistics", "--format", "json"])
+        .args(args)
+        .run()
+        .json();
+    let from_json: Vec<(u64, String, String, bool)> = json
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|row| {
+            (
+                row["count"].as_u64().expect("count"),
+                row["code"].as_str().expect("code").to_string(),
+                row["name"].as_str().expect("name").to_string(),
+                row["fixable"].as_bool().expect("fixable"),
+            )
+        })
+        .collect();
+    assert_eq!(from_json, expected);
+
+    let sarif = Test::new()
+        .args(["lint", "--statistics", "--format", "sarif"])
+        .args(args)
+        .run();
+    assert_eq!(sarif.code, 2);
+    assert!(sarif.stderr.contains("--statistics"), "{}", sarif.stderr);
+}
