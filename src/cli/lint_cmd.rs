@@ -1,6 +1,6 @@
 //! `toolc lint`.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use clap::ValueEnum;
@@ -12,8 +12,8 @@ use crate::lint;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct LintArgs {
-    /// Files and directories to check.
-    #[arg(default_value = ".")]
+    /// Files and directories to check (default: .); `-` reads one manifest from
+    /// standard input.
     paths: Vec<PathBuf>,
     /// Output format (also `--output-format`, as ruff names it; or the
     /// TOOLC_OUTPUT_FORMAT environment variable).
@@ -36,7 +36,8 @@ pub(super) struct LintArgs {
     #[arg(long)]
     exit_zero: bool,
     /// Apply the safe fixes to the files in place (only the fixed spans change), then
-    /// report what remains.
+    /// report what remains. With `-`: print the fixed text, and the report on standard
+    /// error.
     #[arg(long)]
     fix: bool,
     /// With --fix or --diff: also apply the fixes that change what a tool accepts.
@@ -54,6 +55,11 @@ pub(super) struct LintArgs {
     /// count, fixable}.
     #[arg(long)]
     statistics: bool,
+    /// The path standard input (`-`) stands for: its name decides the format, its
+    /// directory the toolc.toml and the package code read, and reports show it
+    /// (default: `-`, whose format its content or --input-format decides).
+    #[arg(long, value_name = "PATH")]
+    stdin_filename: Option<PathBuf>,
     /// List every file the run looked at and left alone, and why (on
     /// standard error).
     #[arg(long, short = 'v', visible_alias = "verbose")]
@@ -63,7 +69,7 @@ pub(super) struct LintArgs {
     #[arg(long, short = 'q', conflicts_with = "show_skipped")]
     quiet: bool,
     /// Print nothing: the exit code says what was found (a report asked for with -o is
-    /// still written, a run that fails still says why).
+    /// still written, --fix - still prints the text, a run that fails still says why).
     #[arg(long, short = 's', conflicts_with = "show_skipped")]
     silent: bool,
     #[command(flatten)]
@@ -74,6 +80,25 @@ impl LintArgs {
     /// Whether to leave out everything but the findings.
     fn quiet(&self) -> bool {
         self.quiet || self.silent
+    }
+
+    /// The paths to lint: `.` when none is named.
+    fn paths(&self) -> Vec<PathBuf> {
+        if self.paths.is_empty() {
+            vec![PathBuf::from(".")]
+        } else {
+            self.paths.clone()
+        }
+    }
+
+    /// Whether the manifest comes on standard input: `-` is the path, or
+    /// `--stdin-filename` is given without paths (as ruff reads it).
+    fn reads_stdin(&self) -> bool {
+        match self.paths.as_slice() {
+            [] => self.stdin_filename.is_some(),
+            [path] => path.as_os_str() == STDIN,
+            _ => false,
+        }
     }
 
     /// What the report for people says beyond the findings.
@@ -94,6 +119,13 @@ impl LintArgs {
         if self.unsafe_fixes && !(self.fix || self.diff) {
             return usage("--unsafe-fixes goes with --fix or --diff");
         }
+        let stdin_named = self.paths.iter().any(|p| p.as_os_str() == STDIN);
+        if stdin_named && self.paths.len() > 1 {
+            return usage("`-` (standard input) is the only path of its run");
+        }
+        if self.stdin_filename.is_some() && !self.reads_stdin() {
+            return usage("--stdin-filename names standard input: give `-` as the only path");
+        }
         let counted = matches!(
             self.format,
             ReportFormat::Human | ReportFormat::Concise | ReportFormat::Brief | ReportFormat::Json
@@ -107,6 +139,9 @@ impl LintArgs {
         Ok(())
     }
 }
+
+/// The path that stands for standard input.
+const STDIN: &str = "-";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum FailOn {
@@ -132,14 +167,17 @@ pub(super) fn run(
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
     args.refuse_conflicts()?;
-    let paths = &args.paths;
+    if args.reads_stdin() {
+        return run_on_stdin(args, colors, out, err);
+    }
+    let paths = args.paths();
     if let Some(output) = &args.output {
-        super::refuse_output_among_inputs(output, paths)?;
+        super::refuse_output_among_inputs(output, &paths)?;
     }
     let options = args.read.options();
     let mut fixed = None;
     if args.fix || args.diff {
-        let fixes = lint::fix::fix_paths(paths, &options, args.unsafe_fixes)?;
+        let fixes = lint::fix::fix_paths(&paths, &options, args.unsafe_fixes)?;
         if args.diff {
             return show_diff(args, &fixes, out, err);
         }
@@ -148,8 +186,86 @@ pub(super) fn run(
         }
         fixed = Some(fixes);
     }
-    let report = lint::lint_paths(paths, &options)?;
+    let report = lint::lint_paths(&paths, &options)?;
     show(args, &report, fixed.as_deref(), colors.out, out, err)
+}
+
+/// `toolc lint -`: one manifest from standard input, read and configured
+/// as the file at `--stdin-filename` would be. With `--fix` the fixed
+/// text (or the text as it came, when nothing changes) is printed on
+/// standard output, and the report on standard error, as ruff does.
+fn run_on_stdin(
+    args: &LintArgs,
+    colors: super::Colors,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Outcome, CliError> {
+    let path = args
+        .stdin_filename
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(STDIN));
+    let options = args.read.options();
+    let linter = lint::Linter::new(options.clone())?;
+    let limit = linter.max_file_size(&path)?;
+    // One byte past the limit is enough to know the text is over it.
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(CliError::ReadStdin)?;
+    let mut fixed = None;
+    if args.fix || args.diff {
+        let fix = match std::str::from_utf8(&bytes) {
+            Ok(text) => lint::fix::fix_document(&path, text, &options, args.unsafe_fixes)?,
+            Err(_) => None,
+        };
+        let fixes: Vec<lint::fix::FileFix> = fix.into_iter().collect();
+        if args.diff {
+            return show_diff(args, &fixes, out, err);
+        }
+        if let Some(fix) = fixes.first() {
+            bytes = fix.fixed.clone().into_bytes();
+        }
+        out.write_all(&bytes)?;
+        fixed = Some(fixes);
+    }
+    let load_options = crate::project::LoadOptions {
+        max_file_size: limit,
+        ..linter.load_options()
+    };
+    let shown = crate::project::display_path(&path);
+    let project = crate::project::Project::from_documents([(shown, bytes)], &load_options);
+    if args.stdin_filename.is_none() && args.read.input_format.is_none() {
+        refuse_unknown_format(&project)?;
+    }
+    let report = linter.check(&project)?;
+    if fixed.is_none() {
+        return show(args, &report, None, colors.out, out, err);
+    }
+    // Standard output holds the text: the report and its notes go to
+    // standard error, the notes after the report.
+    let mut notes = Vec::new();
+    let outcome = show(args, &report, fixed.as_deref(), colors.err, err, &mut notes)?;
+    err.write_all(&notes)?;
+    Ok(outcome)
+}
+
+/// Standard input without a name whose content is no manifest format: a
+/// finding would say "this file", and the fix is a flag.
+fn refuse_unknown_format(project: &crate::project::Project) -> Result<(), CliError> {
+    let unknown = project
+        .failures
+        .iter()
+        .any(|f| f.problem.kind == crate::project::ProblemKind::UnknownFormat);
+    if unknown {
+        return Err(CliError::Usage(
+            "standard input matches no manifest format by its content: name its format \
+             with --input-format FORMAT, or the file it stands for with --stdin-filename PATH"
+                .to_string(),
+        ));
+    }
+    Ok(())
 }
 
 /// `--diff`: the fixes as a unified diff (on standard output or in the -o

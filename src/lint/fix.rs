@@ -7,9 +7,11 @@
 //! parses is a bug in a fix and is never written.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use super::{LintError, LintOptions, Linter, Manifest, Rule, apply_level, check_manifest};
+use super::{
+    LintError, LintOptions, Linter, Manifest, Rule, Settings, apply_level, check_manifest,
+};
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::json;
 use crate::project::{self, Loaded};
@@ -61,56 +63,103 @@ pub fn fix_paths(
         let Ok(original) = String::from_utf8(bytes) else {
             continue;
         };
-        // Spans count from after a byte order mark; keep it aside, put it back.
-        let (bom, body) = match original.strip_prefix('\u{feff}') {
-            Some(body) => ("\u{feff}", body),
-            None => ("", original.as_str()),
-        };
-        // A second mark is not JSON: lint says so, and there is nothing to
-        // fix. (Handed on, the loader would take it for the first one, and
-        // every edit would land three bytes off.)
-        if body.starts_with('\u{feff}') {
-            continue;
-        }
-        let mut text = body.to_string();
-        let mut applied: BTreeMap<&'static str, (&'static Rule, usize)> = BTreeMap::new();
-        for _ in 0..MAX_ROUNDS {
-            let Loaded::Manifest(loaded) =
-                loader.load_text(&candidate, text.as_bytes(), settings.max_file_size)
-            else {
-                break;
-            };
-            let manifest = Manifest {
-                loaded: &loaded,
-                settings: &settings,
-            };
-            let fixes = applicable_fixes(&manifest, unsafe_fixes)?;
-            let (next, rules) = apply(&text, &fixes);
-            if rules.is_empty() {
-                break;
-            }
-            text = next;
-            for rule in rules {
-                applied.entry(rule.code).or_insert((rule, 0)).1 += 1;
-            }
-        }
-        if text != body {
-            if let Err(error) = json::parse(&std::sync::Arc::from(text.as_str())) {
-                return Err(LintError::Internal(format!(
-                    "a fix made {} invalid JSON ({} at byte {}); nothing was written",
-                    candidate.display, error.message, error.offset
-                )));
-            }
-            fixed.push(FileFix {
-                path: candidate.path.clone(),
-                display: candidate.display.clone(),
-                fixed: format!("{bom}{text}"),
-                original,
-                by_rule: applied.into_values().collect(),
-            });
-        }
+        fixed.extend(fix_text(
+            &loader,
+            &candidate,
+            original,
+            &settings,
+            unsafe_fixes,
+        )?);
     }
     Ok(fixed)
+}
+
+/// Computes the fixes of a document held in memory (standard input),
+/// read, configured and shown as the file at `path` would be; `None` when
+/// nothing changes (or the text is over the size limit).
+pub fn fix_document(
+    path: &Path,
+    text: &str,
+    options: &LintOptions,
+    unsafe_fixes: bool,
+) -> Result<Option<FileFix>, LintError> {
+    let linter = Linter::new(options.clone())?;
+    let settings = linter.resolver.settings_for(path)?;
+    if u64::try_from(text.len()).map_or(true, |len| len > settings.max_file_size) {
+        return Ok(None);
+    }
+    let load_options = linter.load_options();
+    let loader = project::Loader::new(&load_options);
+    let candidate = project::Candidate::named(path.to_path_buf());
+    fix_text(
+        &loader,
+        &candidate,
+        text.to_string(),
+        &settings,
+        unsafe_fixes,
+    )
+}
+
+/// Fixes `original`, the text of `candidate`, round after round until no
+/// fix applies; `None` when nothing changes.
+fn fix_text(
+    loader: &project::Loader,
+    candidate: &project::Candidate,
+    original: String,
+    settings: &Settings,
+    unsafe_fixes: bool,
+) -> Result<Option<FileFix>, LintError> {
+    // Spans count from after a byte order mark; keep it aside, put it back.
+    let (bom, body) = match original.strip_prefix('\u{feff}') {
+        Some(body) => ("\u{feff}", body),
+        None => ("", original.as_str()),
+    };
+    // A second mark is not JSON: lint says so, and there is nothing to
+    // fix. (Handed on, the loader would take it for the first one, and
+    // every edit would land three bytes off.)
+    if body.starts_with('\u{feff}') {
+        return Ok(None);
+    }
+    let mut text = body.to_string();
+    let mut applied: BTreeMap<&'static str, (&'static Rule, usize)> = BTreeMap::new();
+    for _ in 0..MAX_ROUNDS {
+        // The size limit is on what is read: the fixes may take a text
+        // just under it past it, and the next round still reads it.
+        let limit =
+            u64::try_from(text.len()).map_or(u64::MAX, |len| len.max(settings.max_file_size));
+        let Loaded::Manifest(loaded) = loader.load_text(candidate, text.as_bytes(), limit) else {
+            break;
+        };
+        let manifest = Manifest {
+            loaded: &loaded,
+            settings,
+        };
+        let fixes = applicable_fixes(&manifest, unsafe_fixes)?;
+        let (next, rules) = apply(&text, &fixes);
+        if rules.is_empty() {
+            break;
+        }
+        text = next;
+        for rule in rules {
+            applied.entry(rule.code).or_insert((rule, 0)).1 += 1;
+        }
+    }
+    if text == body {
+        return Ok(None);
+    }
+    if let Err(error) = json::parse(&std::sync::Arc::from(text.as_str())) {
+        return Err(LintError::Internal(format!(
+            "a fix made {} invalid JSON ({} at byte {}); nothing was written",
+            candidate.display, error.message, error.offset
+        )));
+    }
+    Ok(Some(FileFix {
+        path: candidate.path.clone(),
+        display: candidate.display.clone(),
+        fixed: format!("{bom}{text}"),
+        original,
+        by_rule: applied.into_values().collect(),
+    }))
 }
 
 /// The fixes `--fix` applies to the manifest's findings, each with the

@@ -542,3 +542,180 @@ fn statistics_count_the_findings_of_each_rule() {
     assert_eq!(sarif.code, 2);
     assert!(sarif.stderr.contains("--statistics"), "{}", sarif.stderr);
 }
+
+/// A JSON report's findings with their paths taken out, to compare a
+/// file's findings with those of its text on standard input.
+fn findings_without_paths(report: &serde_json::Value, path: &str) -> Vec<serde_json::Value> {
+    report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            let mut d = d.clone();
+            assert_eq!(d["path"], path, "{d}");
+            d["path"] = serde_json::Value::Null;
+            for related in d["related"].as_array_mut().into_iter().flatten() {
+                assert_eq!(related["path"], path, "{related}");
+                related["path"] = serde_json::Value::Null;
+            }
+            d
+        })
+        .collect()
+}
+
+#[test]
+fn standard_input_is_linted_as_the_file_it_names() {
+    for (rule, bad) in fixable_fixtures().into_iter().chain([(
+        "duplicate-tool-name".to_string(),
+        "fixtures/render".to_string(),
+    )]) {
+        let file = walkdir::WalkDir::new(super::root().join(&bad))
+            .into_iter()
+            .filter_map(Result::ok)
+            .find(|e| e.path().extension().is_some_and(|x| x == "json"))
+            .expect("a manifest");
+        let path = file
+            .path()
+            .strip_prefix(super::root())
+            .expect("in the repository")
+            .to_string_lossy()
+            .into_owned();
+        let text = std::fs::read(file.path()).expect("read");
+        let from_file = Test::new()
+            .args(["lint", "--format", "json", &path])
+            .run()
+            .json();
+        let from_stdin = Test::new()
+            .args(["lint", "--format", "json", "--stdin-filename", &path, "-"])
+            .stdin(&text)
+            .run();
+        assert_eq!(from_stdin.code, 1, "{rule}: {}", from_stdin.stderr);
+        assert_eq!(
+            findings_without_paths(&from_stdin.json(), &path),
+            findings_without_paths(&from_file, &path),
+            "{rule}"
+        );
+        // Without `-`, --stdin-filename alone reads standard input too.
+        let named_only = Test::new()
+            .args(["lint", "--format", "concise", "--stdin-filename", &path])
+            .stdin(&text)
+            .run();
+        let file_concise = Test::new()
+            .args(["lint", "--format", "concise", &path])
+            .run();
+        assert_eq!(named_only.stdout, file_concise.stdout, "{rule}");
+    }
+}
+
+#[test]
+fn fix_on_standard_input_prints_the_fixed_text() {
+    for (rule, bad) in fixable_fixtures() {
+        let dir = super::TempDir::new("stdin-fix");
+        copy_dir(&super::root().join(&bad), dir.path());
+        let manifest = walkdir::WalkDir::new(dir.path())
+            .into_iter()
+            .filter_map(Result::ok)
+            .find(|e| e.path().extension().is_some_and(|x| x == "json"))
+            .expect("a manifest")
+            .into_path();
+        let relative = manifest
+            .strip_prefix(dir.path())
+            .expect("below")
+            .to_string_lossy()
+            .into_owned();
+        let original = std::fs::read_to_string(&manifest).expect("read");
+        let output = Test::new()
+            .current_dir(dir.path())
+            .args(["lint", "--fix", "--stdin-filename", &relative, "-"])
+            .stdin(&original)
+            .run();
+        // The file itself is left alone; the fixed text is the output.
+        assert_eq!(std::fs::read_to_string(&manifest).expect("read"), original);
+        assert_ne!(output.stdout, original, "{rule}");
+        assert!(
+            output.stderr.contains("Fixed "),
+            "{rule}: {}",
+            output.stderr
+        );
+        // --fix on the file writes the same text.
+        Test::new()
+            .current_dir(dir.path())
+            .args(["lint", "--fix", &relative])
+            .run();
+        assert_eq!(
+            std::fs::read_to_string(&manifest).expect("read"),
+            output.stdout,
+            "{rule}"
+        );
+    }
+    // Nothing to fix: the text comes back as it came.
+    let good = r#"{"tools": []}"#;
+    let output = Test::new()
+        .args(["lint", "--fix", "--stdin-filename", "tools.json", "-"])
+        .stdin(good)
+        .run();
+    assert_eq!(output.stdout, good);
+}
+
+#[test]
+fn standard_input_without_a_name_is_shown_as_a_dash() {
+    let text = std::fs::read(root().join("fixtures/render/tools.json")).expect("read");
+    let output = Test::new()
+        .args(["lint", "--format", "concise", "-"])
+        .stdin(&text)
+        .run();
+    assert_eq!(output.code, 1, "{}", output.stderr);
+    assert!(
+        output.stdout.lines().all(|line| line.starts_with("-:")),
+        "{}",
+        output.stdout
+    );
+    // Content that names no format: a clear error, and the way out.
+    let unknown = Test::new().args(["lint", "-"]).stdin(r#"{"a": 1}"#).run();
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("--input-format"),
+        "{}",
+        unknown.stderr
+    );
+    assert!(
+        unknown.stderr.contains("--stdin-filename"),
+        "{}",
+        unknown.stderr
+    );
+    let forced = Test::new()
+        .args(["lint", "--input-format", "nora", "--format", "concise", "-"])
+        .stdin(r#"{"a": 1}"#)
+        .run();
+    assert_eq!(forced.code, 1);
+    assert!(
+        forced.stdout.contains("-:1:1: error[missing-name]"),
+        "{}",
+        forced.stdout
+    );
+    // `-` goes alone.
+    let mixed = Test::new()
+        .args(["lint", "-", "fixtures"])
+        .stdin("{}")
+        .run();
+    assert_eq!(mixed.code, 2);
+    // Over the size limit: reported, not read.
+    let large = Test::new()
+        .args([
+            "lint",
+            "--max-file-size",
+            "10",
+            "--format",
+            "concise",
+            "--stdin-filename",
+            "tools.json",
+        ])
+        .stdin(&text)
+        .run();
+    assert_eq!(large.code, 1);
+    assert!(
+        large.stdout.contains("tools.json: error[file-too-large]"),
+        "{}",
+        large.stdout
+    );
+}
