@@ -110,6 +110,15 @@ enum Command {
         #[arg(long, value_enum, default_value_t = explain::RulesFormat::Table)]
         format: explain::RulesFormat,
     },
+    /// Print the completion script of a shell: bash, zsh, fish, elvish, powershell.
+    ///
+    /// For example `toolc completions bash > ~/.local/share/bash-completion/completions/toolc`,
+    /// or `toolc completions zsh > "${fpath[1]}/_toolc"`.
+    Completions {
+        /// The shell to complete toolc's commands and flags in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Options shared by every command that reads manifests. They win over
@@ -511,7 +520,19 @@ fn parse_and_run(
         Command::Run(args) => run_cmd::run(args, colors.err, out, err),
         Command::Explain { rule } => explain::explain(rule, out),
         Command::Rules { format } => explain::list(*format, out),
+        Command::Completions { shell } => completions(*shell, out),
     }
+}
+
+/// Writes `shell`'s completion script for every command and flag.
+fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<Outcome, CliError> {
+    use clap::CommandFactory;
+    // Made whole first: clap_complete panics when its writer fails (a
+    // closed pipe), and toolc ends such a run quietly instead.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "toolc", &mut script);
+    out.write_all(&script)?;
+    Ok(Outcome::Clean)
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory
