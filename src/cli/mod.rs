@@ -45,8 +45,9 @@ Exit codes: 0 no error-level finding, 1 at least one error-level finding, 2 the 
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// When to color human output: auto (a terminal that supports it; NO_COLOR or
-    /// CLICOLOR=0 turn it off, FORCE_COLOR or CLICOLOR_FORCE on), always, never.
+    /// When to color human output: auto (when the stream it goes to, standard output or
+    /// standard error, is a terminal that supports it; NO_COLOR or CLICOLOR=0 turn it
+    /// off, FORCE_COLOR or CLICOLOR_FORCE on), always, never.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
 }
