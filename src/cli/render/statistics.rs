@@ -30,7 +30,7 @@ fn counts(report: &LintReport, unsafe_fixes: bool) -> Vec<RuleCount> {
     }
     let mut counts: Vec<RuleCount> = by_code.into_values().collect();
     // Stable: equal counts stay in code order.
-    counts.sort_by(|a, b| b.count.cmp(&a.count));
+    counts.sort_by_key(|c| std::cmp::Reverse(c.count));
     counts
 }
 
