@@ -86,6 +86,12 @@ impl Fix {
             applicability: Applicability::Unsafe,
         }
     }
+
+    /// Whether `--fix` applies it: a safe fix always, an unsafe one only
+    /// with `--unsafe-fixes`.
+    pub fn applies(&self, unsafe_fixes: bool) -> bool {
+        unsafe_fixes || self.applicability == Applicability::Safe
+    }
 }
 
 /// A rule's identity: what a [`Diagnostic`] refers to. The rules

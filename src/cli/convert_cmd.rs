@@ -55,9 +55,9 @@ pub(super) struct ConvertArgs {
     #[arg(long)]
     allow_errors: bool,
     /// How to report losses and notes: human (with the source line) and brief on
-    /// standard error; concise, json (the lint JSON contract), sarif, github and junit
-    /// on standard output (so openai, anthropic and mcp need -o), like `toolc lint
-    /// --format`.
+    /// standard error; concise, json (the lint JSON contract), sarif, github, gitlab,
+    /// pylint and junit on standard output (so openai, anthropic and mcp need -o), like
+    /// `toolc lint --format`.
     #[arg(long, visible_alias = "output-format", value_enum, default_value_t = ReportFormat::Human)]
     format: ReportFormat,
     /// Use the templates in this directory in place of the built-in ones of the same
@@ -70,7 +70,7 @@ pub(super) struct ConvertArgs {
 
 pub(super) fn run(
     args: &ConvertArgs,
-    color: bool,
+    colors: super::Colors,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
@@ -96,7 +96,7 @@ pub(super) fn run(
     }
     let mut reporting = Reporting {
         format: args.format,
-        color,
+        colors,
         out,
         err,
     };

@@ -82,6 +82,8 @@ pub enum CliError {
         #[source]
         source: crate::run::LoadError,
     },
+    #[error("cannot read standard input")]
+    ReadStdin(#[source] std::io::Error),
     #[error("cannot read the arguments from {from}")]
     ReadArguments {
         from: String,

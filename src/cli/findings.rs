@@ -135,8 +135,13 @@ pub(super) fn show(
         Listing::Grouped { flag }
             if listing.groups_in(reporting.format) && !report.diagnostics.is_empty() =>
         {
-            let text =
-                render::render_grouped(reporting.format, report, reporting.color, grouped, flag);
+            let text = render::render_grouped(
+                reporting.format,
+                report,
+                reporting.colors.err,
+                grouped,
+                flag,
+            );
             reporting.err.write_all(text.as_bytes())?;
             Ok(())
         }

@@ -56,8 +56,8 @@ pub(super) struct GenArgs {
     #[arg(long, value_name = "DIR")]
     templates: Option<PathBuf>,
     /// How to report what was changed to fit the target or could not be carried: brief
-    /// and human on standard error; concise, json, sarif, github and junit on standard
-    /// output (so the document needs -o), like `toolc lint --format`.
+    /// and human on standard error; concise, json, sarif, github, gitlab, pylint and junit
+    /// on standard output (so the document needs -o), like `toolc lint --format`.
     #[arg(long, visible_alias = "output-format", value_enum, default_value_t = ReportFormat::Brief)]
     format: ReportFormat,
     /// List every note on its own line (human: with its snippet). Without it, brief and
@@ -88,7 +88,7 @@ enum Target {
 
 pub(super) fn run(
     args: &GenArgs,
-    color: bool,
+    colors: super::Colors,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
@@ -119,7 +119,7 @@ pub(super) fn run(
     }
     let mut reporting = Reporting {
         format: args.format,
-        color,
+        colors,
         out,
         err,
     };

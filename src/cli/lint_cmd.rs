@@ -1,19 +1,19 @@
 //! `toolc lint`.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use super::render::{self, ReportFormat};
+use super::render::{self, FixView, ReportFormat, View, fixes, statistics};
 use super::{CliError, Outcome, ReadArgs, write_atomically};
 use crate::diagnostic::Severity;
 use crate::lint;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct LintArgs {
-    /// Files and directories to check.
-    #[arg(default_value = ".")]
+    /// Files and directories to check (default: .); `-` reads one manifest from
+    /// standard input.
     paths: Vec<PathBuf>,
     /// Output format (also `--output-format`, as ruff names it; or the
     /// TOOLC_OUTPUT_FORMAT environment variable).
@@ -36,7 +36,8 @@ pub(super) struct LintArgs {
     #[arg(long)]
     exit_zero: bool,
     /// Apply the safe fixes to the files in place (only the fixed spans change), then
-    /// report what remains.
+    /// report what remains. With `-`: print the fixed text, and the report on standard
+    /// error.
     #[arg(long)]
     fix: bool,
     /// With --fix or --diff: also apply the fixes that change what a tool accepts.
@@ -45,13 +46,102 @@ pub(super) struct LintArgs {
     /// Print the fixes as a unified diff instead of writing them; exit 1 if there are any.
     #[arg(long)]
     diff: bool,
+    /// List the fixes by file and rule on standard error: those --fix applied or --diff
+    /// shows, otherwise the findings --fix would fix.
+    #[arg(long)]
+    show_fixes: bool,
+    /// Instead of each finding, how many each rule found (most first), with `[*]` where
+    /// --fix would fix them: a table, or with --format json an array of {code, name,
+    /// count, fixable}.
+    #[arg(long)]
+    statistics: bool,
+    /// The path standard input (`-`) stands for: its name decides the format, its
+    /// directory the toolc.toml and the package code read, and reports show it
+    /// (default: `-`, whose format its content or --input-format decides).
+    #[arg(long, value_name = "PATH")]
+    stdin_filename: Option<PathBuf>,
     /// List every file the run looked at and left alone, and why (on
     /// standard error).
     #[arg(long, short = 'v', visible_alias = "verbose")]
     show_skipped: bool,
+    /// Print only the findings: no summary, no notes or warnings on standard error
+    /// (a run that fails still says why).
+    #[arg(long, short = 'q', conflicts_with = "show_skipped")]
+    quiet: bool,
+    /// Print nothing: the exit code says what was found (a report asked for with -o is
+    /// still written, --fix - still prints the text, a run that fails still says why).
+    #[arg(long, short = 's', conflicts_with = "show_skipped")]
+    silent: bool,
     #[command(flatten)]
     read: ReadArgs,
 }
+
+impl LintArgs {
+    /// Whether to leave out everything but the findings.
+    fn quiet(&self) -> bool {
+        self.quiet || self.silent
+    }
+
+    /// The paths to lint: `.` when none is named.
+    fn paths(&self) -> Vec<PathBuf> {
+        if self.paths.is_empty() {
+            vec![PathBuf::from(".")]
+        } else {
+            self.paths.clone()
+        }
+    }
+
+    /// Whether the manifest comes on standard input: `-` is the path, or
+    /// `--stdin-filename` is given without paths (as ruff reads it).
+    fn reads_stdin(&self) -> bool {
+        match self.paths.as_slice() {
+            [] => self.stdin_filename.is_some(),
+            [path] => path.as_os_str() == STDIN,
+            _ => false,
+        }
+    }
+
+    /// What the report for people says beyond the findings.
+    fn view(&self, color: bool) -> View {
+        View {
+            color,
+            summary: !self.quiet(),
+            fixes: Some(FixView {
+                unsafe_fixes: self.unsafe_fixes,
+                marks: !self.fix,
+            }),
+        }
+    }
+
+    /// The flag combinations that cannot work, refused before any reading.
+    fn refuse_conflicts(&self) -> Result<(), CliError> {
+        let usage = |message: &str| Err(CliError::Usage(message.to_string()));
+        if self.unsafe_fixes && !(self.fix || self.diff) {
+            return usage("--unsafe-fixes goes with --fix or --diff");
+        }
+        let stdin_named = self.paths.iter().any(|p| p.as_os_str() == STDIN);
+        if stdin_named && self.paths.len() > 1 {
+            return usage("`-` (standard input) is the only path of its run");
+        }
+        if self.stdin_filename.is_some() && !self.reads_stdin() {
+            return usage("--stdin-filename names standard input: give `-` as the only path");
+        }
+        let counted = matches!(
+            self.format,
+            ReportFormat::Human | ReportFormat::Concise | ReportFormat::Brief | ReportFormat::Json
+        );
+        if self.statistics && !counted {
+            return Err(CliError::Usage(format!(
+                "--statistics prints a table (human, concise, brief) or JSON (json), not {}",
+                super::gen_cmd::format_name(self.format)
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The path that stands for standard input.
+const STDIN: &str = "-";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum FailOn {
@@ -72,69 +162,220 @@ impl FailOn {
 
 pub(super) fn run(
     args: &LintArgs,
-    color: bool,
+    colors: super::Colors,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
+    args.refuse_conflicts()?;
+    if args.reads_stdin() {
+        return run_on_stdin(args, colors, out, err);
+    }
+    let paths = args.paths();
     if let Some(output) = &args.output {
-        super::refuse_output_among_inputs(output, &args.paths)?;
+        super::refuse_output_among_inputs(output, &paths)?;
     }
     let options = args.read.options();
     let mut fixed = None;
-    if args.unsafe_fixes && !(args.fix || args.diff) {
-        return Err(CliError::Usage(
-            "--unsafe-fixes goes with --fix or --diff".to_string(),
-        ));
-    }
     if args.fix || args.diff {
-        let fixes = lint::fix::fix_paths(&args.paths, &options, args.unsafe_fixes)?;
+        let fixes = lint::fix::fix_paths(&paths, &options, args.unsafe_fixes)?;
         if args.diff {
-            let diff: String = fixes.iter().map(unified_diff).collect();
-            match &args.output {
-                Some(path) => write_atomically(path, diff.as_bytes())?,
-                None => out.write_all(diff.as_bytes())?,
-            }
-            let changes = !fixes.is_empty() && !args.exit_zero;
-            return Ok(if changes {
-                Outcome::Findings
-            } else {
-                Outcome::Clean
-            });
+            return show_diff(args, &fixes, out, err);
         }
         for file in &fixes {
             write_atomically(&file.path, file.fixed.as_bytes())?;
         }
         fixed = Some(fixes);
     }
-    let report = lint::lint_paths(&args.paths, &options)?;
-    say_skipped(&report, args.show_skipped, err)?;
-    // A file gets no terminal colors.
-    let text = render::render(args.format, &report, color && args.output.is_none());
-    match &args.output {
-        Some(path) => write_atomically(path, text.as_bytes())?,
-        None => out.write_all(text.as_bytes())?,
+    let report = lint::lint_paths(&paths, &options)?;
+    show(args, &report, fixed.as_deref(), colors.out, out, err)
+}
+
+/// `toolc lint -`: one manifest from standard input, read and configured
+/// as the file at `--stdin-filename` would be. With `--fix` the fixed
+/// text (or the text as it came, when nothing changes) is printed on
+/// standard output, and the report on standard error, as ruff does.
+fn run_on_stdin(
+    args: &LintArgs,
+    colors: super::Colors,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Outcome, CliError> {
+    let path = args
+        .stdin_filename
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(STDIN));
+    let options = args.read.options();
+    let linter = lint::Linter::new(options.clone())?;
+    let limit = linter.max_file_size(&path)?;
+    // One byte past the limit is enough to know the text is over it.
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(CliError::ReadStdin)?;
+    let mut fixed = None;
+    if args.fix || args.diff {
+        let fix = match std::str::from_utf8(&bytes) {
+            Ok(text) => lint::fix::fix_document(&path, text, &options, args.unsafe_fixes)?,
+            Err(_) => None,
+        };
+        let fixes: Vec<lint::fix::FileFix> = fix.into_iter().collect();
+        if args.diff {
+            return show_diff(args, &fixes, out, err);
+        }
+        if let Some(fix) = fixes.first() {
+            bytes = fix.fixed.clone().into_bytes();
+        }
+        out.write_all(&bytes)?;
+        fixed = Some(fixes);
     }
-    if let Some(fixes) = fixed {
-        let applied: usize = fixes.iter().map(|f| f.applied).sum();
-        writeln!(
-            err,
-            "Fixed {applied} finding{} in {} file{}; {} remain{}.",
-            if applied == 1 { "" } else { "s" },
-            fixes.len(),
-            if fixes.len() == 1 { "" } else { "s" },
-            report.diagnostics.len(),
-            if report.diagnostics.len() == 1 {
-                "s"
-            } else {
-                ""
-            },
-        )?;
+    let load_options = crate::project::LoadOptions {
+        max_file_size: limit,
+        ..linter.load_options()
+    };
+    let shown = crate::project::display_path(&path);
+    let project = crate::project::Project::from_documents([(shown, bytes)], &load_options);
+    if args.stdin_filename.is_none() && args.read.input_format.is_none() {
+        refuse_unknown_format(&project)?;
+    }
+    let report = linter.check(&project)?;
+    if fixed.is_none() {
+        return show(args, &report, None, colors.out, out, err);
+    }
+    // Standard output holds the text: the report and its notes go to
+    // standard error, the notes after the report.
+    let mut notes = Vec::new();
+    let outcome = show(args, &report, fixed.as_deref(), colors.err, err, &mut notes)?;
+    err.write_all(&notes)?;
+    Ok(outcome)
+}
+
+/// Standard input without a name whose content is no manifest format: a
+/// finding would say "this file", and the fix is a flag.
+fn refuse_unknown_format(project: &crate::project::Project) -> Result<(), CliError> {
+    let unknown = project
+        .failures
+        .iter()
+        .any(|f| f.problem.kind == crate::project::ProblemKind::UnknownFormat);
+    if unknown {
+        return Err(CliError::Usage(
+            "standard input matches no manifest format by its content: name its format \
+             with --input-format FORMAT, or the file it stands for with --stdin-filename PATH"
+                .to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// `--diff`: the fixes as a unified diff (on standard output or in the -o
+/// file), the `--show-fixes` list; exit 1 when there are any.
+fn show_diff(
+    args: &LintArgs,
+    fixes: &[lint::fix::FileFix],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Outcome, CliError> {
+    let diff: String = fixes.iter().map(unified_diff).collect();
+    match &args.output {
+        Some(path) => write_atomically(path, diff.as_bytes())?,
+        None if !args.silent => out.write_all(diff.as_bytes())?,
+        None => {}
+    }
+    if args.show_fixes && !args.silent {
+        err.write_all(fixes::list("Would fix", &by_file(fixes)).as_bytes())?;
+    }
+    let changes = !fixes.is_empty() && !args.exit_zero;
+    Ok(if changes {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}
+
+/// Shows a run's report on `out` (or in the -o file) and its notes on
+/// `err`, as the flags say, and gives the run's outcome. `fixed`: the
+/// fixes `--fix` applied.
+fn show(
+    args: &LintArgs,
+    report: &lint::LintReport,
+    fixed: Option<&[lint::fix::FileFix]>,
+    color: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Outcome, CliError> {
+    if !args.quiet() {
+        say_skipped(report, args.show_skipped, err)?;
+    }
+    // A file gets no terminal colors.
+    let view = args.view(color && args.output.is_none());
+    match &args.output {
+        Some(path) => write_atomically(path, report_text(args, report, view).as_bytes())?,
+        None if !args.silent => out.write_all(report_text(args, report, view).as_bytes())?,
+        None => {}
+    }
+    if args.show_fixes && !args.silent {
+        let list = match fixed {
+            Some(fixes) => fixes::list("Fixed", &by_file(fixes)),
+            None => fixes::list(
+                "`--fix` would fix",
+                &fixes::fixable_by_file(report, args.unsafe_fixes),
+            ),
+        };
+        err.write_all(list.as_bytes())?;
+    }
+    if let Some(fixes) = fixed
+        && !args.quiet()
+    {
+        say_fixed(fixes, report, err)?;
     }
     Ok(Outcome::of_findings(
         &report.diagnostics,
         args.fail_on.severity(),
         args.exit_zero,
     ))
+}
+
+/// The report in `--format`, or its `--statistics`.
+fn report_text(args: &LintArgs, report: &lint::LintReport, view: View) -> String {
+    if !args.statistics {
+        return render::render_in(args.format, report, view);
+    }
+    if args.format == ReportFormat::Json {
+        return statistics::json(report, args.unsafe_fixes);
+    }
+    let mut text = statistics::table(report, args.unsafe_fixes);
+    if view.summary {
+        text.push_str(&render::summary_lines(report, view));
+    }
+    text
+}
+
+/// Each fixed file's fixes by rule, as `--show-fixes` lists them.
+fn by_file(fixes: &[lint::fix::FileFix]) -> Vec<(String, Vec<(&'static lint::Rule, usize)>)> {
+    fixes
+        .iter()
+        .map(|f| (f.display.clone(), f.by_rule.clone()))
+        .collect()
+}
+
+/// After `--fix`: how many findings it fixed in how many files, and how
+/// many remain.
+fn say_fixed(
+    fixes: &[lint::fix::FileFix],
+    report: &lint::LintReport,
+    err: &mut dyn Write,
+) -> std::io::Result<()> {
+    let applied: usize = fixes.iter().map(|f| f.applied()).sum();
+    let remain = report.diagnostics.len();
+    writeln!(
+        err,
+        "Fixed {applied} finding{} in {} file{}; {remain} remain{}.",
+        if applied == 1 { "" } else { "s" },
+        fixes.len(),
+        if fixes.len() == 1 { "" } else { "s" },
+        if remain == 1 { "s" } else { "" },
+    )
 }
 
 /// On standard error: the files named on the command line that were left

@@ -25,7 +25,8 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::ir::Format;
-use crate::lint::{Level, Rule, Target, config};
+use crate::lint::config::{self, Selector};
+use crate::lint::{Level, Rule, Target};
 
 pub use error::CliError;
 use error::Outcome;
@@ -44,8 +45,9 @@ Exit codes: 0 no error-level finding, 1 at least one error-level finding, 2 the 
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// When to color human output: auto (a terminal that supports it; NO_COLOR or
-    /// CLICOLOR=0 turn it off, FORCE_COLOR or CLICOLOR_FORCE on), always, never.
+    /// When to color human output: auto (when the stream it goes to, standard output or
+    /// standard error, is a terminal that supports it; NO_COLOR or CLICOLOR=0 turn it
+    /// off, FORCE_COLOR or CLICOLOR_FORCE on), always, never.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
 }
@@ -109,6 +111,15 @@ enum Command {
         #[arg(long, value_enum, default_value_t = explain::RulesFormat::Table)]
         format: explain::RulesFormat,
     },
+    /// Print the completion script of a shell: bash, zsh, fish, elvish, powershell.
+    ///
+    /// For example `toolc completions bash > ~/.local/share/bash-completion/completions/toolc`,
+    /// or `toolc completions zsh > "${fpath[1]}/_toolc"`.
+    Completions {
+        /// The shell to complete toolc's commands and flags in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Options shared by every command that reads manifests. They win over
@@ -131,15 +142,17 @@ struct ReadArgs {
     /// Repeatable; replaces the configuration's `targets`.
     #[arg(long = "target", value_name = "PROVIDER", value_parser = config::parse_target)]
     targets: Vec<Target>,
-    /// Run only these rules (names or codes, comma-separated).
-    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = config::parse_rule)]
-    select: Option<Vec<&'static Rule>>,
-    /// Turn these rules off (names or codes, comma-separated).
-    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = config::parse_rule)]
-    ignore: Vec<&'static Rule>,
-    /// Set a rule's level: RULE=off|info|warning|error. Repeatable.
+    /// Run only these rules (comma-separated): names, codes, code prefixes (TC1 is
+    /// every TC1xx rule) or ALL.
+    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = Selector::parse)]
+    select: Option<Vec<Selector>>,
+    /// Turn these rules off (comma-separated): names, codes, code prefixes or ALL.
+    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = Selector::parse)]
+    ignore: Vec<Selector>,
+    /// Set the level of a rule (a name, a code, a code prefix or ALL):
+    /// RULE=off|info|warning|error. Repeatable.
     #[arg(long, value_name = "RULE=LEVEL", value_parser = parse_rule_level)]
-    severity: Vec<(&'static Rule, Level)>,
+    severity: Vec<(Selector, Level)>,
     /// Leave these out of directory walks (globs, comma-separated): a name without
     /// `/` anywhere, a path relative to the current directory. Replaces the
     /// configuration's `exclude` and the defaults (.git, target, node_modules, ...).
@@ -164,9 +177,13 @@ impl ReadArgs {
                 config: self.config.clone(),
                 targets: self.targets.clone(),
                 max_file_size: self.max_file_size,
-                select: self.select.clone(),
-                ignore: self.ignore.clone(),
-                severity: self.severity.clone(),
+                select: self.select.as_deref().map(selected),
+                ignore: selected(&self.ignore),
+                severity: self
+                    .severity
+                    .iter()
+                    .flat_map(|(selector, level)| selector.rules().iter().map(|r| (*r, *level)))
+                    .collect(),
                 exclude: self.exclude.clone(),
                 extend_exclude: self.extend_exclude.clone(),
                 force_exclude: self.force_exclude,
@@ -291,7 +308,7 @@ fn name_clashes<T>(parts: &[Part<T>]) -> Vec<String> {
 /// its report goes.
 struct Reporting<'w> {
     format: render::ReportFormat,
-    color: bool,
+    colors: Colors,
     out: &'w mut dyn Write,
     err: &'w mut dyn Write,
 }
@@ -307,7 +324,7 @@ impl Reporting<'_> {
         stops_the_run: bool,
     ) -> Result<(), CliError> {
         if self.format.on_stdout() {
-            let text = render::render(self.format, report, self.color);
+            let text = render::render(self.format, report, self.colors.out);
             self.out.write_all(text.as_bytes())?;
         } else if !report.diagnostics.is_empty() {
             let format = if stops_the_run {
@@ -315,7 +332,7 @@ impl Reporting<'_> {
             } else {
                 self.format
             };
-            let text = render::render(format, report, self.color);
+            let text = render::render(format, report, self.colors.err);
             self.err.write_all(text.as_bytes())?;
         }
         Ok(())
@@ -440,21 +457,61 @@ fn parse_format(name: &str) -> Result<Format, String> {
     })
 }
 
-fn parse_rule_level(text: &str) -> Result<(&'static Rule, Level), String> {
+fn parse_rule_level(text: &str) -> Result<(Selector, Level), String> {
     let (rule, level) = text
         .split_once('=')
         .ok_or_else(|| format!("\"{text}\" is not RULE=LEVEL"))?;
     Ok((
-        config::parse_rule(rule.trim())?,
+        Selector::parse(rule.trim())?,
         config::parse_level(level.trim())?,
     ))
 }
 
-/// Whether `--color auto` colors: on a terminal that supports it, unless
-/// NO_COLOR or CLICOLOR=0 says no; always when FORCE_COLOR or
+/// Every rule the selectors name, each once.
+fn selected(selectors: &[Selector]) -> Vec<&'static Rule> {
+    let mut rules: Vec<&'static Rule> = Vec::new();
+    for rule in selectors.iter().flat_map(|s| s.rules()) {
+        if !rules.contains(rule) {
+            rules.push(rule);
+        }
+    }
+    rules
+}
+
+/// Whether each output stream gets terminal colors, decided once per run
+/// from `--color` and, for `auto`, from each stream on its own: a report
+/// on standard error (gen's and convert's notes, `run`'s refusal) is
+/// colored when standard error is a terminal, whatever standard output is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Colors {
+    out: bool,
+    err: bool,
+}
+
+impl Colors {
+    fn of(choice: ColorChoice) -> Colors {
+        match choice {
+            ColorChoice::Always => Colors {
+                out: true,
+                err: true,
+            },
+            ColorChoice::Never => Colors {
+                out: false,
+                err: false,
+            },
+            ColorChoice::Auto => Colors {
+                out: auto_color(supports_color::Stream::Stdout),
+                err: auto_color(supports_color::Stream::Stderr),
+            },
+        }
+    }
+}
+
+/// Whether `--color auto` colors `stream`: a terminal that supports it,
+/// unless NO_COLOR or CLICOLOR=0 says no; always when FORCE_COLOR or
 /// CLICOLOR_FORCE says so.
-fn auto_color() -> bool {
-    let supported = supports_color::on(supports_color::Stream::Stdout).is_some();
+fn auto_color(stream: supports_color::Stream) -> bool {
+    let supported = supports_color::on(stream).is_some();
     supported && (anstyle_query::clicolor() != Some(false) || anstyle_query::clicolor_force())
 }
 
@@ -485,11 +542,7 @@ fn parse_and_run(
         }
         Err(error) => return Err(error.into()),
     };
-    let color = match cli.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => auto_color(),
-    };
+    let colors = Colors::of(cli.color);
     // `-o -` is standard output, as for most tools that write files.
     let output = match &mut cli.command {
         Command::Lint(args) => Some(&mut args.output),
@@ -503,13 +556,25 @@ fn parse_and_run(
         *output = None;
     }
     match &cli.command {
-        Command::Lint(args) => lint_cmd::run(args, color, out, err),
-        Command::Gen(args) => gen_cmd::run(args, color, out, err),
-        Command::Convert(args) => convert_cmd::run(args, color, out, err),
-        Command::Run(args) => run_cmd::run(args, color, out, err),
+        Command::Lint(args) => lint_cmd::run(args, colors, out, err),
+        Command::Gen(args) => gen_cmd::run(args, colors, out, err),
+        Command::Convert(args) => convert_cmd::run(args, colors, out, err),
+        Command::Run(args) => run_cmd::run(args, colors.err, out, err),
         Command::Explain { rule } => explain::explain(rule, out),
         Command::Rules { format } => explain::list(*format, out),
+        Command::Completions { shell } => completions(*shell, out),
     }
+}
+
+/// Writes `shell`'s completion script for every command and flag.
+fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<Outcome, CliError> {
+    use clap::CommandFactory;
+    // Made whole first: clap_complete panics when its writer fails (a
+    // closed pipe), and toolc ends such a run quietly instead.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "toolc", &mut script);
+    out.write_all(&script)?;
+    Ok(Outcome::Clean)
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory

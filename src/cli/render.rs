@@ -1,23 +1,29 @@
 //! Rendering a report of diagnostics (lint's findings, gen's notes,
 //! convert's losses): `human` (miette snippets with a caret under the
 //! exact key or value) and `json` (the machine contract in DESIGN.md) here;
-//! `brief`, `concise`, `sarif`, `github` and `junit` in the submodules of
-//! the same names; [`ReportFormat`] names them for every command's
+//! `brief`, `concise`, `sarif`, `github`, `gitlab`, `pylint` and `junit` in
+//! the submodules of the same names; [`ReportFormat`] names them for every command's
 //! `--format`. Every renderer takes positions from [`line_cols`], so all of
 //! them agree on lines and character columns.
 
 mod brief;
 mod concise;
+pub(super) mod fixes;
 mod github;
+mod gitlab;
 mod junit;
+mod pylint;
 mod sarif;
+pub(super) mod statistics;
 mod summary;
 pub(super) use summary::shown_paths;
 
 use brief::brief;
 pub(super) use concise::concise;
 pub(super) use github::github;
+pub(super) use gitlab::gitlab;
 pub(super) use junit::junit;
+pub(super) use pylint::pylint;
 pub(super) use sarif::sarif;
 
 use std::collections::HashMap;
@@ -49,6 +55,10 @@ pub(super) enum ReportFormat {
     Sarif,
     /// GitHub Actions workflow commands, shown as annotations.
     Github,
+    /// A GitLab Code Quality report (JSON), shown on merge requests.
+    Gitlab,
+    /// One line per finding as pylint prints them: path:line: [CODE(rule)] message.
+    Pylint,
     /// JUnit XML: a test case per file, a failure per error.
     Junit,
 }
@@ -62,15 +72,73 @@ impl ReportFormat {
     }
 }
 
+/// How a report for people (`human`, `concise`) is shown beyond its
+/// findings: in color or not, with a closing summary or not, and what it
+/// says about fixes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct View {
+    pub color: bool,
+    /// Close `human` with the summary lines (off with `lint --quiet`).
+    pub summary: bool,
+    /// What to say about fixes; `None` for the commands that have no
+    /// `--fix` (gen, convert, run).
+    pub fixes: Option<FixView>,
+}
+
+/// What lint says about fixes, as ruff does: a `[*]` before each finding
+/// `--fix` would fix, and how many it would fix in the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct FixView {
+    /// Unsafe fixes count as available (`--unsafe-fixes`).
+    pub unsafe_fixes: bool,
+    /// Mark each fixable finding; off after `--fix`, which fixed what it
+    /// could.
+    pub marks: bool,
+}
+
+impl View {
+    /// A report that says nothing about fixes, summary included.
+    pub(super) fn plain(color: bool) -> View {
+        View {
+            color,
+            summary: true,
+            fixes: None,
+        }
+    }
+
+    /// Whether `d` gets the `[*]` mark.
+    fn marked(&self, d: &Diagnostic) -> bool {
+        self.fixes.is_some_and(|fixes| {
+            fixes.marks
+                && d.fix
+                    .as_ref()
+                    .is_some_and(|f| f.applies(fixes.unsafe_fixes))
+        })
+    }
+}
+
 /// `report` in `format`; `color` only matters to `human`.
 pub(super) fn render(format: ReportFormat, report: &LintReport, color: bool) -> String {
+    render_in(format, report, View::plain(color))
+}
+
+/// `report` in `format`, shown as `view` says (for `human` and `concise`).
+pub(super) fn render_in(format: ReportFormat, report: &LintReport, view: View) -> String {
     match format {
-        ReportFormat::Human => human(report, color),
+        ReportFormat::Human => human(report, view),
         ReportFormat::Brief => brief(report),
-        ReportFormat::Concise => concise(report),
+        ReportFormat::Concise => concise(report, view),
         ReportFormat::Json => json(report),
         ReportFormat::Sarif => sarif(report),
         ReportFormat::Github => github(report),
+        // GitLab runs jobs in CI_PROJECT_DIR and wants paths relative to it.
+        ReportFormat::Gitlab => gitlab(
+            report,
+            std::env::var_os("CI_PROJECT_DIR")
+                .as_deref()
+                .map(std::path::Path::new),
+        ),
+        ReportFormat::Pylint => pylint(report),
         ReportFormat::Junit => junit(report),
     }
 }
@@ -249,7 +317,7 @@ fn miette_span(span: Span) -> SourceSpan {
     SourceSpan::new(span.start.into(), span.len())
 }
 
-fn shape<'r>(diagnostic: &Diagnostic, texts: &Texts<'r>) -> Rendered<'r> {
+fn shape<'r>(diagnostic: &Diagnostic, texts: &Texts<'r>, marked: bool) -> Rendered<'r> {
     let report = texts.report;
     let own = report.sources.get(&diagnostic.path);
     let source = diagnostic
@@ -296,10 +364,12 @@ fn shape<'r>(diagnostic: &Diagnostic, texts: &Texts<'r>) -> Rendered<'r> {
             });
         }
     }
+    let mark = if marked { FIXABLE_MARK } else { "" };
     let message = if source.is_some() {
-        printable(&diagnostic.message)
+        format!("{mark}{}", printable(&diagnostic.message))
     } else {
-        printable(&format!("{}: {}", diagnostic.path, diagnostic.message))
+        let message = printable(&format!("{}: {}", diagnostic.path, diagnostic.message));
+        format!("{mark}{message}")
     };
     Rendered {
         message,
@@ -312,10 +382,24 @@ fn shape<'r>(diagnostic: &Diagnostic, texts: &Texts<'r>) -> Rendered<'r> {
     }
 }
 
-/// Every diagnostic with its snippet, then a summary line.
-pub(super) fn human(report: &LintReport, color: bool) -> String {
-    let mut out = snippets(report, report.diagnostics.iter(), color);
-    out.push_str(&summary_line(report));
+/// What marks a finding `--fix` would fix, before its message (ruff's mark).
+pub(super) const FIXABLE_MARK: &str = "[*] ";
+
+/// Every diagnostic with its snippet, then the summary lines.
+pub(super) fn human(report: &LintReport, view: View) -> String {
+    let mut out = snippets(report, report.diagnostics.iter(), view);
+    if view.summary {
+        out.push_str(&summary_lines(report, view));
+    }
+    out
+}
+
+/// The summary line, and what `--fix` would fix when the view says so.
+pub(super) fn summary_lines(report: &LintReport, view: View) -> String {
+    let mut out = summary_line(report);
+    if let Some(fixes) = view.fixes {
+        out.push_str(&fixes::available(report, fixes.unsafe_fixes));
+    }
     out
 }
 
@@ -332,7 +416,7 @@ pub(super) fn render_grouped(
 ) -> String {
     let listed = report.diagnostics.iter().filter(|d| !grouped(d.rule));
     let mut out = match format {
-        ReportFormat::Human => snippets(report, listed, color),
+        ReportFormat::Human => snippets(report, listed, View::plain(color)),
         ReportFormat::Brief => brief::lines(report, listed),
         _ => return render(format, report, color),
     };
@@ -347,9 +431,9 @@ pub(super) fn render_grouped(
 fn snippets<'r>(
     report: &'r LintReport,
     diagnostics: impl Iterator<Item = &'r Diagnostic>,
-    color: bool,
+    view: View,
 ) -> String {
-    let theme = if color {
+    let theme = if view.color {
         GraphicalTheme::unicode()
     } else {
         GraphicalTheme::unicode_nocolor()
@@ -363,7 +447,7 @@ fn snippets<'r>(
             .without_primary_span_start();
         let mut out = String::new();
         for diagnostic in chunk {
-            let rendered = shape(diagnostic, &texts);
+            let rendered = shape(diagnostic, &texts, view.marked(diagnostic));
             if handler.render_report(&mut out, &rendered).is_err() {
                 out.push_str(&format!(
                     "{}: {}[{}] {}\n",
@@ -590,7 +674,7 @@ mod tests {
             }],
             fix: None,
         });
-        let shown = human(&report, false);
+        let shown = human(&report, View::plain(false));
         assert!(
             shown.contains("a/tool.json: first declared here"),
             "{shown}"

@@ -114,7 +114,7 @@ pub(super) fn run(
     let runner = match loaded {
         Ok(runner) => runner,
         Err(LoadError::Findings(report)) => {
-            err.write_all(render::human(&report, color).as_bytes())?;
+            err.write_all(render::render(render::ReportFormat::Human, &report, color).as_bytes())?;
             return Err(CliError::BrokenManifests {
                 manifest: args.manifest.clone(),
                 source: LoadError::Findings(report),

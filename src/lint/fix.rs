@@ -6,10 +6,13 @@
 //! re-checking the text) until no fix applies. A result that no longer
 //! parses is a bug in a fix and is never written.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
-use super::{LintError, LintOptions, Linter, Manifest, apply_level, check_manifest};
-use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use super::{
+    LintError, LintOptions, Linter, Manifest, Rule, Settings, apply_level, check_manifest,
+};
+use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::json;
 use crate::project::{self, Loaded};
 use crate::source::{self, Span};
@@ -28,8 +31,15 @@ pub struct FileFix {
     pub display: String,
     pub original: String,
     pub fixed: String,
+    /// How many findings of each rule the applied fixes resolved, by code.
+    pub by_rule: Vec<(&'static Rule, usize)>,
+}
+
+impl FileFix {
     /// How many findings the applied fixes resolved.
-    pub applied: usize,
+    pub fn applied(&self) -> usize {
+        self.by_rule.iter().map(|(_, n)| n).sum()
+    }
 }
 
 /// Computes the fixes for every manifest under `paths`; writes nothing.
@@ -53,76 +63,130 @@ pub fn fix_paths(
         let Ok(original) = String::from_utf8(bytes) else {
             continue;
         };
-        // Spans count from after a byte order mark; keep it aside, put it back.
-        let (bom, body) = match original.strip_prefix('\u{feff}') {
-            Some(body) => ("\u{feff}", body),
-            None => ("", original.as_str()),
-        };
-        // A second mark is not JSON: lint says so, and there is nothing to
-        // fix. (Handed on, the loader would take it for the first one, and
-        // every edit would land three bytes off.)
-        if body.starts_with('\u{feff}') {
-            continue;
-        }
-        let mut text = body.to_string();
-        let mut applied = 0;
-        for _ in 0..MAX_ROUNDS {
-            let Loaded::Manifest(loaded) =
-                loader.load_text(&candidate, text.as_bytes(), settings.max_file_size)
-            else {
-                break;
-            };
-            let manifest = Manifest {
-                loaded: &loaded,
-                settings: &settings,
-            };
-            let fixes = applicable_fixes(&manifest, unsafe_fixes)?;
-            let (next, count) = apply(&text, &fixes);
-            if count == 0 {
-                break;
-            }
-            text = next;
-            applied += count;
-        }
-        if text != body {
-            if let Err(error) = json::parse(&std::sync::Arc::from(text.as_str())) {
-                return Err(LintError::Internal(format!(
-                    "a fix made {} invalid JSON ({} at byte {}); nothing was written",
-                    candidate.display, error.message, error.offset
-                )));
-            }
-            fixed.push(FileFix {
-                path: candidate.path.clone(),
-                display: candidate.display.clone(),
-                fixed: format!("{bom}{text}"),
-                original,
-                applied,
-            });
-        }
+        fixed.extend(fix_text(
+            &loader,
+            &candidate,
+            original,
+            &settings,
+            unsafe_fixes,
+        )?);
     }
     Ok(fixed)
 }
 
-fn applicable_fixes(manifest: &Manifest, unsafe_fixes: bool) -> Result<Vec<Fix>, LintError> {
+/// Computes the fixes of a document held in memory (standard input),
+/// read, configured and shown as the file at `path` would be; `None` when
+/// nothing changes (or the text is over the size limit).
+pub fn fix_document(
+    path: &Path,
+    text: &str,
+    options: &LintOptions,
+    unsafe_fixes: bool,
+) -> Result<Option<FileFix>, LintError> {
+    let linter = Linter::new(options.clone())?;
+    let settings = linter.resolver.settings_for(path)?;
+    if u64::try_from(text.len()).map_or(true, |len| len > settings.max_file_size) {
+        return Ok(None);
+    }
+    let load_options = linter.load_options();
+    let loader = project::Loader::new(&load_options);
+    let candidate = project::Candidate::named(path.to_path_buf());
+    fix_text(
+        &loader,
+        &candidate,
+        text.to_string(),
+        &settings,
+        unsafe_fixes,
+    )
+}
+
+/// Fixes `original`, the text of `candidate`, round after round until no
+/// fix applies; `None` when nothing changes.
+fn fix_text(
+    loader: &project::Loader,
+    candidate: &project::Candidate,
+    original: String,
+    settings: &Settings,
+    unsafe_fixes: bool,
+) -> Result<Option<FileFix>, LintError> {
+    // Spans count from after a byte order mark; keep it aside, put it back.
+    let (bom, body) = match original.strip_prefix('\u{feff}') {
+        Some(body) => ("\u{feff}", body),
+        None => ("", original.as_str()),
+    };
+    // A second mark is not JSON: lint says so, and there is nothing to
+    // fix. (Handed on, the loader would take it for the first one, and
+    // every edit would land three bytes off.)
+    if body.starts_with('\u{feff}') {
+        return Ok(None);
+    }
+    let mut text = body.to_string();
+    let mut applied: BTreeMap<&'static str, (&'static Rule, usize)> = BTreeMap::new();
+    for _ in 0..MAX_ROUNDS {
+        // The size limit is on what is read: the fixes may take a text
+        // just under it past it, and the next round still reads it.
+        let limit =
+            u64::try_from(text.len()).map_or(u64::MAX, |len| len.max(settings.max_file_size));
+        let Loaded::Manifest(loaded) = loader.load_text(candidate, text.as_bytes(), limit) else {
+            break;
+        };
+        let manifest = Manifest {
+            loaded: &loaded,
+            settings,
+        };
+        let fixes = applicable_fixes(&manifest, unsafe_fixes)?;
+        let (next, rules) = apply(&text, &fixes);
+        if rules.is_empty() {
+            break;
+        }
+        text = next;
+        for rule in rules {
+            applied.entry(rule.code).or_insert((rule, 0)).1 += 1;
+        }
+    }
+    if text == body {
+        return Ok(None);
+    }
+    if let Err(error) = json::parse(&std::sync::Arc::from(text.as_str())) {
+        return Err(LintError::Internal(format!(
+            "a fix made {} invalid JSON ({} at byte {}); nothing was written",
+            candidate.display, error.message, error.offset
+        )));
+    }
+    Ok(Some(FileFix {
+        path: candidate.path.clone(),
+        display: candidate.display.clone(),
+        fixed: format!("{bom}{text}"),
+        original,
+        by_rule: applied.into_values().collect(),
+    }))
+}
+
+/// The fixes `--fix` applies to the manifest's findings, each with the
+/// rule of its finding.
+fn applicable_fixes(
+    manifest: &Manifest,
+    unsafe_fixes: bool,
+) -> Result<Vec<(&'static Rule, Fix)>, LintError> {
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     check_manifest(manifest, &mut diagnostics)?;
     diagnostics.retain_mut(|d| apply_level(d, manifest.settings));
     Ok(diagnostics
         .into_iter()
-        .filter_map(|d| d.fix)
-        .filter(|f| unsafe_fixes || f.applicability == Applicability::Safe)
+        .filter_map(|d| Some((d.rule, d.fix?)))
+        .filter(|(_, f)| f.applies(unsafe_fixes))
         .collect())
 }
 
 /// Applies the fixes whose edits overlap no earlier fix's; returns the new
-/// text and how many fixes were applied.
-fn apply(text: &str, fixes: &[Fix]) -> (String, usize) {
+/// text and the rule of each fix applied.
+fn apply(text: &str, fixes: &[(&'static Rule, Fix)]) -> (String, Vec<&'static Rule>) {
     let mut taken: Vec<Span> = Vec::new();
     let mut edits: Vec<&Edit> = Vec::new();
-    let mut count = 0;
-    let mut ordered: Vec<&Fix> = fixes.iter().collect();
-    ordered.sort_by_key(|f| f.edits.iter().map(|e| e.span.start).min());
-    for fix in ordered {
+    let mut applied = Vec::new();
+    let mut ordered: Vec<&(&'static Rule, Fix)> = fixes.iter().collect();
+    ordered.sort_by_key(|(_, f)| f.edits.iter().map(|e| e.span.start).min());
+    for (rule, fix) in ordered {
         let clashes = fix.edits.iter().any(|edit| {
             taken.iter().any(|t| {
                 edit.span.start < t.end && t.start < edit.span.end
@@ -142,14 +206,14 @@ fn apply(text: &str, fixes: &[Fix]) -> (String, usize) {
         }
         taken.extend(fix.edits.iter().map(|e| e.span));
         edits.extend(fix.edits.iter());
-        count += 1;
+        applied.push(*rule);
     }
     edits.sort_by_key(|e| std::cmp::Reverse((e.span.start, e.span.end)));
     let mut out = text.to_string();
     for edit in edits {
         out.replace_range(edit.span.start..edit.span.end, &edit.replacement);
     }
-    (out, count)
+    (out, applied)
 }
 
 /// An edit adding `"key": value` as the last member of the object at

@@ -221,9 +221,12 @@ impl Project {
     }
 
     /// Loads documents held in memory: each a path (which says where the
-    /// manifest would be, for its format and its package code) and its text.
-    pub fn from_documents(
-        documents: impl IntoIterator<Item = (String, String)>,
+    /// manifest would be, for its format and its package code) and its
+    /// text, as a `String` or as bytes (standard input, which may not be
+    /// UTF-8: that is a problem of the document, as for a file). A
+    /// document over `options.max_file_size` is reported, not read.
+    pub fn from_documents<T: AsRef<[u8]>>(
+        documents: impl IntoIterator<Item = (String, T)>,
         options: &LoadOptions,
     ) -> Project {
         let loader = Loader::new(options);
@@ -231,7 +234,7 @@ impl Project {
             .into_iter()
             .map(|(path, text)| {
                 let candidate = Candidate::named(PathBuf::from(&path));
-                loader.load_text(&candidate, text.as_bytes(), options.max_file_size)
+                loader.load_text(&candidate, text.as_ref(), options.max_file_size)
             })
             .collect();
         Project::collect(loaded)

@@ -157,6 +157,16 @@ pub(super) fn load_bytes(
     max_size: u64,
 ) -> Loaded {
     let reading = Reading::new(candidate, loader.options.input_format);
+    // A file was measured before it was read; a text handed over (from
+    // memory, from standard input) is measured here.
+    if u64::try_from(bytes.len()).map_or(true, |len| len > max_size) {
+        return reading.fail(
+            None,
+            ProblemKind::TooLarge,
+            None,
+            format!("the text is over the limit of {max_size} bytes; it was not read"),
+        );
+    }
     let path = candidate.display.as_str();
     let bytes = without_bom(bytes);
     let text: std::sync::Arc<str> = match std::str::from_utf8(bytes) {

@@ -8,6 +8,7 @@ mod architecture;
 mod bench_script;
 mod builtin;
 mod config;
+mod conventions;
 mod convert;
 mod corpus;
 mod defects;
@@ -66,6 +67,7 @@ const HANG_LIMIT: Duration = Duration::from_secs(60);
 pub struct Test {
     args: Vec<String>,
     dir: PathBuf,
+    stdin: Option<Vec<u8>>,
 }
 
 pub struct Output {
@@ -79,6 +81,7 @@ impl Default for Test {
         Test {
             args: Vec::new(),
             dir: root(),
+            stdin: None,
         }
     }
 }
@@ -103,6 +106,12 @@ impl Test {
         self
     }
 
+    /// Gives toolc `bytes` on standard input (otherwise it reads nothing).
+    pub fn stdin(mut self, bytes: impl AsRef<[u8]>) -> Self {
+        self.stdin = Some(bytes.as_ref().to_vec());
+        self
+    }
+
     /// Runs toolc; fails the test if it does not finish within the hang limit
     /// or dies from a signal (a crash, a stack overflow).
     pub fn run(self) -> Output {
@@ -114,11 +123,23 @@ impl Test {
             .env_remove("TOOLC_OUTPUT_FORMAT")
             .env_remove("FORCE_COLOR")
             .env_remove("CLICOLOR_FORCE")
-            .stdin(Stdio::null())
+            .stdin(if self.stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn toolc");
+        if let (Some(bytes), Some(mut stdin)) = (self.stdin.clone(), child.stdin.take()) {
+            // Written on its own thread: toolc may stop reading early (a
+            // text over the size limit) while its output fills a pipe.
+            std::thread::spawn(move || {
+                use std::io::Write;
+                let _ = stdin.write_all(&bytes);
+            });
+        }
         let stdout = child.stdout.take().expect("stdout");
         let stderr = child.stderr.take().expect("stderr");
         let out_reader =

@@ -241,8 +241,14 @@ fn concise_lines_match_the_json_report() {
             (Some(l), Some(c)) => format!(":{l}:{c}"),
             _ => String::new(),
         };
+        // ruff's mark for what `--fix` would fix (the safe fixes).
+        let mark = if d["fix"]["applicability"] == "safe" {
+            "[*] "
+        } else {
+            ""
+        };
         let expected = format!(
-            "{}{at}: {}[{}] {}",
+            "{}{at}: {}[{}] {mark}{}",
             d["path"].as_str().expect("path"),
             d["severity"].as_str().expect("severity"),
             d["rule"].as_str().expect("rule"),

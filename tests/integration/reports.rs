@@ -81,6 +81,21 @@ fn gen_notes_in_every_machine_format() {
     let junit = gen_report("junit").stdout;
     assert!(junit.starts_with("<?xml"), "{junit}");
     assert!(junit.contains(&format!("{NOTES}/tool.json")), "{junit}");
+
+    let gitlab: serde_json::Value =
+        serde_json::from_str(&gen_report("gitlab").stdout).expect("Code Quality is JSON");
+    let issues = gitlab.as_array().expect("an array of issues");
+    assert_eq!(issues.len(), 2, "{gitlab}");
+    assert_eq!(issues[1]["check_name"], "TC904");
+    assert_eq!(issues[1]["severity"], "info");
+    assert_eq!(issues[1]["location"]["positions"]["begin"]["line"], 9);
+
+    let pylint = gen_report("pylint").stdout;
+    assert_eq!(pylint.lines().count(), 2, "{pylint}");
+    assert!(
+        pylint.contains(&format!("{NOTES}/tool.json:9: [TC904(generation-note)] ")),
+        "{pylint}"
+    );
 }
 
 #[test]

@@ -5,29 +5,32 @@
 
 use std::fmt::Write;
 
-use super::line_cols;
+use super::{FIXABLE_MARK, View, line_cols};
 use crate::diagnostic::Diagnostic;
 use crate::lint::LintReport;
 
-/// Every finding on its own line.
-pub(in crate::cli) fn concise(report: &LintReport) -> String {
+/// Every finding on its own line, those `--fix` would fix marked when
+/// `view` says so.
+pub(in crate::cli) fn concise(report: &LintReport, view: View) -> String {
     let mut out = String::new();
     for diagnostic in &report.diagnostics {
-        out.push_str(&line(report, diagnostic));
+        out.push_str(&line(report, diagnostic, view.marked(diagnostic)));
         out.push('\n');
     }
     out
 }
 
-/// One finding as one line (also the line JUnit's `<system-out>` shows).
-pub(super) fn line(report: &LintReport, d: &Diagnostic) -> String {
+/// One finding as one line (also the line JUnit's `<system-out>` shows),
+/// with the fixable mark before its message when `marked`.
+pub(super) fn line(report: &LintReport, d: &Diagnostic, marked: bool) -> String {
     let mut text = one_line(&d.path);
     if let Some((start, _)) = line_cols(report, &d.path, d.span) {
         let _ = write!(text, ":{}:{}", start.line, start.column);
     }
+    let mark = if marked { FIXABLE_MARK } else { "" };
     let _ = write!(
         text,
-        ": {}[{}] {}",
+        ": {}[{}] {mark}{}",
         d.severity,
         d.rule,
         one_line(&d.message)

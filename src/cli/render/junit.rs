@@ -88,7 +88,7 @@ fn test_case(out: &mut String, report: &LintReport, case: &Case<'_>) {
                 escape(&failure_text(report, d), false)
             );
         } else {
-            system_out.push_str(&concise::line(report, d));
+            system_out.push_str(&concise::line(report, d, false));
             system_out.push('\n');
             if let Some(help) = &d.help {
                 let _ = writeln!(system_out, "help: {help}");
