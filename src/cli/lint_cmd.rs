@@ -311,6 +311,13 @@ fn show(
     let view = args.view(color && args.output.is_none());
     match &args.output {
         Some(path) => write_atomically(path, report_text(args, report, view).as_bytes())?,
+        None if !args.silent && !args.statistics => {
+            // Written as rendered: a report of many findings is never
+            // held whole.
+            let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
+            render::write_in(args.format, report, view, &mut out)?;
+            out.flush()?;
+        }
         None if !args.silent => out.write_all(report_text(args, report, view).as_bytes())?,
         None => {}
     }

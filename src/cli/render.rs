@@ -394,6 +394,34 @@ pub(super) fn human(report: &LintReport, view: View) -> String {
     out
 }
 
+/// `report` in `format`, written to `out` as it is rendered: the human
+/// and JSON reports of many findings (170 MB for the 260,000 findings of a
+/// 10 MB manifest) are never held whole. The other formats as
+/// [`render_in`] gives them.
+pub(super) fn write_in(
+    format: ReportFormat,
+    report: &LintReport,
+    view: View,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        ReportFormat::Human => {
+            write_snippets(report, report.diagnostics.iter(), view, &mut |part| {
+                out.write_all(part.as_bytes())
+            })?;
+            if view.summary {
+                out.write_all(summary_lines(report, view).as_bytes())?;
+            }
+            Ok(())
+        }
+        ReportFormat::Json => {
+            let (frame, diagnostics) = json_parts(report);
+            write_pretty_with_items(&frame, "diagnostics", diagnostics, out)
+        }
+        _ => out.write_all(render_in(format, report, view).as_bytes()),
+    }
+}
+
 /// The summary line, and what `--fix` would fix when the view says so.
 pub(super) fn summary_lines(report: &LintReport, view: View) -> String {
     let mut out = summary_line(report);
@@ -433,6 +461,21 @@ fn snippets<'r>(
     diagnostics: impl Iterator<Item = &'r Diagnostic>,
     view: View,
 ) -> String {
+    let mut out = String::new();
+    let _ = write_snippets(report, diagnostics, view, &mut |part| {
+        out.push_str(part);
+        Ok(())
+    });
+    out
+}
+
+/// [`snippets`], handed to `sink` a batch at a time, in order.
+fn write_snippets<'r>(
+    report: &'r LintReport,
+    diagnostics: impl Iterator<Item = &'r Diagnostic>,
+    view: View,
+    sink: &mut dyn FnMut(&str) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let theme = if view.color {
         GraphicalTheme::unicode()
     } else {
@@ -462,14 +505,13 @@ fn snippets<'r>(
     // many findings never holds their renderings twice.
     const CHUNK: usize = 256;
     const BATCH: usize = 64 * CHUNK;
-    let mut out = String::new();
     for batch in diagnostics.chunks(BATCH) {
         let parts: Vec<String> = batch.par_chunks(CHUNK).map(render).collect();
         for part in parts {
-            out.push_str(&part);
+            sink(&part)?;
         }
     }
-    out
+    Ok(())
 }
 
 fn plural(n: usize, word: &str) -> String {
@@ -507,6 +549,12 @@ fn summary_line(report: &LintReport) -> String {
 
 /// The JSON contract: `version`, `files`, `diagnostics`, `summary`.
 pub(super) fn json(report: &LintReport) -> String {
+    let (frame, diagnostics) = json_parts(report);
+    pretty_with_items(&frame, "diagnostics", diagnostics)
+}
+
+/// The JSON report's frame and its findings, each pretty-printed.
+fn json_parts(report: &LintReport) -> (Value, Vec<String>) {
     let files: Vec<Value> = report
         .files
         .iter()
@@ -536,7 +584,7 @@ pub(super) fn json(report: &LintReport) -> String {
             "infos": report.count(Severity::Info),
         }),
     );
-    pretty_with_items(&Value::Object(root), "diagnostics", diagnostics)
+    (Value::Object(root), diagnostics)
 }
 
 /// The pretty-printed document `frame` (serde_json's layout, and a final
@@ -544,12 +592,24 @@ pub(super) fn json(report: &LintReport) -> String {
 /// pretty-printed on its own. A report of many findings never holds a
 /// JSON tree of all of them: that took several times the text it prints.
 pub(super) fn pretty_with_items(frame: &Value, member: &str, items: Vec<String>) -> String {
-    use std::fmt::Write as _;
-    let mut frame = serde_json::to_string_pretty(frame).unwrap_or_default();
+    let mut text = Vec::new();
+    // Writing to memory does not fail.
+    let _ = write_pretty_with_items(frame, member, items, &mut text);
+    String::from_utf8(text).unwrap_or_default()
+}
+
+/// [`pretty_with_items`], written to `out` an item at a time: the
+/// document is never held whole.
+pub(super) fn write_pretty_with_items(
+    frame: &Value,
+    member: &str,
+    mut items: Vec<String>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let frame = serde_json::to_string_pretty(frame).unwrap_or_default();
     let placeholder = format!("\"{member}\": null");
     let Some(at) = frame.find(&placeholder) else {
-        frame.push('\n');
-        return frame;
+        return writeln!(out, "{frame}");
     };
     let (before, after) = (&frame[..at], &frame[at + placeholder.len()..]);
     let indent = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
@@ -557,23 +617,24 @@ pub(super) fn pretty_with_items(frame: &Value, member: &str, items: Vec<String>)
     // is between tokens, and takes the item's depth.
     let item_indent = format!("{indent}  ");
     let broken = format!("\n{item_indent}");
-    let items: Vec<String> = items
-        .into_par_iter()
-        .map(|item| format!("{item_indent}{}", item.replace('\n', &broken)))
-        .collect();
-    let size = frame.len() + items.iter().map(|i| i.len() + 2).sum::<usize>() + 16;
-    let mut text = String::with_capacity(size);
-    text.push_str(before);
+    items.par_iter_mut().for_each(|item| {
+        *item = format!("{item_indent}{}", item.replace('\n', &broken));
+    });
+    out.write_all(before.as_bytes())?;
     if items.is_empty() {
-        let _ = write!(text, "\"{member}\": []");
+        write!(out, "\"{member}\": []")?;
     } else {
-        let _ = writeln!(text, "\"{member}\": [");
-        text.push_str(&items.join(",\n"));
-        let _ = write!(text, "\n{indent}]");
+        writeln!(out, "\"{member}\": [")?;
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",\n")?;
+            }
+            out.write_all(item.as_bytes())?;
+        }
+        write!(out, "\n{indent}]")?;
     }
-    text.push_str(after);
-    text.push('\n');
-    text
+    out.write_all(after.as_bytes())?;
+    out.write_all(b"\n")
 }
 
 /// Line and column (1-based, columns in characters) of both ends of a span,
