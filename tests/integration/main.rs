@@ -26,6 +26,7 @@ mod hostile;
 mod lint_cli;
 mod outputs;
 mod project;
+mod quickstart;
 mod reports;
 mod rules;
 mod run;
