@@ -4,6 +4,7 @@
 // Test code reports a failed expectation by panicking.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
+mod action;
 mod architecture;
 mod bench_script;
 mod builtin;
@@ -28,6 +29,7 @@ mod hostile;
 mod lint_cli;
 mod outputs;
 mod project;
+mod quickstart;
 mod reports;
 mod rules;
 mod run;
