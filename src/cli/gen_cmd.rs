@@ -165,6 +165,7 @@ pub(super) fn run(
             path: set.path.clone(),
             names,
             source_of_tools: true,
+            generated: false,
             source: None,
             file: PathBuf::new(),
             fingerprint: None,
@@ -280,6 +281,7 @@ fn reduce(
         .collect();
     let path = manifest.path().to_string();
     let source_of_tools = crate::project::is_source(manifest.format(), manifest.generated);
+    let generated = manifest.generated;
     let source = manifest.source;
     let file = manifest.file.clone();
     let fingerprint = Some(manifest.fingerprint);
@@ -293,6 +295,7 @@ fn reduce(
         path,
         names,
         source_of_tools,
+        generated,
         source: (shows && keep_source).then_some(source),
         file,
         fingerprint,

@@ -221,6 +221,8 @@ struct Part<T> {
     /// Whether it declares tools of its own (see
     /// [`crate::project::is_source`]; the runner's built-in tools do).
     source_of_tools: bool,
+    /// `toolc gen` marked it as written from others.
+    generated: bool,
     /// Its text, when the command has findings that point into it.
     source: Option<crate::source::Source>,
     /// Where its text is and its fingerprint, to read it again (`None`
@@ -242,6 +244,7 @@ impl<T> Part<T> {
                 .map(|t| t.name.clone())
                 .collect(),
             source_of_tools: crate::project::is_source(manifest.format(), manifest.generated),
+            generated: manifest.generated,
             source: None,
             file: manifest.file.clone(),
             fingerprint: Some(manifest.fingerprint),
@@ -255,6 +258,7 @@ impl<T> Part<T> {
             path: self.path,
             names: self.names,
             source_of_tools: self.source_of_tools,
+            generated: self.generated,
             source: self.source,
             file: self.file,
             fingerprint: self.fingerprint,
@@ -385,14 +389,20 @@ fn read_for_writing<T: Send>(
 /// output in the same tree, see [`crate::project::views`]), saying so:
 /// they are views of those tools, not tools of their own.
 fn leave_out_views<T>(parts: &mut Vec<Part<T>>, err: &mut dyn Write) -> std::io::Result<()> {
-    let shape: Vec<(bool, Vec<&str>)> = parts
+    let candidates: Vec<crate::project::ViewCandidate> = parts
         .iter()
-        .map(|part| {
-            let names = part.names.iter().map(String::as_str).collect();
-            (part.source_of_tools, names)
+        .map(|part| crate::project::ViewCandidate {
+            path: &part.path,
+            source: part.source_of_tools,
+            generated: part.generated,
+            names: part.names.iter().map(String::as_str).collect(),
         })
         .collect();
-    let views = crate::project::views(&shape);
+    let views: Vec<bool> = crate::project::views(&candidates)
+        .iter()
+        .map(Option::is_some)
+        .collect();
+    drop(candidates);
     if !views.contains(&true) {
         return Ok(());
     }

@@ -39,7 +39,10 @@ pub use crate::json::{Document, SourceMap};
 /// What the front end read of package code.
 pub use crate::python::Module as PythonSyntax;
 pub use crate::typescript::{Found as FoundClass, Search as ClassSearch, ToolClass};
-pub use names::{NameClash, NameEntry, Repeats, declares_runtime, is_source, name_clashes, views};
+pub use names::{
+    NameClash, NameEntry, Repeats, ViewCandidate, declares_runtime, is_source, name_clashes,
+    view_scope, views,
+};
 pub use package::{
     DerivedSchema, EntrypointFile, FileState, Origin, PackageCode, ProgramFile, PythonModule,
     ReadLog, UntypedParameter,

@@ -96,28 +96,68 @@ pub fn declares_runtime(format: Format) -> bool {
     )
 }
 
+/// One manifest, as [`views`] sees it.
+#[derive(Debug, Clone)]
+pub struct ViewCandidate<'a> {
+    /// As shown.
+    pub path: &'a str,
+    /// It declares tools of its own (see [`is_source`]).
+    pub source: bool,
+    /// `toolc gen` marked it as written from others.
+    pub generated: bool,
+    pub names: Vec<&'a str>,
+}
+
+/// Where the sources of a view may be: under the parent of a provider
+/// list's directory (`toolc gen openai -o openai.json .`, or
+/// `-o dist/openai.json tools/`), anywhere for a manifest `toolc gen`
+/// marked as generated. A path prefix; empty for anywhere.
+pub fn view_scope(path: &str, generated: bool) -> String {
+    if generated {
+        return String::new();
+    }
+    let dir = std::path::Path::new(path).parent();
+    match dir.and_then(std::path::Path::parent) {
+        Some(scope) if !scope.as_os_str().is_empty() => {
+            format!("{}/", scope.to_string_lossy().trim_end_matches('/'))
+        }
+        _ => String::new(),
+    }
+}
+
 /// Which manifests of a run are views of others: a manifest that declares
 /// no tools of its own (a provider tool list, OpenAI, Anthropic or MCP, or
 /// a manifest `toolc gen` marked as written from others) each of whose
-/// tools a manifest of the same run declares, by name, as `toolc gen`
-/// writes one. A view repeats those tools rather than clashing with them;
-/// gen and convert leave it out of their input, lint checks it is still
-/// up to date.
+/// tools a source manifest in its [`view_scope`] declares, by name, as
+/// `toolc gen` writes one. A view repeats those tools rather than
+/// clashing with them; gen and convert leave it out of their input, lint
+/// checks it is still up to date. The scope keeps a tool list of one
+/// project from being taken for a view of another's that happens to
+/// declare the same names.
 ///
-/// `manifests`: for each manifest, whether it is a source (see
-/// [`is_source`]) and its tool names, in any order; the answer is in the
-/// same order.
-pub fn views(manifests: &[(bool, Vec<&str>)]) -> Vec<bool> {
-    let declared: std::collections::HashSet<&str> = manifests
-        .iter()
-        .filter(|(source, _)| *source)
-        .flat_map(|(_, names)| names.iter().copied())
-        .filter(|name| !name.is_empty())
-        .collect();
+/// The answer is in the order given: each view's scope, `None` for a
+/// manifest that is no view.
+pub fn views(manifests: &[ViewCandidate]) -> Vec<Option<String>> {
+    let mut sources: Vec<&ViewCandidate> = manifests.iter().filter(|m| m.source).collect();
+    sources.sort_by(|a, b| a.path.cmp(b.path));
     manifests
         .iter()
-        .map(|(source, names)| {
-            !source && !names.is_empty() && names.iter().all(|name| declared.contains(name))
+        .map(|candidate| {
+            if candidate.source || candidate.names.is_empty() {
+                return None;
+            }
+            let scope = view_scope(candidate.path, candidate.generated);
+            let first = sources.partition_point(|s| s.path < scope.as_str());
+            let declared: std::collections::HashSet<&str> = sources[first..]
+                .iter()
+                .take_while(|s| s.path.starts_with(&scope))
+                .flat_map(|s| s.names.iter().copied())
+                .collect();
+            candidate
+                .names
+                .iter()
+                .all(|name| !name.is_empty() && declared.contains(name))
+                .then_some(scope)
         })
         .collect()
 }

@@ -49,6 +49,8 @@ pub(crate) struct ToolFacts {
     format: Format,
     /// Its manifest declares tools of its own (see [`crate::project::is_source`]).
     source: bool,
+    /// `toolc gen` marked its manifest as written from others.
+    generated: bool,
     name: String,
     description: u64,
     parameters: u64,
@@ -92,6 +94,7 @@ pub(crate) fn facts(manifest: &Manifest) -> Vec<ToolFacts> {
             ToolFacts {
                 format: manifest.format(),
                 source: crate::project::is_source(manifest.format(), manifest.generated),
+                generated: manifest.generated,
                 name: tool.name.clone(),
                 description: digest(tool.description.as_deref().unwrap_or_default().trim()),
                 parameters: digest(parameter_names(tool)),
@@ -107,43 +110,45 @@ pub(crate) fn facts(manifest: &Manifest) -> Vec<ToolFacts> {
 /// Finds the views among the files (see [`crate::project::views`]) and
 /// reports each tool of one that differs from its declaration.
 pub(crate) fn check_views(all: &[ToolFacts], out: &mut Vec<Diagnostic>) {
-    let mut by_file: Vec<(&Arc<str>, bool, Vec<&str>)> = Vec::new();
+    let mut by_file: Vec<crate::project::ViewCandidate> = Vec::new();
     let mut file_of: HashMap<&str, usize> = HashMap::new();
     for tool in all {
         let at = *file_of.entry(&tool.path).or_insert_with(|| {
-            by_file.push((&tool.path, tool.source, Vec::new()));
+            by_file.push(crate::project::ViewCandidate {
+                path: &tool.path,
+                source: tool.source,
+                generated: tool.generated,
+                names: Vec::new(),
+            });
             by_file.len() - 1
         });
-        by_file[at].2.push(&tool.name);
+        by_file[at].names.push(&tool.name);
     }
-    let shape: Vec<(bool, Vec<&str>)> = by_file
-        .iter()
-        .map(|(_, source, names)| (*source, names.clone()))
-        .collect();
-    let views = crate::project::views(&shape);
-    let view_paths: std::collections::HashSet<&str> = by_file
+    let views = crate::project::views(&by_file);
+    let scopes: HashMap<&str, &str> = by_file
         .iter()
         .zip(&views)
-        .filter(|(_, is_view)| **is_view)
-        .map(|((path, _, _), _)| path.as_ref())
+        .filter_map(|(file, scope)| Some((file.path, scope.as_deref()?)))
         .collect();
-    if view_paths.is_empty() {
+    if scopes.is_empty() {
         return;
     }
-    // The first declaration of each name, in path order.
-    let mut declared: HashMap<&str, &ToolFacts> = HashMap::new();
+    // The declarations of each name, in path order.
+    let mut declared: HashMap<&str, Vec<&ToolFacts>> = HashMap::new();
     for tool in all.iter().filter(|t| t.source) {
-        declared
-            .entry(&tool.name)
-            .and_modify(|earlier| {
-                if tool.path < earlier.path {
-                    *earlier = tool;
-                }
-            })
-            .or_insert(tool);
+        declared.entry(&tool.name).or_default().push(tool);
     }
-    for tool in all.iter().filter(|t| view_paths.contains(t.path.as_ref())) {
-        let Some(source) = declared.get(tool.name.as_str()) else {
+    for declarations in declared.values_mut() {
+        declarations.sort_by(|a, b| a.path.cmp(&b.path));
+    }
+    for tool in all {
+        let Some(scope) = scopes.get(tool.path.as_ref()) else {
+            continue;
+        };
+        let source = declared
+            .get(tool.name.as_str())
+            .and_then(|d| d.iter().find(|s| s.path.starts_with(scope)));
+        let Some(source) = source else {
             continue;
         };
         let what = match (
