@@ -135,7 +135,7 @@ use crate::syntax::error_at;
 /// Parses a module and lists its top-level definitions, or reports the
 /// first syntax error.
 pub fn parse(text: &str) -> Result<Module, SyntaxError> {
-    if let Some(error) = crate::syntax::too_deep(text) {
+    if let Some(error) = crate::syntax::too_deep(text, crate::syntax::Language::Python) {
         return Err(error);
     }
     let mut parser = Parser::new();

@@ -76,7 +76,7 @@ use crate::syntax::error_at;
 /// Finds the class whose `toolId` property is the string `tool_id`, or
 /// reports the first syntax error of the file.
 pub fn find_tool_class(text: &str, tool_id: &str) -> Result<Option<ToolClass>, SyntaxError> {
-    if let Some(error) = crate::syntax::too_deep(text) {
+    if let Some(error) = crate::syntax::too_deep(text, crate::syntax::Language::TypeScript) {
         return Err(error);
     }
     let mut parser = Parser::new();
