@@ -310,7 +310,7 @@ fn show(
     // A file gets no terminal colors.
     let view = args.view(color && args.output.is_none());
     match &args.output {
-        Some(path) => write_atomically(path, report_text(args, report, view).as_bytes())?,
+        Some(path) => write_report(path, report, report_text(args, report, view).as_bytes())?,
         None if !args.silent && !args.statistics => {
             // Written as rendered: a report of many findings is never
             // held whole.
@@ -341,6 +341,48 @@ fn show(
         args.fail_on.severity(),
         args.exit_zero,
     ))
+}
+
+/// Writes the report to `-o PATH`. What is there and is not a regular
+/// file (a terminal, `/dev/null`, `/dev/stdout`, a FIFO with a reader) is
+/// written through, as a shell's `>` would, never replaced; a FIFO that
+/// nothing reads is refused rather than waited on. A manifest the run
+/// read is never overwritten by its own report; any other file is
+/// replaced atomically.
+fn write_report(
+    path: &std::path::Path,
+    report: &lint::LintReport,
+    bytes: &[u8],
+) -> Result<(), CliError> {
+    let wrap = |source| CliError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    match std::fs::metadata(path) {
+        Ok(found) if !found.is_file() && !found.is_dir() => {
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true);
+            let mut file =
+                crate::run::audit::open_without_waiting(path, &mut options).map_err(wrap)?;
+            file.write_all(bytes).map_err(wrap)
+        }
+        Ok(found) if found.is_file() => {
+            let output = std::fs::canonicalize(path).ok();
+            let read = report
+                .files
+                .iter()
+                .find(|file| output.is_some() && std::fs::canonicalize(&file.path).ok() == output);
+            if let Some(read) = read {
+                return Err(CliError::Usage(format!(
+                    "the output {} is the manifest {} this run lints: write the report to another file",
+                    path.display(),
+                    read.path
+                )));
+            }
+            write_atomically(path, bytes)
+        }
+        _ => write_atomically(path, bytes),
+    }
 }
 
 /// The report in `--format`, or its `--statistics`.

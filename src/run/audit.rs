@@ -46,13 +46,23 @@ impl Decision {
 /// reads would block the open until something did, before any tool ran.
 /// Such a FIFO is refused; one with a reader (a log collector) is fine,
 /// and writes to it wait as usual.
-#[cfg(unix)]
 pub(super) fn open(path: &Path) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    open_without_waiting(path, &mut options)
+}
+
+/// Opens `path` as `options` say, without waiting for a reader: a FIFO
+/// that nothing reads is refused (each write would wait for one) instead
+/// of blocking the open. Writes to what was opened wait as usual.
+#[cfg(unix)]
+pub(crate) fn open_without_waiting(
+    path: &Path,
+    options: &mut std::fs::OpenOptions,
+) -> std::io::Result<File> {
     use std::os::fd::AsRawFd;
     use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
+    let file = options
         .custom_flags(libc::O_NONBLOCK)
         .open(path)
         .map_err(|e| match e.raw_os_error() {
@@ -74,11 +84,11 @@ pub(super) fn open(path: &Path) -> std::io::Result<File> {
 }
 
 #[cfg(not(unix))]
-pub(super) fn open(path: &Path) -> std::io::Result<File> {
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
+pub(crate) fn open_without_waiting(
+    path: &Path,
+    options: &mut std::fs::OpenOptions,
+) -> std::io::Result<File> {
+    options.open(path)
 }
 
 /// Appends the call's line. A failed write is reported on stderr, once

@@ -36,7 +36,7 @@
 //! server, a signal handler) cancels to stop the call and kill its
 //! process group.
 
-mod audit;
+pub(crate) mod audit;
 pub mod builtin;
 mod cancel;
 mod exec;

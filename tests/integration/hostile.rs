@@ -518,3 +518,75 @@ fn comments_are_named_as_comments() {
         );
     }
 }
+
+/// `lint -o` writes through to what is not a regular file (it was
+/// replaced by a regular file: /dev/null became one), refuses a FIFO
+/// nothing reads, and never overwrites a manifest it lints.
+#[cfg(unix)]
+#[test]
+fn lint_output_never_replaces_devices_fifos_or_manifests() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = TempDir::new("hostile-lint-output");
+    let fixture = super::root().join("fixtures/rules/empty-command/bad/tools.json");
+    std::fs::copy(&fixture, dir.path().join("tools.json")).expect("copy");
+    let run = |args: &[&str]| {
+        Test::new()
+            .current_dir(dir.path())
+            .args(["lint", "--format", "concise"])
+            .args(args)
+            .run()
+    };
+    let null = run(&["-o", "/dev/null", "tools.json"]);
+    assert_eq!(null.code, 1, "{}", null.stderr);
+    let kind = std::fs::metadata("/dev/null")
+        .expect("/dev/null")
+        .file_type();
+    assert!(kind.is_char_device(), "/dev/null is no longer a device");
+
+    let fifo = dir.path().join("report.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let nobody = run(&["-o", "report.fifo", "tools.json"]);
+    assert_eq!(nobody.code, 2);
+    assert!(
+        nobody.stderr.contains("FIFO that nothing reads"),
+        "{}",
+        nobody.stderr
+    );
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).expect("read the FIFO"))
+    };
+    // The reader opens the FIFO; the run waits for nothing.
+    let mut written = None;
+    for _ in 0..200 {
+        let attempt = run(&["-o", "report.fifo", "tools.json"]);
+        if attempt.code != 2 {
+            written = Some(attempt);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let written = written.expect("the FIFO got a reader");
+    assert_eq!(written.code, 1, "{}", written.stderr);
+    let received = reader.join().expect("reader");
+    assert!(received.contains("tools.json:"), "{received}");
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .expect("fifo")
+            .file_type()
+            .is_fifo()
+    );
+
+    let before = std::fs::read(dir.path().join("tools.json")).expect("read");
+    let over = run(&["-o", "tools.json", "."]);
+    assert_eq!(over.code, 2, "{}", over.stderr);
+    assert!(over.stderr.contains("is the manifest"), "{}", over.stderr);
+    assert_eq!(
+        std::fs::read(dir.path().join("tools.json")).expect("read"),
+        before
+    );
+}
