@@ -50,6 +50,21 @@ pub fn file_name_is_specific(format: Format) -> bool {
 /// only when its content says so, even when named on the command line.
 pub fn file_name_is_generic(file_name: &str) -> bool {
     matches!(file_name, "config.json" | "manifest.json")
+        || file_name.starts_with("manifest.") && file_name.ends_with(".json")
+}
+
+/// Whether the text of a file with a generic name that does not parse
+/// still names the members of the format its name implies: a broken
+/// AgentStack `config.json` (`"tools"` beside `"name"` or `"category"`)
+/// or Nachos manifest (`"provides"`, or `"type"` and `"capabilities"`) is
+/// reported, a broken settings file is not.
+pub fn text_names_members(format: Format, text: &str) -> bool {
+    let has = |key: &str| text.contains(&format!("\"{key}\""));
+    match format {
+        Format::Agentstack => has("tools") && (has("name") || has("category")),
+        Format::Nachos => has("provides") || has("type") && has("capabilities"),
+        _ => false,
+    }
 }
 
 /// How a file's format was decided.

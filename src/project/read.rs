@@ -36,7 +36,6 @@ impl<'a> Reading<'a> {
         let reportable = (candidate.explicit && !generic)
             || input_format.is_some()
             || named_format.is_some_and(formats::file_name_is_specific)
-            || (named_format == Some(Format::Nachos) && !generic)
             || (named_format == Some(Format::Agentstack)
                 && manifest_dir(&candidate.path).join("__init__.py").is_file());
         Reading {
@@ -54,7 +53,11 @@ impl<'a> Reading<'a> {
         span: Option<Span>,
         message: String,
     ) -> Loaded {
-        if !self.reportable {
+        let broken_manifest = match (&source, self.named_format) {
+            (Some(source), Some(format)) => formats::text_names_members(format, &source.text),
+            _ => false,
+        };
+        if !self.reportable && !broken_manifest {
             let position = match (&source, span) {
                 (Some(source), Some(span)) => {
                     let at = source.line_col(span.start);

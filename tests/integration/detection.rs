@@ -224,3 +224,53 @@ fn show_skipped_lists_every_file_left_alone_and_why() {
         assert!(notes[2].starts_with("note: skipped package.json: matches no manifest format"));
     }
 }
+
+#[test]
+fn a_broken_manifest_under_a_generic_name_is_reported_a_broken_settings_file_is_not() {
+    let dir = TempDir::new("generic-broken");
+    dir.write(
+        "pkg/config.json",
+        "{\n \"name\": \"exa\",\n \"category\": \"web\",\n \"tools\": [\"search\",]\n}\n",
+    );
+    dir.write(
+        "nachos/manifest.json",
+        r#"{"name": "x", "type": "tool", "provides": {"tool": "x"},}"#,
+    );
+    dir.write(
+        "ext/manifest.firefox.json",
+        r#"{"manifest_version": 3, "name": "ext"}"#,
+    );
+    dir.write("vscode/config.json", "{\"editor.tabSize\": 2, // two\n}");
+    for args in [&[][..], &["pkg/config.json", "nachos/manifest.json"][..]] {
+        let output = lint_json(&dir, args);
+        assert_eq!(output.code, 1, "{}", output.stdout);
+        let report = output.json();
+        let found: Vec<(String, String)> = report["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .map(|d| {
+                (
+                    d["path"].as_str().unwrap_or_default().to_string(),
+                    d["rule"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "nachos/manifest.json".to_string(),
+                    "invalid-json".to_string()
+                ),
+                ("pkg/config.json".to_string(), "invalid-json".to_string()),
+            ],
+            "{report:#}"
+        );
+    }
+    for path in ["ext/manifest.firefox.json", "vscode/config.json"] {
+        let output = lint_json(&dir, &[path]);
+        assert_eq!(output.code, 0, "{path}: {}", output.stdout);
+        assert!(output.stderr.contains("note: skipped"), "{}", output.stderr);
+    }
+}
