@@ -315,8 +315,20 @@ fn show(
             // Written as rendered: a report of many findings is never
             // held whole.
             let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
-            render::write_in(args.format, report, view, &mut out)?;
-            out.flush()?;
+            let written =
+                render::write_in(args.format, report, view, &mut out).and_then(|()| out.flush());
+            match written {
+                // The reader stopped (`| head`): the findings still decide
+                // the exit code, so `set -o pipefail` sees them.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                    return Ok(Outcome::of_findings(
+                        &report.diagnostics,
+                        args.fail_on.severity(),
+                        args.exit_zero,
+                    ));
+                }
+                written => written?,
+            }
         }
         None if !args.silent => out.write_all(report_text(args, report, view).as_bytes())?,
         None => {}

@@ -261,14 +261,8 @@ fn check_planned(
         let shown = path.display().to_string();
         let (old, old_name) = match plan {
             Plan::Unchanged | Plan::Kept => continue,
-            Plan::Blocked => {
-                writeln!(
-                    err,
-                    "stale: {shown} (something that is not a file is in the way)"
-                )?;
-                stale += 1;
-                continue;
-            }
+            // Writing would fail too: the check cannot say what to do.
+            Plan::Blocked => return Err(CliError::InTheWay(vec![path.clone()])),
             Plan::New => (String::new(), "/dev/null".to_string()),
             Plan::Changed => match std::fs::read(path) {
                 Ok(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), shown.clone()),

@@ -95,7 +95,7 @@ pub(super) fn check(manifest: &Manifest) -> Result<Vec<Diagnostic>, String> {
             }
             _ => out.push(
                 manifest
-                    .at_value(&schema_violation::RULE, at, error.to_string())
+                    .at_value(&schema_violation::RULE, at, shortened(error.to_string()))
                     .with_help(format!(
                         "the {} format's structure is in toolc's schemas/{}.schema.json",
                         manifest.format(),
@@ -139,4 +139,15 @@ fn known_keys(schema: &Value, keyword_path: &str) -> Vec<String> {
         .and_then(Value::as_object)
         .map(|p| p.keys().cloned().collect())
         .unwrap_or_default()
+}
+
+/// A validator's message cut short: it quotes the offending value, which
+/// can be megabytes (the caret shows where it is).
+fn shortened(message: String) -> String {
+    const SHOWN: usize = 300;
+    if message.chars().count() <= SHOWN {
+        return message;
+    }
+    let head: String = message.chars().take(SHOWN).collect();
+    format!("{head}…")
 }

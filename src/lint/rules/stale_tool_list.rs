@@ -2,8 +2,8 @@
 //! Reports a provider tool list (OpenAI, Anthropic or MCP JSON), or a
 //! manifest `toolc gen python` wrote, that repeats the tools of a manifest
 //! in the same run, as `toolc gen` writes one, but no longer matches them:
-//! a tool's description or its parameters' names differ from the
-//! manifest's.
+//! a tool's description, or its parameters' names, types or
+//! descriptions, differ from the manifest's.
 //!
 //! Such a list is a view of the manifest's tools, not a second
 //! declaration: it never counts as a clash, and `gen` and `convert` leave
@@ -66,19 +66,40 @@ fn digest(value: impl Hash) -> u64 {
     hasher.finish()
 }
 
-/// The names of the top-level parameters, sorted: what a generated list
-/// keeps of them whatever it changes for its provider (strict mode makes
-/// every property required, Gemini drops keywords).
-fn parameter_names(tool: &Tool) -> Vec<&str> {
-    let mut names: Vec<&str> = tool
+/// The top-level parameters as every generated list keeps them, sorted
+/// by name: each one's name, type and description. What a provider's
+/// generation changes is left out: strict mode makes every property
+/// required and its type nullable (`["string", "null"]`), so `required`
+/// and a `"null"` in a type are not compared.
+fn parameter_shape(tool: &Tool) -> Vec<(&str, Vec<&str>, &str)> {
+    let Some(properties) = tool
         .parameters
         .as_ref()
         .and_then(|p| p.get("properties"))
         .and_then(Value::as_object)
-        .map(|properties| properties.keys().map(String::as_str).collect())
-        .unwrap_or_default();
-    names.sort_unstable();
-    names
+    else {
+        return Vec::new();
+    };
+    let mut shape: Vec<(&str, Vec<&str>, &str)> = properties
+        .iter()
+        .map(|(name, property)| {
+            let mut types: Vec<&str> = match property.get("type") {
+                Some(Value::String(one)) => vec![one.as_str()],
+                Some(Value::Array(several)) => several.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            types.retain(|t| *t != "null");
+            types.sort_unstable();
+            let description = property
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .trim();
+            (name.as_str(), types, description)
+        })
+        .collect();
+    shape.sort_unstable();
+    shape
 }
 
 /// The facts of a manifest's tools.
@@ -97,7 +118,7 @@ pub(crate) fn facts(manifest: &Manifest) -> Vec<ToolFacts> {
                 generated: manifest.generated,
                 name: tool.name.clone(),
                 description: digest(tool.description.as_deref().unwrap_or_default().trim()),
-                parameters: digest(parameter_names(tool)),
+                parameters: digest(parameter_shape(tool)),
                 path: path.clone(),
                 pointer: tool.name_at.clone(),
                 span,
