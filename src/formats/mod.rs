@@ -45,6 +45,15 @@ pub fn file_name_is_specific(format: Format) -> bool {
     matches!(format, Format::Nora | Format::Agentcli)
 }
 
+/// Whether tools of this format run somewhere (a program, a script, a
+/// package's code), rather than only being described to a model.
+pub fn declares_runtime(format: Format) -> bool {
+    matches!(
+        format,
+        Format::Nora | Format::Agentcli | Format::Agentstack | Format::Nachos
+    )
+}
+
 /// A name many programs other than agent frameworks use for their own
 /// JSON (`config.json`, `manifest.json`): a file so named is a manifest
 /// only when its content says so, even when named on the command line.
@@ -113,6 +122,11 @@ pub fn detect(file_name: &str, forced: Option<Format>, value: &Value) -> Option<
                 }),
             }
         }
+        // A provider tool list under a generic name is one, whatever else
+        // is beside it.
+        Some(_) if clear_format(value).is_some_and(|f| !declares_runtime(f)) => {
+            clear_format(value).map(|format| decided(format, Decided::ByContent { named }))
+        }
         Some(format) if content_matches(format, value) => Some(decided(format, Decided::ByName)),
         _ => detect_by_content(value).map(|format| decided(format, Decided::ByContent { named })),
     }
@@ -128,20 +142,19 @@ fn content_matches(format: Format, value: &Value) -> bool {
     }
 }
 
-/// An AgentStack `config.json`: a `tools` list of function names or map
-/// of permission objects beside the package's `name` (or beside its
-/// `category`, when the names are missing or broken).
+/// An AgentStack `config.json`: a `tools` list (of function names) or map
+/// (of permission objects) beside the package's `name` or `category`.
 fn is_agentstack_config(value: &Value) -> bool {
     let Some(object) = value.as_object() else {
         return false;
     };
-    let tools_shaped = match object.get("tools") {
-        Some(Value::Array(names)) => !names.is_empty() && names.iter().all(Value::is_string),
-        Some(Value::Object(map)) => !map.is_empty() && map.values().all(Value::is_object),
-        _ => false,
-    };
-    object.contains_key("tools")
-        && (object.contains_key("category") || tools_shaped && object.contains_key("name"))
+    // A list (of function names) or a map (of permissions), even an
+    // empty or broken one: lint says what is wrong with it.
+    let tools = matches!(
+        object.get("tools"),
+        Some(Value::Array(_) | Value::Object(_))
+    );
+    tools && (object.contains_key("category") || object.contains_key("name"))
 }
 
 fn is_nachos_manifest(value: &Value) -> bool {

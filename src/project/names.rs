@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
+pub use crate::formats::declares_runtime;
 use crate::ir::{Format, ToolSet};
 
 /// A tool name as declared: the group of manifests it is registered in
@@ -85,15 +86,6 @@ pub fn name_clashes(entries: &[NameEntry], repeats: Repeats) -> Vec<NameClash> {
         }
     }
     clashes
-}
-
-/// Whether tools of this format run somewhere (a program, a script, a
-/// package's code), rather than only being described to a model.
-pub fn declares_runtime(format: Format) -> bool {
-    matches!(
-        format,
-        Format::Nora | Format::Agentcli | Format::Agentstack | Format::Nachos
-    )
 }
 
 /// One manifest, as [`views`] sees it.

@@ -125,6 +125,10 @@ fn an_agentstack_config_without_category_is_found_and_reported() {
         "map/config.json",
         r#"{"name": "file_tools", "tools": {"read_file": {"actions": ["read"]}}}"#,
     );
+    // Empty or broken lists are AgentStack's too, for lint to say what is
+    // wrong with them.
+    dir.write("empty/config.json", r#"{"name": "x", "tools": []}"#);
+    dir.write("broken/config.json", r#"{"name": "x", "tools": ["a", 3]}"#);
     let output = lint_json(&dir, &[]);
     assert_eq!(output.code, 1, "{}", output.stdout);
     let report = output.json();
