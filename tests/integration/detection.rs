@@ -135,6 +135,8 @@ fn an_agentstack_config_without_category_is_found_and_reported() {
     assert_eq!(
         formats(&report),
         [
+            ("broken/config.json".to_string(), "agentstack".to_string()),
+            ("empty/config.json".to_string(), "agentstack".to_string()),
             ("list/config.json".to_string(), "agentstack".to_string()),
             ("map/config.json".to_string(), "agentstack".to_string()),
         ],
@@ -150,7 +152,7 @@ fn an_agentstack_config_without_category_is_found_and_reported() {
                 .is_some_and(|m| m.contains("category"))
         })
         .collect();
-    assert_eq!(missing.len(), 2, "{report:#}");
+    assert_eq!(missing.len(), 4, "{report:#}");
 }
 
 #[test]
