@@ -281,10 +281,18 @@ where
 {
     let found = walk::discover(paths, &options.exclude, options.exclusion.clone())?;
     let loader = Loader::new(options);
+    // Several paths may reach one file by other spellings (`a/../a/x`,
+    // an absolute path, a link): then each file is known by its canonical
+    // path. One path needs no system call per file.
+    let several = paths.len() > 1;
+    let identity = |path: &Path| {
+        let canonical = several.then(|| std::fs::canonicalize(path).ok()).flatten();
+        canonical.unwrap_or_else(|| walk::identity(path))
+    };
     let named: HashSet<PathBuf> = paths
         .iter()
         .filter(|p| !p.is_dir())
-        .map(|p| walk::identity(p))
+        .map(|p| identity(p))
         .collect();
     let seen = Mutex::new(HashSet::new());
     let load_one = |found| {
@@ -297,7 +305,7 @@ where
             }
             walk::Found::File(candidate) => candidate,
         };
-        let identity = walk::identity(&candidate.path);
+        let identity = identity(&candidate.path);
         if !candidate.explicit && named.contains(&identity) {
             return Ok(None);
         }

@@ -187,3 +187,20 @@ fn every_format_accepts_a_schema_key_at_its_root() {
         converted.stdout
     );
 }
+
+#[test]
+fn one_file_named_by_several_spellings_is_read_once() {
+    let dir = tree();
+    let absolute = dir.path().join("keep/tools.json");
+    let absolute = absolute.to_str().expect("UTF-8 temp path");
+    let paths = linted(
+        &dir,
+        &[
+            "keep/tools.json",
+            "keep/../keep/tools.json",
+            absolute,
+            "keep",
+        ],
+    );
+    assert_eq!(paths, ["keep/tools.json"]);
+}
