@@ -392,7 +392,12 @@ impl Linter {
                 None => {}
             }
             report.files.push(item.summary);
-            report.diagnostics.extend(item.diagnostics);
+            if report.diagnostics.is_empty() {
+                // The first file's findings become the report's, not a copy.
+                report.diagnostics = item.diagnostics;
+            } else {
+                report.diagnostics.extend(item.diagnostics);
+            }
             registered.extend(item.registered);
             facts.extend(item.facts);
         }
@@ -531,6 +536,9 @@ fn check_loaded(
     {
         diagnostics.push(hint);
     }
+    // Kept while the run goes on: no room for more (a vector that grew
+    // by doubling holds up to twice its findings).
+    diagnostics.shrink_to_fit();
     let registered = rules::duplicate_tool_name::registered_names(&manifest);
     let facts = rules::stale_tool_list::facts(&manifest);
     let code_sources = code_sources(loaded, &diagnostics);
