@@ -157,7 +157,20 @@ pub fn parse(text: &str) -> Result<Module, SyntaxError> {
     for statement in root.named_children(&mut cursor) {
         read_statement(statement, text, &mut module);
     }
+    if let Some(Parameter { name, span, .. }) = repeated_parameter(&module) {
+        let message = format!("duplicate argument '{name}' in function definition");
+        return Err(error_at(text, span.start, &message));
+    }
     Ok(module)
+}
+
+/// The first parameter that repeats a name in its `def` (`def f(a, a)`):
+/// tree-sitter accepts it, Python refuses to compile the module.
+fn repeated_parameter(module: &Module) -> Option<&Parameter> {
+    module.functions.iter().find_map(|function| {
+        let mut seen = std::collections::HashSet::new();
+        function.parameters.iter().find(|p| !seen.insert(&p.name))
+    })
 }
 
 fn read_statement(statement: Node, text: &str, module: &mut Module) {
