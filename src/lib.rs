@@ -69,3 +69,10 @@ pub use cli::run as command_line;
 mod providers;
 mod schema;
 mod suggest;
+
+/// The entry points shared by the cargo-fuzz targets (`fuzz/`) and the
+/// test that replays their corpus and saved crashes. Not public API: it
+/// lets the fuzzers reach the crate's private readers, and may change at
+/// any time.
+#[doc(hidden)]
+pub mod fuzzing;

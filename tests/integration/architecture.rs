@@ -33,6 +33,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("run", 8),
     ("serve", 9),
     ("cli", 10),
+    // The fuzz targets' entry points, which drive every layer.
+    ("fuzzing", 11),
 ];
 
 /// The top-level module a file under `src/` belongs to (`None` for the

@@ -16,6 +16,7 @@ mod defects;
 mod detection;
 mod errors;
 mod fixes;
+mod fuzz_replay;
 mod gen_agentstack;
 mod gen_json;
 mod gen_lints_clean;

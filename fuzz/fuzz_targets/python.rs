@@ -1,0 +1,9 @@
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Err(violation) = toolc::fuzzing::read_python(data) {
+        panic!("{violation}");
+    }
+});
