@@ -296,12 +296,30 @@ fn name_clashes<T>(parts: &[Part<T>]) -> Vec<String> {
             })
         })
         .collect();
+    // A provider list (or a generated manifest) that still clashes repeats
+    // only some of the others' tools: likely an earlier gen's output from
+    // before a tool was renamed or removed.
+    let repeats_some: std::collections::HashSet<&str> = parts
+        .iter()
+        .filter(|part| !part.source_of_tools)
+        .map(|part| part.path.as_str())
+        .collect();
     crate::project::name_clashes(&names, crate::project::Repeats::AcrossManifests)
         .into_iter()
         .map(|clash| {
             let (first, again) = (&names[clash.first], &names[clash.again]);
+            let stale = [first.path, again.path]
+                .into_iter()
+                .find(|path| repeats_some.contains(path))
+                .map(|path| {
+                    format!(
+                        " ({path} declares tools of its own beside them: if toolc generated it, \
+                         it is out of date; generate it again or remove it)"
+                    )
+                })
+                .unwrap_or_default();
             format!(
-                "tool \"{}\" is declared in both {} and {}",
+                "tool \"{}\" is declared in both {} and {}{stale}",
                 again.name, first.path, again.path
             )
         })

@@ -226,3 +226,28 @@ fn gen_python_keeps_the_filled_in_stubs() {
         assert_eq!(lint.code, 0, "{style}: {}", lint.stdout);
     }
 }
+
+#[test]
+fn a_list_left_behind_by_a_rename_is_named_as_out_of_date() {
+    let dir = project();
+    let two = TOOLS.replace(
+        "  ]\n}",
+        "  ,\n    {\"name\": \"list_dir\", \"description\": \"Lists a directory.\", \"command\": [\"./tools/bin/fetch_url\"], \"schema\": {\"type\": \"object\", \"properties\": {}}}\n  ]\n}",
+    );
+    std::fs::write(dir.path().join("tools.json"), &two).expect("write");
+    let first = toolc(&dir, &["gen", "openai", "-o", "openai.json"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    std::fs::write(
+        dir.path().join("tools.json"),
+        two.replace("\"list_dir\"", "\"list_directory\""),
+    )
+    .expect("write");
+    let rust = toolc(&dir, &["gen", "rust", "-o", "tools.rs"]);
+    assert_eq!(rust.code, 1, "{}", rust.stderr);
+    assert!(
+        rust.stderr
+            .contains("if toolc generated it, it is out of date"),
+        "{}",
+        rust.stderr
+    );
+}
