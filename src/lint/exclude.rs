@@ -17,12 +17,11 @@
 //! The configuration that applies to a path is the nearest `toolc.toml`
 //! above it, as for its settings.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::config::Resolver;
-use crate::project::{DEFAULT_EXCLUDE, Exclusion};
+use crate::project::{CanonicalDirs, DEFAULT_EXCLUDE, Exclusion};
 
 /// Globs with ruff's meaning, relative to `base`.
 #[derive(Debug)]
@@ -102,27 +101,15 @@ impl PathGlobs {
 #[derive(Debug)]
 pub(crate) struct Configured {
     resolver: Arc<Resolver>,
-    /// Each directory as the walk named it → its canonical path.
-    canonical: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+    canonical: CanonicalDirs,
 }
 
 impl Configured {
     pub(crate) fn new(resolver: Arc<Resolver>) -> Configured {
         Configured {
             resolver,
-            canonical: Mutex::default(),
+            canonical: CanonicalDirs::default(),
         }
-    }
-
-    fn canonical_dir(&self, dir: &Path) -> Option<PathBuf> {
-        let mut known = self
-            .canonical
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        known
-            .entry(dir.to_path_buf())
-            .or_insert_with(|| std::fs::canonicalize(dir).ok())
-            .clone()
     }
 
     fn is_excluded(&self, path: &Path, named: bool) -> bool {
@@ -130,7 +117,7 @@ impl Configured {
             Some(parent) if !parent.as_os_str().is_empty() => parent,
             _ => Path::new("."),
         };
-        let Some(canonical_dir) = self.canonical_dir(dir) else {
+        let Some(canonical_dir) = self.canonical.get(dir) else {
             return false;
         };
         let canonical = match path.file_name() {

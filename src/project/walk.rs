@@ -124,12 +124,31 @@ pub(crate) fn discover(
         }))
 }
 
+/// Each directory as a walk names it → its canonical path (`None`: it
+/// cannot be resolved), each resolved once: a tree of many files asks
+/// about a few directories many times.
+#[derive(Debug, Default)]
+pub(crate) struct CanonicalDirs(Mutex<HashMap<PathBuf, Option<PathBuf>>>);
+
+impl CanonicalDirs {
+    pub(crate) fn get(&self, dir: &Path) -> Option<PathBuf> {
+        let mut known = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        known
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| std::fs::canonicalize(dir).ok())
+            .clone()
+    }
+}
+
 /// Paths (canonical) whose contents a run leaves alone, and the canonical
 /// form of each directory the walk has asked about.
 #[derive(Debug, Clone)]
 struct Excluded {
     paths: Vec<PathBuf>,
-    canonical_dirs: Arc<Mutex<HashMap<PathBuf, Option<PathBuf>>>>,
+    canonical_dirs: Arc<CanonicalDirs>,
 }
 
 impl Excluded {
@@ -169,16 +188,7 @@ impl Excluded {
         if entry.path_is_symlink() || parent.as_os_str().is_empty() {
             return self.covers(path);
         }
-        let canonical_parent = {
-            let mut known = self
-                .canonical_dirs
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            known
-                .entry(parent.to_path_buf())
-                .or_insert_with(|| std::fs::canonicalize(parent).ok())
-                .clone()
-        };
+        let canonical_parent = self.canonical_dirs.get(parent);
         canonical_parent.is_some_and(|dir| self.covers_canonical(&dir.join(name)))
     }
 }
