@@ -108,10 +108,9 @@ struct Chains {
     /// (rather than chaining a sequence), and the operators chained.
     levels: Vec<(bool, usize)>,
     total: usize,
-    /// The last token was an operator (a chain goes on over a line break).
+    /// The last token was an operator (a chain goes on over a line
+    /// break); else an operand (a `(` after it opens a call).
     after_operator: bool,
-    /// The last token was an operand (a `(` after it opens a call).
-    after_operand: bool,
     line_break: bool,
     /// The bracket level of the TypeScript declaration being read (0:
     /// none), whose `,` before `name =` or `name:` separates declarators.
@@ -125,7 +124,6 @@ impl Chains {
             levels: vec![(language == Language::Python, 0)],
             total: 0,
             after_operator: true,
-            after_operand: false,
             line_break: false,
             declaring: 0,
         }
@@ -172,7 +170,6 @@ impl Chains {
         }
         self.line_break = false;
         self.after_operator = operator;
-        self.after_operand = !operator;
     }
 
     /// The offset where the chained operators first pass [`MAX_NESTING`].
@@ -203,7 +200,7 @@ impl Chains {
                 b'(' | b'[' | b'{' => {
                     // Items: in a list, an object, a call's arguments (a
                     // `(` after an operand), and anything in Python.
-                    let items = python || byte != b'(' || self.after_operand;
+                    let items = python || byte != b'(' || !self.after_operator;
                     self.token(true);
                     self.levels.push((items, 0));
                 }

@@ -304,6 +304,8 @@ fn show(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
+    let outcome =
+        Outcome::of_findings(&report.diagnostics, args.fail_on.severity(), args.exit_zero);
     if !args.quiet() {
         say_skipped(report, args.show_skipped, err)?;
     }
@@ -321,11 +323,7 @@ fn show(
                 // The reader stopped (`| head`): the findings still decide
                 // the exit code, so `set -o pipefail` sees them.
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                    return Ok(Outcome::of_findings(
-                        &report.diagnostics,
-                        args.fail_on.severity(),
-                        args.exit_zero,
-                    ));
+                    return Ok(outcome);
                 }
                 written => written?,
             }
@@ -348,11 +346,7 @@ fn show(
     {
         say_fixed(fixes, report, err)?;
     }
-    Ok(Outcome::of_findings(
-        &report.diagnostics,
-        args.fail_on.severity(),
-        args.exit_zero,
-    ))
+    Ok(outcome)
 }
 
 /// Writes the report to `-o PATH`. What is there and is not a regular

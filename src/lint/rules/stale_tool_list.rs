@@ -47,8 +47,6 @@ pub(crate) const RULE: Rule = Rule {
 #[derive(Debug, Clone)]
 pub(crate) struct ToolFacts {
     format: Format,
-    /// Its manifest declares tools of its own (see [`crate::project::is_source`]).
-    source: bool,
     /// `toolc gen` marked its manifest as written from others.
     generated: bool,
     name: String,
@@ -58,6 +56,14 @@ pub(crate) struct ToolFacts {
     pointer: String,
     span: Span,
     line: usize,
+}
+
+impl ToolFacts {
+    /// Its manifest declares tools of its own (see
+    /// [`crate::project::is_source`]).
+    fn is_source(&self) -> bool {
+        crate::project::is_source(self.format, self.generated)
+    }
 }
 
 fn digest(value: impl Hash) -> u64 {
@@ -114,7 +120,6 @@ pub(crate) fn facts(manifest: &Manifest) -> Vec<ToolFacts> {
             let span = manifest.tool_name_span(tool);
             ToolFacts {
                 format: manifest.format(),
-                source: crate::project::is_source(manifest.format(), manifest.generated),
                 generated: manifest.generated,
                 name: tool.name.clone(),
                 description: digest(tool.description.as_deref().unwrap_or_default().trim()),
@@ -137,7 +142,7 @@ pub(crate) fn check_views(all: &[ToolFacts], out: &mut Vec<Diagnostic>) {
         let at = *file_of.entry(&tool.path).or_insert_with(|| {
             by_file.push(crate::project::ViewCandidate {
                 path: &tool.path,
-                source: tool.source,
+                source: tool.is_source(),
                 generated: tool.generated,
                 names: Vec::new(),
             });
@@ -156,7 +161,7 @@ pub(crate) fn check_views(all: &[ToolFacts], out: &mut Vec<Diagnostic>) {
     }
     // The declarations of each name, in path order.
     let mut declared: HashMap<&str, Vec<&ToolFacts>> = HashMap::new();
-    for tool in all.iter().filter(|t| t.source) {
+    for tool in all.iter().filter(|t| t.is_source()) {
         declared.entry(&tool.name).or_default().push(tool);
     }
     for declarations in declared.values_mut() {
