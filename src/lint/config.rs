@@ -254,19 +254,20 @@ impl ConfigText<'_> {
         let Some(span) = span.filter(|s| s.start <= self.text.len()) else {
             return config_error(self.path, message);
         };
-        let start = span.start;
-        let line_start = self.text[..start].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = self.text[start..]
-            .find('\n')
-            .map_or(self.text.len(), |i| start + i);
-        let line_text = self.text[line_start..line_end].trim_end_matches('\r');
-        let line = self.text[..start].matches('\n').count() + 1;
-        let before = self.text.get(line_start..start).unwrap_or_default();
-        let column = before.chars().count() + 1;
-        let end = span.end.clamp(start, line_start + line_text.len());
+        let source = crate::source::Source::new("", self.text);
+        let at = source.line_col(span.start);
+        let (line, column) = (at.line, at.column);
+        let whole = source.line_span(line - 1);
+        let line_text = self
+            .text
+            .get(whole.start..whole.end)
+            .unwrap_or_default()
+            .trim_end_matches(['\n', '\r']);
+        let before = self.text.get(whole.start..span.start).unwrap_or_default();
+        let end = span.end.clamp(span.start, whole.start + line_text.len());
         let width = self
             .text
-            .get(start..end)
+            .get(span.start..end)
             .map_or(1, |t| t.chars().count().max(1));
         let number = line.to_string();
         let gutter = " ".repeat(number.len());
