@@ -133,6 +133,19 @@ impl Manifest<'_> {
             })
     }
 
+    /// The tools that have a name, each with where its name is (span and
+    /// line): what the checks across files keep of a manifest.
+    pub(crate) fn named_tools(&self) -> impl Iterator<Item = (&crate::ir::Tool, Span, usize)> + '_ {
+        self.toolset
+            .tools
+            .iter()
+            .filter(|tool| !tool.name.is_empty())
+            .map(|tool| {
+                let span = self.tool_name_span(tool);
+                (tool, span, self.line_of(span))
+            })
+    }
+
     /// A diagnostic at a tool's name.
     pub(crate) fn at_tool_name(
         &self,

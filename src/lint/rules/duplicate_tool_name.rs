@@ -81,20 +81,14 @@ pub(crate) fn registered_names(manifest: &Manifest) -> Vec<RegisteredName> {
         return Vec::new();
     };
     manifest
-        .toolset
-        .tools
-        .iter()
-        .filter(|tool| !tool.name.is_empty())
-        .map(|tool| {
-            let span = manifest.tool_name_span(tool);
-            RegisteredName {
-                group: group.clone(),
-                name: tool.name.clone(),
-                path: manifest.path().to_string(),
-                pointer: tool.name_at.clone(),
-                span,
-                line: manifest.line_of(span),
-            }
+        .named_tools()
+        .map(|(tool, span, line)| RegisteredName {
+            group: group.clone(),
+            name: tool.name.clone(),
+            path: manifest.path().to_string(),
+            pointer: tool.name_at.clone(),
+            span,
+            line,
         })
         .collect()
 }

@@ -112,23 +112,17 @@ fn parameter_shape(tool: &Tool) -> Vec<(&str, Vec<&str>, &str)> {
 pub(crate) fn facts(manifest: &Manifest) -> Vec<ToolFacts> {
     let path: Arc<str> = manifest.path().into();
     manifest
-        .toolset
-        .tools
-        .iter()
-        .filter(|tool| !tool.name.is_empty())
-        .map(|tool| {
-            let span = manifest.tool_name_span(tool);
-            ToolFacts {
-                format: manifest.format(),
-                generated: manifest.generated,
-                name: tool.name.clone(),
-                description: digest(tool.description.as_deref().unwrap_or_default().trim()),
-                parameters: digest(parameter_shape(tool)),
-                path: path.clone(),
-                pointer: tool.name_at.clone(),
-                span,
-                line: manifest.line_of(span),
-            }
+        .named_tools()
+        .map(|(tool, span, line)| ToolFacts {
+            format: manifest.format(),
+            generated: manifest.generated,
+            name: tool.name.clone(),
+            description: digest(tool.description.as_deref().unwrap_or_default().trim()),
+            parameters: digest(parameter_shape(tool)),
+            path: path.clone(),
+            pointer: tool.name_at.clone(),
+            span,
+            line,
         })
         .collect()
 }
