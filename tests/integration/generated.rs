@@ -140,36 +140,32 @@ fn convert_check_fails_on_stale_output() {
         &["convert", "tools.json", "--to", "nora", "-o", "nora"],
     );
     assert_eq!(convert.code, 0, "{}", convert.stderr);
-    let check = toolc(
-        &dir,
-        &[
-            "convert",
-            "tools.json",
-            "--to",
-            "nora",
-            "-o",
-            "nora",
-            "--check",
-        ],
+    let check = || {
+        toolc(
+            &dir,
+            &[
+                "convert",
+                "tools.json",
+                "--to",
+                "nora",
+                "-o",
+                "nora",
+                "--check",
+            ],
+        )
+    };
+    let up_to_date = check();
+    assert_eq!(
+        up_to_date.code, 0,
+        "{}{}",
+        up_to_date.stdout, up_to_date.stderr
     );
-    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
     std::fs::write(
         dir.path().join("tools.json"),
         TOOLS.replace("The page.", "The page to fetch."),
     )
     .expect("write");
-    let check = toolc(
-        &dir,
-        &[
-            "convert",
-            "tools.json",
-            "--to",
-            "nora",
-            "-o",
-            "nora",
-            "--check",
-        ],
-    );
+    let check = check();
     assert_eq!(check.code, 1, "{}", check.stderr);
     assert!(
         check

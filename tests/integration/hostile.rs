@@ -536,12 +536,25 @@ fn lint_output_never_replaces_devices_fifos_or_manifests() {
             .args(args)
             .run()
     };
-    let null = run(&["-o", "/dev/null", "tools.json"]);
-    assert_eq!(null.code, 1, "{}", null.stderr);
-    let kind = std::fs::metadata("/dev/null")
-        .expect("/dev/null")
-        .file_type();
-    assert!(kind.is_char_device(), "/dev/null is no longer a device");
+    // A character device of the test's own (a terminal's slave side),
+    // reached through a link, as /dev/stdout is: were it replaced, the
+    // temporary file could not be made in /dev/pts, so a regression fails
+    // this test without harming the machine's /dev/null.
+    let (mut controller, _held, device) = terminal();
+    let link = dir.path().join("report.tty");
+    std::os::unix::fs::symlink(&device, &link).expect("link");
+    let through = run(&["-o", "report.tty", "tools.json"]);
+    assert_eq!(through.code, 1, "{}", through.stderr);
+    let kind = std::fs::metadata(&link).expect("device").file_type();
+    assert!(
+        kind.is_char_device(),
+        "{} is no longer a device",
+        device.display()
+    );
+    let mut shown = vec![0; 64 * 1024];
+    let n = std::io::Read::read(&mut controller, &mut shown).expect("read the terminal");
+    let shown = String::from_utf8_lossy(&shown[..n]);
+    assert!(shown.contains("tools.json:"), "{shown}");
 
     let fifo = dir.path().join("report.fifo");
     let made = std::process::Command::new("mkfifo")
@@ -589,4 +602,33 @@ fn lint_output_never_replaces_devices_fifos_or_manifests() {
         std::fs::read(dir.path().join("tools.json")).expect("read"),
         before
     );
+}
+
+/// A new pseudo-terminal: its controller side, its device side (held
+/// open: a terminal nobody holds hangs up) and the path of its device.
+#[cfg(unix)]
+fn terminal() -> (std::fs::File, std::fs::File, std::path::PathBuf) {
+    use std::os::fd::FromRawFd;
+    let (mut controller, mut device) = (0, 0);
+    // SAFETY: openpty writes two descriptors into the integers given; the
+    // name, terminal settings and window size may be null.
+    let opened = unsafe {
+        libc::openpty(
+            &mut controller,
+            &mut device,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(opened, 0, "openpty: {}", std::io::Error::last_os_error());
+    let path = std::fs::read_link(format!("/proc/self/fd/{device}")).expect("the device's path");
+    // SAFETY: both descriptors were just opened and are owned here only.
+    let (controller, held) = unsafe {
+        (
+            std::fs::File::from_raw_fd(controller),
+            std::fs::File::from_raw_fd(device),
+        )
+    };
+    (controller, held, path)
 }
