@@ -424,20 +424,16 @@ fn leave_out_views<T>(parts: &mut Vec<Part<T>>, err: &mut dyn Write) -> std::io:
     if !views.contains(&true) {
         return Ok(());
     }
-    let mut index = 0;
-    let mut left_out = Vec::new();
-    parts.retain(|part| {
-        let view = views[index];
-        index += 1;
-        if view {
-            left_out.push(part.path.clone());
-        }
-        !view
-    });
-    for path in left_out {
+    let (views, read): (Vec<_>, Vec<_>) = std::mem::take(parts)
+        .into_iter()
+        .zip(views)
+        .partition(|(_, view)| *view);
+    *parts = read.into_iter().map(|(part, _)| part).collect();
+    for (view, _) in views {
         writeln!(
             err,
-            "note: {path} repeats tools of the other manifests (generated from them): not read as input"
+            "note: {} repeats tools of the other manifests (generated from them): not read as input",
+            view.path
         )?;
     }
     Ok(())
