@@ -339,6 +339,19 @@ fn tool_entries(value: &Value) -> Vec<(String, &Value)> {
         .collect()
 }
 
+/// The tools `lower` makes of a manifest's tool entries (an entry that is
+/// no tool object makes none), in a vector sized once: collected by
+/// doubling, 300,000 tools of 488 bytes would leave a copy of half of
+/// them behind while the last one is made.
+fn lower_entries<'v>(
+    entries: Vec<(String, &'v Value)>,
+    lower: impl FnMut((String, &'v Value)) -> Option<crate::ir::Tool>,
+) -> Vec<crate::ir::Tool> {
+    let mut tools = Vec::with_capacity(entries.len());
+    tools.extend(entries.into_iter().filter_map(lower));
+    tools
+}
+
 /// An empty parameter schema: what a tool that takes no arguments has,
 /// and what writers give a tool whose parameters are unknown.
 pub fn no_parameters() -> Value {

@@ -4,26 +4,23 @@
 
 use serde_json::{Map, Value};
 
-use super::{extensions, no_parameters, string_field, tool_entries};
+use super::{extensions, lower_entries, no_parameters, string_field, tool_entries};
 use crate::ir::Tool;
 
 /// `[{"type": "function", "function": {...}}]` or `{"tools": [...]}`.
 pub(super) fn lower_openai(value: &Value) -> Vec<Tool> {
-    tool_entries(value)
-        .into_iter()
-        .filter_map(|(origin, entry)| {
-            let function = entry.get("function")?.as_object()?;
-            let at = format!("{origin}/function");
-            let mut tool = lower_one(
-                function,
-                &at,
-                "parameters",
-                &["name", "description", "parameters"],
-            );
-            tool.origin = origin;
-            Some(tool)
-        })
-        .collect()
+    lower_entries(tool_entries(value), |(origin, entry)| {
+        let function = entry.get("function")?.as_object()?;
+        let at = format!("{origin}/function");
+        let mut tool = lower_one(
+            function,
+            &at,
+            "parameters",
+            &["name", "description", "parameters"],
+        );
+        tool.origin = origin;
+        Some(tool)
+    })
 }
 
 /// `[{"name", "description", "input_schema"}]`, `{"tools": [...]}` or one tool.
@@ -49,12 +46,9 @@ fn lower_named(value: &Value, schema_key: &str, known: &[&str]) -> Vec<Tool> {
         Value::Object(object) if !object.contains_key("tools") => vec![(String::new(), value)],
         _ => tool_entries(value),
     };
-    entries
-        .into_iter()
-        .filter_map(|(origin, entry)| {
-            Some(lower_one(entry.as_object()?, &origin, schema_key, known))
-        })
-        .collect()
+    lower_entries(entries, |(origin, entry)| {
+        Some(lower_one(entry.as_object()?, &origin, schema_key, known))
+    })
 }
 
 fn lower_one(object: &Map<String, Value>, at: &str, schema_key: &str, known: &[&str]) -> Tool {

@@ -14,20 +14,66 @@ use serde_json::Value;
 use super::decode_string;
 use crate::source::Span;
 
-pub(super) const NO_KEY: Span = Span {
-    start: usize::MAX,
-    end: usize::MAX,
-};
-
+/// A node of the source map: 20 bytes, since a large document has one per
+/// value (offsets fit in 32 bits: [`super::parse`] refuses longer texts).
 #[derive(Debug, Clone)]
 pub(super) struct Node {
-    pub(super) span: Span,
-    /// The member's key including its quotes, or [`NO_KEY`].
-    pub(super) key: Span,
-    /// Index one past this node's last descendant; children are the nodes
-    /// from `index + 1`, each followed by its own subtree.
-    pub(super) subtree_end: usize,
-    pub(super) is_object: bool,
+    start: u32,
+    end: u32,
+    /// The member's key including its quotes; `key_end == 0` when the node
+    /// is no member (a key is at least `""`, so never ends at 0).
+    key_start: u32,
+    key_end: u32,
+    /// Index one past this node's last descendant (children are the nodes
+    /// from `index + 1`, each followed by its own subtree), with
+    /// [`OBJECT_BIT`] set for objects.
+    subtree_end: u32,
+}
+
+const OBJECT_BIT: u32 = 1 << 31;
+
+/// How many nodes a source map holds at most (the object bit takes one of
+/// `subtree_end`'s 32).
+pub(super) const MAX_NODES: usize = (OBJECT_BIT - 1) as usize;
+
+impl Node {
+    /// An open node starting at `start` (closed by [`Node::close`]).
+    pub(super) fn open(start: usize, key: Option<Span>, is_object: bool) -> Node {
+        let (key_start, key_end) = key.map_or((0, 0), |k| (narrow(k.start), narrow(k.end)));
+        Node {
+            start: narrow(start),
+            end: narrow(start),
+            key_start,
+            key_end,
+            subtree_end: if is_object { OBJECT_BIT } else { 0 },
+        }
+    }
+
+    pub(super) fn close(&mut self, end: usize, subtree_end: usize) {
+        self.end = narrow(end);
+        self.subtree_end = (self.subtree_end & OBJECT_BIT) | narrow(subtree_end);
+    }
+
+    pub(super) fn span(&self) -> Span {
+        Span::new(self.start as usize, self.end as usize)
+    }
+
+    pub(super) fn key(&self) -> Option<Span> {
+        (self.key_end != 0).then(|| Span::new(self.key_start as usize, self.key_end as usize))
+    }
+
+    pub(super) fn subtree_end(&self) -> usize {
+        (self.subtree_end & !OBJECT_BIT) as usize
+    }
+
+    pub(super) fn is_object(&self) -> bool {
+        self.subtree_end & OBJECT_BIT != 0
+    }
+}
+
+/// An offset or index the parser has already bounded to 32 bits.
+fn narrow(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// Maps JSON Pointers of one document to byte spans.
@@ -59,16 +105,20 @@ pub struct Located {
 }
 
 impl SourceMap {
+    /// How many values the document holds (every scalar, array and object).
+    pub fn values(&self) -> usize {
+        self.nodes.len()
+    }
+
     /// The span of the value at `pointer`.
     pub fn value_span(&self, pointer: &str) -> Option<Span> {
-        self.find(pointer).map(|i| self.nodes[i].span)
+        self.find(pointer).map(|i| self.nodes[i].span())
     }
 
     /// The span of the key (with quotes) of the member at `pointer`; `None`
     /// for array items, the root, and missing members.
     pub fn key_span(&self, pointer: &str) -> Option<Span> {
-        let node = &self.nodes[self.find(pointer)?];
-        (node.key != NO_KEY).then_some(node.key)
+        self.nodes[self.find(pointer)?].key()
     }
 
     /// The value span at `pointer`, or for an absent pointer a short span at
@@ -88,17 +138,16 @@ impl SourceMap {
                 Some(next) => current = next,
                 None => {
                     let node = &self.nodes[current];
-                    let span = if node.key != NO_KEY {
-                        node.key
-                    } else {
-                        Span::new(node.span.start, node.span.start + 1)
-                    };
+                    let span = node.key().unwrap_or_else(|| {
+                        let start = node.span().start;
+                        Span::new(start, start + 1)
+                    });
                     return Located { span, exact: false };
                 }
             }
         }
         Located {
-            span: self.nodes[current].span,
+            span: self.nodes[current].span(),
             exact: true,
         }
     }
@@ -123,14 +172,14 @@ impl SourceMap {
     }
 
     fn children(&self, parent: usize) -> impl Iterator<Item = usize> + '_ {
-        let end = self.nodes[parent].subtree_end;
+        let end = self.nodes[parent].subtree_end();
         let mut next = parent + 1;
         std::iter::from_fn(move || {
             if next >= end {
                 return None;
             }
             let current = next;
-            next = self.nodes[current].subtree_end;
+            next = self.nodes[current].subtree_end();
             Some(current)
         })
     }
@@ -141,10 +190,14 @@ impl SourceMap {
             Some(Children::Members(members)) => return members.get(token).copied(),
             None => {}
         }
-        if self.nodes[parent].is_object {
+        if self.nodes[parent].is_object() {
             // The last occurrence wins, as in the parsed value.
             self.children(parent)
-                .filter(|&c| self.key_equals(self.nodes[c].key, token))
+                .filter(|&c| {
+                    self.nodes[c]
+                        .key()
+                        .is_some_and(|k| self.key_equals(k, token))
+                })
                 .last()
         } else {
             let index: usize = parse_array_index(token)?;
@@ -155,18 +208,26 @@ impl SourceMap {
     fn build_index(&self) -> HashMap<usize, Children> {
         let mut index = HashMap::new();
         for (parent, node) in self.nodes.iter().enumerate() {
-            if node.subtree_end <= parent + 1 + INDEXED_FROM {
+            if node.subtree_end() <= parent + 1 + INDEXED_FROM {
                 continue;
             }
             let children: Vec<usize> = self.children(parent).collect();
             if children.len() <= INDEXED_FROM {
                 continue;
             }
-            let entry = if node.is_object {
+            let entry = if node.is_object() {
                 Children::Members(
                     children
                         .into_iter()
-                        .map(|c| (self.key_text(self.nodes[c].key), c))
+                        .map(|c| {
+                            (
+                                self.nodes[c]
+                                    .key()
+                                    .map(|k| self.key_text(k))
+                                    .unwrap_or_default(),
+                                c,
+                            )
+                        })
                         .collect(),
                 )
             } else {

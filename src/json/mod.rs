@@ -22,7 +22,7 @@ use crate::source::Span;
 
 mod map;
 
-use map::{NO_KEY, Node};
+use map::{MAX_NODES, Node};
 pub use map::{SourceMap, join, kind_of, pointer_tokens, push_token, value_at};
 
 /// How deep arrays and objects may nest. Real manifests stay far below; the
@@ -44,6 +44,9 @@ pub enum ParseErrorKind {
     Syntax,
     /// Nesting deeper than [`MAX_DEPTH`].
     TooDeep,
+    /// More values than the caller allows, or a text over 4 GiB (the
+    /// source map counts in 32 bits).
+    TooLarge,
 }
 
 /// A second occurrence of a key in one object.
@@ -87,16 +90,36 @@ struct Parser<'a> {
     bytes: &'a [u8],
     pos: usize,
     nodes: Vec<Node>,
+    /// How many values the document may hold.
+    max_values: usize,
     duplicates: Vec<DuplicateKey>,
 }
 
 /// Parses a whole document.
 pub fn parse(text: &std::sync::Arc<str>) -> Result<Document, ParseError> {
+    parse_within(text, MAX_NODES)
+}
+
+/// Parses a whole document of at most `max_values` values (every scalar,
+/// array and object counts one).
+///
+/// A value costs about a hundred bytes parsed (its `serde_json::Value`
+/// and its source map node) and can take two bytes of text, so a bound on
+/// the bytes alone does not bound memory; this does.
+pub fn parse_within(text: &std::sync::Arc<str>, max_values: usize) -> Result<Document, ParseError> {
+    if u32::try_from(text.len()).is_err() {
+        return Err(ParseError {
+            kind: ParseErrorKind::TooLarge,
+            message: "the text is over 4 GiB; toolc does not read JSON that large".to_string(),
+            offset: 0,
+        });
+    }
     let mut parser = Parser {
         text,
         bytes: text.as_bytes(),
         pos: 0,
         nodes: Vec::new(),
+        max_values: max_values.min(MAX_NODES),
         duplicates: Vec::new(),
     };
     parser.skip_whitespace();
@@ -155,14 +178,19 @@ impl Parser<'_> {
         self.bytes.get(self.pos).copied()
     }
 
-    fn open_node(&mut self, key: Span, is_object: bool) -> usize {
-        self.nodes.push(Node {
-            span: Span::new(self.pos, self.pos),
-            key,
-            subtree_end: 0,
-            is_object,
-        });
-        self.nodes.len() - 1
+    fn open_node(&mut self, key: Option<Span>, is_object: bool) -> Result<usize, ParseError> {
+        if self.nodes.len() >= self.max_values {
+            return Err(ParseError {
+                kind: ParseErrorKind::TooLarge,
+                message: format!(
+                    "the document holds more than {} JSON values; toolc does not read that many",
+                    self.max_values
+                ),
+                offset: self.pos,
+            });
+        }
+        self.nodes.push(Node::open(self.pos, key, is_object));
+        Ok(self.nodes.len() - 1)
     }
 
     /// Opens an object or array at `pos` (its bracket) when the nesting
@@ -170,7 +198,7 @@ impl Parser<'_> {
     fn open_container(
         &mut self,
         depth: usize,
-        key: Span,
+        key: Option<Span>,
         is_object: bool,
     ) -> Result<usize, ParseError> {
         if depth >= MAX_DEPTH {
@@ -180,20 +208,20 @@ impl Parser<'_> {
                 offset: self.pos,
             });
         }
-        let node = self.open_node(key, is_object);
+        let node = self.open_node(key, is_object)?;
         self.pos += 1;
         self.skip_whitespace();
         Ok(node)
     }
 
     fn close_node(&mut self, node: usize) {
-        self.nodes[node].span.end = self.pos;
-        self.nodes[node].subtree_end = self.nodes.len();
+        let subtree_end = self.nodes.len();
+        self.nodes[node].close(self.pos, subtree_end);
     }
 
     fn document(&mut self) -> Result<Value, ParseError> {
         let mut stack: Vec<Frame> = Vec::new();
-        let mut key_span = NO_KEY;
+        let mut key_span = None;
         'value: loop {
             self.skip_whitespace();
             let (mut value, mut node) = match self.peek() {
@@ -205,7 +233,7 @@ impl Parser<'_> {
                         (Value::Object(Map::new()), node)
                     } else {
                         let (key, span) = self.member_key()?;
-                        key_span = span;
+                        key_span = Some(span);
                         stack.push(Frame::Object {
                             node,
                             map: Map::new(),
@@ -222,7 +250,7 @@ impl Parser<'_> {
                         self.close_node(node);
                         (Value::Array(Vec::new()), node)
                     } else {
-                        key_span = NO_KEY;
+                        key_span = None;
                         stack.push(Frame::Array {
                             node,
                             items: Vec::new(),
@@ -231,7 +259,7 @@ impl Parser<'_> {
                     }
                 }
                 _ => {
-                    let node = self.open_node(key_span, false);
+                    let node = self.open_node(key_span, false)?;
                     let value = self.scalar()?;
                     self.close_node(node);
                     (value, node)
@@ -259,7 +287,7 @@ impl Parser<'_> {
                         match self.peek() {
                             Some(b',') => {
                                 self.pos += 1;
-                                key_span = NO_KEY;
+                                key_span = None;
                                 continue 'value;
                             }
                             Some(b']') => {
@@ -281,7 +309,7 @@ impl Parser<'_> {
                         first_keys,
                     }) => {
                         let object = *object;
-                        let member_key = self.nodes[node].key;
+                        let member_key = self.nodes[node].key().unwrap_or_default();
                         if let Some(first) = first_keys {
                             first.entry(key.clone()).or_insert(member_key);
                         }
@@ -328,7 +356,7 @@ impl Parser<'_> {
                                 self.skip_whitespace();
                                 let (next_key, span) = self.member_key()?;
                                 *key = next_key;
-                                key_span = span;
+                                key_span = Some(span);
                                 continue 'value;
                             }
                             Some(b'}') => {
@@ -353,11 +381,12 @@ impl Parser<'_> {
         let mut first = HashMap::new();
         let mut child = object + 1;
         while child < self.nodes.len() {
-            let key = self.nodes[child].key;
-            if let Ok((text, _)) = decode_string(self.text, key.start + 1) {
+            if let Some(key) = self.nodes[child].key()
+                && let Ok((text, _)) = decode_string(self.text, key.start + 1)
+            {
                 first.entry(text).or_insert(key);
             }
-            child = self.nodes[child].subtree_end.max(child + 1);
+            child = self.nodes[child].subtree_end().max(child + 1);
         }
         first
     }

@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 use super::{
     LintError, LintOptions, Linter, Manifest, Rule, Settings, apply_level, check_manifest,
 };
-use crate::diagnostic::{Diagnostic, Edit, Fix};
+use crate::diagnostic::{Edit, Fix};
 use crate::json;
+use crate::lint::findings::Findings;
 use crate::project::{self, Loaded};
 use crate::source::{self, Span};
 
@@ -168,8 +169,10 @@ fn applicable_fixes(
     manifest: &Manifest,
     unsafe_fixes: bool,
 ) -> Result<Vec<(&'static Rule, Fix)>, LintError> {
-    let mut diagnostics: Vec<Diagnostic> = Vec::new();
-    check_manifest(manifest, &mut diagnostics)?;
+    let mut findings = Findings::new();
+    check_manifest(manifest, &mut findings)?;
+    // Past a rule's limit the rest wait for the next round.
+    let mut diagnostics = findings.into_kept();
     diagnostics.retain_mut(|d| apply_level(d, manifest.settings));
     Ok(diagnostics
         .into_iter()

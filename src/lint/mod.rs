@@ -17,6 +17,7 @@
 mod command_path;
 pub mod config;
 mod exclude;
+pub(crate) mod findings;
 pub mod fix;
 pub(crate) mod parameter_schema;
 pub(crate) mod rules;
@@ -24,6 +25,7 @@ pub(crate) mod schema_walk;
 pub mod settings;
 mod structure;
 
+use crate::lint::findings::Findings;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -541,8 +543,9 @@ fn check_loaded(
     keep: KeepSource,
 ) -> Result<Checked, LintError> {
     let manifest = Manifest { loaded, settings };
-    let mut diagnostics = Vec::new();
-    check_manifest(&manifest, &mut diagnostics)?;
+    let mut findings = Findings::new();
+    check_manifest(&manifest, &mut findings)?;
+    let mut diagnostics = findings.finish(loaded.path());
     diagnostics.retain_mut(|d| apply_level(d, settings));
     if let Some(mut hint) = rules::format_from_content::check_failed(&manifest, &diagnostics)
         && apply_level(&mut hint, settings)
@@ -614,18 +617,18 @@ fn code_sources(loaded: &project::Manifest, diagnostics: &[Diagnostic]) -> Vec<S
 }
 
 /// Runs the per-file rules and the structural check on one manifest.
-fn check_manifest(manifest: &Manifest, out: &mut Vec<Diagnostic>) -> Result<(), LintError> {
-    let mut derived = Vec::new();
+fn check_manifest(manifest: &Manifest, out: &mut Findings) -> Result<(), LintError> {
+    let mut derived = Findings::new();
     rules::check_manifest(manifest, out, &mut derived);
     if rules::is_checked_structurally(manifest) {
-        out.extend(structure::check(manifest).map_err(LintError::Internal)?);
+        structure::check(manifest, out).map_err(LintError::Internal)?;
     }
     keep_one_report_per_defect(out);
     // Findings about schemas read from code all sit at tool names, and were
     // already deduplicated by their place in those schemas: kept out of the
     // step above, they neither displace nor are displaced by a finding
     // about the name itself.
-    out.extend(derived);
+    out.extend(derived.into_kept());
     Ok(())
 }
 
@@ -644,9 +647,10 @@ fn apply_level(diagnostic: &mut Diagnostic, settings: &Settings) -> bool {
 /// JSON Schema meta-schema) gives way to a specific rule's finding about the
 /// same value. Findings about keys (a duplicate, an unknown field) are about
 /// something else than the value, so they never displace one.
-pub(crate) fn keep_one_report_per_defect(out: &mut Vec<Diagnostic>) {
+pub(crate) fn keep_one_report_per_defect(out: &mut Findings) {
     let is_generic = |d: &Diagnostic| rules::GENERIC.contains(&d.rule);
     let specific: HashSet<String> = out
+        .kept()
         .iter()
         .filter(|d| !is_generic(d) && !rules::ABOUT_KEYS.contains(&d.rule))
         .map(|d| d.pointer.clone())

@@ -15,6 +15,7 @@ use super::rules::{schema_violation, unknown_field};
 use crate::diagnostic::Diagnostic;
 use crate::ir::Format;
 use crate::json;
+use crate::lint::findings::Findings;
 use crate::suggest::did_you_mean;
 
 /// The structural schema of a format, as shipped in `schemas/`.
@@ -56,11 +57,53 @@ fn compiled(format: Format) -> Result<&'static Compiled, String> {
     .map_err(Clone::clone)
 }
 
-pub(super) fn check(manifest: &Manifest) -> Result<Vec<Diagnostic>, String> {
+/// How many of a document's values the structural check looks at when the
+/// document is invalid. The validator gathers every error before it yields
+/// the first, a few hundred bytes each, and an invalid value can be one
+/// byte of a two-byte array item: past this many values, errors are looked
+/// for in a copy whose arrays stop once this many values were taken.
+pub(crate) const CHECKED_VALUES: usize = 250_000;
+
+pub(super) fn check(manifest: &Manifest, out: &mut Findings) -> Result<(), String> {
     let (schema, validator) = compiled(manifest.format())?;
-    let mut out = Vec::new();
-    for error in validator.iter_errors(&manifest.document.value) {
+    let document = &manifest.document;
+    let values = document.map.values();
+    let partial = values > CHECKED_VALUES && !validator.is_valid(&document.value);
+    let prefix;
+    let checked = if partial {
+        let mut budget = CHECKED_VALUES;
+        prefix = first_values(&document.value, &mut budget);
+        out.push_note(
+            schema_violation::RULE
+                .diagnostic(
+                    manifest.path(),
+                    "",
+                    None,
+                    format!(
+                        "the document does not match the {} format, and is too large to look for every mismatch: only its first {CHECKED_VALUES} of {values} values were checked",
+                        manifest.format()
+                    ),
+                )
+                .with_help("fix the findings shown and run toolc again; the rest is checked once the start is valid"),
+        );
+        &prefix
+    } else {
+        &document.value
+    };
+    for error in validator.iter_errors(checked) {
         let at = error.instance_path().as_str();
+        // Past its limit a rule's findings are only counted: no message
+        // or place to work out.
+        let (rule, findings) = match error.kind() {
+            ValidationErrorKind::AdditionalProperties { unexpected } => {
+                (&unknown_field::RULE, unexpected.len())
+            }
+            _ => (&schema_violation::RULE, 1),
+        };
+        if out.is_full(rule) {
+            (0..findings).for_each(|_| out.skip(rule));
+            continue;
+        }
         match error.kind() {
             ValidationErrorKind::AdditionalProperties { unexpected } => {
                 let known = known_keys(schema, error.schema_path().as_str());
@@ -104,7 +147,33 @@ pub(super) fn check(manifest: &Manifest) -> Result<Vec<Diagnostic>, String> {
             ),
         }
     }
-    Ok(out)
+    Ok(())
+}
+
+/// A copy of `value` that stops each array once `budget` values were
+/// taken, keeping an array's first item (so `minItems: 1` still holds) and
+/// every object member (so `required` still does).
+fn first_values(value: &Value, budget: &mut usize) -> Value {
+    *budget = budget.saturating_sub(1);
+    match value {
+        Value::Array(items) => {
+            let mut kept = Vec::new();
+            for item in items {
+                if *budget == 0 && !kept.is_empty() {
+                    break;
+                }
+                kept.push(first_values(item, budget));
+            }
+            Value::Array(kept)
+        }
+        Value::Object(members) => Value::Object(
+            members
+                .iter()
+                .map(|(key, member)| (key.clone(), first_values(member, budget)))
+                .collect(),
+        ),
+        scalar => scalar.clone(),
+    }
 }
 
 fn unknown(manifest: &Manifest, pointer: &str, key: &str, known: &[String]) -> Diagnostic {

@@ -189,15 +189,23 @@ pub(super) fn load_bytes(
         }
     };
     let source = Source::new(path, text.clone());
-    let document = match json::parse(&text) {
+    let document = match json::parse_within(&text, super::max_values(max_size)) {
         Ok(document) => document,
         Err(error) => {
             let span = Some(source.char_span(error.offset));
-            let kind = match error.kind {
-                ParseErrorKind::Syntax => ProblemKind::InvalidJson,
-                ParseErrorKind::TooDeep => ProblemKind::TooDeep,
+            let (kind, message) = match error.kind {
+                ParseErrorKind::Syntax => (ProblemKind::InvalidJson, error.message),
+                ParseErrorKind::TooDeep => (ProblemKind::TooDeep, error.message),
+                ParseErrorKind::TooLarge => (
+                    ProblemKind::TooLarge,
+                    format!(
+                        "{}, one for every {} bytes of the {max_size}-byte limit; it was not read",
+                        error.message,
+                        super::BYTES_PER_VALUE
+                    ),
+                ),
             };
-            return reading.fail(Some(source), kind, span, error.message);
+            return reading.fail(Some(source), kind, span, message);
         }
     };
     let detection = formats::detect(

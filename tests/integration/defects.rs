@@ -165,7 +165,8 @@ fn no_fixture_reports_one_place_twice_under_one_rule() {
 }
 
 /// Hostile sizes: work per finding must not grow with the file, or these
-/// would exceed the test harness's one-minute hang limit by far.
+/// would exceed the test harness's one-minute hang limit by far; and a
+/// rule shows its first 10,000 findings in a file, then says how many more.
 #[test]
 fn many_duplicate_keys_and_many_findings_stay_fast() {
     let dir = TempDir::new("many");
@@ -186,14 +187,113 @@ fn many_duplicate_keys_and_many_findings_stay_fast() {
         .args(["lint", "--format", "json", "."])
         .run();
     let report = output.json();
-    assert_eq!(report["summary"]["errors"].as_u64(), Some(99_999 + 50_000));
-    let last = report["diagnostics"]
+    assert_eq!(report["summary"]["errors"].as_u64(), Some(2 * 10_001));
+    let diagnostics = report["diagnostics"].as_array().expect("diagnostics");
+    let of = |rule: &str| {
+        diagnostics
+            .iter()
+            .filter(|d| d["rule"] == rule)
+            .collect::<Vec<_>>()
+    };
+    let names = of("invalid-tool-name");
+    let last = names
+        .iter()
+        .rfind(|d| d["pointer"] != "")
+        .expect("a bad name");
+    assert_eq!(last["pointer"], "/tools/9999/name");
+    let note = |found: &[&serde_json::Value]| {
+        let notes: Vec<String> = found
+            .iter()
+            .filter(|d| d["pointer"] == "" && d["line"].is_null())
+            .map(|d| d["message"].as_str().unwrap_or_default().to_string())
+            .collect();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        notes[0].clone()
+    };
+    assert_eq!(
+        note(&names),
+        "40000 more invalid-tool-name findings in this file are not shown"
+    );
+    assert_eq!(
+        note(&of("duplicate-key")),
+        "89999 more duplicate-key findings in this file are not shown"
+    );
+}
+
+/// Memory follows the values, not the bytes: `[1,1,...]` is a value per
+/// two bytes, so the size limit bounds the values too (one per 8 bytes).
+#[test]
+fn a_manifest_of_more_values_than_its_size_allows_is_not_read() {
+    let dir = TempDir::new("values");
+    let ones = vec!["1"; 120].join(",");
+    dir.write("tools.json", format!("{{\"tools\": [], \"x\": [{ones}]}}"));
+    // 800 bytes allow 100 values; the file is 260 bytes of 123 values.
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args([
+            "lint",
+            "--format",
+            "json",
+            "--max-file-size",
+            "800",
+            "tools.json",
+        ])
+        .run();
+    assert_eq!(output.code, 1, "{}", output.stderr);
+    let report = output.json();
+    let d = &report["diagnostics"][0];
+    assert_eq!(d["rule"], "file-too-large");
+    let message = d["message"].as_str().unwrap_or_default();
+    assert!(message.contains("more than 100 JSON values"), "{message}");
+    assert!(message.contains("one for every 8 bytes"), "{message}");
+    // Within the default limit the same file is read.
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "tools.json"])
+        .run();
+    assert_eq!(output.code, 0, "{}{}", output.stdout, output.stderr);
+}
+
+/// The structural validator gathers every error before it yields one: a
+/// document of 300,000 mismatching values is checked in its first 250,000
+/// values, and says so.
+#[test]
+fn a_huge_invalid_document_is_checked_in_part_and_says_so() {
+    let dir = TempDir::new("partial");
+    let ones = vec!["1"; 300_000].join(",");
+    dir.write(
+        "tools.json",
+        format!(
+            "{{\"tools\": [{{\"name\": \"a\", \"description\": \"d\", \"command\": [\"/bin/true\", {ones}]}}]}}"
+        ),
+    );
+    let report = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "json", "tools.json"])
+        .run()
+        .json();
+    let messages: Vec<&str> = report["diagnostics"]
         .as_array()
         .expect("diagnostics")
         .iter()
-        .rfind(|d| d["rule"] == "invalid-tool-name")
-        .expect("a bad name");
-    assert_eq!(last["pointer"], "/tools/49999/name");
+        .filter(|d| d["rule"] == "schema-violation" && d["line"].is_null())
+        .filter_map(|d| d["message"].as_str())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("only its first 250000 of 300007 values were checked")),
+        "{messages:?}"
+    );
+    // The root, the list, the tool, its name, description, command and
+    // first argument took 7 of the 250,000: 249,993 numbers were checked,
+    // 10,000 of them shown.
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("239993 more schema-violation findings")),
+        "{messages:?}"
+    );
 }
 
 #[test]

@@ -38,8 +38,9 @@
 //!     ...
 //! ```
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::ir::Format;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {
@@ -51,7 +52,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     if manifest.format() != Format::Agentstack {
         return;
     }

@@ -21,8 +21,9 @@
 //! ```
 //! or rename the helper `_fetch_page`.
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::ir::Format;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {
@@ -34,7 +35,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     if manifest.format() != Format::Agentstack || manifest.raw("/tools").is_none() {
         return;
     }

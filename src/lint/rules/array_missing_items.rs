@@ -28,9 +28,10 @@
 //! {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}, "description": "Labels to add"}}}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::json;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::settings::{agree, provider_list};
@@ -51,7 +52,7 @@ pub(crate) fn check_node(
     parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
-    out: &mut Vec<Diagnostic>,
+    out: &mut Findings,
 ) {
     let is_array = match node.get("type") {
         Some(Value::String(t)) => t == "array",

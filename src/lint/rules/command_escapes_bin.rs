@@ -18,8 +18,9 @@
 //! {"tools": [{"name": "fetch", "command": ["./tools/bin/fetch"]}]}
 //! ```
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::lint::command_path::{BIN_PREFIX, CommandPath, classify, commands, program};
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {
@@ -31,7 +32,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     for (pointer, command) in commands(manifest) {
         let Some(program) = program(command) else {
             continue;

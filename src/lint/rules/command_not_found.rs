@@ -15,8 +15,9 @@
 //! ## Use instead
 //! Build the tool (`make tools`), fix the path, or `chmod +x` the program.
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::lint::command_path::{commands, program};
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 use crate::project::FileState;
 
@@ -29,7 +30,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     for (pointer, command) in commands(manifest) {
         let Some(program) = program(command) else {
             continue;

@@ -20,8 +20,9 @@
 //! ```
 //! or an absolute path such as `"/usr/local/bin/fetch"`.
 
-use crate::diagnostic::{Diagnostic, Edit, Fix, Severity};
+use crate::diagnostic::{Edit, Fix, Severity};
 use crate::lint::command_path::{BIN_PREFIX, CommandPath, classify, commands, program};
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {
@@ -33,7 +34,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     for (pointer, command) in commands(manifest) {
         let Some(program) = program(command) else {
             continue;

@@ -25,9 +25,10 @@
 //!     "description": "level:error AND service:api; fields: level, service, host, msg"}}}}]}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::ir::{Format, Tool};
 use crate::lint::{Manifest, Rule, Target};
 
@@ -40,7 +41,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[Target::Openai],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let limit = manifest.settings.limits.openai_description_length;
     for tool in &manifest.toolset.tools {
         let Some(at) = description_at(manifest, tool) else {

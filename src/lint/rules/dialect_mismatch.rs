@@ -32,9 +32,10 @@
 //!   "type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::json;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::settings::{agree, provider_list};
@@ -51,7 +52,7 @@ pub(crate) const RULE: Rule = Rule {
 
 const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
-pub(crate) fn check(parameters: &ParameterSchema, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(parameters: &ParameterSchema, out: &mut Findings) {
     let Some(dialect) = parameters.value.get("$schema") else {
         return;
     };

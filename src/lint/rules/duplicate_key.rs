@@ -17,7 +17,8 @@
 //! {"name": "http_fetch", "description": "Fetch a URL"}
 //! ```
 
-use crate::diagnostic::{Diagnostic, Related, Severity};
+use crate::diagnostic::{Related, Severity};
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {
@@ -29,7 +30,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     for duplicate in &manifest.document.duplicate_keys {
         let first_line = manifest.line_of(duplicate.first);
         out.push(

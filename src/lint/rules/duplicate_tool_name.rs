@@ -29,6 +29,7 @@
 //! ]}
 //! ```
 
+use crate::lint::findings::Findings;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -48,7 +49,7 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 /// Duplicates inside one manifest.
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let mut first: BTreeMap<&str, &Tool> = BTreeMap::new();
     for tool in &manifest.toolset.tools {
         if tool.name.is_empty() {

@@ -18,9 +18,10 @@
 //! {"tools": [{"name": "fetch", "command": ["./tools/bin/fetch", "--quiet"]}]}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::lint::command_path::{commands, program};
 use crate::lint::{Manifest, Rule};
 
@@ -33,7 +34,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     for (pointer, command) in commands(manifest) {
         if program(command).is_some() {
             continue;

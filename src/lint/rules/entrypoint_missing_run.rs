@@ -35,7 +35,8 @@
 //!     return fetch(params["url"], params.get("timeout", 10))
 //! ```
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 use crate::python::{self, Function};
 
@@ -48,7 +49,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let Some(file) = &manifest.code.entrypoint else {
         return;
     };

@@ -15,7 +15,8 @@
 //! {"name": "fetch", "entrypoint": "main.py", ...}
 //! ```
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 use crate::project::FileState;
 
@@ -28,7 +29,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let Some(file) = &manifest.code.entrypoint else {
         return;
     };

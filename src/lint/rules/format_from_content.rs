@@ -24,6 +24,7 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::ir::Format;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 use crate::project::Decided;
 
@@ -63,7 +64,7 @@ fn at_start(manifest: &Manifest, message: String) -> Diagnostic {
 }
 
 /// A file read by its content against its name.
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let Decided::ByContent { named: Some(named) } = manifest.detection.decided else {
         return;
     };

@@ -20,9 +20,10 @@
 //! {"type": "object", "properties": {"priority": {"type": "string", "enum": ["1", "2", "3"]}}}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::json;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::gemini_unsupported_keyword::in_rejected_subschema;
@@ -43,7 +44,7 @@ pub(crate) fn check_node(
     parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
-    out: &mut Vec<Diagnostic>,
+    out: &mut Findings,
 ) {
     let Some(Value::Array(values)) = node.get("enum") else {
         return;

@@ -29,9 +29,10 @@
 //! {"type": "object", "properties": {"user_id": {"type": "string"}}}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::json;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::gemini_unsupported_keyword::in_rejected_subschema;
@@ -53,7 +54,7 @@ pub(crate) fn check_node(
     parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
-    out: &mut Vec<Diagnostic>,
+    out: &mut Findings,
 ) {
     let Some(Value::Object(properties)) = node.get("properties") else {
         return;

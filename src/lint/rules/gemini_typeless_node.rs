@@ -30,9 +30,10 @@
 //!   "tags": {"type": "array", "items": {"type": "string"}}}}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::json;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_unsupported_keyword::{PathStep, schema_path};
@@ -58,7 +59,7 @@ pub(crate) fn check_node(
     parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
-    out: &mut Vec<Diagnostic>,
+    out: &mut Findings,
 ) {
     if node.contains_key("type") || TYPE_NOT_NEEDED.iter().any(|k| node.contains_key(*k)) {
         return;

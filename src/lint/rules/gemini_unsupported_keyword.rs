@@ -39,9 +39,10 @@
 //! {"type": "object", "properties": {"mode": {"type": "string", "enum": ["fast"]}}}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::json;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_unsupported_keyword::schema_path;
@@ -63,7 +64,7 @@ pub(crate) fn check_node(
     parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
-    out: &mut Vec<Diagnostic>,
+    out: &mut Findings,
 ) {
     if in_rejected_subschema(parameters, pointer) {
         return;
@@ -106,7 +107,7 @@ fn check_format(
     parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
-    out: &mut Vec<Diagnostic>,
+    out: &mut Findings,
 ) {
     let (Some(Value::String(format)), Some(Value::String(kind))) =
         (node.get("format"), node.get("type"))

@@ -20,9 +20,10 @@
 //! {"type": "object", "properties": {"url": {"type": "string"}}}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::formats::standard_parameters;
 use crate::ir::Format;
 use crate::lint::Rule;
@@ -50,7 +51,7 @@ const TYPES: &[&str] = &[
     "string", "number", "integer", "boolean", "array", "object", "null",
 ];
 
-pub(crate) fn check(parameters: &ParameterSchema, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(parameters: &ParameterSchema, out: &mut Findings) {
     let raw @ Value::Object(_) = parameters.value else {
         return;
     };

@@ -20,9 +20,10 @@
 //! "capabilities": {"resources": {"memory": "512Mi"}}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::formats::nachos::{MEMORY_POINTER, memory_bytes};
 use crate::ir::Format;
 use crate::lint::{Manifest, Rule};
@@ -36,7 +37,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     if manifest.format() != Format::Nachos || manifest.toolset.tools.is_empty() {
         return;
     }

@@ -17,9 +17,10 @@
 //! "provides": {"tool": "filesystem_write", "securityTier": 2}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::ir::Format;
 use crate::lint::{Manifest, Rule};
 
@@ -41,7 +42,7 @@ pub(crate) fn tier_value(value: &Value) -> Option<i64> {
     (number.fract() == 0.0 && (0.0..=4.0).contains(&number)).then_some(number as i64)
 }
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     if manifest.format() != Format::Nachos || manifest.toolset.tools.is_empty() {
         return;
     }

@@ -24,7 +24,8 @@
 //! {"name": "fetch_url", "description": "Fetch a URL", "entrypoint": "main.py", "parameters": {"type": "object", "properties": {}}}
 //! ```
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule, Target};
 
 pub(crate) const RULE: Rule = Rule {
@@ -43,7 +44,7 @@ fn accepted(c: char) -> bool {
     PROVIDERS.iter().all(|p| p.accepts_in_tool_name(c))
 }
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     for tool in &manifest.toolset.tools {
         if tool.name.is_empty() {
             continue;

@@ -26,9 +26,10 @@
 //!  "annotations": {"readOnlyHint": false, "destructiveHint": true}}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::ir::Format;
 use crate::json;
 use crate::lint::{Manifest, Rule, Target};
@@ -45,7 +46,7 @@ pub(crate) const RULE: Rule = Rule {
 /// Hints the specification reads only when `readOnlyHint` is false.
 const WRITE_HINTS: &[&str] = &["destructiveHint", "idempotentHint"];
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     if manifest.format() != Format::Mcp {
         return;
     }

@@ -18,9 +18,10 @@
 //! "tools": {"query_data": {"actions": ["read"]}}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::ir::Format;
 use crate::json;
 use crate::lint::{Manifest, Rule};
@@ -34,7 +35,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     if manifest.format() != Format::Agentstack {
         return;
     }

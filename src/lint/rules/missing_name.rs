@@ -17,9 +17,10 @@
 //! {"tools": [{"name": "fetch", "description": "Fetch a URL", "command": ["./tools/bin/fetch"]}]}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::ir::Format;
 use crate::lint::{Manifest, Rule};
 
@@ -32,7 +33,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     if matches!(manifest.format(), Format::Agentstack | Format::Nachos)
         && manifest.document.value.is_object()
     {
@@ -54,7 +55,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn check_name_at(manifest: &Manifest, pointer: &str, what: &str, out: &mut Vec<Diagnostic>) {
+fn check_name_at(manifest: &Manifest, pointer: &str, what: &str, out: &mut Findings) {
     // Where the object that should hold the name is itself missing or not an
     // object (Nachos `provides`), the format's structure says so instead.
     let parent = pointer.rsplit_once('/').map_or("", |(parent, _)| parent);

@@ -64,12 +64,12 @@ pub(crate) mod strict_limits;
 pub(crate) mod strict_unsupported_format;
 pub(crate) mod strict_unsupported_keyword;
 
+use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
 use super::parameter_schema::ParameterSchema;
 use super::schema_walk::for_each_schema;
 use super::{Manifest, Rule};
-use crate::diagnostic::Diagnostic;
 
 include!(concat!(env!("OUT_DIR"), "/rule_docs.rs"));
 
@@ -79,7 +79,7 @@ pub(crate) enum Check {
     /// A file the front end could not load (see `lint::problem_diagnostic`).
     Load,
     /// A check of one manifest at a time.
-    Manifest(fn(&Manifest, &mut Vec<Diagnostic>)),
+    Manifest(fn(&Manifest, &mut Findings)),
     /// A check of a tool's parameter schema as a whole, wherever it comes
     /// from (see [`ParameterSchema`]).
     Schema(ToolSchemaCheck),
@@ -95,8 +95,8 @@ pub(crate) enum Check {
     Across,
 }
 
-type ToolSchemaCheck = fn(&ParameterSchema, &mut Vec<Diagnostic>);
-type SchemaCheck = fn(&ParameterSchema, &str, &Map<String, Value>, &mut Vec<Diagnostic>);
+type ToolSchemaCheck = fn(&ParameterSchema, &mut Findings);
+type SchemaCheck = fn(&ParameterSchema, &str, &Map<String, Value>, &mut Findings);
 
 /// Every rule, in code order, with its check: registering a rule is one
 /// entry here (and its module above).
@@ -309,11 +309,7 @@ pub(crate) const ABOUT_KEYS: &[&Rule] = &[&duplicate_key::RULE, &unknown_field::
 /// about schemas in the document go to `out`; those about derived schemas,
 /// deduplicated among themselves and moved to their tool's name, go to
 /// `derived_out`.
-fn check_parameter_schemas(
-    manifest: &Manifest,
-    out: &mut Vec<Diagnostic>,
-    derived_out: &mut Vec<Diagnostic>,
-) {
+fn check_parameter_schemas(manifest: &Manifest, out: &mut Findings, derived_out: &mut Findings) {
     let runs = |rule: &Rule| manifest.settings.runs(rule);
     let tool_checks: Vec<ToolSchemaCheck> = REGISTRY
         .iter()
@@ -334,7 +330,7 @@ fn check_parameter_schemas(
     if tool_checks.is_empty() && node_checks.is_empty() {
         return;
     }
-    let check = |schema: &ParameterSchema, out: &mut Vec<Diagnostic>| {
+    let check = |schema: &ParameterSchema, out: &mut Findings| {
         for check in &tool_checks {
             check(schema, out);
         }
@@ -354,10 +350,10 @@ fn check_parameter_schemas(
         }
         // One report per defect, decided by the place in the derived
         // schema: once moved, every finding sits at the tool's name.
-        let mut found = Vec::new();
+        let mut found = Findings::new();
         check(&schema, &mut found);
         super::keep_one_report_per_defect(&mut found);
-        derived_out.extend(schema.relocate(found));
+        derived_out.extend(schema.relocate(found.into_kept()));
     }
 }
 
@@ -385,11 +381,7 @@ pub(crate) fn is_checked_structurally(manifest: &Manifest) -> bool {
 
 /// Runs the per-file rules. Findings about derived parameter schemas go to
 /// `derived_out`, apart from the rest (see [`check_parameter_schemas`]).
-pub(crate) fn check_manifest(
-    manifest: &Manifest,
-    out: &mut Vec<Diagnostic>,
-    derived_out: &mut Vec<Diagnostic>,
-) {
+pub(crate) fn check_manifest(manifest: &Manifest, out: &mut Findings, derived_out: &mut Findings) {
     if not_a_tool_manifest::applies(manifest) {
         duplicate_key::check(manifest, out);
         not_a_tool_manifest::check(manifest, out);

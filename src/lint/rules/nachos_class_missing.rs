@@ -37,8 +37,9 @@
 //! }
 //! ```
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::ir::Format;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 use crate::typescript;
 
@@ -76,7 +77,7 @@ pub(crate) fn shown_path(manifest: &Manifest, path: &std::path::Path) -> String 
         .join("/")
 }
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let Some((tool_id, search)) = search(manifest) else {
         return;
     };

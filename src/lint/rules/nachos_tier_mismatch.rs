@@ -29,7 +29,8 @@
 //! "provides": {"tool": "filesystem_write", "securityTier": 2}
 //! ```
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 use crate::typescript;
 
@@ -55,7 +56,7 @@ fn tier_name(tier: i64) -> String {
     format!("{tier} ({})", name.to_ascii_lowercase())
 }
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let Some(declared) = manifest.raw(POINTER).and_then(tier_value) else {
         return;
     };

@@ -32,7 +32,8 @@
 //! {"tools": [{"name": "github_create_issue", "inputSchema": {"type": "object", "properties": {}}}]}
 //! ```
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::lint::findings::Findings;
 use crate::lint::settings::{agree, provider_list};
 use crate::lint::shown;
 use crate::lint::{Manifest, Rule, Target};
@@ -51,7 +52,7 @@ pub(crate) const RULE: Rule = Rule {
     ],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let providers = manifest.settings.providers(&RULE);
     let accepted_by_all = |c: char| providers.iter().all(|&p| p.accepts_in_tool_name(c));
     for tool in &manifest.toolset.tools {

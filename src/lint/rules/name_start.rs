@@ -27,7 +27,8 @@
 //!   "parameters": {"type": "object", "properties": {}}}}]
 //! ```
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::lint::findings::Findings;
 use crate::lint::shown;
 use crate::lint::{Manifest, Rule, Target};
 
@@ -40,7 +41,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[Target::Gemini],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     for tool in &manifest.toolset.tools {
         let Some(first) = tool.name.chars().next() else {
             continue;

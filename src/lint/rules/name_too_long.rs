@@ -38,7 +38,8 @@
 //!   "parameters": {"type": "object", "properties": {}}}}]
 //! ```
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::lint::findings::Findings;
 use crate::lint::settings::{exceeded, limits_sentence};
 use crate::lint::{Manifest, Rule, Target, shown};
 
@@ -56,7 +57,7 @@ pub(crate) const RULE: Rule = Rule {
     ],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let providers = manifest.settings.providers(&RULE);
     for tool in &manifest.toolset.tools {
         if tool.name.is_empty() {

@@ -23,9 +23,10 @@
 //! }}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Fix, Severity};
+use crate::diagnostic::{Fix, Severity};
 use crate::ir::Format;
 use crate::json;
 use crate::lint::fix::insert_member;
@@ -40,7 +41,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     if manifest.format() != Format::Nora {
         return;
     }

@@ -16,9 +16,10 @@
 //! Nothing to change. To keep such files out of a lint run, leave their
 //! directories out of the paths you pass.
 
+use crate::lint::findings::Findings;
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::ir::Format;
 use crate::lint::{Manifest, Rule};
 
@@ -40,7 +41,7 @@ pub(crate) fn applies(manifest: &Manifest) -> bool {
         )
 }
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     if !applies(manifest) {
         return;
     }

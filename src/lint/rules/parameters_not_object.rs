@@ -21,9 +21,10 @@
 //!   "schema": {"type": "object", "properties": {"text": {"type": "string"}}}}]}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Fix, Severity};
+use crate::diagnostic::{Fix, Severity};
 use crate::lint::Rule;
 use crate::lint::fix::insert_member;
 use crate::lint::parameter_schema::ParameterSchema;
@@ -37,7 +38,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(parameters: &ParameterSchema, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(parameters: &ParameterSchema, out: &mut Findings) {
     let at = parameters.root;
     let mut fix = None;
     let (pointer, message) = match parameters.value {

@@ -22,9 +22,10 @@
 //! {"type": "object", "properties": {"timeout": {"type": "integer", "description": "Timeout in milliseconds"}}}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::ir::Format;
 use crate::json;
 use crate::lint::Rule;
@@ -45,7 +46,7 @@ pub(crate) fn check_node(
     parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
-    out: &mut Vec<Diagnostic>,
+    out: &mut Findings,
 ) {
     // NORA's format requires a description on each of its top-level
     // properties: there a missing one is an error of the format's

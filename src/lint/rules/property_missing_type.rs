@@ -21,9 +21,10 @@
 //! {"type": "object", "properties": {"limit": {"type": "integer", "description": "Maximum results"}}}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::ir::Format;
 use crate::json;
 use crate::lint::Rule;
@@ -45,7 +46,7 @@ pub(crate) fn check_node(
     parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
-    out: &mut Vec<Diagnostic>,
+    out: &mut Findings,
 ) {
     // A Python parameter without a type is `python-type-hint-unknown`'s
     // finding, which names the hint to change.

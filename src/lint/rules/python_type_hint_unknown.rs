@@ -30,7 +30,8 @@
 //!     ...
 //! ```
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {
@@ -42,7 +43,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     for derived in &manifest.code.derived {
         let Some(tool) = manifest.toolset.tools.get(derived.tool) else {
             continue;

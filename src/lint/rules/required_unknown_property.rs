@@ -20,9 +20,10 @@
 //! {"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::json;
 use crate::lint::Rule;
 use crate::lint::parameter_schema::ParameterSchema;
@@ -45,7 +46,7 @@ pub(crate) fn check_node(
     parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
-    out: &mut Vec<Diagnostic>,
+    out: &mut Findings,
 ) {
     let (Some(Value::Array(required)), Some(Value::Object(properties))) =
         (node.get("required"), node.get("properties"))

@@ -32,9 +32,10 @@
 //!   "path": {"type": "string", "description": "Resource path (give this or id)"}}}}]
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::json;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::settings::{agree, provider_list};
@@ -50,7 +51,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[Target::Anthropic, Target::OpenaiStrict],
 };
 
-pub(crate) fn check(parameters: &ParameterSchema, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(parameters: &ParameterSchema, out: &mut Findings) {
     let Value::Object(schema) = parameters.value else {
         return;
     };

@@ -27,9 +27,10 @@
 //!  "additionalProperties": false}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
-use crate::diagnostic::{Diagnostic, Fix, Severity};
+use crate::diagnostic::{Fix, Severity};
 use crate::json;
 use crate::lint::fix::insert_member;
 use crate::lint::parameter_schema::ParameterSchema;
@@ -52,7 +53,7 @@ pub(crate) fn check_node(
     parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
-    out: &mut Vec<Diagnostic>,
+    out: &mut Findings,
 ) {
     if !is_object_schema(node) {
         return;

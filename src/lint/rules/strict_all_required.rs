@@ -27,9 +27,10 @@
 //!  "properties": {"city": {"type": "string"}, "unit": {"type": ["string", "null"]}}}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
-use crate::diagnostic::{Diagnostic, Fix, Severity};
+use crate::diagnostic::{Fix, Severity};
 use crate::ir::Format;
 use crate::json;
 use crate::lint::fix::{append_item, insert_member, replace_value};
@@ -52,7 +53,7 @@ pub(crate) fn check_node(
     parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
-    out: &mut Vec<Diagnostic>,
+    out: &mut Findings,
 ) {
     let Some(Value::Object(properties)) = node.get("properties") else {
         return;

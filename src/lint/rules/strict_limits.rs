@@ -34,9 +34,10 @@
 //! the tool into several, or take a large code list as a string and state
 //! its format in the description.
 
+use crate::lint::findings::Findings;
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::schema_walk::for_each_schema;
 use crate::lint::{Limits, Rule, Target};
@@ -51,7 +52,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[Target::OpenaiStrict],
 };
 
-pub(crate) fn check(parameters: &ParameterSchema, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(parameters: &ParameterSchema, out: &mut Findings) {
     let limits = &parameters.manifest.settings.limits;
     let documented = Limits::default();
     let at = parameters.root;

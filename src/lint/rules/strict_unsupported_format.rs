@@ -25,9 +25,10 @@
 //!  "properties": {"url": {"type": "string", "description": "An absolute http(s) URL."}}}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::json;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_unsupported_keyword::in_rejected_subschema;
@@ -49,7 +50,7 @@ pub(crate) fn check_node(
     parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
-    out: &mut Vec<Diagnostic>,
+    out: &mut Findings,
 ) {
     // A `format` that is not a string is `invalid-json-schema`'s finding.
     let Some(Value::String(format)) = node.get("format") else {

@@ -29,11 +29,12 @@
 //!  "properties": {"target": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}
 //! ```
 
+use crate::lint::findings::Findings;
 use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::json;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::{Rule, Target};
@@ -58,7 +59,7 @@ pub(crate) fn check_node(
     parameters: &ParameterSchema,
     pointer: &str,
     node: &Map<String, Value>,
-    out: &mut Vec<Diagnostic>,
+    out: &mut Findings,
 ) {
     if in_rejected_subschema(parameters, pointer) {
         return;

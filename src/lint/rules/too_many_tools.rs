@@ -34,7 +34,8 @@
 //! storage-tools.json   {"tools": [... 30 function tools ...]}
 //! ```
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::lint::findings::Findings;
 use crate::lint::settings::{exceeded, limits_sentence};
 use crate::lint::{Manifest, Rule, Target};
 
@@ -47,7 +48,7 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[Target::Openai, Target::Gemini],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let count = manifest.toolset.tools.len();
     let limits = &manifest.settings.limits;
     let over = exceeded(

@@ -39,7 +39,8 @@
 //! }
 //! ```
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 
 use super::nachos_class_missing::{search, shown_path};
@@ -59,7 +60,7 @@ const MAX_SHOWN: usize = 80;
 /// How many expressions one message lists.
 const MAX_LISTED: usize = 10;
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let Some((_, search)) = search(manifest) else {
         return;
     };

@@ -17,9 +17,10 @@
 //! "tools": {"send_message": {"actions": ["write"]}}
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::ir::Format;
 use crate::json;
 use crate::lint::{Manifest, Rule};
@@ -36,7 +37,7 @@ pub(crate) const RULE: Rule = Rule {
 
 pub(crate) const ACTIONS: &[&str] = &["read", "write", "execute", "delete"];
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     if manifest.format() != Format::Agentstack {
         return;
     }

@@ -17,9 +17,10 @@
 //! "dependencies": ["firecrawl-py>=1.6.4"]
 //! ```
 
+use crate::lint::findings::Findings;
 use serde_json::Value;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::ir::Format;
 use crate::json;
 use crate::lint::{Manifest, Rule};
@@ -36,7 +37,7 @@ pub(crate) const RULE: Rule = Rule {
 /// PEP 440 comparison operators and PEP 508 direct references.
 const SPECIFIERS: &[&str] = &["==", ">=", "<=", "~=", "!=", "<", ">", "@"];
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     if manifest.format() != Format::Agentstack {
         return;
     }

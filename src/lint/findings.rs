@@ -1,0 +1,165 @@
+//! The findings of one file, with a limit per rule.
+//!
+//! A rule can fire once per value or per key: ten megabytes of
+//! `{"name": "a", "name": "a"}` tools is three hundred thousand duplicate
+//! keys, and a finding with its message, pointer, help and related place
+//! costs more memory than the text it points at. Nobody reads past the
+//! first few thousand findings of one rule in one file, and the consumers
+//! cap them too (GitHub code scanning keeps 25,000 SARIF results a run), so
+//! each rule keeps its first [`PER_RULE`] in a file and counts the rest;
+//! [`Findings::finish`] adds one finding that says how many were not shown.
+
+use std::collections::HashMap;
+
+use crate::diagnostic::{Diagnostic, Rule};
+
+/// How many findings of one rule a file keeps.
+pub const PER_RULE: usize = 10_000;
+
+/// Findings being collected for one file.
+#[derive(Debug, Default)]
+pub(crate) struct Findings {
+    kept: Vec<Diagnostic>,
+    /// Findings seen per rule (by code), kept or not.
+    seen: HashMap<&'static str, (&'static Rule, usize)>,
+}
+
+impl Findings {
+    pub(crate) fn new() -> Findings {
+        Findings::default()
+    }
+
+    /// Keeps `diagnostic` unless its rule has reached its limit.
+    pub(crate) fn push(&mut self, diagnostic: Diagnostic) {
+        let rule = diagnostic.rule;
+        let seen = &mut self.seen.entry(rule.code).or_insert((rule, 0)).1;
+        *seen += 1;
+        if *seen <= PER_RULE {
+            self.kept.push(diagnostic);
+        }
+    }
+
+    /// Keeps a finding about the file as a whole (that a check covered only
+    /// part of it), outside its rule's count and limit.
+    pub(crate) fn push_note(&mut self, note: Diagnostic) {
+        self.kept.push(note);
+    }
+
+    /// Counts a finding of `rule` past its limit without making it.
+    pub(crate) fn skip(&mut self, rule: &'static Rule) {
+        self.seen.entry(rule.code).or_insert((rule, 0)).1 += 1;
+    }
+
+    pub(crate) fn extend(&mut self, diagnostics: impl IntoIterator<Item = Diagnostic>) {
+        for diagnostic in diagnostics {
+            self.push(diagnostic);
+        }
+    }
+
+    /// Whether `rule` has reached its limit: a check that can tell stops
+    /// looking (the rest would only be counted).
+    pub(crate) fn is_full(&self, rule: &Rule) -> bool {
+        self.seen
+            .get(rule.code)
+            .is_some_and(|(_, n)| *n >= PER_RULE)
+    }
+
+    /// The findings kept so far.
+    pub(crate) fn kept(&self) -> &[Diagnostic] {
+        &self.kept
+    }
+
+    /// Lets `keep` decide which kept findings stay (one report per defect).
+    pub(crate) fn retain(&mut self, keep: impl FnMut(&Diagnostic) -> bool) {
+        self.kept.retain(keep);
+    }
+
+    /// The findings, each rule past its limit followed by one file-level
+    /// finding that says how many more it had. A rule whose kept findings
+    /// all gave way to more specific ones (see
+    /// `keep_one_report_per_defect`) gets none: its others would have too.
+    pub(crate) fn finish(self, path: &str) -> Vec<Diagnostic> {
+        let mut over: Vec<(&'static Rule, usize)> = self
+            .seen
+            .into_values()
+            .filter(|(_, n)| *n > PER_RULE)
+            .collect();
+        over.sort_by_key(|(rule, _)| rule.code);
+        let mut out = self.kept;
+        for (rule, seen) in over {
+            if !out
+                .iter()
+                .any(|d| d.rule.code == rule.code && d.span.is_some())
+            {
+                continue;
+            }
+            out.push(
+                rule.diagnostic(
+                    path,
+                    "",
+                    None,
+                    format!(
+                        "{} more {} findings in this file are not shown",
+                        seen - PER_RULE,
+                        rule.name
+                    ),
+                )
+                .with_help(format!(
+                    "toolc shows the first {PER_RULE} findings of a rule in a file; fix those and run it again"
+                )),
+            );
+        }
+        out
+    }
+
+    /// The findings kept, without the notes of [`Findings::finish`]: for
+    /// findings that are moved elsewhere before they are reported.
+    pub(crate) fn into_kept(self) -> Vec<Diagnostic> {
+        self.kept
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lint::rules::{duplicate_key, empty_command};
+
+    fn finding(rule: &'static Rule, i: usize) -> Diagnostic {
+        rule.diagnostic("tools.json", format!("/tools/{i}"), None, "m")
+    }
+
+    #[test]
+    fn a_rule_past_its_limit_keeps_the_first_and_says_how_many_more() {
+        let mut findings = Findings::new();
+        for i in 0..PER_RULE + 7 {
+            findings.push(finding(&duplicate_key::RULE, i));
+        }
+        findings.push(finding(&empty_command::RULE, 0));
+        assert!(findings.is_full(&duplicate_key::RULE));
+        assert!(!findings.is_full(&empty_command::RULE));
+        let out = findings.finish("tools.json");
+        assert_eq!(out.len(), PER_RULE + 2);
+        assert_eq!(
+            out[PER_RULE - 1].pointer,
+            format!("/tools/{}", PER_RULE - 1)
+        );
+        let note = out.last().unwrap();
+        assert_eq!(note.rule.code, duplicate_key::RULE.code);
+        assert_eq!(note.span, None);
+        assert!(
+            note.message.starts_with("7 more duplicate-key findings"),
+            "{}",
+            note.message
+        );
+    }
+
+    #[test]
+    fn a_rule_whose_kept_findings_all_gave_way_gets_no_note() {
+        let mut findings = Findings::new();
+        for i in 0..PER_RULE + 1 {
+            findings.push(finding(&duplicate_key::RULE, i));
+        }
+        findings.retain(|_| false);
+        assert!(findings.finish("tools.json").is_empty());
+    }
+}
