@@ -355,5 +355,10 @@ fn lower_entries<'v>(
 /// An empty parameter schema: what a tool that takes no arguments has,
 /// and what writers give a tool whose parameters are unknown.
 pub fn no_parameters() -> Value {
-    serde_json::json!({"type": "object", "properties": {}})
+    // Sized for its two members: every agentcli or provider tool without
+    // a schema has one.
+    let mut schema = Map::with_capacity(2);
+    schema.insert("type".to_string(), Value::from("object"));
+    schema.insert("properties".to_string(), Value::Object(Map::new()));
+    Value::Object(schema)
 }

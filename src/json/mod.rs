@@ -147,6 +147,15 @@ pub fn parse_within(text: &std::sync::Arc<str>, max_values: usize) -> Result<Doc
     })
 }
 
+/// `map` in a map of its own size. A map grown member by member keeps room
+/// for up to twice its members (a one-member object, room for three: 336
+/// bytes), and a manifest can be hundreds of thousands of small objects.
+fn exact(map: Map<String, Value>) -> Map<String, Value> {
+    let mut exact = Map::with_capacity(map.len());
+    exact.extend(map);
+    exact
+}
+
 /// The pointer of the member being parsed, from the parser's stack.
 fn stack_pointer(stack: &[Frame]) -> String {
     let mut pointer = String::new();
@@ -183,7 +192,7 @@ impl Parser<'_> {
             return Err(ParseError {
                 kind: ParseErrorKind::TooLarge,
                 message: format!(
-                    "the document holds more than {} JSON values; toolc does not read that many",
+                    "the document holds more than {} JSON values",
                     self.max_values
                 ),
                 offset: self.pos,
@@ -361,7 +370,7 @@ impl Parser<'_> {
                             }
                             Some(b'}') => {
                                 self.pos += 1;
-                                let map = std::mem::take(map);
+                                let map = exact(std::mem::take(map));
                                 stack.pop();
                                 self.close_node(object);
                                 value = Value::Object(map);

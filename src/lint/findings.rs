@@ -125,7 +125,8 @@ mod tests {
     use crate::lint::rules::{duplicate_key, empty_command};
 
     fn finding(rule: &'static Rule, i: usize) -> Diagnostic {
-        rule.diagnostic("tools.json", format!("/tools/{i}"), None, "m")
+        let span = crate::source::Span::new(i, i + 1);
+        rule.diagnostic("tools.json", format!("/tools/{i}"), Some(span), "m")
     }
 
     #[test]

@@ -62,7 +62,7 @@ fn compiled(format: Format) -> Result<&'static Compiled, String> {
 /// the first, a few hundred bytes each, and an invalid value can be one
 /// byte of a two-byte array item: past this many values, errors are looked
 /// for in a copy whose arrays stop once this many values were taken.
-pub(crate) const CHECKED_VALUES: usize = 250_000;
+pub(crate) const CHECKED_VALUES: usize = 100_000;
 
 pub(super) fn check(manifest: &Manifest, out: &mut Findings) -> Result<(), String> {
     let (schema, validator) = compiled(manifest.format())?;

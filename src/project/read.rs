@@ -199,7 +199,7 @@ pub(super) fn load_bytes(
                 ParseErrorKind::TooLarge => (
                     ProblemKind::TooLarge,
                     format!(
-                        "{}, one for every {} bytes of the {max_size}-byte limit; it was not read",
+                        "{}, one for every {} bytes of the {max_size}-byte size limit; it was not read",
                         error.message,
                         super::BYTES_PER_VALUE
                     ),

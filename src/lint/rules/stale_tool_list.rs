@@ -111,20 +111,21 @@ fn parameter_shape(tool: &Tool) -> Vec<(&str, Vec<&str>, &str)> {
 /// The facts of a manifest's tools.
 pub(crate) fn facts(manifest: &Manifest) -> Vec<ToolFacts> {
     let path: Arc<str> = manifest.path().into();
-    manifest
-        .named_tools()
-        .map(|(tool, span, line)| ToolFacts {
-            format: manifest.format(),
-            generated: manifest.generated,
-            name: tool.name.clone(),
-            description: digest(tool.description.as_deref().unwrap_or_default().trim()),
-            parameters: digest(parameter_shape(tool)),
-            path: path.clone(),
-            pointer: tool.name_at.clone(),
-            span,
-            line,
-        })
-        .collect()
+    // Sized once: kept for the whole run, and a vector collected by
+    // doubling holds up to twice its facts.
+    let mut facts = Vec::with_capacity(manifest.toolset.tools.len());
+    facts.extend(manifest.named_tools().map(|(tool, span, line)| ToolFacts {
+        format: manifest.format(),
+        generated: manifest.generated,
+        name: tool.name.clone(),
+        description: digest(tool.description.as_deref().unwrap_or_default().trim()),
+        parameters: digest(parameter_shape(tool)),
+        path: path.clone(),
+        pointer: tool.name_at.clone(),
+        span,
+        line,
+    }));
+    facts
 }
 
 /// Finds the views among the files (see [`crate::project::views`]) and
