@@ -9,7 +9,7 @@
 //! each rule keeps its first [`PER_RULE`] in a file and counts the rest;
 //! [`Findings::finish`] adds one finding that says how many were not shown.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use crate::diagnostic::{Diagnostic, Rule};
 
@@ -20,8 +20,17 @@ pub const PER_RULE: usize = 10_000;
 #[derive(Debug, Default)]
 pub(crate) struct Findings {
     kept: Vec<Diagnostic>,
-    /// Findings seen per rule (by code), kept or not.
-    seen: HashMap<&'static str, (&'static Rule, usize)>,
+    /// Per rule (by code, the order of the notes).
+    counts: BTreeMap<&'static str, Count>,
+}
+
+#[derive(Debug)]
+struct Count {
+    rule: &'static Rule,
+    /// Findings kept so far.
+    kept: usize,
+    /// Findings past the limit, not kept.
+    dropped: usize,
 }
 
 impl Findings {
@@ -31,12 +40,21 @@ impl Findings {
 
     /// Keeps `diagnostic` unless its rule has reached its limit.
     pub(crate) fn push(&mut self, diagnostic: Diagnostic) {
-        let rule = diagnostic.rule;
-        let seen = &mut self.seen.entry(rule.code).or_insert((rule, 0)).1;
-        *seen += 1;
-        if *seen <= PER_RULE {
+        let count = self.count(diagnostic.rule);
+        if count.kept < PER_RULE {
+            count.kept += 1;
             self.kept.push(diagnostic);
+        } else {
+            count.dropped += 1;
         }
+    }
+
+    fn count(&mut self, rule: &'static Rule) -> &mut Count {
+        self.counts.entry(rule.code).or_insert(Count {
+            rule,
+            kept: 0,
+            dropped: 0,
+        })
     }
 
     /// Keeps a finding about the file as a whole (that a check covered only
@@ -45,23 +63,34 @@ impl Findings {
         self.kept.push(note);
     }
 
-    /// Counts a finding of `rule` past its limit without making it.
-    pub(crate) fn skip(&mut self, rule: &'static Rule) {
-        self.seen.entry(rule.code).or_insert((rule, 0)).1 += 1;
+    /// Counts `n` findings of `rule` past its limit without making them.
+    pub(crate) fn skip(&mut self, rule: &'static Rule, n: usize) {
+        self.count(rule).dropped += n;
     }
 
-    pub(crate) fn extend(&mut self, diagnostics: impl IntoIterator<Item = Diagnostic>) {
-        for diagnostic in diagnostics {
+    /// Takes over `other`'s findings, and the count of those it did not
+    /// keep: a rule's limit holds across both.
+    pub(crate) fn absorb(&mut self, other: Findings) {
+        for diagnostic in other.kept {
             self.push(diagnostic);
         }
+        for count in other.counts.into_values() {
+            self.skip(count.rule, count.dropped);
+        }
+    }
+
+    /// Replaces the kept findings with what `change` makes of them (moved
+    /// to another place, merged); the counts stay.
+    pub(crate) fn map_kept(&mut self, change: impl FnOnce(Vec<Diagnostic>) -> Vec<Diagnostic>) {
+        self.kept = change(std::mem::take(&mut self.kept));
     }
 
     /// Whether `rule` has reached its limit: a check that can tell stops
     /// looking (the rest would only be counted).
     pub(crate) fn is_full(&self, rule: &Rule) -> bool {
-        self.seen
+        self.counts
             .get(rule.code)
-            .is_some_and(|(_, n)| *n >= PER_RULE)
+            .is_some_and(|count| count.kept >= PER_RULE)
     }
 
     /// The findings kept so far.
@@ -79,14 +108,8 @@ impl Findings {
     /// all gave way to more specific ones (see
     /// `keep_one_report_per_defect`) gets none: its others would have too.
     pub(crate) fn finish(self, path: &str) -> Vec<Diagnostic> {
-        let mut over: Vec<(&'static Rule, usize)> = self
-            .seen
-            .into_values()
-            .filter(|(_, n)| *n > PER_RULE)
-            .collect();
-        over.sort_by_key(|(rule, _)| rule.code);
         let mut out = self.kept;
-        for (rule, seen) in over {
+        for Count { rule, dropped, .. } in self.counts.into_values().filter(|c| c.dropped > 0) {
             if !out
                 .iter()
                 .any(|d| d.rule.code == rule.code && d.span.is_some())
@@ -99,8 +122,7 @@ impl Findings {
                     "",
                     None,
                     format!(
-                        "{} more {} findings in this file are not shown",
-                        seen - PER_RULE,
+                        "{dropped} more {} findings in this file are not shown",
                         rule.name
                     ),
                 )
@@ -112,8 +134,8 @@ impl Findings {
         out
     }
 
-    /// The findings kept, without the notes of [`Findings::finish`]: for
-    /// findings that are moved elsewhere before they are reported.
+    /// The findings kept, without the notes of [`Findings::finish`] (for
+    /// `--fix`, whose next round finds the rest).
     pub(crate) fn into_kept(self) -> Vec<Diagnostic> {
         self.kept
     }
@@ -151,6 +173,24 @@ mod tests {
             note.message.starts_with("7 more duplicate-key findings"),
             "{}",
             note.message
+        );
+    }
+
+    #[test]
+    fn findings_taken_over_keep_the_count_of_those_not_kept() {
+        let mut derived = Findings::new();
+        for i in 0..PER_RULE + 3 {
+            derived.push(finding(&duplicate_key::RULE, i));
+        }
+        derived.map_kept(|kept| kept.into_iter().take(1).collect());
+        let mut out = Findings::new();
+        out.push(finding(&duplicate_key::RULE, 0));
+        out.absorb(derived);
+        let out = out.finish("tools.json");
+        assert_eq!(out.len(), 3);
+        assert_eq!(
+            out[2].message,
+            "3 more duplicate-key findings in this file are not shown"
         );
     }
 

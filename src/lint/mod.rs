@@ -25,7 +25,6 @@ pub(crate) mod schema_walk;
 pub mod settings;
 mod structure;
 
-use crate::lint::findings::Findings;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -34,6 +33,7 @@ use rayon::prelude::*;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::ir::Format;
+use crate::lint::findings::Findings;
 use crate::project::{
     self, Failure, LoadOptions, LoadProblem, Loaded, ProblemKind, Project, ReadLog,
 };
@@ -628,7 +628,7 @@ fn check_manifest(manifest: &Manifest, out: &mut Findings) -> Result<(), LintErr
     // already deduplicated by their place in those schemas: kept out of the
     // step above, they neither displace nor are displaced by a finding
     // about the name itself.
-    out.extend(derived.into_kept());
+    out.absorb(derived);
     Ok(())
 }
 

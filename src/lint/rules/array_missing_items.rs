@@ -28,11 +28,11 @@
 //! {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}, "description": "Labels to add"}}}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
 use crate::diagnostic::Severity;
 use crate::json;
+use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::settings::{agree, provider_list};
 use crate::lint::{Rule, Target};

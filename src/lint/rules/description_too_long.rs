@@ -25,11 +25,11 @@
 //!     "description": "level:error AND service:api; fields: level, service, host, msg"}}}}]}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
 use crate::ir::{Format, Tool};
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule, Target};
 
 pub(crate) const RULE: Rule = Rule {

@@ -32,11 +32,11 @@
 //!   "type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
 use crate::json;
+use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::settings::{agree, provider_list};
 use crate::lint::{Rule, Target};

@@ -29,12 +29,12 @@
 //! ]}
 //! ```
 
-use crate::lint::findings::Findings;
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::ir::{Format, Tool};
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 use crate::project::{NameEntry, Repeats, name_clashes};
 use crate::source::Span;

@@ -18,11 +18,11 @@
 //! {"tools": [{"name": "fetch", "command": ["./tools/bin/fetch", "--quiet"]}]}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
 use crate::lint::command_path::{commands, program};
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {

@@ -20,11 +20,11 @@
 //! {"type": "object", "properties": {"priority": {"type": "string", "enum": ["1", "2", "3"]}}}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
 use crate::diagnostic::Severity;
 use crate::json;
+use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::gemini_unsupported_keyword::in_rejected_subschema;
 use crate::lint::{Rule, Target};

@@ -30,11 +30,11 @@
 //!   "tags": {"type": "array", "items": {"type": "string"}}}}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
 use crate::diagnostic::Severity;
 use crate::json;
+use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_unsupported_keyword::{PathStep, schema_path};
 use crate::lint::{Rule, Target};

@@ -39,11 +39,11 @@
 //! {"type": "object", "properties": {"mode": {"type": "string", "enum": ["fast"]}}}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
 use crate::diagnostic::Severity;
 use crate::json;
+use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_unsupported_keyword::schema_path;
 use crate::lint::{Rule, Target};

@@ -20,13 +20,13 @@
 //! {"type": "object", "properties": {"url": {"type": "string"}}}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
 use crate::formats::standard_parameters;
 use crate::ir::Format;
 use crate::lint::Rule;
+use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
 
 pub(crate) const RULE: Rule = Rule {

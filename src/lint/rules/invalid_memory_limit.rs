@@ -20,12 +20,12 @@
 //! "capabilities": {"resources": {"memory": "512Mi"}}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
 use crate::formats::nachos::{MEMORY_POINTER, memory_bytes};
 use crate::ir::Format;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {

@@ -17,11 +17,11 @@
 //! "provides": {"tool": "filesystem_write", "securityTier": 2}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
 use crate::ir::Format;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {

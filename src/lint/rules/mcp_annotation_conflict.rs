@@ -26,12 +26,12 @@
 //!  "annotations": {"readOnlyHint": false, "destructiveHint": true}}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
 use crate::ir::Format;
 use crate::json;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule, Target};
 
 pub(crate) const RULE: Rule = Rule {

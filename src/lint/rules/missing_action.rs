@@ -18,12 +18,12 @@
 //! "tools": {"query_data": {"actions": ["read"]}}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
 use crate::ir::Format;
 use crate::json;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {

@@ -17,11 +17,11 @@
 //! {"tools": [{"name": "fetch", "description": "Fetch a URL", "command": ["./tools/bin/fetch"]}]}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
 use crate::ir::Format;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {

@@ -64,12 +64,12 @@ pub(crate) mod strict_limits;
 pub(crate) mod strict_unsupported_format;
 pub(crate) mod strict_unsupported_keyword;
 
-use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
 use super::parameter_schema::ParameterSchema;
 use super::schema_walk::for_each_schema;
 use super::{Manifest, Rule};
+use crate::lint::findings::Findings;
 
 include!(concat!(env!("OUT_DIR"), "/rule_docs.rs"));
 
@@ -353,7 +353,8 @@ fn check_parameter_schemas(manifest: &Manifest, out: &mut Findings, derived_out:
         let mut found = Findings::new();
         check(&schema, &mut found);
         super::keep_one_report_per_defect(&mut found);
-        derived_out.extend(schema.relocate(found.into_kept()));
+        found.map_kept(|kept| schema.relocate(kept));
+        derived_out.absorb(found);
     }
 }
 

@@ -23,12 +23,12 @@
 //! }}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::Value;
 
 use crate::diagnostic::{Fix, Severity};
 use crate::ir::Format;
 use crate::json;
+use crate::lint::findings::Findings;
 use crate::lint::fix::insert_member;
 use crate::lint::{Manifest, Rule};
 

@@ -16,11 +16,11 @@
 //! Nothing to change. To keep such files out of a lint run, leave their
 //! directories out of the paths you pass.
 
-use crate::lint::findings::Findings;
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
 use crate::ir::Format;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 
 pub(crate) const RULE: Rule = Rule {

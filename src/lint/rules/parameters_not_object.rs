@@ -21,11 +21,11 @@
 //!   "schema": {"type": "object", "properties": {"text": {"type": "string"}}}}]}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::Value;
 
 use crate::diagnostic::{Fix, Severity};
 use crate::lint::Rule;
+use crate::lint::findings::Findings;
 use crate::lint::fix::insert_member;
 use crate::lint::parameter_schema::ParameterSchema;
 

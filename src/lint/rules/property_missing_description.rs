@@ -22,13 +22,13 @@
 //! {"type": "object", "properties": {"timeout": {"type": "integer", "description": "Timeout in milliseconds"}}}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
 use crate::diagnostic::Severity;
 use crate::ir::Format;
 use crate::json;
 use crate::lint::Rule;
+use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
 
 pub(crate) const RULE: Rule = Rule {

@@ -21,13 +21,13 @@
 //! {"type": "object", "properties": {"limit": {"type": "integer", "description": "Maximum results"}}}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
 use crate::diagnostic::Severity;
 use crate::ir::Format;
 use crate::json;
 use crate::lint::Rule;
+use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::schema_walk::has_implied_type;
 

@@ -20,12 +20,12 @@
 //! {"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
 use crate::diagnostic::Severity;
 use crate::json;
 use crate::lint::Rule;
+use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::suggest::did_you_mean;
 

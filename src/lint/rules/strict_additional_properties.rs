@@ -27,11 +27,11 @@
 //!  "additionalProperties": false}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
 use crate::diagnostic::{Fix, Severity};
 use crate::json;
+use crate::lint::findings::Findings;
 use crate::lint::fix::insert_member;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_unsupported_keyword::in_rejected_subschema;

@@ -27,12 +27,12 @@
 //!  "properties": {"city": {"type": "string"}, "unit": {"type": ["string", "null"]}}}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
 use crate::diagnostic::{Fix, Severity};
 use crate::ir::Format;
 use crate::json;
+use crate::lint::findings::Findings;
 use crate::lint::fix::{append_item, insert_member, replace_value};
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_unsupported_keyword::in_rejected_subschema;

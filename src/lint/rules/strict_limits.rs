@@ -34,10 +34,10 @@
 //! the tool into several, or take a large code list as a string and state
 //! its format in the description.
 
-use crate::lint::findings::Findings;
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
+use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::schema_walk::for_each_schema;
 use crate::lint::{Limits, Rule, Target};

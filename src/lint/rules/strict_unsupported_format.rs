@@ -25,11 +25,11 @@
 //!  "properties": {"url": {"type": "string", "description": "An absolute http(s) URL."}}}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::{Map, Value};
 
 use crate::diagnostic::Severity;
 use crate::json;
+use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::rules::strict_unsupported_keyword::in_rejected_subschema;
 use crate::lint::{Rule, Target};

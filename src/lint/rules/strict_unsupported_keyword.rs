@@ -29,13 +29,13 @@
 //!  "properties": {"target": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}
 //! ```
 
-use crate::lint::findings::Findings;
 use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
 use crate::diagnostic::Severity;
 use crate::json;
+use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::{Rule, Target};
 use crate::providers::Keyword;

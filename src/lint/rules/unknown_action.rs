@@ -17,12 +17,12 @@
 //! "tools": {"send_message": {"actions": ["write"]}}
 //! ```
 
-use crate::lint::findings::Findings;
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
 use crate::ir::Format;
 use crate::json;
+use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 use crate::suggest::did_you_mean;
 
