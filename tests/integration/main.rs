@@ -34,6 +34,7 @@ mod quickstart;
 mod reports;
 mod rules;
 mod run;
+mod sdk;
 mod selection;
 
 use std::path::{Path, PathBuf};
