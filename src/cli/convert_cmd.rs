@@ -132,6 +132,9 @@ pub(super) fn run(
     let texts = super::texts_of(&reading.parts);
     let joined = join(reading.parts, to, strict, &options)?;
     let mut diagnostics = joined.diagnostics;
+    // Counted before --strict makes the losses errors: those are refused
+    // below, on their own terms.
+    let errors = findings::errors_in(&diagnostics);
     // On every core: converting a corpus loses fields by the hundred
     // thousand, and this sort runs after the workers are done.
     rayon::slice::ParallelSliceMut::par_sort_by(&mut diagnostics[..], Diagnostic::sort_key_cmp);
@@ -147,6 +150,9 @@ pub(super) fn run(
             "error: nothing was written: {} field(s) cannot be expressed in {} (--strict)",
             joined.losses, args.to
         )?;
+        return Ok(Outcome::Refused);
+    }
+    if findings::refuse_on_errors(errors, args.allow_errors, args.to.name(), err)? {
         return Ok(Outcome::Refused);
     }
     let mode = write::WriteMode {

@@ -148,3 +148,33 @@ pub(super) fn show(
         _ => reporting.show(report, false),
     }
 }
+
+/// How many of a generator's or converter's findings are errors: things
+/// the target cannot accept, which [`refuse_on_errors`] refuses to write.
+pub(super) fn errors_in(diagnostics: &[Diagnostic]) -> usize {
+    diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count()
+}
+
+/// Refuses to write when a generator or converter said the target cannot
+/// accept what it would write (`errors` error-level notes, from
+/// [`errors_in`]): says so and returns true, unless `allow_errors` (the
+/// user asked for output anyway).
+pub(super) fn refuse_on_errors(
+    errors: usize,
+    allow_errors: bool,
+    target: &str,
+    err: &mut dyn std::io::Write,
+) -> std::io::Result<bool> {
+    if errors == 0 || allow_errors {
+        return Ok(false);
+    }
+    writeln!(
+        err,
+        "error: nothing was written: {target} cannot accept {} (fix the manifests, or pass --allow-errors to write anyway)",
+        if errors == 1 { "1 thing above".to_string() } else { format!("{errors} things above") }
+    )?;
+    Ok(true)
+}

@@ -86,6 +86,20 @@ enum Target {
     Python,
 }
 
+impl Target {
+    /// As the command line spells it.
+    fn name(self) -> &'static str {
+        match self {
+            Target::Openai => "openai",
+            Target::Anthropic => "anthropic",
+            Target::Mcp => "mcp",
+            Target::Gemini => "gemini",
+            Target::Rust => "rust",
+            Target::Python => "python",
+        }
+    }
+}
+
 pub(super) fn run(
     args: &GenArgs,
     colors: super::Colors,
@@ -185,12 +199,20 @@ pub(super) fn run(
     }
     let texts = super::texts_of(&reading.parts);
     let (output, diagnostics) = join(args.target, work, reading.parts, &emit_options, &reload)?;
+    let errors = findings::errors_in(&diagnostics);
     let mut report = findings::report(&reading.report, diagnostics);
     if !keep_sources {
         findings::reread_shown(&mut report, &texts);
     }
     findings::show(&mut reporting, &report, listing)?;
     let Reporting { out, err, .. } = reporting;
+    let target = match (args.target, args.strict) {
+        (Target::Openai, true) => "openai --strict",
+        (target, _) => target.name(),
+    };
+    if findings::refuse_on_errors(errors, args.allow_errors, target, err)? {
+        return Ok(Outcome::Refused);
+    }
     let mode = write::WriteMode {
         force: args.force,
         dry_run: args.dry_run,
@@ -406,7 +428,11 @@ fn join(
         }
     }
     let output = match work {
-        Work::Json(target) => Output::Pieces(JsonItems::pieces(items, target.tools_at(), &[])?),
+        Work::Json(target) => Output::Pieces(JsonItems::pieces(
+            items,
+            target.tools_at(),
+            &target.root_members(),
+        )?),
         // The module's notes are the parts' (made where the maps were).
         Work::Rust => Output::Pieces(module.render_pieces(options)?.0),
         Work::FromIr => {

@@ -1,6 +1,6 @@
 //! agentcli: one `OUT/tools.json` holding every tool.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
@@ -64,9 +64,13 @@ pub(super) fn write(toolsets: &[ToolSet], out: &mut Converted) -> Result<(), Emi
         }
     }
     root.insert("tools".into(), Value::Array(entries));
+    let root = Value::Object(root);
+    if let Some(first) = toolsets.first() {
+        out.check_structure(Format::Agentcli, &root, Path::new("tools.json"), first, "");
+    }
     out.files.push(OutputFile {
         path: PathBuf::from("tools.json"),
-        contents: document(&Value::Object(root))?,
+        contents: document(&root)?,
         kind: FileKind::Owned,
     });
     Ok(())

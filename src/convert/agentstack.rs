@@ -202,9 +202,14 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
         config.insert(key, value);
     }
     config.insert("tools".into(), Value::Object(permissions));
+    let config = Value::Object(config);
+    let path = directory.join("config.json");
+    if let Some(first) = group.sets.first() {
+        out.check_structure(Format::Agentstack, &config, &path, first, "");
+    }
     out.files.push(OutputFile {
-        path: directory.join("config.json"),
-        contents: document(&Value::Object(config))?,
+        path,
+        contents: document(&config)?,
         kind: FileKind::Owned,
     });
     let init = directory.join("__init__.py");

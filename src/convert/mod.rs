@@ -185,8 +185,15 @@ impl DocumentRoot {
         self,
         parts: impl IntoIterator<Item = JsonItems>,
     ) -> Result<Vec<String>, EmitError> {
-        let members: Vec<(String, Value)> = self.members.into_iter().collect();
-        JsonItems::pieces(parts, provider::json_target(self.to).tools_at(), &members)
+        let target = provider::json_target(self.to);
+        let mut members: Vec<(String, Value)> = self.members.into_iter().collect();
+        // The members every such document has, where no manifest gave one.
+        for (key, value) in target.root_members() {
+            if !members.iter().any(|(placed, _)| *placed == key) {
+                members.push((key, value));
+            }
+        }
+        JsonItems::pieces(parts, target.tools_at(), &members)
     }
 }
 
@@ -479,6 +486,37 @@ fn document(value: &Value) -> Result<String, EmitError> {
     crate::emit::json_document(value)
 }
 
+impl Converted {
+    /// Checks a manifest a writer built against the schema of its format,
+    /// as `toolc lint` would: each mismatch is an error at `pointer` of
+    /// `set`'s manifest (what it was written from), and the conversion
+    /// writes nothing. The writers fill in what they can; this is what
+    /// keeps a gap they do not know of from reaching a file.
+    fn check_structure(
+        &mut self,
+        to: Format,
+        value: &Value,
+        file: &Path,
+        set: &ToolSet,
+        pointer: &str,
+    ) {
+        let violations = crate::lint::structure::violations(to, value)
+            .unwrap_or_else(|problem| vec![(String::new(), problem)]);
+        for (at, message) in violations {
+            let at = if at.is_empty() { "the root".to_string() } else { at };
+            self.note(
+                set,
+                pointer,
+                Severity::Error,
+                format!(
+                    "the {} written from here would not be a valid {to} manifest ({at}: {message})",
+                    file.display()
+                ),
+            );
+        }
+    }
+}
+
 /// The parameters of a tool as the target should write them: the IR's, or
 /// an empty object schema with a note when the source did not say.
 fn parameters_or_empty(out: &mut Converted, set: &ToolSet, tool: &Tool, to: Format) -> Value {
@@ -494,7 +532,14 @@ fn given_or_empty(
     to: Format,
 ) -> Value {
     match parameters {
-        Some(parameters) => parameters,
+        Some(mut parameters) => {
+            // The provider documents say it through gen's own adaptation;
+            // AgentStack's code takes a typeless parameter (`Any`).
+            if matches!(to, Format::Nora | Format::Agentcli | Format::Nachos) {
+                untyped_is_an_error(out, set, tool, &mut parameters, to);
+            }
+            parameters
+        }
         None => {
             out.note(
                 set,
@@ -507,6 +552,35 @@ fn given_or_empty(
             );
             crate::formats::no_parameters()
         }
+    }
+}
+
+/// Reports each property of `parameters` that says nothing of its type as
+/// an error: `to` needs a type on every property (toolc's own
+/// `property-missing-type` rejects the written file otherwise), and no
+/// converter can guess one.
+fn untyped_is_an_error(
+    out: &mut Converted,
+    set: &ToolSet,
+    tool: &Tool,
+    parameters: &mut Value,
+    to: Format,
+) {
+    for (at, name) in crate::schema::untyped_properties(parameters) {
+        let (pointer, from_code) = match &tool.parameters_at {
+            Some(base) => (format!("{base}{at}"), String::new()),
+            None => (tool.origin.clone(), " (read from its code)".to_string()),
+        };
+        out.note(
+            set,
+            &pointer,
+            Severity::Error,
+            format!(
+                "property \"{name}\" of tool \"{}\"{from_code} has no \"type\", which {to} \
+                 requires; give it one (in Python: a type hint toolc reads)",
+                tool.name
+            ),
+        );
     }
 }
 

@@ -75,9 +75,12 @@ pub(super) fn write(
                     ),
                 );
             }
+            let manifest = Value::Object(manifest);
+            let path = PathBuf::from(&directory).join("manifest.json");
+            out.check_structure(Format::Nachos, &manifest, &path, set, &tool.origin);
             out.files.push(OutputFile {
-                path: PathBuf::from(&directory).join("manifest.json"),
-                contents: document(&Value::Object(manifest))?,
+                path,
+                contents: document(&manifest)?,
                 kind: FileKind::Owned,
             });
             let has_class = options

@@ -29,25 +29,31 @@ pub(super) fn write(
             let directory = directories.assign(&tool.name);
             let mut manifest = Map::new();
             manifest.insert("name".into(), Value::String(tool.name.clone()));
+            let mut extra = Vec::new();
             match &tool.description {
                 Some(description) => {
                     manifest.insert("description".into(), Value::String(description.clone()));
                 }
-                None => out.note(
-                    set,
-                    &tool.origin,
-                    Severity::Warning,
-                    format!(
-                        "tool \"{}\" has no description, which NORA requires; add one to {directory}/tool.json",
-                        tool.name
-                    ),
-                ),
+                None => {
+                    manifest.insert("description".into(), Value::from(TOOL_PLACEHOLDER));
+                    // Read back, the placeholder is no description.
+                    extra.push(("description", Value::Null));
+                    out.note(
+                        set,
+                        &tool.origin,
+                        Severity::Warning,
+                        format!(
+                            "tool \"{}\" has no description, which NORA requires: {directory}/tool.json says \"{TOOL_PLACEHOLDER}\"; write one there",
+                            tool.name
+                        ),
+                    );
+                }
             }
             manifest.insert("entrypoint".into(), Value::from(DEFAULT_ENTRYPOINT));
             let parameters = parameters_or_empty(out, set, tool, Format::Nora);
-            let dialect = nora_dialect(&parameters);
-            let mut extra = Vec::new();
-            if crate::formats::standard_parameters(Format::Nora, &dialect) != parameters {
+            let mut dialect = nora_dialect(&parameters);
+            let exact = crate::formats::standard_parameters(Format::Nora, &dialect) == parameters;
+            if !exact {
                 out.losses.push(super::Loss {
                     path: set.path.clone(),
                     pointer: tool.parameters_at.clone().unwrap_or_else(|| tool.origin.clone()),
@@ -56,28 +62,23 @@ pub(super) fn write(
                         tool.name
                     ),
                 });
-                extra.push(("parameters", parameters.clone()));
             }
-            let undescribed: Vec<&str> = parameters
-                .get("properties")
-                .and_then(Value::as_object)
-                .map(|p| {
-                    p.iter()
-                        .filter(|(_, s)| s.get("description").is_none())
-                        .map(|(k, _)| k.as_str())
-                        .collect()
-                })
-                .unwrap_or_default();
+            let undescribed = fill_descriptions(&mut dialect);
             if !undescribed.is_empty() {
                 out.note(
                     set,
                     tool.parameters_at.as_deref().unwrap_or(&tool.origin),
                     Severity::Warning,
                     format!(
-                        "NORA requires a description for every parameter; {directory}/tool.json has none for {}",
+                        "NORA requires a description for every parameter: {directory}/tool.json says \"{PARAMETER_PLACEHOLDER}\" for {}; write them there",
                         undescribed.join(", ")
                     ),
                 );
+            }
+            // Placeholders or a dialect that cannot say it all: the exact
+            // schema goes along, and reading it back restores it.
+            if !exact || !undescribed.is_empty() {
+                extra.push(("parameters", parameters.clone()));
             }
             manifest.insert("parameters".into(), dialect);
             let placed = place_tool(out, set, tool, Format::Nora, &mut manifest, true);
@@ -87,9 +88,12 @@ pub(super) fn write(
                 .and_then(Value::as_str)
                 .unwrap_or(DEFAULT_ENTRYPOINT)
                 .to_string();
+            let manifest = Value::Object(manifest);
+            let path = PathBuf::from(&directory).join("tool.json");
+            out.check_structure(Format::Nora, &manifest, &path, set, &tool.origin);
             out.files.push(OutputFile {
-                path: PathBuf::from(&directory).join("tool.json"),
-                contents: document(&Value::Object(manifest))?,
+                path,
+                contents: document(&manifest)?,
                 kind: FileKind::Owned,
             });
             let script = PathBuf::from(&directory).join(&entrypoint);
@@ -113,6 +117,40 @@ pub(super) fn write(
         }
     }
     Ok(())
+}
+
+/// What a NORA tool without a description says instead: NORA requires one.
+/// The `"x-toolc"` object beside it says the tool has none, so converting
+/// the manifest back does not take this for a description.
+const TOOL_PLACEHOLDER: &str = "TODO: describe this tool (toolc convert found no description)";
+
+/// What a NORA parameter without a description says instead. The exact
+/// schema, without it, goes in `"x-toolc"`.
+const PARAMETER_PLACEHOLDER: &str = "TODO: describe this parameter";
+
+/// Gives every top-level property of a NORA parameter schema that has no
+/// description the placeholder, and the root its `properties` if it has
+/// none (NORA requires both); returns the names of the properties filled.
+fn fill_descriptions(dialect: &mut Value) -> Vec<String> {
+    let Some(root) = dialect.as_object_mut() else {
+        return Vec::new();
+    };
+    let Value::Object(properties) = root
+        .entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()))
+    else {
+        return Vec::new();
+    };
+    let mut filled = Vec::new();
+    for (name, property) in properties.iter_mut() {
+        if let Value::Object(property) = property
+            && !property.get("description").is_some_and(Value::is_string)
+        {
+            property.insert("description".into(), Value::from(PARAMETER_PLACEHOLDER));
+            filled.push(name.clone());
+        }
+    }
+    filled
 }
 
 /// A relative path without `..` or a root: it stays in the tool's directory.

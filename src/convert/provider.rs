@@ -52,9 +52,8 @@ pub(super) fn write_set(
     to: Format,
     out: &mut Converted,
 ) -> Result<(JsonItems, Vec<Carried>), EmitError> {
-    // gen's entries, without its notes: gen adapts schemas to what each
-    // provider accepts and says so, while convert keeps them as they are
-    // (lint --target says what a provider would reject).
+    // gen's entries and notes: both adapt schemas to what each provider
+    // accepts, and say so.
     let target = json_target(to);
     let tolerant = to == Format::Mcp;
     let has_root = matches!(target.tools_at(), ToolsAt::Member(_));
@@ -64,7 +63,8 @@ pub(super) fn write_set(
     let set = &*set;
     for (tool, parameters) in set.tools.iter().zip(taken) {
         let parameters = super::given_or_empty(out, set, tool, parameters, to);
-        let (mut entry, _) = target.entry_with(set, tool, Schema::Given(parameters));
+        let (mut entry, notes) = target.entry_with(set, tool, Schema::Adapt(parameters));
+        out.notes.extend(notes);
         let Value::Object(object) = &mut entry else {
             continue;
         };

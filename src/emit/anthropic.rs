@@ -12,11 +12,13 @@
 
 use serde_json::{Map, Value};
 
-use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
+use super::parameters::{
+    SchemaNotes, ensure_root_object, in_2020_12, one_object_root, parameters_or_empty,
+    require_types,
+};
 use super::{EmitError, Generated, Note, Options, Schema};
 use crate::ir::{Tool, ToolSet};
 use crate::providers::Target;
-use crate::schema::{Origins, RefGuard, flatten_root_unions, merge_all_of};
 
 /// `toolc gen anthropic`.
 pub fn generate(toolsets: &[ToolSet], _options: &Options) -> Result<Generated, EmitError> {
@@ -36,8 +38,8 @@ pub fn tools(toolsets: &[ToolSet]) -> Value {
 pub(crate) fn entry(set: &ToolSet, tool: &Tool, schema: Schema) -> (Value, Vec<Note>) {
     let mut sink = SchemaNotes::for_tool(set, tool);
     let schema = match schema {
-        Schema::Given(given) => given,
-        Schema::Adapted => adapted(tool, &mut sink),
+        Schema::Adapted => adapted(parameters_or_empty(tool), &mut sink),
+        Schema::Adapt(given) => adapted(given, &mut sink),
     };
     let mut entry = Map::new();
     entry.insert("name".into(), Value::String(tool.name.clone()));
@@ -48,19 +50,14 @@ pub(crate) fn entry(set: &ToolSet, tool: &Tool, schema: Schema) -> (Value, Vec<N
     (Value::Object(entry), sink.into_notes())
 }
 
-/// The tool's parameters with the root made one object schema.
-fn adapted(tool: &Tool, sink: &mut SchemaNotes) -> Value {
-    let mut schema = parameters_or_empty(tool);
+/// The tool's parameters with the root made one object schema, in JSON
+/// Schema 2020-12.
+pub(crate) fn adapted(mut schema: Value, sink: &mut SchemaNotes) -> Value {
     ensure_root_object(&mut schema, sink);
-    if !Target::Anthropic.rejects_root_combinators() {
-        return schema;
-    }
-    let original = schema.clone();
-    if let Value::Object(root) = &mut schema {
-        let mut origins = Origins::new();
-        let mut guard = RefGuard::new();
-        merge_all_of(root, "", 0, &original, &mut guard, &mut origins, sink);
-        flatten_root_unions(root, &original, &mut guard, &mut origins, sink);
+    require_types(&mut schema, sink);
+    in_2020_12(&mut schema, Target::Anthropic.display(), sink);
+    if Target::Anthropic.rejects_root_combinators() {
+        one_object_root(&mut schema, sink);
     }
     schema
 }

@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
+use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty, require_types};
 use super::{EmitError, Generated, Note, Options, Schema, tools};
 use crate::diagnostic::Severity;
 use crate::ir::{Format, Permissions, Tool, ToolSet};
@@ -33,16 +33,14 @@ pub fn document(toolsets: &[ToolSet]) -> Value {
 /// One tool of the `tools` list; what had to be changed or dropped goes to
 /// `notes`.
 pub(crate) fn entry(set: &ToolSet, tool: &Tool, schema: Schema, notes: &mut Vec<Note>) -> Value {
-    let input_schema = match schema {
-        Schema::Given(given) => given,
-        Schema::Adapted => {
-            let mut sink = SchemaNotes::for_tool(set, tool);
-            let mut input_schema = parameters_or_empty(tool);
-            ensure_root_object(&mut input_schema, &mut sink);
-            notes.extend(sink.into_notes());
-            input_schema
-        }
+    let mut input_schema = match schema {
+        Schema::Adapt(given) => given,
+        Schema::Adapted => parameters_or_empty(tool),
     };
+    let mut sink = SchemaNotes::for_tool(set, tool);
+    ensure_root_object(&mut input_schema, &mut sink);
+    require_types(&mut input_schema, &mut sink);
+    notes.extend(sink.into_notes());
     let from_mcp = |key: &str| {
         (set.format == Format::Mcp)
             .then(|| tool.extensions.get(key))

@@ -116,6 +116,23 @@ impl JsonTarget {
         }
     }
 
+    /// The members of the document's root object besides its tools, each
+    /// with the value gen writes. MCP's 2026-07-28 revision requires a
+    /// `tools/list` result to say `resultType` (`complete`), `cacheScope`
+    /// (`public`: a manifest's tools hold nothing of any one user) and
+    /// `ttlMs` (0: stale at once, fetched again whenever needed); earlier
+    /// revisions allow the extra members.
+    pub fn root_members(self) -> Vec<(String, serde_json::Value)> {
+        match self {
+            JsonTarget::Mcp => vec![
+                ("resultType".into(), "complete".into()),
+                ("cacheScope".into(), "public".into()),
+                ("ttlMs".into(), 0.into()),
+            ],
+            JsonTarget::Openai { .. } | JsonTarget::Anthropic | JsonTarget::Gemini => Vec::new(),
+        }
+    }
+
     /// One tool's entry in the document, and the notes about it.
     pub fn entry(self, set: &ToolSet, tool: &crate::ir::Tool) -> (serde_json::Value, Vec<Note>) {
         self.entry_with(set, tool, Schema::Adapted)
@@ -166,21 +183,26 @@ impl JsonTarget {
             notes.extend(set_notes);
         }
         Ok(Generated {
-            output: Output::Document(JsonItems::document(parts, self.tools_at(), &[])?),
+            output: Output::Document(JsonItems::document(
+                parts,
+                self.tools_at(),
+                &self.root_members(),
+            )?),
             notes,
         })
     }
 }
 
-/// The parameter schema of a tool's entry.
+/// The parameter schema of a tool's entry. Either way it is changed into
+/// what the provider accepts, with a note for each change: gen and convert
+/// never write a schema the provider refuses.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Schema {
-    /// The tool's parameters (an empty object schema when unknown), changed
-    /// into what the provider accepts, with a note for each change: gen.
+    /// The tool's parameters (an empty object schema when unknown), copied.
     Adapted,
-    /// This schema, as it is: convert, which keeps schemas and leaves
-    /// saying what a provider would reject to `lint --target`.
-    Given(serde_json::Value),
+    /// The tool's parameters, already taken out of it (convert, which moves
+    /// a schema into its document rather than copy it).
+    Adapt(serde_json::Value),
 }
 
 /// Where a JSON target puts its tools: the document is the array itself

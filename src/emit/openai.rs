@@ -13,14 +13,17 @@
 
 use serde_json::{Map, Value, json};
 
-use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
+use super::parameters::{
+    SchemaNotes, ensure_root_object, in_2020_12, one_object_root, parameters_or_empty,
+    require_types,
+};
 use super::{EmitError, Generated, Note, Options, Schema};
 use crate::ir::{Tool, ToolSet};
 use crate::json;
 use crate::providers::openai::{STRICT_FORMATS, STRICT_REJECTED};
 use crate::providers::{GenHandling, Target};
 use crate::schema::{
-    Origins, RefGuard, RewriteNotes, flatten_root_unions, for_each_subschema_mut, is_object_schema,
+    Origins, RefGuard, Refusal, RewriteNotes, flatten_root_unions, for_each_subschema_mut, is_object_schema,
     merge_all_of, one_of_to_any_of, property_at,
 };
 
@@ -51,19 +54,23 @@ pub(crate) fn entry(
     schema: Schema,
 ) -> (Value, Vec<Note>) {
     let mut sink = SchemaNotes::for_tool(set, tool);
-    let parameters = match schema {
-        Schema::Given(given) => given,
-        Schema::Adapted => {
-            let mut parameters = parameters_or_empty(tool);
-            ensure_root_object(&mut parameters, &mut sink);
-            if strict {
-                parameters = strict_schema(parameters, &mut sink);
-            } else if let Value::Object(root) = &mut parameters {
-                declare_array_items(root, &mut sink);
-            }
-            parameters
-        }
+    let mut parameters = match schema {
+        Schema::Adapt(given) => given,
+        Schema::Adapted => parameters_or_empty(tool),
     };
+    ensure_root_object(&mut parameters, &mut sink);
+    require_types(&mut parameters, &mut sink);
+    in_2020_12(&mut parameters, Target::Openai.display(), &mut sink);
+    if strict {
+        parameters = strict_schema(parameters, &mut sink);
+    } else {
+        if Target::Openai.rejects_root_combinators() {
+            one_object_root(&mut parameters, &mut sink);
+        }
+        if let Value::Object(root) = &mut parameters {
+            declare_array_items(root, &mut sink);
+        }
+    }
     let mut function = Map::new();
     function.insert("name".into(), Value::String(tool.name.clone()));
     if let Some(description) = &tool.description {
@@ -147,14 +154,79 @@ impl StrictRewrite<'_, '_, '_> {
         if depth == 0 && Target::OpenaiStrict.rejects_root_combinators() {
             flatten_root_unions(node, self.root, &mut self.guard, &mut origins, self.notes);
         }
+        let inlined = self.inline_ref_with_siblings(node, at, depth);
+        if node.get("default").is_some_and(Value::is_null) {
+            node.shift_remove("default");
+            self.notes.info(
+                &json::join(at, "default"),
+                "removed \"default\": null (strict mode lets the property be null instead)",
+            );
+        }
         self.remove_rejected(node, at);
         self.array_items(node, at);
         let union = one_of_to_any_of(node, at, self.notes, "strict mode");
         self.children(node, at, depth, &origins, union);
         // After the subschemas: a property is made nullable once its own
         // `allOf` and `oneOf` are rewritten.
-        self.close(node, at, &origins);
-        self.guard.leave(entered);
+        self.close(node, at, depth, &origins);
+        self.guard.leave(entered + inlined);
+    }
+
+    /// Strict mode takes a `$ref` only alone: a reference with other
+    /// keywords beside it (a description, a default) is replaced by the
+    /// definition it points to, the keywords beside it winning, as OpenAI's
+    /// own SDKs normalise it. Returns how many references it entered.
+    fn inline_ref_with_siblings(
+        &mut self,
+        node: &mut Map<String, Value>,
+        at: &str,
+        depth: usize,
+    ) -> usize {
+        let Some(Value::String(reference)) = node.get("$ref") else {
+            return 0;
+        };
+        if node.len() == 1 {
+            return 0;
+        }
+        let reference = reference.clone();
+        match self.guard.enter(self.root, &reference, depth) {
+            Ok((Value::Object(definition), _)) => {
+                node.shift_remove("$ref");
+                for (key, value) in definition {
+                    if !node.contains_key(key) {
+                        node.insert(key.clone(), value.clone());
+                    }
+                }
+                self.notes.info(
+                    &json::join(at, "$ref"),
+                    format!(
+                        "inlined \"$ref\": \"{reference}\" (strict mode takes a reference only \
+                         without other keywords beside it)"
+                    ),
+                );
+                1
+            }
+            Ok(_) => {
+                self.guard.leave(1);
+                0
+            }
+            Err(refusal) => {
+                let refusal = match refusal {
+                    Refusal::NotLocal => "it is not a reference into this schema",
+                    Refusal::Cycle => "the definition refers to itself",
+                    Refusal::TooLarge => "copying it would make the schema too large",
+                };
+                self.notes.error(
+                    &json::join(at, "$ref"),
+                    format!(
+                        "strict mode takes \"$ref\": \"{reference}\" only without other keywords \
+                         beside it, and it cannot be inlined ({refusal}); move the other keywords \
+                         into the definition"
+                    ),
+                );
+                0
+            }
+        }
     }
 
     /// OpenAI rejects an array schema without an `items` schema.
@@ -242,13 +314,34 @@ impl StrictRewrite<'_, '_, '_> {
 
     /// Closes an object schema and requires all its properties, letting the
     /// ones that were optional be null.
-    fn close(&mut self, node: &mut Map<String, Value>, at: &str, origins: &Origins) {
+    fn close(&mut self, node: &mut Map<String, Value>, at: &str, depth: usize, origins: &Origins) {
         if !is_object_schema(node) {
             return;
         }
         let additional_at = json::join(at, "additionalProperties");
+        let declares_properties = node.contains_key("properties");
         match node.get("additionalProperties") {
             Some(Value::Bool(false)) => {}
+            // An object of free keys (a `Dict[str, int]`, a bare `dict`)
+            // closed would accept only `{}`: strict mode cannot express it.
+            Some(open) if !declares_properties && *open != json!(false) => {
+                self.notes.error(
+                    &additional_at,
+                    "strict mode cannot express an object of free keys: closed, as strict mode \
+                     requires, it would accept only {}; declare its properties, or generate \
+                     without --strict",
+                );
+                node.insert("additionalProperties".into(), Value::Bool(false));
+            }
+            None if !declares_properties && depth > 0 => {
+                self.notes.error(
+                    at,
+                    "strict mode cannot express an object without declared properties: closed, \
+                     as strict mode requires, it would accept only {}; declare its properties, \
+                     or generate without --strict",
+                );
+                node.insert("additionalProperties".into(), Value::Bool(false));
+            }
             None => {
                 node.insert("additionalProperties".into(), Value::Bool(false));
                 self.notes.info(
@@ -269,16 +362,18 @@ impl StrictRewrite<'_, '_, '_> {
             Some(Value::Object(properties)) => properties.keys().cloned().collect(),
             _ => return,
         };
-        let mut required: Vec<Value> = match node.get("required") {
+        // Every property, in the order of `properties` (as OpenAI's SDKs
+        // write it), then any other name the manifest listed.
+        let listed: Vec<Value> = match node.get("required") {
             Some(Value::Array(required)) => required.clone(),
             _ => Vec::new(),
         };
+        let mut required: Vec<Value> = names.iter().map(|n| Value::String(n.clone())).collect();
+        required.extend(listed.iter().filter(|n| !required.contains(n)).cloned().collect::<Vec<_>>());
         for name in names {
-            let listed = Value::String(name.clone());
-            if required.contains(&listed) {
+            if listed.contains(&Value::String(name.clone())) {
                 continue;
             }
-            required.push(listed);
             if let Some(Value::Object(properties)) = node.get_mut("properties")
                 && let Some(property) = properties.get_mut(&name)
             {

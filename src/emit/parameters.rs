@@ -11,7 +11,7 @@ use super::Note;
 use crate::diagnostic::Severity;
 use crate::ir::{Tool, ToolSet};
 use crate::json;
-use crate::schema::RewriteNotes;
+use crate::schema::{Origins, RefGuard, RewriteNotes, flatten_root_unions, merge_all_of};
 
 /// A tool's parameter schema, or an empty object schema when the manifest
 /// does not say (the CLI warns about those).
@@ -23,32 +23,56 @@ pub(crate) fn parameters_or_empty(tool: &Tool) -> Value {
 
 /// Collects the notes about one tool's parameter schema. Pointers are given
 /// relative to the schema root and stored relative to the manifest (the
-/// tool's `parameters_at` in front). A schema the manifest does not hold (an
-/// empty one made up for a tool whose parameters are unknown) has nothing
-/// to point at, so its notes are dropped. The same note is kept once: an
-/// inlined definition repeats the notes of its source.
+/// tool's `parameters_at` in front). Parameters read from code (an
+/// AgentStack function, a Nachos class) are not in the manifest: their
+/// notes point at the tool's declaration and name the place in the schema.
+/// A schema nobody wrote (an empty one made up for a tool whose parameters
+/// are unknown) has nothing to point at, so its notes are dropped. The
+/// same note is kept once: an inlined definition repeats the notes of its
+/// source.
 pub(crate) struct SchemaNotes<'a> {
     path: &'a str,
-    base: Option<&'a str>,
+    base: Base<'a>,
     seen: BTreeSet<(String, String)>,
     notes: Vec<Note>,
 }
 
+/// Where a [`SchemaNotes`] points.
+enum Base<'a> {
+    /// The schema is in the manifest, here.
+    InManifest(&'a str),
+    /// The schema was read from code; the tool is declared here.
+    FromCode(&'a str),
+    Nowhere,
+}
+
 impl<'a> SchemaNotes<'a> {
     pub(crate) fn for_tool(set: &'a ToolSet, tool: &'a Tool) -> Self {
+        let base = match (&tool.parameters, &tool.parameters_at) {
+            (None, _) => Base::Nowhere,
+            (Some(_), Some(at)) => Base::InManifest(at),
+            (Some(_), None) => Base::FromCode(&tool.origin),
+        };
         SchemaNotes {
             path: &set.path,
-            base: tool.parameters.as_ref().and(tool.parameters_at.as_deref()),
+            base,
             seen: BTreeSet::new(),
             notes: Vec::new(),
         }
     }
 
     fn push(&mut self, severity: Severity, at: &str, message: String) {
-        let Some(base) = self.base else {
-            return;
+        let (pointer, message) = match self.base {
+            Base::Nowhere => return,
+            Base::InManifest(base) => (format!("{base}{at}"), message),
+            Base::FromCode(origin) if at.is_empty() => {
+                (origin.to_string(), format!("(the parameters read from code) {message}"))
+            }
+            Base::FromCode(origin) => (
+                origin.to_string(),
+                format!("(the parameters read from code, at {at}) {message}"),
+            ),
         };
-        let pointer = format!("{base}{at}");
         if self.seen.insert((pointer.clone(), message.clone())) {
             self.notes.push(Note {
                 path: self.path.to_string(),
@@ -71,6 +95,28 @@ impl RewriteNotes for SchemaNotes<'_> {
 
     fn warning(&mut self, at: &str, message: impl Into<String>) {
         self.push(Severity::Warning, at, message.into());
+    }
+
+    fn error(&mut self, at: &str, message: impl Into<String>) {
+        self.push(Severity::Error, at, message.into());
+    }
+}
+
+/// Reports, as errors, the properties of `schema` that say nothing of their
+/// type: every target toolc writes needs one (NORA and Gemini refuse the
+/// schema, OpenAI strict mode too, and toolc's own `property-missing-type`
+/// rejects the file), and no writer can guess it. From Python, such a
+/// property is a parameter without a usable hint (`python-type-hint-unknown`
+/// says which).
+pub(crate) fn require_types(schema: &mut Value, notes: &mut impl RewriteNotes) {
+    for (at, name) in crate::schema::untyped_properties(schema) {
+        notes.error(
+            &at,
+            format!(
+                "property \"{name}\" has no \"type\" and nothing else says what its values are; \
+                 give it one (in Python: a type hint toolc reads)"
+            ),
+        );
     }
 }
 
@@ -99,4 +145,48 @@ pub(crate) fn ensure_root_object(schema: &mut Value, notes: &mut SchemaNotes) {
             *other = crate::formats::no_parameters();
         }
     }
+}
+
+/// Makes the root one object schema, for a provider that refuses `anyOf`,
+/// `oneOf` and `allOf` at the root (Anthropic: `input_schema does not
+/// support oneOf, allOf, or anyOf at the top level`; OpenAI likewise): an
+/// `allOf` is merged, a union flattened, each with a note.
+pub(crate) fn one_object_root(schema: &mut Value, notes: &mut impl RewriteNotes) {
+    let original = schema.clone();
+    if let Value::Object(root) = schema {
+        let mut origins = Origins::new();
+        let mut guard = RefGuard::new();
+        merge_all_of(root, "", 0, &original, &mut guard, &mut origins, notes);
+        flatten_root_unions(root, &original, &mut guard, &mut origins, notes);
+    }
+}
+
+/// Puts a schema into JSON Schema 2020-12, the dialect OpenAI and
+/// Anthropic read: a `$schema` naming another dialect goes (draft-07's
+/// meaning is kept where it differs in spelling: a list of `items` is
+/// 2020-12's `prefixItems`, and `additionalItems` its `items`).
+pub(crate) fn in_2020_12(schema: &mut Value, provider: &str, notes: &mut impl RewriteNotes) {
+    let Value::Object(root) = schema else {
+        return;
+    };
+    if let Some(Value::String(dialect)) = root.get("$schema")
+        && !dialect.contains("2020-12")
+    {
+        let message = format!(
+            "removed \"$schema\": \"{dialect}\": {provider} reads JSON Schema 2020-12"
+        );
+        root.shift_remove("$schema");
+        notes.info("$schema", message);
+    }
+    crate::schema::for_each_subschema_mut(root, "", &mut |node, at| {
+        if !matches!(node.get("items"), Some(Value::Array(_))) {
+            return;
+        }
+        crate::schema::rename_key(node, "items", "prefixItems");
+        crate::schema::rename_key(node, "additionalItems", "items");
+        notes.info(
+            &json::join(at, "items"),
+            "a list of \"items\" is \"prefixItems\" in JSON Schema 2020-12: renamed",
+        );
+    });
 }

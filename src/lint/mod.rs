@@ -23,7 +23,7 @@ pub(crate) mod parameter_schema;
 pub(crate) mod rules;
 pub(crate) mod schema_walk;
 pub mod settings;
-mod structure;
+pub(crate) mod structure;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -62,10 +62,3 @@ fn walk(schema: &Value, pointer: &mut String, visit: &mut dyn FnMut(&str, &Map<S
     }
 }
 
-/// Whether a property schema says what its values are without `type`
-/// (an enum, a constant, a reference, a combinator).
-pub(crate) fn has_implied_type(property: &Map<String, Value>) -> bool {
-    ["enum", "const", "$ref", "anyOf", "oneOf", "allOf"]
-        .iter()
-        .any(|k| property.contains_key(*k))
-}

@@ -57,6 +57,18 @@ fn compiled(format: Format) -> Result<&'static Compiled, String> {
     .map_err(Clone::clone)
 }
 
+/// Where `document` fails the schema of `format`, and why, as the
+/// validator says it: for writers that must not write what `lint` would
+/// reject (convert checks each manifest it builds). Empty when valid; an
+/// `Err` when the format's own schema cannot be compiled.
+pub(crate) fn violations(format: Format, document: &Value) -> Result<Vec<(String, String)>, String> {
+    let (_, validator) = compiled(format)?;
+    Ok(validator
+        .iter_errors(document)
+        .map(|error| (error.instance_path().as_str().to_string(), error.to_string()))
+        .collect())
+}
+
 /// How many of a document's values the structural check looks at when the
 /// document is invalid. The validator gathers every error before it yields
 /// the first, a few hundred bytes each, and an invalid value can be one

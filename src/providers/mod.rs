@@ -26,6 +26,13 @@ pub enum Target {
     Mcp,
 }
 
+/// The providers that refuse `anyOf`, `oneOf`, `allOf` (and `not`) at the
+/// root of a parameter schema: OpenAI, strict mode or not (`schema must be
+/// a JSON Schema of 'type: "object"'`), and Anthropic (`input_schema does
+/// not support oneOf, allOf, or anyOf at the top level`).
+pub const ROOT_COMBINATOR_REJECTERS: &[Target] =
+    &[Target::Openai, Target::OpenaiStrict, Target::Anthropic];
+
 impl Target {
     pub const ALL: [Target; 5] = [
         Target::Openai,
@@ -123,7 +130,7 @@ impl Target {
     /// support oneOf, allOf, or anyOf at the top level`) and OpenAI strict
     /// mode.
     pub fn rejects_root_combinators(self) -> bool {
-        matches!(self, Target::Anthropic | Target::OpenaiStrict)
+        ROOT_COMBINATOR_REJECTERS.contains(&self)
     }
 
     /// How many tools one request may offer, if the provider sets a limit:

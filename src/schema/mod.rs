@@ -111,6 +111,9 @@ fn each_subschema_mut(
 pub(crate) trait RewriteNotes {
     fn info(&mut self, at: &str, message: impl Into<String>);
     fn warning(&mut self, at: &str, message: impl Into<String>);
+    /// Something the target cannot accept and no rewrite can fix: the
+    /// output is not written.
+    fn error(&mut self, at: &str, message: impl Into<String>);
 }
 
 /// Where the properties merged into an object schema came from: property
@@ -184,4 +187,38 @@ pub(crate) fn is_object_schema(node: &Map<String, Value>) -> bool {
         _ => false,
     };
     typed_object || node.contains_key("properties")
+}
+
+/// Whether a property schema says what its values are without `type`
+/// (an enum, a constant, a reference, a combinator).
+pub(crate) fn has_implied_type(property: &Map<String, Value>) -> bool {
+    ["enum", "const", "$ref", "anyOf", "oneOf", "allOf"]
+        .iter()
+        .any(|k| property.contains_key(*k))
+}
+
+/// The property schemas, at any depth, that say nothing of what their
+/// values are (no `type` and none implied, see [`has_implied_type`]): their
+/// pointers relative to `root` and their names, in document order. What
+/// `property-missing-type` reports, and what no writer can give a type to.
+/// (`root` is only read; the walk is the mutable one.)
+pub(crate) fn untyped_properties(root: &mut Value) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    if let Value::Object(node) = root {
+        for_each_subschema_mut(node, "", &mut |node, at| {
+            let Some(Value::Object(properties)) = node.get("properties") else {
+                return;
+            };
+            for (name, property) in properties {
+                if let Value::Object(property) = property
+                    && !property.contains_key("type")
+                    && !has_implied_type(property)
+                {
+                    let pointer = json::join(&json::join(at, "properties"), name);
+                    found.push((pointer, name.clone()));
+                }
+            }
+        });
+    }
+    found
 }

@@ -29,7 +29,7 @@ use crate::json;
 use crate::lint::Rule;
 use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
-use crate::lint::schema_walk::has_implied_type;
+use crate::schema::has_implied_type;
 
 pub(crate) const RULE: Rule = Rule {
     name: "property-missing-type",

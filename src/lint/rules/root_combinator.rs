@@ -1,14 +1,14 @@
 //! ## What it does
 //! Reports `anyOf`, `oneOf` or `allOf` at the root of a tool's parameter
-//! schema. Runs only with `--target anthropic` or `openai-strict`.
+//! schema. Runs only with `--target anthropic`, `openai` or `openai-strict`.
 //!
 //! ## Why is this bad?
-//! Both reject the schema, and with it the whole request:
+//! They reject the schema, and with it the whole request:
 //!
 //! - Anthropic: `tools.0.custom.input_schema: input_schema does not support
 //!   oneOf, allOf, or anyOf at the top level`
-//! - OpenAI with `"strict": true`: the Structured Outputs rules require the
-//!   root to be a plain object schema, not `anyOf`; the request fails with
+//! - OpenAI, with `"strict": true` or without: the parameters must be a
+//!   plain object schema, not `anyOf`; the request fails with
 //!   `Invalid schema for function 'NAME': ...`.
 //!
 //! Such roots come from generators: a Pydantic `Union` of models, a zod
@@ -39,7 +39,7 @@ use crate::json;
 use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::settings::{agree, provider_list};
-use crate::lint::{Rule, Target};
+use crate::lint::Rule;
 use crate::providers::ROOT_COMBINATORS;
 
 pub(crate) const RULE: Rule = Rule {
@@ -48,7 +48,7 @@ pub(crate) const RULE: Rule = Rule {
     severity: Severity::Error,
     summary: "anyOf/oneOf/allOf at the root of a parameter schema",
     fixable: false,
-    targets: &[Target::Anthropic, Target::OpenaiStrict],
+    targets: crate::providers::ROOT_COMBINATOR_REJECTERS,
 };
 
 pub(crate) fn check(parameters: &ParameterSchema, out: &mut Findings) {
