@@ -8,7 +8,9 @@ function, "parameters" is pydantic's JSON Schema of a model with one field
 per parameter, `create_model(name, param=(hint, default or ...))`, the model
 LangChain's `create_schema_from_function` builds from a signature (CrewAI and
 AgentStack go through it too); "summary" is the docstring's first paragraph,
-its lines joined by spaces, as `inspect.cleandoc` leaves it.
+its lines joined by spaces, as `inspect.cleandoc` leaves it, up to a blank
+line or a Google-style section header (`Args:`), where LangChain's docstring
+reading ends the description too.
 
 Modules the package imports that the venv does not have (a package's SDK)
 are stood in for by empty modules whose attributes are `object`, so that
@@ -28,13 +30,24 @@ import typing
 from pydantic import ConfigDict, create_model
 
 
+class _StandIn:
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __getattr__(self, name):
+        return _StandIn()
+
+    def __call__(self, *args, **kwargs):
+        return _StandIn()
+
+
 class _Stand(types.ModuleType):
     __path__: list = []
 
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        return type(name, (), {})
+        return type(name, (_StandIn,), {})
 
 
 class _StandIns(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -84,8 +97,15 @@ def summary(function):
     doc = inspect.getdoc(function)
     if not doc:
         return None
-    first = doc.strip().split("\n\n")[0]
-    return " ".join(line.strip() for line in first.splitlines() if line.strip())
+    lines = []
+    for line in doc.strip().splitlines():
+        if not line.strip() or line.strip() in SECTIONS:
+            break
+        lines.append(line.strip())
+    return " ".join(lines) or None
+
+
+SECTIONS = {"Args:", "Arguments:", "Parameters:", "Returns:", "Raises:", "Yields:", "Examples:", "Example:", "Note:", "Notes:"}
 
 
 def main():

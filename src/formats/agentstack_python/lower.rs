@@ -148,9 +148,12 @@ impl<'m> Lowering<'m> {
             Hint::Set(items) => self.array(items.as_deref(), true),
             Hint::Dict(values) => {
                 let mut schema = typed("object");
+                // `dict[str, Any]` allows any value, JSON Schema's default.
                 if let Some(values) = values {
                     let values = self.schema(values);
-                    schema.insert("additionalProperties".into(), Value::Object(values));
+                    if !values.is_empty() {
+                        schema.insert("additionalProperties".into(), Value::Object(values));
+                    }
                 }
                 schema
             }
