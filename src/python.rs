@@ -5,8 +5,11 @@
 //! This module parses such a file with a real Python parser (tree-sitter's
 //! Python grammar, not regular expressions) and returns what the rules and
 //! readers need: each top-level `def` with its parameters, annotations,
-//! defaults (as source text), decorators and docstring, and the other names
-//! the module binds at top level (imports, assignments, classes).
+//! defaults (as source text), decorators and docstring; each top-level
+//! class with its bases, decorators, docstring and the names its body
+//! assigns (the fields of a dataclass, `TypedDict` or pydantic model, the
+//! members of an `Enum`); and the other names the module binds at top level
+//! (imports, assignments, classes).
 //!
 //! Parsing never panics, whatever the text. Spans are byte offsets into the
 //! text that was parsed.
@@ -23,6 +26,8 @@ pub struct Module {
     /// Functions nested in other functions, in classes or in compound
     /// statements (`if`, `try`, ...) are not listed.
     pub functions: Vec<Function>,
+    /// Top-level classes (plain or decorated), in source order.
+    pub classes: Vec<Class>,
     /// Other names bound by top-level statements: imports (`import a.b`
     /// binds `a`; `from m import f as g` binds `g`), assignments (`x = ...`,
     /// `x: T = ...`, `(x) = ...`, `x, y = ...`) and classes; and every name
@@ -40,6 +45,12 @@ impl Module {
     /// `def` of that name.
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.iter().rev().find(|f| f.name == name)
+    }
+
+    /// The class Python ends up with under `name`: the last top-level
+    /// `class` of that name.
+    pub fn class(&self, name: &str) -> Option<&Class> {
+        self.classes.iter().rev().find(|c| c.name == name)
     }
 
     /// Whether a top-level statement other than `def` binds `name`.
@@ -87,6 +98,37 @@ impl Function {
             .iter()
             .any(|p| p.kind == ParameterKind::VarPositional)
     }
+}
+
+/// One top-level class definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Class {
+    pub name: String,
+    /// Each base and keyword argument of the `class` line as source text
+    /// (`Enum`, `str`, `total=False`).
+    pub bases: Vec<String>,
+    /// Each decorator's expression as source text, without the `@`.
+    pub decorators: Vec<String>,
+    /// The docstring, cleaned as for functions.
+    pub docstring: Option<String>,
+    /// The assignments of the class body, in source order: `name: hint`,
+    /// `name: hint = value`, `name = value`. Methods and nested statements
+    /// are not listed.
+    pub assignments: Vec<ClassAssignment>,
+    /// Bytes of the `class` statement to the end of its body.
+    pub span: Range<usize>,
+}
+
+/// One `name: hint = value` (either part optional) in a class body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassAssignment {
+    pub name: String,
+    /// The annotation as source text.
+    pub annotation: Option<String>,
+    /// The assigned value as source text.
+    pub value: Option<String>,
+    /// Bytes of the statement.
+    pub span: Range<usize>,
 }
 
 /// One parameter of a function.
@@ -184,6 +226,12 @@ fn read_statement(statement: Node, text: &str, module: &mut Module) {
                 Some(def) if def.kind() == "function_definition" => {
                     module.functions.push(read_function(def, decorators, text));
                 }
+                Some(def) if def.kind() == "class_definition" => {
+                    if let Some(name) = def.child_by_field_name("name") {
+                        module.bindings.push(source(name, text).to_string());
+                    }
+                    module.classes.push(read_class(def, decorators, text));
+                }
                 Some(def) => read_statement(def, text, module),
                 None => {}
             }
@@ -192,6 +240,7 @@ fn read_statement(statement: Node, text: &str, module: &mut Module) {
             if let Some(name) = statement.child_by_field_name("name") {
                 module.bindings.push(source(name, text).to_string());
             }
+            module.classes.push(read_class(statement, Vec::new(), text));
         }
         "import_statement" | "import_from_statement" => read_import(statement, text, module),
         "if_statement" | "try_statement" | "with_statement" | "for_statement"
@@ -348,6 +397,59 @@ fn read_function(def: Node, decorators: Vec<String>, text: &str) -> Function {
             .and_then(|body| docstring(body, text)),
         span: def.byte_range(),
         name_span: name.map(|n| n.byte_range()).unwrap_or(0..0),
+    }
+}
+
+fn read_class(class: Node, decorators: Vec<String>, text: &str) -> Class {
+    let bases = class
+        .child_by_field_name("superclasses")
+        .map(|list| {
+            let mut cursor = list.walk();
+            list.named_children(&mut cursor)
+                .filter(|c| c.kind() != "comment")
+                .map(|c| source(c, text).to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    let body = class.child_by_field_name("body");
+    let mut assignments = Vec::new();
+    if let Some(body) = body {
+        let mut cursor = body.walk();
+        for statement in body.named_children(&mut cursor) {
+            if statement.kind() != "expression_statement" || statement.named_child_count() != 1 {
+                continue;
+            }
+            let Some(assignment) = first_named_child(statement) else {
+                continue;
+            };
+            let Some(left) = assignment.child_by_field_name("left") else {
+                continue;
+            };
+            if assignment.kind() != "assignment" || left.kind() != "identifier" {
+                continue;
+            }
+            assignments.push(ClassAssignment {
+                name: source(left, text).to_string(),
+                annotation: assignment
+                    .child_by_field_name("type")
+                    .map(|t| source(t, text).to_string()),
+                value: assignment
+                    .child_by_field_name("right")
+                    .map(|v| source(v, text).to_string()),
+                span: statement.byte_range(),
+            });
+        }
+    }
+    Class {
+        name: class
+            .child_by_field_name("name")
+            .map(|n| source(n, text).to_string())
+            .unwrap_or_default(),
+        bases,
+        decorators,
+        docstring: body.and_then(|body| docstring(body, text)),
+        assignments,
+        span: class.byte_range(),
     }
 }
 
@@ -627,6 +729,41 @@ if True:
         assert_eq!(names(&module), ["outer"]);
         assert!(module.function("run").is_none());
         assert!(module.binds("Tool"));
+        assert_eq!(module.classes.len(), 1);
+    }
+
+    #[test]
+    fn classes_give_bases_docstrings_and_body_assignments() {
+        let text = "\
+@dataclasses.dataclass(frozen=True)
+class Point(Base, total=False):
+    '''A point.'''
+    x: int
+    y: float = 0.5
+    RED = 'red'
+    a, b = 1, 2
+    def method(self):
+        z: int = 1
+";
+        let module = parsed(text);
+        let class = module.class("Point").expect("Point");
+        assert_eq!(class.bases, ["Base", "total=False"]);
+        assert_eq!(class.decorators, ["dataclasses.dataclass(frozen=True)"]);
+        assert_eq!(class.docstring.as_deref(), Some("A point."));
+        let fields: Vec<_> = class
+            .assignments
+            .iter()
+            .map(|a| (a.name.as_str(), a.annotation.as_deref(), a.value.as_deref()))
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                ("x", Some("int"), None),
+                ("y", Some("float"), Some("0.5")),
+                ("RED", None, Some("'red'")),
+            ]
+        );
+        assert!(module.binds("Point"));
     }
 
     #[test]

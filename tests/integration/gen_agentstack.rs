@@ -120,12 +120,20 @@ fn google_style_function() {
     assert_eq!(fields["description"], "Which fields to search.");
 
     let year = property(search, "year");
-    assert_eq!(year["type"], "integer");
+    // Optional: the type or null, as pydantic has it.
+    assert_eq!(
+        year["anyOf"],
+        json!([{"type": "integer"}, {"type": "null"}])
+    );
     assert_eq!(year["default"], Value::Null);
     assert_eq!(year["description"], "Only papers from this year.");
 
     let venue = property(search, "venue");
-    assert_eq!(venue["type"], "string");
+    // Optional: the type or null, as pydantic has it.
+    assert_eq!(
+        venue["anyOf"],
+        json!([{"type": "string"}, {"type": "null"}])
+    );
     assert_eq!(venue["default"], Value::Null);
     assert_eq!(
         venue["description"],
@@ -191,7 +199,8 @@ fn rest_style_function() {
     assert_eq!(tags["description"], "The tags to attach, lowercase.");
 
     let note = property(tag, "note");
-    assert_eq!(note["type"], "string");
+    // Optional: the type or null, as pydantic has it.
+    assert_eq!(note["anyOf"], json!([{"type": "string"}, {"type": "null"}]));
     assert_eq!(note["default"], Value::Null);
     assert_eq!(note["description"], "A note stored with the tags.");
 }

@@ -30,6 +30,7 @@ mod hostile;
 mod lint_cli;
 mod outputs;
 mod project;
+mod python_schemas;
 mod quickstart;
 mod reports;
 mod rules;

@@ -1,8 +1,8 @@
 //! The parameter descriptions a docstring gives, in the three styles
 //! Python projects use: Google (`Args:`), NumPy (`Parameters` underlined)
-//! and reST (`:param name:`), and its summary line.
+//! and reST (`:param name:`), and its summary: the first paragraph.
 
-/// What a docstring says: its summary line and each parameter's text.
+/// What a docstring says: its summary paragraph and each parameter's text.
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct Docs {
     pub(super) summary: Option<String>,
@@ -11,12 +11,15 @@ pub(super) struct Docs {
 
 pub(super) fn parse_docstring(doc: &str) -> Docs {
     let lines: Vec<&str> = doc.lines().collect();
-    let summary = lines
+    // The summary is the whole first paragraph, its lines joined, up to a
+    // blank line or the first section.
+    let summary_lines: Vec<&str> = lines
         .iter()
         .map(|l| l.trim())
-        .find(|l| !l.is_empty())
-        .filter(|l| !is_section_header(l) && !l.starts_with(':'))
-        .map(str::to_string);
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty() && !is_section_header(l) && !l.starts_with(':'))
+        .collect();
+    let summary = (!summary_lines.is_empty()).then(|| summary_lines.join(" "));
     let mut params = google_params(&lines);
     for (name, text) in numpy_params(&lines).into_iter().chain(rest_params(&lines)) {
         if !params.iter().any(|(n, _)| *n == name) {

@@ -1,14 +1,15 @@
 //! ## What it does
-//! Warns about a parameter of an AgentStack tool function whose type hint
-//! toolc cannot turn into a JSON Schema type: a parameter without a hint
-//! (`def search(query)`), or one whose hint names a class, a forward
-//! reference, a `Callable` or another type outside `str`, `int`,
-//! `float`, `bool`, `list[...]`, `dict[str, ...]`, `Optional[...]`,
-//! `Union[...]` and `Literal[...]`, so that the property toolc derives for
-//! it has no `type`. (`Any` says "any type" on purpose and is not reported;
-//! nor is `list[Document]`, which is still an array.) The finding sits on
-//! the tool's name in `config.json` and names each such parameter, its hint
-//! as written and its line in `__init__.py`.
+//! Warns about a parameter of an AgentStack tool function whose schema
+//! toolc cannot derive from the text as pydantic would: a parameter without
+//! a hint (`def search(query)`); a hint that names a class not defined in
+//! the package as an `Enum`, `TypedDict`, dataclass or pydantic model (an
+//! imported class, a forward reference, `Callable[...]`), also inside a
+//! container (`list[Document]`); `Annotated` metadata other than `Field`;
+//! or a default that is not a literal, `Field(...)` or a member of a
+//! package enum (`root: str = os.getcwd()`). (`Any` says "any type" on
+//! purpose and is not reported.) The finding sits at the first such
+//! parameter in `__init__.py`, and names each, its hint as written and its
+//! line.
 //!
 //! ## Why is this bad?
 //! The parameter schema an agent framework shows the model comes from these
