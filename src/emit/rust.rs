@@ -1,7 +1,10 @@
 //! `toolc gen rust`: one Rust module holding the Nachos tool contract (the
 //! `Tool` trait and its result types), a typed arguments struct per tool
 //! derived from its JSON Schema, and a stub per tool that validates its
-//! arguments and answers `NOT_IMPLEMENTED`, ready to fill in.
+//! arguments and answers `NOT_IMPLEMENTED`, ready to fill in. Validation
+//! is a JSON Schema check the module carries (`validator.rs.jinja`), not
+//! the typed struct: it answers valid, invalid, or undecided where it
+//! cannot check a keyword, and never valid for what the schema rejects.
 //!
 //! The Rust side decides what the code *is*: `types` maps schemas to
 //! Rust types, `names` turns JSON names into identifiers that are neither

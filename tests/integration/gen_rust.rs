@@ -249,14 +249,14 @@ fn rustfmt_check(sources: &[PathBuf]) {
     );
 }
 
-fn write(path: &Path, text: &str) {
+pub(super) fn write(path: &Path, text: &str) {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).expect("create dir");
     }
     std::fs::write(path, text).expect("write file");
 }
 
-const CARGO_TOML: &str = r#"[package]
+pub(super) const CARGO_TOML: &str = r#"[package]
 name = "toolc_gen_rust_check"
 version = "0.0.0"
 edition = "2024"

@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 /// Names the module defines or imports itself; generated types avoid them,
 /// and the prelude's types, so no generated name shadows one in use.
 const RESERVED_TYPE_NAMES: &str = "Tool ToolResult ToolError SecurityTier ValidationResult \
-    HealthStatus Serialize Deserialize Value Map Option Some None Result Ok Err Vec String Box \
+    HealthStatus SchemaOutcome SchemaFindings SchemaChecker Serialize Deserialize Value Map Option Some None Result Ok Err Vec String Box \
     Send Sync Sized Copy Clone Default Debug PartialEq Eq Hash Self";
 
 /// Strict, reserved and edition keywords: not usable as plain identifiers.
