@@ -485,6 +485,28 @@ mod tests {
     }
 
     #[test]
+    fn consts_that_the_file_changes_are_reported() {
+        for change in [
+            "A.push('y');",
+            "A[0] = 'z';",
+            "O.k.n += 1;",
+            "delete O.k;",
+            "Object.assign(O, {});",
+            "function f() { O.k.n++; }",
+        ] {
+            let prelude = format!("const A = ['x']; const O = {{k: {{n: 1}}}};\n{change}");
+            let (value, unsupported) = evaluated(&prelude, "{ a: A, o: O, b: 1 }");
+            assert_eq!(unsupported.len(), 1, "{change}: {unsupported:?}");
+            assert_eq!(value.as_object().map(|o| o.len()), Some(2), "{change}");
+        }
+        let (_, unsupported) = evaluated(
+            "const A = ['x']; const ok = A.includes('x') && A.length;",
+            "{ a: A }",
+        );
+        assert!(unsupported.is_empty(), "{unsupported:?}");
+    }
+
+    #[test]
     fn cycles_and_uses_before_declaration_are_reported() {
         let (value, unsupported) = evaluated("const A = { b: B }; const B = { a: A };", "{ a: A }");
         assert_eq!(value, json!({"a": {}}));

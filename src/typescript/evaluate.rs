@@ -10,6 +10,8 @@
 //! follow JavaScript's key order: a later key replaces the value of an
 //! earlier one in its place, and integer keys come first, ascending.
 //!
+//! A `const` that code in the file may change (`MODES.push(...)`,
+//! `SCHEMA.x = ...`, `Object.assign(SCHEMA, ...)`) is not evaluated.
 //! Anything else (a call, an import, `undefined`, a `let`) is left out of
 //! the value and listed, with its span, for `typescript-unsupported-expression`.
 //! Evaluation is bounded: references nest at most [`MAX_DEPTH`] deep and
@@ -17,11 +19,13 @@
 //! deep chain or spreads that double at every step end in a report, never a
 //! hang or a stack overflow.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 use tree_sitter::Node;
 
 use super::literals::{js_number, js_number_string, number_value, string_value, unwrap};
-use super::scope::{Binding, resolve};
+use super::scope::{Binding, mutated_names, resolve};
 use super::{Unsupported, source};
 
 /// How deep values and references may nest before the rest is reported.
@@ -39,6 +43,8 @@ pub(super) struct Evaluator<'t> {
     exhausted: bool,
     /// Declarators being evaluated, by start byte: a guard against cycles.
     resolving: Vec<usize>,
+    /// Names that code in the file may change, found on first use.
+    mutated: Option<HashSet<String>>,
 }
 
 impl<'t> Evaluator<'t> {
@@ -49,12 +55,13 @@ impl<'t> Evaluator<'t> {
             steps: 0,
             exhausted: false,
             resolving: Vec::new(),
+            mutated: None,
         }
     }
 
     /// What could not be evaluated, each expression once, in the order met.
     pub(super) fn into_unsupported(self) -> Vec<Unsupported> {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         self.unsupported
             .into_iter()
             .filter(|u| seen.insert((u.span.start, u.span.end)))
@@ -107,6 +114,16 @@ impl<'t> Evaluator<'t> {
     }
 
     fn identifier(&mut self, node: Node, depth: usize) -> Option<Value> {
+        let mutated = self.mutated.get_or_insert_with(|| {
+            let mut root = node;
+            while let Some(parent) = root.parent() {
+                root = parent;
+            }
+            mutated_names(root, self.text)
+        });
+        if mutated.contains(source(node, self.text)) {
+            return self.report(node);
+        }
         match resolve(node, self.text, &mut self.steps) {
             Binding::Const { declarator, value } => {
                 let start = declarator.start_byte();

@@ -200,3 +200,103 @@ fn binds(node: Node, name: &str, text: &str, steps: &mut usize) -> bool {
     }
     false
 }
+
+/// Methods that change the array, map or set they are called on.
+const MUTATING_METHODS: [&str; 12] = [
+    "push",
+    "pop",
+    "shift",
+    "unshift",
+    "splice",
+    "sort",
+    "reverse",
+    "fill",
+    "copyWithin",
+    "set",
+    "add",
+    "clear",
+];
+
+/// Functions that change the object given first.
+const MUTATING_FUNCTIONS: [&str; 7] = [
+    "Object.assign",
+    "Object.defineProperty",
+    "Object.defineProperties",
+    "Object.setPrototypeOf",
+    "Reflect.set",
+    "Reflect.defineProperty",
+    "Reflect.deleteProperty",
+];
+
+/// Names whose value some code in the file may change after it is declared:
+/// the root of an assigned member (`MODES[0] = ...`, `SCHEMA.a.b++`,
+/// `delete SCHEMA.x`), of a mutating method call (`MODES.push(...)`) or the
+/// first argument of `Object.assign` and its kind. A `const` of such a name
+/// may not hold at runtime the value it was declared with. Names are
+/// compared without scopes: a mutation anywhere refuses every `const` of
+/// that name, which can only leave a value unresolved.
+pub(super) fn mutated_names(root: Node, text: &str) -> std::collections::HashSet<String> {
+    let mut names = std::collections::HashSet::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        let target = match node.kind() {
+            "assignment_expression" | "augmented_assignment_expression" => {
+                node.child_by_field_name("left")
+            }
+            "update_expression" => node.child_by_field_name("argument"),
+            "unary_expression" => node
+                .child_by_field_name("operator")
+                .filter(|operator| operator.kind() == "delete")
+                .and_then(|_| node.child_by_field_name("argument")),
+            "call_expression" => mutated_by_call(node, text),
+            _ => None,
+        };
+        if let Some(target) = target {
+            let changes_its_root =
+                matches!(target.kind(), "member_expression" | "subscript_expression")
+                    || (node.kind() == "call_expression" && target.kind() == "identifier");
+            if changes_its_root && let Some(name) = root_name(target, text) {
+                names.insert(name.to_string());
+            }
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+    }
+    names
+}
+
+/// What a call changes: the object of `x.push(...)`, or the first argument
+/// of `Object.assign(x, ...)`.
+fn mutated_by_call<'tree>(call: Node<'tree>, text: &str) -> Option<Node<'tree>> {
+    let function = call.child_by_field_name("function")?;
+    if MUTATING_FUNCTIONS.contains(&source(function, text)) {
+        let arguments = call.child_by_field_name("arguments")?;
+        return arguments.named_child(0);
+    }
+    if function.kind() != "member_expression" {
+        return None;
+    }
+    let property = function.child_by_field_name("property")?;
+    if MUTATING_METHODS.contains(&source(property, text)) {
+        return function.child_by_field_name("object");
+    }
+    None
+}
+
+/// The identifier a member chain starts from: `A` of `A.b[0].c`.
+fn root_name<'t>(node: Node, text: &'t str) -> Option<&'t str> {
+    let mut node = node;
+    for _ in 0..256 {
+        match node.kind() {
+            "identifier" => return Some(source(node, text)),
+            "member_expression" | "subscript_expression" => {
+                node = node.child_by_field_name("object")?;
+            }
+            "parenthesized_expression" | "non_null_expression" | "as_expression" => {
+                node = node.named_child(0)?;
+            }
+            _ => return None,
+        }
+    }
+    None
+}

@@ -275,13 +275,16 @@ function build(LIMIT: number) {
 export const ShadowedTool = build(99);
 "#;
 
-/// What toolc does not evaluate: calls, imports, `let`, `undefined`.
+/// What toolc does not evaluate: calls, imports, `let`, `undefined`, a
+/// `const` array that the file changes.
 const UNRESOLVED: &str = r#"import type { Tool } from '@nachos/types';
 import { SHARED } from './shared';
 
 let MAX = 5;
 MAX = 7;
 const made = () => ['a', 'b'];
+const ORDER = ['x'];
+ORDER.push('y');
 
 export class UnresolvedTool implements Tool {
   readonly toolId = 'unresolved';
@@ -292,6 +295,7 @@ export class UnresolvedTool implements Tool {
       b: { type: 'integer', maximum: MAX },
       c: SHARED,
       d: { type: 'string', default: undefined, title: 'kept' },
+      e: { type: 'string', enum: ORDER },
     },
   };
 }
@@ -379,10 +383,11 @@ const PACKAGES: &[Package] = &[
         )],
         source: UNRESOLVED,
         unsupported: &[
-            (13, "made()"),
-            (14, "MAX"),
-            (15, "SHARED"),
-            (16, "undefined"),
+            (15, "made()"),
+            (16, "MAX"),
+            (17, "SHARED"),
+            (18, "undefined"),
+            (19, "ORDER"),
         ],
     },
     Package {
