@@ -8,11 +8,11 @@
 //! (tree-sitter's TypeScript grammar, not regular expressions) and reads
 //! those properties.
 //!
-//! The `parameters` object literal becomes JSON: strings (single, double or
-//! backtick quotes without substitutions), numbers (negative ones too),
-//! booleans, `null`, arrays and nested objects, with quoted or bare keys and
-//! trailing commas. Anything else (an identifier, a call, a spread, a
-//! template with `${...}`) is left out of the JSON and listed in
+//! The `parameters` expression becomes the JSON of the value JavaScript
+//! gives it when the class is instantiated: literals, arrays and objects,
+//! with what they use from the same file (`const`s, spreads, `!0`, ...;
+//! see `evaluate`). Anything toolc cannot evaluate without running code (a
+//! call, an import, a `let`) is left out of the JSON and listed in
 //! [`ToolClass::unsupported`] with its span: reported, never guessed.
 //!
 //! Parsing never panics, whatever the text. Spans are byte offsets into the
@@ -25,9 +25,12 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use tree_sitter::{Node, Parser};
 
+mod evaluate;
 mod literals;
+mod scope;
 
-use literals::{convert, literal_string, string_value, tier_value, unwrap};
+use evaluate::Evaluator;
+use literals::{literal_string, string_value, tier_value};
 
 /// Nachos' `SecurityTier` enum members, in tier order.
 pub const TIERS: [&str; 5] = ["SAFE", "STANDARD", "ELEVATED", "RESTRICTED", "DANGEROUS"];
@@ -51,17 +54,18 @@ pub struct ToolClass {
     pub security_tier: Option<i64>,
     /// Bytes of the `securityTier` value, when the class has one.
     pub security_tier_span: Option<Range<usize>>,
-    /// The `parameters` object literal as JSON, without the unsupported
-    /// values. `None` when the class has no `parameters` property or its
-    /// value is not an object literal (that value is then in `unsupported`).
+    /// The `parameters` value as JSON, without the values toolc cannot
+    /// evaluate. `None` when the class has no `parameters` property or its
+    /// value is not an object (that value is then in `unsupported`).
     pub parameters: Option<Value>,
     /// Bytes of the `parameters` value, when the class has one.
     pub parameters_span: Option<Range<usize>>,
-    /// Values in `parameters` that are not literals.
+    /// Expressions in `parameters`, or in the `const`s it uses, that toolc
+    /// cannot evaluate.
     pub unsupported: Vec<Unsupported>,
 }
 
-/// An expression that is not a literal, where a literal was expected.
+/// An expression whose value toolc cannot tell without running code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unsupported {
     /// Bytes of the expression.
@@ -193,8 +197,9 @@ fn read_class(class: Node, text: &str, tool_id: &str) -> Option<ToolClass> {
     }
     if let Some(parameters) = field("parameters") {
         class_tool.parameters_span = Some(parameters.byte_range());
-        let mut unsupported = Vec::new();
-        let value = convert(unwrap(parameters), text, &mut unsupported, 0);
+        let mut evaluator = Evaluator::new(text);
+        let value = evaluator.evaluate(parameters, 0);
+        let mut unsupported = evaluator.into_unsupported();
         class_tool.parameters = value.filter(Value::is_object);
         if class_tool.parameters.is_none() && unsupported.is_empty() {
             unsupported.push(Unsupported {
@@ -393,7 +398,7 @@ mod tests {
             value,
             json!({
                 "a": "single", "b": "double", "c": "back", "d": "it's\nA",
-                "e": 42, "f": -3, "g": 2.5, "h": -0.5, "i": 1000.0, "j": 16, "k": 1000,
+                "e": 42, "f": -3, "g": 2.5, "h": -0.5, "i": 1000, "j": 16, "k": 1000,
                 "l": true, "m": false, "n": null,
                 "o": [1, "two", [3], {"four": 4}],
                 "p": {"nested": {"deeper": []}},
@@ -432,19 +437,110 @@ mod tests {
         let texts: Vec<&str> = unsupported.iter().map(|u| u.text.as_str()).collect();
         assert_eq!(
             texts,
-            [
-                "LIMIT",
-                "make()",
-                "...base",
-                "`x${y}`",
-                "other",
-                "undefined",
-                "[k]"
-            ]
+            ["LIMIT", "make()", "base", "y", "other", "undefined", "k"]
         );
         for u in &unsupported {
             assert_eq!(&text[u.span.clone()], u.text);
         }
+    }
+
+    /// The texts of what could not be evaluated in `parameters` of a class
+    /// written after `prelude`, and the value read.
+    fn evaluated(prelude: &str, literal: &str) -> (Value, Vec<String>) {
+        let text =
+            format!("{prelude}\nclass T {{ toolId = 't'; readonly parameters = {literal}; }}");
+        let c = class(&text, "t");
+        let texts = c.unsupported.iter().map(|u| u.text.clone()).collect();
+        (c.parameters.unwrap_or(Value::Null), texts)
+    }
+
+    #[test]
+    fn same_file_consts_and_spreads_are_evaluated() {
+        let (value, unsupported) = evaluated(
+            "const A = ['x'] as const; const B: number = 2; const O = {k: A, n: -B} satisfies object;",
+            "{ ...O, n: !0, list: [...A, 'y'], [`k${B}`]: O.k[0], 3: 'three' }",
+        );
+        assert!(unsupported.is_empty(), "{unsupported:?}");
+        assert_eq!(
+            serde_json::to_string(&value).unwrap_or_default(),
+            r#"{"3":"three","k":["x"],"n":true,"list":["x","y"],"k2":"x"}"#
+        );
+    }
+
+    #[test]
+    fn names_that_are_not_consts_are_reported() {
+        for prelude in [
+            "let A = 1;",
+            "var A = 1;",
+            "function A() {}",
+            "import { A } from './a';",
+            "declare const A: number;",
+            "const { A } = { A: 1 };",
+            "",
+        ] {
+            let (value, unsupported) = evaluated(prelude, "{ a: A, b: 1 }");
+            assert_eq!(value, json!({"b": 1}), "{prelude}");
+            assert_eq!(unsupported, ["A"], "{prelude}");
+        }
+    }
+
+    #[test]
+    fn consts_that_the_file_changes_are_reported() {
+        for change in [
+            "A.push('y');",
+            "A[0] = 'z';",
+            "O.k.n += 1;",
+            "delete O.k;",
+            "Object.assign(O, {});",
+            "function f() { O.k.n++; }",
+        ] {
+            let prelude = format!("const A = ['x']; const O = {{k: {{n: 1}}}};\n{change}");
+            let (value, unsupported) = evaluated(&prelude, "{ a: A, o: O, b: 1 }");
+            assert_eq!(unsupported.len(), 1, "{change}: {unsupported:?}");
+            assert_eq!(value.as_object().map(|o| o.len()), Some(2), "{change}");
+        }
+        let (_, unsupported) = evaluated(
+            "const A = ['x']; const ok = A.includes('x') && A.length;",
+            "{ a: A }",
+        );
+        assert!(unsupported.is_empty(), "{unsupported:?}");
+    }
+
+    #[test]
+    fn cycles_and_uses_before_declaration_are_reported() {
+        let (value, unsupported) = evaluated("const A = { b: B }; const B = { a: A };", "{ a: A }");
+        assert_eq!(value, json!({"a": {}}));
+        assert_eq!(unsupported, ["B"]);
+        let (_, unsupported) = evaluated("const A = [...A];", "{ a: A }");
+        assert_eq!(unsupported, ["A"]);
+        // A field's initializer runs after the file: a later const is fine.
+        let text = "class T { toolId = 't'; parameters = { a: A }; }\nconst A = 1;";
+        assert_eq!(class(text, "t").parameters, Some(json!({"a": 1})));
+        // A static one runs where the class is: before the const.
+        let text = "class T { static toolId = 't'; static parameters = { a: A }; }\nconst A = 1;";
+        assert_eq!(class(text, "t").unsupported.len(), 1);
+    }
+
+    #[test]
+    fn long_chains_and_doubling_spreads_end_in_a_report() {
+        let mut chain = String::from("const A0 = 1;");
+        for i in 1..5000 {
+            chain.push_str(&format!("\nconst A{i} = A{};", i - 1));
+        }
+        let (value, unsupported) = evaluated(&chain, "{ a: A4999 }");
+        assert_eq!(value, json!({}));
+        assert_eq!(unsupported.len(), 1, "{unsupported:?}");
+
+        let mut doubling = String::from("const D0 = [1, 2];");
+        // 25 levels stay within the depth limit; 2^26 values do not fit
+        // the step budget.
+        for i in 1..25 {
+            doubling.push_str(&format!("\nconst D{i} = [...D{0}, ...D{0}];", i - 1));
+        }
+        let started = std::time::Instant::now();
+        let (_, unsupported) = evaluated(&doubling, "{ a: D24 }");
+        assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+        assert_eq!(unsupported.len(), 1, "{unsupported:?}");
     }
 
     #[test]

@@ -570,7 +570,7 @@ fn python_parameters(toolset: &ToolSet, module: &PythonModule) -> Vec<Derived> {
 /// description, their description) from the TypeScript class whose
 /// `toolId` is `provides.tool`. Nachos' `ParameterSchema` is
 /// JSON-Schema-shaped, so the class's object is used as written (see
-/// [`typescript::parameters_schema`]); values that are not literals are
+/// [`typescript::parameters_schema`]); values that toolc cannot evaluate are
 /// left out (`typescript-unsupported-expression` reports them). No class
 /// leaves them unknown.
 fn typescript_parameters(classes: &[(usize, Arc<typescript::Search>)], dir: &Path) -> Vec<Derived> {

@@ -1,13 +1,13 @@
-//! TypeScript literals as JSON: the values of a tool class's properties
-//! (strings with their escapes, numbers, booleans, `null`, arrays, objects),
-//! with every expression that is not a literal collected, never guessed.
+//! TypeScript literals as JSON: strings with their escapes, numbers as
+//! JavaScript reads them, and the security tier.
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 use tree_sitter::Node;
 
-use super::{TIERS, Unsupported, source};
+use super::{TIERS, source};
 
-/// `expr as const`, `expr satisfies T`, `(expr)`, `expr!`: the expression.
+/// `expr as const`, `expr satisfies T`, `<T>expr`, `(expr)`, `expr!`: the
+/// expression.
 pub(super) fn unwrap(node: Node) -> Node {
     let mut node = node;
     for _ in 0..64 {
@@ -19,6 +19,14 @@ pub(super) fn unwrap(node: Node) -> Node {
                 Some(inner) => node = inner,
                 None => return node,
             },
+            "type_assertion" => {
+                let mut cursor = node.walk();
+                let last = node.named_children(&mut cursor).last();
+                match last {
+                    Some(inner) => node = inner,
+                    None => return node,
+                }
+            }
             _ => return node,
         }
     }
@@ -155,107 +163,43 @@ pub(super) fn number_value(node: Node, text: &str) -> Option<Value> {
         return None;
     }
     if let Some(radix) = radix {
-        let magnitude = i64::from_str_radix(lower.get(2..)?, radix).ok()?;
-        return Some(Value::from(if negative { -magnitude } else { magnitude }));
+        let magnitude = i64::from_str_radix(lower.get(2..)?, radix).ok()? as f64;
+        return js_number(if negative { -magnitude } else { magnitude });
     }
     let value: f64 = lower.parse().ok()?;
-    let value = if negative { -value } else { value };
+    js_number(if negative { -value } else { value })
+}
+
+/// The largest integer a JavaScript number holds exactly: 2^53.
+const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
+
+/// A JavaScript number as JSON: whole numbers that are exact as integers
+/// (JavaScript has one number type: `1e3` is `1000`, `-0` is `0`), others as
+/// floats; `None` for `NaN` and the infinities, which JSON cannot hold.
+pub(super) fn js_number(value: f64) -> Option<Value> {
     if !value.is_finite() {
         return None;
     }
-    let whole = !lower.contains(['.', 'e']);
-    if whole && value.abs() < 9.0e15 {
+    if value.fract() == 0.0 && value.abs() <= MAX_EXACT {
         return Some(Value::from(value as i64));
     }
     Number::from_f64(value).map(Value::Number)
 }
 
-/// How deep literals may nest before the rest is reported as unsupported.
-pub(super) const MAX_DEPTH: usize = 64;
-
-pub(super) fn unsupported(node: Node, text: &str, out: &mut Vec<Unsupported>) -> Option<Value> {
-    out.push(Unsupported {
-        span: node.byte_range(),
-        text: source(node, text).to_string(),
-    });
-    None
-}
-
-/// A literal expression as JSON; anything else goes to `out`.
-pub(super) fn convert(
-    node: Node,
-    text: &str,
-    out: &mut Vec<Unsupported>,
-    depth: usize,
-) -> Option<Value> {
-    if depth > MAX_DEPTH {
-        return unsupported(node, text, out);
+/// `String(number)` as JavaScript writes it: plain digits from 1e-6 up to
+/// 1e21, exponent form (`1e+21`, `1.5e-7`) outside.
+pub(super) fn js_number_string(value: f64) -> String {
+    if value == 0.0 {
+        return "0".to_string();
     }
-    let node = unwrap(node);
-    match node.kind() {
-        "string" | "template_string" => match string_value(node, text) {
-            Some(s) => Some(Value::String(s)),
-            None => unsupported(node, text, out),
-        },
-        "number" | "unary_expression" => match number_value(node, text) {
-            Some(n) => Some(n),
-            None => unsupported(node, text, out),
-        },
-        "true" => Some(Value::Bool(true)),
-        "false" => Some(Value::Bool(false)),
-        "null" => Some(Value::Null),
-        "array" => {
-            let mut items = Vec::new();
-            let mut cursor = node.walk();
-            for child in node.named_children(&mut cursor) {
-                if child.kind() == "comment" {
-                    continue;
-                }
-                if let Some(item) = convert(child, text, out, depth + 1) {
-                    items.push(item);
-                }
-            }
-            Some(Value::Array(items))
-        }
-        "object" => {
-            let mut object = Map::new();
-            let mut cursor = node.walk();
-            for member in node.named_children(&mut cursor) {
-                match member.kind() {
-                    "comment" => {}
-                    "pair" => {
-                        let (Some(key), Some(value)) = (
-                            member.child_by_field_name("key"),
-                            member.child_by_field_name("value"),
-                        ) else {
-                            unsupported(member, text, out);
-                            continue;
-                        };
-                        let key = match key.kind() {
-                            "property_identifier" | "number" => source(key, text).to_string(),
-                            "string" => match string_value(key, text) {
-                                Some(k) => k,
-                                None => {
-                                    unsupported(key, text, out);
-                                    continue;
-                                }
-                            },
-                            _ => {
-                                unsupported(key, text, out);
-                                continue;
-                            }
-                        };
-                        if let Some(value) = convert(value, text, out, depth + 1) {
-                            object.insert(key, value);
-                        }
-                    }
-                    _ => {
-                        unsupported(member, text, out);
-                    }
-                }
-            }
-            Some(Value::Object(object))
-        }
-        _ => unsupported(node, text, out),
+    let magnitude = value.abs();
+    if (1e-6..1e21).contains(&magnitude) {
+        // Rust writes the shortest digits that read back, without exponent.
+        return format!("{value}");
+    }
+    let written = format!("{value:e}");
+    match written.split_once('e') {
+        Some((digits, exponent)) if !exponent.starts_with('-') => format!("{digits}e+{exponent}"),
+        _ => written,
     }
 }

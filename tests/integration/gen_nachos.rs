@@ -150,7 +150,7 @@ fn the_manifest_description_wins_and_non_literals_are_left_out() {
     );
     dir.write(
         "tool/src/tools/echo.ts",
-        "const MAX = 10;\nexport class EchoTool {\n  readonly toolId = 'echo';\n  readonly description = 'From the class.';\n  readonly securityTier = SecurityTier.SAFE;\n  readonly parameters = {\n    type: 'object',\n    properties: {\n      text: { type: 'string', maxLength: MAX },\n      times: { type: 'integer', default: -1 },\n    },\n  };\n}\n",
+        "let MAX = 10;\nexport class EchoTool {\n  readonly toolId = 'echo';\n  readonly description = 'From the class.';\n  readonly securityTier = SecurityTier.SAFE;\n  readonly parameters = {\n    type: 'object',\n    properties: {\n      text: { type: 'string', maxLength: MAX },\n      times: { type: 'integer', default: -1 },\n    },\n  };\n}\n",
     );
     // Declaration files and node_modules are not searched.
     dir.write(

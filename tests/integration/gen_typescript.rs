@@ -54,7 +54,29 @@ fn expected_schema(tool: &Tool) -> Value {
             schema.insert(key.clone(), value.clone());
         }
     }
-    Value::Object(schema)
+    as_javascript_numbers(Value::Object(schema))
+}
+
+/// The value as JavaScript holds it, with one number type: a whole float
+/// (`3.0`) that an integer holds exactly is that integer, as the class's
+/// runtime value (and so toolc reading it) has it.
+fn as_javascript_numbers(value: Value) -> Value {
+    const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
+    match value {
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if !n.is_i64() && !n.is_u64() && f.fract() == 0.0 && f.abs() <= MAX_EXACT => {
+                Value::from(f as i64)
+            }
+            _ => Value::Number(n),
+        },
+        Value::Array(items) => Value::Array(items.into_iter().map(as_javascript_numbers).collect()),
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (k, as_javascript_numbers(v)))
+                .collect(),
+        ),
+        other => other,
+    }
 }
 
 /// Renders the class of `tool`, reads it back through the front end (as
@@ -547,7 +569,7 @@ const NACHOS_TYPES: &str = r#"declare module '@nachos/types' {
 "#;
 
 /// tsc: `TOOLC_TEST_TSC`, else `tsc` on PATH; else the test fails.
-fn tsc() -> PathBuf {
+pub(super) fn tsc() -> PathBuf {
     if let Some(path) = std::env::var_os("TOOLC_TEST_TSC").filter(|p| !p.is_empty()) {
         let path = PathBuf::from(path);
         assert!(

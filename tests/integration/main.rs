@@ -38,6 +38,7 @@ mod rules;
 mod run;
 mod sdk;
 mod selection;
+mod typescript_values;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,15 +1,17 @@
 //! ## What it does
-//! Reports a value in a Nachos tool class's `parameters` object that is not
-//! a literal: an identifier (`MAX_LIMIT`), a call (`buildSchema()`), a
-//! spread (`...common`), a template string with `${...}`, `undefined`.
+//! Reports an expression in a Nachos tool class's `parameters` whose value
+//! toolc cannot tell without running code: a call (`buildSchema()`), a name
+//! imported from another file, a `let` or `var`, a function's parameter,
+//! `undefined`, a `const` used before its declaration.
 //!
-//! toolc reads `parameters` with a real TypeScript parser but does not run
-//! the code: it takes strings, numbers, booleans, `null`, arrays and object
-//! literals as written and leaves anything else out of the tool's schema,
-//! reporting it here (file, line and column, and the expression) rather
-//! than guessing its value. One finding lists every such value (the first
-//! ten); it is placed on the manifest's `provides.tool`, which names the
-//! class.
+//! toolc reads `parameters` with a real TypeScript parser and evaluates it
+//! as JavaScript would: literals, arrays and objects, `const`s of the same
+//! file (with `as const`, `satisfies` or a type), spreads, computed keys,
+//! member access, templates, `!`, `-`, `+`. Anything else it leaves out of
+//! the tool's schema and reports here (file, line and column, and the
+//! expression) rather than guessing its value. One finding lists every such
+//! expression (the first ten); it is placed on the manifest's
+//! `provides.tool`, which names the class.
 //!
 //! ## Why is this bad?
 //! The schema that toolc generates (`toolc gen`, `toolc convert`) and checks
@@ -18,7 +20,7 @@
 //!
 //! ## Example
 //! ```ts
-//! const MAX = 50;
+//! import { MAX } from './limits';
 //! export class SearchTool implements Tool {
 //!   readonly toolId = 'search';
 //!   readonly parameters = {
@@ -30,11 +32,12 @@
 //!
 //! ## Use instead
 //! ```ts
+//! const MAX = 50;
 //! export class SearchTool implements Tool {
 //!   readonly toolId = 'search';
 //!   readonly parameters = {
 //!     type: 'object',
-//!     properties: { limit: { type: 'integer', maximum: 50 } },
+//!     properties: { limit: { type: 'integer', maximum: MAX } },
 //!   };
 //! }
 //! ```
@@ -49,7 +52,7 @@ pub(crate) const RULE: Rule = Rule {
     name: "typescript-unsupported-expression",
     code: "TC605",
     severity: Severity::Warning,
-    summary: "a value in a Nachos tool class's parameters that is not a literal",
+    summary: "a value in a Nachos tool class's parameters that toolc cannot evaluate",
     fixable: false,
     targets: &[],
 };
@@ -88,9 +91,9 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
         listed.push(format!("and {} more", unsupported.len() - MAX_LISTED));
     }
     let what = if unsupported.len() == 1 {
-        "a value that is not a literal"
+        "a value that toolc cannot evaluate"
     } else {
-        "values that are not literals"
+        "values that toolc cannot evaluate"
     };
     let message = format!(
         "the class's parameters hold {what}, left out of the schema: {}",
@@ -109,7 +112,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
                 (tool, "the tool in the manifest"),
             )
             .with_help(
-                "write each value as a literal (string, number, boolean, null, array or object)",
+                "write each value as a literal, or as a `const` of the same file built from literals",
             ),
     );
 }
