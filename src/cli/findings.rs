@@ -174,7 +174,11 @@ pub(super) fn refuse_on_errors(
     writeln!(
         err,
         "error: nothing was written: {target} cannot accept {} (fix the manifests, or pass --allow-errors to write anyway)",
-        if errors == 1 { "1 thing above".to_string() } else { format!("{errors} things above") }
+        if errors == 1 {
+            "1 thing above".to_string()
+        } else {
+            format!("{errors} things above")
+        }
     )?;
     Ok(true)
 }

@@ -11,6 +11,7 @@ use super::{
 use crate::diagnostic::Severity;
 use crate::emit::EmitError;
 use crate::ir::{Format, Runtime, ToolSet};
+use crate::lint::command_path::{BIN_PREFIX, CommandPath, classify, program};
 
 pub(super) fn write(toolsets: &[ToolSet], out: &mut Converted) -> Result<(), EmitError> {
     let mut root = Map::new();
@@ -26,7 +27,9 @@ pub(super) fn write(toolsets: &[ToolSet], out: &mut Converted) -> Result<(), Emi
             }
             match &tool.parameters {
                 Some(parameters) => {
-                    entry.insert("schema".into(), parameters.clone());
+                    let mut parameters = parameters.clone();
+                    super::untyped_is_an_error(out, set, tool, &mut parameters, Format::Agentcli);
+                    entry.insert("schema".into(), parameters);
                 }
                 None => out.note(
                     set,
@@ -59,6 +62,19 @@ pub(super) fn write(toolsets: &[ToolSet], out: &mut Converted) -> Result<(), Emi
                 );
             }
             let placed = place_tool(out, set, tool, Format::Agentcli, &mut entry, true);
+            if let Some(program) = program(entry.get("command"))
+                && let CommandPath::EscapesBin(resolved) = classify(program)
+            {
+                out.note(
+                    set,
+                    &tool.origin,
+                    Severity::Error,
+                    format!(
+                        "the agentcli command of tool \"{}\" would run \"{program}\", which resolves to \"{resolved}\", outside {BIN_PREFIX}: agentcli refuses it; point it at a program inside {BIN_PREFIX}",
+                        tool.name
+                    ),
+                );
+            }
             attach_x_toolc(&mut entry, x_toolc_object(placed, &set_fields, Vec::new()));
             entries.push(Value::Object(entry));
         }

@@ -281,12 +281,31 @@ fn place_tool(
             restore(native, to, field);
             continue;
         }
+        if is_strict_flag(field, to) {
+            continue;
+        }
         out.lose(set, field, to, tolerant);
         if tolerant {
             insert_field(&mut x_toolc, field);
         }
     }
     x_toolc
+}
+
+/// Whether `field` is only the `strict` flag of a tool, which OpenAI
+/// (`function.strict`) and Anthropic (`strict`) both have: the emitters
+/// write it from the tool's extensions, so it is not lost between them.
+fn is_strict_flag(field: &Carried, to: Format) -> bool {
+    let only_strict = |value: &Value| {
+        value
+            .as_object()
+            .is_some_and(|o| o.len() == 1 && o.get("strict").is_some_and(Value::is_boolean))
+    };
+    match (field.format, to) {
+        (Format::Openai, Format::Anthropic) => field.key == "function" && only_strict(&field.value),
+        (Format::Anthropic, Format::Openai) => field.key == "strict" && field.value.is_boolean(),
+        _ => false,
+    }
 }
 
 /// The title of a tool, as the field of its source format, when the target
@@ -503,7 +522,11 @@ impl Converted {
         let violations = crate::lint::structure::violations(to, value)
             .unwrap_or_else(|problem| vec![(String::new(), problem)]);
         for (at, message) in violations {
-            let at = if at.is_empty() { "the root".to_string() } else { at };
+            let at = if at.is_empty() {
+                "the root".to_string()
+            } else {
+                at
+            };
             self.note(
                 set,
                 pointer,

@@ -70,7 +70,26 @@ pub(super) fn write_set(
         };
         // The carried fields of the target's own format go over what
         // gen wrote (the IR's own keys stay gen's).
+        let checked: Vec<(&str, Option<Value>)> = if to == Format::Mcp {
+            crate::emit::mcp::CHECKED_MEMBERS
+                .iter()
+                .map(|key| (*key, object.get(*key).cloned()))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let x_toolc = place_tool(out, set, tool, to, object, tolerant);
+        // What gen dropped as no valid MCP stays dropped (its note says so).
+        for (key, gen_wrote) in checked {
+            match gen_wrote {
+                Some(value) => {
+                    object.insert(key.to_string(), value);
+                }
+                None => {
+                    object.shift_remove(key);
+                }
+            }
+        }
         if let Some(x) = x_toolc_object(x_toolc, &set_fields, Vec::new()) {
             let meta = object
                 .entry("_meta")

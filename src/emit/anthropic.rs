@@ -47,6 +47,10 @@ pub(crate) fn entry(set: &ToolSet, tool: &Tool, schema: Schema) -> (Value, Vec<N
         entry.insert("description".into(), Value::String(description.clone()));
     }
     entry.insert("input_schema".into(), schema);
+    // Anthropic's tool definition has OpenAI's `strict` too.
+    if let Some(flag) = tool.extensions.get("strict").filter(|s| s.is_boolean()) {
+        entry.insert("strict".into(), flag.clone());
+    }
     (Value::Object(entry), sink.into_notes())
 }
 

@@ -16,6 +16,12 @@ use crate::diagnostic::Severity;
 use crate::ir::{Format, Permissions, Tool, ToolSet};
 use crate::json;
 
+/// The members of an MCP tool that gen writes only when they are what MCP
+/// wants (a well-formed `icons` list, an object `outputSchema`, a known
+/// `execution.taskSupport`), dropping them with a note otherwise. convert
+/// keeps gen's verdict on them over the fields it carries.
+pub(crate) const CHECKED_MEMBERS: &[&str] = &["icons", "outputSchema", "execution"];
+
 /// `toolc gen mcp`.
 pub fn generate(toolsets: &[ToolSet], _options: &Options) -> Result<Generated, EmitError> {
     super::JsonTarget::Mcp.generate(toolsets)

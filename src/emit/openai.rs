@@ -23,8 +23,8 @@ use crate::json;
 use crate::providers::openai::{STRICT_FORMATS, STRICT_REJECTED};
 use crate::providers::{GenHandling, Target};
 use crate::schema::{
-    Origins, RefGuard, Refusal, RewriteNotes, flatten_root_unions, for_each_subschema_mut, is_object_schema,
-    merge_all_of, one_of_to_any_of, property_at,
+    Origins, RefGuard, Refusal, RewriteNotes, flatten_root_unions, for_each_subschema_mut,
+    is_object_schema, merge_all_of, one_of_to_any_of, property_at,
 };
 
 /// The OpenAI tools array for every tool of `toolsets`, in order, as
@@ -369,7 +369,13 @@ impl StrictRewrite<'_, '_, '_> {
             _ => Vec::new(),
         };
         let mut required: Vec<Value> = names.iter().map(|n| Value::String(n.clone())).collect();
-        required.extend(listed.iter().filter(|n| !required.contains(n)).cloned().collect::<Vec<_>>());
+        required.extend(
+            listed
+                .iter()
+                .filter(|n| !required.contains(n))
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
         for name in names {
             if listed.contains(&Value::String(name.clone())) {
                 continue;

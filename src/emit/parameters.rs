@@ -25,11 +25,10 @@ pub(crate) fn parameters_or_empty(tool: &Tool) -> Value {
 /// relative to the schema root and stored relative to the manifest (the
 /// tool's `parameters_at` in front). Parameters read from code (an
 /// AgentStack function, a Nachos class) are not in the manifest: their
-/// notes point at the tool's declaration and name the place in the schema.
-/// A schema nobody wrote (an empty one made up for a tool whose parameters
-/// are unknown) has nothing to point at, so its notes are dropped. The
-/// same note is kept once: an inlined definition repeats the notes of its
-/// source.
+/// notes point at the tool's declaration and name the place in the schema
+/// (as do those of an empty schema made up for a tool whose parameters are
+/// unknown, which has none to speak of). The same note is kept once: an
+/// inlined definition repeats the notes of its source.
 pub(crate) struct SchemaNotes<'a> {
     path: &'a str,
     base: Base<'a>,
@@ -43,15 +42,15 @@ enum Base<'a> {
     InManifest(&'a str),
     /// The schema was read from code; the tool is declared here.
     FromCode(&'a str),
-    Nowhere,
 }
 
 impl<'a> SchemaNotes<'a> {
     pub(crate) fn for_tool(set: &'a ToolSet, tool: &'a Tool) -> Self {
-        let base = match (&tool.parameters, &tool.parameters_at) {
-            (None, _) => Base::Nowhere,
-            (Some(_), Some(at)) => Base::InManifest(at),
-            (Some(_), None) => Base::FromCode(&tool.origin),
+        // (convert takes the parameters out of the tool before adapting
+        // them: where they were is what counts.)
+        let base = match &tool.parameters_at {
+            Some(at) => Base::InManifest(at),
+            None => Base::FromCode(&tool.origin),
         };
         SchemaNotes {
             path: &set.path,
@@ -63,11 +62,11 @@ impl<'a> SchemaNotes<'a> {
 
     fn push(&mut self, severity: Severity, at: &str, message: String) {
         let (pointer, message) = match self.base {
-            Base::Nowhere => return,
             Base::InManifest(base) => (format!("{base}{at}"), message),
-            Base::FromCode(origin) if at.is_empty() => {
-                (origin.to_string(), format!("(the parameters read from code) {message}"))
-            }
+            Base::FromCode(origin) if at.is_empty() => (
+                origin.to_string(),
+                format!("(the parameters read from code) {message}"),
+            ),
             Base::FromCode(origin) => (
                 origin.to_string(),
                 format!("(the parameters read from code, at {at}) {message}"),
@@ -172,9 +171,8 @@ pub(crate) fn in_2020_12(schema: &mut Value, provider: &str, notes: &mut impl Re
     if let Some(Value::String(dialect)) = root.get("$schema")
         && !dialect.contains("2020-12")
     {
-        let message = format!(
-            "removed \"$schema\": \"{dialect}\": {provider} reads JSON Schema 2020-12"
-        );
+        let message =
+            format!("removed \"$schema\": \"{dialect}\": {provider} reads JSON Schema 2020-12");
         root.shift_remove("$schema");
         notes.info("$schema", message);
     }

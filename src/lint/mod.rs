@@ -14,7 +14,7 @@
 //! checks a [`Project`] a caller loaded (gen, convert and run, which keep
 //! the IR, use lint that way, as their error gate).
 
-mod command_path;
+pub(crate) mod command_path;
 pub mod config;
 mod exclude;
 pub(crate) mod findings;

@@ -61,4 +61,3 @@ fn walk(schema: &Value, pointer: &mut String, visit: &mut dyn FnMut(&str, &Map<S
         }
     }
 }
-

@@ -58,14 +58,32 @@ fn compiled(format: Format) -> Result<&'static Compiled, String> {
 }
 
 /// Where `document` fails the schema of `format`, and why, as the
-/// validator says it: for writers that must not write what `lint` would
-/// reject (convert checks each manifest it builds). Empty when valid; an
+/// validator says it, those `lint` reports as errors: for writers that must
+/// not write what `lint` would reject (convert checks each manifest it
+/// builds). Empty when valid; an
 /// `Err` when the format's own schema cannot be compiled.
-pub(crate) fn violations(format: Format, document: &Value) -> Result<Vec<(String, String)>, String> {
+pub(crate) fn violations(
+    format: Format,
+    document: &Value,
+) -> Result<Vec<(String, String)>, String> {
     let (_, validator) = compiled(format)?;
     Ok(validator
         .iter_errors(document)
-        .map(|error| (error.instance_path().as_str().to_string(), error.to_string()))
+        // What lint reports as an error: an unknown key is
+        // `unknown-field`'s, a warning (and a manifest may carry its own).
+        .filter(|error| {
+            let rule = match error.kind() {
+                ValidationErrorKind::AdditionalProperties { .. } => &unknown_field::RULE,
+                _ => &schema_violation::RULE,
+            };
+            rule.severity == crate::diagnostic::Severity::Error
+        })
+        .map(|error| {
+            (
+                error.instance_path().as_str().to_string(),
+                error.to_string(),
+            )
+        })
         .collect())
 }
 

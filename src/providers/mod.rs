@@ -26,7 +26,7 @@ pub enum Target {
     Mcp,
 }
 
-/// The providers that refuse `anyOf`, `oneOf`, `allOf` (and `not`) at the
+/// The providers that refuse `anyOf`, `oneOf` and `allOf` at the
 /// root of a parameter schema: OpenAI, strict mode or not (`schema must be
 /// a JSON Schema of 'type: "object"'`), and Anthropic (`input_schema does
 /// not support oneOf, allOf, or anyOf at the top level`).

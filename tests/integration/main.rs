@@ -28,6 +28,7 @@ mod gen_rust_validate;
 mod gen_typescript;
 mod generated;
 mod hostile;
+mod interop;
 mod lint_cli;
 mod outputs;
 mod project;

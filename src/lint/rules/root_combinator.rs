@@ -36,10 +36,10 @@ use serde_json::Value;
 
 use crate::diagnostic::Severity;
 use crate::json;
+use crate::lint::Rule;
 use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::settings::{agree, provider_list};
-use crate::lint::Rule;
 use crate::providers::ROOT_COMBINATORS;
 
 pub(crate) const RULE: Rule = Rule {

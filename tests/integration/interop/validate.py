@@ -1,10 +1,11 @@
 """Validates a document toolc wrote with the providers' own SDKs.
 
-Usage: validate.py TARGET SCHEMAS_DIR < document
-TARGET is openai, openai-strict, anthropic, mcp or gemini. Prints one line
-per tool, "ok NAME" or "bad NAME: why", and nothing else; exits 0 either
-way (the Rust test counts and asserts), 2 when the document is not the
-target's shape at all.
+Usage: validate.py TARGET SCHEMAS_DIR < documents
+TARGET is openai, openai-strict, anthropic, mcp or gemini; standard input
+is a JSON array of {"label": ..., "document": ...}. Prints one line per
+tool, "ok LABEL NAME" or "bad LABEL NAME: why" (a document that is not the
+target's shape at all is one "bad LABEL *" line), and nothing else; exits
+0 either way: the Rust test counts and asserts.
 """
 
 import copy
@@ -15,16 +16,20 @@ import jsonschema
 from pydantic import TypeAdapter
 
 target, schemas_dir = sys.argv[1], sys.argv[2]
-document = json.load(sys.stdin)
+batch = json.load(sys.stdin)
+label = ""
+document = None
 meta_2020_12 = jsonschema.Draft202012Validator
-ROOT_COMBINATORS = ("oneOf", "anyOf", "allOf", "not")
+# The documented refusals: `input_schema does not support oneOf, allOf, or
+# anyOf at the top level`.
+ROOT_COMBINATORS = ("oneOf", "anyOf", "allOf")
 
 
 def report(name, problems):
     if problems:
-        print(f"bad {name}: " + "; ".join(problems))
+        print(f"bad {label} {name}: " + "; ".join(problems))
     else:
-        print(f"ok {name}")
+        print(f"ok {label} {name}")
 
 
 def differences(before, after, at=""):
@@ -122,16 +127,7 @@ def mcp():
         ListToolsResult.model_validate(document, strict=True)
     except Exception as error:
         problems_of_all.append(f"ListToolsResult: {error}")
-    validators = {}
-    for revision in ("2025-06-18", "2025-11-25", "2026-07-28"):
-        with open(f"{schemas_dir}/mcp-{revision}.schema.json") as file:
-            schema = json.load(file)
-        defs = "$defs" if "$defs" in schema else "definitions"
-        wrapper = dict(schema)
-        wrapper["$ref"] = f"#/{defs}/ListToolsResult"
-        cls = jsonschema.validators.validator_for(schema)
-        validators[revision] = cls(wrapper)
-    for revision, validator in validators.items():
+    for revision, validator in mcp_schema_validators().items():
         for error in validator.iter_errors(document):
             problems_of_all.append(f"MCP {revision} at {list(error.absolute_path)}: {error.message[:200]}")
     for tool in document.get("tools", []):
@@ -149,6 +145,24 @@ def mcp():
         report(tool.get("name", "?"), problems)
 
 
+def mcp_schema_validators():
+    """A validator of ListToolsResult per MCP revision, built once."""
+    global mcp_validators
+    if mcp_validators is not None:
+        return mcp_validators
+    validators = {}
+    for revision in ("2025-06-18", "2025-11-25", "2026-07-28"):
+        with open(f"{schemas_dir}/mcp-{revision}.schema.json") as file:
+            schema = json.load(file)
+        defs = "$defs" if "$defs" in schema else "definitions"
+        wrapper = dict(schema)
+        wrapper["$ref"] = f"#/{defs}/ListToolsResult"
+        cls = jsonschema.validators.validator_for(schema)
+        validators[revision] = cls(wrapper)
+    mcp_validators = validators
+    return validators
+
+
 def gemini():
     from google.genai.types import FunctionDeclaration, Tool
 
@@ -156,7 +170,7 @@ def gemini():
     try:
         Tool.model_validate({"function_declarations": declarations})
     except Exception as error:
-        print(f"bad *: Tool: {error}")
+        report("*", [f"Tool: {error}"])
     for declaration in declarations:
         problems = []
         try:
@@ -167,13 +181,17 @@ def gemini():
 
 
 shapes = {"openai": list, "openai-strict": list, "anthropic": list, "mcp": dict, "gemini": dict}
-if not isinstance(document, shapes[target]):
-    print(f"the document is not a {shapes[target].__name__}", file=sys.stderr)
-    sys.exit(2)
-{
+checks = {
     "openai": lambda: openai(False),
     "openai-strict": lambda: openai(True),
     "anthropic": anthropic,
     "mcp": mcp,
     "gemini": gemini,
-}[target]()
+}
+mcp_validators = None
+for item in batch:
+    label, document = item["label"], item["document"]
+    if not isinstance(document, shapes[target]):
+        report("*", [f"the document is not a {shapes[target].__name__}"])
+        continue
+    checks[target]()

@@ -1,0 +1,356 @@
+//! Everything toolc writes is accepted by the consumer it is written for:
+//! the providers' own SDKs (tests/integration/interop/validate.py, run
+//! with the test venv's pinned SDKs), the MCP schemas of three revisions,
+//! and toolc's own linter for converted manifests. The inputs are every
+//! corpus and fixture manifest that lints without errors; each test prints
+//! its table (run with --nocapture to see it).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::{TempDir, Test, root, sdk};
+
+/// The corpus and fixture manifests with tools and no error-level finding,
+/// relative to the project root, in the order lint lists them.
+fn clean_manifests() -> Vec<String> {
+    let output = Test::new()
+        .args(["lint", "--format", "json", "../shared/corpus", "fixtures"])
+        .run();
+    let report = output.json();
+    let mut errors: BTreeMap<String, usize> = BTreeMap::new();
+    for diagnostic in report["diagnostics"].as_array().expect("diagnostics") {
+        if diagnostic["severity"] == "error" {
+            *errors
+                .entry(diagnostic["path"].as_str().expect("path").to_string())
+                .or_default() += 1;
+        }
+    }
+    let manifests: Vec<String> = report["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter(|f| f["tools"].as_u64().unwrap_or(0) > 0)
+        .map(|f| f["path"].as_str().expect("path").to_string())
+        // An error in the package's code (a .py, a .ts beside it) counts too.
+        .filter(|path| {
+            let dir = Path::new(path).parent().unwrap_or(Path::new(""));
+            !errors.keys().any(|e| Path::new(e).starts_with(dir))
+        })
+        .collect();
+    assert!(
+        manifests.len() > 100,
+        "only {} clean manifests: the corpus or fixtures are not where they should be",
+        manifests.len()
+    );
+    manifests
+}
+
+/// What validate.py said of a batch of documents: tools accepted, and
+/// every rejection.
+struct Verdicts {
+    ok: usize,
+    bad: Vec<String>,
+}
+
+/// Validates `documents` (label, JSON text) as `target` with the SDKs.
+fn validate(target: &str, documents: &[(String, String)]) -> Verdicts {
+    let batch: Vec<serde_json::Value> = documents
+        .iter()
+        .map(|(label, text)| {
+            let document: serde_json::Value = serde_json::from_str(text)
+                .unwrap_or_else(|e| panic!("{label}: toolc wrote JSON that does not parse: {e}"));
+            serde_json::json!({"label": label, "document": document})
+        })
+        .collect();
+    let script = root().join("tests/integration/interop/validate.py");
+    let schemas = root().join("../shared/schemas");
+    let printed = sdk::run_python(
+        &format!(
+            "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path({:?}, run_name='__main__')",
+            script.display().to_string()
+        ),
+        &[
+            script.to_str().expect("path"),
+            target,
+            schemas.to_str().expect("path"),
+        ],
+        &serde_json::to_string(&batch).expect("batch"),
+    );
+    let mut verdicts = Verdicts {
+        ok: 0,
+        bad: Vec::new(),
+    };
+    for line in printed.lines() {
+        if line.starts_with("ok ") {
+            verdicts.ok += 1;
+        } else {
+            verdicts.bad.push(line.to_string());
+        }
+    }
+    verdicts
+}
+
+/// The providers' documents, as `gen` and `convert` spell them, and the
+/// validate.py target for each.
+const PROVIDERS: &[(&str, &[&str], &str)] = &[
+    ("openai", &["gen", "openai"], "openai"),
+    (
+        "openai --strict",
+        &["gen", "openai", "--strict"],
+        "openai-strict",
+    ),
+    ("anthropic", &["gen", "anthropic"], "anthropic"),
+    ("mcp", &["gen", "mcp"], "mcp"),
+    ("gemini", &["gen", "gemini"], "gemini"),
+    ("convert openai", &["convert", "--to", "openai"], "openai"),
+    (
+        "convert anthropic",
+        &["convert", "--to", "anthropic"],
+        "anthropic",
+    ),
+    ("convert mcp", &["convert", "--to", "mcp"], "mcp"),
+];
+
+#[test]
+fn every_provider_document_is_accepted_by_the_providers_sdk() {
+    let manifests = clean_manifests();
+    let mut table = vec![format!(
+        "{:<20} {:>9} {:>8} {:>7} {:>10}",
+        "target", "manifests", "written", "refused", "tools ok"
+    )];
+    for (name, command, target) in PROVIDERS {
+        let mut documents = Vec::new();
+        let mut refused = 0;
+        for manifest in &manifests {
+            let output = Test::new()
+                .args(command.iter().copied())
+                .args(["-o", "-", manifest.as_str()])
+                .run();
+            match output.code {
+                0 => documents.push((manifest.clone(), output.stdout)),
+                // What the target cannot take is refused with the reason,
+                // and nothing is written.
+                1 => {
+                    assert!(
+                        output.stdout.is_empty()
+                            && output.stderr.contains("error: nothing was written"),
+                        "{name} {manifest}: exit 1 without saying nothing was written:\n{}\n{}",
+                        output.stdout,
+                        output.stderr
+                    );
+                    refused += 1;
+                }
+                code => panic!("{name} {manifest}: exit {code}\n{}", output.stderr),
+            }
+        }
+        let verdicts = validate(target, &documents);
+        assert!(
+            verdicts.bad.is_empty(),
+            "{name}: {} tools rejected by the SDK:\n{}",
+            verdicts.bad.len(),
+            verdicts.bad.join("\n")
+        );
+        assert!(
+            verdicts.ok > 150,
+            "{name}: only {} tools validated",
+            verdicts.ok
+        );
+        table.push(format!(
+            "{name:<20} {:>9} {:>8} {refused:>7} {:>10}",
+            manifests.len(),
+            documents.len(),
+            verdicts.ok
+        ));
+    }
+    println!("{}", table.join("\n"));
+}
+
+/// The validator itself can say no: a document of each target with the
+/// very faults toolc used to write is rejected.
+#[test]
+fn the_sdk_validation_rejects_what_providers_reject() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "openai",
+            r#"[{"type": "function", "function": {"name": "pick", "parameters": {"oneOf": [{"type": "object"}]}}}]"#,
+            "root oneOf",
+        ),
+        (
+            "openai-strict",
+            r#"[{"type": "function", "function": {"name": "pick", "strict": true, "parameters": {"type": "object", "properties": {"b": {"type": "string"}, "a": {"type": "string"}}, "required": ["a", "b"], "additionalProperties": false}}}]"#,
+            "not a fixed point",
+        ),
+        (
+            "anthropic",
+            r#"[{"name": "pick", "input_schema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}}]"#,
+            "is not 2020-12",
+        ),
+        (
+            "mcp",
+            r#"{"tools": [{"name": "pick", "inputSchema": {"type": "object"}}]}"#,
+            "'resultType' is a required property",
+        ),
+        (
+            "gemini",
+            r#"{"functionDeclarations": [{"name": "pick", "parameters": {"type": "OBJECT"}, "strict": true}]}"#,
+            "SDK:",
+        ),
+    ];
+    for (target, document, expected) in cases {
+        let verdicts = validate(target, &[("case".to_string(), document.to_string())]);
+        assert!(
+            verdicts.bad.iter().any(|line| line.contains(expected)),
+            "{target}: expected a rejection saying {expected:?}, got ok={} bad={:?}",
+            verdicts.ok,
+            verdicts.bad
+        );
+    }
+}
+
+/// Whether `out` (a file or a directory) holds anything.
+fn wrote_anything(out: &Path) -> bool {
+    match std::fs::read_dir(out) {
+        Ok(mut entries) => entries.next().is_some(),
+        Err(_) => out.exists(),
+    }
+}
+
+#[test]
+fn every_conversion_toolc_writes_lints_without_errors() {
+    let manifests = clean_manifests();
+    let formats = [
+        "nora",
+        "agentcli",
+        "agentstack",
+        "nachos",
+        "openai",
+        "anthropic",
+        "mcp",
+    ];
+    let mut table = vec![format!(
+        "{:<11} {:>9} {:>8} {:>7} {:>11}",
+        "to", "manifests", "written", "refused", "lint clean"
+    )];
+    for to in formats {
+        let (mut written, mut refused, mut clean) = (0, 0, 0);
+        for (index, manifest) in manifests.iter().enumerate() {
+            let dir = TempDir::new(&format!("interop-{to}-{index}"));
+            let out = if matches!(to, "openai" | "anthropic" | "mcp") {
+                dir.path().join("out.json")
+            } else {
+                dir.path().join("out")
+            };
+            let output = Test::new()
+                .args(["convert", "--to", to, "-o"])
+                .args([out.to_str().expect("path"), manifest.as_str()])
+                .run();
+            if output.code != 0 {
+                assert_eq!(
+                    output.code, 1,
+                    "{manifest} -> {to}: exit {}\n{}",
+                    output.code, output.stderr
+                );
+                assert!(
+                    !wrote_anything(&out),
+                    "{manifest} -> {to}: refused, but wrote {}",
+                    out.display()
+                );
+                refused += 1;
+                continue;
+            }
+            written += 1;
+            let lint = Test::new()
+                .args(["lint", "--format", "json", out.to_str().expect("path")])
+                .run();
+            let report = lint.json();
+            let errors: Vec<String> = report["diagnostics"]
+                .as_array()
+                .expect("diagnostics")
+                .iter()
+                .filter(|d| d["severity"] == "error")
+                .map(|d| format!("{}: {} {}", d["path"], d["rule"], d["message"]))
+                .collect();
+            assert!(
+                errors.is_empty(),
+                "{manifest} -> {to} exited 0 but toolc rejects what it wrote:\n{}",
+                errors.join("\n")
+            );
+            assert!(
+                report["files"].as_array().is_some_and(|f| !f.is_empty()),
+                "{manifest} -> {to}: lint read no manifest in what convert wrote"
+            );
+            clean += 1;
+        }
+        assert!(
+            written > manifests.len() / 2,
+            "{to}: only {written} of {} conversions were written",
+            manifests.len()
+        );
+        table.push(format!(
+            "{to:<11} {:>9} {written:>8} {refused:>7} {clean:>11}",
+            manifests.len()
+        ));
+    }
+    println!("{}", table.join("\n"));
+}
+
+#[test]
+fn the_strict_flag_survives_openai_to_anthropic_and_back() {
+    let dir = TempDir::new("interop-strict-flag");
+    dir.write(
+        "openai.json",
+        r#"[{"type": "function", "function": {"name": "pick", "description": "Pick one.", "strict": true,
+            "parameters": {"type": "object", "properties": {"a": {"type": "string", "description": "A."}},
+                           "required": ["a"], "additionalProperties": false}}}]"#,
+    );
+    let to_anthropic = Test::new()
+        .current_dir(dir.path())
+        .args([
+            "convert",
+            "--to",
+            "anthropic",
+            "-o",
+            "anthropic.json",
+            "openai.json",
+        ])
+        .run();
+    assert_eq!(to_anthropic.code, 0, "{}", to_anthropic.stderr);
+    assert!(
+        !to_anthropic.stderr.contains("conversion-loss"),
+        "{}",
+        to_anthropic.stderr
+    );
+    let anthropic: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("anthropic.json")).unwrap())
+            .unwrap();
+    assert_eq!(anthropic[0]["strict"], true, "{anthropic}");
+    let back = Test::new()
+        .current_dir(dir.path())
+        .args([
+            "convert",
+            "--to",
+            "openai",
+            "-o",
+            "back.json",
+            "anthropic.json",
+        ])
+        .run();
+    assert_eq!(back.code, 0, "{}", back.stderr);
+    assert!(!back.stderr.contains("conversion-loss"), "{}", back.stderr);
+    let openai: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("back.json")).unwrap())
+            .unwrap();
+    assert_eq!(openai[0]["function"]["strict"], true, "{openai}");
+    let verdicts = validate(
+        "anthropic",
+        &[(
+            "anthropic.json".to_string(),
+            std::fs::read_to_string(dir.path().join("anthropic.json")).unwrap(),
+        )],
+    );
+    assert!(
+        verdicts.bad.is_empty() && verdicts.ok == 1,
+        "{:?}",
+        verdicts.bad
+    );
+}
