@@ -51,7 +51,10 @@ pub(super) struct ConvertArgs {
     /// Skeletons already there are yours and never count.
     #[arg(long, conflicts_with_all = ["dry_run", "force"])]
     check: bool,
-    /// Convert even when the manifests have error-level findings.
+    /// Convert even when the manifests have error-level findings, or the
+    /// output has something the target refuses (a property without a type,
+    /// a NORA property name NORA cannot spell); without it, such output is
+    /// reported as errors and nothing is written.
     #[arg(long)]
     allow_errors: bool,
     /// How to report losses and notes: human (with the source line) and brief on

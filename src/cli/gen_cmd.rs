@@ -42,7 +42,10 @@ pub(super) struct GenArgs {
     /// Skeletons already there are yours and never count.
     #[arg(long, conflicts_with_all = ["dry_run", "force"])]
     check: bool,
-    /// Generate even when the manifests have error-level findings.
+    /// Generate even when the manifests have error-level findings, or the
+    /// output has something the target refuses (a property without a type,
+    /// an object strict mode cannot express); without it, such output is
+    /// reported as errors and nothing is written.
     #[arg(long)]
     allow_errors: bool,
     /// openai: emit strict mode ("strict": true and OpenAI's strict schema subset).

@@ -81,6 +81,11 @@ enum Command {
     /// anthropic and mcp one document. Fields the target cannot express are reported as
     /// conversion-loss warnings at their place in the source and, where the target
     /// tolerates extra keys, kept in an "x-toolc" object that converting back reads.
+    /// What the target requires and the source lacks is filled with a marked
+    /// placeholder and a warning (a NORA description: "TODO: describe ..."); what the
+    /// target cannot accept at all (a property without a type, a name NORA cannot
+    /// spell) is an error, and then nothing is written (exit 1). Everything written
+    /// lints without errors. Provider documents are adapted as `toolc gen` adapts them.
     /// Code skeletons are written only where none exists; manifests that differ are
     /// only overwritten with --force.
     Convert(convert_cmd::ConvertArgs),

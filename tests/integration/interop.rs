@@ -143,6 +143,29 @@ fn every_provider_document_is_accepted_by_the_providers_sdk() {
                 code => panic!("{name} {manifest}: exit {code}\n{}", output.stderr),
             }
         }
+        // Those toolc reads, it also lints: no error in what it wrote.
+        let format = ["openai", "anthropic", "mcp"]
+            .into_iter()
+            .find(|f| target.starts_with(f));
+        for (manifest, text) in documents.iter().filter(|_| format.is_some()) {
+            let lint = Test::new()
+                .args(["lint", "--format", "json", "--input-format"])
+                .args([format.unwrap_or_default(), "-"])
+                .stdin(text)
+                .run();
+            let errors: Vec<String> = lint.json()["diagnostics"]
+                .as_array()
+                .expect("diagnostics")
+                .iter()
+                .filter(|d| d["severity"] == "error")
+                .map(|d| format!("{} {}", d["rule"], d["message"]))
+                .collect();
+            assert!(
+                errors.is_empty(),
+                "{name} {manifest}: toolc rejects what it wrote:\n{}",
+                errors.join("\n")
+            );
+        }
         let verdicts = validate(target, &documents);
         assert!(
             verdicts.bad.is_empty(),
@@ -348,6 +371,58 @@ fn the_strict_flag_survives_openai_to_anthropic_and_back() {
             std::fs::read_to_string(dir.path().join("anthropic.json")).unwrap(),
         )],
     );
+    assert!(
+        verdicts.bad.is_empty() && verdicts.ok == 1,
+        "{:?}",
+        verdicts.bad
+    );
+}
+
+#[test]
+fn strict_mode_refuses_a_python_map_and_says_what_it_rewrote_in_python_parameters() {
+    let dir = TempDir::new("interop-strict-python");
+    dir.write(
+        "scores/config.json",
+        r#"{"name": "scores", "category": "data", "tools": {"record": {"actions": ["write"]}, "lookup": {"actions": ["read"]}}}"#,
+    );
+    dir.write(
+        "scores/__init__.py",
+        "from typing import Dict, Optional\n\n\n\
+         def record(player: str, points: Dict[str, int]) -> str:\n    \"\"\"Record points per round.\"\"\"\n    return player\n\n\n\
+         def lookup(player: str, season: Optional[int] = None) -> str:\n    \"\"\"Look up a player's points.\"\"\"\n    return player\n",
+    );
+    let refused = Test::new()
+        .current_dir(dir.path())
+        .args(["gen", "openai", "--strict", "--show-notes", "scores"])
+        .run();
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(refused.stdout.is_empty(), "{}", refused.stdout);
+    assert!(
+        refused.stderr.contains("object of free keys")
+            && refused.stderr.contains("it would accept only {}")
+            && refused.stderr.contains("error: nothing was written"),
+        "{}",
+        refused.stderr
+    );
+    // Without the map, the optional parameter's rewrite is reported at
+    // the tool, naming the place in the parameters read from code.
+    dir.write(
+        "scores/config.json",
+        r#"{"name": "scores", "category": "data", "tools": {"lookup": {"actions": ["read"]}}}"#,
+    );
+    let written = Test::new()
+        .current_dir(dir.path())
+        .args(["gen", "openai", "--strict", "--show-notes", "scores"])
+        .run();
+    assert_eq!(written.code, 0, "{}", written.stderr);
+    assert!(
+        written
+            .stderr
+            .contains("(the parameters read from code, at /properties/season)"),
+        "{}",
+        written.stderr
+    );
+    let verdicts = validate("openai-strict", &[("lookup".to_string(), written.stdout)]);
     assert!(
         verdicts.bad.is_empty() && verdicts.ok == 1,
         "{:?}",
