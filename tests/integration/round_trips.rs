@@ -68,7 +68,7 @@ fn tools(mcp: &Value) -> Vec<(Value, Value, Value)> {
 /// under `as/`.
 fn converted() -> TempDir {
     let dir = TempDir::new("round-trip-agentstack");
-    dir.write("mcp.json", &source().to_string());
+    dir.write("mcp.json", source().to_string());
     toolc(
         &["convert", "--to", "agentstack", "-o", "as", "mcp.json"],
         dir.path(),
@@ -155,7 +155,7 @@ fn a_changed_function_still_maps_its_renamed_parameters_back() {
 #[test]
 fn single_file_targets_keep_the_tool_order() {
     let dir = TempDir::new("round-trip-order");
-    dir.write("mcp.json", &source().to_string());
+    dir.write("mcp.json", source().to_string());
     let order = ["zeta", "alpha", "mid"];
     for target in ["openai", "anthropic", "agentcli", "agentstack", "mcp"] {
         let out = format!("out-{target}");
