@@ -25,7 +25,10 @@
 //! everything a JSON Schema says; NORA's parameter dialect has no room for
 //! a property's own `required` list. The `parameters` copy is used while
 //! the manifest's (or code's) own parameters keep the same names (see
-//! [`signature`]). Reading such a manifest brings every field back.
+//! [`signature`]); names the code had to change (`max-bytes` is
+//! `max_bytes`, `self` is `self_`) are recorded in `parameter_names` and
+//! mapped back first (see [`PARAMETER_NAMES`]). Reading such a manifest
+//! brings every field back.
 //!
 //! A carried agentcli `command` (with its `timeoutSec` and
 //! `envPassthrough`) is also how the tool runs: lowering makes it the

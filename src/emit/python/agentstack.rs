@@ -5,7 +5,9 @@
 //! else its only tool, else its directory; manifests that get the same name
 //! share one package. AgentStack finds a tool by its function's name and
 //! reads its parameters from the signature, so in this style the Python
-//! identifiers are the wire names: a renamed tool or parameter is reported.
+//! identifiers are the wire names: a renamed tool or parameter is reported,
+//! and a renamed parameter's manifest name is recorded in the tool's
+//! `"x-toolc"` (`parameter_names`) so that reading the code maps it back.
 
 use std::collections::HashMap;
 use std::path::Path;
