@@ -20,7 +20,9 @@ use super::{
 };
 use crate::diagnostic::Severity;
 use crate::emit::EmitError;
+use crate::formats::carry;
 use crate::ir::{Format, Package, Tool, ToolSet};
+use crate::json;
 
 /// The category of a package whose source says none.
 const DEFAULT_CATEGORY: &str = "custom";
@@ -168,6 +170,14 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
             None if summary.is_some() => extra.push(("description", Value::Null)),
             _ => {}
         }
+        let renamed = skeleton.renamed.get(index).cloned().unwrap_or_default();
+        if !renamed.is_empty() {
+            let names = renamed
+                .iter()
+                .map(|(code, wire)| (code.clone(), Value::String(wire.clone())))
+                .collect();
+            extra.push((carry::PARAMETER_NAMES, Value::Object(names)));
+        }
         if let Some(parameters) = &tool.parameters
             && read_back.as_ref().map(|r| &r.0) != Some(parameters)
         {
@@ -246,12 +256,14 @@ fn actions_for(tool: &Tool) -> (Value, bool) {
 }
 
 /// The package's `__init__.py` as `toolc gen python --style agentstack`
-/// writes it, the function name it gives each tool, and what reading that
-/// function back yields (parameters, summary), to see what the Python
-/// cannot carry.
+/// writes it, the function name it gives each tool, the parameters it
+/// renamed (code name, name it stands for), and what reading that
+/// function back yields (parameters with their names restored, summary),
+/// to see what the Python cannot carry.
 struct Skeleton {
     module: String,
     functions: Vec<String>,
+    renamed: Vec<Vec<(String, String)>>,
     read_back: Vec<Option<(Value, Option<String>)>>,
 }
 
@@ -283,18 +295,28 @@ fn python_skeleton<'a>(
         .and_then(Value::as_object)
         .map(|t| t.keys().cloned().collect())
         .unwrap_or_default();
+    let renamed: Vec<Vec<(String, String)>> = functions
+        .iter()
+        .map(|function| {
+            carry::parameter_names(&config, Format::Agentstack, &json::join("/tools", function))
+        })
+        .collect();
     let parsed = crate::python::parse(&module).ok();
     let read_back = functions
         .iter()
-        .map(|function| {
+        .zip(&renamed)
+        .map(|(function, renamed)| {
             let module = parsed.as_ref()?;
-            crate::formats::agentstack_python::function_schema(module, function)
-                .map(|f| (f.schema, f.summary))
+            let found = crate::formats::agentstack_python::function_schema(module, function)?;
+            let mut schema = found.schema;
+            carry::restore_parameter_names(&mut schema, renamed);
+            Some((schema, found.summary))
         })
         .collect();
     Ok(Skeleton {
         module,
         functions,
+        renamed,
         read_back,
     })
 }

@@ -25,7 +25,10 @@
 //! everything a JSON Schema says; NORA's parameter dialect has no room for
 //! a property's own `required` list. The `parameters` copy is used while
 //! the manifest's (or code's) own parameters keep the same names (see
-//! [`signature`]). Reading such a manifest brings every field back.
+//! [`signature`]); names the code had to change (`max-bytes` is
+//! `max_bytes`, `self` is `self_`) are recorded in `parameter_names` and
+//! mapped back first (see [`PARAMETER_NAMES`]). Reading such a manifest
+//! brings every field back.
 //!
 //! A carried agentcli `command` (with its `timeoutSec` and
 //! `envPassthrough`) is also how the tool runs: lowering makes it the
@@ -320,6 +323,101 @@ fn add_missing(carried: &mut Vec<Carried>, more: Vec<Carried>) {
             .any(|c| c.format == field.format && c.key == field.key)
         {
             carried.push(field);
+        }
+    }
+}
+
+/// The member of a tool's `"x-toolc"` that maps the names code gives its
+/// parameters to the names they stand for, where a wire name is no Python
+/// identifier or is taken by the language: `{"max_bytes": "max-bytes",
+/// "self_": "self"}`. Whoever writes the code (`gen python --style
+/// agentstack`) records it; reading the code maps the names back.
+pub const PARAMETER_NAMES: &str = "parameter_names";
+
+/// Records in `entry` (a tool object) the names its code gave parameters:
+/// `renamed` holds (code name, name it stands for) pairs. An earlier
+/// record is replaced, or removed when nothing is renamed any more.
+pub fn record_parameter_names(entry: &mut Map<String, Value>, renamed: &[(String, String)]) {
+    let names: Map<String, Value> = renamed
+        .iter()
+        .map(|(code, wire)| (code.clone(), Value::String(wire.clone())))
+        .collect();
+    if names.is_empty() {
+        if let Some(Value::Object(x)) = entry.get_mut(X_TOOLC) {
+            x.remove(PARAMETER_NAMES);
+            if x.is_empty() {
+                entry.remove(X_TOOLC);
+            }
+        }
+        return;
+    }
+    let x = entry
+        .entry(X_TOOLC)
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !x.is_object() {
+        *x = Value::Object(Map::new());
+    }
+    if let Some(x) = x.as_object_mut() {
+        x.insert(PARAMETER_NAMES.to_string(), Value::Object(names));
+    }
+}
+
+/// The (code name, name it stands for) pairs that the `"x-toolc"` of the
+/// tool at `origin` in the manifest `value` records (see
+/// [`PARAMETER_NAMES`]).
+pub fn parameter_names(value: &Value, format: Format, origin: &str) -> Vec<(String, String)> {
+    json::value_at(value, &x_toolc_pointer(format, origin))
+        .and_then(|x| x.get(PARAMETER_NAMES))
+        .and_then(Value::as_object)
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(|(code, wire)| Some((code.clone(), wire.as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Gives the properties of a parameter schema read from code the names
+/// they stand for (`renamed`: code name, wire name), in place, keeping
+/// their order; `required` follows. A name the schema already uses is not
+/// taken twice.
+pub fn restore_parameter_names(schema: &mut Value, renamed: &[(String, String)]) {
+    let Some(Value::Object(properties)) = schema.get("properties") else {
+        return;
+    };
+    let wire = |code: &str| -> Option<&String> {
+        renamed
+            .iter()
+            .find(|(from, _)| from == code)
+            .map(|(_, to)| to)
+            .filter(|to| !properties.contains_key(to.as_str()))
+    };
+    let renamed_properties: Map<String, Value> = properties
+        .iter()
+        .map(|(name, property)| (wire(name).unwrap_or(name).clone(), property.clone()))
+        .collect();
+    let required: Option<Vec<Value>> =
+        schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|names| {
+                names
+                    .iter()
+                    .map(|name| match name.as_str().and_then(wire) {
+                        Some(to) => Value::String(to.clone()),
+                        None => name.clone(),
+                    })
+                    .collect()
+            });
+    if renamed_properties.len() != properties.len() {
+        // Two code names would stand for one wire name: keep the code's.
+        return;
+    }
+    if let Some(object) = schema.as_object_mut() {
+        object.insert("properties".into(), Value::Object(renamed_properties));
+        if let Some(required) = required {
+            object.insert("required".into(), Value::Array(required));
         }
     }
 }

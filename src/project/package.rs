@@ -393,7 +393,7 @@ impl Cache {
             }
             Format::Openai | Format::Anthropic | Format::Mcp => Vec::new(),
         };
-        add_derived_parameters(toolset, &derived);
+        add_derived_parameters(toolset, &document.value, &derived);
         formats::carry::keep_absent_descriptions(&document.value, toolset);
         code.fingerprint = fingerprint_of(&derived);
         code.derived = derived.into_iter().map(|d| d.schema).collect();
@@ -492,14 +492,18 @@ fn fingerprint_of(derived: &[Derived]) -> u64 {
 /// display name where the manifest has none. A copy of the parameters that
 /// an `"x-toolc"` object carries (from an earlier conversion, see
 /// [`formats::carry`]) says more than the code can, and is kept while the
-/// code's parameters still have the same names.
-fn add_derived_parameters(toolset: &mut ToolSet, derived: &[Derived]) {
-    use formats::carry::signature;
+/// code's parameters still have the same names. Names the code could not
+/// spell map back to the names they stand for, as the manifest records.
+fn add_derived_parameters(toolset: &mut ToolSet, manifest: &Value, derived: &[Derived]) {
+    use formats::carry::{parameter_names, restore_parameter_names, signature};
+    let format = toolset.format;
     for derived in derived {
         let Some(tool) = toolset.tools.get_mut(derived.schema.tool) else {
             continue;
         };
-        let code = &derived.schema.schema;
+        let mut code = derived.schema.schema.clone();
+        restore_parameter_names(&mut code, &parameter_names(manifest, format, &tool.origin));
+        let code = &code;
         let carried_still_fits = tool
             .parameters
             .as_ref()

@@ -35,6 +35,7 @@ mod project;
 mod python_schemas;
 mod quickstart;
 mod reports;
+mod round_trips;
 mod rules;
 mod run;
 mod sdk;

@@ -5,7 +5,9 @@
 //! else its only tool, else its directory; manifests that get the same name
 //! share one package. AgentStack finds a tool by its function's name and
 //! reads its parameters from the signature, so in this style the Python
-//! identifiers are the wire names: a renamed tool or parameter is reported.
+//! identifiers are the wire names: a renamed tool or parameter is reported,
+//! and a renamed parameter's manifest name is recorded in the tool's
+//! `"x-toolc"` (`parameter_names`) so that reading the code maps it back.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -26,6 +28,10 @@ const DEFAULT_ACTIONS: &[&str] = &["read"];
 
 /// Names the module imports: a function may not take them.
 const MODULE_NAMES: &[&str] = &["Any", "Literal"];
+
+/// Names a parameter may not take: readers of AgentStack code (toolc's
+/// among them) take `self` and `cls` for a method's own, not the tool's.
+const PARAMETER_RESERVED: &[&str] = &["self", "cls"];
 
 /// `python/agentstack/__init__.py.j2`'s context.
 #[derive(Debug, Serialize)]
@@ -51,6 +57,9 @@ struct Function {
     parameters: Vec<FunctionParameter>,
     /// The required parameters that may not be `None`.
     required: Vec<String>,
+    /// (Python name, manifest name) of the parameters renamed for Python.
+    #[serde(skip)]
+    renamed: Vec<(String, String)>,
 }
 
 #[derive(Debug, Serialize)]
@@ -155,13 +164,15 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
                     format!("AgentStack calls a tool by its function's name: tool \"{}\" is function \"{name}\"", tool.name),
                 );
             }
-            functions.push(function(out, set, tool, name.clone(), &mut imports));
-            let (entry, declared) = tool_permissions(tool);
+            let function = function(out, set, tool, name.clone(), &mut imports);
+            let (mut entry, declared) = tool_permissions(tool);
+            crate::formats::carry::record_parameter_names(&mut entry, &function.renamed);
+            functions.push(function);
             if !declared {
                 defaulted.push(format!("\"{name}\""));
                 defaulted_at.get_or_insert_with(|| super::tool_pointer(tool));
             }
-            permissions.insert(name, entry);
+            permissions.insert(name, Value::Object(entry));
         }
         if !defaulted.is_empty() {
             out.note(
@@ -291,7 +302,7 @@ fn environment(package: &Package) -> Map<String, Value> {
 }
 
 /// A tool's permissions entry, and whether the manifest declared actions.
-fn tool_permissions(tool: &Tool) -> (Value, bool) {
+fn tool_permissions(tool: &Tool) -> (Map<String, Value>, bool) {
     let declared = tool.permissions.actions.as_ref().filter(|a| !a.is_empty());
     let actions = match declared {
         Some(actions) => json!(actions),
@@ -308,7 +319,7 @@ fn tool_permissions(tool: &Tool) -> (Value, bool) {
     for (key, value) in &tool.permissions.extra {
         entry.insert(key.clone(), value.clone());
     }
-    (Value::Object(entry), declared.is_some())
+    (entry, declared.is_some())
 }
 
 /// One tool's function: identifiers, hints and defaults for its parameters.
@@ -355,7 +366,8 @@ fn function(
         );
     }
     let keys: Vec<&str> = properties.iter().map(|p| p.key.as_str()).collect();
-    let python_names = Namer::default().assign(&keys, Kind::Parameter, Keep::Identifiers);
+    let python_names =
+        Namer::with_reserved(PARAMETER_RESERVED).assign(&keys, Kind::Parameter, Keep::Identifiers);
     let mut ordered: Vec<(&Parameter, &String)> = properties
         .iter()
         .zip(&python_names)
@@ -370,10 +382,12 @@ fn function(
     let mut parameters = Vec::new();
     let mut required = Vec::new();
     let mut renamed = Vec::new();
+    let mut renamed_names = Vec::new();
     for (p, python_name) in ordered {
         let python_name = python_name.clone();
         let also = (python_name != p.key).then(|| {
             renamed.push(format!("\"{}\" is \"{python_name}\"", p.key));
+            renamed_names.push((python_name.clone(), p.key.clone()));
             format!("Named \"{}\" in the manifest.", p.key)
         });
         if p.required && !p.nullable() {
@@ -422,6 +436,7 @@ fn function(
         description_doc: doc(&description),
         parameters,
         required,
+        renamed: renamed_names,
     }
 }
 
