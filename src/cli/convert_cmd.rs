@@ -52,8 +52,8 @@ pub(super) struct ConvertArgs {
     #[arg(long, conflicts_with_all = ["dry_run", "force"])]
     check: bool,
     /// Convert even when the manifests have error-level findings, or the
-    /// output has something the target refuses (a property without a type,
-    /// a NORA property name NORA cannot spell); without it, such output is
+    /// output has something the target refuses (a property name NORA cannot
+    /// spell, a NORA parameter without a type); without it, such output is
     /// reported as errors and nothing is written.
     #[arg(long)]
     allow_errors: bool,

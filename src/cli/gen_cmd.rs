@@ -43,8 +43,8 @@ pub(super) struct GenArgs {
     #[arg(long, conflicts_with_all = ["dry_run", "force"])]
     check: bool,
     /// Generate even when the manifests have error-level findings, or the
-    /// output has something the target refuses (a property without a type,
-    /// an object strict mode cannot express); without it, such output is
+    /// output has something the target refuses (under --strict: a property
+    /// without a type, an object of free keys); without it, such output is
     /// reported as errors and nothing is written.
     #[arg(long)]
     allow_errors: bool,

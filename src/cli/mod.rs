@@ -83,8 +83,8 @@ enum Command {
     /// tolerates extra keys, kept in an "x-toolc" object that converting back reads.
     /// What the target requires and the source lacks is filled with a marked
     /// placeholder and a warning (a NORA description: "TODO: describe ..."); what the
-    /// target cannot accept at all (a property without a type, a name NORA cannot
-    /// spell) is an error, and then nothing is written (exit 1). Everything written
+    /// target cannot accept at all (a property name NORA cannot spell, a NORA
+    /// parameter without a type) is an error, and then nothing is written (exit 1). Everything written
     /// lints without errors. Provider documents are adapted as `toolc gen` adapts them.
     /// Code skeletons are written only where none exists; manifests that differ are
     /// only overwritten with --force.

@@ -27,9 +27,7 @@ pub(super) fn write(toolsets: &[ToolSet], out: &mut Converted) -> Result<(), Emi
             }
             match &tool.parameters {
                 Some(parameters) => {
-                    let mut parameters = parameters.clone();
-                    super::untyped_is_an_error(out, set, tool, &mut parameters, Format::Agentcli);
-                    entry.insert("schema".into(), parameters);
+                    entry.insert("schema".into(), parameters.clone());
                 }
                 None => out.note(
                     set,

@@ -359,7 +359,7 @@ fn restore(native: &mut Map<String, Value>, to: Format, field: &Carried) {
 }
 
 /// Adds `field` to `{"<format>": {key: value}}`.
-fn insert_field(x: &mut Map<String, Value>, field: &Carried) {
+pub(super) fn insert_field(x: &mut Map<String, Value>, field: &Carried) {
     let entry = x
         .entry(field.format.name().to_string())
         .or_insert_with(|| Value::Object(Map::new()));
@@ -555,14 +555,7 @@ fn given_or_empty(
     to: Format,
 ) -> Value {
     match parameters {
-        Some(mut parameters) => {
-            // The provider documents say it through gen's own adaptation;
-            // AgentStack's code takes a typeless parameter (`Any`).
-            if matches!(to, Format::Nora | Format::Agentcli | Format::Nachos) {
-                untyped_is_an_error(out, set, tool, &mut parameters, to);
-            }
-            parameters
-        }
+        Some(parameters) => parameters,
         None => {
             out.note(
                 set,
@@ -575,35 +568,6 @@ fn given_or_empty(
             );
             crate::formats::no_parameters()
         }
-    }
-}
-
-/// Reports each property of `parameters` that says nothing of its type as
-/// an error: `to` needs a type on every property (toolc's own
-/// `property-missing-type` rejects the written file otherwise), and no
-/// converter can guess one.
-fn untyped_is_an_error(
-    out: &mut Converted,
-    set: &ToolSet,
-    tool: &Tool,
-    parameters: &mut Value,
-    to: Format,
-) {
-    for (at, name) in crate::schema::untyped_properties(parameters) {
-        let (pointer, from_code) = match &tool.parameters_at {
-            Some(base) => (format!("{base}{at}"), String::new()),
-            None => (tool.origin.clone(), " (read from its code)".to_string()),
-        };
-        out.note(
-            set,
-            &pointer,
-            Severity::Error,
-            format!(
-                "property \"{name}\" of tool \"{}\"{from_code} has no \"type\", which {to} \
-                 requires; give it one (in Python: a type hint toolc reads)",
-                tool.name
-            ),
-        );
     }
 }
 

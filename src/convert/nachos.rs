@@ -90,9 +90,10 @@ pub(super) fn write(
                 let mut class_tool = tool.clone();
                 class_tool.title = title.clone();
                 class_tool.permissions.security_tier = written_tier.or(Some(tier));
-                // (parameters_or_empty reports a property without a type.)
-                class_tool.parameters =
-                    Some(super::parameters_or_empty(out, set, tool, Format::Nachos));
+                if class_tool.parameters.is_none() {
+                    class_tool.parameters =
+                        Some(super::parameters_or_empty(out, set, tool, Format::Nachos));
+                }
                 let class = crate::emit::typescript::nachos_class(&class_tool, options.templates)?;
                 out.files.push(OutputFile {
                     path: PathBuf::from(&directory).join("src").join(&class.file_name),

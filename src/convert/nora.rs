@@ -75,9 +75,10 @@ pub(super) fn write(
                     ),
                 );
             }
-            // Placeholders or a dialect that cannot say it all: the exact
-            // schema goes along, and reading it back restores it.
-            if !exact || !undescribed.is_empty() {
+            // Placeholders (or a root given the `properties` NORA requires)
+            // or a dialect that cannot say it all: the exact schema goes
+            // along, and reading it back restores it.
+            if crate::formats::standard_parameters(Format::Nora, &dialect) != parameters {
                 extra.push(("parameters", parameters.clone()));
             }
             manifest.insert("parameters".into(), dialect);

@@ -7,7 +7,10 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use super::{Converted, DocumentRoot, FileKind, OutputFile, place_tool, split_set, x_toolc_object};
+use super::{
+    Converted, DocumentRoot, FileKind, OutputFile, insert_field, place_tool, split_set,
+    x_toolc_object,
+};
 use crate::emit::{EmitError, JsonItems, JsonTarget, Schema, ToolsAt};
 use crate::formats::carry::X_TOOLC;
 use crate::ir::{Carried, Format, ToolSet};
@@ -78,16 +81,23 @@ pub(super) fn write_set(
         } else {
             Vec::new()
         };
-        let x_toolc = place_tool(out, set, tool, to, object, tolerant);
-        // What gen dropped as no valid MCP stays dropped (its note says so).
+        let mut x_toolc = place_tool(out, set, tool, to, object, tolerant);
+        // What gen dropped as no valid MCP stays out of the tool (its note
+        // says so), and goes in `"x-toolc"`, so that converting back
+        // restores it.
         for (key, gen_wrote) in checked {
-            match gen_wrote {
-                Some(value) => {
-                    object.insert(key.to_string(), value);
-                }
-                None => {
-                    object.shift_remove(key);
-                }
+            if let Some(value) = gen_wrote {
+                object.insert(key.to_string(), value);
+            } else if let Some(dropped) = object.shift_remove(key) {
+                insert_field(
+                    &mut x_toolc,
+                    &Carried {
+                        format: to,
+                        key: key.to_string(),
+                        value: dropped,
+                        at: String::new(),
+                    },
+                );
             }
         }
         if let Some(x) = x_toolc_object(x_toolc, &set_fields, Vec::new()) {

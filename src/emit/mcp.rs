@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty, require_types};
+use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
 use super::{EmitError, Generated, Note, Options, Schema, tools};
 use crate::diagnostic::Severity;
 use crate::ir::{Format, Permissions, Tool, ToolSet};
@@ -45,7 +45,6 @@ pub(crate) fn entry(set: &ToolSet, tool: &Tool, schema: Schema, notes: &mut Vec<
     };
     let mut sink = SchemaNotes::for_tool(set, tool);
     ensure_root_object(&mut input_schema, &mut sink);
-    require_types(&mut input_schema, &mut sink);
     notes.extend(sink.into_notes());
     let from_mcp = |key: &str| {
         (set.format == Format::Mcp)

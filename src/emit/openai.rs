@@ -59,9 +59,9 @@ pub(crate) fn entry(
         Schema::Adapted => parameters_or_empty(tool),
     };
     ensure_root_object(&mut parameters, &mut sink);
-    require_types(&mut parameters, &mut sink);
     in_2020_12(&mut parameters, Target::Openai.display(), &mut sink);
     if strict {
+        require_types(&mut parameters, &mut sink);
         parameters = strict_schema(parameters, &mut sink);
     } else {
         if Target::Openai.rejects_root_combinators() {

@@ -102,9 +102,8 @@ impl RewriteNotes for SchemaNotes<'_> {
 }
 
 /// Reports, as errors, the properties of `schema` that say nothing of their
-/// type: every target toolc writes needs one (NORA and Gemini refuse the
-/// schema, OpenAI strict mode too, and toolc's own `property-missing-type`
-/// rejects the file), and no writer can guess it. From Python, such a
+/// type, for a target that refuses them (OpenAI strict mode: every schema
+/// needs a `type`) and where no writer can guess one. From Python, such a
 /// property is a parameter without a usable hint (`python-type-hint-unknown`
 /// says which).
 pub(crate) fn require_types(schema: &mut Value, notes: &mut impl RewriteNotes) {
@@ -174,7 +173,7 @@ pub(crate) fn in_2020_12(schema: &mut Value, provider: &str, notes: &mut impl Re
         let message =
             format!("removed \"$schema\": \"{dialect}\": {provider} reads JSON Schema 2020-12");
         root.shift_remove("$schema");
-        notes.info("$schema", message);
+        notes.info(&json::join("", "$schema"), message);
     }
     crate::schema::for_each_subschema_mut(root, "", &mut |node, at| {
         if !matches!(node.get("items"), Some(Value::Array(_))) {

@@ -101,7 +101,8 @@ fn openai_strict_snapshot() {
     let output = generate(
         &shared(),
         "openai",
-        &["--strict", "corpus/agentcli", COMPOSITION],
+        // (Its free-key maps are errors under --strict: see the report.)
+        &["--strict", "--allow-errors", "corpus/agentcli", COMPOSITION],
     );
     insta::assert_snapshot!("openai_strict_corpus", rendered(&output));
 }
@@ -157,9 +158,12 @@ fn openai_strict_output_passes_the_strict_rules() {
     let runs: [(PathBuf, Vec<&str>); 3] = [
         (root(), STRICT_FIXTURES.to_vec()),
         (root(), with_errors(&FIXTURES_WITH_ERRORS)),
+        // The agentcli corpus has maps of free keys, which strict mode
+        // cannot express: refused without --allow-errors (see interop.rs).
         (
             shared(),
             vec![
+                "--allow-errors",
                 "corpus/agentcli",
                 COMPOSITION,
                 "corpus/nachos/tools/filesystem",
@@ -272,6 +276,8 @@ fn anthropic_input_schemas_are_objects_without_root_combinators() {
             .keys()
             .map(String::as_str)
             .collect();
+        // (`strict` where the source said it: Anthropic has it too.)
+        let keys: Vec<&str> = keys.into_iter().filter(|k| *k != "strict").collect();
         assert_eq!(keys, ["name", "description", "input_schema"], "{tool}");
         let schema = &tool["input_schema"];
         assert_eq!(schema["type"], "object", "{tool}");
@@ -754,7 +760,7 @@ fn gemini_inlining_stops_at_a_budget() {
 #[test]
 fn every_json_target_is_deterministic() {
     for target in ["openai", "anthropic", "mcp", "gemini"] {
-        let args = ["--strict", "corpus/agentcli", COMPOSITION];
+        let args = ["--strict", "--allow-errors", "corpus/agentcli", COMPOSITION];
         let first = generate(&shared(), target, &args);
         let second = generate(&shared(), target, &args);
         assert_eq!(first.stdout, second.stdout, "{target}");

@@ -2,10 +2,10 @@
 //! With the `gemini` target, reports a subschema with no `type` where
 //! Gemini needs one: array `items`, `anyOf` (or `oneOf`, `allOf`) branches,
 //! definitions under the root's `$defs`, and properties that are only an
-//! `enum` or a `const`.
-//! Reported elsewhere, so not here: the root (`parameters-not-object`),
-//! properties with nothing that implies a type (`property-missing-type`),
-//! and schemas under keywords Gemini rejects (`gemini-unsupported-keyword`).
+//! `enum` or a `const`, or nothing at all (which `property-missing-type`
+//! also warns of, for every target).
+//! Reported elsewhere, so not here: the root (`parameters-not-object`) and
+//! schemas under keywords Gemini rejects (`gemini-unsupported-keyword`).
 //! A schema with `anyOf` needs no `type`, nor does a `$ref`.
 //!
 //! ## Why is this bad?
@@ -76,13 +76,7 @@ pub(crate) fn check_node(
     };
     let member = last.member.as_deref().unwrap_or_default();
     let message = match last.keyword {
-        "properties" => {
-            // Without an enum or a const it is `property-missing-type`'s.
-            if !node.contains_key("enum") && !node.contains_key("const") {
-                return;
-            }
-            format!("property \"{member}\" has no \"type\"")
-        }
+        "properties" => format!("property \"{member}\" has no \"type\""),
         "items" => "this \"items\" schema has no \"type\"".to_string(),
         "$defs" | "definitions" => format!("definition \"{member}\" has no \"type\""),
         combinator => format!("\"{combinator}\" branch {member} has no \"type\""),

@@ -8,8 +8,13 @@
 //! ## Why is this bad?
 //! Without a type the model guesses, and guesses differently from call to
 //! call: a number arrives as `"5"`, a list as a comma-separated string.
-//! NORA requires a type on every property, and Gemini rejects schema nodes
-//! without one.
+//!
+//! It is a warning: JSON Schema allows it (`{}` is "any value", which is
+//! what pydantic writes for `Any`), and OpenAI, Anthropic and MCP accept
+//! it. Where a consumer refuses it, that is an error of its own: NORA's
+//! manifest schema requires a type on every parameter (`schema-violation`),
+//! Gemini on every node (`gemini-typeless-node`), and `toolc gen openai
+//! --strict` refuses to write one.
 //!
 //! ## Example
 //! ```json
@@ -34,7 +39,7 @@ use crate::schema::has_implied_type;
 pub(crate) const RULE: Rule = Rule {
     name: "property-missing-type",
     code: "TC302",
-    severity: Severity::Error,
+    severity: Severity::Warning,
     summary: "a parameter property has no type",
     fixable: false,
     targets: &[],
