@@ -481,22 +481,24 @@ fn broken_manifests_still_give_python_that_compiles_lints_and_runs() {
 
 // ------------------------------------------------------- meaning preserved
 
-/// The `gen openai` function parameters of `inputs`, by tool name.
-fn openai_parameters(dir: &Path, inputs: &[&str]) -> Vec<(String, Value)> {
+/// The parameters of `inputs` as written (`gen mcp`'s input schemas, which
+/// MCP takes whole: OpenAI's would have a root union flattened), by tool
+/// name.
+fn manifest_parameters(dir: &Path, inputs: &[&str]) -> Vec<(String, Value)> {
     let output = Test::new()
         .current_dir(dir)
-        .args(["gen", "openai"])
+        .args(["gen", "mcp"])
         .args(inputs)
         .run();
     assert_eq!(output.code, 0, "{}", output.stderr);
-    let tools: Value = serde_json::from_str(&output.stdout).expect("JSON");
-    let mut parameters: Vec<(String, Value)> = tools
+    let document: Value = serde_json::from_str(&output.stdout).expect("JSON");
+    let mut parameters: Vec<(String, Value)> = document["tools"]
         .as_array()
         .expect("array")
         .iter()
         .map(|t| {
-            let name = t["function"]["name"].as_str().expect("name").to_string();
-            (name, t["function"]["parameters"].clone())
+            let name = t["name"].as_str().expect("name").to_string();
+            (name, t["inputSchema"].clone())
         })
         .collect();
     parameters.sort_by(|a, b| a.0.cmp(&b.0));
@@ -511,8 +513,8 @@ fn nora_tool_json_means_what_the_manifest_meant() {
         generate(&root(), "nora", &out, &[input]);
         let out_path = out.to_string_lossy().into_owned();
         assert_eq!(
-            openai_parameters(&root(), &[&out_path]),
-            openai_parameters(&root(), &[input]),
+            manifest_parameters(&root(), &[&out_path]),
+            manifest_parameters(&root(), &[input]),
             "{input}"
         );
     }
@@ -542,7 +544,7 @@ fn basetool_schemas_are_the_manifest_schemas() {
     schemas.sort_by(|a, b| a.0.cmp(&b.0));
     // create_json_schema always writes "properties" (empty when the root
     // has only a combinator): the one difference, and a harmless one.
-    let mut expected = openai_parameters(&shared(), &CORPUS);
+    let mut expected = manifest_parameters(&shared(), &CORPUS);
     for (_, schema) in &mut expected {
         if let Some(root) = schema.as_object_mut() {
             root.entry("properties")
