@@ -181,6 +181,11 @@ pub struct Permissions {
     /// AgentStack actions: `read`, `write`, `execute`, `delete` (others
     /// kept as written; the `unknown-action` rule reports them).
     pub actions: Option<Vec<Action>>,
+    /// The actions are still the ones a converter made up for a tool that
+    /// declared none (AgentStack needs some): the runner keeps them (they
+    /// restrict), but they say nothing of the tool's effects (no MCP
+    /// read-only hint from them).
+    pub actions_assumed: bool,
     pub allowed_dirs: Option<Vec<String>>,
     pub allow_http: Option<bool>,
     /// Nachos `capabilities.network.egress`; `Some([])` means no network.

@@ -127,6 +127,20 @@ pub(super) fn run(
             "the paths hold no tool to convert".to_string(),
         ));
     }
+    // Two tools of one name in what convert writes: a manifest (or
+    // request) toolc lint rejects, as gen refuses to write one.
+    let clashes = super::name_clashes(&reading.parts);
+    if !clashes.is_empty() && !args.allow_errors {
+        for clash in &clashes {
+            writeln!(reporting.err, "error: {clash}")?;
+        }
+        writeln!(
+            reporting.err,
+            "error: nothing was written: two tools would share a name in the {} output; convert fewer manifests or rename",
+            args.to
+        )?;
+        return Ok(Outcome::Refused);
+    }
     let out_dir = args.output.as_deref().filter(|_| !document);
     let options = convert::Options {
         templates: &templates,

@@ -159,6 +159,12 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
                     tool.name
                 ),
             );
+            // Made up, not known: read back while unchanged, they still
+            // restrict the tool but say nothing of its effects (an MCP
+            // client must not take it for read-only).
+            if let Some(actions) = entry.get("actions") {
+                extra.push((carry::ASSUMED_ACTIONS, actions.clone()));
+            }
         }
         let read_back = skeleton.read_back.get(index).cloned().flatten();
         let summary = read_back.as_ref().and_then(|r| r.1.as_ref());

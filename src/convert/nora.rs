@@ -12,6 +12,7 @@ use super::{
 };
 use crate::diagnostic::Severity;
 use crate::emit::EmitError;
+use crate::formats::nora::{PARAMETER_PLACEHOLDER, TOOL_PLACEHOLDER};
 use crate::ir::{Format, ToolSet};
 
 /// The entrypoint a tool gets when no NORA field says otherwise.
@@ -35,9 +36,8 @@ pub(super) fn write(
                     manifest.insert("description".into(), Value::String(description.clone()));
                 }
                 None => {
-                    manifest.insert("description".into(), Value::from(TOOL_PLACEHOLDER));
                     // Read back, the placeholder is no description.
-                    extra.push(("description", Value::Null));
+                    manifest.insert("description".into(), Value::from(TOOL_PLACEHOLDER));
                     out.note(
                         set,
                         &tool.origin,
@@ -64,6 +64,9 @@ pub(super) fn write(
                 });
             }
             let undescribed = fill_descriptions(&mut dialect);
+            // The placeholders read back as no description (and once
+            // written over, as yours): they need no exact copy.
+            let read_back = crate::formats::standard_parameters(Format::Nora, &dialect);
             if !undescribed.is_empty() {
                 out.note(
                     set,
@@ -75,10 +78,10 @@ pub(super) fn write(
                     ),
                 );
             }
-            // Placeholders (or a root given the `properties` NORA requires)
-            // or a dialect that cannot say it all: the exact schema goes
-            // along, and reading it back restores it.
-            if crate::formats::standard_parameters(Format::Nora, &dialect) != parameters {
+            // A root given the `properties` NORA requires, or a dialect that
+            // cannot say it all: the exact schema goes along, and reading it
+            // back restores it.
+            if read_back != parameters {
                 extra.push(("parameters", parameters.clone()));
             }
             manifest.insert("parameters".into(), dialect);
@@ -119,15 +122,6 @@ pub(super) fn write(
     }
     Ok(())
 }
-
-/// What a NORA tool without a description says instead: NORA requires one.
-/// The `"x-toolc"` object beside it says the tool has none, so converting
-/// the manifest back does not take this for a description.
-const TOOL_PLACEHOLDER: &str = "TODO: describe this tool (toolc convert found no description)";
-
-/// What a NORA parameter without a description says instead. The exact
-/// schema, without it, goes in `"x-toolc"`.
-const PARAMETER_PLACEHOLDER: &str = "TODO: describe this parameter";
 
 /// Gives every top-level property of a NORA parameter schema that has no
 /// description the placeholder, and the root its `properties` if it has

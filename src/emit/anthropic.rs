@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use super::parameters::{
     SchemaNotes, ensure_root_object, in_2020_12, one_object_root, parameters_or_empty,
+    properties_as_objects,
 };
 use super::{EmitError, Generated, Note, Options, Schema};
 use crate::ir::{Tool, ToolSet};
@@ -57,6 +58,7 @@ pub(crate) fn entry(set: &ToolSet, tool: &Tool, schema: Schema) -> (Value, Vec<N
 /// Schema 2020-12.
 pub(crate) fn adapted(mut schema: Value, sink: &mut SchemaNotes) -> Value {
     ensure_root_object(&mut schema, sink);
+    properties_as_objects(&mut schema, sink);
     in_2020_12(&mut schema, Target::Anthropic.display(), sink);
     if Target::Anthropic.rejects_root_combinators() {
         one_object_root(&mut schema, sink);

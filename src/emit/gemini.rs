@@ -591,8 +591,10 @@ impl Conversion<'_, '_, '_> {
         let Some(Value::Object(properties)) = node.get("properties") else {
             return;
         };
+        // No rename keeps the tool working (the arguments would come back
+        // under the new name): refused, and nothing is written.
         for name in properties.keys().filter(|n| !gemini::is_property_name(n)) {
-            self.notes.warning(
+            self.notes.error(
                 &property_at(at, origins, name),
                 format!(
                     "Gemini rejects the property name \"{name}\" (a letter or _, then letters, \

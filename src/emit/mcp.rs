@@ -10,7 +10,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
+use super::parameters::{
+    SchemaNotes, ensure_root_object, parameters_or_empty, properties_as_objects,
+};
 use super::{EmitError, Generated, Note, Options, Schema, tools};
 use crate::diagnostic::Severity;
 use crate::ir::{Format, Permissions, Tool, ToolSet};
@@ -45,6 +47,7 @@ pub(crate) fn entry(set: &ToolSet, tool: &Tool, schema: Schema, notes: &mut Vec<
     };
     let mut sink = SchemaNotes::for_tool(set, tool);
     ensure_root_object(&mut input_schema, &mut sink);
+    properties_as_objects(&mut input_schema, &mut sink);
     notes.extend(sink.into_notes());
     let from_mcp = |key: &str| {
         (set.format == Format::Mcp)
@@ -199,7 +202,11 @@ fn annotations(set: &ToolSet, tool: &Tool, notes: &mut Vec<Note>) -> Option<Map<
 /// The MCP hints that follow from a tool's permissions.
 fn hints(permissions: &Permissions) -> Vec<(&'static str, bool)> {
     let mut hints = Vec::new();
-    if let Some(actions) = &permissions.actions {
+    if let Some(actions) = permissions
+        .actions
+        .as_ref()
+        .filter(|_| !permissions.actions_assumed)
+    {
         let has = |action: &str| actions.iter().any(|a| a == action);
         if has("write") || has("delete") {
             hints.push(("readOnlyHint", false));

@@ -117,18 +117,14 @@ impl JsonTarget {
     }
 
     /// The members of the document's root object besides its tools, each
-    /// with the value gen writes. MCP's 2026-07-28 revision requires a
-    /// `tools/list` result to say `resultType` (`complete`), `cacheScope`
-    /// (`public`: a manifest's tools hold nothing of any one user) and
-    /// `ttlMs` (0: stale at once, fetched again whenever needed); earlier
-    /// revisions allow the extra members.
+    /// with the value gen writes (MCP's: see
+    /// [`crate::providers::mcp_list_result_members`]).
     pub fn root_members(self) -> Vec<(String, serde_json::Value)> {
         match self {
-            JsonTarget::Mcp => vec![
-                ("resultType".into(), "complete".into()),
-                ("cacheScope".into(), "public".into()),
-                ("ttlMs".into(), 0.into()),
-            ],
+            JsonTarget::Mcp => crate::providers::mcp_list_result_members()
+                .into_iter()
+                .map(|(key, value)| (key.to_string(), value))
+                .collect(),
             JsonTarget::Openai { .. } | JsonTarget::Anthropic | JsonTarget::Gemini => Vec::new(),
         }
     }

@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 
 use super::parameters::{
     SchemaNotes, ensure_root_object, in_2020_12, one_object_root, parameters_or_empty,
-    require_types,
+    properties_as_objects, require_types,
 };
 use super::{EmitError, Generated, Note, Options, Schema};
 use crate::ir::{Tool, ToolSet};
@@ -59,6 +59,7 @@ pub(crate) fn entry(
         Schema::Adapted => parameters_or_empty(tool),
     };
     ensure_root_object(&mut parameters, &mut sink);
+    properties_as_objects(&mut parameters, &mut sink);
     in_2020_12(&mut parameters, Target::Openai.display(), &mut sink);
     if strict {
         require_types(&mut parameters, &mut sink);
@@ -182,14 +183,34 @@ impl StrictRewrite<'_, '_, '_> {
         at: &str,
         depth: usize,
     ) -> usize {
+        // A definition may itself be a reference beside other keywords:
+        // followed until none is left (the guard stops a cycle).
+        let mut entered = 0;
+        loop {
+            match self.inline_one_ref(node, at, depth) {
+                Some(1) => entered += 1,
+                _ => return entered,
+            }
+        }
+    }
+
+    /// One step of [`Self::inline_ref_with_siblings`]: `Some(1)` when a
+    /// reference was inlined, `Some(0)` when it could not be, `None` when
+    /// there is none to inline.
+    fn inline_one_ref(
+        &mut self,
+        node: &mut Map<String, Value>,
+        at: &str,
+        depth: usize,
+    ) -> Option<usize> {
         let Some(Value::String(reference)) = node.get("$ref") else {
-            return 0;
+            return None;
         };
         if node.len() == 1 {
-            return 0;
+            return None;
         }
         let reference = reference.clone();
-        match self.guard.enter(self.root, &reference, depth) {
+        Some(match self.guard.enter(self.root, &reference, depth) {
             Ok((Value::Object(definition), _)) => {
                 node.shift_remove("$ref");
                 for (key, value) in definition {
@@ -226,7 +247,7 @@ impl StrictRewrite<'_, '_, '_> {
                 );
                 0
             }
-        }
+        })
     }
 
     /// OpenAI rejects an array schema without an `items` schema.

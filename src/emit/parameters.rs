@@ -145,6 +145,34 @@ pub(crate) fn ensure_root_object(schema: &mut Value, notes: &mut SchemaNotes) {
     }
 }
 
+/// Writes a property schema that is `true` or `false` as the object that
+/// means the same (`{}`, `{"not": {}}`): MCP's 2025 schemas, OpenAI's
+/// strict normaliser and most clients take property schemas to be objects.
+pub(crate) fn properties_as_objects(schema: &mut Value, notes: &mut impl RewriteNotes) {
+    let Value::Object(root) = schema else {
+        return;
+    };
+    crate::schema::for_each_subschema_mut(root, "", &mut |node, at| {
+        let Some(Value::Object(properties)) = node.get_mut("properties") else {
+            return;
+        };
+        for (name, property) in properties.iter_mut() {
+            let Value::Bool(accepts) = *property else {
+                continue;
+            };
+            *property = if accepts {
+                Value::Object(serde_json::Map::new())
+            } else {
+                serde_json::json!({"not": {}})
+            };
+            notes.info(
+                &json::join(&json::join(at, "properties"), name),
+                format!("the schema {accepts} is written as the object schema it stands for"),
+            );
+        }
+    });
+}
+
 /// Makes the root one object schema, for a provider that refuses `anyOf`,
 /// `oneOf` and `allOf` at the root (Anthropic: `input_schema does not
 /// support oneOf, allOf, or anyOf at the top level`; OpenAI likewise): an
@@ -176,14 +204,80 @@ pub(crate) fn in_2020_12(schema: &mut Value, provider: &str, notes: &mut impl Re
         notes.info(&json::join("", "$schema"), message);
     }
     crate::schema::for_each_subschema_mut(root, "", &mut |node, at| {
-        if !matches!(node.get("items"), Some(Value::Array(_))) {
-            return;
+        if matches!(node.get("items"), Some(Value::Array(_))) {
+            crate::schema::rename_key(node, "items", "prefixItems");
+            crate::schema::rename_key(node, "additionalItems", "items");
+            notes.info(
+                &json::join(at, "items"),
+                "a list of \"items\" is \"prefixItems\" in JSON Schema 2020-12: renamed",
+            );
         }
-        crate::schema::rename_key(node, "items", "prefixItems");
-        crate::schema::rename_key(node, "additionalItems", "items");
-        notes.info(
-            &json::join(at, "items"),
-            "a list of \"items\" is \"prefixItems\" in JSON Schema 2020-12: renamed",
-        );
+        for (exclusive, bound) in [
+            ("exclusiveMaximum", "maximum"),
+            ("exclusiveMinimum", "minimum"),
+        ] {
+            exclusive_bound(node, at, exclusive, bound, notes);
+        }
+        split_dependencies(node, at, notes);
     });
+}
+
+/// Draft-04's `"exclusiveMaximum": true` beside a `maximum` is 2020-12's
+/// `"exclusiveMaximum": <the maximum>` (likewise for the minimum); `false`
+/// says nothing.
+fn exclusive_bound(
+    node: &mut serde_json::Map<String, Value>,
+    at: &str,
+    exclusive: &str,
+    bound: &str,
+    notes: &mut impl RewriteNotes,
+) {
+    let Some(Value::Bool(flag)) = node.get(exclusive) else {
+        return;
+    };
+    let flag = *flag;
+    node.shift_remove(exclusive);
+    if flag && let Some(limit) = node.shift_remove(bound) {
+        node.insert(exclusive.to_string(), limit);
+    }
+    notes.info(
+        &json::join(at, exclusive),
+        format!(
+            "a true or false \"{exclusive}\" (draft-04) is a number in JSON Schema 2020-12: \
+             rewritten with \"{bound}\""
+        ),
+    );
+}
+
+/// Draft-07's `dependencies` is two keywords in JSON Schema 2020-12, which
+/// ignores it: lists of names go to `dependentRequired`, schemas to
+/// `dependentSchemas`.
+fn split_dependencies(
+    node: &mut serde_json::Map<String, Value>,
+    at: &str,
+    notes: &mut impl RewriteNotes,
+) {
+    let Some(Value::Object(dependencies)) = node.shift_remove("dependencies") else {
+        return;
+    };
+    let (mut required, mut schemas) = (serde_json::Map::new(), serde_json::Map::new());
+    for (name, dependency) in dependencies {
+        match dependency {
+            Value::Array(_) => required.insert(name, dependency),
+            other => schemas.insert(name, other),
+        };
+    }
+    for (keyword, members) in [
+        ("dependentRequired", required),
+        ("dependentSchemas", schemas),
+    ] {
+        if !members.is_empty() {
+            node.insert(keyword.to_string(), Value::Object(members));
+        }
+    }
+    notes.info(
+        &json::join(at, "dependencies"),
+        "\"dependencies\" is \"dependentRequired\" and \"dependentSchemas\" in JSON Schema \
+         2020-12: split",
+    );
 }

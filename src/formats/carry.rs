@@ -130,6 +130,14 @@ fn root_is_set(format: Format, value: &Value) -> bool {
 /// The set-level keys the IR models (the tool list).
 const SET_PORTABLE: &[&str] = &["tools"];
 
+/// Whether `key` is a member every MCP `tools/list` result has (toolc
+/// writes them): the document's, not a field to carry.
+fn is_list_result_member(key: &str) -> bool {
+    crate::providers::mcp_list_result_members()
+        .iter()
+        .any(|(member, _)| *member == key)
+}
+
 /// Fills in the carried fields of `toolset`, read from its manifest
 /// `value`: the format's own fields and whatever an `"x-toolc"` object
 /// brings. Also restores a description and parameters an `"x-toolc"`
@@ -143,7 +151,10 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
         for (key, member) in root {
             if key == X_TOOLC {
                 read_formats(member, &json::join("", X_TOOLC), &mut set_carried);
-            } else if !SET_PORTABLE.contains(&key.as_str()) && key != super::SCHEMA_KEY {
+            } else if !SET_PORTABLE.contains(&key.as_str())
+                && key != super::SCHEMA_KEY
+                && !(format == Format::Mcp && is_list_result_member(key))
+            {
                 set_carried.push(Carried {
                     format,
                     key: key.clone(),
@@ -255,6 +266,34 @@ pub fn keep_absent_descriptions(value: &Value, toolset: &mut ToolSet) {
         {
             tool.description = None;
         }
+    }
+}
+
+/// The member of a tool's `"x-toolc"` that holds the AgentStack actions a
+/// converter made up for a tool that declared none (AgentStack needs some).
+pub const ASSUMED_ACTIONS: &str = "assumed_actions";
+
+/// Marks the actions of each tool whose `"x-toolc"` says they were made up
+/// ([`ASSUMED_ACTIONS`]) and that still are those: assumed, not declared
+/// (see [`crate::ir::Permissions::actions_assumed`]). Actions written
+/// over are the user's.
+pub fn mark_assumed_actions(value: &Value, toolset: &mut ToolSet) {
+    let format = toolset.format;
+    for tool in &mut toolset.tools {
+        let x_at = x_toolc_pointer(format, &tool.origin);
+        let Some(assumed) = json::value_at(value, &x_at).and_then(|x| x.get(ASSUMED_ACTIONS))
+        else {
+            continue;
+        };
+        let actions: Option<Vec<&str>> = tool
+            .permissions
+            .actions
+            .as_ref()
+            .map(|actions| actions.iter().map(|a| a.as_str()).collect());
+        let assumed: Option<Vec<&str>> = assumed
+            .as_array()
+            .map(|list| list.iter().filter_map(Value::as_str).collect());
+        tool.permissions.actions_assumed = actions.is_some() && actions == assumed;
     }
 }
 

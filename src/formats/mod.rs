@@ -15,7 +15,7 @@ mod agentstack;
 pub(crate) mod agentstack_python;
 pub mod carry;
 pub(crate) mod nachos;
-mod nora;
+pub(crate) mod nora;
 mod provider;
 
 use std::collections::BTreeMap;

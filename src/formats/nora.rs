@@ -11,13 +11,22 @@ use crate::ir::{Runtime, Tool};
 
 const KNOWN: &[&str] = &["name", "description", "entrypoint", "parameters"];
 
+/// What a NORA tool without a description says instead, as `toolc
+/// convert` writes it: NORA requires a description. Read back, it is no
+/// description; written over, it is yours.
+pub const TOOL_PLACEHOLDER: &str = "TODO: describe this tool (toolc convert found no description)";
+
+/// What a NORA parameter without a description says instead; read back,
+/// it is none.
+pub const PARAMETER_PLACEHOLDER: &str = "TODO: describe this parameter";
+
 pub(super) fn lower(value: &Value) -> Vec<Tool> {
     let Some(object) = value.as_object() else {
         return Vec::new();
     };
     let name = string_field(object, "name").unwrap_or_default();
     let mut tool = Tool::new(name, "/name".to_string(), String::new());
-    tool.description = string_field(object, "description");
+    tool.description = string_field(object, "description").filter(|text| text != TOOL_PLACEHOLDER);
     if let Some(entrypoint) = string_field(object, "entrypoint") {
         tool.runtime = Runtime::PythonScript {
             entrypoint,
@@ -40,8 +49,16 @@ pub fn lower_parameters(parameters: &Value) -> Value {
     };
     let mut required = Vec::new();
     for (name, property) in properties.iter_mut() {
-        if let Some(property) = property.as_object_mut()
-            && let Some(flag) = property.remove("required")
+        let Some(property) = property.as_object_mut() else {
+            continue;
+        };
+        if property
+            .get("description")
+            .is_some_and(|d| d == PARAMETER_PLACEHOLDER)
+        {
+            property.shift_remove("description");
+        }
+        if let Some(flag) = property.remove("required")
             && flag == Value::Bool(true)
         {
             required.push(Value::String(name.clone()));

@@ -395,6 +395,7 @@ impl Cache {
         };
         add_derived_parameters(toolset, &document.value, &derived);
         formats::carry::keep_absent_descriptions(&document.value, toolset);
+        formats::carry::mark_assumed_actions(&document.value, toolset);
         code.fingerprint = fingerprint_of(&derived);
         code.derived = derived.into_iter().map(|d| d.schema).collect();
         code

@@ -26,6 +26,20 @@ pub enum Target {
     Mcp,
 }
 
+/// The members of an MCP `tools/list` result besides its tools, with the
+/// values toolc writes. The 2026-07-28 revision requires `resultType`
+/// (`complete`), `cacheScope` (`public`: a manifest's tools hold nothing of
+/// any one user) and `ttlMs` (0: stale at once, fetched again whenever
+/// needed); earlier revisions allow the extra members. Read back, they are
+/// the document's own, not fields of its tools to carry elsewhere.
+pub fn mcp_list_result_members() -> [(&'static str, serde_json::Value); 3] {
+    [
+        ("resultType", serde_json::Value::from("complete")),
+        ("cacheScope", serde_json::Value::from("public")),
+        ("ttlMs", serde_json::Value::from(0)),
+    ]
+}
+
 /// The providers that refuse `anyOf`, `oneOf` and `allOf` at the
 /// root of a parameter schema: OpenAI, strict mode or not (`schema must be
 /// a JSON Schema of 'type: "object"'`), and Anthropic (`input_schema does

@@ -429,3 +429,269 @@ fn strict_mode_refuses_a_python_map_and_says_what_it_rewrote_in_python_parameter
         verdicts.bad
     );
 }
+
+/// Runs toolc in `dir`, expecting `code`; returns the output.
+fn toolc_in(dir: &Path, args: &[&str], code: i32) -> crate::Output {
+    let output = Test::new().current_dir(dir).args(args).run();
+    assert_eq!(
+        output.code, code,
+        "toolc {args:?}:\n{}\n{}",
+        output.stdout, output.stderr
+    );
+    output
+}
+
+fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON")
+}
+
+#[test]
+fn convert_refuses_two_tools_of_one_name_as_gen_does() {
+    let dir = TempDir::new("interop-duplicate-names");
+    dir.write(
+        "a.json",
+        r#"{"tools": [{"name": "same", "description": "A.", "inputSchema": {"type": "object", "properties": {}}}]}"#,
+    );
+    dir.write(
+        "b.json",
+        r#"[{"type": "function", "function": {"name": "same", "description": "B.", "parameters": {"type": "object", "properties": {}}}}]"#,
+    );
+    for to in ["openai", "anthropic", "mcp", "agentcli", "agentstack"] {
+        let out = if matches!(to, "openai" | "anthropic" | "mcp") {
+            "out.json"
+        } else {
+            "out"
+        };
+        let refused = toolc_in(
+            dir.path(),
+            &["convert", "--to", to, "-o", out, "a.json", "b.json"],
+            1,
+        );
+        assert!(
+            refused
+                .stderr
+                .contains("error: nothing was written: two tools would share a name"),
+            "{to}: {}",
+            refused.stderr
+        );
+        assert!(!dir.path().join(out).exists(), "{to} wrote {out}");
+    }
+}
+
+#[test]
+fn older_dialects_are_written_as_2020_12_with_their_meaning() {
+    let dir = TempDir::new("interop-dialects");
+    dir.write(
+        "tools.json",
+        r##"{"tools": [{"name": "d4", "description": "A tool.", "inputSchema": {
+            "$schema": "http://json-schema.org/draft-04/schema#", "type": "object", "properties": {
+              "a": {"type": "number", "description": "A.", "maximum": 10, "exclusiveMaximum": true},
+              "b": {"type": "array", "description": "B.", "items": [{"type": "string"}], "additionalItems": {"type": "integer"}},
+              "c": {"type": "object", "description": "C.", "properties": {"x": {"type": "string", "description": "x"}},
+                    "dependencies": {"x": ["y"]}}}}}]}"##,
+    );
+    for (target, args) in [
+        ("openai", vec!["gen", "openai", "tools.json"]),
+        ("anthropic", vec!["gen", "anthropic", "tools.json"]),
+        ("openai", vec!["convert", "--to", "openai", "tools.json"]),
+    ] {
+        let output = toolc_in(dir.path(), &args, 0);
+        let verdicts = validate(target, &[(format!("{args:?}"), output.stdout.clone())]);
+        assert!(
+            verdicts.bad.is_empty() && verdicts.ok == 1,
+            "{:?}",
+            verdicts.bad
+        );
+        let document: serde_json::Value = serde_json::from_str(&output.stdout).expect("JSON");
+        let schema = if target == "openai" {
+            &document[0]["function"]["parameters"]
+        } else {
+            &document[0]["input_schema"]
+        };
+        // The meaning, as 2020-12 spells it.
+        assert_eq!(
+            schema["properties"]["a"]["exclusiveMaximum"], 10,
+            "{schema}"
+        );
+        assert!(
+            schema["properties"]["a"].get("maximum").is_none(),
+            "{schema}"
+        );
+        assert_eq!(
+            schema["properties"]["b"]["prefixItems"][0]["type"],
+            "string"
+        );
+        assert_eq!(schema["properties"]["b"]["items"]["type"], "integer");
+        assert_eq!(
+            schema["properties"]["c"]["dependentRequired"]["x"][0], "y",
+            "{schema}"
+        );
+    }
+}
+
+#[test]
+fn assumed_agentstack_actions_make_no_read_only_hint_until_written_over() {
+    let dir = TempDir::new("interop-assumed-actions");
+    dir.write(
+        "tools.json",
+        r#"{"tools": [{"name": "fs_rm", "description": "Remove a file.", "command": ["./tools/bin/fs_rm"],
+            "schema": {"type": "object", "properties": {"path": {"type": "string", "description": "The file."}}, "required": ["path"]}}]}"#,
+    );
+    toolc_in(
+        dir.path(),
+        &["convert", "--to", "agentstack", "-o", "pkg", "tools.json"],
+        0,
+    );
+    let hints = |dir: &Path| {
+        let output = toolc_in(dir, &["convert", "--to", "mcp", "pkg"], 0);
+        let document: serde_json::Value = serde_json::from_str(&output.stdout).expect("JSON");
+        document["tools"][0]["annotations"].clone()
+    };
+    // toolc made ["read"] up: the MCP tool must not claim to only read.
+    assert!(
+        hints(dir.path())["readOnlyHint"].is_null(),
+        "{}",
+        hints(dir.path())
+    );
+    // Written over by the user, the actions are theirs.
+    // (The package is named after its one tool.)
+    let config = dir.path().join("pkg/fs_rm/config.json");
+    let text = std::fs::read_to_string(&config).expect("config");
+    std::fs::write(
+        &config,
+        text.replacen("\"read\"", "\"read\", \"delete\"", 1),
+    )
+    .expect("write");
+    let annotations = hints(dir.path());
+    assert_eq!(annotations["readOnlyHint"], false, "{annotations}");
+    assert_eq!(annotations["destructiveHint"], true, "{annotations}");
+}
+
+#[test]
+fn nora_placeholders_read_back_as_nothing_and_what_replaces_them_is_kept() {
+    let dir = TempDir::new("interop-nora-placeholders");
+    dir.write(
+        "m.json",
+        r#"{"tools": [{"name": "nodesc", "inputSchema": {"type": "object",
+            "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a"]}}]}"#,
+    );
+    toolc_in(
+        dir.path(),
+        &["convert", "--to", "nora", "-o", "n", "m.json"],
+        0,
+    );
+    toolc_in(dir.path(), &["lint", "n"], 0);
+    let back = |dir: &Path| {
+        let output = toolc_in(dir, &["convert", "--to", "mcp", "n"], 0);
+        let document: serde_json::Value = serde_json::from_str(&output.stdout).expect("JSON");
+        document["tools"][0].clone()
+    };
+    let untouched = back(dir.path());
+    assert!(untouched.get("description").is_none(), "{untouched}");
+    assert!(
+        untouched["inputSchema"]["properties"]["a"]
+            .get("description")
+            .is_none(),
+        "{untouched}"
+    );
+    let manifest = dir.path().join("n/nodesc/tool.json");
+    let mut tool = read_json(&manifest);
+    tool["description"] = "Removes nothing.".into();
+    tool["parameters"]["properties"]["a"]["description"] = "The A value.".into();
+    std::fs::write(&manifest, tool.to_string()).expect("write");
+    let edited = back(dir.path());
+    assert_eq!(edited["description"], "Removes nothing.", "{edited}");
+    assert_eq!(
+        edited["inputSchema"]["properties"]["a"]["description"], "The A value.",
+        "{edited}"
+    );
+    assert!(
+        edited["inputSchema"]["properties"]["b"]
+            .get("description")
+            .is_none(),
+        "{edited}"
+    );
+}
+
+#[test]
+fn schemas_that_only_some_readers_take_are_written_so_that_all_do() {
+    let dir = TempDir::new("interop-odd-schemas");
+    dir.write(
+        "chain.json",
+        r##"{"tools": [{"name": "chain", "description": "T.", "inputSchema": {"type": "object",
+            "properties": {"a": {"$ref": "#/$defs/A", "description": "A."}},
+            "$defs": {"A": {"$ref": "#/$defs/B", "description": "aa"}, "B": {"$ref": "#/$defs/C"},
+                      "C": {"type": "string", "enum": ["x", "y"]}}}}]}"##,
+    );
+    dir.write(
+        "booleans.json",
+        r#"{"tools": [{"name": "booleans", "description": "T.", "inputSchema": {"type": "object",
+            "properties": {"a": true, "b": false}}}]}"#,
+    );
+    let strict = toolc_in(dir.path(), &["gen", "openai", "--strict", "chain.json"], 0);
+    let verdicts = validate("openai-strict", &[("chain".to_string(), strict.stdout)]);
+    assert!(
+        verdicts.bad.is_empty() && verdicts.ok == 1,
+        "{:?}",
+        verdicts.bad
+    );
+    let mcp = toolc_in(dir.path(), &["gen", "mcp", "booleans.json"], 0);
+    let verdicts = validate("mcp", &[("booleans".to_string(), mcp.stdout)]);
+    assert!(
+        verdicts.bad.is_empty() && verdicts.ok == 1,
+        "{:?}",
+        verdicts.bad
+    );
+    // Strict mode has no schema for "anything": refused.
+    toolc_in(
+        dir.path(),
+        &["gen", "openai", "--strict", "booleans.json"],
+        1,
+    );
+}
+
+#[test]
+fn gemini_property_names_gemini_rejects_are_refused() {
+    let dir = TempDir::new("interop-gemini-names");
+    dir.write(
+        "tools.json",
+        r#"{"tools": [{"name": "names", "description": "T.", "inputSchema": {"type": "object",
+            "properties": {"a b": {"type": "string", "description": "Spaced."}}}}]}"#,
+    );
+    let refused = toolc_in(dir.path(), &["gen", "gemini", "tools.json"], 1);
+    assert!(refused.stdout.is_empty(), "{}", refused.stdout);
+    assert!(
+        refused
+            .stderr
+            .contains("Gemini rejects the property name \"a b\""),
+        "{}",
+        refused.stderr
+    );
+}
+
+#[test]
+fn mcp_result_members_toolc_writes_are_not_fields_to_carry() {
+    let dir = TempDir::new("interop-mcp-members");
+    dir.write(
+        "tools.json",
+        r#"{"tools": [{"name": "t", "description": "T.", "inputSchema": {"type": "object", "properties": {}}}]}"#,
+    );
+    toolc_in(
+        dir.path(),
+        &["gen", "mcp", "tools.json", "-o", "mcp.json"],
+        0,
+    );
+    let to_openai = toolc_in(dir.path(), &["convert", "--to", "openai", "mcp.json"], 0);
+    assert!(
+        !to_openai.stderr.contains("resultType") && !to_openai.stderr.contains("conversion-loss"),
+        "{}",
+        to_openai.stderr
+    );
+    toolc_in(
+        dir.path(),
+        &["convert", "--to", "agentcli", "-o", "cli", "mcp.json"],
+        0,
+    );
+    let written = std::fs::read_to_string(dir.path().join("cli/tools.json")).expect("tools.json");
+    assert!(!written.contains("resultType"), "{written}");
+}
