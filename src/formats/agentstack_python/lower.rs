@@ -295,10 +295,11 @@ impl<'m> Lowering<'m> {
             let Some(annotation) = field.annotation.as_deref() else {
                 continue;
             };
+            let (marked, annotation) = required_marker(annotation);
             let mut schema = self.annotation(annotation).unwrap_or_default();
             let is_required = match field.value.as_deref() {
                 Some(value) => self.default(value, &mut schema),
-                None => total,
+                None => marked.unwrap_or(total),
             };
             required.retain(|r| *r != field.name);
             if is_required {
@@ -480,5 +481,23 @@ fn describe(expr: &Expr) -> String {
         Expr::Literal(value) => value.to_string(),
         Expr::Name(name) => name.clone(),
         Expr::Call { callee, .. } => format!("{callee}(...)"),
+    }
+}
+
+/// A TypedDict field's `Required[X]` or `NotRequired[X]` (from `typing` or
+/// `typing_extensions`, qualified or not): whether it says the key is
+/// required, and `X`; otherwise nothing, and the annotation as it is.
+fn required_marker(annotation: &str) -> (Option<bool>, &str) {
+    let text = annotation.trim();
+    let Some(inner) = text.strip_suffix(']') else {
+        return (None, annotation);
+    };
+    let Some((callee, argument)) = inner.split_once('[') else {
+        return (None, annotation);
+    };
+    match callee.trim().rsplit('.').next().unwrap_or_default() {
+        "Required" => (Some(true), argument),
+        "NotRequired" => (Some(false), argument),
+        _ => (None, annotation),
     }
 }

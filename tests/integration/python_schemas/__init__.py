@@ -9,7 +9,7 @@ import uuid
 from typing import Annotated, Any, Dict, List, Literal, Optional, Union
 
 from pydantic import BaseModel, Field
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, Required, TypedDict
 
 
 class Color(enum.Enum):
@@ -34,6 +34,16 @@ class Address(TypedDict):
 class Filters(TypedDict, total=False):
     tags: list[str]
     since: datetime.date
+
+
+class Marked(TypedDict):
+    x: int
+    y: NotRequired[float]
+
+
+class MarkedPartial(TypedDict, total=False):
+    a: int
+    b: Required[str]
 
 
 @dataclasses.dataclass
@@ -108,8 +118,8 @@ def literals(mode: Literal["fast", "slow"], one: Literal["only"] = "only", n: Li
     return ""
 
 
-def typed_dicts(address: Address, filters: Filters) -> str:
-    """TypedDicts."""
+def typed_dicts(address: Address, filters: Filters, marked: Marked, partial: MarkedPartial) -> str:
+    """TypedDicts, with keys marked Required and NotRequired."""
     return ""
 
 
