@@ -299,8 +299,11 @@ impl<'m> Lowering<'m> {
                 continue;
             };
             let mut schema = self.annotation(annotation).unwrap_or_default();
+            // The string describes the field over its class's docstring;
+            // a `Field(description=...)` (in the annotation, or the value
+            // read below) over the string.
             if attribute_docs
-                && !schema.contains_key("description")
+                && !annotation.contains("description=")
                 && let Some(doc) = field.docstring.as_deref().filter(|d| !d.is_empty())
             {
                 schema.insert("description".into(), json!(doc));
