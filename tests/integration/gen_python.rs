@@ -722,7 +722,7 @@ const NESTED: &str = r#"{"tools": [{
           "label": {"type": "string"},
           "origin": {
             "type": "object",
-            "properties": {"x": {"type": "number"}, "y": {"type": "number"}},
+            "properties": {"x": {"type": "number", "minimum": 0}, "y": {"type": "number"}},
             "required": ["x", "y"]
           },
           "points": {
@@ -788,6 +788,14 @@ fn nested_objects_become_dataclasses_that_read_back() {
         output
             .stderr
             .contains("(content-type) stays dict[str, Any]"),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        output.stderr.contains(
+            "a dataclass field cannot say minimum: the function body must check it \
+             (at /tools/0/inputSchema/properties/shape/properties/origin/properties/x)"
+        ),
         "{}",
         output.stderr
     );

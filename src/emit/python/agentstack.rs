@@ -420,6 +420,24 @@ fn function(
         }
         let at = At::parameter(&name, &p.key, &p.pointer);
         let (parameter, details) = signature_parameter(p, python_name, module_hints, &at);
+        for (pointer, field) in module_hints.take_fields() {
+            let lost: Vec<&str> = LOST_IN_SIGNATURE
+                .iter()
+                .copied()
+                .filter(|k| field.contains_key(*k))
+                .collect();
+            if !lost.is_empty() {
+                out.note(
+                    set,
+                    pointer,
+                    Severity::Warning,
+                    format!(
+                        "a dataclass field cannot say {}: the function body must check it",
+                        lost.join(", ")
+                    ),
+                );
+            }
+        }
         for (pointer, not_fields) in module_hints.take_kept() {
             out.note(
                 set,

@@ -57,6 +57,9 @@ pub(crate) struct Hints {
     /// they are (a JSON Pointer) and the property names that are not
     /// fields.
     kept: Vec<(String, Vec<String>)>,
+    /// The fields made since the last [`Hints::take_fields`]: where each
+    /// one's schema is, and its schema, for what its hint cannot say.
+    fields: Vec<(String, Map<String, Value>)>,
 }
 
 /// A dataclass for an object schema (`python/agentstack/__init__.py.j2`'s
@@ -137,6 +140,12 @@ impl Hints {
         std::mem::take(&mut self.kept)
     }
 
+    /// The dataclass fields made since the last call: where each one's
+    /// schema is, and the schema.
+    pub(crate) fn take_fields(&mut self) -> Vec<(String, Map<String, Value>)> {
+        std::mem::take(&mut self.fields)
+    }
+
     /// The dataclass for an object schema with declared properties, and its
     /// name; none for a free map or one whose names cannot be fields.
     fn dataclass(&mut self, object: &Map<String, Value>, at: &At) -> Option<String> {
@@ -167,6 +176,9 @@ impl Hints {
         for (key, schema) in properties {
             let child = at.child(Some(key), &["properties", key]);
             let hint = hint(schema, self, &child);
+            if let Some(schema) = schema.as_object() {
+                self.fields.push((child.pointer.clone(), schema.clone()));
+            }
             let column = 4 + key.chars().count() + 2;
             let description = schema
                 .get("description")
