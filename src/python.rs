@@ -127,6 +127,10 @@ pub struct ClassAssignment {
     pub annotation: Option<String>,
     /// The assigned value as source text.
     pub value: Option<String>,
+    /// The string literal right after the statement (an attribute
+    /// docstring, which pydantic reads with `use_attribute_docstrings`),
+    /// cleaned as docstrings are.
+    pub docstring: Option<String>,
     /// Bytes of the statement.
     pub span: Range<usize>,
 }
@@ -412,10 +416,22 @@ fn read_class(class: Node, decorators: Vec<String>, text: &str) -> Class {
         })
         .unwrap_or_default();
     let body = class.child_by_field_name("body");
-    let mut assignments = Vec::new();
+    let mut assignments: Vec<ClassAssignment> = Vec::new();
     if let Some(body) = body {
         let mut cursor = body.walk();
+        let mut follows_assignment = false;
         for statement in body.named_children(&mut cursor) {
+            if statement.kind() == "comment" {
+                continue;
+            }
+            if std::mem::replace(&mut follows_assignment, false)
+                && let Some(doc) = string_statement(statement, text)
+            {
+                if let Some(last) = assignments.last_mut() {
+                    last.docstring = Some(doc);
+                }
+                continue;
+            }
             if statement.kind() != "expression_statement" || statement.named_child_count() != 1 {
                 continue;
             }
@@ -436,8 +452,10 @@ fn read_class(class: Node, decorators: Vec<String>, text: &str) -> Class {
                 value: assignment
                     .child_by_field_name("right")
                     .map(|v| source(v, text).to_string()),
+                docstring: None,
                 span: statement.byte_range(),
             });
+            follows_assignment = true;
         }
     }
     Class {
@@ -522,11 +540,19 @@ fn first_named_child(node: Node) -> Option<Node> {
 /// The docstring of a body: its first statement, when that is a string
 /// literal on its own.
 fn docstring(body: Node, text: &str) -> Option<String> {
-    let first = first_named_child(body)?;
+    string_statement(first_named_child(body)?, text)
+}
+
+/// The cleaned text of a statement that is a string literal on its own.
+fn string_statement(first: Node, text: &str) -> Option<String> {
     if first.kind() != "expression_statement" || first.named_child_count() != 1 {
         return None;
     }
-    let literal = first_named_child(first)?;
+    let mut literal = first_named_child(first)?;
+    // `("long" "text")`: one string to Python.
+    while literal.kind() == "parenthesized_expression" && literal.named_child_count() == 1 {
+        literal = first_named_child(literal)?;
+    }
     let raw = match literal.kind() {
         "string" => string_value(source(literal, text))?,
         "concatenated_string" => {
@@ -739,9 +765,15 @@ if True:
 class Point(Base, total=False):
     '''A point.'''
     x: int
+    (
+        'Horizon'
+        'tal.'
+    )
+    # a comment
     y: float = 0.5
     RED = 'red'
     a, b = 1, 2
+    'not a field docstring: it follows no assignment'
     def method(self):
         z: int = 1
 ";
@@ -763,6 +795,12 @@ class Point(Base, total=False):
                 ("RED", None, Some("'red'")),
             ]
         );
+        let docs: Vec<_> = class
+            .assignments
+            .iter()
+            .map(|a| a.docstring.as_deref())
+            .collect();
+        assert_eq!(docs, [Some("Horizontal."), None, None]);
         assert!(module.binds("Point"));
     }
 

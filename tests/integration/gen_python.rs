@@ -704,3 +704,184 @@ from tools import TOOLS  # noqa: E402
 
 print(json.dumps({cls.name: cls.parameters for cls in TOOLS}))
 "#;
+
+// ------------------------------------------------------- nested objects
+
+/// A tool whose parameters nest objects two levels deep, in an array too,
+/// beside a free map and an object whose names are not identifiers.
+const NESTED: &str = r#"{"tools": [{
+  "name": "draw_shape",
+  "description": "Draws a shape.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "shape": {
+        "type": "object",
+        "description": "What to draw.",
+        "properties": {
+          "label": {"type": "string"},
+          "origin": {
+            "type": "object",
+            "properties": {"x": {"type": "number", "minimum": 0}, "y": {"type": "number"}},
+            "required": ["x", "y"]
+          },
+          "points": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}},
+              "required": ["x"]
+            }
+          }
+        },
+        "required": ["origin"]
+      },
+      "style": {"type": "object", "additionalProperties": {"type": "string"}},
+      "headers": {"type": "object", "properties": {"content-type": {"type": "string"}}}
+    },
+    "required": ["shape"]
+  }
+}]}"#;
+
+/// Prints the dataclasses the generated function's hints name: for each
+/// class reached from `draw_shape`'s parameters, its fields' hints.
+const PRINT_DATACLASSES: &str = r#"
+import dataclasses
+import importlib
+import json
+import sys
+import typing
+
+sys.path.insert(0, sys.argv[1])
+package = importlib.import_module("draw_shape")
+found = {}
+
+
+def text(hint):
+    return str(hint).replace("typing.", "")
+
+
+def visit(hint):
+    if dataclasses.is_dataclass(hint):
+        types = typing.get_type_hints(hint)
+        fields = {f.name: types[f.name] for f in dataclasses.fields(hint)}
+        found[hint.__name__] = {name: text(value) for name, value in fields.items()}
+        for value in fields.values():
+            visit(value)
+    for argument in typing.get_args(hint):
+        visit(argument)
+
+
+hints = typing.get_type_hints(package.draw_shape)
+for name in ("shape", "style", "headers"):
+    visit(hints[name])
+print(json.dumps({"classes": found, "style": text(hints["style"]), "headers": text(hints["headers"])}))
+"#;
+
+#[test]
+fn nested_objects_become_dataclasses_that_read_back() {
+    let temp = TempDir::new("gen-python-nested");
+    temp.write("shapes.json", NESTED);
+    let out = temp.path().join("out");
+    let output = generate(temp.path(), "agentstack", &out, &["shapes.json"]);
+    assert!(
+        output
+            .stderr
+            .contains("(content-type) stays dict[str, Any]"),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        output.stderr.contains(
+            "a dataclass field cannot say minimum: the function body must check it \
+             (at /tools/0/inputSchema/properties/shape/properties/origin/properties/x)"
+        ),
+        "{}",
+        output.stderr
+    );
+    assert_eq!(check_python("agentstack", &out, temp.path()), 1);
+    let source = std::fs::read_to_string(out.join("draw_shape/__init__.py")).expect("read");
+    assert!(
+        source.contains("from dataclasses import dataclass"),
+        "{source}"
+    );
+
+    let printed = super::sdk::run_python(PRINT_DATACLASSES, &[&out.to_string_lossy()], "");
+    let printed: Value = serde_json::from_str(&printed).expect("JSON");
+    assert_eq!(
+        printed,
+        serde_json::json!({
+            "classes": {
+                "DrawShapeShape": {
+                    "origin": "<class 'draw_shape.DrawShapeShapeOrigin'>",
+                    "label": "str | None",
+                    "points": "list[draw_shape.DrawShapeShapePointsItem] | None",
+                },
+                "DrawShapeShapeOrigin": {"x": "<class 'float'>", "y": "<class 'float'>"},
+                "DrawShapeShapePointsItem": {"x": "<class 'int'>", "y": "int | None"},
+            },
+            "style": "dict[str, Any] | None",
+            "headers": "dict[str, Any] | None",
+        }),
+        "{source}"
+    );
+
+    // Read the code back: without the copy of the parameters config.json
+    // may keep, the signature and the dataclasses are what is read.
+    let config_path = out.join("draw_shape/config.json");
+    let mut config: Value =
+        serde_json::from_str(&std::fs::read_to_string(&config_path).expect("read")).expect("JSON");
+    fn drop_parameters(value: &mut Value) {
+        match value {
+            Value::Object(members) => {
+                if let Some(Value::Object(carried)) = members.get_mut("x-toolc") {
+                    carried.remove("parameters");
+                }
+                members.values_mut().for_each(drop_parameters);
+            }
+            Value::Array(items) => items.iter_mut().for_each(drop_parameters),
+            _ => {}
+        }
+    }
+    drop_parameters(&mut config);
+    std::fs::write(&config_path, config.to_string()).expect("write");
+    let back = Test::new()
+        .current_dir(temp.path())
+        .args(["convert", "--to", "mcp", "out/draw_shape"])
+        .run();
+    assert_eq!(back.code, 0, "{}", back.stderr);
+    let back = back.json();
+    let tools = back["tools"].as_array().expect("tools");
+    let shape = &tools[0]["inputSchema"]["properties"]["shape"];
+    let types = |schema: &Value| -> Vec<Value> {
+        match schema.get("anyOf") {
+            Some(Value::Array(branches)) => branches.iter().map(|b| b["type"].clone()).collect(),
+            _ => vec![schema["type"].clone()],
+        }
+    };
+    assert_eq!(shape["type"], "object", "{shape}");
+    assert_eq!(shape["required"], serde_json::json!(["origin"]), "{shape}");
+    let origin = &shape["properties"]["origin"];
+    assert_eq!(origin["properties"]["x"]["type"], "number", "{origin}");
+    assert_eq!(origin["properties"]["y"]["type"], "number", "{origin}");
+    assert_eq!(
+        origin["required"],
+        serde_json::json!(["x", "y"]),
+        "{origin}"
+    );
+    assert_eq!(
+        types(&shape["properties"]["label"]),
+        ["string", "null"],
+        "{shape}"
+    );
+    let points = &shape["properties"]["points"];
+    let items = points["anyOf"][0]["items"].clone();
+    assert_eq!(points["anyOf"][0]["type"], "array", "{points}");
+    assert_eq!(items["properties"]["x"]["type"], "integer", "{items}");
+    assert_eq!(
+        types(&items["properties"]["y"]),
+        ["integer", "null"],
+        "{items}"
+    );
+    assert_eq!(items["required"], serde_json::json!(["x"]), "{items}");
+}

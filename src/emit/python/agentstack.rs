@@ -15,7 +15,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::hints::{self, TypingImports};
+use super::hints::{self, At, Dataclass, Hints};
 use super::layout::Expr;
 use super::names::{self, HINT_BUILTINS, Keep, Kind, Namer};
 use super::{Details, Parameter, Tree, doc, json_text, parameter_text};
@@ -27,7 +27,7 @@ use crate::ir::{Format, Runtime, Tool, ToolSet};
 const DEFAULT_ACTIONS: &[&str] = &["read"];
 
 /// Names the module imports: a function may not take them.
-const MODULE_NAMES: &[&str] = &["Any", "Literal"];
+const MODULE_NAMES: &[&str] = &["Any", "ClassVar", "Literal", "dataclass"];
 
 /// Names a parameter may not take: readers of AgentStack code (toolc's
 /// among them) take `self` and `cls` for a method's own, not the tool's.
@@ -39,6 +39,8 @@ struct ModuleContext {
     package: PackageDoc,
     /// The `typing` names the hints use, comma-separated (empty: no import).
     typing_imports: String,
+    /// The dataclasses the hints name, each after those its fields name.
+    classes: Vec<Dataclass>,
     functions: Vec<Function>,
 }
 
@@ -138,7 +140,6 @@ fn package_name(set: &ToolSet) -> String {
 }
 
 fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Result<(), EmitError> {
-    let mut imports = TypingImports::default();
     let names: Vec<&str> = package
         .sets
         .iter()
@@ -146,9 +147,12 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
         .collect();
     let mut reserved = MODULE_NAMES.to_vec();
     reserved.extend(HINT_BUILTINS);
-    let mut function_names = Namer::with_reserved(&reserved)
-        .assign(&names, Kind::Tool, Keep::Identifiers)
-        .into_iter();
+    let function_names =
+        Namer::with_reserved(&reserved).assign(&names, Kind::Tool, Keep::Identifiers);
+    let mut taken: Vec<&str> = function_names.iter().map(String::as_str).collect();
+    taken.extend(MODULE_NAMES);
+    let mut module_hints = Hints::new(&taken);
+    let mut function_names = function_names.into_iter();
     let mut functions = Vec::new();
     let mut permissions = Map::new();
     for set in &package.sets {
@@ -164,7 +168,7 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
                     format!("AgentStack calls a tool by its function's name: tool \"{}\" is function \"{name}\"", tool.name),
                 );
             }
-            let function = function(out, set, tool, name.clone(), &mut imports);
+            let function = function(out, set, tool, name.clone(), &mut module_hints);
             let (mut entry, declared) = tool_permissions(tool);
             crate::formats::carry::record_parameter_names(&mut entry, &function.renamed);
             functions.push(function);
@@ -206,7 +210,8 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
             description_doc: doc(&description),
             sources_doc: package.sets.iter().map(|s| doc(&s.path)).collect(),
         },
-        typing_imports: imports.line(),
+        typing_imports: module_hints.imports.line(),
+        classes: module_hints.dataclasses,
         functions,
     };
     out.render(
@@ -349,7 +354,7 @@ fn function(
     set: &ToolSet,
     tool: &Tool,
     name: String,
-    imports: &mut TypingImports,
+    module_hints: &mut Hints,
 ) -> Function {
     let (properties, root) = super::parameters(tool);
     super::note_root_constraints(out, set, tool, &root);
@@ -413,7 +418,37 @@ fn function(
                 ),
             );
         }
-        let (parameter, details) = signature_parameter(p, python_name, imports);
+        let at = At::parameter(&name, &p.key, &p.pointer);
+        let (parameter, details) = signature_parameter(p, python_name, module_hints, &at);
+        for (pointer, field) in module_hints.take_fields() {
+            let lost: Vec<&str> = LOST_IN_SIGNATURE
+                .iter()
+                .copied()
+                .filter(|k| field.contains_key(*k))
+                .collect();
+            if !lost.is_empty() {
+                out.note(
+                    set,
+                    pointer,
+                    Severity::Warning,
+                    format!(
+                        "a dataclass field cannot say {}: the function body must check it",
+                        lost.join(", ")
+                    ),
+                );
+            }
+        }
+        for (pointer, not_fields) in module_hints.take_kept() {
+            out.note(
+                set,
+                pointer,
+                Severity::Info,
+                format!(
+                    "an object whose property names are not all Python field names ({}) stays dict[str, Any]",
+                    not_fields.join(", ")
+                ),
+            );
+        }
         parameters.push(FunctionParameter {
             description_doc: doc(&parameter_text(p, details, also)),
             ..parameter
@@ -446,9 +481,10 @@ fn function(
 fn signature_parameter(
     p: &Parameter,
     name: String,
-    imports: &mut TypingImports,
+    module_hints: &mut Hints,
+    at: &At,
 ) -> (FunctionParameter, Details) {
-    let hint = hints::hint(&p.schema, imports);
+    let hint = hints::hint(&p.schema, module_hints, at);
     let schema_default = p
         .schema
         .get("default")

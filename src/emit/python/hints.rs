@@ -2,17 +2,20 @@
 //!
 //! The mapping: `string` → `str` (`Literal[...]` for a string enum),
 //! `integer` → `int`, `number` → `float`, `boolean` → `bool`, `array` →
-//! `list[T]` (`list[Any]` without `items`), `object` → `dict[str, Any]`,
-//! `null` → `None`; several types, `anyOf` or `oneOf` → `X | Y`, an
+//! `list[T]` (`list[Any]` without `items`), `object` → a stdlib
+//! `@dataclass` when it declares `properties` (see [`Hints`]), else
+//! `dict[str, Any]`, `null` → `None`; several types, `anyOf` or `oneOf` → `X | Y`, an
 //! optional one `X | None`; anything else → `Any`. Unions are written the
 //! PEP 604 way (Python 3.10 and later), as ruff wants them; `Literal` and
 //! `Any` come from `typing`.
 
 use std::collections::BTreeSet;
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::layout::Expr;
+use super::names::{self, HINT_BUILTINS, Namer};
 
 /// The `typing` names a module's hints use, for its import line.
 #[derive(Debug, Default)]
@@ -29,8 +32,203 @@ impl TypingImports {
     }
 }
 
-/// The Python type hint of `schema`, recording the `typing` names it uses.
-pub(crate) fn hint(schema: &Value, imports: &mut TypingImports) -> Expr {
+/// What a module's hints need besides themselves: the `typing` names they
+/// use and the dataclasses they name.
+///
+/// An object schema with declared `properties` (at any depth, in arrays
+/// too) becomes a stdlib `@dataclass` (pydantic reads those on every
+/// Python version, unlike `typing.TypedDict` before 3.12): required fields
+/// first as `name: T`, then the others as `name: T | None = None`, as
+/// dataclasses want them, each followed by its description as an
+/// attribute docstring (which pydantic reads with the class's
+/// `use_attribute_docstrings`). Its name is the PascalCase of its path (the
+/// function, then the property names, `Item` for an array's items), unique
+/// in the module. An object whose property names cannot all be fields
+/// stays `dict[str, Any]` (and is listed in `kept`).
+#[derive(Debug, Default)]
+pub(crate) struct Hints {
+    pub(crate) imports: TypingImports,
+    /// The module's class names (and the names they must not take).
+    classes: Namer,
+    /// The dataclasses in the order they must be defined: each one after
+    /// those its fields name.
+    pub(crate) dataclasses: Vec<Dataclass>,
+    /// The objects kept as dicts since the last [`Hints::take_kept`]: where
+    /// they are (a JSON Pointer) and the property names that are not
+    /// fields.
+    kept: Vec<(String, Vec<String>)>,
+    /// The fields made since the last [`Hints::take_fields`]: where each
+    /// one's schema is, and its schema, for what its hint cannot say.
+    fields: Vec<(String, Map<String, Value>)>,
+}
+
+/// A dataclass for an object schema (`python/agentstack/__init__.py.j2`'s
+/// `classes`).
+#[derive(Debug, Serialize)]
+pub(crate) struct Dataclass {
+    pub(crate) name: String,
+    /// The object's description, for the class docstring, or none.
+    pub(crate) description_doc: Option<String>,
+    /// Required fields first, then optional ones, each in the schema's order.
+    pub(crate) fields: Vec<Field>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct Field {
+    pub(crate) name: String,
+    /// The hint, laid out after `    name: `.
+    pub(crate) hint: String,
+    /// `None` for an optional field, else none.
+    pub(crate) default: Option<String>,
+    /// The property's description ("(no description)" when it has none),
+    /// a string literal laid out on a line of its own after the field
+    /// (pydantic takes the string as it is: a docstring's wrapping and
+    /// indentation would be part of it).
+    pub(crate) description_literal: String,
+}
+
+/// Where a schema is: the names its class would be named after, and its
+/// JSON Pointer (for notes).
+#[derive(Debug, Clone)]
+pub(crate) struct At {
+    names: Vec<String>,
+    pointer: String,
+}
+
+impl At {
+    /// A parameter `key` of the function `function`, at `pointer`.
+    pub(crate) fn parameter(function: &str, key: &str, pointer: &str) -> At {
+        At {
+            names: vec![function.to_string(), key.to_string()],
+            pointer: pointer.to_string(),
+        }
+    }
+
+    fn child(&self, name: Option<&str>, tokens: &[&str]) -> At {
+        let mut names = self.names.clone();
+        names.extend(name.map(str::to_string));
+        let pointer = tokens
+            .iter()
+            .fold(self.pointer.clone(), |p, t| crate::json::join(&p, t));
+        At { names, pointer }
+    }
+}
+
+/// Names a field may not take: a field with a default binds its name in
+/// the class body, so the annotations after it would find the default
+/// there instead of the type.
+const FIELD_RESERVED: &[&str] = &["Any", "ClassVar", "Literal", "dataclass"];
+
+impl Hints {
+    /// Hints for a module where `reserved` names are taken (its functions,
+    /// its imports): classes take none of them, nor a keyword or a builtin
+    /// the hints use.
+    pub(crate) fn new(reserved: &[&str]) -> Hints {
+        let mut taken: Vec<&str> = reserved.to_vec();
+        taken.extend(names::KEYWORDS);
+        taken.extend(HINT_BUILTINS);
+        taken.extend(FIELD_RESERVED);
+        Hints {
+            classes: Namer::with_reserved(&taken),
+            ..Hints::default()
+        }
+    }
+
+    /// The objects kept as `dict[str, Any]` since the last call: where they
+    /// are and the property names that cannot be fields.
+    pub(crate) fn take_kept(&mut self) -> Vec<(String, Vec<String>)> {
+        std::mem::take(&mut self.kept)
+    }
+
+    /// The dataclass fields made since the last call: where each one's
+    /// schema is, and the schema.
+    pub(crate) fn take_fields(&mut self) -> Vec<(String, Map<String, Value>)> {
+        std::mem::take(&mut self.fields)
+    }
+
+    /// The dataclass for an object schema with declared properties, and its
+    /// name; none for a free map or one whose names cannot be fields.
+    fn dataclass(&mut self, object: &Map<String, Value>, at: &At) -> Option<String> {
+        let properties = object
+            .get("properties")
+            .and_then(Value::as_object)
+            .filter(|p| !p.is_empty())?;
+        let not_fields: Vec<String> = properties
+            .keys()
+            .filter(|k| !names::is_plain_identifier(k) || is_reserved_field(k))
+            .cloned()
+            .collect();
+        if !not_fields.is_empty() {
+            self.kept.push((at.pointer.clone(), not_fields));
+            return None;
+        }
+        let required: Vec<&str> = object
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        // The class's own fields shadow module names in its body.
+        for key in properties.keys() {
+            self.classes.reserve(key);
+        }
+        let mut fields = Vec::new();
+        let mut optional_fields = Vec::new();
+        for (key, schema) in properties {
+            let child = at.child(Some(key), &["properties", key]);
+            let hint = hint(schema, self, &child);
+            if let Some(schema) = schema.as_object() {
+                self.fields.push((child.pointer.clone(), schema.clone()));
+            }
+            let column = 4 + key.chars().count() + 2;
+            let description = schema
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|d| !d.is_empty())
+                .unwrap_or("(no description)");
+            let description_literal = Expr::Str(description.to_string()).layout(4, 4, 0);
+            if required.contains(&key.as_str()) {
+                fields.push(Field {
+                    name: key.clone(),
+                    hint: hint.layout(4, column, 0),
+                    default: None,
+                    description_literal,
+                });
+            } else {
+                optional_fields.push(Field {
+                    name: key.clone(),
+                    hint: optional(hint).layout(4, column, " = None".len()),
+                    default: Some("None".to_string()),
+                    description_literal,
+                });
+            }
+        }
+        fields.append(&mut optional_fields);
+        // The template's `__pydantic_config__: ClassVar[...]`.
+        self.imports.add("ClassVar");
+        let name = self.classes.unique_class(names::path_class_name(&at.names));
+        let description_doc = object
+            .get("description")
+            .and_then(Value::as_str)
+            .filter(|d| !d.trim().is_empty())
+            .map(|d| super::doc(d.trim()));
+        self.dataclasses.push(Dataclass {
+            name: name.clone(),
+            description_doc,
+            fields,
+        });
+        Some(name)
+    }
+}
+
+fn is_reserved_field(name: &str) -> bool {
+    FIELD_RESERVED.contains(&name) || HINT_BUILTINS.contains(&name)
+}
+
+/// The Python type hint of `schema` (at `at`), recording the `typing`
+/// names and the dataclasses it uses.
+pub(crate) fn hint(schema: &Value, hints: &mut Hints, at: &At) -> Expr {
+    let imports = &mut hints.imports;
     let Some(object) = schema.as_object() else {
         return any(imports);
     };
@@ -53,18 +251,25 @@ pub(crate) fn hint(schema: &Value, imports: &mut TypingImports) -> Expr {
         return Expr::subscript("Literal", vec![Expr::Str(value.clone())]);
     }
     let mut alternatives: Vec<Expr> = match object.get("type") {
-        Some(Value::String(name)) => vec![named_type(name, object, imports)],
+        Some(Value::String(name)) => vec![named_type(name, object, hints, at)],
         Some(Value::Array(names)) => names
             .iter()
             .filter_map(Value::as_str)
-            .map(|name| named_type(name, object, imports))
+            .map(|name| named_type(name, object, hints, at))
             .collect(),
-        _ => ["anyOf", "oneOf"]
-            .iter()
-            .filter_map(|k| object.get(*k).and_then(Value::as_array))
-            .flatten()
-            .map(|branch| hint(branch, imports))
-            .collect(),
+        _ => {
+            let mut branches = Vec::new();
+            for keyword in ["anyOf", "oneOf"] {
+                let Some(list) = object.get(keyword).and_then(Value::as_array) else {
+                    continue;
+                };
+                for (i, branch) in list.iter().enumerate() {
+                    let index = i.to_string();
+                    branches.push(hint(branch, hints, &at.child(None, &[keyword, &index])));
+                }
+            }
+            branches
+        }
     };
     let mut unique = Vec::new();
     for alternative in alternatives.drain(..) {
@@ -72,7 +277,7 @@ pub(crate) fn hint(schema: &Value, imports: &mut TypingImports) -> Expr {
             unique.push(alternative);
         }
     }
-    union(unique, imports)
+    union(unique, &mut hints.imports)
 }
 
 /// The hint of an optional parameter: `T | None` unless `T` already
@@ -98,7 +303,7 @@ fn any(imports: &mut TypingImports) -> Expr {
     Expr::atom("Any")
 }
 
-fn named_type(name: &str, object: &Map<String, Value>, imports: &mut TypingImports) -> Expr {
+fn named_type(name: &str, object: &Map<String, Value>, hints: &mut Hints, at: &At) -> Expr {
     match name {
         "string" => Expr::atom("str"),
         "integer" => Expr::atom("int"),
@@ -107,16 +312,21 @@ fn named_type(name: &str, object: &Map<String, Value>, imports: &mut TypingImpor
         "null" => Expr::atom("None"),
         "array" => {
             let item = match object.get("items") {
-                Some(items @ Value::Object(_)) => hint(items, imports),
-                _ => any(imports),
+                Some(items @ Value::Object(_)) => {
+                    hint(items, hints, &at.child(Some("item"), &["items"]))
+                }
+                _ => any(&mut hints.imports),
             };
             Expr::subscript("list", vec![item])
         }
-        "object" => {
-            let value = any(imports);
-            Expr::subscript("dict", vec![Expr::atom("str"), value])
-        }
-        _ => any(imports),
+        "object" => match hints.dataclass(object, at) {
+            Some(class) => Expr::atom(class),
+            None => {
+                let value = any(&mut hints.imports);
+                Expr::subscript("dict", vec![Expr::atom("str"), value])
+            }
+        },
+        _ => any(&mut hints.imports),
     }
 }
 
@@ -251,9 +461,9 @@ mod tests {
     use serde_json::json;
 
     fn flat(schema: Value) -> (String, String) {
-        let mut imports = TypingImports::default();
-        let hint = hint(&schema, &mut imports).flat();
-        (hint, imports.line())
+        let mut hints = Hints::new(&[]);
+        let hint = hint(&schema, &mut hints, &At::parameter("f", "p", "")).flat();
+        (hint, hints.imports.line())
     }
 
     #[test]
@@ -297,6 +507,73 @@ mod tests {
                 "{schema}"
             );
         }
+    }
+
+    #[test]
+    fn objects_with_properties_become_dataclasses() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "label": {"type": "string"},
+                "origin": {
+                    "type": "object",
+                    "properties": {"x": {"type": "number"}, "y": {"type": "number"}},
+                    "required": ["y"]
+                },
+                "points": {
+                    "type": "array",
+                    "items": {"type": "object", "properties": {"x": {"type": "integer"}}}
+                },
+                "tags": {"type": "object", "additionalProperties": {"type": "string"}},
+                "odd": {"type": "object", "properties": {"a-b": {"type": "string"}}}
+            },
+            "required": ["origin"]
+        });
+        let mut hints = Hints::new(&["ShapeArgOrigin"]);
+        let at = At::parameter("shape", "arg", "/p");
+        assert_eq!(hint(&schema, &mut hints, &at).flat(), "ShapeArg");
+        let classes: Vec<(String, Vec<String>)> = hints
+            .dataclasses
+            .iter()
+            .map(|c| {
+                let fields = c
+                    .fields
+                    .iter()
+                    .map(|f| {
+                        let default = f.default.as_deref().map(|d| format!(" = {d}"));
+                        format!("{}: {}{}", f.name, f.hint, default.unwrap_or_default())
+                    })
+                    .collect();
+                (c.name.clone(), fields)
+            })
+            .collect();
+        let expected = [
+            (
+                "ShapeArgOrigin2",
+                vec!["y: float", "x: float | None = None"],
+            ),
+            ("ShapeArgPointsItem", vec!["x: int | None = None"]),
+            (
+                "ShapeArg",
+                vec![
+                    "origin: ShapeArgOrigin2",
+                    "label: str | None = None",
+                    "points: list[ShapeArgPointsItem] | None = None",
+                    "tags: dict[str, Any] | None = None",
+                    "odd: dict[str, Any] | None = None",
+                ],
+            ),
+        ];
+        let expected: Vec<(String, Vec<String>)> = expected
+            .iter()
+            .map(|(n, f)| (n.to_string(), f.iter().map(|s| s.to_string()).collect()))
+            .collect();
+        assert_eq!(classes, expected);
+        assert_eq!(
+            hints.take_kept(),
+            [("/p/properties/odd".to_string(), vec!["a-b".to_string()])]
+        );
+        assert_eq!(hints.imports.line(), "Any, ClassVar");
     }
 
     #[test]

@@ -12,7 +12,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 /// Python's keywords (soft keywords like `match` and `type` are valid names).
-const KEYWORDS: &[&str] = &[
+pub(crate) const KEYWORDS: &[&str] = &[
     "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
     "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
     "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
@@ -140,6 +140,43 @@ pub(crate) fn class_name(tool_name: &str) -> String {
     name
 }
 
+/// The longest class name [`path_class_name`] makes: a field or a
+/// parameter with its hint must still fit on a line.
+const MAX_CLASS_NAME: usize = 32;
+
+/// A PascalCase class name from a path of names (a tool, its property, a
+/// nested property...): `["draw", "origin", "offset"]` → `DrawOriginOffset`.
+/// A long path keeps its last names (those that tell the most), cut to
+/// [`MAX_CLASS_NAME`] characters; never empty, never starting with a digit.
+pub(crate) fn path_class_name<S: AsRef<str>>(path: &[S]) -> String {
+    let pascal: Vec<String> = path
+        .iter()
+        .map(|name| {
+            words(name.as_ref())
+                .iter()
+                .map(|word| {
+                    let mut chars = word.chars();
+                    match chars.next() {
+                        Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),
+                        None => String::new(),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let mut start = 0;
+    while start + 1 < pascal.len() && pascal[start..].concat().len() > MAX_CLASS_NAME {
+        start += 1;
+    }
+    let mut name: String = pascal[start..].concat();
+    name.truncate(MAX_CLASS_NAME);
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        name.insert_str(0, "Object");
+        name.truncate(MAX_CLASS_NAME);
+    }
+    name
+}
+
 /// Hands out distinct identifiers within one scope (a module's functions,
 /// a function's parameters, a directory's entries).
 #[derive(Debug, Default)]
@@ -162,6 +199,11 @@ impl Namer {
             reserved: reserved.iter().map(|s| s.to_string()).collect(),
             next_suffix: HashMap::new(),
         }
+    }
+
+    /// Takes `name` out of the scope from now on.
+    pub(crate) fn reserve(&mut self, name: &str) {
+        self.reserved.insert(name.to_string());
     }
 
     /// A snake_case identifier for `name`, distinct from every one handed
@@ -328,5 +370,21 @@ mod tests {
         assert_eq!(class_name("get_time"), "GetTimeTool");
         assert_eq!(class_name("fs-read-file"), "FsReadFileTool");
         assert_eq!(class_name("2d"), "Tool2dTool");
+        assert_eq!(
+            path_class_name(&["draw_shape", "origin", "offset"]),
+            "DrawShapeOriginOffset"
+        );
+        assert_eq!(path_class_name(&["2d", "x"]), "Object2dX");
+        assert_eq!(
+            path_class_name(&[
+                "fetch_web_page_content",
+                "request_options",
+                "retry_policy",
+                "backoff"
+            ]),
+            "RequestOptionsRetryPolicyBackoff"
+        );
+        assert_eq!(path_class_name(&["a".repeat(40)]).len(), 32);
+        assert_eq!(path_class_name::<&str>(&[]), "Object");
     }
 }

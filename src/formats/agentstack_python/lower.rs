@@ -9,6 +9,8 @@
 //!   they share and the class docstring as `description`;
 //! - `TypedDict`, dataclass and `BaseModel` classes of the package: object
 //!   schemas of their annotated fields, the docstring as `description`;
+//!   with `use_attribute_docstrings` in the class's `__pydantic_config__`
+//!   or `model_config`, the string after a field as its `description`;
 //! - `Annotated[T, Field(...)]` and `= Field(...)`: constraints (`ge` →
 //!   `minimum`, `min_length` → `minLength` or `minItems`, ...), `default`,
 //!   `description`.
@@ -291,12 +293,22 @@ impl<'m> Lowering<'m> {
     fn object(&mut self, class: &Class, total: bool) -> Map<String, Value> {
         let mut properties = Map::new();
         let mut required: Vec<String> = Vec::new();
+        let attribute_docs = uses_attribute_docstrings(class);
         for field in self.fields(class, 0) {
             let Some(annotation) = field.annotation.as_deref() else {
                 continue;
             };
             let (marked, annotation) = required_marker(annotation);
             let mut schema = self.annotation(annotation).unwrap_or_default();
+            // The string describes the field over its class's docstring;
+            // a `Field(description=...)` (in the annotation, or the value
+            // read below) over the string.
+            if attribute_docs
+                && !annotation.contains("description=")
+                && let Some(doc) = field.docstring.as_deref().filter(|d| !d.is_empty())
+            {
+                schema.insert("description".into(), json!(doc));
+            }
             let is_required = match field.value.as_deref() {
                 Some(value) => self.default(value, &mut schema),
                 None => marked.unwrap_or(total),
@@ -365,6 +377,27 @@ impl<'m> Lowering<'m> {
         }
         None
     }
+}
+
+/// Whether the class's pydantic config (`__pydantic_config__` of a
+/// dataclass or TypedDict, `model_config` of a model) turns on
+/// `use_attribute_docstrings`: then the string literal after a field is
+/// its description.
+fn uses_attribute_docstrings(class: &Class) -> bool {
+    class
+        .assignments
+        .iter()
+        .filter(|a| a.name == "__pydantic_config__" || a.name == "model_config")
+        .filter_map(|a| a.value.as_deref())
+        .any(|value| {
+            let compact: String = value
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .map(|c| if c == '\'' { '"' } else { c })
+                .collect();
+            compact.contains("\"use_attribute_docstrings\":True")
+                || compact.contains("use_attribute_docstrings=True")
+        })
 }
 
 /// How deep a class's bases in the module are followed.

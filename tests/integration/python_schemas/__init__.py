@@ -6,9 +6,9 @@ import decimal
 import enum
 import pathlib
 import uuid
-from typing import Annotated, Any, Dict, List, Literal, Optional, Union
+from typing import Annotated, Any, ClassVar, Dict, List, Literal, Optional, Union
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import NotRequired, Required, TypedDict
 
 
@@ -60,6 +60,39 @@ class Query(BaseModel):
     text: str = Field(min_length=1, description="What to look for.")
     limit: int = Field(default=10, ge=1, le=100)
     color: Optional[Color] = None
+
+
+@dataclasses.dataclass
+class Segment:
+    """Strings after fields describe them (use_attribute_docstrings)."""
+
+    __pydantic_config__: ClassVar[dict[str, bool]] = {"use_attribute_docstrings": True}
+
+    start: Point
+    "Where it starts."
+
+    # A comment between a field and its string.
+    label: str | None = None
+    (
+        "What it is called, "
+        "in two pieces."
+    )
+
+
+class Note(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    text: str
+    """The note."""
+
+    tag: str = Field(default="", description="Field's own description wins.")
+    """Not this one."""
+
+
+@dataclasses.dataclass
+class Plain:
+    x: int
+    "Without the config, not a description."
 
 
 class PagedQuery(Query):
@@ -184,4 +217,9 @@ def long_summary(a: int) -> str:
     Returns:
         Nothing useful.
     """
+    return ""
+
+
+def attribute_docstrings(segment: Segment, note: Note, plain: Plain) -> str:
+    """Field descriptions from the strings after the fields."""
     return ""
