@@ -129,16 +129,11 @@ pub(super) fn run(
     }
     // Two tools of one name in what convert writes: a manifest (or
     // request) toolc lint rejects, as gen refuses to write one.
-    let clashes = super::name_clashes(&reading.parts);
-    if !clashes.is_empty() && !args.allow_errors {
-        for clash in &clashes {
-            writeln!(reporting.err, "error: {clash}")?;
-        }
-        writeln!(
-            reporting.err,
-            "error: nothing was written: two tools would share a name in the {} output; convert fewer manifests or rename",
-            args.to
-        )?;
+    let advice = format!(
+        "nothing was written: two tools would share a name in the {} output; convert fewer manifests or rename",
+        args.to
+    );
+    if super::refuse_name_clashes(&reading.parts, args.allow_errors, &advice, reporting.err)? {
         return Ok(Outcome::Refused);
     }
     let out_dir = args.output.as_deref().filter(|_| !document);

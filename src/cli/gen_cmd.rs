@@ -189,15 +189,8 @@ pub(super) fn run(
             kept: reduce_set(work, set, None, None, &emit_options),
         });
     }
-    let clashes = super::name_clashes(&reading.parts);
-    if !clashes.is_empty() && !args.allow_errors {
-        for clash in &clashes {
-            writeln!(reporting.err, "error: {clash}")?;
-        }
-        writeln!(
-            reporting.err,
-            "error: one request cannot offer two tools with the same name; generate from fewer manifests or rename"
-        )?;
+    let advice = "one request cannot offer two tools with the same name; generate from fewer manifests or rename";
+    if super::refuse_name_clashes(&reading.parts, args.allow_errors, advice, reporting.err)? {
         return Ok(Outcome::Refused);
     }
     let texts = super::texts_of(&reading.parts);

@@ -286,6 +286,26 @@ fn texts_of<T>(parts: &[Part<T>]) -> crate::lint::TextsToReread {
         .collect()
 }
 
+/// Says each name clash of [`name_clashes`] and then `advice`, as errors,
+/// and returns true (refuse to write), unless there is none or
+/// `allow_errors`.
+fn refuse_name_clashes<T>(
+    parts: &[Part<T>],
+    allow_errors: bool,
+    advice: &str,
+    err: &mut dyn Write,
+) -> std::io::Result<bool> {
+    let clashes = name_clashes(parts);
+    if clashes.is_empty() || allow_errors {
+        return Ok(false);
+    }
+    for clash in &clashes {
+        writeln!(err, "error: {clash}")?;
+    }
+    writeln!(err, "error: {advice}")?;
+    Ok(true)
+}
+
 /// Tools from different manifests that would share a name in the one
 /// generated output (duplicates within a manifest are lint findings
 /// already): a message for each.
