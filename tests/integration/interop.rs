@@ -695,3 +695,60 @@ fn mcp_result_members_toolc_writes_are_not_fields_to_carry() {
     let written = std::fs::read_to_string(dir.path().join("cli/tools.json")).expect("tools.json");
     assert!(!written.contains("resultType"), "{written}");
 }
+
+#[test]
+fn nora_spells_out_the_type_a_union_or_enum_implies_and_converting_back_restores_it() {
+    let dir = TempDir::new("interop-nora-implied-types");
+    let schema = serde_json::json!({"type": "object", "properties": {
+        "limit": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": null, "description": "How many."},
+        "mode": {"enum": ["fast", "slow"], "description": "Which way."},
+        "anything": {"description": "Any value."}}, "required": ["mode"]});
+    dir.write(
+        "m.json",
+        &serde_json::json!({"tools": [{"name": "t", "description": "T.", "inputSchema": schema}]})
+            .to_string(),
+    );
+    let refused = toolc_in(
+        dir.path(),
+        &["convert", "--to", "nora", "-o", "n", "m.json"],
+        1,
+    );
+    assert!(
+        refused
+            .stderr
+            .contains("/parameters/properties/anything: \"type\" is a required property"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!dir.path().join("n").exists());
+    // Without the property of any value, it converts, lints, and comes back.
+    let mut schema = schema;
+    schema["properties"]
+        .as_object_mut()
+        .expect("properties")
+        .remove("anything");
+    dir.write(
+        "m.json",
+        &serde_json::json!({"tools": [{"name": "t", "description": "T.", "inputSchema": schema}]})
+            .to_string(),
+    );
+    toolc_in(
+        dir.path(),
+        &["convert", "--to", "nora", "-o", "n", "m.json"],
+        0,
+    );
+    toolc_in(dir.path(), &["lint", "n"], 0);
+    let written = read_json(&dir.path().join("n/t/tool.json"));
+    assert_eq!(
+        written["parameters"]["properties"]["limit"]["type"],
+        serde_json::json!(["integer", "null"]),
+        "{written}"
+    );
+    assert_eq!(
+        written["parameters"]["properties"]["mode"]["type"],
+        "string"
+    );
+    let back = toolc_in(dir.path(), &["convert", "--to", "mcp", "n"], 0);
+    let back: serde_json::Value = serde_json::from_str(&back.stdout).expect("JSON");
+    assert_eq!(back["tools"][0]["inputSchema"], schema);
+}
