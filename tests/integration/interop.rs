@@ -705,7 +705,7 @@ fn nora_spells_out_the_type_a_union_or_enum_implies_and_converting_back_restores
         "anything": {"description": "Any value."}}, "required": ["mode"]});
     dir.write(
         "m.json",
-        &serde_json::json!({"tools": [{"name": "t", "description": "T.", "inputSchema": schema}]})
+        serde_json::json!({"tools": [{"name": "t", "description": "T.", "inputSchema": schema}]})
             .to_string(),
     );
     let refused = toolc_in(
@@ -729,7 +729,7 @@ fn nora_spells_out_the_type_a_union_or_enum_implies_and_converting_back_restores
         .remove("anything");
     dir.write(
         "m.json",
-        &serde_json::json!({"tools": [{"name": "t", "description": "T.", "inputSchema": schema}]})
+        serde_json::json!({"tools": [{"name": "t", "description": "T.", "inputSchema": schema}]})
             .to_string(),
     );
     toolc_in(
