@@ -204,13 +204,41 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
                 .as_ref()
                 .is_none_or(|p| signature(p) == signature(parameters))
         {
-            tool.parameters = Some(parameters.clone());
+            let mut exact = parameters.clone();
+            // (NORA's reader knows its placeholders; code made up by a
+            // converter, an AgentStack docstring, is not yours.)
+            if format == Format::Nora
+                && let Some(own) = &tool.parameters
+            {
+                keep_written_descriptions(own, &mut exact);
+            }
+            tool.parameters = Some(exact);
         }
     }
     for tool in &mut toolset.tools {
         command_runtime(tool);
     }
     toolset.carried = set_carried;
+}
+
+/// Gives the top-level properties of an `"x-toolc"` copy of the parameters
+/// the descriptions the manifest's own parameters have and the copy has
+/// not: written since the conversion (over a NORA placeholder, say), they
+/// are the user's, and the copy must not take them back.
+fn keep_written_descriptions(own: &Value, exact: &mut Value) {
+    let (Some(Value::Object(own)), Some(Value::Object(exact))) =
+        (own.get("properties"), exact.get_mut("properties"))
+    else {
+        return;
+    };
+    for (name, property) in exact.iter_mut() {
+        if let (Value::Object(property), Some(Value::String(description))) =
+            (property, own.get(name).and_then(|p| p.get("description")))
+            && !property.contains_key("description")
+        {
+            property.insert("description".into(), Value::String(description.clone()));
+        }
+    }
 }
 
 /// Makes a carried agentcli `command` the tool's runtime: a manifest

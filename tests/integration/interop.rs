@@ -573,7 +573,8 @@ fn nora_placeholders_read_back_as_nothing_and_what_replaces_them_is_kept() {
     dir.write(
         "m.json",
         r#"{"tools": [{"name": "nodesc", "inputSchema": {"type": "object",
-            "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a"]}}]}"#,
+            "properties": {"a": {"type": "string"}, "b": {"type": "integer"},
+                           "c": {"anyOf": [{"type": "integer"}, {"type": "null"}]}}, "required": ["a"]}}]}"#,
     );
     toolc_in(
         dir.path(),
@@ -598,6 +599,8 @@ fn nora_placeholders_read_back_as_nothing_and_what_replaces_them_is_kept() {
     let mut tool = read_json(&manifest);
     tool["description"] = "Removes nothing.".into();
     tool["parameters"]["properties"]["a"]["description"] = "The A value.".into();
+    // (c's exact schema is in x-toolc: NORA spells its type out.)
+    tool["parameters"]["properties"]["c"]["description"] = "The C value.".into();
     std::fs::write(&manifest, tool.to_string()).expect("write");
     let edited = back(dir.path());
     assert_eq!(edited["description"], "Removes nothing.", "{edited}");
@@ -609,6 +612,11 @@ fn nora_placeholders_read_back_as_nothing_and_what_replaces_them_is_kept() {
         edited["inputSchema"]["properties"]["b"]
             .get("description")
             .is_none(),
+        "{edited}"
+    );
+    assert_eq!(
+        edited["inputSchema"]["properties"]["c"],
+        serde_json::json!({"anyOf": [{"type": "integer"}, {"type": "null"}], "description": "The C value."}),
         "{edited}"
     );
 }
