@@ -35,7 +35,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -286,6 +286,14 @@ impl Workspace {
         }
     }
 
+    /// A resolved `path` relative to the root, for opening beneath it.
+    #[cfg(target_os = "linux")]
+    fn below_root<'p>(&self, path: &'p Path) -> io::Result<&'p Path> {
+        path.strip_prefix(&self.root).map_err(|_| {
+            io::Error::new(io::ErrorKind::PermissionDenied, "outside the workspace")
+        })
+    }
+
     /// `path` (inside the root) relative to the root, `.` for the root.
     fn relative(&self, path: &Path) -> String {
         match path.strip_prefix(&self.root) {
@@ -457,7 +465,7 @@ fn read_file(workspace: &Workspace, arguments: &Value) -> Outcome {
     if !fs::symlink_metadata(&resolved).map_err(cannot)?.is_file() {
         return Err(execution_error(format!("{path:?} is not a regular file")));
     }
-    let file = open_for_reading(&resolved).map_err(cannot)?;
+    let file = open_for_reading(workspace, &resolved).map_err(cannot)?;
     if !file.metadata().map_err(cannot)?.is_file() {
         return Err(execution_error(format!("{path:?} is not a regular file")));
     }
@@ -480,8 +488,16 @@ fn read_file(workspace: &Workspace, arguments: &Value) -> Outcome {
     Ok(ToolResult::ok(Value::String(text)))
 }
 
-#[cfg(unix)]
-fn open_for_reading(path: &Path) -> io::Result<fs::File> {
+/// Opens a resolved path for reading: on Linux beneath the root's
+/// descriptor, refusing a link swapped in since [`Workspace::resolve`]
+/// (see [`super::beneath`]).
+#[cfg(target_os = "linux")]
+fn open_for_reading(workspace: &Workspace, path: &Path) -> io::Result<fs::File> {
+    super::beneath::open_for_reading(&workspace.root, workspace.below_root(path)?)
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn open_for_reading(_workspace: &Workspace, path: &Path) -> io::Result<fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     fs::OpenOptions::new()
         .read(true)
@@ -490,7 +506,7 @@ fn open_for_reading(path: &Path) -> io::Result<fs::File> {
 }
 
 #[cfg(not(unix))]
-fn open_for_reading(path: &Path) -> io::Result<fs::File> {
+fn open_for_reading(_workspace: &Workspace, path: &Path) -> io::Result<fs::File> {
     fs::File::open(path)
 }
 
@@ -508,27 +524,61 @@ fn write_file(workspace: &Workspace, arguments: &Value) -> Outcome {
     if fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
         return Err(execution_error(format!("{path:?} is a directory")));
     }
-    fs::create_dir_all(parent).map_err(cannot)?;
-    let temp = parent.join(format!(
+    let temp = format!(
         ".{}.toolc-tmp-{}-{}",
         file_name.to_string_lossy(),
         std::process::id(),
         TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = write_new(&temp, content.as_bytes()).and_then(|()| fs::rename(&temp, &target));
-    if let Err(e) = written {
-        let _ = fs::remove_file(&temp);
-        return Err(cannot(e));
-    }
+    );
+    write_replacing(workspace, parent, &target, &temp, content.as_bytes()).map_err(cannot)?;
     Ok(ToolResult::ok(json!({
         "path": workspace.relative(&target),
         "bytes": content.len(),
     })))
 }
 
+/// Writes `bytes` to `target` through a new temporary file `temp` in
+/// `parent` (created as needed), flushed, then renamed over it: on Linux
+/// beneath the root's descriptor, refusing a link swapped in since
+/// [`Workspace::resolve`] (see [`super::beneath`]).
+#[cfg(target_os = "linux")]
+fn write_replacing(
+    workspace: &Workspace,
+    _parent: &Path,
+    target: &Path,
+    temp: &str,
+    bytes: &[u8],
+) -> io::Result<()> {
+    super::beneath::write_replacing(
+        &workspace.root,
+        workspace.below_root(target)?,
+        std::ffi::OsStr::new(temp),
+        bytes,
+    )
+}
+
+#[cfg(not(target_os = "linux"))]
+fn write_replacing(
+    _workspace: &Workspace,
+    parent: &Path,
+    target: &Path,
+    temp: &str,
+    bytes: &[u8],
+) -> io::Result<()> {
+    fs::create_dir_all(parent)?;
+    let temp = parent.join(temp);
+    let written = write_new(&temp, bytes).and_then(|()| fs::rename(&temp, target));
+    if written.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    written
+}
+
 /// Writes `bytes` to a file that must not exist yet, and flushes it to disk
 /// so that the rename that follows publishes complete contents.
+#[cfg(not(target_os = "linux"))]
 fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
     let mut file = fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -774,6 +824,79 @@ mod tests {
         fn drop(&mut self) {
             let _ = fs::remove_dir_all(&self.0);
         }
+    }
+
+    /// A swapper that keeps replacing `ws/d` (a directory holding `f`)
+    /// with a link to the outside directory, and back, while `call` runs
+    /// 200 times; returns what each call returned.
+    #[cfg(target_os = "linux")]
+    fn race(scratch: &Scratch, call: impl Fn(&Workspace) -> ToolResult) -> Vec<ToolResult> {
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicBool;
+        let root = scratch.root();
+        let outside = scratch.outside();
+        fs::write(outside.join("f"), "outside").unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let swapper = {
+            let stop = Arc::clone(&stop);
+            let (dir, staged, link) = (root.join("d"), root.join("d.real"), root.join("d.link"));
+            fs::create_dir_all(&staged).unwrap();
+            fs::write(staged.join("f"), "inside").unwrap();
+            std::os::unix::fs::symlink(&outside, &link).unwrap();
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    // rename(2) swaps atomically: `d` is always one of them.
+                    let _ = fs::rename(&staged, &dir);
+                    let _ = fs::rename(&dir, &staged);
+                    let _ = fs::rename(&link, &dir);
+                    let _ = fs::rename(&dir, &link);
+                }
+            })
+        };
+        let workspace = scratch.workspace();
+        let results = (0..200).map(|_| call(&workspace)).collect();
+        stop.store(true, Ordering::Relaxed);
+        swapper.join().unwrap();
+        results
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_directory_swapped_for_a_link_never_lets_read_file_out() {
+        let scratch = Scratch::new("race-read");
+        let results = race(&scratch, |ws| {
+            match run(ws, Builtin::ReadFile, &json!({"path": "d/f"})) {
+                Action::Done(result) => result,
+                Action::Shell { .. } => panic!("read_file is not a shell"),
+            }
+        });
+        let escaped = results
+            .iter()
+            .filter(|r| r.output.as_ref().is_some_and(|o| o == "outside"))
+            .count();
+        let inside = results
+            .iter()
+            .filter(|r| r.output.as_ref().is_some_and(|o| o == "inside"))
+            .count();
+        assert_eq!(escaped, 0, "{inside} inside, {escaped} outside of 200");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_directory_swapped_for_a_link_never_lets_write_file_out() {
+        let scratch = Scratch::new("race-write");
+        race(&scratch, |ws| match run(
+            ws,
+            Builtin::WriteFile,
+            &json!({"path": "d/planted", "content": "x"}),
+        ) {
+            Action::Done(result) => result,
+            Action::Shell { .. } => panic!("write_file is not a shell"),
+        });
+        assert!(
+            !scratch.outside().join("planted").exists(),
+            "write_file wrote outside the workspace"
+        );
     }
 
     fn denied(ws: &Workspace, path: &str) {

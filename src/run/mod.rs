@@ -37,6 +37,8 @@
 //! process group.
 
 pub(crate) mod audit;
+#[cfg(target_os = "linux")]
+mod beneath;
 pub mod builtin;
 mod cancel;
 mod exec;
