@@ -169,8 +169,8 @@ fn open_beneath(
     if raw < 0 {
         return Err(io::Error::last_os_error());
     }
-    let raw = libc::c_int::try_from(raw)
-        .map_err(|_| io::Error::other("openat2 gave no descriptor"))?;
+    let raw =
+        libc::c_int::try_from(raw).map_err(|_| io::Error::other("openat2 gave no descriptor"))?;
     // SAFETY: `raw` is a descriptor openat2 just gave, owned from here.
     Ok(unsafe { OwnedFd::from_raw_fd(raw) })
 }

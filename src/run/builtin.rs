@@ -289,9 +289,8 @@ impl Workspace {
     /// A resolved `path` relative to the root, for opening beneath it.
     #[cfg(target_os = "linux")]
     fn below_root<'p>(&self, path: &'p Path) -> io::Result<&'p Path> {
-        path.strip_prefix(&self.root).map_err(|_| {
-            io::Error::new(io::ErrorKind::PermissionDenied, "outside the workspace")
-        })
+        path.strip_prefix(&self.root)
+            .map_err(|_| io::Error::new(io::ErrorKind::PermissionDenied, "outside the workspace"))
     }
 
     /// `path` (inside the root) relative to the root, `.` for the root.
@@ -885,13 +884,15 @@ mod tests {
     #[test]
     fn a_directory_swapped_for_a_link_never_lets_write_file_out() {
         let scratch = Scratch::new("race-write");
-        race(&scratch, |ws| match run(
-            ws,
-            Builtin::WriteFile,
-            &json!({"path": "d/planted", "content": "x"}),
-        ) {
-            Action::Done(result) => result,
-            Action::Shell { .. } => panic!("write_file is not a shell"),
+        race(&scratch, |ws| {
+            match run(
+                ws,
+                Builtin::WriteFile,
+                &json!({"path": "d/planted", "content": "x"}),
+            ) {
+                Action::Done(result) => result,
+                Action::Shell { .. } => panic!("write_file is not a shell"),
+            }
         });
         assert!(
             !scratch.outside().join("planted").exists(),
