@@ -455,8 +455,21 @@ impl Listing {
     }
 }
 
-fn read_file(workspace: &Workspace, arguments: &Value) -> Outcome {
+/// The `path` argument of a file built-in. A trailing `/` names a
+/// directory (and the kernel would follow a link at the end of it): for a
+/// file, it is an error.
+fn file_path(arguments: &Value) -> Result<&str, Failure> {
     let path = string_argument(arguments, "path")?;
+    if path.ends_with('/') || path.ends_with("/.") {
+        return Err(execution_error(format!(
+            "{path:?} ends with a slash (or \"/.\"), which names a directory: a file path names a file"
+        )));
+    }
+    Ok(path)
+}
+
+fn read_file(workspace: &Workspace, arguments: &Value) -> Outcome {
+    let path = file_path(arguments)?;
     let resolved = resolve(workspace, path)?;
     let cannot = |e: io::Error| execution_error(format!("cannot read {path:?}: {e}"));
     // The resolved path has no links left; refuse FIFOs and devices before
@@ -513,7 +526,7 @@ fn open_for_reading(_workspace: &Workspace, path: &Path) -> io::Result<fs::File>
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 fn write_file(workspace: &Workspace, arguments: &Value) -> Outcome {
-    let path = string_argument(arguments, "path")?;
+    let path = file_path(arguments)?;
     let content = string_argument(arguments, "content")?;
     let target = resolve(workspace, path)?;
     let cannot = |e: io::Error| execution_error(format!("cannot write {path:?}: {e}"));
@@ -857,6 +870,32 @@ mod tests {
         stop.store(true, Ordering::Relaxed);
         swapper.join().unwrap();
         results
+    }
+
+    #[test]
+    fn a_file_path_with_a_trailing_slash_is_an_error() {
+        let scratch = Scratch::new("trailing-slash");
+        let ws = scratch.workspace();
+        for (builtin, arguments) in [
+            (Builtin::ReadFile, json!({"path": "sub/a.txt/"})),
+            (
+                Builtin::WriteFile,
+                json!({"path": "sub/b.txt/", "content": "b"}),
+            ),
+            (Builtin::WriteFile, json!({"path": "sub/.", "content": "b"})),
+        ] {
+            let Action::Done(result) = run(&ws, builtin, &arguments) else {
+                panic!("not a shell");
+            };
+            let error = result.error.expect("an error");
+            assert_eq!(error.code, ErrorCode::ExecutionError, "{arguments}");
+            assert!(
+                error.message.contains("ends with a slash"),
+                "{}",
+                error.message
+            );
+        }
+        assert!(!scratch.root().join("sub/b.txt").exists());
     }
 
     #[cfg(target_os = "linux")]
