@@ -179,3 +179,40 @@ fn c_name(name: &OsStr) -> io::Result<CString> {
     CString::new(name.as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL in the path"))
 }
+
+/// A directory of the workspace, held open: listed through its descriptor,
+/// and its subdirectories opened beneath it, so that a directory swapped
+/// for a link while a listing walks it ends the listing instead of
+/// leading it outside.
+pub(crate) struct Directory(OwnedFd);
+
+impl Directory {
+    /// Opens `relative` (a path with no links, under `root`).
+    pub(crate) fn open(root: &Path, relative: &Path) -> io::Result<Directory> {
+        let root = open_directory(root)?;
+        open_beneath(
+            &root,
+            relative,
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            0,
+        )
+        .map(Directory)
+    }
+
+    /// Its subdirectory `name`, which must not be a link.
+    pub(crate) fn child(&self, name: &OsStr) -> io::Result<Directory> {
+        open_beneath(
+            &self.0,
+            Path::new(name),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            0,
+        )
+        .map(Directory)
+    }
+
+    /// Its entries, read through the descriptor (`/proc/self/fd/N` names
+    /// the open directory itself, whatever its path has become).
+    pub(crate) fn entries(&self) -> io::Result<fs::ReadDir> {
+        fs::read_dir(format!("/proc/self/fd/{}", self.0.as_raw_fd()))
+    }
+}

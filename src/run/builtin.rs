@@ -406,10 +406,15 @@ fn list_files(workspace: &Workspace, arguments: &Value) -> Outcome {
         Ok(_) => return Err(execution_error(format!("{path:?} is not a directory"))),
         Err(e) => return Err(execution_error(format!("cannot list {path:?}: {e}"))),
     }
+    let cannot = |e: io::Error| execution_error(format!("cannot list {path:?}: {e}"));
+    #[cfg(target_os = "linux")]
+    let dir = super::beneath::Directory::open(
+        &workspace.root,
+        workspace.below_root(&dir).map_err(cannot)?,
+    )
+    .map_err(cannot)?;
     let mut listing = Listing::default();
-    listing
-        .walk(&dir, "", recursive)
-        .map_err(|e| execution_error(format!("cannot list {path:?}: {e}")))?;
+    listing.walk(&dir, "", recursive).map_err(cannot)?;
     Ok(ToolResult::ok(json!({
         "entries": listing.entries,
         "truncated": listing.truncated,
@@ -423,9 +428,38 @@ struct Listing {
     truncated: bool,
 }
 
+/// A directory a listing can walk: held open beneath the root on Linux
+/// (see [`super::beneath::Directory`]), a path elsewhere.
+trait Walkable: Sized {
+    fn entries(&self) -> io::Result<fs::ReadDir>;
+    fn child(&self, name: &std::ffi::OsStr) -> io::Result<Self>;
+}
+
+#[cfg(target_os = "linux")]
+impl Walkable for super::beneath::Directory {
+    fn entries(&self) -> io::Result<fs::ReadDir> {
+        super::beneath::Directory::entries(self)
+    }
+
+    fn child(&self, name: &std::ffi::OsStr) -> io::Result<Self> {
+        super::beneath::Directory::child(self, name)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+impl Walkable for PathBuf {
+    fn entries(&self) -> io::Result<fs::ReadDir> {
+        fs::read_dir(self)
+    }
+
+    fn child(&self, name: &std::ffi::OsStr) -> io::Result<Self> {
+        Ok(self.join(name))
+    }
+}
+
 impl Listing {
-    fn walk(&mut self, dir: &Path, prefix: &str, recursive: bool) -> io::Result<()> {
-        let mut children: Vec<fs::DirEntry> = fs::read_dir(dir)?.collect::<io::Result<_>>()?;
+    fn walk(&mut self, dir: &impl Walkable, prefix: &str, recursive: bool) -> io::Result<()> {
+        let mut children: Vec<fs::DirEntry> = dir.entries()?.collect::<io::Result<_>>()?;
         children.sort_by_key(|entry| entry.file_name());
         for child in children {
             if self.entries.len() >= LIST_CAP {
@@ -440,7 +474,8 @@ impl Listing {
             } else if file_type.is_dir() {
                 ("dir", Value::Null)
             } else if file_type.is_file() {
-                let len = fs::symlink_metadata(child.path()).map(|m| m.len())?;
+                // (DirEntry::metadata does not follow a link either.)
+                let len = child.metadata().map(|m| m.len())?;
                 ("file", Value::from(len))
             } else {
                 ("other", Value::Null)
@@ -448,7 +483,11 @@ impl Listing {
             self.entries
                 .push(json!({"name": name, "type": kind, "size": size}));
             if recursive && file_type.is_dir() {
-                self.walk(&child.path(), &format!("{name}/"), recursive)?;
+                self.walk(
+                    &dir.child(&child.file_name())?,
+                    &format!("{name}/"),
+                    recursive,
+                )?;
             }
         }
         Ok(())
@@ -917,6 +956,32 @@ mod tests {
             .filter(|r| r.output.as_ref().is_some_and(|o| o == "inside"))
             .count();
         assert_eq!(escaped, 0, "{inside} inside, {escaped} outside of 200");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_directory_swapped_for_a_link_never_lets_list_files_out() {
+        let scratch = Scratch::new("race-list");
+        let results = race(&scratch, |ws| {
+            match run(
+                ws,
+                Builtin::ListFiles,
+                &json!({"path": "d", "recursive": true}),
+            ) {
+                Action::Done(result) => result,
+                Action::Shell { .. } => panic!("list_files is not a shell"),
+            }
+        });
+        // `secret` is only outside.
+        let escaped = results
+            .iter()
+            .filter(|r| {
+                r.output
+                    .as_ref()
+                    .is_some_and(|o| o.to_string().contains("secret"))
+            })
+            .count();
+        assert_eq!(escaped, 0, "{escaped} of 200 listings showed the outside");
     }
 
     #[cfg(target_os = "linux")]
