@@ -88,13 +88,13 @@ pub(super) fn run(
         return Err(CliError::Usage(format!(
             "convert --to {} --format {}: the converted document and the report would share standard output; write the document with -o FILE",
             args.to,
-            gen_cmd::format_name(args.format)
+            gen_cmd::value_name(args.format)
         )));
     }
     if args.check && args.format.on_stdout() {
         return Err(CliError::Usage(format!(
             "convert --check --format {}: the diff and the report would share standard output; use --format human",
-            gen_cmd::format_name(args.format)
+            gen_cmd::value_name(args.format)
         )));
     }
     let mut reporting = Reporting {

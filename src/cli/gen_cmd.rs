@@ -89,20 +89,6 @@ enum Target {
     Python,
 }
 
-impl Target {
-    /// As the command line spells it.
-    fn name(self) -> &'static str {
-        match self {
-            Target::Openai => "openai",
-            Target::Anthropic => "anthropic",
-            Target::Mcp => "mcp",
-            Target::Gemini => "gemini",
-            Target::Rust => "rust",
-            Target::Python => "python",
-        }
-    }
-}
-
 pub(super) fn run(
     args: &GenArgs,
     colors: super::Colors,
@@ -125,13 +111,13 @@ pub(super) fn run(
     if document && args.output.is_none() && !args.dry_run && args.format.on_stdout() {
         return Err(CliError::Usage(format!(
             "gen --format {}: the generated document and the report would share standard output; write the document with -o FILE",
-            format_name(args.format)
+            value_name(args.format)
         )));
     }
     if args.check && args.format.on_stdout() {
         return Err(CliError::Usage(format!(
             "gen --check --format {}: the diff and the report would share standard output; use --format human",
-            format_name(args.format)
+            value_name(args.format)
         )));
     }
     let mut reporting = Reporting {
@@ -203,10 +189,10 @@ pub(super) fn run(
     findings::show(&mut reporting, &report, listing)?;
     let Reporting { out, err, .. } = reporting;
     let target = match (args.target, args.strict) {
-        (Target::Openai, true) => "openai --strict",
-        (target, _) => target.name(),
+        (Target::Openai, true) => "openai --strict".to_string(),
+        (target, _) => value_name(target),
     };
-    if findings::refuse_on_errors(errors, args.allow_errors, target, err)? {
+    if findings::refuse_on_errors(errors, args.allow_errors, &target, err)? {
         return Ok(Outcome::Refused);
     }
     let mode = write::WriteMode {
@@ -493,8 +479,9 @@ fn reload(
 }
 
 /// The name `--format` takes for `format`.
-pub(super) fn format_name(format: ReportFormat) -> String {
-    format
+/// A value of an option as the command line spells it.
+pub(super) fn value_name(value: impl ValueEnum) -> String {
+    value
         .to_possible_value()
         .map(|v| v.get_name().to_string())
         .unwrap_or_default()

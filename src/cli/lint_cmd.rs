@@ -133,7 +133,7 @@ impl LintArgs {
         if self.statistics && !counted {
             return Err(CliError::Usage(format!(
                 "--statistics prints a table (human, concise, brief) or JSON (json), not {}",
-                super::gen_cmd::format_name(self.format)
+                super::gen_cmd::value_name(self.format)
             )));
         }
         Ok(())

@@ -126,8 +126,8 @@ pub(super) fn write(
 /// Gives every top-level property of a NORA parameter schema that has no
 /// description the placeholder, and the root its `properties` if it has
 /// none (NORA requires both); spells out the type a property has only in
-/// effect ([`implied_types`]); returns the names of the properties given a
-/// placeholder.
+/// effect (`crate::schema::implied_types`); returns the names of the
+/// properties given a placeholder.
 fn fill_descriptions(dialect: &mut Value) -> Vec<String> {
     let Some(root) = dialect.as_object_mut() else {
         return Vec::new();
@@ -143,9 +143,15 @@ fn fill_descriptions(dialect: &mut Value) -> Vec<String> {
         let Value::Object(property) = property else {
             continue;
         };
+        // The type it has in effect (`Optional[int]`: integer or null),
+        // spelled out as NORA requires; no value's validity changes.
         if !property.contains_key("type")
-            && let Some(types) = implied_types(property)
+            && let Some(mut types) = crate::schema::implied_types(property)
         {
+            let types = match types.len() {
+                1 => Value::String(types.remove(0)),
+                _ => Value::from(types),
+            };
             property.insert("type".into(), types);
         }
         if !property.get("description").is_some_and(Value::is_string) {
@@ -154,56 +160,6 @@ fn fill_descriptions(dialect: &mut Value) -> Vec<String> {
         }
     }
     filled
-}
-
-/// The `type` a property without one already has in effect, which NORA
-/// wants spelled out: the types of its `anyOf` (or `oneOf`) branches when
-/// each has one (`Optional[int]` is `integer` or `null`), or of its
-/// `enum`/`const` values. Saying it changes no value's validity.
-fn implied_types(property: &Map<String, Value>) -> Option<Value> {
-    let mut types: Vec<String> = Vec::new();
-    let mut add = |name: &str| {
-        if !types.iter().any(|t| t == name) {
-            types.push(name.to_string());
-        }
-    };
-    if let Some(Value::Array(branches)) = property.get("anyOf").or_else(|| property.get("oneOf")) {
-        for branch in branches {
-            match branch.get("type") {
-                Some(Value::String(name)) => add(name),
-                Some(Value::Array(names)) if names.iter().all(Value::is_string) => {
-                    names.iter().filter_map(Value::as_str).for_each(&mut add);
-                }
-                _ => return None,
-            }
-        }
-    } else {
-        let values: Vec<&Value> = match (property.get("enum"), property.get("const")) {
-            (Some(Value::Array(values)), _) => values.iter().collect(),
-            (None, Some(value)) => vec![value],
-            _ => return None,
-        };
-        for value in values {
-            add(match value {
-                Value::Null => "null",
-                Value::Bool(_) => "boolean",
-                Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-                Value::Number(_) => "number",
-                Value::String(_) => "string",
-                Value::Array(_) => "array",
-                Value::Object(_) => "object",
-            });
-        }
-        // An integer beside a number is a number.
-        if types.iter().any(|t| t == "number") {
-            types.retain(|t| t != "integer");
-        }
-    }
-    match types.len() {
-        0 => None,
-        1 => types.pop().map(Value::String),
-        _ => Some(Value::Array(types.into_iter().map(Value::String).collect())),
-    }
 }
 
 /// A relative path without `..` or a root: it stays in the tool's directory.

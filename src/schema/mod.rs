@@ -222,3 +222,73 @@ pub(crate) fn untyped_properties(root: &mut Value) -> Vec<(String, String)> {
     }
     found
 }
+
+/// The JSON type names a property's values can have when the schema does
+/// not say `type` (NORA requires one: its writers spell it out): from its enum or const values, or its
+/// `anyOf`/`oneOf` branches. `None` when they do not tell.
+pub(crate) fn implied_types(object: &Map<String, Value>) -> Option<Vec<String>> {
+    let mut names: Vec<String> = Vec::new();
+    let mut add = |name: &str| {
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+    };
+    if let Some(values) = object.get("enum").and_then(Value::as_array) {
+        for value in values {
+            add(value_type(value));
+        }
+    } else if let Some(value) = object.get("const") {
+        add(value_type(value));
+    } else {
+        let branches: Vec<&Value> = ["anyOf", "oneOf"]
+            .iter()
+            .filter_map(|k| object.get(*k).and_then(Value::as_array))
+            .flatten()
+            .collect();
+        for branch in branches {
+            match branch.get("type") {
+                Some(Value::String(name)) => add(name),
+                Some(Value::Array(list)) => {
+                    list.iter().filter_map(Value::as_str).for_each(&mut add)
+                }
+                _ => return None,
+            }
+        }
+    }
+    if names.is_empty() { None } else { Some(names) }
+}
+
+fn value_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn implied_types_come_from_values_and_branches() {
+        let object = |v: Value| v.as_object().cloned().unwrap_or_default();
+        assert_eq!(
+            implied_types(&object(json!({"enum": ["a", 1]}))),
+            Some(vec!["string".into(), "integer".into()])
+        );
+        assert_eq!(
+            implied_types(&object(
+                json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
+            )),
+            Some(vec!["string".into(), "null".into()])
+        );
+        assert_eq!(implied_types(&object(json!({"$ref": "#/x"}))), None);
+    }
+}

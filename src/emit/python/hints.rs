@@ -360,7 +360,7 @@ pub(crate) fn json_type(schema: &Value) -> String {
             .filter_map(Value::as_str)
             .map(|name| named_json_type(name, object))
             .collect(),
-        _ => implied_types(object).unwrap_or_default(),
+        _ => crate::schema::implied_types(object).unwrap_or_default(),
     };
     let every_type = ["string", "number", "boolean", "array", "object", "null"]
         .iter()
@@ -386,53 +386,6 @@ fn named_json_type(name: &str, object: &Map<String, Value>) -> String {
     match (name, object.get("items")) {
         ("array", Some(items @ Value::Object(_))) => format!("array of {}", json_type(items)),
         _ => name.to_string(),
-    }
-}
-
-/// The JSON type names a property's values can have when the schema does
-/// not say `type` (NORA requires one): from its enum or const values, or its
-/// `anyOf`/`oneOf` branches. `None` when they do not tell.
-pub(crate) fn implied_types(object: &Map<String, Value>) -> Option<Vec<String>> {
-    let mut names: Vec<String> = Vec::new();
-    let mut add = |name: &str| {
-        if !names.iter().any(|n| n == name) {
-            names.push(name.to_string());
-        }
-    };
-    if let Some(values) = object.get("enum").and_then(Value::as_array) {
-        for value in values {
-            add(value_type(value));
-        }
-    } else if let Some(value) = object.get("const") {
-        add(value_type(value));
-    } else {
-        let branches: Vec<&Value> = ["anyOf", "oneOf"]
-            .iter()
-            .filter_map(|k| object.get(*k).and_then(Value::as_array))
-            .flatten()
-            .collect();
-        for branch in branches {
-            match branch.get("type") {
-                Some(Value::String(name)) => add(name),
-                Some(Value::Array(list)) => {
-                    list.iter().filter_map(Value::as_str).for_each(&mut add)
-                }
-                _ => return None,
-            }
-        }
-    }
-    if names.is_empty() { None } else { Some(names) }
-}
-
-fn value_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 
@@ -589,22 +542,6 @@ mod tests {
         assert_eq!(json_type(&json!({"enum": ["a", 1]})), "string or integer");
         assert_eq!(choices(&json!({"enum": ["a", 1]})), ["\"a\"", "1"]);
         assert_eq!(json_type(&json!({})), "any");
-    }
-
-    #[test]
-    fn implied_types_come_from_values_and_branches() {
-        let object = |v: Value| v.as_object().cloned().unwrap_or_default();
-        assert_eq!(
-            implied_types(&object(json!({"enum": ["a", 1]}))),
-            Some(vec!["string".into(), "integer".into()])
-        );
-        assert_eq!(
-            implied_types(&object(
-                json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
-            )),
-            Some(vec!["string".into(), "null".into()])
-        );
-        assert_eq!(implied_types(&object(json!({"$ref": "#/x"}))), None);
     }
 
     #[test]

@@ -226,11 +226,12 @@ fn nora_property(
     let mut property = Map::new();
     let kind = match rest.shift_remove("type") {
         Some(kind) => kind,
-        None => match referenced_type(tool, &rest).or_else(|| super::hints::implied_types(&rest)) {
-            Some(types) if types.len() == 1 => json!(types[0]),
-            Some(types) => json!(types),
-            None => {
-                out.note(
+        None => {
+            match referenced_type(tool, &rest).or_else(|| crate::schema::implied_types(&rest)) {
+                Some(types) if types.len() == 1 => json!(types[0]),
+                Some(types) => json!(types),
+                None => {
+                    out.note(
                     set,
                     p.pointer.clone(),
                     Severity::Info,
@@ -239,9 +240,10 @@ fn nora_property(
                         tool.name, p.key
                     ),
                 );
-                json!(ANY_TYPE)
+                    json!(ANY_TYPE)
+                }
             }
-        },
+        }
     };
     property.insert("type".into(), kind);
     let description = match rest.shift_remove("description") {
