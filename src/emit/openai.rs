@@ -186,31 +186,24 @@ impl StrictRewrite<'_, '_, '_> {
         // A definition may itself be a reference beside other keywords:
         // followed until none is left (the guard stops a cycle).
         let mut entered = 0;
-        loop {
-            match self.inline_one_ref(node, at, depth) {
-                Some(1) => entered += 1,
-                _ => return entered,
-            }
+        while self.inline_one_ref(node, at, depth) {
+            entered += 1;
         }
+        entered
     }
 
-    /// One step of [`Self::inline_ref_with_siblings`]: `Some(1)` when a
-    /// reference was inlined, `Some(0)` when it could not be, `None` when
-    /// there is none to inline.
-    fn inline_one_ref(
-        &mut self,
-        node: &mut Map<String, Value>,
-        at: &str,
-        depth: usize,
-    ) -> Option<usize> {
+    /// One step of [`Self::inline_ref_with_siblings`]: whether a reference
+    /// beside other keywords was inlined (not when there is none, nor when
+    /// it cannot be, which is an error).
+    fn inline_one_ref(&mut self, node: &mut Map<String, Value>, at: &str, depth: usize) -> bool {
         let Some(Value::String(reference)) = node.get("$ref") else {
-            return None;
+            return false;
         };
         if node.len() == 1 {
-            return None;
+            return false;
         }
         let reference = reference.clone();
-        Some(match self.guard.enter(self.root, &reference, depth) {
+        match self.guard.enter(self.root, &reference, depth) {
             Ok((Value::Object(definition), _)) => {
                 node.shift_remove("$ref");
                 for (key, value) in definition {
@@ -225,11 +218,11 @@ impl StrictRewrite<'_, '_, '_> {
                          without other keywords beside it)"
                     ),
                 );
-                1
+                true
             }
             Ok(_) => {
                 self.guard.leave(1);
-                0
+                false
             }
             Err(refusal) => {
                 let refusal = match refusal {
@@ -245,9 +238,9 @@ impl StrictRewrite<'_, '_, '_> {
                          into the definition"
                     ),
                 );
-                0
+                false
             }
-        })
+        }
     }
 
     /// OpenAI rejects an array schema without an `items` schema.

@@ -29,7 +29,6 @@ pub(crate) fn open_for_reading(root: &Path, relative: &Path) -> io::Result<fs::F
         &root,
         relative,
         libc::O_RDONLY | libc::O_NONBLOCK | libc::O_CLOEXEC,
-        0,
     )?;
     Ok(fs::File::from(fd))
 }
@@ -58,9 +57,9 @@ pub(crate) fn write_replacing(
                 "the path is not plain below the workspace",
             ));
         };
-        let step = c_name(step)?;
+        let name = c_name(step)?;
         // SAFETY: a valid descriptor and a NUL-terminated name.
-        let made = unsafe { libc::mkdirat(directory.as_raw_fd(), step.as_ptr(), 0o777) };
+        let made = unsafe { libc::mkdirat(directory.as_raw_fd(), name.as_ptr(), 0o777) };
         if made != 0 {
             let error = io::Error::last_os_error();
             if error.raw_os_error() != Some(libc::EEXIST) {
@@ -69,9 +68,8 @@ pub(crate) fn write_replacing(
         }
         directory = open_beneath(
             &directory,
-            Path::new(OsStr::from_bytes(step.as_bytes())),
+            Path::new(step),
             libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
-            0,
         )?;
     }
     let temp = c_name(temp)?;
@@ -137,12 +135,7 @@ fn open_directory(path: &Path) -> io::Result<OwnedFd> {
 
 /// `openat2(directory, relative, flags)` resolving beneath `directory` and
 /// through no link at all.
-fn open_beneath(
-    directory: &OwnedFd,
-    relative: &Path,
-    flags: libc::c_int,
-    mode: u64,
-) -> io::Result<OwnedFd> {
+fn open_beneath(directory: &OwnedFd, relative: &Path, flags: libc::c_int) -> io::Result<OwnedFd> {
     let relative = if relative.as_os_str().is_empty() {
         Path::new(".")
     } else {
@@ -153,7 +146,6 @@ fn open_beneath(
     // SAFETY: open_how is plain integers; all zero is "no flags".
     let mut how: libc::open_how = unsafe { std::mem::zeroed() };
     how.flags = flags as u64;
-    how.mode = mode;
     how.resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS;
     // SAFETY: a valid descriptor, a NUL-terminated path and an open_how of
     // the size passed.
@@ -194,7 +186,6 @@ impl Directory {
             &root,
             relative,
             libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-            0,
         )
         .map(Directory)
     }
@@ -205,7 +196,6 @@ impl Directory {
             &self.0,
             Path::new(name),
             libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-            0,
         )
         .map(Directory)
     }

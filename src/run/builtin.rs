@@ -569,7 +569,7 @@ fn write_file(workspace: &Workspace, arguments: &Value) -> Outcome {
     let content = string_argument(arguments, "content")?;
     let target = resolve(workspace, path)?;
     let cannot = |e: io::Error| execution_error(format!("cannot write {path:?}: {e}"));
-    let (Some(parent), Some(file_name)) = (target.parent(), target.file_name()) else {
+    let (Some(_), Some(file_name)) = (target.parent(), target.file_name()) else {
         return Err(execution_error(format!("{path:?} does not name a file")));
     };
     if fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
@@ -581,21 +581,21 @@ fn write_file(workspace: &Workspace, arguments: &Value) -> Outcome {
         std::process::id(),
         TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
     );
-    write_replacing(workspace, parent, &target, &temp, content.as_bytes()).map_err(cannot)?;
+    write_replacing(workspace, &target, &temp, content.as_bytes()).map_err(cannot)?;
     Ok(ToolResult::ok(json!({
         "path": workspace.relative(&target),
         "bytes": content.len(),
     })))
 }
 
-/// Writes `bytes` to `target` through a new temporary file `temp` in
-/// `parent` (created as needed), flushed, then renamed over it: on Linux
+/// Writes `bytes` to `target` through a new temporary file `temp` beside
+/// it (its directories created as needed), flushed, then renamed over it:
+/// on Linux
 /// beneath the root's descriptor, refusing a link swapped in since
 /// [`Workspace::resolve`] (see [`super::beneath`]).
 #[cfg(target_os = "linux")]
 fn write_replacing(
     workspace: &Workspace,
-    _parent: &Path,
     target: &Path,
     temp: &str,
     bytes: &[u8],
@@ -611,11 +611,11 @@ fn write_replacing(
 #[cfg(not(target_os = "linux"))]
 fn write_replacing(
     _workspace: &Workspace,
-    parent: &Path,
     target: &Path,
     temp: &str,
     bytes: &[u8],
 ) -> io::Result<()> {
+    let parent = target.parent().unwrap_or(target);
     fs::create_dir_all(parent)?;
     let temp = parent.join(temp);
     let written = write_new(&temp, bytes).and_then(|()| fs::rename(&temp, target));

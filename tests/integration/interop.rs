@@ -52,6 +52,31 @@ struct Verdicts {
     bad: Vec<String>,
 }
 
+/// The validator, run with `python -c` (its arguments follow).
+const VALIDATE: &str = include_str!("interop/validate.py");
+
+/// The error-level findings of a `lint --format json` report, one line
+/// each.
+fn lint_errors(report: &serde_json::Value) -> Vec<String> {
+    report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .map(|d| format!("{}: {} {}", d["path"], d["rule"], d["message"]))
+        .collect()
+}
+
+/// Where `convert --to to` writes in `dir`: a file for the one-document
+/// formats, a directory for the others.
+fn output_in(dir: &Path, to: &str) -> std::path::PathBuf {
+    if matches!(to, "openai" | "anthropic" | "mcp") {
+        dir.join("out.json")
+    } else {
+        dir.join("out")
+    }
+}
+
 /// Validates `documents` (label, JSON text) as `target` with the SDKs.
 fn validate(target: &str, documents: &[(String, String)]) -> Verdicts {
     let batch: Vec<serde_json::Value> = documents
@@ -62,18 +87,10 @@ fn validate(target: &str, documents: &[(String, String)]) -> Verdicts {
             serde_json::json!({"label": label, "document": document})
         })
         .collect();
-    let script = root().join("tests/integration/interop/validate.py");
     let schemas = root().join("../shared/schemas");
     let printed = sdk::run_python(
-        &format!(
-            "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path({:?}, run_name='__main__')",
-            script.display().to_string()
-        ),
-        &[
-            script.to_str().expect("path"),
-            target,
-            schemas.to_str().expect("path"),
-        ],
+        VALIDATE,
+        &[target, schemas.to_str().expect("path")],
         &serde_json::to_string(&batch).expect("batch"),
     );
     let mut verdicts = Verdicts {
@@ -153,13 +170,7 @@ fn every_provider_document_is_accepted_by_the_providers_sdk() {
                 .args([format.unwrap_or_default(), "-"])
                 .stdin(text)
                 .run();
-            let errors: Vec<String> = lint.json()["diagnostics"]
-                .as_array()
-                .expect("diagnostics")
-                .iter()
-                .filter(|d| d["severity"] == "error")
-                .map(|d| format!("{} {}", d["rule"], d["message"]))
-                .collect();
+            let errors = lint_errors(&lint.json());
             assert!(
                 errors.is_empty(),
                 "{name} {manifest}: toolc rejects what it wrote:\n{}",
@@ -258,11 +269,7 @@ fn every_conversion_toolc_writes_lints_without_errors() {
         let (mut written, mut refused, mut clean) = (0, 0, 0);
         for (index, manifest) in manifests.iter().enumerate() {
             let dir = TempDir::new(&format!("interop-{to}-{index}"));
-            let out = if matches!(to, "openai" | "anthropic" | "mcp") {
-                dir.path().join("out.json")
-            } else {
-                dir.path().join("out")
-            };
+            let out = output_in(dir.path(), to);
             let output = Test::new()
                 .args(["convert", "--to", to, "-o"])
                 .args([out.to_str().expect("path"), manifest.as_str()])
@@ -286,13 +293,7 @@ fn every_conversion_toolc_writes_lints_without_errors() {
                 .args(["lint", "--format", "json", out.to_str().expect("path")])
                 .run();
             let report = lint.json();
-            let errors: Vec<String> = report["diagnostics"]
-                .as_array()
-                .expect("diagnostics")
-                .iter()
-                .filter(|d| d["severity"] == "error")
-                .map(|d| format!("{}: {} {}", d["path"], d["rule"], d["message"]))
-                .collect();
+            let errors = lint_errors(&report);
             assert!(
                 errors.is_empty(),
                 "{manifest} -> {to} exited 0 but toolc rejects what it wrote:\n{}",
@@ -343,9 +344,7 @@ fn the_strict_flag_survives_openai_to_anthropic_and_back() {
         "{}",
         to_anthropic.stderr
     );
-    let anthropic: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("anthropic.json")).unwrap())
-            .unwrap();
+    let anthropic = read_json(&dir.path().join("anthropic.json"));
     assert_eq!(anthropic[0]["strict"], true, "{anthropic}");
     let back = Test::new()
         .current_dir(dir.path())
@@ -360,9 +359,7 @@ fn the_strict_flag_survives_openai_to_anthropic_and_back() {
         .run();
     assert_eq!(back.code, 0, "{}", back.stderr);
     assert!(!back.stderr.contains("conversion-loss"), "{}", back.stderr);
-    let openai: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("back.json")).unwrap())
-            .unwrap();
+    let openai = read_json(&dir.path().join("back.json"));
     assert_eq!(openai[0]["function"]["strict"], true, "{openai}");
     let verdicts = validate(
         "anthropic",
@@ -457,14 +454,18 @@ fn convert_refuses_two_tools_of_one_name_as_gen_does() {
         r#"[{"type": "function", "function": {"name": "same", "description": "B.", "parameters": {"type": "object", "properties": {}}}}]"#,
     );
     for to in ["openai", "anthropic", "mcp", "agentcli", "agentstack"] {
-        let out = if matches!(to, "openai" | "anthropic" | "mcp") {
-            "out.json"
-        } else {
-            "out"
-        };
+        let out = output_in(dir.path(), to);
         let refused = toolc_in(
             dir.path(),
-            &["convert", "--to", to, "-o", out, "a.json", "b.json"],
+            &[
+                "convert",
+                "--to",
+                to,
+                "-o",
+                out.to_str().expect("path"),
+                "a.json",
+                "b.json",
+            ],
             1,
         );
         assert!(
@@ -474,7 +475,7 @@ fn convert_refuses_two_tools_of_one_name_as_gen_does() {
             "{to}: {}",
             refused.stderr
         );
-        assert!(!dir.path().join(out).exists(), "{to} wrote {out}");
+        assert!(!out.exists(), "{to} wrote {}", out.display());
     }
 }
 
