@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{CliError, Outcome, render};
+use crate::run::builtin::Reach;
 use crate::run::{LoadError, Policy, Runner, RunnerOptions};
 
 #[derive(Debug, clap::Args)]
@@ -62,6 +63,11 @@ pub(super) struct RunArgs {
     /// Run without Landlock rules (every other limit still applies).
     #[arg(long)]
     no_sandbox: bool,
+    /// Let the built-in fetch reach loopback, private-network and link-local addresses
+    /// (refused by default, so that a tool cannot reach services on this machine or its
+    /// network, such as a cloud metadata endpoint).
+    #[arg(long)]
+    allow_private_network: bool,
 }
 
 fn parse_seconds(text: &str) -> Result<Duration, String> {
@@ -101,6 +107,11 @@ pub(super) fn run(
         read_dirs: args.allow_read.clone(),
         workspace: args.workspace.clone(),
         audit: args.audit.clone(),
+        fetch_reach: if args.allow_private_network {
+            Reach::Any
+        } else {
+            Reach::Public
+        },
     };
     let builtin = args.manifest.as_os_str() == "builtin";
     let loaded = if builtin {

@@ -87,6 +87,9 @@ pub struct RunnerOptions {
     pub workspace: Option<PathBuf>,
     /// Append a JSON line per call to this file.
     pub audit: Option<PathBuf>,
+    /// The addresses the built-in `fetch` may reach (public only by
+    /// default).
+    pub fetch_reach: builtin::Reach,
 }
 
 impl Default for RunnerOptions {
@@ -101,6 +104,7 @@ impl Default for RunnerOptions {
             read_dirs: Vec::new(),
             workspace: None,
             audit: None,
+            fetch_reach: builtin::Reach::Public,
         }
     }
 }
@@ -217,10 +221,12 @@ impl Runner {
             .workspace
             .clone()
             .unwrap_or_else(|| PathBuf::from("."));
-        let workspace = builtin::Workspace::new(&root).map_err(|source| LoadError::Workspace {
-            path: root.clone(),
-            source,
-        })?;
+        let workspace = builtin::Workspace::new(&root)
+            .map_err(|source| LoadError::Workspace {
+                path: root.clone(),
+                source,
+            })?
+            .with_reach(options.fetch_reach);
         let dir = workspace.root().to_path_buf();
         let set = builtin::toolset();
         let entries = set

@@ -96,6 +96,8 @@ pub enum DenialRule {
     UndeclaredAction,
     /// `workspace`: a built-in tool's path outside its workspace.
     Workspace,
+    /// `private-network`: `fetch` of a host with no public address.
+    PrivateNetwork,
     /// `policy-internal`: a built-in pattern failed to compile (a bug; nothing
     /// runs).
     PolicyInternal,
@@ -116,6 +118,7 @@ impl DenialRule {
             DenialRule::AllowedExtensions => "allowed-extensions",
             DenialRule::UndeclaredAction => "undeclared-action",
             DenialRule::Workspace => "workspace",
+            DenialRule::PrivateNetwork => "private-network",
             DenialRule::PolicyInternal => "policy-internal",
         }
     }

@@ -1,12 +1,16 @@
 //! The built-in tools through the public API (`toolc::run::builtin`):
 //! file round trips in a scratch workspace, the size and encoding limits,
-//! and `fetch` against an HTTP server on 127.0.0.1 (never beyond loopback).
+//! and `fetch` against an HTTP server on 127.0.0.1 (never beyond loopback):
+//! refused by default, as a private address, and reached when the
+//! workspace allows any address.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
-use toolc::run::builtin::{self, Action, Workspace};
+use toolc::run::builtin::{self, Action, Reach, Workspace};
 use toolc::run::{ErrorCode, ToolResult};
 
 use crate::TempDir;
@@ -184,14 +188,22 @@ fn reading_non_utf8_or_a_directory_is_an_execution_error() {
 /// Serves every connection to 127.0.0.1:<port> from a thread, answering
 /// each request's path with a handwritten HTTP/1.1 response.
 fn serve() -> String {
+    serve_counting().0
+}
+
+/// A server on 127.0.0.1 and the number of connections it accepted.
+fn serve_counting() -> (String, Arc<AtomicUsize>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&accepted);
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
+            counter.fetch_add(1, Ordering::SeqCst);
             std::thread::spawn(move || answer(stream));
         }
     });
-    format!("http://127.0.0.1:{port}")
+    (format!("http://127.0.0.1:{port}"), accepted)
 }
 
 fn answer(mut stream: TcpStream) {
@@ -228,9 +240,12 @@ fn answer(mut stream: TcpStream) {
     let _ = stream.write_all(&body);
 }
 
+/// `fetch` from a workspace that may reach any address (the test server
+/// is on loopback).
 fn fetch(url: &str) -> ToolResult {
     let dir = TempDir::new("builtin-fetch");
-    builtin::call(&workspace(&dir), "fetch", &json!({ "url": url })).done()
+    let ws = workspace(&dir).with_reach(Reach::Any);
+    builtin::call(&ws, "fetch", &json!({ "url": url })).done()
 }
 
 trait Done {
@@ -311,6 +326,81 @@ fn fetch_refuses_other_schemes_and_reports_connection_errors() {
         .port();
     let refused = fetch(&format!("http://127.0.0.1:{port}/"));
     assert_eq!(refused.code(), Some(ErrorCode::ExecutionError));
+}
+
+#[test]
+fn fetch_refuses_every_spelling_of_this_machine_by_default() {
+    let (base, accepted) = serve_counting();
+    let port = base.rsplit(':').next().unwrap().to_string();
+    let dir = TempDir::new("builtin-fetch-private");
+    let ws = workspace(&dir);
+    // Each of these reaches the server above when allowed; none may.
+    let hosts = [
+        "127.0.0.1",
+        "localhost",
+        "127.1",
+        "2130706433",
+        "0x7f.0.0.1",
+        "0.0.0.0",
+        "[::1]",
+        "[::ffff:127.0.0.1]",
+        "[::]",
+    ];
+    for host in hosts {
+        let url = format!("http://{host}:{port}/ok");
+        let result = builtin::call(&ws, "fetch", &json!({ "url": url })).done();
+        assert_eq!(
+            result.code(),
+            Some(ErrorCode::PolicyDenied),
+            "{url}: {result:?}"
+        );
+        let error = result.error.unwrap();
+        assert_eq!(error.details["rule"], "private-network", "{url}");
+        assert!(
+            error.message.contains("--allow-private-network"),
+            "{url}: {}",
+            error.message
+        );
+    }
+    assert_eq!(
+        accepted.load(Ordering::SeqCst),
+        0,
+        "a refused fetch connected"
+    );
+    // The same workspace allowed any address reaches it.
+    let ok = output(
+        builtin::call(
+            &ws.with_reach(Reach::Any),
+            "fetch",
+            &json!({"url": format!("{base}/ok")}),
+        )
+        .done(),
+    );
+    assert_eq!(ok["body"], "hello");
+    assert_eq!(accepted.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn toolc_run_fetch_reaches_loopback_only_with_allow_private_network() {
+    let (base, accepted) = serve_counting();
+    let dir = TempDir::new("builtin-fetch-cli");
+    let arguments = json!({"url": format!("{base}/ok")}).to_string();
+    let call = |extra: &[&str]| {
+        let mut args = vec!["run", "builtin", "fetch", "--args", arguments.as_str()];
+        args.extend_from_slice(extra);
+        crate::Test::new().current_dir(dir.path()).args(args).run()
+    };
+    let denied = call(&[]);
+    assert_eq!(denied.code, 1, "{}", denied.stderr);
+    let line: Value = serde_json::from_str(denied.stdout.trim()).unwrap();
+    assert_eq!(line["error"]["code"], "POLICY_DENIED", "{line}");
+    assert_eq!(line["error"]["details"]["rule"], "private-network");
+    assert_eq!(accepted.load(Ordering::SeqCst), 0);
+    let allowed = call(&["--allow-private-network"]);
+    assert_eq!(allowed.code, 0, "{} {}", allowed.stdout, allowed.stderr);
+    let line: Value = serde_json::from_str(allowed.stdout.trim()).unwrap();
+    assert_eq!(line["output"]["body"], "hello", "{line}");
+    assert_eq!(accepted.load(Ordering::SeqCst), 1);
 }
 
 #[test]

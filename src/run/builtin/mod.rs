@@ -10,9 +10,12 @@
 //! Choices a caller can see:
 //! - Every path argument goes through [`Workspace::resolve`], which follows
 //!   symbolic links itself and refuses, as a `workspace` [`Denial`] (a
-//!   `POLICY_DENIED` result), any path that ends up outside the root. The
-//!   check and the later use are separate system calls: a process that
-//!   swaps a directory for a link in between is not defended against here.
+//!   `POLICY_DENIED` result), any path that ends up outside the root. On
+//!   Linux the file is then opened beneath a descriptor of the root with
+//!   `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` ([`super::beneath`]),
+//!   so a process that swaps a directory for a link between the check and
+//!   the use makes the call fail rather than escape. A file path ending in
+//!   `/` is an error.
 //! - `list_files` answers `{"entries": [...], "truncated": bool}` rather
 //!   than a bare array, so a listing cut at [`LIST_CAP`] entries says so.
 //!   Entries are sorted by name within each directory; a recursive listing
@@ -30,21 +33,27 @@
 //!   [`FETCH_MAX_REDIRECTS`], each target checked for http/https; a
 //!   redirect elsewhere is an `EXECUTION_ERROR` (a request was made). The
 //!   [`FETCH_TIMEOUT`] budget spans all hops and the body (`TIMEOUT`).
+//!   Only public addresses are reached unless the workspace's [`Reach`]
+//!   is [`Reach::Any`]: a host that resolves to loopback, private or
+//!   link-local addresses only is a `private-network` denial (see the
+//!   `fetch` module).
 //! - Missing files and other I/O failures are `EXECUTION_ERROR`s:
 //!   `NOT_FOUND` means an unknown tool name.
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
 use crate::ir::{Action as Permission, Format, Permissions, Runtime, Tool, ToolSet};
 use crate::run::policy::{Denial, DenialRule};
 use crate::run::{ErrorCode, ToolResult};
+
+mod fetch;
+pub use fetch::Reach;
 
 /// The names of the built-in tools.
 pub const NAMES: [&str; 5] = ["list_files", "read_file", "write_file", "shell", "fetch"];
@@ -200,10 +209,12 @@ fn declare(index: usize, builtin: Builtin) -> Tool {
     tool
 }
 
-/// A workspace root all built-ins are confined to.
+/// What the built-ins may touch: the root their file tools are confined
+/// to, and the addresses `fetch` may reach.
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
+    reach: Reach,
 }
 
 impl Workspace {
@@ -216,7 +227,16 @@ impl Workspace {
                 format!("workspace root {} is not a directory", root.display()),
             ));
         }
-        Ok(Workspace { root })
+        Ok(Workspace {
+            root,
+            reach: Reach::Public,
+        })
+    }
+
+    /// The same workspace, with `fetch` reaching `reach` (public
+    /// addresses only by default).
+    pub fn with_reach(self, reach: Reach) -> Workspace {
+        Workspace { reach, ..self }
     }
 
     /// The canonical root.
@@ -344,7 +364,7 @@ pub fn run(workspace: &Workspace, builtin: Builtin, arguments: &Value) -> Action
         Builtin::ReadFile => read_file(workspace, arguments),
         Builtin::WriteFile => write_file(workspace, arguments),
         Builtin::Shell => return shell(workspace, arguments),
-        Builtin::Fetch => fetch(arguments),
+        Builtin::Fetch => fetch::fetch(arguments, workspace.reach),
     };
     Action::Done(result.unwrap_or_else(|failure| *failure))
 }
@@ -656,187 +676,6 @@ fn shell(workspace: &Workspace, arguments: &Value) -> Action {
     Action::Shell { command, cwd }
 }
 
-fn fetch(arguments: &Value) -> Outcome {
-    let url = string_argument(arguments, "url")?;
-    let mut uri = http_uri(url).map_err(|why| {
-        failure(
-            ErrorCode::ValidationError,
-            format!("{url:?} is refused: {why}"),
-        )
-    })?;
-    // Redirects are followed here rather than by ureq, so that each
-    // Location is checked: ureq would take a `file:` Location for a
-    // relative path on the same host.
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .proxy(None)
-        .max_redirects(0)
-        .build()
-        .into();
-    let deadline = Instant::now() + FETCH_TIMEOUT;
-    let mut redirects = 0;
-    let mut response = loop {
-        let remaining = deadline.saturating_duration_since(Instant::now());
-        if remaining.is_zero() {
-            return Err(timed_out(url));
-        }
-        let response = agent
-            .get(uri.clone())
-            .config()
-            .timeout_global(Some(remaining))
-            .build()
-            .call()
-            .map_err(|e| http_failure(url, e))?;
-        let Some(location) = redirect_location(&response) else {
-            break response;
-        };
-        redirects += 1;
-        if redirects > FETCH_MAX_REDIRECTS {
-            return Err(execution_error(format!(
-                "fetching {url:?} was redirected more than {FETCH_MAX_REDIRECTS} times"
-            )));
-        }
-        uri = redirect_target(&uri, &location).map_err(|why| {
-            execution_error(format!(
-                "fetching {url:?} was redirected to {location:?}, which is refused: {why}"
-            ))
-        })?;
-    };
-    let status = response.status().as_u16();
-    let mut headers: BTreeMap<String, String> = BTreeMap::new();
-    for (name, value) in response.headers() {
-        let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
-        headers
-            .entry(name.as_str().to_ascii_lowercase())
-            .and_modify(|joined| {
-                joined.push_str(", ");
-                joined.push_str(&value);
-            })
-            .or_insert(value);
-    }
-    let mut body = Vec::new();
-    response
-        .body_mut()
-        .as_reader()
-        .take(FETCH_CAP + 1)
-        .read_to_end(&mut body)
-        .map_err(|e| http_failure(url, ureq::Error::from(e)))?;
-    if body.len() as u64 > FETCH_CAP {
-        return Err(too_large(
-            format!("the body of {url:?} is larger than the {FETCH_CAP}-byte (5 MiB) limit"),
-            FETCH_CAP,
-        ));
-    }
-    let (body, encoding) = match String::from_utf8(body) {
-        Ok(text) => (text, "utf-8"),
-        Err(e) => (base64(e.as_bytes()), "base64"),
-    };
-    Ok(ToolResult::ok(json!({
-        "status": status,
-        "headers": headers,
-        "body": body,
-        "body_encoding": encoding,
-    })))
-}
-
-/// Parses an absolute `http` or `https` URL; the error says why not.
-fn http_uri(url: &str) -> Result<ureq::http::Uri, String> {
-    let scheme = url_scheme(url).ok_or("it is not an absolute URL")?;
-    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
-        return Err(format!(
-            "fetch supports only http:// and https:// URLs, not {scheme}:"
-        ));
-    }
-    let uri: ureq::http::Uri = url
-        .parse()
-        .map_err(|e| format!("it is not a valid URL ({e})"))?;
-    if uri.host().is_none_or(str::is_empty) {
-        return Err("it has no host".to_string());
-    }
-    Ok(uri)
-}
-
-/// The scheme of an absolute URL (RFC 3986: a letter, then letters,
-/// digits, `+`, `-` or `.`, then `:`), or `None` for a relative reference.
-fn url_scheme(url: &str) -> Option<&str> {
-    let (scheme, _) = url.split_once(':')?;
-    let mut chars = scheme.chars();
-    let first_is_letter = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
-    let rest_is_valid = chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
-    (first_is_letter && rest_is_valid).then_some(scheme)
-}
-
-/// The Location of a redirect that is to be followed (301, 302, 303, 307,
-/// 308 with a Location header); other responses are final.
-fn redirect_location(response: &ureq::http::Response<ureq::Body>) -> Option<String> {
-    if !matches!(response.status().as_u16(), 301 | 302 | 303 | 307 | 308) {
-        return None;
-    }
-    let location = response.headers().get("location")?;
-    Some(String::from_utf8_lossy(location.as_bytes()).into_owned())
-}
-
-/// Resolves a Location against the URL that answered with it (RFC 3986
-/// section 5.2, without dot-segment removal: the server sees `..` as sent).
-fn redirect_target(base: &ureq::http::Uri, location: &str) -> Result<ureq::http::Uri, String> {
-    let location = location.split('#').next().unwrap_or("").trim();
-    let scheme = base.scheme_str().unwrap_or("http");
-    let authority = base.authority().map(|a| a.as_str()).unwrap_or("");
-    let absolute = if url_scheme(location).is_some() {
-        location.to_string()
-    } else if location.starts_with("//") {
-        format!("{scheme}:{location}")
-    } else if location.starts_with('/') {
-        format!("{scheme}://{authority}{location}")
-    } else if location.is_empty() || location.starts_with('?') {
-        format!("{scheme}://{authority}{}{location}", base.path())
-    } else {
-        let path = base.path();
-        let directory = &path[..path.rfind('/').map_or(0, |i| i + 1)];
-        let directory = if directory.is_empty() { "/" } else { directory };
-        format!("{scheme}://{authority}{directory}{location}")
-    };
-    http_uri(&absolute)
-}
-
-fn timed_out(url: &str) -> Failure {
-    failure(
-        ErrorCode::Timeout,
-        format!(
-            "fetching {url:?} took longer than {} s",
-            FETCH_TIMEOUT.as_secs()
-        ),
-    )
-}
-
-fn http_failure(url: &str, error: ureq::Error) -> Failure {
-    match error {
-        ureq::Error::Timeout(_) => timed_out(url),
-        ureq::Error::Io(e) if e.kind() == io::ErrorKind::TimedOut => timed_out(url),
-        other => execution_error(format!("fetching {url:?} failed: {other}")),
-    }
-}
-
-/// Standard base64 with padding (RFC 4648), for bodies that are not text.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        let sextet = |shift: u32| char::from(ALPHABET[((n >> shift) & 63) as usize]);
-        out.push(sextet(18));
-        out.push(sextet(12));
-        out.push(if chunk.len() > 1 { sextet(6) } else { '=' });
-        out.push(if chunk.len() > 2 { sextet(0) } else { '=' });
-    }
-    out
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
@@ -1126,34 +965,6 @@ mod tests {
             }
             assert!(tool.description.as_ref().is_some_and(|d| !d.is_empty()));
             assert_eq!(tool.permissions.actions.as_ref().map(Vec::len), Some(1));
-        }
-    }
-
-    #[test]
-    fn redirect_targets_resolve_against_the_url_that_answered() {
-        let base: ureq::http::Uri = "http://h:8/a/b?q=1".parse().unwrap();
-        let target = |location: &str| redirect_target(&base, location).map(|u| u.to_string());
-        assert_eq!(target("https://x/y").unwrap(), "https://x/y");
-        assert_eq!(target("//x/y").unwrap(), "http://x/y");
-        assert_eq!(target("/y#frag").unwrap(), "http://h:8/y");
-        assert_eq!(target("c").unwrap(), "http://h:8/a/c");
-        assert_eq!(target("?r=2").unwrap(), "http://h:8/a/b?r=2");
-        assert!(target("file:///etc/passwd").is_err());
-        assert!(target("javascript:alert(1)").is_err());
-    }
-
-    #[test]
-    fn base64_matches_rfc_4648_vectors() {
-        for (plain, encoded) in [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ] {
-            assert_eq!(base64(plain.as_bytes()), encoded);
         }
     }
 }
