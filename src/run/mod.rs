@@ -150,6 +150,8 @@ pub struct Runner {
     entries: Vec<Entry>,
     options: RunnerOptions,
     support: Support,
+    /// What the interpreters of command tools read, asked once each.
+    interpreters: exec::interpreter::Cache,
     workspace: Option<builtin::Workspace>,
     audit: Option<Mutex<std::fs::File>>,
     /// The interpreter's own facts, asked for at the first Python call.
@@ -260,6 +262,7 @@ impl Runner {
             entries,
             options,
             support,
+            interpreters: Default::default(),
             workspace,
             audit,
             python: OnceLock::new(),

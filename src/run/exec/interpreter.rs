@@ -1,0 +1,831 @@
+//! Interpreters anywhere: what a command tool's program runs through, and
+//! which of their files the sandbox must let it read.
+//!
+//! Before a command tool is spawned under Landlock, its program is read
+//! the way the kernel and `env` would run it:
+//!
+//! - A program named bare is looked up on PATH as `execvp` does (the
+//!   first executable file; an empty entry is the working directory).
+//! - A file starting with `#!` names its interpreter (the kernel reads at
+//!   most [`SHEBANG_LIMIT`] bytes: one path, then at most one argument).
+//!   When that interpreter is `env`, its argument is parsed as GNU `env`
+//!   parses it (`-S` splits it; `-i`, `-u NAME`, `-C DIR`, `NAME=VALUE`
+//!   and the other options come before the command) and the command is
+//!   looked up on the PATH the tool itself gets (PATH from toolc's
+//!   environment, see `environment()` in the parent module), or the one
+//!   the shebang sets. An interpreter that is itself a script is read
+//!   again, up to [`MAX_DEPTH`] levels, as the kernel allows. A binary
+//!   without `#!` ends the chain.
+//! - Every hop of every symlink on the way counts: a venv's `bin/python3`
+//!   leads to `/root/.pyenv/versions/3.11.7/bin/python3.11`.
+//!
+//! What becomes readable (read and execute), for each file on the way:
+//!
+//! - its **installation prefix**: the directory above its `bin/`,
+//!   `sbin/` or `shims/` directory, found in the file's real (symlink-free)
+//!   directory; the file's own directory when that is not such a
+//!   directory. This covers nvm (`~/.nvm/versions/node/v20/`), Homebrew
+//!   and Linuxbrew (`/opt/homebrew`, `/home/linuxbrew/.linuxbrew`, and the
+//!   `Cellar/…` its symlinks lead to), conda, pyenv (`~/.pyenv` from its
+//!   shims) and virtual environments alike.
+//! - **Never a whole home or the root**: when the prefix would be `/`,
+//!   `/usr` (readable anyway), `/root`, a directory of `/home`, `$HOME` or
+//!   a directory above `$HOME`, only the file's own directory is added,
+//!   and when that is one of them too, only the file.
+//! - For **Python** (a file named `python`, `python3`, `python3.11`…), also
+//!   what the interpreter says it reads: asked once per interpreter path,
+//!   tool environment and runner, in a process confined to the prefixes
+//!   above without network, it answers `sys.prefix`, `sys.base_prefix`
+//!   (so a venv gets both itself and its base installation), the exec
+//!   prefixes, the directories of its import path that lie beneath those
+//!   prefixes, its user site directory and the PYTHONPATH the tool gets.
+//!   An import path entry elsewhere (a `.pth` line) is not taken on the
+//!   interpreter's word: `--allow-read` lets it through. An interpreter
+//!   whose real file lies in the tool's own directories (its manifest's,
+//!   its writable ones) is not asked: the tool's author could make it
+//!   answer anything.
+//!
+//! A consequence to know: a shebang naming a program gives the tool read
+//! access to that program's installation, e.g. `~/.cargo` for
+//! `#!/usr/bin/env cargo`; `--no-sandbox` is not needed to widen, and
+//! nothing here narrows below it.
+
+use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use crate::run::process::{self, Outcome, Spawn};
+use crate::run::sandbox::{Confinement, Rules, Support};
+
+/// The most of a file the kernel reads for its `#!` line (Linux's
+/// `BINPRM_BUF_SIZE`).
+const SHEBANG_LIMIT: usize = 256;
+
+/// How many interpreters may stand in a row (Linux allows 4 nested
+/// script interpreters; one more for the program itself and `env`).
+const MAX_DEPTH: usize = 6;
+
+/// How many symlinks one path may lead through.
+const MAX_HOPS: usize = 40;
+
+/// The PATH `execvp` searches when PATH is unset (glibc's `_CS_PATH`).
+const DEFAULT_PATH: &str = "/bin:/usr/bin";
+
+/// How long a Python interpreter may take to describe itself.
+const DESCRIBE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// What Python says it reads.
+const DESCRIBE: &str = "import json, sys, site\n\
+print(json.dumps({\n\
+ 'prefixes': [sys.prefix, getattr(sys, 'base_prefix', sys.prefix), sys.exec_prefix,\n\
+              getattr(sys, 'base_exec_prefix', sys.exec_prefix)],\n\
+ 'executable': sys.executable,\n\
+ 'path': sys.path,\n\
+ 'user_site': site.USER_SITE if getattr(site, 'ENABLE_USER_SITE', False) else None}))\n";
+
+/// The Python descriptions of one runner: by interpreter path and the
+/// environment names the tool passes through.
+#[derive(Debug, Default)]
+pub(in crate::run) struct Cache {
+    described: Mutex<HashMap<CacheKey, Described>>,
+}
+
+/// An interpreter as it is run, and the names the tool passes through.
+type CacheKey = (PathBuf, Vec<String>);
+
+/// What an interpreter reads, or why it could not say.
+type Described = Result<Vec<PathBuf>, String>;
+
+/// What the tool's process will see when it starts.
+pub(super) struct Context<'a> {
+    /// The tool's whole environment (its PATH, HOME, passthrough).
+    pub env: &'a [(OsString, OsString)],
+    /// The environment names the tool passes through (the cache's key).
+    pub passthrough: &'a [String],
+    /// The tool's working directory (its manifest's directory).
+    pub cwd: &'a Path,
+    /// The user's home directory.
+    pub home: &'a Path,
+    /// Directories the tool's author controls: its manifest's, its
+    /// writable ones. An interpreter found there is not asked anything.
+    pub untrusted: &'a [PathBuf],
+    /// What a Python interpreter describing itself may read beside its
+    /// installation (`--allow-read`).
+    pub allowed: &'a [PathBuf],
+    pub support: Support,
+    pub cache: &'a Cache,
+}
+
+/// The interpreters a program runs through and what they read.
+#[derive(Debug, Default)]
+pub(super) struct Resolution {
+    /// Each interpreter as it is run (`env` included), outermost first.
+    pub interpreters: Vec<PathBuf>,
+    /// What the sandbox must let the process read.
+    pub read: Vec<PathBuf>,
+    /// Why a Python interpreter could not say what it reads.
+    pub undescribed: Vec<String>,
+}
+
+impl Resolution {
+    fn add(&mut self, path: PathBuf) {
+        if !self.read.contains(&path) {
+            self.read.push(path);
+        }
+    }
+
+    /// Adds `file`, every file its symlinks lead to and their
+    /// installations; the chain of files.
+    fn add_file(&mut self, file: &Path, home: &Path) -> Vec<PathBuf> {
+        let chain = hops(file);
+        for hop in &chain {
+            self.add(hop.clone());
+            if let Some(prefix) = installation(hop, home) {
+                self.add(prefix);
+            }
+        }
+        chain
+    }
+
+    /// Leaves out what another entry already covers.
+    fn compact(&mut self) {
+        let all = self.read.clone();
+        self.read.retain(|path| {
+            !all.iter()
+                .any(|other| other != path && path.starts_with(other))
+        });
+    }
+
+    /// The interpreters a message names: all but `env`.
+    pub fn named(&self) -> Vec<&Path> {
+        self.interpreters
+            .iter()
+            .filter(|p| p.file_name() != Some(OsStr::new("env")))
+            .map(PathBuf::as_path)
+            .collect()
+    }
+}
+
+/// Finds `name` on `path` as `execvp` does: the first executable regular
+/// file; an empty or relative entry is taken from `cwd`; an unset PATH is
+/// [`DEFAULT_PATH`].
+pub(super) fn which(name: &str, path: Option<&OsStr>, cwd: &Path) -> Option<PathBuf> {
+    let path = path.unwrap_or(OsStr::new(DEFAULT_PATH));
+    std::env::split_paths(path)
+        .map(|dir| cwd.join(dir).join(name))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Everything `program` runs through and what it needs readable.
+pub(super) fn resolve(program: &Path, context: &Context) -> Resolution {
+    let mut resolution = Resolution::default();
+    let mut current = program.to_path_buf();
+    for depth in 0..MAX_DEPTH {
+        if depth > 0 {
+            resolution.interpreters.push(current.clone());
+        }
+        let chain = resolution.add_file(&current, context.home);
+        if chain.iter().any(|hop| is_python(hop)) {
+            describe(&current, &chain, context, &mut resolution);
+        }
+        let Some((interpreter, argument)) = shebang(&current) else {
+            break;
+        };
+        let interpreter = context.cwd.join(interpreter);
+        if interpreter.file_name() != Some(OsStr::new("env")) {
+            current = interpreter;
+            continue;
+        }
+        // `env` runs next, then the command it looks up.
+        resolution.interpreters.push(interpreter.clone());
+        resolution.add_file(&interpreter, context.home);
+        let path = context
+            .env
+            .iter()
+            .find(|(name, _)| name == "PATH")
+            .map(|(_, value)| value.clone());
+        let Some(next) = argument.and_then(|a| env_command(&a, path, context.cwd)) else {
+            break;
+        };
+        current = next;
+    }
+    resolution.compact();
+    resolution
+}
+
+/// `path` and every file its symlinks lead to, in order.
+fn hops(path: &Path) -> Vec<PathBuf> {
+    let mut out = vec![path.to_path_buf()];
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_HOPS {
+        let Ok(target) = std::fs::read_link(&current) else {
+            break;
+        };
+        let next = match current.parent() {
+            Some(dir) => dir.join(target),
+            None => target,
+        };
+        out.push(next.clone());
+        current = next;
+    }
+    out
+}
+
+/// Whether the sandbox must never open `dir` as a whole: `/`, `/usr`,
+/// `/root`, a directory of `/home`, `home` or a directory above it.
+fn too_wide(dir: &Path, home: &Path) -> bool {
+    dir == Path::new("/")
+        || dir == Path::new("/usr")
+        || dir == Path::new("/root")
+        || dir.parent() == Some(Path::new("/home"))
+        || home.starts_with(dir)
+}
+
+/// The installation prefix of the file `file` (see the module docs), in
+/// its real form; `None` when the file does not exist.
+fn installation(file: &Path, home: &Path) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(file).ok()?;
+    let dir = std::fs::canonicalize(file.parent()?).ok()?;
+    let installed = ["bin", "sbin", "shims"]
+        .iter()
+        .any(|name| dir.file_name() == Some(OsStr::new(name)));
+    let prefix = match dir.parent() {
+        Some(parent) if installed => parent.to_path_buf(),
+        _ => dir.clone(),
+    };
+    Some(if !too_wide(&prefix, home) {
+        prefix
+    } else if !too_wide(&dir, home) {
+        dir
+    } else {
+        real
+    })
+}
+
+/// Whether `path` names a Python interpreter: `python`, then only digits
+/// and dots.
+fn is_python(path: &Path) -> bool {
+    path.file_name()
+        .and_then(OsStr::to_str)
+        .and_then(|name| name.strip_prefix("python"))
+        .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+/// The `#!` line of `file` as the kernel reads it: the interpreter and
+/// its one optional argument. `None` for a file without one.
+fn shebang(file: &Path) -> Option<(PathBuf, Option<OsString>)> {
+    let mut head = Vec::with_capacity(SHEBANG_LIMIT);
+    std::fs::File::open(file)
+        .ok()?
+        .take(SHEBANG_LIMIT as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    let line = head.strip_prefix(b"#!")?;
+    let line = match line.iter().position(|&b| b == b'\n' || b == 0) {
+        Some(end) => &line[..end],
+        None => line,
+    };
+    let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let start = line.iter().position(|b| !blank(b))?;
+    let line = &line[start..];
+    let end = line.iter().position(blank).unwrap_or(line.len());
+    let (interpreter, rest) = line.split_at(end);
+    // The kernel trims blanks only: a carriage return stays.
+    let start = rest.iter().position(|b| !blank(b)).unwrap_or(rest.len());
+    let end = rest
+        .iter()
+        .rposition(|b| !blank(b))
+        .map_or(start, |at| at + 1);
+    let rest = &rest[start..end.max(start)];
+    let argument = (!rest.is_empty()).then(|| OsStr::from_bytes(rest).to_os_string());
+    Some((PathBuf::from(OsStr::from_bytes(interpreter)), argument))
+}
+
+/// What `env ARGUMENT` runs, as GNU `env` finds it: its options and
+/// assignments first (which may change PATH or the directory), then the
+/// command, looked up on PATH unless it holds a `/`.
+fn env_command(argument: &OsStr, mut path: Option<OsString>, cwd: &Path) -> Option<PathBuf> {
+    let mut cwd = cwd.to_path_buf();
+    let mut words: std::collections::VecDeque<OsString> = [argument.to_os_string()].into();
+    // The value of an option: the rest of its word, else the next word.
+    fn value(rest: &[u8], words: &mut std::collections::VecDeque<OsString>) -> Option<OsString> {
+        if rest.is_empty() {
+            words.pop_front()
+        } else {
+            Some(OsStr::from_bytes(rest).to_os_string())
+        }
+    }
+    while let Some(word) = words.pop_front() {
+        let bytes = word.as_bytes();
+        if bytes == b"--" {
+            let command = words.pop_front()?;
+            return locate(&command, path.as_deref(), &cwd);
+        }
+        if bytes == b"-" || bytes == b"--ignore-environment" {
+            path = None;
+        } else if let Some(long) = bytes.strip_prefix(b"--") {
+            let (name, inline) = match long.iter().position(|&b| b == b'=') {
+                Some(at) => (&long[..at], Some(&long[at + 1..])),
+                None => (long, None),
+            };
+            let mut take = || match inline {
+                Some(v) => Some(OsStr::from_bytes(v).to_os_string()),
+                None => words.pop_front(),
+            };
+            match name {
+                b"split-string" => {
+                    let split = split_string(&take()?);
+                    for word in split.into_iter().rev() {
+                        words.push_front(word);
+                    }
+                }
+                b"unset" if take()?.as_bytes() == b"PATH" => path = None,
+                b"chdir" => cwd = cwd.join(take()?),
+                // --null, --debug, the signal options: nothing to find.
+                _ => {}
+            }
+        } else if let Some(short) = bytes.strip_prefix(b"-") {
+            for (at, flag) in short.iter().enumerate() {
+                let rest = &short[at + 1..];
+                match flag {
+                    b'i' => path = None,
+                    b'u' => {
+                        if value(rest, &mut words)?.as_bytes() == b"PATH" {
+                            path = None;
+                        }
+                        break;
+                    }
+                    b'C' => {
+                        cwd = cwd.join(value(rest, &mut words)?);
+                        break;
+                    }
+                    b'S' => {
+                        let split = split_string(&value(rest, &mut words)?);
+                        for word in split.into_iter().rev() {
+                            words.push_front(word);
+                        }
+                        break;
+                    }
+                    // -0, -v and the like take no value.
+                    _ => {}
+                }
+            }
+        } else if let Some(at) = bytes.iter().position(|&b| b == b'=') {
+            if &bytes[..at] == b"PATH" {
+                path = Some(OsStr::from_bytes(&bytes[at + 1..]).to_os_string());
+            }
+        } else {
+            return locate(&word, path.as_deref(), &cwd);
+        }
+    }
+    None
+}
+
+/// A command as `execvp` finds it.
+fn locate(command: &OsStr, path: Option<&OsStr>, cwd: &Path) -> Option<PathBuf> {
+    if command.as_bytes().contains(&b'/') {
+        let found = cwd.join(command);
+        return is_executable(&found).then_some(found);
+    }
+    which(command.to_str()?, path, cwd)
+}
+
+/// `env -S`'s splitting of a string into words: blanks separate, single
+/// and double quotes group, a backslash escapes the next byte.
+fn split_string(text: &OsStr) -> Vec<OsString> {
+    let mut words = Vec::new();
+    let mut word: Vec<u8> = Vec::new();
+    let mut started = false;
+    let mut quote: Option<u8> = None;
+    let mut bytes = text.as_bytes().iter().copied();
+    while let Some(b) = bytes.next() {
+        match (quote, b) {
+            (Some(q), b) if b == q => quote = None,
+            (None, b'\'' | b'"') => {
+                quote = Some(b);
+                started = true;
+            }
+            (None | Some(b'"'), b'\\') => {
+                if let Some(next) = bytes.next() {
+                    word.push(next);
+                }
+                started = true;
+            }
+            (None, b' ' | b'\t' | b'\n') => {
+                if started {
+                    words.push(OsStr::from_bytes(&word).to_os_string());
+                    word.clear();
+                    started = false;
+                }
+            }
+            (_, b) => {
+                word.push(b);
+                started = true;
+            }
+        }
+    }
+    if started {
+        words.push(OsStr::from_bytes(&word).to_os_string());
+    }
+    words
+}
+
+/// Adds what the Python interpreter run as `python` (whose symlink hops
+/// are `hops`) reads, asking it once per runner.
+fn describe(python: &Path, hops: &[PathBuf], context: &Context, resolution: &mut Resolution) {
+    let Some(real) = hops
+        .last()
+        .and_then(|last| std::fs::canonicalize(last).ok())
+    else {
+        return;
+    };
+    let authored = context
+        .untrusted
+        .iter()
+        .any(|dir| std::fs::canonicalize(dir).is_ok_and(|dir| real.starts_with(dir)));
+    if authored {
+        return;
+    }
+    let key = (python.to_path_buf(), context.passthrough.to_vec());
+    let cached = context
+        .cache
+        .described
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+        .cloned();
+    let described = match cached {
+        Some(described) => described,
+        None => {
+            // Asked without the lock: one slow interpreter must not hold
+            // every other call.
+            let described = ask(python, &resolution.read, context);
+            context
+                .cache
+                .described
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(key, described.clone());
+            described
+        }
+    };
+    match described {
+        Ok(dirs) => {
+            for dir in dirs {
+                resolution.add(dir);
+            }
+        }
+        Err(why) => resolution.undescribed.push(why),
+    }
+}
+
+/// Runs `python` to describe itself, confined to `read` (its
+/// installation), the tool's directory and `--allow-read`, without
+/// network; the directories it reads, checked as the module docs say.
+fn ask(python: &Path, read: &[PathBuf], context: &Context) -> Result<Vec<PathBuf>, String> {
+    let mut readable = read.to_vec();
+    readable.push(context.cwd.to_path_buf());
+    readable.extend(context.allowed.iter().cloned());
+    let rules = Rules {
+        read: readable,
+        write: Vec::new(),
+        any_path: false,
+        deny_tcp: true,
+    };
+    let confinement = Confinement::build(&rules, context.support)?;
+    let spawn = Spawn {
+        program: python.to_path_buf(),
+        args: vec!["-c".into(), DESCRIBE.into()],
+        cwd: context.cwd.to_path_buf(),
+        env: context.env.to_vec(),
+        stdin: Vec::new(),
+        timeout: DESCRIBE_TIMEOUT,
+        max_output: 1024 * 1024,
+        memory: None,
+        confinement: Some(confinement),
+        cancel: None,
+    };
+    let failed = |why: String| format!("{} could not say what it reads: {why}", python.display());
+    let stdout = match process::run(spawn) {
+        Ok(Outcome::Exited {
+            code: Some(0),
+            stdout,
+            ..
+        }) => stdout,
+        Ok(Outcome::Exited {
+            code,
+            signal,
+            stderr,
+            ..
+        }) => {
+            return Err(failed(format!(
+                "{} {}",
+                super::died(code, signal),
+                super::quote(&stderr)
+            )));
+        }
+        Ok(Outcome::TimedOut { .. }) => {
+            return Err(failed(format!(
+                "it did not answer within {} s",
+                DESCRIBE_TIMEOUT.as_secs()
+            )));
+        }
+        Ok(Outcome::TooLarge) => return Err(failed("it printed more than 1 MiB".into())),
+        Ok(Outcome::Cancelled { .. }) => return Err(failed("it was cancelled".into())),
+        Err(process::RunError::Spawn(e) | process::RunError::Watch(e)) => {
+            return Err(failed(e.to_string()));
+        }
+    };
+    let answer: Description = std::str::from_utf8(&stdout)
+        .ok()
+        .and_then(|text| serde_json::from_str(text.trim()).ok())
+        .ok_or_else(|| failed(format!("it answered {}", super::quote(&stdout))))?;
+    Ok(answer.readable(context))
+}
+
+/// A Python interpreter's answer to [`DESCRIBE`].
+#[derive(Debug, serde::Deserialize)]
+struct Description {
+    prefixes: Vec<String>,
+    executable: Option<String>,
+    path: Vec<String>,
+    user_site: Option<String>,
+}
+
+impl Description {
+    /// What the answer makes readable: real directories only, never too
+    /// wide, import path entries only beneath a prefix.
+    fn readable(self, context: &Context) -> Vec<PathBuf> {
+        let home = context.home;
+        let real = |dir: &str| -> Option<PathBuf> {
+            let dir = std::fs::canonicalize(dir).ok()?;
+            (!too_wide(&dir, home)).then_some(dir)
+        };
+        let prefixes: Vec<PathBuf> = self.prefixes.iter().filter_map(|p| real(p)).collect();
+        let mut out = prefixes.clone();
+        if let Some(executable) = self.executable.filter(|e| !e.is_empty()) {
+            out.extend(installation(Path::new(&executable), home));
+        }
+        for entry in &self.path {
+            if entry.is_empty() {
+                continue;
+            }
+            if let Some(dir) = real(entry).filter(|d| prefixes.iter().any(|p| d.starts_with(p))) {
+                out.push(dir);
+            }
+        }
+        // The user's site directory (`~/.local/lib/pythonX.Y/…`).
+        let user_site = self.user_site.as_deref().and_then(real);
+        out.extend(user_site.filter(|dir| dir.starts_with(home)));
+        // PYTHONPATH is the user's own, when the tool passes it through.
+        let pythonpath = context.env.iter().find(|(k, _)| k == "PYTHONPATH");
+        if let Some((_, value)) = pythonpath {
+            for dir in std::env::split_paths(value) {
+                if dir.is_absolute() {
+                    out.extend(dir.to_str().and_then(real));
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(text: &str) -> OsString {
+        OsString::from(text)
+    }
+
+    /// A fresh directory under the system's temporary directory.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "toolc-interp-{name}-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn write_executable(path: &Path, text: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[test]
+    fn the_shebang_line_is_read_as_the_kernel_reads_it() {
+        let dir = scratch("shebang");
+        type Expected<'a> = Option<(&'a str, Option<&'a str>)>;
+        let cases: &[(&str, Expected)] = &[
+            ("#!/bin/sh\necho", Some(("/bin/sh", None))),
+            (
+                "#! /usr/bin/env  python3 \n",
+                Some(("/usr/bin/env", Some("python3"))),
+            ),
+            (
+                "#!/usr/bin/env -S python3 -u\n",
+                Some(("/usr/bin/env", Some("-S python3 -u"))),
+            ),
+            (
+                "#!\t/opt/x/bin/node\t--flag  two \n",
+                Some(("/opt/x/bin/node", Some("--flag  two"))),
+            ),
+            ("#!/bin/sh\r\n", Some(("/bin/sh\r", None))),
+            ("#!\n", None),
+            ("\x7fELF binary", None),
+            ("", None),
+        ];
+        for (text, expected) in cases {
+            let file = dir.join("script");
+            std::fs::write(&file, text).unwrap();
+            let got = shebang(&file);
+            let expected = expected.map(|(i, a)| (PathBuf::from(i), a.map(os)));
+            assert_eq!(got, expected, "{text:?}");
+        }
+        // Only the first 256 bytes count: a longer line is cut there.
+        let long = format!("#!/bin/sh {}", "a".repeat(400));
+        std::fs::write(dir.join("long"), &long).unwrap();
+        let (_, argument) = shebang(&dir.join("long")).unwrap();
+        assert_eq!(argument.unwrap().len(), SHEBANG_LIMIT - "#!/bin/sh ".len());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn env_arguments_are_parsed_as_gnu_env_parses_them() {
+        let dir = scratch("env");
+        let first = dir.join("first");
+        let second = dir.join("second");
+        write_executable(&first.join("tool"), "#!/bin/sh\n");
+        write_executable(&second.join("tool"), "#!/bin/sh\n");
+        std::fs::write(second.join("plain"), "not executable").unwrap();
+        write_executable(&first.join("plain"), "#!/bin/sh\n");
+        let path = std::env::join_paths([&second, &first]).unwrap();
+        let run = |argument: &str| env_command(OsStr::new(argument), Some(path.clone()), &dir);
+        assert_eq!(run("tool"), Some(second.join("tool")));
+        // A file without an execute bit is skipped, as execvp skips it.
+        assert_eq!(run("plain"), Some(first.join("plain")));
+        // Without -S the whole argument is one name, which no file has.
+        assert_eq!(run("tool -x"), None);
+        assert_eq!(run("-S tool -x"), Some(second.join("tool")));
+        assert_eq!(
+            run("-S -u PYTHONWARNINGS -v tool -B"),
+            Some(second.join("tool"))
+        );
+        assert_eq!(run("-S'tool'"), Some(second.join("tool")));
+        assert_eq!(run("--split-string=A=1 tool"), Some(second.join("tool")));
+        let only_first = format!("-S PATH={} tool", first.display());
+        assert_eq!(run(&only_first), Some(first.join("tool")));
+        // -i clears PATH: the default one has no `tool`.
+        assert_eq!(run("-S -i tool"), None);
+        assert_eq!(run("-S -- tool"), Some(second.join("tool")));
+        assert_eq!(run("-S -C first ./tool"), Some(first.join("./tool")));
+        assert_eq!(run("-S ./missing"), None);
+        // An assignment alone runs nothing.
+        assert_eq!(run("A=1"), None);
+        assert_eq!(
+            split_string(OsStr::new(r#"a "b c" 'd e'\ f"#)),
+            vec![os("a"), os("b c"), os("d e f")]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn which_takes_empty_and_relative_entries_from_the_directory() {
+        let dir = scratch("which");
+        write_executable(&dir.join("here"), "#!/bin/sh\n");
+        write_executable(&dir.join("sub/there"), "#!/bin/sh\n");
+        assert_eq!(
+            which("here", Some(OsStr::new(":/nowhere")), &dir),
+            Some(dir.join("here"))
+        );
+        assert_eq!(
+            which("there", Some(OsStr::new("sub")), &dir),
+            Some(dir.join("sub/there"))
+        );
+        assert_eq!(which("sh", None, &dir).map(|p| p.is_absolute()), Some(true));
+        assert_eq!(which("here", Some(OsStr::new("/nowhere")), &dir), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_installation_is_the_prefix_but_never_a_home_or_the_root() {
+        let dir = scratch("prefix");
+        let home = Path::new("/nonexistent-home");
+        write_executable(&dir.join("inst/bin/tool"), "#!/bin/sh\n");
+        write_executable(&dir.join("pyenv/shims/tool"), "#!/bin/sh\n");
+        write_executable(&dir.join("loose/tool"), "#!/bin/sh\n");
+        let real = std::fs::canonicalize(&dir).unwrap();
+        assert_eq!(
+            installation(&dir.join("inst/bin/tool"), home),
+            Some(real.join("inst"))
+        );
+        assert_eq!(
+            installation(&dir.join("pyenv/shims/tool"), home),
+            Some(real.join("pyenv"))
+        );
+        assert_eq!(
+            installation(&dir.join("loose/tool"), home),
+            Some(real.join("loose"))
+        );
+        // A symlinked bin/ is judged by where it really is.
+        std::os::unix::fs::symlink(real.join("inst/bin"), real.join("loose/bin")).unwrap();
+        assert_eq!(
+            installation(&dir.join("loose/bin/tool"), home),
+            Some(real.join("inst"))
+        );
+        // The prefix is the home: only bin/ is added.
+        assert_eq!(
+            installation(&dir.join("inst/bin/tool"), &real.join("inst")),
+            Some(real.join("inst/bin"))
+        );
+        // Home is the bin's own directory too: only the file.
+        assert_eq!(
+            installation(&dir.join("loose/tool"), &real.join("loose")),
+            Some(real.join("loose/tool"))
+        );
+        assert_eq!(
+            installation(Path::new("/usr/bin/env"), home),
+            Some(PathBuf::from("/usr/bin"))
+        );
+        assert_eq!(installation(&dir.join("missing/bin/x"), home), None);
+        for wide in ["/", "/usr", "/root", "/home/alice"] {
+            assert!(too_wide(Path::new(wide), home), "{wide}");
+        }
+        assert!(too_wide(Path::new("/home"), Path::new("/home/alice")));
+        assert!(!too_wide(Path::new("/home/linuxbrew/.linuxbrew"), home));
+        assert!(!too_wide(Path::new("/root/.pyenv"), Path::new("/root")));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn python_names_are_recognized() {
+        for name in ["python", "python3", "python3.11", "/x/bin/python2.7"] {
+            assert!(is_python(Path::new(name)), "{name}");
+        }
+        for name in ["python_tool.py", "pythonw", "ipython3", "python3-config"] {
+            assert!(!is_python(Path::new(name)), "{name}");
+        }
+    }
+
+    #[test]
+    fn symlinks_are_followed_hop_by_hop_and_nested_interpreters_resolved() {
+        let dir = scratch("chain");
+        let real = std::fs::canonicalize(&dir).unwrap();
+        // tool -> env interp; interp is a script run by /bin/sh; a link
+        // in between leads to the real installation.
+        write_executable(&real.join("inst/bin/interp"), "#!/bin/sh\n");
+        std::fs::create_dir_all(real.join("links/bin")).unwrap();
+        std::os::unix::fs::symlink("../../inst/bin/interp", real.join("links/bin/interp")).unwrap();
+        write_executable(&real.join("tool/run"), "#!/usr/bin/env interp\n");
+        let env = vec![(os("PATH"), real.join("links/bin").into_os_string())];
+        let cache = Cache::default();
+        let context = Context {
+            env: &env,
+            passthrough: &[],
+            cwd: &real.join("tool"),
+            home: Path::new("/nonexistent-home"),
+            untrusted: &[],
+            allowed: &[],
+            support: Support::Unavailable,
+            cache: &cache,
+        };
+        let resolution = resolve(&real.join("tool/run"), &context);
+        let named: Vec<String> = resolution
+            .named()
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        assert_eq!(
+            named[0],
+            real.join("links/bin/interp").display().to_string()
+        );
+        assert!(named[1].ends_with("/sh"), "{named:?}");
+        for wanted in [real.join("links"), real.join("inst"), real.join("tool")] {
+            assert!(
+                resolution.read.contains(&wanted),
+                "{wanted:?} not in {:?}",
+                resolution.read
+            );
+        }
+        assert!(
+            !resolution.read.iter().any(|p| p == &real),
+            "{:?}",
+            resolution.read
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
