@@ -132,6 +132,23 @@ fn a_shebang_tool_runs_sandboxed_with_a_venv_first_on_path() {
 }
 
 #[test]
+fn a_venv_shipped_inside_the_tools_directory_runs_sandboxed() {
+    // Not asked what it reads (its author could make it answer anything):
+    // the installations of its symlink hops are enough.
+    let tool = TempDir::new("interp-inner");
+    let venv = venv(&tool);
+    let script = tool.write(
+        "tools/bin/where.py",
+        format!("#!/usr/bin/env python3\n{WHERE}"),
+    );
+    executable(&script);
+    let manifest = manifest(&tool, "where", &["./tools/bin/where.py"]);
+    let (code, result, stderr) = run_tool(&manifest, "where", &path_with(&venv.join("bin")), &[]);
+    assert_ran_in_venv(&result, &venv, &stderr);
+    assert_eq!(code, 0);
+}
+
+#[test]
 fn a_program_named_bare_on_path_runs_sandboxed_from_a_venv() {
     let envs = TempDir::new("interp-bare");
     let venv = venv(&envs);

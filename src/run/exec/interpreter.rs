@@ -85,7 +85,7 @@ print(json.dumps({\n\
               getattr(sys, 'base_exec_prefix', sys.exec_prefix)],\n\
  'executable': sys.executable,\n\
  'path': sys.path,\n\
- 'user_site': site.USER_SITE if getattr(site, 'ENABLE_USER_SITE', False) else None}))\n";
+ 'user_site': site.getusersitepackages()}))\n";
 
 /// The Python descriptions of one runner: by interpreter path and the
 /// environment names the tool passes through.
@@ -298,16 +298,21 @@ fn shebang(file: &Path) -> Option<(PathBuf, Option<OsString>)> {
 /// Adds what the Python interpreter run as `python` (whose symlink hops
 /// are `hops`) reads, asking it once per runner.
 fn describe(python: &Path, hops: &[PathBuf], context: &Context, resolution: &mut Resolution) {
-    let Some(real) = hops
-        .last()
-        .and_then(|last| std::fs::canonicalize(last).ok())
-    else {
-        return;
-    };
-    let authored = context
+    // A hop in the tool's own directories (a venv shipped with the tool,
+    // a symlink beside it) would let its author answer: the generic
+    // installations of the hops cover such a venv and its base.
+    let untrusted: Vec<PathBuf> = context
         .untrusted
         .iter()
-        .any(|dir| std::fs::canonicalize(dir).is_ok_and(|dir| real.starts_with(dir)));
+        .filter_map(|dir| std::fs::canonicalize(dir).ok())
+        .collect();
+    let authored = hops.iter().any(|hop| {
+        let real_dir = hop.parent().and_then(|dir| std::fs::canonicalize(dir).ok());
+        match (real_dir, hop.file_name()) {
+            (Some(dir), Some(name)) => untrusted.iter().any(|u| dir.join(name).starts_with(u)),
+            _ => true,
+        }
+    });
     if authored {
         return;
     }
@@ -360,7 +365,9 @@ fn ask(python: &Path, read: &[PathBuf], context: &Context) -> Result<Vec<PathBuf
     let confinement = Confinement::build(&rules, context.support)?;
     let spawn = Spawn {
         program: python.to_path_buf(),
-        args: vec!["-c".into(), DESCRIBE.into()],
+        // Isolated: neither the working directory (the tool's) nor the
+        // environment's PYTHON* variables can put code in front of it.
+        args: vec!["-I".into(), "-c".into(), DESCRIBE.into()],
         cwd: context.cwd.to_path_buf(),
         env: context.env.to_vec(),
         stdin: Vec::new(),
@@ -418,19 +425,29 @@ struct Description {
 }
 
 impl Description {
-    /// What the answer makes readable: real directories only, never too
-    /// wide, import path entries only beneath a prefix.
+    /// What the answer makes readable, not taken on the interpreter's
+    /// word alone: real directories only, never too wide; prefixes (and
+    /// the executable's installation) only when they hold a Python
+    /// installation or a venv; import path entries only beneath a prefix;
+    /// the user site only as a `site-packages` beneath the home.
     fn readable(self, context: &Context) -> Vec<PathBuf> {
         let home = context.home;
         let real = |dir: &str| -> Option<PathBuf> {
             let dir = std::fs::canonicalize(dir).ok()?;
             (!too_wide(&dir, home)).then_some(dir)
         };
-        let prefixes: Vec<PathBuf> = self.prefixes.iter().filter_map(|p| real(p)).collect();
+        let executable = self
+            .executable
+            .filter(|e| is_python(Path::new(e)))
+            .and_then(|e| installation(Path::new(&e), home));
+        let prefixes: Vec<PathBuf> = self
+            .prefixes
+            .iter()
+            .filter_map(|p| real(p))
+            .chain(executable)
+            .filter(|p| holds_python(p))
+            .collect();
         let mut out = prefixes.clone();
-        if let Some(executable) = self.executable.filter(|e| !e.is_empty()) {
-            out.extend(installation(Path::new(&executable), home));
-        }
         for entry in &self.path {
             if entry.is_empty() {
                 continue;
@@ -441,7 +458,9 @@ impl Description {
         }
         // The user's site directory (`~/.local/lib/pythonX.Y/…`).
         let user_site = self.user_site.as_deref().and_then(real);
-        out.extend(user_site.filter(|dir| dir.starts_with(home)));
+        out.extend(user_site.filter(|dir| {
+            dir.starts_with(home) && dir.file_name() == Some(OsStr::new("site-packages"))
+        }));
         // PYTHONPATH is the user's own, when the tool passes it through.
         let pythonpath = context.env.iter().find(|(k, _)| k == "PYTHONPATH");
         if let Some((_, value)) = pythonpath {
@@ -453,6 +472,24 @@ impl Description {
         }
         out
     }
+}
+
+/// Whether `dir` holds a Python installation (`lib/pythonX.Y/os.py`,
+/// PyPy's `lib/pypyX.Y/os.py`, Windows-style `Lib/os.py`) or a virtual
+/// environment (`pyvenv.cfg`).
+fn holds_python(dir: &Path) -> bool {
+    if dir.join("pyvenv.cfg").is_file() || dir.join("Lib/os.py").is_file() {
+        return true;
+    }
+    let Ok(entries) = std::fs::read_dir(dir.join("lib")) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        (name.starts_with("python") || name.starts_with("pypy"))
+            && entry.path().join("os.py").is_file()
+    })
 }
 
 #[cfg(test)]
@@ -567,6 +604,93 @@ mod tests {
         assert!(too_wide(Path::new("/home"), Path::new("/home/alice")));
         assert!(!too_wide(Path::new("/home/linuxbrew/.linuxbrew"), home));
         assert!(!too_wide(Path::new("/root/.pyenv"), Path::new("/root")));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_python_description_is_not_taken_on_its_word() {
+        let dir = scratch("describe");
+        let real = std::fs::canonicalize(&dir).unwrap();
+        std::fs::create_dir_all(real.join("secret")).unwrap();
+        std::fs::create_dir_all(real.join("inst/lib/python3.99/site-packages")).unwrap();
+        std::fs::write(real.join("inst/lib/python3.99/os.py"), "").unwrap();
+        std::fs::create_dir_all(real.join("venv")).unwrap();
+        std::fs::write(real.join("venv/pyvenv.cfg"), "home = x\n").unwrap();
+        let site = real.join("home/.local/lib/python3.99/site-packages");
+        std::fs::create_dir_all(&site).unwrap();
+        write_executable(&real.join("secret/bin/python3"), "#!/bin/sh\n");
+        let text = |p: PathBuf| p.display().to_string();
+        let env = vec![];
+        let cache = Cache::default();
+        let home = real.join("home");
+        let context = Context {
+            env: &env,
+            passthrough: &[],
+            cwd: &real,
+            home: &home,
+            untrusted: &[],
+            allowed: &[],
+            support: Support::Unavailable,
+            cache: &cache,
+        };
+        let answer = |user_site: PathBuf| Description {
+            prefixes: vec![
+                text(real.join("inst")),
+                text(real.join("secret")),
+                text(real.join("venv")),
+            ],
+            executable: Some(text(real.join("secret/bin/python3"))),
+            path: vec![
+                String::new(),
+                text(real.join("inst/lib/python3.99/site-packages")),
+                text(real.join("secret")),
+                "/".to_string(),
+            ],
+            user_site: Some(text(user_site)),
+        };
+        assert_eq!(
+            answer(site.clone()).readable(&context),
+            vec![
+                real.join("inst"),
+                real.join("venv"),
+                real.join("inst/lib/python3.99/site-packages"),
+                site.clone(),
+            ]
+        );
+        // A user site that is no site-packages, or the home itself: out.
+        assert_eq!(answer(real.join("secret")).readable(&context).len(), 3);
+        assert_eq!(answer(home.clone()).readable(&context).len(), 3);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_interpreter_in_the_tools_own_directories_is_not_asked() {
+        let dir = scratch("authored");
+        let real = std::fs::canonicalize(&dir).unwrap();
+        write_executable(&real.join("tool/bin/python3"), "#!/bin/sh\necho '{}'\n");
+        let env = vec![];
+        let cache = Cache::default();
+        let untrusted = [real.join("tool")];
+        let context = Context {
+            env: &env,
+            passthrough: &[],
+            cwd: &real,
+            home: Path::new("/nonexistent-home"),
+            untrusted: &untrusted,
+            allowed: &[],
+            support: Support::Landlock(6),
+            cache: &cache,
+        };
+        let resolution = resolve(&real.join("tool/bin/python3"), &context);
+        assert!(
+            resolution.undescribed.is_empty(),
+            "{:?}",
+            resolution.undescribed
+        );
+        assert!(cache.described.lock().unwrap().is_empty());
+        // Its installation (the tool's own directory) and its /bin/sh.
+        assert_eq!(resolution.read[0], real.join("tool"));
+        assert!(resolution.read[1..].iter().all(|p| !p.starts_with(&real)));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
