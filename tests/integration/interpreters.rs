@@ -161,6 +161,21 @@ fn a_program_named_bare_on_path_runs_sandboxed_from_a_venv() {
     let (code, result, stderr) = run_tool(&manifest, "where", &path_with(&venv.join("bin")), &[]);
     assert_ran_in_venv(&result, &venv, &stderr);
     assert_eq!(code, 0);
+
+    // `env` as the program looks its command up alike.
+    let manifest = crate::interpreters::manifest(
+        &tool,
+        "where",
+        &[
+            "/usr/bin/env",
+            "-u",
+            "PYTHONWARNINGS",
+            "python3",
+            "where.py",
+        ],
+    );
+    let (_, result, stderr) = run_tool(&manifest, "where", &path_with(&venv.join("bin")), &[]);
+    assert_ran_in_venv(&result, &venv, &stderr);
 }
 
 /// An installation outside the system directories: `inst/bin/fakeinterp`

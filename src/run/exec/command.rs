@@ -85,7 +85,7 @@ pub(super) fn run(call: &Call, tool: &CommandTool, arguments: &Value) -> ToolRes
         Err(result) => return *result,
     };
     let mut rules = tool_rules(runner, entry, &scratch, vec![program.clone()]);
-    let resolution = interpreters(call, tool, &program, &scratch, &rules);
+    let resolution = interpreters(call, tool, (&program, args), &scratch, &rules);
     rules.read.extend(resolution.read.iter().cloned());
     let mut stdin = serde_json::to_vec(arguments).unwrap_or_default();
     stdin.push(b'\n');
@@ -124,7 +124,7 @@ pub(super) fn run(call: &Call, tool: &CommandTool, arguments: &Value) -> ToolRes
 fn interpreters(
     call: &Call,
     tool: &CommandTool,
-    program: &Path,
+    (program, args): (&Path, &[String]),
     scratch: &Scratch,
     rules: &Rules,
 ) -> Resolution {
@@ -145,7 +145,7 @@ fn interpreters(
         support: runner.support,
         cache: &runner.interpreters,
     };
-    interpreter::resolve(program, &context)
+    interpreter::resolve(program, args, &context)
 }
 
 /// A failure under the sandbox, with the interpreters the program runs

@@ -170,10 +170,19 @@ impl Resolution {
     }
 }
 
-/// Everything `program` runs through and what it needs readable.
-pub(super) fn resolve(program: &Path, context: &Context) -> Resolution {
+/// Everything `program`, run with `args`, runs through and what it needs
+/// readable.
+pub(super) fn resolve(program: &Path, args: &[String], context: &Context) -> Resolution {
     let mut resolution = Resolution::default();
     let mut current = program.to_path_buf();
+    // What `current` is given: the tool's argv for the program, the one
+    // `#!` argument for an interpreter. They matter when it is `env`.
+    let mut words: Vec<OsString> = args.iter().map(OsString::from).collect();
+    let path = context
+        .env
+        .iter()
+        .find(|(name, _)| name == "PATH")
+        .map(|(_, value)| value.clone());
     for depth in 0..MAX_DEPTH {
         if depth > 0 {
             resolution.interpreters.push(current.clone());
@@ -182,26 +191,20 @@ pub(super) fn resolve(program: &Path, context: &Context) -> Resolution {
         if chain.iter().any(|hop| is_python(hop)) {
             describe(&current, &chain, context, &mut resolution);
         }
+        if current.file_name() == Some(OsStr::new("env")) {
+            // `env` runs the command its words name.
+            let words = std::mem::take(&mut words);
+            match lookup::env_command(words, path.clone(), context.cwd) {
+                Some(next) => current = next,
+                None => break,
+            }
+            continue;
+        }
         let Some((interpreter, argument)) = shebang(&current) else {
             break;
         };
-        let interpreter = context.cwd.join(interpreter);
-        if interpreter.file_name() != Some(OsStr::new("env")) {
-            current = interpreter;
-            continue;
-        }
-        // `env` runs next, then the command it looks up.
-        resolution.interpreters.push(interpreter.clone());
-        resolution.add_file(&interpreter, context.home);
-        let path = context
-            .env
-            .iter()
-            .find(|(name, _)| name == "PATH")
-            .map(|(_, value)| value.clone());
-        let Some(next) = argument.and_then(|a| lookup::env_command(&a, path, context.cwd)) else {
-            break;
-        };
-        current = next;
+        current = context.cwd.join(interpreter);
+        words = argument.into_iter().collect();
     }
     resolution.compact();
     resolution
@@ -681,7 +684,7 @@ mod tests {
             support: Support::Landlock(6),
             cache: &cache,
         };
-        let resolution = resolve(&real.join("tool/bin/python3"), &context);
+        let resolution = resolve(&real.join("tool/bin/python3"), &[], &context);
         assert!(
             resolution.undescribed.is_empty(),
             "{:?}",
@@ -726,7 +729,7 @@ mod tests {
             support: Support::Unavailable,
             cache: &cache,
         };
-        let resolution = resolve(&real.join("tool/run"), &context);
+        let resolution = resolve(&real.join("tool/run"), &[], &context);
         let named: Vec<String> = resolution
             .named()
             .iter()

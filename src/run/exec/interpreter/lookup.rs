@@ -25,16 +25,17 @@ fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// What `env ARGUMENT` runs, as GNU `env` finds it: its options and
+/// What `env WORDS…` runs, as GNU `env` finds it: its options and
 /// assignments first (which may change PATH or the directory), then the
-/// command, looked up on PATH unless it holds a `/`.
+/// command, looked up on PATH unless it holds a `/`. A `#!` line gives
+/// `env` one word; a tool's argv may give it many.
 pub(super) fn env_command(
-    argument: &OsStr,
+    words: Vec<OsString>,
     mut path: Option<OsString>,
     cwd: &Path,
 ) -> Option<PathBuf> {
     let mut cwd = cwd.to_path_buf();
-    let mut words: VecDeque<OsString> = [argument.to_os_string()].into();
+    let mut words: VecDeque<OsString> = words.into();
     // The value of an option: the rest of its word, else the next word.
     fn value(rest: &[u8], words: &mut VecDeque<OsString>) -> Option<OsString> {
         if rest.is_empty() {
@@ -195,7 +196,7 @@ mod tests {
         std::fs::write(second.join("plain"), "not executable").unwrap();
         write_executable(&first.join("plain"), "#!/bin/sh\n");
         let path = std::env::join_paths([&second, &first]).unwrap();
-        let run = |argument: &str| env_command(OsStr::new(argument), Some(path.clone()), &dir);
+        let run = |argument: &str| env_command(vec![os(argument)], Some(path.clone()), &dir);
         assert_eq!(run("tool"), Some(second.join("tool")));
         // A file without an execute bit is skipped, as execvp skips it.
         assert_eq!(run("plain"), Some(first.join("plain")));
@@ -215,6 +216,12 @@ mod tests {
         assert_eq!(run("-S -- tool"), Some(second.join("tool")));
         assert_eq!(run("-S -C first ./tool"), Some(first.join("./tool")));
         assert_eq!(run("-S ./missing"), None);
+        // Many words, as a tool's own argv gives them.
+        let words = ["-u", "X", "A=1", "tool", "-x"].map(os).to_vec();
+        assert_eq!(
+            env_command(words, Some(path.clone()), &dir),
+            Some(second.join("tool"))
+        );
         // An assignment alone runs nothing.
         assert_eq!(run("A=1"), None);
         assert_eq!(
