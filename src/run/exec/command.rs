@@ -85,7 +85,7 @@ pub(super) fn run(call: &Call, tool: &CommandTool, arguments: &Value) -> ToolRes
         Err(result) => return *result,
     };
     let mut rules = tool_rules(runner, entry, &scratch, vec![program.clone()]);
-    let resolution = interpreters(call, tool, (&program, args), &scratch, &rules);
+    let resolution = interpreters(call, tool, (&program, args), &scratch, &rules, &limits);
     rules.read.extend(resolution.read.iter().cloned());
     let mut stdin = serde_json::to_vec(arguments).unwrap_or_default();
     stdin.push(b'\n');
@@ -127,6 +127,7 @@ fn interpreters(
     (program, args): (&Path, &[String]),
     scratch: &Scratch,
     rules: &Rules,
+    limits: &Limits,
 ) -> Resolution {
     let runner = call.runner;
     if !matches!(runner.support, Support::Landlock(_)) || rules.any_path {
@@ -144,6 +145,8 @@ fn interpreters(
         allowed: &runner.options.read_dirs,
         support: runner.support,
         cache: &runner.interpreters,
+        timeout: limits.timeout,
+        cancel: call.cancel,
     };
     interpreter::resolve(program, args, &context)
 }
@@ -152,7 +155,10 @@ fn interpreters(
 /// through named, what they may read, and how to let them read more.
 fn name_interpreters(mut result: ToolResult, resolution: &Resolution) -> ToolResult {
     let named = resolution.named();
-    let confined = result.metadata.sandbox == Some(SandboxMode::Landlock);
+    let confined = result
+        .metadata
+        .sandbox
+        .is_some_and(|mode| mode != SandboxMode::Unconfined);
     let Some(error) = result.error.as_mut() else {
         return result;
     };

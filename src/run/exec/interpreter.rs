@@ -2,53 +2,56 @@
 //! which of their files the sandbox must let it read.
 //!
 //! Before a command tool is spawned under Landlock, its program is read
-//! the way the kernel and `env` would run it:
+//! the way the kernel and `env` would run it ([`lookup`] finds names):
 //!
 //! - A program named bare is looked up on PATH as `execvp` does (the
 //!   first executable file; an empty entry is the working directory).
 //! - A file starting with `#!` names its interpreter (the kernel reads at
 //!   most [`SHEBANG_LIMIT`] bytes: one path, then at most one argument).
-//!   When that interpreter is `env`, its argument is parsed as GNU `env`
-//!   parses it (`-S` splits it; `-i`, `-u NAME`, `-C DIR`, `NAME=VALUE`
-//!   and the other options come before the command) and the command is
-//!   looked up on the PATH the tool itself gets (PATH from toolc's
-//!   environment, see `environment()` in the parent module), or the one
-//!   the shebang sets. An interpreter that is itself a script is read
-//!   again, up to [`MAX_DEPTH`] levels, as the kernel allows. A binary
-//!   without `#!` ends the chain.
+//!   When that interpreter is `env` (or the program itself is `env`), its
+//!   words are parsed as GNU `env` parses them (`-S` splits one; `-i`,
+//!   `-u NAME`, `-C DIR`, `NAME=VALUE` and the other options come before
+//!   the command) and the command is looked up on the PATH the tool itself
+//!   gets (PATH from toolc's environment, see `environment()` in the parent
+//!   module), or the one the words set. An interpreter that is itself a
+//!   script is read again, up to [`MAX_DEPTH`] levels in all. A file
+//!   without `#!` (a binary) ends the chain.
 //! - Every hop of every symlink on the way counts: a venv's `bin/python3`
 //!   leads to `/root/.pyenv/versions/3.11.7/bin/python3.11`.
 //!
 //! What becomes readable (read and execute), for each file on the way:
 //!
-//! - its **installation prefix**: the directory above its `bin/`,
-//!   `sbin/` or `shims/` directory, found in the file's real (symlink-free)
-//!   directory; the file's own directory when that is not such a
-//!   directory. This covers nvm (`~/.nvm/versions/node/v20/`), Homebrew
-//!   and Linuxbrew (`/opt/homebrew`, `/home/linuxbrew/.linuxbrew`, and the
-//!   `Cellar/…` its symlinks lead to), conda, pyenv (`~/.pyenv` from its
-//!   shims) and virtual environments alike.
+//! - The file, and its **installation prefix**: the directory above its
+//!   `bin/`, `sbin/` or `shims/` directory, judged on the file's real
+//!   (symlink-free) directory; the file's own directory when that is no
+//!   such directory. This covers nvm (`~/.nvm/versions/node/v20`),
+//!   Homebrew and Linuxbrew (`/opt/homebrew`, `/home/linuxbrew/.linuxbrew`
+//!   and the `Cellar/…` its symlinks lead to), conda, pyenv (`~/.pyenv`,
+//!   from its shims) and virtual environments alike.
 //! - **Never a whole home or the root**: when the prefix would be `/`,
 //!   `/usr` (readable anyway), `/root`, a directory of `/home`, `$HOME` or
 //!   a directory above `$HOME`, only the file's own directory is added,
 //!   and when that is one of them too, only the file.
 //! - For **Python** (a file named `python`, `python3`, `python3.11`…), also
 //!   what the interpreter says it reads: asked once per interpreter path,
-//!   tool environment and runner, in a process confined to the prefixes
-//!   above without network, it answers `sys.prefix`, `sys.base_prefix`
-//!   (so a venv gets both itself and its base installation), the exec
-//!   prefixes, the directories of its import path that lie beneath those
-//!   prefixes, its user site directory and the PYTHONPATH the tool gets.
-//!   An import path entry elsewhere (a `.pth` line) is not taken on the
-//!   interpreter's word: `--allow-read` lets it through. An interpreter
-//!   whose real file lies in the tool's own directories (its manifest's,
-//!   its writable ones) is not asked: the tool's author could make it
-//!   answer anything.
+//!   passthrough names and runner, isolated (`-I`) in a process confined
+//!   to the installations above, without network, for `sys.prefix`,
+//!   `sys.base_prefix` (so a venv gets both itself and its base
+//!   installation), the exec prefixes, `sys.executable` and `sys.path`.
+//!   The answer is checked, not trusted: a prefix counts only when it
+//!   holds a Python installation or a venv, an import path entry only
+//!   beneath such a prefix (a `.pth` line elsewhere needs `--allow-read`),
+//!   the user site only as a `site-packages` beneath the home; the
+//!   PYTHONPATH the tool passes through is taken from the environment. An
+//!   interpreter with a symlink hop in the tool's own directories (its
+//!   manifest's, its writable ones: a venv shipped with the tool) is not
+//!   asked at all, as its author could make it answer anything; the
+//!   installations of its hops still cover the venv and its base.
 //!
-//! A consequence to know: a shebang naming a program gives the tool read
-//! access to that program's installation, e.g. `~/.cargo` for
-//! `#!/usr/bin/env cargo`; `--no-sandbox` is not needed to widen, and
-//! nothing here narrows below it.
+//! A consequence to know: naming a program in a `#!` line (or as the
+//! program) gives the tool read access to that program's installation,
+//! e.g. all of `~/.cargo` for `#!/usr/bin/env cargo`; what lies in such a
+//! prefix is as readable as the interpreter's own files.
 
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
@@ -58,6 +61,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
+use crate::run::cancel::CancelToken;
 use crate::run::process::{self, Outcome, Spawn};
 use crate::run::sandbox::{Confinement, Rules, Support};
 pub(super) use lookup::which;
@@ -118,6 +122,10 @@ pub(super) struct Context<'a> {
     pub allowed: &'a [PathBuf],
     pub support: Support,
     pub cache: &'a Cache,
+    /// The call's time limit and cancellation, which bound the question
+    /// to a Python interpreter too.
+    pub timeout: Duration,
+    pub cancel: Option<&'a CancelToken>,
 }
 
 /// The interpreters a program runs through and what they read.
@@ -331,14 +339,17 @@ fn describe(python: &Path, hops: &[PathBuf], context: &Context, resolution: &mut
         Some(described) => described,
         None => {
             // Asked without the lock: one slow interpreter must not hold
-            // every other call.
-            let described = ask(python, &resolution.read, context);
-            context
-                .cache
-                .described
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(key, described.clone());
+            // every other call. A question cut short (by the time limit
+            // or the call's cancellation) is asked again next time.
+            let (described, lasting) = ask(python, &resolution.read, context);
+            if lasting {
+                context
+                    .cache
+                    .described
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(key, described.clone());
+            }
             described
         }
     };
@@ -354,8 +365,20 @@ fn describe(python: &Path, hops: &[PathBuf], context: &Context, resolution: &mut
 
 /// Runs `python` to describe itself, confined to `read` (its
 /// installation), the tool's directory and `--allow-read`, without
-/// network; the directories it reads, checked as the module docs say.
-fn ask(python: &Path, read: &[PathBuf], context: &Context) -> Result<Vec<PathBuf>, String> {
+/// network; the directories it reads, checked as the module docs say,
+/// and whether the answer lasts (false when it was cut short).
+fn ask(python: &Path, read: &[PathBuf], context: &Context) -> (Described, bool) {
+    match ask_once(python, read, context) {
+        Ok(dirs) => (Ok(dirs), true),
+        Err((why, lasting)) => (Err(why), lasting),
+    }
+}
+
+fn ask_once(
+    python: &Path,
+    read: &[PathBuf],
+    context: &Context,
+) -> Result<Vec<PathBuf>, (String, bool)> {
     let mut readable = read.to_vec();
     readable.push(context.cwd.to_path_buf());
     readable.extend(context.allowed.iter().cloned());
@@ -365,7 +388,9 @@ fn ask(python: &Path, read: &[PathBuf], context: &Context) -> Result<Vec<PathBuf
         any_path: false,
         deny_tcp: true,
     };
-    let confinement = Confinement::build(&rules, context.support)?;
+    let confinement = Confinement::build(&rules, context.support).map_err(|e| (e, true))?;
+    // Within the call's own limit: the question is part of the call.
+    let timeout = DESCRIBE_TIMEOUT.min(context.timeout);
     let spawn = Spawn {
         program: python.to_path_buf(),
         // Isolated: neither the working directory (the tool's) nor the
@@ -374,13 +399,19 @@ fn ask(python: &Path, read: &[PathBuf], context: &Context) -> Result<Vec<PathBuf
         cwd: context.cwd.to_path_buf(),
         env: context.env.to_vec(),
         stdin: Vec::new(),
-        timeout: DESCRIBE_TIMEOUT,
+        timeout,
         max_output: 1024 * 1024,
         memory: None,
         confinement: Some(confinement),
-        cancel: None,
+        cancel: context.cancel.cloned(),
     };
-    let failed = |why: String| format!("{} could not say what it reads: {why}", python.display());
+    let failed = |why: String| {
+        (
+            format!("{} could not say what it reads: {why}", python.display()),
+            true,
+        )
+    };
+    let cut_short = |why: &str| (failed(why.to_string()).0, false);
     let stdout = match process::run(spawn) {
         Ok(Outcome::Exited {
             code: Some(0),
@@ -400,13 +431,11 @@ fn ask(python: &Path, read: &[PathBuf], context: &Context) -> Result<Vec<PathBuf
             )));
         }
         Ok(Outcome::TimedOut { .. }) => {
-            return Err(failed(format!(
-                "it did not answer within {} s",
-                DESCRIBE_TIMEOUT.as_secs()
-            )));
+            let why = format!("it did not answer within {} s", timeout.as_secs_f64());
+            return Err(cut_short(&why));
         }
         Ok(Outcome::TooLarge) => return Err(failed("it printed more than 1 MiB".into())),
-        Ok(Outcome::Cancelled { .. }) => return Err(failed("it was cancelled".into())),
+        Ok(Outcome::Cancelled { .. }) => return Err(cut_short("the call was cancelled")),
         Err(process::RunError::Spawn(e) | process::RunError::Watch(e)) => {
             return Err(failed(e.to_string()));
         }
@@ -635,6 +664,8 @@ mod tests {
             allowed: &[],
             support: Support::Unavailable,
             cache: &cache,
+            timeout: Duration::from_secs(5),
+            cancel: None,
         };
         let answer = |user_site: PathBuf| Description {
             prefixes: vec![
@@ -683,6 +714,8 @@ mod tests {
             allowed: &[],
             support: Support::Landlock(6),
             cache: &cache,
+            timeout: Duration::from_secs(5),
+            cancel: None,
         };
         let resolution = resolve(&real.join("tool/bin/python3"), &[], &context);
         assert!(
@@ -728,6 +761,8 @@ mod tests {
             allowed: &[],
             support: Support::Unavailable,
             cache: &cache,
+            timeout: Duration::from_secs(5),
+            cancel: None,
         };
         let resolution = resolve(&real.join("tool/run"), &[], &context);
         let named: Vec<String> = resolution
