@@ -166,15 +166,14 @@ fn name_interpreters(mut result: ToolResult, resolution: &Resolution) -> ToolRes
         return result;
     }
     let list: Vec<String> = named.iter().map(|p| p.display().to_string()).collect();
-    let (what, whose) = if list.len() == 1 {
-        ("the interpreter", "its installation")
+    let whose = if list.len() == 1 {
+        "its installation"
     } else {
-        ("the interpreters", "their installations")
+        "their installations"
     };
     error.message.push_str(&format!(
-        "; under the sandbox the program runs through {what} {}, which may read only \
-         {whose} (details.sandbox_read): --allow-read DIR lets the tool read more, \
-         --no-sandbox turns Landlock off",
+        "; under the sandbox {} may read only {whose} (details.sandbox_read): \
+         --allow-read DIR lets the tool read more, --no-sandbox turns Landlock off",
         list.join(", then ")
     ));
     error.details.insert("interpreters".into(), json!(list));

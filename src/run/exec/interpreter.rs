@@ -131,7 +131,9 @@ pub(super) struct Context<'a> {
 /// The interpreters a program runs through and what they read.
 #[derive(Debug, Default)]
 pub(super) struct Resolution {
-    /// Each interpreter as it is run (`env` included), outermost first.
+    /// What runs, as it is run: the program when it lies outside the
+    /// tool's directory (a `python3` from PATH), then each interpreter
+    /// (`env` included), outermost first.
     pub interpreters: Vec<PathBuf>,
     /// What the sandbox must let the process read.
     pub read: Vec<PathBuf>,
@@ -192,7 +194,7 @@ pub(super) fn resolve(program: &Path, args: &[String], context: &Context) -> Res
         .find(|(name, _)| name == "PATH")
         .map(|(_, value)| value.clone());
     for depth in 0..MAX_DEPTH {
-        if depth > 0 {
+        if depth > 0 || !beneath(&current, context.cwd) {
             resolution.interpreters.push(current.clone());
         }
         let chain = resolution.add_file(&current, context.home);
@@ -216,6 +218,14 @@ pub(super) fn resolve(program: &Path, args: &[String], context: &Context) -> Res
     }
     resolution.compact();
     resolution
+}
+
+/// Whether `path` lies in `dir`, both taken as they really are.
+fn beneath(path: &Path, dir: &Path) -> bool {
+    match (std::fs::canonicalize(path), std::fs::canonicalize(dir)) {
+        (Ok(path), Ok(dir)) => path.starts_with(dir),
+        _ => false,
+    }
 }
 
 /// `path` and every file its symlinks lead to, in order.
