@@ -20,7 +20,9 @@ pub(in crate::run::exec) fn which(name: &str, path: Option<&OsStr>, cwd: &Path) 
         .find(|candidate| is_executable(candidate))
 }
 
-fn is_executable(path: &Path) -> bool {
+/// Whether `path` is a regular file with an execute bit (after
+/// symlinks), as `execve` wants it.
+pub(super) fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
