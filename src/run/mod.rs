@@ -154,6 +154,8 @@ pub struct Runner {
     entries: Vec<Entry>,
     options: RunnerOptions,
     support: Support,
+    /// What the interpreters of command tools read, asked once each.
+    interpreters: exec::interpreter::Cache,
     workspace: Option<builtin::Workspace>,
     audit: Option<Mutex<std::fs::File>>,
     /// The interpreter's own facts, asked for at the first Python call.
@@ -266,6 +268,7 @@ impl Runner {
             entries,
             options,
             support,
+            interpreters: Default::default(),
             workspace,
             audit,
             python: OnceLock::new(),

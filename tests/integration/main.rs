@@ -29,6 +29,7 @@ mod gen_typescript;
 mod generated;
 mod hostile;
 mod interop;
+mod interpreters;
 mod lint_cli;
 mod outputs;
 mod project;

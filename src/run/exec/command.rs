@@ -1,19 +1,34 @@
 //! The command executor: an agentcli tool's program, run with its argv
 //! (never through a shell), the arguments as one JSON line on stdin, and
-//! one JSON value expected on stdout.
+//! one JSON value expected on stdout. Under the sandbox the program's
+//! interpreters (its `#!` line, through `env` and the tool's PATH) get
+//! their installations readable (see [`super::interpreter`]), and a
+//! failure that looks like the sandbox's names them.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
+use super::interpreter::{self, Context, Resolution};
 use super::{
-    Call, Exit, Limits, Ran, Scratch, common_outcome, died, error_message, quote, spawn_confined,
-    tool_rules, with_process,
+    Call, Exit, Limits, Ran, Scratch, common_outcome, died, environment, error_message, quote,
+    spawn_confined, tool_rules, with_process,
 };
 use crate::run::process::{Outcome, Spawn};
-use crate::run::sandbox::SandboxMode;
+use crate::run::sandbox::{Rules, SandboxMode, Support};
 use crate::run::{ErrorCode, Runner, ToolResult};
+
+/// What in a failed tool's stderr or message suggests the sandbox denied
+/// a read: then the message names the interpreters.
+const DENIALS: &[&str] = &[
+    "Permission denied",
+    "Operation not permitted",
+    "PermissionError",
+    "EACCES",
+    "EPERM",
+    "No module named",
+];
 
 /// What a command tool runs, from its `Runtime::Command`.
 #[derive(Debug, Clone)]
@@ -39,7 +54,9 @@ pub(super) fn run(call: &Call, tool: &CommandTool, arguments: &Value) -> ToolRes
     let program = if program.contains('/') {
         entry.dir.join(program)
     } else {
-        match find_in_path(program) {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let path = std::env::var_os("PATH");
+        match interpreter::which(program, path.as_deref(), &cwd) {
             Some(found) => found,
             None => {
                 return ToolResult::fail(
@@ -67,7 +84,9 @@ pub(super) fn run(call: &Call, tool: &CommandTool, arguments: &Value) -> ToolRes
         Ok(scratch) => scratch,
         Err(result) => return *result,
     };
-    let rules = tool_rules(runner, entry, &scratch, vec![program.clone()]);
+    let mut rules = tool_rules(runner, entry, &scratch, vec![program.clone()]);
+    let resolution = interpreters(call, tool, (&program, args), &scratch, &rules, &limits);
+    rules.read.extend(resolution.read.iter().cloned());
     let mut stdin = serde_json::to_vec(arguments).unwrap_or_default();
     stdin.push(b'\n');
     let spawn = Spawn {
@@ -83,16 +102,90 @@ pub(super) fn run(call: &Call, tool: &CommandTool, arguments: &Value) -> ToolRes
         cancel: None,
     };
     match spawn_confined(call, spawn, &scratch, &tool.env_passthrough, rules) {
-        Ran::Done(outcome, sandbox) => command_result(outcome, &limits, runner, sandbox),
-        Ran::Failed(result) => *result,
+        Ran::Done(outcome, sandbox) => {
+            let result = command_result(outcome, &limits, runner, sandbox);
+            let denied = result.error.as_ref().is_some_and(|error| {
+                let stderr = error.details.get("stderr").and_then(Value::as_str);
+                let text = format!("{} {}", error.message, stderr.unwrap_or_default());
+                DENIALS.iter().any(|denial| text.contains(denial))
+            });
+            if denied {
+                name_interpreters(result, &resolution)
+            } else {
+                result
+            }
+        }
+        Ran::Failed(result) => name_interpreters(*result, &resolution),
     }
 }
 
-fn find_in_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| candidate.is_file())
+/// The interpreters `program` runs through and what they read, when the
+/// sandbox confines the file system (nothing to add otherwise).
+fn interpreters(
+    call: &Call,
+    tool: &CommandTool,
+    (program, args): (&Path, &[String]),
+    scratch: &Scratch,
+    rules: &Rules,
+    limits: &Limits,
+) -> Resolution {
+    let runner = call.runner;
+    if !matches!(runner.support, Support::Landlock(_)) || rules.any_path {
+        return Resolution::default();
+    }
+    let env = environment(&tool.env_passthrough, &scratch.path);
+    let mut untrusted = vec![call.entry.dir.clone()];
+    untrusted.extend(rules.write.iter().cloned());
+    let context = Context {
+        env: &env,
+        passthrough: &tool.env_passthrough,
+        cwd: &call.entry.dir,
+        home: &runner.options.policy.home,
+        untrusted: &untrusted,
+        allowed: &runner.options.read_dirs,
+        support: runner.support,
+        cache: &runner.interpreters,
+        timeout: limits.timeout,
+        cancel: call.cancel,
+    };
+    interpreter::resolve(program, args, &context)
+}
+
+/// A failure under the sandbox, with the interpreters the program runs
+/// through named, what they may read, and how to let them read more.
+fn name_interpreters(mut result: ToolResult, resolution: &Resolution) -> ToolResult {
+    let named = resolution.named();
+    let confined = result
+        .metadata
+        .sandbox
+        .is_some_and(|mode| mode != SandboxMode::Unconfined);
+    let Some(error) = result.error.as_mut() else {
+        return result;
+    };
+    if named.is_empty() || !confined {
+        return result;
+    }
+    let list: Vec<String> = named.iter().map(|p| p.display().to_string()).collect();
+    let whose = if list.len() == 1 {
+        "its installation"
+    } else {
+        "their installations"
+    };
+    error.message.push_str(&format!(
+        "; under the sandbox {} may read only {whose} (details.sandbox_read): \
+         --allow-read DIR lets the tool read more, --no-sandbox turns Landlock off",
+        list.join(", then ")
+    ));
+    error.details.insert("interpreters".into(), json!(list));
+    error
+        .details
+        .insert("sandbox_read".into(), json!(resolution.read));
+    if !resolution.undescribed.is_empty() {
+        error
+            .details
+            .insert("undescribed".into(), json!(resolution.undescribed));
+    }
+    result
 }
 
 fn command_result(

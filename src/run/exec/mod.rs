@@ -11,6 +11,7 @@
 
 mod builtin;
 mod command;
+pub(super) mod interpreter;
 pub(super) mod python;
 mod remote;
 
