@@ -1,0 +1,341 @@
+//! The programs a command line really runs.
+//!
+//! A wrapper (`sudo`, `env`, `xargs`, `timeout`, `busybox` …, listed in
+//! [`WRAPPERS`] with the options that take a value) runs the command after
+//! its options and operands; [`program`] looks through any number of them
+//! to the program that runs and says when that is not known (a name from
+//! an expansion), when a wrapper runs a command string (`su -c`, `env -S`,
+//! `watch`) and when nothing runs (`command -v`). The shells, interpreters
+//! and downloaders the rules single out are listed here too.
+
+use super::shell::{Script, Word};
+
+/// A command's words with its wrappers looked through.
+pub(super) enum Program<'w> {
+    /// `name args…`; `fed`: `xargs` adds operands read from its input.
+    Runs {
+        name: String,
+        args: &'w [Word],
+        fed: bool,
+    },
+    /// A wrapper that runs a command string (`su -c`, `env -S`, `watch`).
+    Text(Vec<&'w Word>),
+    /// The program's name is not known before it runs.
+    Unknown(&'w Word),
+    /// Nothing runs (`sudo -l`, `command -v rm`, `env`).
+    Nothing,
+}
+
+/// A program that runs the command after its options and `positionals`
+/// leading operands. `valued`: options that take the next word.
+struct Wrapper {
+    names: &'static [&'static str],
+    valued: &'static [&'static str],
+    positionals: usize,
+    /// Options whose value is a command string.
+    text: &'static [&'static str],
+    /// Options that mean nothing runs (`command -v`).
+    inert: &'static [&'static str],
+    /// The command gets operands from standard input (`xargs`).
+    feeds: bool,
+}
+
+const fn wrapper(names: &'static [&'static str], valued: &'static [&'static str]) -> Wrapper {
+    Wrapper {
+        names,
+        valued,
+        positionals: 0,
+        text: &[],
+        inert: &[],
+        feeds: false,
+    }
+}
+
+/// The programs the policy looks through to the program they run.
+const WRAPPERS: &[Wrapper] = &[
+    wrapper(
+        &["sudo"],
+        &[
+            "-u",
+            "-g",
+            "-C",
+            "-D",
+            "-h",
+            "-p",
+            "-r",
+            "-t",
+            "-T",
+            "-U",
+            "--user",
+            "--group",
+            "--chdir",
+            "--prompt",
+            "--role",
+            "--type",
+            "--host",
+            "--close-from",
+            "--other-user",
+        ],
+    ),
+    wrapper(&["doas"], &["-u", "-C"]),
+    Wrapper {
+        text: &["-S", "--split-string"],
+        ..wrapper(&["env"], &["-u", "--unset", "-C", "--chdir"])
+    },
+    Wrapper {
+        feeds: true,
+        ..wrapper(
+            &["xargs"],
+            &[
+                "-I",
+                "-n",
+                "-P",
+                "-L",
+                "-d",
+                "-E",
+                "-s",
+                "-a",
+                "--arg-file",
+                "--delimiter",
+                "--max-args",
+                "--max-procs",
+                "--max-lines",
+                "--replace",
+                "--eof",
+                "--max-chars",
+                "--process-slot-var",
+            ],
+        )
+    },
+    wrapper(&["nice"], &["-n", "--adjustment"]),
+    Wrapper {
+        positionals: 1,
+        ..wrapper(&["timeout"], &["-s", "--signal", "-k", "--kill-after"])
+    },
+    wrapper(
+        &[
+            "nohup",
+            "setsid",
+            "unbuffer",
+            "fakeroot",
+            "builtin",
+            "then",
+            "do",
+            "else",
+            "noglob",
+            "catchsegv",
+        ],
+        &[],
+    ),
+    wrapper(&["time"], &["-f", "--format", "-o", "--output"]),
+    Wrapper {
+        inert: &["-v", "-V"],
+        ..wrapper(&["command"], &[])
+    },
+    wrapper(&["exec"], &["-a"]),
+    wrapper(
+        &["stdbuf"],
+        &["-i", "-o", "-e", "--input", "--output", "--error"],
+    ),
+    Wrapper {
+        inert: &["-p", "--pid"],
+        ..wrapper(&["ionice"], &["-c", "-n", "--class", "--classdata"])
+    },
+    Wrapper {
+        positionals: 1,
+        ..wrapper(&["chroot"], &["--userspec", "--groups"])
+    },
+    wrapper(&["busybox", "toybox"], &[]),
+    Wrapper {
+        positionals: 1,
+        inert: &["-p", "--pid"],
+        ..wrapper(&["taskset", "chrt"], &[])
+    },
+    Wrapper {
+        positionals: 1,
+        text: &["-c", "--command"],
+        ..wrapper(
+            &["flock"],
+            &["-w", "--timeout", "-E", "--conflict-exit-code"],
+        )
+    },
+    wrapper(
+        &["strace", "ltrace"],
+        &[
+            "-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-X",
+        ],
+    ),
+    Wrapper {
+        text: &["-c", "--command"],
+        inert: &["-l", "--login", "-"],
+        ..wrapper(
+            &["su", "runuser"],
+            &[
+                "-s",
+                "--shell",
+                "-g",
+                "--group",
+                "-G",
+                "--supp-group",
+                "-u",
+                "--user",
+            ],
+        )
+    },
+    wrapper(&["watch"], &["-n", "--interval", "-q", "--equexit"]),
+    Wrapper {
+        text: &["-c", "--command"],
+        ..wrapper(&["script"], &["-E", "--echo", "-I", "-O", "-T", "--log-in"])
+    },
+];
+
+/// Shells: `-c` runs a string, no operand reads the script from stdin.
+pub(super) const SHELLS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "fish", "rbash",
+];
+
+/// Interpreters and the options after which their code follows.
+const INTERPRETERS: &[(&[&str], &[&str])] = &[
+    (&["python", "python2", "python3", "pypy", "pypy3"], &["-c"]),
+    (&["perl"], &["-e", "-E"]),
+    (&["ruby"], &["-e"]),
+    (
+        &["node", "nodejs", "bun"],
+        &["-e", "--eval", "-p", "--print"],
+    ),
+    (&["deno"], &["eval"]),
+    (&["php"], &["-r"]),
+    (&["lua", "luajit"], &["-e"]),
+];
+
+/// Programs that fetch from the network.
+pub(super) const DOWNLOADERS: &[&str] = &[
+    "curl",
+    "wget",
+    "fetch",
+    "aria2c",
+    "http",
+    "https",
+    "lwp-request",
+    "GET",
+    "ftp",
+    "tftp",
+];
+
+/// `/usr/bin/rm` and `rm` are `rm`.
+pub(super) fn base_name(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// The interpreter family of `name` (`python3.12` is `python3`).
+pub(super) fn interpreter(name: &str) -> Option<&'static [&'static str]> {
+    let trimmed = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    INTERPRETERS
+        .iter()
+        .find(|(names, _)| names.contains(&name) || names.contains(&trimmed))
+        .map(|(_, flags)| *flags)
+}
+
+/// `words` looked through their wrappers.
+pub(super) fn program(words: &[Word]) -> Program<'_> {
+    let mut words = words;
+    let mut fed = false;
+    loop {
+        let Some((first, rest)) = words.split_first() else {
+            return Program::Nothing;
+        };
+        let Some(value) = &first.value else {
+            return Program::Unknown(first);
+        };
+        let name = base_name(value);
+        let Some(wrapper) = WRAPPERS.iter().find(|w| w.names.contains(&name)) else {
+            return Program::Runs {
+                name: name.to_string(),
+                args: rest,
+                fed,
+            };
+        };
+        // `su root -c '…'`, `flock /tmp/lock -c '…'`: the string may
+        // follow an operand.
+        let text = rest.iter().position(|w| {
+            w.value
+                .as_deref()
+                .is_some_and(|v| wrapper.text.contains(&v))
+        });
+        if let Some(at) = text {
+            return Program::Text(rest[at + 1..].iter().take(1).collect());
+        }
+        let mut index = 0;
+        while let Some(word) = rest.get(index) {
+            let Some(arg) = &word.value else { break };
+            if arg == "--" {
+                index += 1;
+                break;
+            }
+            if wrapper.inert.contains(&arg.as_str()) {
+                return Program::Nothing;
+            }
+            let assignment = wrapper.names.contains(&"env") && arg.contains('=');
+            let option = arg.starts_with('-') && arg.len() > 1;
+            if !(option || assignment) {
+                break;
+            }
+            index += if wrapper.valued.contains(&arg.as_str()) {
+                2
+            } else {
+                1
+            };
+        }
+        let start = (index + wrapper.positionals).min(rest.len());
+        fed |= wrapper.feeds;
+        words = &rest[start..];
+        if wrapper.names.contains(&"watch") {
+            return Program::Text(words.iter().collect());
+        }
+    }
+}
+
+/// The operands of `args` (words not starting with `-`, all after `--`).
+pub(super) fn operands(args: &[Word]) -> impl Iterator<Item = &Word> {
+    let mut done = false;
+    args.iter().filter(move |word| {
+        if done {
+            return true;
+        }
+        match word.value.as_deref() {
+            Some("--") => {
+                done = true;
+                false
+            }
+            Some(value) => !(value.starts_with('-') && value.len() > 1),
+            None => true,
+        }
+    })
+}
+
+pub(super) fn value_of(word: &Word) -> &str {
+    word.value.as_deref().unwrap_or("")
+}
+
+/// `-rf`, `-R` (not `--force`, not `-`).
+pub(super) fn is_short_flags(arg: &str) -> bool {
+    arg.len() > 1 && arg.starts_with('-') && !arg.starts_with("--")
+}
+
+pub(super) fn has_flag(args: &[Word], long: &str, short: &[char]) -> bool {
+    args.iter()
+        .filter_map(|w| w.value.as_deref())
+        .take_while(|a| *a != "--")
+        .any(|a| a == long || (is_short_flags(a) && a.contains(short)))
+}
+
+/// Whether any of `commands` (through wrappers) is a downloader.
+pub(super) fn downloads(script: &Script, commands: &[usize]) -> bool {
+    commands
+        .iter()
+        .filter_map(|i| script.commands.get(*i))
+        .any(|command| match program(&command.words) {
+            Program::Runs { name, .. } => DOWNLOADERS.contains(&name.as_str()),
+            _ => false,
+        })
+}

@@ -1,0 +1,670 @@
+//! The rules over parsed shell commands: what `dangerous-command` and
+//! `remote-script` refuse.
+//!
+//! Each simple command is looked through its wrappers (`sudo`, `env`,
+//! `xargs`, `timeout`, `busybox` …, see `programs`) to the program that
+//! really runs, then judged by that program's rule. A command string
+//! handed to another shell (`sh -c '…'`, `eval`, `su -c`, `trap`, a
+//! here-document into `bash`) is parsed and judged in turn; interpreter
+//! code (`python3 -c`, `perl -e` …) is read by `code`.
+//!
+//! What cannot be known before the command runs is refused, naming why:
+//! a program whose name is not a literal (`$(printf rm) -rf /`, `$CMD`),
+//! `eval` or `sh -c` of a non-literal, a script piped into a shell or an
+//! interpreter (`… | sh`, `… | python3`), a script read from a process
+//! substitution (`bash <(…)`), and an expansion in a path of a
+//! destructive command (`rm -r`, `find … -delete`, `rsync --delete`,
+//! `chmod`/`chown`/`chgrp -R`, `dd of=`), or a relative one after a `cd`
+//! to a directory only known then. When what runs comes
+//! from a download (`curl`, `wget` …) the refusal is `remote-script`'s.
+//! A script file (`bash build.sh`, `python3 tool.py`) is not read: what it
+//! does is the sandbox's to contain.
+
+use std::path::{Path, PathBuf};
+
+use super::code::{self, Argument, Call};
+use super::paths::{normalize, resolve};
+use super::programs::{
+    Program, SHELLS, downloads, has_flag, interpreter, is_short_flags, operands, program, value_of,
+};
+use super::shell::{self, Command, Input, Script, Word};
+
+/// Which default rule a finding belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    Dangerous,
+    Remote,
+}
+
+/// Why a command is refused.
+#[derive(Debug, Clone)]
+pub(super) struct Finding {
+    pub kind: Kind,
+    pub why: String,
+}
+
+const REMOTE: &str = "would run a script downloaded from the network";
+
+/// The most command strings nested in one another (`sh -c "sh -c …"`).
+const MAX_DEPTH: usize = 8;
+
+/// Every finding in `text`, in the order of its commands.
+pub(super) fn screen(text: &str, dir: &Path, home: &Path) -> Vec<Finding> {
+    let mut judge = Judge {
+        dir,
+        cwd: Ok(dir.to_path_buf()),
+        home,
+        findings: Vec::new(),
+    };
+    judge.text(text, 0);
+    judge.findings
+}
+
+struct Judge<'a> {
+    dir: &'a Path,
+    /// The working directory as `cd` leaves it, in the order the commands
+    /// are written; `Err`: why it is only known when it runs.
+    cwd: Result<PathBuf, String>,
+    home: &'a Path,
+    findings: Vec<Finding>,
+}
+
+/// Top-level directories whose loss breaks the system.
+const SYSTEM_DIRS: &[&str] = &[
+    "bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "mnt", "media", "opt", "proc",
+    "root", "run", "sbin", "snap", "srv", "sys", "usr", "var",
+];
+
+/// What a destructive command's path argument is.
+enum Target {
+    /// `/`, the home directory, a system directory, or a glob over one.
+    Critical(String),
+    /// Known and harmless.
+    Fine,
+    /// Only known when it runs: why.
+    Unknown(String),
+}
+
+impl Judge<'_> {
+    fn push(&mut self, kind: Kind, why: impl Into<String>) {
+        self.findings.push(Finding {
+            kind,
+            why: why.into(),
+        });
+    }
+
+    fn text(&mut self, text: &str, depth: usize) {
+        if depth > MAX_DEPTH {
+            self.push(
+                Kind::Dangerous,
+                format!("nests command strings more than {MAX_DEPTH} deep"),
+            );
+            return;
+        }
+        let script = match shell::parse(text) {
+            Ok(script) => script,
+            Err(why) => {
+                self.push(
+                    Kind::Dangerous,
+                    format!("cannot be read before it runs: {why}"),
+                );
+                return;
+            }
+        };
+        for function in &script.functions {
+            let calls_itself = script
+                .commands
+                .get(function.body.clone())
+                .is_some_and(|body| {
+                    body.iter().any(|c| {
+                        c.words.first().and_then(|w| w.value.as_deref()) == Some(&function.name)
+                    })
+                });
+            if function.forks && calls_itself {
+                self.push(Kind::Dangerous, "is a fork bomb");
+            }
+        }
+        for command in &script.commands {
+            self.command(&script, command, depth);
+        }
+        if script.malformed {
+            // Not shell as bash reads it: perhaps code (`python_code`).
+            self.code(text, depth);
+        }
+    }
+
+    fn command(&mut self, script: &Script, command: &Command, depth: usize) {
+        for redirect in &command.redirects {
+            if redirect.operator.contains('>')
+                && let Some(device) = redirect.target.value.as_deref().and_then(block_device)
+            {
+                self.push(
+                    Kind::Dangerous,
+                    format!("would overwrite the block device `{device}`"),
+                );
+            }
+        }
+        self.words(script, command, &command.words, depth);
+    }
+
+    /// The program `words` run, judged.
+    fn words(&mut self, script: &Script, command: &Command, words: &[Word], depth: usize) {
+        match program(words) {
+            Program::Nothing => {}
+            Program::Unknown(word) => self.unknowable(
+                script,
+                word,
+                "runs a program whose name is only known when it runs",
+            ),
+            Program::Text(words) => self.command_string(script, &words, "runs", depth),
+            Program::Runs { name, args, fed } => {
+                self.program(script, command, &name, args, fed, depth)
+            }
+        }
+    }
+
+    /// A refusal of something only known when it runs; `remote-script`'s
+    /// when a download produces it.
+    fn unknowable(&mut self, script: &Script, word: &Word, what: &str) {
+        if downloads(script, &word.inner) {
+            self.push(Kind::Remote, REMOTE);
+            return;
+        }
+        let why = word.unknown.as_deref().unwrap_or("a computed word");
+        self.push(Kind::Dangerous, format!("{what} ({why})"));
+    }
+
+    /// Words that are a command string for another shell: parsed when
+    /// they are all known.
+    fn command_string(&mut self, script: &Script, words: &[&Word], how: &str, depth: usize) {
+        if let Some(word) = words.iter().find(|w| w.value.is_none()) {
+            let what = format!("{how} a command string only known when it runs");
+            return self.unknowable(script, word, &what);
+        }
+        let text: Vec<&str> = words.iter().map(|w| value_of(w)).collect();
+        self.text(&text.join(" "), depth + 1);
+    }
+
+    fn program(
+        &mut self,
+        script: &Script,
+        command: &Command,
+        name: &str,
+        args: &[Word],
+        fed: bool,
+        depth: usize,
+    ) {
+        if SHELLS.contains(&name) {
+            return self.shell(script, command, name, args, depth);
+        }
+        if let Some(flags) = interpreter(name) {
+            return self.interpreter(script, command, name, flags, args, depth);
+        }
+        let formatter = name.starts_with("mkfs") || name == "mke2fs" || name == "mkswap";
+        if formatter {
+            return self.push(
+                Kind::Dangerous,
+                format!("would format a filesystem with `{name}`"),
+            );
+        }
+        match name {
+            "cd" | "pushd" => self.cd(args),
+            "eval" => {
+                let words: Vec<&Word> = args.iter().collect();
+                self.command_string(script, &words, "evaluates", depth);
+            }
+            "trap" => {
+                let words: Vec<&Word> = args.iter().take(1).collect();
+                self.command_string(script, &words, "traps", depth);
+            }
+            "source" | "." => {
+                if let Some(file) = args.first().filter(|w| w.value.is_none()) {
+                    self.unknowable(script, file, "sources a file only known when it runs");
+                }
+            }
+            "rm" => self.rm(args, fed),
+            "find" => self.find(script, command, args, depth),
+            "rsync" => self.rsync(args),
+            "chmod" | "chown" | "chgrp" if has_flag(args, "--recursive", &['R']) => {
+                let verb = format!("would {name}");
+                self.targets(operands(args).skip(1), fed, &verb, "recursively");
+            }
+            "mv" => {
+                let operands: Vec<&Word> = operands(args).collect();
+                if let Some((_, sources)) = operands.split_last() {
+                    for source in sources {
+                        if let Target::Critical(path) = self.target(source) {
+                            self.push(Kind::Dangerous, format!("would move `{path}` away"));
+                        }
+                    }
+                }
+            }
+            "cp" => self.devices(operands(args).last().into_iter(), "overwrite"),
+            "dd" => {
+                for arg in args {
+                    let Some(target) = arg.source.strip_prefix("of=") else {
+                        continue;
+                    };
+                    match arg.value.as_deref().and_then(|v| v.strip_prefix("of=")) {
+                        Some(value) => {
+                            if let Some(device) = block_device(value) {
+                                self.push(
+                                    Kind::Dangerous,
+                                    format!("would write the block device `{device}` with dd"),
+                                );
+                            }
+                        }
+                        None => self.unknowable(
+                            script,
+                            arg,
+                            &format!("would write with dd to `{target}`, only known when it runs"),
+                        ),
+                    }
+                }
+            }
+            "shred" | "wipefs" | "tee" | "blkdiscard" => {
+                self.devices(operands(args), name);
+            }
+            _ => {}
+        }
+    }
+
+    fn cd(&mut self, args: &[Word]) {
+        let target = operands(args).next();
+        self.cwd = match target.map(|w| (w, w.value.as_deref())) {
+            None => Ok(self.home.to_path_buf()),
+            Some((_, Some(value))) if value != "-" => match &self.cwd {
+                Ok(cwd) => Ok(PathBuf::from(resolve(value, cwd, self.home))),
+                Err(why) => Err(why.clone()),
+            },
+            Some((word, _)) => Err(format!("the working directory after `cd {}`", word.source)),
+        };
+    }
+
+    /// The directory relative paths resolve against now.
+    fn here(&self) -> &Path {
+        self.cwd.as_deref().unwrap_or(self.dir)
+    }
+
+    fn devices<'w>(&mut self, words: impl Iterator<Item = &'w Word>, verb: &str) {
+        for word in words {
+            if let Some(device) = word.value.as_deref().and_then(block_device) {
+                self.push(
+                    Kind::Dangerous,
+                    format!("would {verb} the block device `{device}`"),
+                );
+            }
+        }
+    }
+
+    /// `sh -c '…'` is parsed; `sh` reading a pipe is refused.
+    fn shell(
+        &mut self,
+        script: &Script,
+        command: &Command,
+        name: &str,
+        args: &[Word],
+        depth: usize,
+    ) {
+        let mut index = 0;
+        let mut string = false;
+        while let Some(arg) = args.get(index).and_then(|w| w.value.as_deref()) {
+            if arg == "--" || arg == "-" {
+                index += 1;
+                break;
+            }
+            if !(arg.starts_with(['-', '+']) && arg.len() > 1) {
+                break;
+            }
+            let short = !arg.starts_with("--");
+            string |= short && arg.contains('c');
+            let valued = matches!(arg, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file");
+            index += if valued { 2 } else { 1 };
+        }
+        let rest = args.get(index..).unwrap_or(&[]);
+        match (string, rest.first()) {
+            (true, Some(text)) => {
+                self.command_string(script, &[text], &format!("runs `{name} -c` on"), depth)
+            }
+            (true, None) => {}
+            (false, Some(file)) if file.value.is_none() => {
+                self.unknowable(
+                    script,
+                    file,
+                    &format!("runs `{name}` on a script only known when it runs"),
+                );
+            }
+            (false, Some(_)) => {}
+            (false, None) => self.stdin(script, command, name, depth, true),
+        }
+    }
+
+    /// What a shell or interpreter reads from its standard input.
+    fn stdin(&mut self, script: &Script, command: &Command, name: &str, depth: usize, shell: bool) {
+        for input in &command.inputs {
+            match input {
+                Input::Pipe(upstream) if downloads(script, upstream) => {
+                    self.push(Kind::Remote, REMOTE)
+                }
+                Input::Pipe(_) => self.push(
+                    Kind::Dangerous,
+                    format!("pipes into `{name}`, which runs whatever it reads: what that is is only known when it runs"),
+                ),
+                Input::Text(text) if text.value.is_none() => self.unknowable(
+                    script,
+                    text,
+                    &format!("feeds `{name}` a script only known when it runs"),
+                ),
+                Input::Text(text) if shell => self.text(value_of(text), depth + 1),
+                Input::Text(text) => self.code(value_of(text), depth),
+            }
+        }
+        for redirect in &command.redirects {
+            if redirect.operator.starts_with('<') && redirect.target.value.is_none() {
+                let what = format!("feeds `{name}` a script only known when it runs");
+                self.unknowable(script, &redirect.target, &what);
+            }
+        }
+    }
+
+    fn interpreter(
+        &mut self,
+        script: &Script,
+        command: &Command,
+        name: &str,
+        flags: &[&str],
+        args: &[Word],
+        depth: usize,
+    ) {
+        let mut index = 0;
+        while let Some(word) = args.get(index) {
+            let Some(arg) = word.value.as_deref() else {
+                break;
+            };
+            // `perl -ne '…'`, `ruby -pe`: a cluster ending in the code flag.
+            let cluster =
+                is_short_flags(arg) && flags.iter().any(|f| f.len() == 2 && arg.ends_with(&f[1..]));
+            let inline = flags.iter().find_map(|f| {
+                arg.strip_prefix(f)
+                    .and_then(|rest| rest.strip_prefix('=').or((f.len() == 2).then_some(rest)))
+                    .filter(|rest| !rest.is_empty())
+            });
+            if flags.contains(&arg) || cluster {
+                let Some(code) = args.get(index + 1) else {
+                    return;
+                };
+                return self.code_word(script, name, code, depth);
+            }
+            if let Some(code) = inline {
+                return self.code(code, depth);
+            }
+            if arg == "-m" || arg == "-" || !(arg.starts_with('-') && arg.len() > 1) {
+                break;
+            }
+            index += 1;
+        }
+        match args.get(index) {
+            Some(word) if word.value.as_deref() == Some("-") => {
+                self.stdin(script, command, name, depth, false)
+            }
+            Some(word) if word.value.is_none() => self.unknowable(
+                script,
+                word,
+                &format!("runs `{name}` on a script only known when it runs"),
+            ),
+            Some(_) => {}
+            None => self.stdin(script, command, name, depth, false),
+        }
+    }
+
+    fn code_word(&mut self, script: &Script, name: &str, code: &Word, depth: usize) {
+        match &code.value {
+            Some(text) => self.code(text, depth),
+            None => self.unknowable(
+                script,
+                code,
+                &format!("runs `{name}` code only known when it runs"),
+            ),
+        }
+    }
+
+    /// Interpreter code: trees removed, shell commands run, fork loops.
+    fn code(&mut self, text: &str, depth: usize) {
+        for call in code::calls(text) {
+            match call {
+                Call::Broken => self.push(
+                    Kind::Dangerous,
+                    "cannot be read: a policy pattern does not compile",
+                ),
+                Call::ForkLoop => self.push(Kind::Dangerous, "is a fork bomb"),
+                Call::RemovesTree(function, Argument::Text(path)) => {
+                    if let Some(path) = self.critical(&path) {
+                        self.push(
+                            Kind::Dangerous,
+                            format!("would delete `{path}` recursively (`{function}`)"),
+                        );
+                    }
+                }
+                Call::RemovesTree(function, Argument::List(_) | Argument::Computed(_)) => self
+                    .push(
+                        Kind::Dangerous,
+                        format!(
+                            "would delete recursively (`{function}`) a path only known when it runs"
+                        ),
+                    ),
+                Call::Shell(_, Argument::Text(command)) => self.text(&command, depth + 1),
+                Call::Shell(_, Argument::List(words)) => {
+                    let quoted: Vec<String> = words.iter().map(|w| quote(w)).collect();
+                    self.text(&quoted.join(" "), depth + 1);
+                }
+                Call::Shell(function, Argument::Computed(what)) => self.push(
+                    Kind::Dangerous,
+                    format!("runs a command only known when it runs (`{function}` of `{what}`)"),
+                ),
+            }
+        }
+    }
+
+    fn rm(&mut self, args: &[Word], fed: bool) {
+        if args
+            .iter()
+            .any(|w| w.value.as_deref() == Some("--no-preserve-root"))
+        {
+            return self.push(Kind::Dangerous, "would delete with `--no-preserve-root`");
+        }
+        if has_flag(args, "--recursive", &['r', 'R']) {
+            self.targets(operands(args), fed, "would delete", "recursively");
+        }
+    }
+
+    /// Refuses the critical and the unknown among `words`; `fed`: more
+    /// targets come from `xargs`' input.
+    fn targets<'w>(
+        &mut self,
+        words: impl Iterator<Item = &'w Word>,
+        fed: bool,
+        verb: &str,
+        how: &str,
+    ) {
+        for word in words {
+            match self.target(word) {
+                Target::Critical(path) => {
+                    return self.push(Kind::Dangerous, format!("{verb} `{path}` {how}"));
+                }
+                Target::Unknown(why) => {
+                    return self.push(
+                        Kind::Dangerous,
+                        format!("{verb} {how} a path only known when it runs ({why})"),
+                    );
+                }
+                Target::Fine => {}
+            }
+        }
+        if fed {
+            self.push(
+                Kind::Dangerous,
+                format!("{verb} {how} paths only known when it runs (read by xargs)"),
+            );
+        }
+    }
+
+    fn find(&mut self, script: &Script, command: &Command, args: &[Word], depth: usize) {
+        let mut index = 0;
+        while let Some(arg) = args.get(index).and_then(|w| w.value.as_deref()) {
+            match arg {
+                "-H" | "-L" | "-P" => index += 1,
+                "-D" => index += 2,
+                _ if arg.starts_with("-O") => index += 1,
+                _ => break,
+            }
+        }
+        let rest = args.get(index..).unwrap_or(&[]);
+        let starts: Vec<&Word> = rest
+            .iter()
+            .take_while(|w| {
+                w.value
+                    .as_deref()
+                    .is_none_or(|v| !(v.starts_with('-') || matches!(v, "(" | "!" | ",")))
+            })
+            .collect();
+        let expression = &rest[starts.len()..];
+        let mut deletes = expression
+            .iter()
+            .any(|w| w.value.as_deref() == Some("-delete"));
+        let mut at = 0;
+        while at < expression.len() {
+            let action = value_of(&expression[at]);
+            at += 1;
+            if !matches!(action, "-exec" | "-execdir" | "-ok" | "-okdir") {
+                continue;
+            }
+            let end = expression[at..]
+                .iter()
+                .position(|w| matches!(value_of(w), ";" | "+"))
+                .map_or(expression.len(), |p| at + p);
+            let words = &expression[at..end];
+            if let Program::Runs { name, .. } = program(words) {
+                deletes |= matches!(name.as_str(), "rm" | "rmdir" | "unlink" | "shred");
+            }
+            self.words(script, command, words, depth);
+            at = end + 1;
+        }
+        if !deletes {
+            return;
+        }
+        let dot = Word {
+            source: ".".into(),
+            value: Some(".".into()),
+            glob: None,
+            unknown: None,
+            inner: Vec::new(),
+        };
+        let starts = if starts.is_empty() {
+            vec![&dot]
+        } else {
+            starts
+        };
+        self.targets(
+            starts.into_iter(),
+            false,
+            "would delete everything under",
+            "with find",
+        );
+    }
+
+    fn rsync(&mut self, args: &[Word]) {
+        let deletes = args
+            .iter()
+            .filter_map(|w| w.value.as_deref())
+            .any(|a| a.starts_with("--delete") || a == "--del" || a == "--remove-source-files");
+        if !deletes {
+            return;
+        }
+        let Some(destination) = operands(args).last() else {
+            return;
+        };
+        // `host:/path` is another machine's.
+        let remote = destination
+            .value
+            .as_deref()
+            .is_some_and(|v| v.split('/').next().is_some_and(|head| head.contains(':')));
+        if !remote {
+            self.targets(
+                std::iter::once(destination),
+                false,
+                "would delete everything under",
+                "not in the source (rsync --delete)",
+            );
+        }
+    }
+
+    fn target(&self, word: &Word) -> Target {
+        if let Some(why) = &word.unknown {
+            return Target::Unknown(why.clone());
+        }
+        let value = value_of(word);
+        let absolute = value.starts_with(['/', '~']) || value.starts_with("$HOME");
+        if let (Err(why), false) = (&self.cwd, absolute) {
+            return Target::Unknown(why.clone());
+        }
+        if let Some(pattern) = &word.glob {
+            // The directory the first glob component lists: `/*/` lists
+            // `/`, `~/.*` the home directory.
+            let literal: Vec<&str> = pattern
+                .split('/')
+                .take_while(|c| !['*', '?', '['].iter().any(|m| c.contains(*m)))
+                .collect();
+            let parent = shell::unescape(&literal.join("/"));
+            let parent = if parent.is_empty() && pattern.starts_with('/') {
+                "/".to_string()
+            } else {
+                parent
+            };
+            let parent = if parent.is_empty() {
+                ".".to_string()
+            } else {
+                parent
+            };
+            if self.critical(&parent).is_some() {
+                return Target::Critical(resolve(value, self.here(), self.home));
+            }
+        }
+        match self.critical(value) {
+            Some(path) => Target::Critical(path),
+            None => Target::Fine,
+        }
+    }
+
+    /// The resolved target when it is `/`, the home directory or a system
+    /// directory.
+    fn critical(&self, target: &str) -> Option<String> {
+        let resolved = resolve(target, self.here(), self.home);
+        let home = normalize(&self.home.to_string_lossy());
+        let is_system = resolved
+            .strip_prefix('/')
+            .is_some_and(|name| SYSTEM_DIRS.contains(&name));
+        (resolved == "/" || resolved == home || is_system).then_some(resolved)
+    }
+}
+
+/// `word` single-quoted for the shell.
+fn quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// The normal device path when `target` is a block device under `/dev`.
+fn block_device(target: &str) -> Option<String> {
+    const PREFIXES: &[&str] = &[
+        "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "md", "dm-", "mapper/", "loop",
+        "nbd", "mtdblock", "sr",
+    ];
+    if !target.starts_with('/') {
+        return None;
+    }
+    let device = normalize(target);
+    let name = device.strip_prefix("/dev/")?;
+    PREFIXES
+        .iter()
+        .any(|p| name.starts_with(p))
+        .then_some(device)
+}
