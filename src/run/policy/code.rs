@@ -61,7 +61,7 @@ static SHELL: Pattern = LazyLock::new(|| {
         ( \bos\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)
         | \bsubprocess\.(?:run|call|Popen|check_call|check_output|getoutput|getstatusoutput)
         | \b(?:system|exec|execSync|execFile|execFileSync|spawn|spawnSync|shell_exec
-            |passthru|popen|proc_open|pcntl_exec|qx)
+            |passthru|popen|proc_open|pcntl_exec|qx|eval)
         | \bIO\.popen | \bOpen3\.\w+ | \bKernel\.(?:system|exec|spawn) )
         (?:\s*\(|\s+)",
     )

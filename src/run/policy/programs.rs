@@ -38,6 +38,12 @@ struct Wrapper {
     inert: &'static [&'static str],
     /// The command gets operands from standard input (`xargs`).
     feeds: bool,
+    /// Options that, with no command after them, start a shell reading
+    /// standard input (`sudo -s`).
+    shell: &'static [&'static str],
+    /// The words after the options and operands are one command string
+    /// (`watch`, `ssh host …`, which hand them to a shell).
+    joins: bool,
 }
 
 const fn wrapper(names: &'static [&'static str], valued: &'static [&'static str]) -> Wrapper {
@@ -48,36 +54,45 @@ const fn wrapper(names: &'static [&'static str], valued: &'static [&'static str]
         text: &[],
         inert: &[],
         feeds: false,
+        joins: false,
+        shell: &[],
     }
 }
 
 /// The programs the policy looks through to the program they run.
+#[rustfmt::skip]
 const WRAPPERS: &[Wrapper] = &[
-    wrapper(
-        &["sudo"],
-        &[
-            "-u",
-            "-g",
-            "-C",
-            "-D",
-            "-h",
-            "-p",
-            "-r",
-            "-t",
-            "-T",
-            "-U",
-            "--user",
-            "--group",
-            "--chdir",
-            "--prompt",
-            "--role",
-            "--type",
-            "--host",
-            "--close-from",
-            "--other-user",
-        ],
-    ),
-    wrapper(&["doas"], &["-u", "-C"]),
+    Wrapper {
+        shell: &["-s", "-i", "--shell", "--login"],
+        ..wrapper(
+            &["sudo"],
+            &[
+                "-u",
+                "-g",
+                "-C",
+                "-D",
+                "-h",
+                "-p",
+                "-r",
+                "-t",
+                "-T",
+                "-U",
+                "--user",
+                "--group",
+                "--chdir",
+                "--prompt",
+                "--role",
+                "--type",
+                "--host",
+                "--close-from",
+                "--other-user",
+            ],
+        )
+    },
+    Wrapper {
+        shell: &["-s"],
+        ..wrapper(&["doas"], &["-u", "-C"])
+    },
     Wrapper {
         text: &["-S", "--split-string"],
         ..wrapper(&["env"], &["-u", "--unset", "-C", "--chdir"])
@@ -182,7 +197,22 @@ const WRAPPERS: &[Wrapper] = &[
             ],
         )
     },
-    wrapper(&["watch"], &["-n", "--interval", "-q", "--equexit"]),
+    Wrapper {
+        joins: true,
+        ..wrapper(&["watch"], &["-n", "--interval", "-q", "--equexit"])
+    },
+    // `ssh localhost 'rm -rf /'` runs on this machine too.
+    Wrapper {
+        joins: true,
+        positionals: 1,
+        ..wrapper(
+            &["ssh"],
+            &[
+                "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o",
+                "-p", "-Q", "-R", "-S", "-W", "-w",
+            ],
+        )
+    },
     Wrapper {
         text: &["-c", "--command"],
         ..wrapper(&["script"], &["-E", "--echo", "-I", "-O", "-T", "--log-in"])
@@ -286,10 +316,23 @@ pub(super) fn program(words: &[Word]) -> Program<'_> {
                 1
             };
         }
+        let options = &rest[..index.min(rest.len())];
         let start = (index + wrapper.positionals).min(rest.len());
+        let starts_shell = options.iter().any(|w| {
+            w.value
+                .as_deref()
+                .is_some_and(|v| wrapper.shell.contains(&v))
+        });
+        if starts_shell && start >= rest.len() {
+            return Program::Runs {
+                name: "sh".to_string(),
+                args: &[],
+                fed,
+            };
+        }
         fed |= wrapper.feeds;
         words = &rest[start..];
-        if wrapper.names.contains(&"watch") {
+        if wrapper.joins {
             return Program::Text(words.iter().collect());
         }
     }

@@ -209,6 +209,22 @@ impl Judge<'_> {
         }
         match name {
             "cd" | "pushd" => self.cd(args),
+            "alias" => {
+                // `alias x='rm -rf /'`: the value is a command line.
+                for definition in args {
+                    let Some((_, value)) = definition.source.split_once('=') else {
+                        continue;
+                    };
+                    match definition.value.as_deref().and_then(|v| v.split_once('=')) {
+                        Some((_, text)) => self.text(text, depth + 1),
+                        None => self.unknowable(
+                            script,
+                            definition,
+                            &format!("defines an alias only known when it runs (`{value}`)"),
+                        ),
+                    }
+                }
+            }
             "eval" => {
                 let words: Vec<&Word> = args.iter().collect();
                 self.command_string(script, &words, "evaluates", depth);
@@ -346,7 +362,7 @@ impl Judge<'_> {
                 Input::Pipe(upstream) if downloads(script, upstream) => {
                     self.push(Kind::Remote, REMOTE)
                 }
-                Input::Pipe(_) => self.push(
+                Input::Pipe(_) | Input::Written => self.push(
                     Kind::Dangerous,
                     format!("pipes into `{name}`, which runs whatever it reads: what that is is only known when it runs"),
                 ),

@@ -41,6 +41,8 @@ pub(super) enum Input {
     Text(Word),
     /// The output of the commands before it in a pipeline.
     Pipe(Vec<usize>),
+    /// What another command writes into a `>(…)` it is part of.
+    Written,
 }
 
 /// One output or input redirection, `>`, `>>`, `&>`, `<` ….
@@ -96,6 +98,7 @@ pub(super) fn parse(text: &str) -> Result<Script, String> {
             malformed: root.has_error(),
             ..Script::default()
         },
+        written: false,
     };
     walker.statement(root, &[]);
     Ok(walker.script)
@@ -104,6 +107,8 @@ pub(super) fn parse(text: &str) -> Result<Script, String> {
 struct Walker<'t> {
     text: &'t str,
     script: Script,
+    /// Inside a `>(…)`: the commands read what the outer one writes.
+    written: bool,
 }
 
 /// Characters a glob or a brace expansion gives a meaning to.
@@ -205,6 +210,9 @@ impl<'t> Walker<'t> {
         if !upstream.is_empty() {
             command.inputs.push(Input::Pipe(upstream.to_vec()));
         }
+        if self.written {
+            command.inputs.push(Input::Written);
+        }
         self.script.commands.push(command);
     }
 
@@ -212,6 +220,10 @@ impl<'t> Walker<'t> {
         let start = self.script.commands.len();
         if let Some(body) = node.child_by_field_name("body") {
             self.statement(body, upstream);
+        }
+        if self.script.commands.len() == start {
+            // `> file` alone: a command of no words that opens the file.
+            self.script.commands.push(Command::default());
         }
         let end = self.script.commands.len();
         let mut extra = Command::default();
@@ -389,11 +401,14 @@ impl<'t> Walker<'t> {
         };
         piece.unknown(format!("the {what} `{source}`"));
         let start = self.script.commands.len();
+        let outer = self.written;
+        self.written |= source.starts_with(">(");
         let mut cursor = node.walk();
         let children: Vec<Node> = node.named_children(&mut cursor).collect();
         for child in children {
             self.statement(child, &[]);
         }
+        self.written = outer;
         piece.inner.extend(start..self.script.commands.len());
     }
 

@@ -306,6 +306,26 @@ const REFUSED: &[(&str, &str, &str)] = &[
         "dangerous-command",
         "pipes into `node`",
     ),
+    (
+        "echo 'rm -rf /' | tee >(sh)",
+        "dangerous-command",
+        "pipes into `sh`",
+    ),
+    (
+        "ssh localhost 'rm -rf /'",
+        "dangerous-command",
+        "would delete `/` recursively",
+    ),
+    (
+        "alias ls='rm -rf /'; ls",
+        "dangerous-command",
+        "would delete `/` recursively",
+    ),
+    (
+        "sudo -s <<< 'rm -rf /'",
+        "dangerous-command",
+        "would delete `/` recursively",
+    ),
     // Interpreter one-liners.
     (
         "perl -MFile::Path -e 'rmtree(\"/\")'",
@@ -371,6 +391,11 @@ const REFUSED: &[(&str, &str, &str)] = &[
         "perl -e 'fork while fork'",
         "dangerous-command",
         "is a fork bomb",
+    ),
+    (
+        "node -e \"eval(Buffer.from(process.argv[1], 'base64').toString())\" x",
+        "dangerous-command",
+        "runs a command only known when it runs (`eval`",
     ),
     // find, rsync, chmod, devices, fork bombs.
     (
@@ -522,6 +547,7 @@ const REFUSED: &[(&str, &str, &str)] = &[
         "sensitive-path",
         "inside an SSH directory",
     ),
+    ("> /etc/passwd", "sensitive-path", "names `/etc/passwd`"),
 ];
 
 /// Near misses of each family: they still run.
@@ -576,6 +602,9 @@ const ALLOWED: &[&str] = &[
     "dd if=/dev/zero of=disk.img bs=1M count=1",
     "echo hi > /dev/null",
     "source .venv/bin/activate",
+    "ssh build.example.com make test",
+    "alias ll='ls -la'",
+    "make 2>&1 | tee >(gzip > build.log.gz)",
 ];
 
 fn refusal(command: &str) -> Result<(), Denial> {
