@@ -31,6 +31,7 @@ mod hostile;
 mod interop;
 mod lint_cli;
 mod outputs;
+mod policy_shell;
 mod project;
 mod python_schemas;
 mod quickstart;
