@@ -111,6 +111,15 @@ impl Judge<'_> {
                 return;
             }
         };
+        if script.too_deep {
+            self.push(
+                Kind::Dangerous,
+                format!(
+                    "nests more than {} levels deep, too deep to read",
+                    shell::MAX_NESTING
+                ),
+            );
+        }
         for function in &script.functions {
             let calls_itself = script
                 .commands

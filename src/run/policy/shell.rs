@@ -79,7 +79,12 @@ pub(super) struct Script {
     /// from an error, or read a word followed by `(`): the text may be
     /// code of another language.
     pub malformed: bool,
+    /// The text nests deeper than [`MAX_NESTING`]: it was not read whole.
+    pub too_deep: bool,
 }
+
+/// The deepest nesting of syntax the walk follows (the walk recurses).
+pub(super) const MAX_NESTING: usize = 200;
 
 /// `text` parsed; `Err` with a reason when the grammar cannot be used,
 /// so that the caller fails closed.
@@ -99,6 +104,7 @@ pub(super) fn parse(text: &str) -> Result<Script, String> {
             ..Script::default()
         },
         written: false,
+        depth: 0,
     };
     walker.statement(root, &[]);
     Ok(walker.script)
@@ -109,6 +115,8 @@ struct Walker<'t> {
     script: Script,
     /// Inside a `>(…)`: the commands read what the outer one writes.
     written: bool,
+    /// How deep the walk is in the tree.
+    depth: usize,
 }
 
 /// Characters a glob or a brace expansion gives a meaning to.
@@ -148,6 +156,24 @@ impl<'t> Walker<'t> {
     /// Every command under `node`; `upstream` are the commands whose
     /// output a pipeline feeds into this part.
     fn statement(&mut self, node: Node, upstream: &[usize]) {
+        if !self.enter() {
+            return;
+        }
+        self.statement_inner(node, upstream);
+        self.depth -= 1;
+    }
+
+    /// One level deeper; `false` (and the script marked) past the limit.
+    fn enter(&mut self) -> bool {
+        if self.depth >= MAX_NESTING {
+            self.script.too_deep = true;
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+
+    fn statement_inner(&mut self, node: Node, upstream: &[usize]) {
         match node.kind() {
             "command" => self.command(node, upstream),
             "pipeline" => self.pipeline(node, upstream),
@@ -306,7 +332,7 @@ impl<'t> Walker<'t> {
         let start = self.script.commands.len();
         let mut forks = false;
         if let Some(body) = node.child_by_field_name("body") {
-            forks = has_fork(body);
+            forks = has_fork(body, 0);
             self.statement(body, upstream);
         }
         let body = start..self.script.commands.len();
@@ -338,6 +364,15 @@ impl<'t> Walker<'t> {
     }
 
     fn piece(&mut self, node: Node, piece: &mut Piece) {
+        if !self.enter() {
+            piece.unknown("a word nested too deeply to read".to_string());
+            return;
+        }
+        self.piece_inner(node, piece);
+        self.depth -= 1;
+    }
+
+    fn piece_inner(&mut self, node: Node, piece: &mut Piece) {
         let source = self.source(node);
         match node.kind() {
             "word" | "number" | "brace_expression" | "extglob_pattern" | "regex"
@@ -586,29 +621,48 @@ fn ansi_c(text: &str) -> String {
 /// The most words one brace expansion makes (`{a,b}{c,d}…` grows fast).
 const MAX_BRACE_WORDS: usize = 256;
 
+/// The longest word brace expansion is applied to (its scan is quadratic).
+const MAX_BRACE_LEN: usize = 4096;
+
 /// `pre{a,b}post` → `preapost`, `prebpost`, nested and repeated; a brace
-/// without a top-level comma stays as it is.
+/// without a top-level comma stays as it is. Past [`MAX_BRACE_WORDS`]
+/// words the rest stay unexpanded.
 fn braces(pattern: &str) -> Vec<String> {
-    let chars: Vec<char> = pattern.chars().collect();
-    let Some((open, commas, close)) = first_brace(&chars) else {
+    if pattern.len() > MAX_BRACE_LEN {
         return vec![pattern.to_string()];
-    };
+    }
+    let mut done = Vec::new();
+    let mut pending = vec![pattern.to_string()];
+    while let Some(word) = pending.pop() {
+        if done.len() + pending.len() >= MAX_BRACE_WORDS {
+            done.push(word);
+            continue;
+        }
+        match expand_first(&word) {
+            Some(words) => pending.extend(words.into_iter().rev()),
+            None => done.push(word),
+        }
+    }
+    done
+}
+
+/// The words the first brace of `pattern` makes, or `None`.
+fn expand_first(pattern: &str) -> Option<Vec<String>> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let (open, commas, close) = first_brace(&chars)?;
     let prefix: String = chars[..open].iter().collect();
     let suffix: String = chars[close + 1..].iter().collect();
     let mut bounds = vec![open];
     bounds.extend(commas);
     bounds.push(close);
-    let mut out = Vec::new();
-    for pair in bounds.windows(2) {
-        let alternative: String = chars[pair[0] + 1..pair[1]].iter().collect();
-        for tail in braces(&format!("{alternative}{suffix}")) {
-            if out.len() >= MAX_BRACE_WORDS {
-                return out;
-            }
-            out.push(format!("{prefix}{tail}"));
+    let words = bounds.windows(2).map(|pair| match pair {
+        [from, to] => {
+            let alternative: String = chars[from + 1..*to].iter().collect();
+            format!("{prefix}{alternative}{suffix}")
         }
-    }
-    out
+        _ => String::new(),
+    });
+    Some(words.collect())
 }
 
 /// The first unescaped `{` with at least one top-level `,` before its
@@ -655,11 +709,11 @@ fn matching_brace(chars: &[char], open: usize) -> Option<(Vec<usize>, usize)> {
 }
 
 /// A function body that starts processes side by side: a pipeline or `&`.
-fn has_fork(node: Node) -> bool {
-    if node.kind() == "pipeline" || node.kind() == "&" {
+fn has_fork(node: Node, depth: usize) -> bool {
+    if node.kind() == "pipeline" || node.kind() == "&" || depth > MAX_NESTING {
         return true;
     }
     let mut cursor = node.walk();
     let children: Vec<Node> = node.children(&mut cursor).collect();
-    children.into_iter().any(has_fork)
+    children.into_iter().any(|child| has_fork(child, depth + 1))
 }

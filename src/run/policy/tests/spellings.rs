@@ -643,3 +643,28 @@ fn near_misses_run() {
         .collect();
     assert!(failures.is_empty(), "refused:\n{}", failures.join("\n"));
 }
+
+/// Text built to exhaust the reader: deep nesting is refused (never read
+/// past the limit), and brace bombs and long words are read in bounded
+/// time.
+#[test]
+fn hostile_text_is_read_in_bounded_time() {
+    let started = std::time::Instant::now();
+    let deep = format!("{}rm -rf /{}", "(".repeat(5000), ")".repeat(5000));
+    let denial = refusal(&deep).expect_err("deep nesting runs");
+    assert!(
+        denial.message.contains("too deep to read"),
+        "{}",
+        denial.message
+    );
+    let substitutions = format!("echo {}x{}", "$(".repeat(3000), ")".repeat(3000));
+    assert!(refusal(&substitutions).is_err());
+    let bomb = format!("echo {}", "{a,b}".repeat(60));
+    assert_eq!(refusal(&bomb), Ok(()));
+    let braces = format!("echo {}", "{".repeat(20_000));
+    assert_eq!(refusal(&braces), Ok(()));
+    let bomb_over_root = format!("rm -rf {}/", "{a,b}".repeat(60));
+    assert_eq!(refusal(&bomb_over_root), Ok(()));
+    let elapsed = started.elapsed();
+    assert!(elapsed.as_secs() < 30, "took {elapsed:?}");
+}
