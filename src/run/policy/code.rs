@@ -113,24 +113,42 @@ pub(super) fn calls(code: &str) -> Vec<Call> {
 }
 
 /// The first argument at the start of `rest` (just after the call's `(`
-/// or space); a literal followed by a list, as in `execvp('rm', ['rm',
-/// '-rf', '/'])`, is one argv.
+/// or space). Literals after it join it into one argv, as in
+/// `system("rm", "-rf", "/")` or `execvp('rm', ['rm', '-rf', '/'])`; a
+/// keyword argument or an options object (`shell=True`, `{stdio: …}`)
+/// ends it. A literal joined to anything else (`"rm -rf " + d`) is
+/// computed.
 fn first_argument(rest: &str) -> Argument {
     let mut reader = Reader::new(rest);
     let Some(first) = reader.value() else {
         return Argument::Computed(computed_text(rest));
     };
+    if !reader.at_end_of_argument() {
+        return Argument::Computed(computed_text(rest));
+    }
     let Argument::Text(program) = &first else {
         return first;
     };
-    let mut after = reader.clone();
-    if after.comma()
-        && let Some(Argument::List(mut words)) = after.value()
-    {
-        words.insert(0, program.clone());
-        return Argument::List(words);
+    let mut words = vec![program.clone()];
+    while reader.comma() {
+        if reader.at_keyword_or_options() {
+            break;
+        }
+        let value = reader.value();
+        if !reader.at_end_of_argument() {
+            return Argument::Computed(computed_text(rest));
+        }
+        match value {
+            Some(Argument::Text(word)) => words.push(word),
+            Some(Argument::List(list)) => words.extend(list),
+            _ => return Argument::Computed(computed_text(rest)),
+        }
     }
-    first
+    if words.len() == 1 {
+        first
+    } else {
+        Argument::List(words)
+    }
 }
 
 /// The start of an argument that is not a literal, for a message.
@@ -176,6 +194,28 @@ impl<'c> Reader<'c> {
 
     fn skip_space(&mut self) {
         self.rest = self.rest.trim_start();
+    }
+
+    /// After a value: the argument ends here (`,`, `)`, `;`, a line's
+    /// end or the end of the code), rather than going on (`+ d`, `. $x`).
+    fn at_end_of_argument(&mut self) -> bool {
+        let rest = self.rest.trim_start_matches([' ', '\t']);
+        rest.is_empty() || rest.starts_with([',', ')', ']', ';', '\n', '}'])
+    }
+
+    /// `shell=True`, `check: true`, `{ stdio: … }`, `**kw`: not an argv word.
+    fn at_keyword_or_options(&mut self) -> bool {
+        self.skip_space();
+        if self.rest.starts_with(['{', '*']) {
+            return true;
+        }
+        let name_len = self
+            .rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(self.rest.len());
+        let after = self.rest[name_len..].trim_start();
+        name_len > 0
+            && (after.starts_with(':') || (after.starts_with('=') && !after.starts_with("==")))
     }
 
     fn comma(&mut self) -> bool {

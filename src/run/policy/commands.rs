@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use super::rules::{self, Kind};
-use super::shell::{self, Script, Word};
+use super::shell::{self, Input, Script, Word};
 
 /// Why `command` is dangerous, or `None`.
 pub(super) fn dangerous(command: &str, dir: &Path, home: &Path) -> Option<String> {
@@ -42,7 +42,7 @@ pub(super) struct PathWord {
 }
 
 /// The words of `command` that could name files: every word of every
-/// command (and redirection target), split at whitespace and shell or
+/// command, redirection target and here-document, split at whitespace and shell or
 /// code punctuation (`python3 -c "open('/etc/shadow')"`), then at `=` and
 /// `:` (`--file=x`, `host:/etc/passwd`); URLs other than `file://` are
 /// left to the network rules. When the grammar does not load, the text
@@ -62,10 +62,15 @@ pub(super) fn path_words(command: &str) -> Vec<PathWord> {
     out
 }
 
+/// Every word, redirection target and here-document of `script`.
 fn words(script: &Script) -> impl Iterator<Item = &Word> {
     script.commands.iter().flat_map(|command| {
         let redirects = command.redirects.iter().map(|r| &r.target);
-        command.words.iter().chain(redirects)
+        let texts = command.inputs.iter().filter_map(|input| match input {
+            Input::Text(text) => Some(text),
+            Input::Pipe(_) | Input::Written => None,
+        });
+        command.words.iter().chain(redirects).chain(texts)
     })
 }
 

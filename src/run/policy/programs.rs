@@ -19,7 +19,7 @@ pub(super) enum Program<'w> {
         fed: bool,
     },
     /// A wrapper that runs a command string (`su -c`, `env -S`, `watch`).
-    Text(Vec<&'w Word>),
+    Text(Vec<Word>),
     /// The program's name is not known before it runs.
     Unknown(&'w Word),
     /// Nothing runs (`sudo -l`, `command -v rm`, `env`).
@@ -130,6 +130,7 @@ const WRAPPERS: &[Wrapper] = &[
     wrapper(
         &[
             "nohup",
+            "coproc",
             "setsid",
             "unbuffer",
             "fakeroot",
@@ -287,13 +288,26 @@ pub(super) fn program(words: &[Word]) -> Program<'_> {
         };
         // `su root -c '…'`, `flock /tmp/lock -c '…'`: the string may
         // follow an operand.
-        let text = rest.iter().position(|w| {
-            w.value
-                .as_deref()
-                .is_some_and(|v| wrapper.text.contains(&v))
-        });
-        if let Some(at) = text {
-            return Program::Text(rest[at + 1..].iter().take(1).collect());
+        for (at, word) in rest.iter().enumerate() {
+            let Some(value) = word.value.as_deref() else {
+                continue;
+            };
+            if wrapper.text.contains(&value) {
+                return Program::Text(rest[at + 1..].iter().take(1).cloned().collect());
+            }
+            // `--split-string='…'`: the string is in the word.
+            let joined = wrapper.text.iter().find_map(|option| {
+                let tail = value.strip_prefix(option)?.strip_prefix('=')?;
+                option.starts_with("--").then_some(tail)
+            });
+            if let Some(text) = joined {
+                let text = Word {
+                    value: Some(text.to_string()),
+                    glob: None,
+                    ..word.clone()
+                };
+                return Program::Text(vec![text]);
+            }
         }
         let mut index = 0;
         while let Some(word) = rest.get(index) {
@@ -333,7 +347,7 @@ pub(super) fn program(words: &[Word]) -> Program<'_> {
         fed |= wrapper.feeds;
         words = &rest[start..];
         if wrapper.joins {
-            return Program::Text(words.iter().collect());
+            return Program::Text(words.to_vec());
         }
     }
 }

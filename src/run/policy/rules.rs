@@ -165,7 +165,10 @@ impl Judge<'_> {
                 word,
                 "runs a program whose name is only known when it runs",
             ),
-            Program::Text(words) => self.command_string(script, &words, "runs", depth),
+            Program::Text(words) => {
+                let words: Vec<&Word> = words.iter().collect();
+                self.command_string(script, &words, "runs", depth)
+            }
             Program::Runs { name, args, fed } => {
                 self.program(script, command, &name, args, fed, depth)
             }

@@ -397,6 +397,31 @@ const REFUSED: &[(&str, &str, &str)] = &[
         "dangerous-command",
         "runs a command only known when it runs (`eval`",
     ),
+    (
+        "python -c 'import os; os.system(\"rm -rf \" + \"/\")'",
+        "dangerous-command",
+        "runs a command only known when it runs (`os.system` of",
+    ),
+    (
+        "ruby -e 'system(\"rm\", \"-rf\", \"/\")'",
+        "dangerous-command",
+        "would delete `/` recursively",
+    ),
+    (
+        "perl -e 'exec \"rm\", \"-rf\", \"/\"'",
+        "dangerous-command",
+        "would delete `/` recursively",
+    ),
+    (
+        "env --split-string='rm -rf /'",
+        "dangerous-command",
+        "would delete `/` recursively",
+    ),
+    (
+        "python3 <<'EOF'\nprint(open('/etc/shadow').read())\nEOF",
+        "sensitive-path",
+        "names `/etc/shadow`",
+    ),
     // find, rsync, chmod, devices, fork bombs.
     (
         "find -H -L / -delete",
@@ -602,6 +627,9 @@ const ALLOWED: &[&str] = &[
     "dd if=/dev/zero of=disk.img bs=1M count=1",
     "echo hi > /dev/null",
     "source .venv/bin/activate",
+    "python3 -c \"import subprocess; subprocess.run('ls', shell=True, check=True)\"",
+    "python3 -c \"import os; print(os.system)\"",
+    "echo \"run system('ls') later\"",
     "ssh build.example.com make test",
     "alias ll='ls -la'",
     "make 2>&1 | tee >(gzip > build.log.gz)",
