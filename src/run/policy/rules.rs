@@ -404,34 +404,45 @@ impl Judge<'_> {
         args: &[Word],
         depth: usize,
     ) {
-        let mut index = 0;
-        while let Some(word) = args.get(index) {
+        // Every code option is read (`perl -e … -e …`), also after an
+        // option whose value merely ends in the flag's letter
+        // (`-MFile::Path=remove_tree -e …`).
+        let mut code = false;
+        for (index, word) in args.iter().enumerate() {
             let Some(arg) = word.value.as_deref() else {
-                break;
+                continue;
             };
-            // `perl -ne '…'`, `ruby -pe`: a cluster ending in the code flag.
-            let cluster =
-                is_short_flags(arg) && flags.iter().any(|f| f.len() == 2 && arg.ends_with(&f[1..]));
-            let inline = flags.iter().find_map(|f| {
-                arg.strip_prefix(f)
-                    .and_then(|rest| rest.strip_prefix('=').or((f.len() == 2).then_some(rest)))
-                    .filter(|rest| !rest.is_empty())
-            });
+            // `perl -ne '…'`, `ruby -pe`: a short cluster ending in the flag.
+            let cluster = arg.len() <= 5
+                && is_short_flags(arg)
+                && arg[1..].chars().all(|c| c.is_ascii_lowercase())
+                && flags.iter().any(|f| f.len() == 2 && arg.ends_with(&f[1..]));
             if flags.contains(&arg) || cluster {
-                let Some(code) = args.get(index + 1) else {
-                    return;
-                };
-                return self.code_word(script, name, code, depth);
+                code = true;
+                if let Some(text) = args.get(index + 1) {
+                    self.code_word(script, name, text, depth);
+                }
+                continue;
             }
-            if let Some(code) = inline {
-                return self.code(code, depth);
+            let inline = flags.iter().find_map(|f| {
+                let rest = arg.strip_prefix(f)?;
+                let rest = rest.strip_prefix('=').or((f.len() == 2).then_some(rest))?;
+                (!rest.is_empty()).then_some(rest)
+            });
+            if let Some(text) = inline {
+                code = true;
+                self.code(text, depth);
             }
-            if arg == "-m" || arg == "-" || !(arg.starts_with('-') && arg.len() > 1) {
-                break;
-            }
-            index += 1;
         }
-        match args.get(index) {
+        if code {
+            return;
+        }
+        let script_file = args.iter().find(|word| {
+            word.value.as_deref().is_none_or(|arg| {
+                arg == "-m" || arg == "-" || !(arg.starts_with('-') && arg.len() > 1)
+            })
+        });
+        match script_file {
             Some(word) if word.value.as_deref() == Some("-") => {
                 self.stdin(script, command, name, depth, false)
             }

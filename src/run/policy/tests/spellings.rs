@@ -422,6 +422,21 @@ const REFUSED: &[(&str, &str, &str)] = &[
         "sensitive-path",
         "names `/etc/shadow`",
     ),
+    (
+        "perl -MFile::Path=remove_tree -e 'remove_tree(\"/\")'",
+        "dangerous-command",
+        "would delete `/` recursively (`remove_tree`)",
+    ),
+    (
+        "ruby -rsecure -e 'FileUtils.rm_rf(\"/\")'",
+        "dangerous-command",
+        "would delete `/` recursively (`rm_rf`)",
+    ),
+    (
+        "perl -e 'print 1' -e 'rmtree(\"/\")'",
+        "dangerous-command",
+        "would delete `/` recursively (`rmtree`)",
+    ),
     // find, rsync, chmod, devices, fork bombs.
     (
         "find -H -L / -delete",
