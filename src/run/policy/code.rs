@@ -1,7 +1,8 @@
 //! Interpreter one-liners, read for the few calls that matter.
 //!
-//! `python3 -c`, `perl -e`, `ruby -e`, `node -e` and a here-document fed
-//! to an interpreter carry code in another language. The policy does not
+//! `python3 -c`, `perl -e`, `ruby -e`, `node -e`, an `awk` program and a
+//! here-document fed to an interpreter carry code in another language.
+//! The policy does not
 //! parse every language: it finds the calls that remove a directory tree
 //! (`shutil.rmtree`, `File::Path::rmtree`, `FileUtils.rm_rf`,
 //! `fs.rmSync` …) and the calls that hand a string to a shell

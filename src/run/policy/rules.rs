@@ -17,8 +17,10 @@
 //! `chmod`/`chown`/`chgrp -R`, `dd of=`), or a relative one after a `cd`
 //! to a directory only known then. When what runs comes
 //! from a download (`curl`, `wget` …) the refusal is `remote-script`'s.
-//! A script file (`bash build.sh`, `python3 tool.py`) is not read: what it
-//! does is the sandbox's to contain.
+//! A substitution in the arguments of any other command (`echo $(date)`)
+//! is allowed: its own commands are judged like the others. A script file
+//! (`bash build.sh`, `python3 tool.py`) is not read: what it does is the
+//! sandbox's to contain.
 
 use std::path::{Path, PathBuf};
 
@@ -250,6 +252,7 @@ impl Judge<'_> {
                     self.unknowable(script, file, "sources a file only known when it runs");
                 }
             }
+            "awk" | "gawk" | "mawk" | "nawk" => self.awk(script, args, depth),
             "rm" => self.rm(args, fed),
             "find" => self.find(script, command, args, depth),
             "rsync" => self.rsync(args),
@@ -453,6 +456,27 @@ impl Judge<'_> {
             ),
             Some(_) => {}
             None => self.stdin(script, command, name, depth, false),
+        }
+    }
+
+    /// `awk '{ system("…") }'`: the program is the first operand, unless
+    /// `-f` names a file.
+    fn awk(&mut self, script: &Script, args: &[Word], depth: usize) {
+        let mut index = 0;
+        while let Some(arg) = args.get(index).and_then(|w| w.value.as_deref()) {
+            match arg {
+                "-f" | "--file" => return,
+                "-F" | "-v" | "--assign" | "--field-separator" => index += 2,
+                "--" => {
+                    index += 1;
+                    break;
+                }
+                _ if arg.starts_with('-') && arg.len() > 1 => index += 1,
+                _ => break,
+            }
+        }
+        if let Some(program) = args.get(index) {
+            self.code_word(script, "awk", program, depth);
         }
     }
 

@@ -437,6 +437,11 @@ const REFUSED: &[(&str, &str, &str)] = &[
         "dangerous-command",
         "would delete `/` recursively (`rmtree`)",
     ),
+    (
+        "awk 'BEGIN { system(\"rm -rf /\") }'",
+        "dangerous-command",
+        "would delete `/` recursively",
+    ),
     // find, rsync, chmod, devices, fork bombs.
     (
         "find -H -L / -delete",
@@ -642,6 +647,7 @@ const ALLOWED: &[&str] = &[
     "dd if=/dev/zero of=disk.img bs=1M count=1",
     "echo hi > /dev/null",
     "source .venv/bin/activate",
+    "awk -F, '{ print $2 }' data.csv",
     "python3 -c \"import subprocess; subprocess.run('ls', shell=True, check=True)\"",
     "python3 -c \"import os; print(os.system)\"",
     "echo \"run system('ls') later\"",
