@@ -256,9 +256,13 @@ impl Judge<'_> {
             "rm" => self.rm(args, fed),
             "find" => self.find(script, command, args, depth),
             "rsync" => self.rsync(args),
-            "chmod" | "chown" | "chgrp" if has_flag(args, "--recursive", &['R']) => {
-                let verb = format!("would {name}");
-                self.targets(operands(args).skip(1), fed, &verb, "recursively");
+            "chmod" | "chown" | "chgrp" => {
+                let certain = has_flag(args, "--recursive", &['R']);
+                if certain || computed(args) {
+                    let verb = format!("would {name}");
+                    let targets = operands(args).skip(1);
+                    self.targets(targets, fed, certain, &verb, "recursively");
+                }
             }
             "mv" => {
                 let operands: Vec<&Word> = operands(args).collect();
@@ -535,25 +539,34 @@ impl Judge<'_> {
         {
             return self.push(Kind::Dangerous, "would delete with `--no-preserve-root`");
         }
-        if has_flag(args, "--recursive", &['r', 'R']) {
-            self.targets(operands(args), fed, "would delete", "recursively");
+        let certain = has_flag(args, "--recursive", &['r', 'R']);
+        if certain || computed(args) {
+            self.targets(operands(args), fed, certain, "would delete", "recursively");
         }
     }
 
     /// Refuses the critical and the unknown among `words`; `fed`: more
-    /// targets come from `xargs`' input.
+    /// targets come from `xargs`' input. Not `certain`: only a computed
+    /// word (`rm $OPTS /`) may make the command destructive, and only a
+    /// critical target is refused.
     fn targets<'w>(
         &mut self,
         words: impl Iterator<Item = &'w Word>,
         fed: bool,
+        certain: bool,
         verb: &str,
         how: &str,
     ) {
         for word in words {
             match self.target(word) {
-                Target::Critical(path) => {
+                Target::Critical(path) if certain => {
                     return self.push(Kind::Dangerous, format!("{verb} `{path}` {how}"));
                 }
+                Target::Critical(path) => {
+                    let why = "with options only known when it runs";
+                    return self.push(Kind::Dangerous, format!("{verb} `{path}` {how} ({why})"));
+                }
+                Target::Unknown(_) if !certain => {}
                 Target::Unknown(why) => {
                     return self.push(
                         Kind::Dangerous,
@@ -563,7 +576,7 @@ impl Judge<'_> {
                 Target::Fine => {}
             }
         }
-        if fed {
+        if fed && certain {
             self.push(
                 Kind::Dangerous,
                 format!("{verb} {how} paths only known when it runs (read by xargs)"),
@@ -582,13 +595,16 @@ impl Judge<'_> {
             }
         }
         let rest = args.get(index..).unwrap_or(&[]);
+        // A computed word is a start only in first place (`find $DIR …`);
+        // after one, it may be an expression (`find / $ACTION`).
         let starts: Vec<&Word> = rest
             .iter()
-            .take_while(|w| {
-                w.value
-                    .as_deref()
-                    .is_none_or(|v| !(v.starts_with('-') || matches!(v, "(" | "!" | ",")))
+            .enumerate()
+            .take_while(|(at, w)| match w.value.as_deref() {
+                Some(v) => !(v.starts_with('-') || matches!(v, "(" | "!" | ",")),
+                None => *at == 0,
             })
+            .map(|(_, w)| w)
             .collect();
         let expression = &rest[starts.len()..];
         let mut deletes = expression
@@ -612,7 +628,9 @@ impl Judge<'_> {
             self.words(script, command, words, depth);
             at = end + 1;
         }
-        if !deletes {
+        // `find / $ACTION`: a computed expression may delete.
+        let maybe = expression.iter().any(|w| w.value.is_none());
+        if !deletes && !maybe {
             return;
         }
         let dot = Word {
@@ -630,6 +648,7 @@ impl Judge<'_> {
         self.targets(
             starts.into_iter(),
             false,
+            deletes,
             "would delete everything under",
             "with find",
         );
@@ -640,7 +659,7 @@ impl Judge<'_> {
             .iter()
             .filter_map(|w| w.value.as_deref())
             .any(|a| a.starts_with("--delete") || a == "--del" || a == "--remove-source-files");
-        if !deletes {
+        if !deletes && !computed(args) {
             return;
         }
         let Some(destination) = operands(args).last() else {
@@ -655,6 +674,7 @@ impl Judge<'_> {
             self.targets(
                 std::iter::once(destination),
                 false,
+                deletes,
                 "would delete everything under",
                 "not in the source (rsync --delete)",
             );
@@ -708,6 +728,12 @@ impl Judge<'_> {
             .is_some_and(|name| SYSTEM_DIRS.contains(&name));
         (resolved == "/" || resolved == home || is_system).then_some(resolved)
     }
+}
+
+/// Whether a word of `args` is only known when it runs (it may be an
+/// option).
+fn computed(args: &[Word]) -> bool {
+    args.iter().any(|word| word.value.is_none())
 }
 
 /// `word` single-quoted for the shell.

@@ -442,6 +442,21 @@ const REFUSED: &[(&str, &str, &str)] = &[
         "dangerous-command",
         "would delete `/` recursively",
     ),
+    (
+        "rm $OPTS /",
+        "dangerous-command",
+        "would delete `/` recursively (with options only known when it runs)",
+    ),
+    (
+        "chmod $FLAGS 777 /",
+        "dangerous-command",
+        "would chmod `/` recursively (with options",
+    ),
+    (
+        "find / $ACTION",
+        "dangerous-command",
+        "would delete everything under `/` with find (with options",
+    ),
     // find, rsync, chmod, devices, fork bombs.
     (
         "find -H -L / -delete",
@@ -647,6 +662,8 @@ const ALLOWED: &[&str] = &[
     "dd if=/dev/zero of=disk.img bs=1M count=1",
     "echo hi > /dev/null",
     "source .venv/bin/activate",
+    "rm $OPTS ./build",
+    "find . -name \"$PATTERN\" -print",
     "awk -F, '{ print $2 }' data.csv",
     "python3 -c \"import subprocess; subprocess.run('ls', shell=True, check=True)\"",
     "python3 -c \"import os; print(os.system)\"",
