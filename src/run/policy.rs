@@ -8,7 +8,8 @@
 //!    is refused.
 //! 3. The default rules over the arguments, which a config may `disable`:
 //!    `dangerous-command` (`rm -rf /` and its spellings, `dd of=/dev/sda`,
-//!    `mkfs`, fork bombs, `chmod -R 777 /`, `> /dev/sda`, `shred`),
+//!    `mkfs`, fork bombs, `chmod -R 777 /`, `> /dev/sda`, `shred`, `find / |
+//!    xargs rm`, `kill -9 -1`, `shutdown`),
 //!    `remote-script` (`curl … | sh`) and `sensitive-path` (`/etc/shadow`,
 //!    `/etc/passwd`, `/etc/sudoers`, `.ssh` and `.gnupg` directories,
 //!    `~/.aws/credentials`, `.env` files, private keys: `id_rsa`,
@@ -48,6 +49,7 @@ mod paths;
 mod programs;
 mod rules;
 mod shell;
+mod targets;
 
 /// `raw` (relative to `dir`, or with `~`/`$HOME`) as the absolute, normal
 /// path the policy compares: the sandbox confines to the same directories.

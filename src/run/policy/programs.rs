@@ -202,6 +202,18 @@ const WRAPPERS: &[Wrapper] = &[
         joins: true,
         ..wrapper(&["watch"], &["-n", "--interval", "-q", "--equexit"])
     },
+    wrapper(&["unshare"], &["-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd"]),
+    wrapper(&["nsenter"], &["-t", "--target", "-S", "--setuid", "-G", "--setgid"]),
+    wrapper(&["setpriv", "capsh"], &[]),
+    wrapper(
+        &["systemd-run"],
+        &["-u", "--unit", "-p", "--property", "-E", "--setenv", "-M", "--machine", "-H", "--host", "--description", "--slice", "--uid", "--gid", "--nice", "-d", "--working-directory"],
+    ),
+    // `parallel rm -rf ::: /`: the words after `:::` are its input.
+    Wrapper {
+        feeds: true,
+        ..wrapper(&["parallel"], &["-j", "--jobs", "-S", "--sshlogin", "--delay", "--timeout"])
+    },
     // `ssh localhost 'rm -rf /'` runs on this machine too.
     Wrapper {
         joins: true,
@@ -238,6 +250,9 @@ const INTERPRETERS: &[(&[&str], &[&str])] = &[
     (&["php"], &["-r"]),
     (&["lua", "luajit"], &["-e"]),
 ];
+
+/// Programs that delete the files they are given.
+pub(super) const DELETERS: &[&str] = &["rm", "rmdir", "unlink", "shred"];
 
 /// Programs that fetch from the network.
 pub(super) const DOWNLOADERS: &[&str] = &[
@@ -383,7 +398,13 @@ pub(super) fn has_flag(args: &[Word], long: &str, short: &[char]) -> bool {
     args.iter()
         .filter_map(|w| w.value.as_deref())
         .take_while(|a| *a != "--")
-        .any(|a| a == long || (is_short_flags(a) && a.contains(short)))
+        .any(|a| is_long(a, long) || (is_short_flags(a) && a.contains(short)))
+}
+
+/// `arg` is the long option `long` or an abbreviation getopt accepts
+/// (`--rec` for `--recursive`).
+pub(super) fn is_long(arg: &str, long: &str) -> bool {
+    arg.len() > 2 && arg.starts_with("--") && long.starts_with(arg)
 }
 
 /// Whether any of `commands` (through wrappers) is a downloader.
@@ -395,4 +416,32 @@ pub(super) fn downloads(script: &Script, commands: &[usize]) -> bool {
             Program::Runs { name, .. } => DOWNLOADERS.contains(&name.as_str()),
             _ => false,
         })
+}
+
+/// `find`'s start paths and its expression, past the options before the
+/// paths (`-H`, `-L`, `-P`, `-D …`, `-O…`).
+pub(super) fn find_parts(args: &[Word]) -> (Vec<&Word>, &[Word]) {
+    let mut index = 0;
+    while let Some(arg) = args.get(index).and_then(|w| w.value.as_deref()) {
+        match arg {
+            "-H" | "-L" | "-P" => index += 1,
+            "-D" => index += 2,
+            _ if arg.starts_with("-O") => index += 1,
+            _ => break,
+        }
+    }
+    let rest = args.get(index..).unwrap_or(&[]);
+    // A computed word is a start only in first place (`find $DIR …`);
+    // after one, it may be an expression (`find / $ACTION`).
+    let starts: Vec<&Word> = rest
+        .iter()
+        .enumerate()
+        .take_while(|(at, w)| match w.value.as_deref() {
+            Some(v) => !(v.starts_with('-') || matches!(v, "(" | "!" | ",")),
+            None => *at == 0,
+        })
+        .map(|(_, w)| w)
+        .collect();
+    let expression = &rest[starts.len()..];
+    (starts, expression)
 }

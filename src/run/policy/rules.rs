@@ -22,14 +22,16 @@
 //! (`bash build.sh`, `python3 tool.py`) is not read: what it does is the
 //! sandbox's to contain.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::code::{self, Argument, Call};
-use super::paths::{normalize, resolve};
+use super::paths::normalize;
 use super::programs::{
-    Program, SHELLS, downloads, has_flag, interpreter, is_short_flags, operands, program, value_of,
+    DELETERS, Program, SHELLS, downloads, find_parts, has_flag, interpreter, is_long,
+    is_short_flags, operands, program, value_of,
 };
 use super::shell::{self, Command, Input, Script, Word};
+use super::targets::{Places, Target, block_device};
 
 /// Which default rule a finding belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,9 +55,11 @@ const MAX_DEPTH: usize = 8;
 /// Every finding in `text`, in the order of its commands.
 pub(super) fn screen(text: &str, dir: &Path, home: &Path) -> Vec<Finding> {
     let mut judge = Judge {
-        dir,
-        cwd: Ok(dir.to_path_buf()),
-        home,
+        places: Places {
+            dir,
+            cwd: Ok(dir.to_path_buf()),
+            home,
+        },
         findings: Vec::new(),
     };
     judge.text(text, 0);
@@ -63,28 +67,8 @@ pub(super) fn screen(text: &str, dir: &Path, home: &Path) -> Vec<Finding> {
 }
 
 struct Judge<'a> {
-    dir: &'a Path,
-    /// The working directory as `cd` leaves it, in the order the commands
-    /// are written; `Err`: why it is only known when it runs.
-    cwd: Result<PathBuf, String>,
-    home: &'a Path,
+    places: Places<'a>,
     findings: Vec<Finding>,
-}
-
-/// Top-level directories whose loss breaks the system.
-const SYSTEM_DIRS: &[&str] = &[
-    "bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "mnt", "media", "opt", "proc",
-    "root", "run", "sbin", "snap", "srv", "sys", "usr", "var",
-];
-
-/// What a destructive command's path argument is.
-enum Target {
-    /// `/`, the home directory, a system directory, or a glob over one.
-    Critical(String),
-    /// Known and harmless.
-    Fine,
-    /// Only known when it runs: why.
-    Unknown(String),
 }
 
 impl Judge<'_> {
@@ -146,13 +130,18 @@ impl Judge<'_> {
 
     fn command(&mut self, script: &Script, command: &Command, depth: usize) {
         for redirect in &command.redirects {
-            if redirect.operator.contains('>')
-                && let Some(device) = redirect.target.value.as_deref().and_then(block_device)
-            {
+            if !redirect.operator.contains('>') {
+                continue;
+            }
+            let target = redirect.target.value.as_deref();
+            if let Some(device) = target.and_then(block_device) {
                 self.push(
                     Kind::Dangerous,
                     format!("would overwrite the block device `{device}`"),
                 );
+            }
+            if target.is_some_and(|t| normalize(t) == "/proc/sysrq-trigger") {
+                self.push(Kind::Dangerous, "would trigger a kernel SysRq action");
             }
         }
         self.words(script, command, &command.words, depth);
@@ -222,7 +211,7 @@ impl Judge<'_> {
             );
         }
         match name {
-            "cd" | "pushd" => self.cd(args),
+            "cd" | "pushd" => self.places.cd(args),
             "alias" => {
                 // `alias x='rm -rf /'`: the value is a command line.
                 for definition in args {
@@ -254,6 +243,20 @@ impl Judge<'_> {
             }
             "awk" | "gawk" | "mawk" | "nawk" => self.awk(script, args, depth),
             "rm" => self.rm(args, fed),
+            "shutdown" | "reboot" | "halt" | "poweroff" => self.push(
+                Kind::Dangerous,
+                format!("would stop the machine with `{name}`"),
+            ),
+            // Process -1 is every process; a first `-1` is signal 1.
+            "kill"
+                if args
+                    .iter()
+                    .skip(1)
+                    .any(|a| a.value.as_deref() == Some("-1")) =>
+            {
+                self.push(Kind::Dangerous, "would kill every process (`kill … -1`)")
+            }
+            "killall5" => self.push(Kind::Dangerous, "would kill every process (`killall5`)"),
             "find" => self.find(script, command, args, depth),
             "rsync" => self.rsync(args),
             "chmod" | "chown" | "chgrp" => {
@@ -268,7 +271,7 @@ impl Judge<'_> {
                 let operands: Vec<&Word> = operands(args).collect();
                 if let Some((_, sources)) = operands.split_last() {
                     for source in sources {
-                        if let Target::Critical(path) = self.target(source) {
+                        if let Target::Critical(path) = self.places.target(source) {
                             self.push(Kind::Dangerous, format!("would move `{path}` away"));
                         }
                     }
@@ -302,23 +305,46 @@ impl Judge<'_> {
             }
             _ => {}
         }
+        if fed && DELETERS.contains(&name) {
+            self.fed_from_find(script, command, name);
+        }
     }
 
-    fn cd(&mut self, args: &[Word]) {
-        let target = operands(args).next();
-        self.cwd = match target.map(|w| (w, w.value.as_deref())) {
-            None => Ok(self.home.to_path_buf()),
-            Some((_, Some(value))) if value != "-" => match &self.cwd {
-                Ok(cwd) => Ok(PathBuf::from(resolve(value, cwd, self.home))),
-                Err(why) => Err(why.clone()),
-            },
-            Some((word, _)) => Err(format!("the working directory after `cd {}`", word.source)),
-        };
-    }
-
-    /// The directory relative paths resolve against now.
-    fn here(&self) -> &Path {
-        self.cwd.as_deref().unwrap_or(self.dir)
+    /// `find / | xargs rm`: deletes what a `find` over a critical place
+    /// lists.
+    fn fed_from_find(&mut self, script: &Script, command: &Command, name: &str) {
+        for input in &command.inputs {
+            let Input::Pipe(upstream) = input else {
+                continue;
+            };
+            for index in upstream {
+                let Some(source) = script.commands.get(*index) else {
+                    continue;
+                };
+                let Program::Runs {
+                    name: lister, args, ..
+                } = program(&source.words)
+                else {
+                    continue;
+                };
+                if lister != "find" {
+                    continue;
+                }
+                let (starts, _) = find_parts(args);
+                let dot = [Word::literal(".")];
+                let starts = if starts.is_empty() {
+                    vec![&dot[0]]
+                } else {
+                    starts
+                };
+                for start in starts {
+                    if let Target::Critical(path) = self.places.target(start) {
+                        let why = format!("would {name} everything `find {path}` lists");
+                        return self.push(Kind::Dangerous, why);
+                    }
+                }
+            }
+        }
     }
 
     fn devices<'w>(&mut self, words: impl Iterator<Item = &'w Word>, verb: &str) {
@@ -505,7 +531,7 @@ impl Judge<'_> {
                 ),
                 Call::ForkLoop => self.push(Kind::Dangerous, "is a fork bomb"),
                 Call::RemovesTree(function, Argument::Text(path)) => {
-                    if let Some(path) = self.critical(&path) {
+                    if let Some(path) = self.places.critical(&path) {
                         self.push(
                             Kind::Dangerous,
                             format!("would delete `{path}` recursively (`{function}`)"),
@@ -533,10 +559,12 @@ impl Judge<'_> {
     }
 
     fn rm(&mut self, args: &[Word], fed: bool) {
-        if args
-            .iter()
-            .any(|w| w.value.as_deref() == Some("--no-preserve-root"))
-        {
+        let no_preserve = |w: &Word| {
+            w.value
+                .as_deref()
+                .is_some_and(|a| a.len() > 4 && is_long(a, "--no-preserve-root"))
+        };
+        if args.iter().any(no_preserve) {
             return self.push(Kind::Dangerous, "would delete with `--no-preserve-root`");
         }
         let certain = has_flag(args, "--recursive", &['r', 'R']);
@@ -558,7 +586,7 @@ impl Judge<'_> {
         how: &str,
     ) {
         for word in words {
-            match self.target(word) {
+            match self.places.target(word) {
                 Target::Critical(path) if certain => {
                     return self.push(Kind::Dangerous, format!("{verb} `{path}` {how}"));
                 }
@@ -585,28 +613,7 @@ impl Judge<'_> {
     }
 
     fn find(&mut self, script: &Script, command: &Command, args: &[Word], depth: usize) {
-        let mut index = 0;
-        while let Some(arg) = args.get(index).and_then(|w| w.value.as_deref()) {
-            match arg {
-                "-H" | "-L" | "-P" => index += 1,
-                "-D" => index += 2,
-                _ if arg.starts_with("-O") => index += 1,
-                _ => break,
-            }
-        }
-        let rest = args.get(index..).unwrap_or(&[]);
-        // A computed word is a start only in first place (`find $DIR …`);
-        // after one, it may be an expression (`find / $ACTION`).
-        let starts: Vec<&Word> = rest
-            .iter()
-            .enumerate()
-            .take_while(|(at, w)| match w.value.as_deref() {
-                Some(v) => !(v.starts_with('-') || matches!(v, "(" | "!" | ",")),
-                None => *at == 0,
-            })
-            .map(|(_, w)| w)
-            .collect();
-        let expression = &rest[starts.len()..];
+        let (starts, expression) = find_parts(args);
         let mut deletes = expression
             .iter()
             .any(|w| w.value.as_deref() == Some("-delete"));
@@ -623,7 +630,7 @@ impl Judge<'_> {
                 .map_or(expression.len(), |p| at + p);
             let words = &expression[at..end];
             if let Program::Runs { name, .. } = program(words) {
-                deletes |= matches!(name.as_str(), "rm" | "rmdir" | "unlink" | "shred");
+                deletes |= DELETERS.contains(&name.as_str());
             }
             self.words(script, command, words, depth);
             at = end + 1;
@@ -633,15 +640,9 @@ impl Judge<'_> {
         if !deletes && !maybe {
             return;
         }
-        let dot = Word {
-            source: ".".into(),
-            value: Some(".".into()),
-            glob: None,
-            unknown: None,
-            inner: Vec::new(),
-        };
+        let dot = [Word::literal(".")];
         let starts = if starts.is_empty() {
-            vec![&dot]
+            vec![&dot[0]]
         } else {
             starts
         };
@@ -680,54 +681,6 @@ impl Judge<'_> {
             );
         }
     }
-
-    fn target(&self, word: &Word) -> Target {
-        if let Some(why) = &word.unknown {
-            return Target::Unknown(why.clone());
-        }
-        let value = value_of(word);
-        let absolute = value.starts_with(['/', '~']) || value.starts_with("$HOME");
-        if let (Err(why), false) = (&self.cwd, absolute) {
-            return Target::Unknown(why.clone());
-        }
-        if let Some(pattern) = &word.glob {
-            // The directory the first glob component lists: `/*/` lists
-            // `/`, `~/.*` the home directory.
-            let literal: Vec<&str> = pattern
-                .split('/')
-                .take_while(|c| !['*', '?', '['].iter().any(|m| c.contains(*m)))
-                .collect();
-            let parent = shell::unescape(&literal.join("/"));
-            let parent = if parent.is_empty() && pattern.starts_with('/') {
-                "/".to_string()
-            } else {
-                parent
-            };
-            let parent = if parent.is_empty() {
-                ".".to_string()
-            } else {
-                parent
-            };
-            if self.critical(&parent).is_some() {
-                return Target::Critical(resolve(value, self.here(), self.home));
-            }
-        }
-        match self.critical(value) {
-            Some(path) => Target::Critical(path),
-            None => Target::Fine,
-        }
-    }
-
-    /// The resolved target when it is `/`, the home directory or a system
-    /// directory.
-    fn critical(&self, target: &str) -> Option<String> {
-        let resolved = resolve(target, self.here(), self.home);
-        let home = normalize(&self.home.to_string_lossy());
-        let is_system = resolved
-            .strip_prefix('/')
-            .is_some_and(|name| SYSTEM_DIRS.contains(&name));
-        (resolved == "/" || resolved == home || is_system).then_some(resolved)
-    }
 }
 
 /// Whether a word of `args` is only known when it runs (it may be an
@@ -739,21 +692,4 @@ fn computed(args: &[Word]) -> bool {
 /// `word` single-quoted for the shell.
 fn quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
-}
-
-/// The normal device path when `target` is a block device under `/dev`.
-fn block_device(target: &str) -> Option<String> {
-    const PREFIXES: &[&str] = &[
-        "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "md", "dm-", "mapper/", "loop",
-        "nbd", "mtdblock", "sr",
-    ];
-    if !target.starts_with('/') {
-        return None;
-    }
-    let device = normalize(target);
-    let name = device.strip_prefix("/dev/")?;
-    PREFIXES
-        .iter()
-        .any(|p| name.starts_with(p))
-        .then_some(device)
 }

@@ -34,6 +34,19 @@ pub(super) struct Word {
     pub inner: Vec<usize>,
 }
 
+impl Word {
+    /// A known word with no pattern characters.
+    pub(super) fn literal(text: &str) -> Word {
+        Word {
+            source: text.to_string(),
+            value: Some(text.to_string()),
+            glob: None,
+            unknown: None,
+            inner: Vec::new(),
+        }
+    }
+}
+
 /// Where a command's standard input comes from, besides a terminal.
 #[derive(Debug, Clone)]
 pub(super) enum Input {
@@ -282,17 +295,22 @@ impl<'t> Walker<'t> {
             }
             return;
         }
-        let mut operator = String::new();
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            if !child.is_named() {
-                operator.push_str(self.source(child));
-            }
-        }
-        if let Some(target) = node.child_by_field_name("destination") {
-            let target = self.whole_word(target);
-            command.redirects.push(Redirect { operator, target });
-        }
+        let Some(target) = node.child_by_field_name("destination") else {
+            return;
+        };
+        // The text between the descriptor and the target: `>`, `>>`, `&>`,
+        // also `<>`, which the grammar reads as an error.
+        let start = node
+            .child_by_field_name("descriptor")
+            .map_or(node.start_byte(), |d| d.end_byte());
+        let operator = self
+            .text
+            .get(start..target.start_byte())
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        let target = self.whole_word(target);
+        command.redirects.push(Redirect { operator, target });
     }
 
     /// `<<EOF … EOF`: the body is literal when the delimiter is quoted,

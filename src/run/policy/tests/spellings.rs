@@ -457,6 +457,62 @@ const REFUSED: &[(&str, &str, &str)] = &[
         "dangerous-command",
         "would delete everything under `/` with find (with options",
     ),
+    (
+        "rm --rec /",
+        "dangerous-command",
+        "would delete `/` recursively",
+    ),
+    (
+        "rm --no-pres -r /tmp",
+        "dangerous-command",
+        "`--no-preserve-root`",
+    ),
+    (
+        "find / -print0 | xargs -0 shred -u",
+        "dangerous-command",
+        "would shred everything `find /` lists",
+    ),
+    (
+        "find ~ -type f | xargs rm -f",
+        "dangerous-command",
+        "would rm everything `find /home/alice` lists",
+    ),
+    (
+        "parallel rm -rf ::: /",
+        "dangerous-command",
+        "would delete `/` recursively",
+    ),
+    (
+        "unshare -r rm -rf /",
+        "dangerous-command",
+        "would delete `/` recursively",
+    ),
+    (
+        "nsenter -t 1 -m -p rm -rf /",
+        "dangerous-command",
+        "would delete `/` recursively",
+    ),
+    (
+        "systemd-run --uid=0 rm -rf /",
+        "dangerous-command",
+        "would delete `/` recursively",
+    ),
+    (
+        "exec 3<>/dev/sda",
+        "dangerous-command",
+        "would overwrite the block device `/dev/sda`",
+    ),
+    ("echo b > /proc/sysrq-trigger", "dangerous-command", "SysRq"),
+    (
+        "kill -9 -1",
+        "dangerous-command",
+        "would kill every process",
+    ),
+    (
+        "sudo shutdown -h now",
+        "dangerous-command",
+        "would stop the machine with `shutdown`",
+    ),
     // find, rsync, chmod, devices, fork bombs.
     (
         "find -H -L / -delete",
@@ -662,6 +718,9 @@ const ALLOWED: &[&str] = &[
     "dd if=/dev/zero of=disk.img bs=1M count=1",
     "echo hi > /dev/null",
     "source .venv/bin/activate",
+    "find . -name '*.o' | xargs rm -f",
+    "kill -1 1234",
+    "kill -9 $PID",
     "rm $OPTS ./build",
     "find . -name \"$PATTERN\" -print",
     "awk -F, '{ print $2 }' data.csv",
