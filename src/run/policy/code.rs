@@ -91,6 +91,11 @@ pub(super) fn calls(code: &str) -> Vec<Call> {
             if !all.as_str().ends_with('(') && !rest.starts_with(['\'', '"', '[', '$', '@']) {
                 continue;
             }
+            // `exec`, `spawn` and `eval` are also methods of other things.
+            let ambiguous = matches!(name.as_str(), "exec" | "spawn" | "eval");
+            if !removal && ambiguous && !shell_receiver(&code[..all.start()]) {
+                continue;
+            }
             let argument = first_argument(rest);
             let name = name.as_str().to_string();
             let call = if removal {
@@ -111,6 +116,39 @@ pub(super) fn calls(code: &str) -> Vec<Call> {
     }
     found.sort_by_key(|(at, _)| *at);
     found.into_iter().map(|(_, call)| call).collect()
+}
+
+/// Whether `exec(`, `spawn(` or `eval(` preceded by `before` is
+/// a process call: a function call of its own, or a method of a module
+/// that runs processes (`require('child_process').exec`, `cp.spawn`,
+/// `Kernel.system`), not `/re/.exec(s)` or `db.exec(sql)`.
+fn shell_receiver(before: &str) -> bool {
+    let Some(before) = before.strip_suffix('.') else {
+        return true;
+    };
+    if before.ends_with(')') {
+        return true;
+    }
+    let receiver_start = before
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .map_or(0, |at| at + 1);
+    let receiver = &before[receiver_start..];
+    matches!(
+        receiver,
+        "os" | "cp"
+            | "child_process"
+            | "childProcess"
+            | "proc"
+            | "process"
+            | "Kernel"
+            | "IO"
+            | "subprocess"
+            | "shell"
+            | "sh"
+            | "Deno"
+            | "Bun"
+            | "$"
+    )
 }
 
 /// The first argument at the start of `rest` (just after the call's `(`

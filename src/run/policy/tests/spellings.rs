@@ -513,6 +513,21 @@ const REFUSED: &[(&str, &str, &str)] = &[
         "dangerous-command",
         "would stop the machine with `shutdown`",
     ),
+    (
+        "node -e \"require('child_process').exec(process.argv[1])\" x",
+        "dangerous-command",
+        "runs a command only known when it runs (`exec`",
+    ),
+    (
+        "node -e \"const cp = require('child_process'); cp.execSync('rm -rf /')\"",
+        "dangerous-command",
+        "would delete `/` recursively",
+    ),
+    (
+        "node -e \"const x = require('child_process'); x.execSync('rm -rf /')\"",
+        "dangerous-command",
+        "would delete `/` recursively",
+    ),
     // find, rsync, chmod, devices, fork bombs.
     (
         "find -H -L / -delete",
@@ -718,6 +733,8 @@ const ALLOWED: &[&str] = &[
     "dd if=/dev/zero of=disk.img bs=1M count=1",
     "echo hi > /dev/null",
     "source .venv/bin/activate",
+    "node -e \"const m = /a+/.exec(process.argv[1]); console.log(m)\" aa",
+    "python3 -c \"import sqlite3; c = sqlite3.connect(':memory:'); print(c.execute('select 1').fetchone())\"",
     "find . -name '*.o' | xargs rm -f",
     "kill -1 1234",
     "kill -9 $PID",
