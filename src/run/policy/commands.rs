@@ -45,13 +45,18 @@ pub(super) struct PathWord {
 /// command, redirection target and here-document, split at whitespace and shell or
 /// code punctuation (`python3 -c "open('/etc/shadow')"`), then at `=` and
 /// `:` (`--file=x`, `host:/etc/passwd`); URLs other than `file://` are
-/// left to the network rules. When the grammar does not load, the text
-/// split at whitespace.
+/// left to the network rules. When the grammar does not load or the text
+/// is not valid shell, the whole text is split too.
 pub(super) fn path_words(command: &str) -> Vec<PathWord> {
     let Ok(script) = shell::parse(command) else {
         return split(command, false);
     };
-    let mut out = Vec::new();
+    // Text bash would not parse may hide words in error nodes: all of it.
+    let mut out = if script.malformed {
+        split(command, false)
+    } else {
+        Vec::new()
+    };
     for word in words(&script) {
         match (&word.glob, &word.value) {
             (Some(pattern), _) => out.extend(split(pattern, true)),

@@ -679,6 +679,11 @@ const REFUSED: &[(&str, &str, &str)] = &[
         "inside an SSH directory",
     ),
     ("> /etc/passwd", "sensitive-path", "names `/etc/passwd`"),
+    (
+        "((( cat /etc/shadow",
+        "sensitive-path",
+        "names `/etc/shadow`",
+    ),
 ];
 
 /// Near misses of each family: they still run.
