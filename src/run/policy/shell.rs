@@ -271,7 +271,10 @@ impl<'t> Walker<'t> {
         for child in children {
             match child.kind() {
                 "file_redirect" | "herestring_redirect" => self.redirect(child, &mut extra),
-                "heredoc_redirect" => self.heredoc(child, &mut extra, upstream),
+                "heredoc_redirect" => {
+                    let writers: Vec<usize> = (start..end).collect();
+                    self.heredoc(child, &mut extra, upstream, &writers)
+                }
                 _ => {}
             }
         }
@@ -315,7 +318,15 @@ impl<'t> Walker<'t> {
 
     /// `<<EOF … EOF`: the body is literal when the delimiter is quoted,
     /// else it expands like a `"…"` string.
-    fn heredoc(&mut self, node: Node, command: &mut Command, upstream: &[usize]) {
+    /// `writers`: the commands the here-document belongs to, whose output
+    /// a `| …` after its start reads.
+    fn heredoc(
+        &mut self,
+        node: Node,
+        command: &mut Command,
+        upstream: &[usize],
+        writers: &[usize],
+    ) {
         let mut quoted = false;
         let mut body = None;
         let mut cursor = node.walk();
@@ -326,7 +337,9 @@ impl<'t> Walker<'t> {
                 "heredoc_body" => body = Some(child),
                 "heredoc_end" | "file_descriptor" => {}
                 "file_redirect" | "herestring_redirect" => self.redirect(child, command),
-                // `cat <<EOF | sh`, `<<EOF && x`: statements after the start.
+                // `cat <<EOF | sh`: the grammar puts the rest of the
+                // pipeline after the start; `<<EOF && x` likewise.
+                "pipeline" => self.pipeline(child, writers),
                 _ => self.statement(child, upstream),
             }
         }

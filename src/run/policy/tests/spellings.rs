@@ -326,6 +326,11 @@ const REFUSED: &[(&str, &str, &str)] = &[
         "dangerous-command",
         "would delete `/` recursively",
     ),
+    (
+        "cat <<'EOF' | sh\nrm -rf /\nEOF",
+        "dangerous-command",
+        "pipes into `sh`",
+    ),
     // Interpreter one-liners.
     (
         "perl -MFile::Path -e 'rmtree(\"/\")'",
@@ -738,6 +743,8 @@ const ALLOWED: &[&str] = &[
     "dd if=/dev/zero of=disk.img bs=1M count=1",
     "echo hi > /dev/null",
     "source .venv/bin/activate",
+    "bash -s <<'X'\necho hi\nX",
+    "cat > run.sh <<'EOF'\nrm -rf build\nEOF",
     "node -e \"const m = /a+/.exec(process.argv[1]); console.log(m)\" aa",
     "python3 -c \"import sqlite3; c = sqlite3.connect(':memory:'); print(c.execute('select 1').fetchone())\"",
     "find . -name '*.o' | xargs rm -f",
