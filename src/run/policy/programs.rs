@@ -67,24 +67,8 @@ const WRAPPERS: &[Wrapper] = &[
         ..wrapper(
             &["sudo"],
             &[
-                "-u",
-                "-g",
-                "-C",
-                "-D",
-                "-h",
-                "-p",
-                "-r",
-                "-t",
-                "-T",
-                "-U",
-                "--user",
-                "--group",
-                "--chdir",
-                "--prompt",
-                "--role",
-                "--type",
-                "--host",
-                "--close-from",
+                "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user", "--group",
+                "--chdir", "--prompt", "--role", "--type", "--host", "--close-from",
                 "--other-user",
             ],
         )
@@ -102,22 +86,8 @@ const WRAPPERS: &[Wrapper] = &[
         ..wrapper(
             &["xargs"],
             &[
-                "-I",
-                "-n",
-                "-P",
-                "-L",
-                "-d",
-                "-E",
-                "-s",
-                "-a",
-                "--arg-file",
-                "--delimiter",
-                "--max-args",
-                "--max-procs",
-                "--max-lines",
-                "--replace",
-                "--eof",
-                "--max-chars",
+                "-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--arg-file", "--delimiter",
+                "--max-args", "--max-procs", "--max-lines", "--replace", "--eof", "--max-chars",
                 "--process-slot-var",
             ],
         )
@@ -129,17 +99,8 @@ const WRAPPERS: &[Wrapper] = &[
     },
     wrapper(
         &[
-            "nohup",
-            "coproc",
-            "setsid",
-            "unbuffer",
-            "fakeroot",
-            "builtin",
-            "then",
-            "do",
-            "else",
-            "noglob",
-            "catchsegv",
+            "nohup", "coproc", "setsid", "unbuffer", "fakeroot", "builtin", "then", "do", "else",
+            "noglob", "catchsegv",
         ],
         &[],
     ),
@@ -177,25 +138,14 @@ const WRAPPERS: &[Wrapper] = &[
     },
     wrapper(
         &["strace", "ltrace"],
-        &[
-            "-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-X",
-        ],
+        &["-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-X"],
     ),
     Wrapper {
         text: &["-c", "--command"],
         inert: &["-l", "--login", "-"],
         ..wrapper(
             &["su", "runuser"],
-            &[
-                "-s",
-                "--shell",
-                "-g",
-                "--group",
-                "-G",
-                "--supp-group",
-                "-u",
-                "--user",
-            ],
+            &["-s", "--shell", "-g", "--group", "-G", "--supp-group", "-u", "--user"],
         )
     },
     Wrapper {
@@ -207,7 +157,10 @@ const WRAPPERS: &[Wrapper] = &[
     wrapper(&["setpriv", "capsh"], &[]),
     wrapper(
         &["systemd-run"],
-        &["-u", "--unit", "-p", "--property", "-E", "--setenv", "-M", "--machine", "-H", "--host", "--description", "--slice", "--uid", "--gid", "--nice", "-d", "--working-directory"],
+        &[
+            "-u", "--unit", "-p", "--property", "-E", "--setenv", "-M", "--machine", "-H", "--host",
+            "--description", "--slice", "--uid", "--gid", "--nice", "-d", "--working-directory",
+        ],
     ),
     // `parallel rm -rf ::: /`: the words after `:::` are its input.
     Wrapper {
@@ -221,8 +174,8 @@ const WRAPPERS: &[Wrapper] = &[
         ..wrapper(
             &["ssh"],
             &[
-                "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o",
-                "-p", "-Q", "-R", "-S", "-W", "-w",
+                "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O",
+                "-o", "-p", "-Q", "-R", "-S", "-W", "-w",
             ],
         )
     },

@@ -407,10 +407,11 @@ impl Judge<'_> {
                 Input::Pipe(upstream) if downloads(script, upstream) => {
                     self.push(Kind::Remote, REMOTE)
                 }
-                Input::Pipe(_) | Input::Written => self.push(
-                    Kind::Dangerous,
-                    format!("pipes into `{name}`, which runs whatever it reads: what that is is only known when it runs"),
-                ),
+                Input::Pipe(_) | Input::Written => {
+                    let what = "what that is is only known when it runs";
+                    let why = format!("pipes into `{name}`, which runs whatever it reads: {what}");
+                    self.push(Kind::Dangerous, why);
+                }
                 Input::Text(text) if text.value.is_none() => self.unknowable(
                     script,
                     text,
