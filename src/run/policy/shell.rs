@@ -441,7 +441,13 @@ impl<'t> Walker<'t> {
                 piece.pattern.push_str(source);
                 self.substitution(node, piece);
             }
-            "concatenation" | "translated_string" | "number" | "command_name" => {
+            // `$"…"`: the string, translated for the locale (the same text).
+            "translated_string" => {
+                if let Some(string) = node.named_child(0) {
+                    self.piece(string, piece);
+                }
+            }
+            "concatenation" | "number" | "command_name" => {
                 self.parts(node, node.start_byte(), node.end_byte(), piece, false);
             }
             _ => {

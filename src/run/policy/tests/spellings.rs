@@ -30,6 +30,7 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("rm -rf {/,x}", "dangerous-command", "would delete `/` recursively"),
     ("r\"m\" -rf /", "dangerous-command", "would delete `/` recursively"),
     ("$'\\x72\\x6d' -rf /", "dangerous-command", "would delete `/` recursively"),
+    ("$\"rm\" -rf /", "dangerous-command", "would delete `/` recursively"),
     ("'/bin/rm' -r -- '/'", "dangerous-command", "would delete `/` recursively"),
     ("rm -rf /proc/1/root/", "dangerous-command", "would delete `/` recursively"),
     ("cd /tmp && rm -rf \"$(pwd)/..\"", "dangerous-command", "the command substitution `$(pwd)`"),
