@@ -405,7 +405,7 @@ impl Policy {
                 let glob = argument.value.contains(['*', '?', '[']);
                 vec![(argument.value.to_string(), glob)]
             } else if argument.command {
-                let words = commands::path_words(&argument.value);
+                let words = commands::path_words(&argument.value, dir, &self.home);
                 words.into_iter().map(|w| (w.text, w.glob)).collect()
             } else {
                 continue;

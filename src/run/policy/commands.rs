@@ -9,8 +9,11 @@
 
 use std::path::Path;
 
+use super::paths::resolve;
+use super::programs::{Program, program};
 use super::rules::{self, Kind};
-use super::shell::{self, Input, Script, Word};
+use super::shell::{self, Command, Input, Word};
+use super::targets::Places;
 
 /// Why `command` is dangerous, or `None`.
 pub(super) fn dangerous(command: &str, dir: &Path, home: &Path) -> Option<String> {
@@ -47,7 +50,7 @@ pub(super) struct PathWord {
 /// `:` (`--file=x`, `host:/etc/passwd`); URLs other than `file://` are
 /// left to the network rules. When the grammar does not load or the text
 /// is not valid shell, the whole text is split too.
-pub(super) fn path_words(command: &str) -> Vec<PathWord> {
+pub(super) fn path_words(command: &str, dir: &Path, home: &Path) -> Vec<PathWord> {
     let Ok(script) = shell::parse(command) else {
         return split(command, false);
     };
@@ -57,26 +60,61 @@ pub(super) fn path_words(command: &str) -> Vec<PathWord> {
     } else {
         Vec::new()
     };
-    for word in words(&script) {
-        match (&word.glob, &word.value) {
-            (Some(pattern), _) => out.extend(split(pattern, true)),
-            (None, Some(value)) => out.extend(split(value, false)),
-            (None, None) => out.extend(split(&word.source, false)),
+    // `cd /etc && cat shadow`: relative words resolve where `cd` left.
+    let mut places = Places {
+        dir,
+        cwd: Ok(dir.to_path_buf()),
+        home,
+    };
+    for command in &script.commands {
+        if let Program::Runs { name, args, .. } = program(&command.words)
+            && matches!(name.as_str(), "cd" | "pushd")
+        {
+            places.cd(args);
+        }
+        let here = resolve(".", places.here(), home);
+        for word in words(command) {
+            let pieces = match (&word.glob, &word.value) {
+                (Some(pattern), _) => split(pattern, true),
+                (None, Some(value)) => split(value, false),
+                (None, None) => split(&word.source, false),
+            };
+            out.extend(pieces.into_iter().map(|piece| anchor(piece, &here)));
         }
     }
     out
 }
 
-/// Every word, redirection target and here-document of `script`.
-fn words(script: &Script) -> impl Iterator<Item = &Word> {
-    script.commands.iter().flat_map(|command| {
-        let redirects = command.redirects.iter().map(|r| &r.target);
-        let texts = command.inputs.iter().filter_map(|input| match input {
-            Input::Text(text) => Some(text),
-            Input::Pipe(_) | Input::Written => None,
-        });
-        command.words.iter().chain(redirects).chain(texts)
-    })
+/// A relative word as an absolute path beneath `here`.
+fn anchor(word: PathWord, here: &str) -> PathWord {
+    let text = &word.text;
+    let absolute = text.starts_with(['/', '~'])
+        || text.starts_with("$HOME")
+        || text
+            .get(..5)
+            .is_some_and(|s| s.eq_ignore_ascii_case("file:"));
+    if absolute {
+        return word;
+    }
+    let here = if word.glob {
+        shell::escape(here)
+    } else {
+        here.to_string()
+    };
+    PathWord {
+        text: format!("{here}/{text}"),
+        glob: word.glob,
+    }
+}
+
+/// Every word, redirection target and here-document of `command`.
+fn words(command: &Command) -> impl Iterator<Item = &Word> {
+    let redirects = command.redirects.iter().map(|r| &r.target);
+    let texts = command.inputs.iter().filter_map(|input| match input {
+        Input::Text(text) => Some(text),
+        Input::Pipe(_) | Input::Written => None,
+    });
+    command.words.iter().chain(redirects).chain(texts)
 }
 
 /// `text` cut into the pieces that could be paths; `pattern`: `text` is a

@@ -106,6 +106,10 @@ impl Judge<'_> {
                 ),
             );
         }
+        if script.home_reassigned {
+            let why = "uses `~` or `$HOME` after assigning HOME: the directory they name is only known when it runs";
+            self.push(Kind::Dangerous, why);
+        }
         for function in &script.functions {
             let calls_itself = script
                 .commands

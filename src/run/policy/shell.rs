@@ -94,6 +94,9 @@ pub(super) struct Script {
     pub malformed: bool,
     /// The text nests deeper than [`MAX_NESTING`]: it was not read whole.
     pub too_deep: bool,
+    /// `~` or `$HOME` is used after an assignment to `HOME`: the policy's
+    /// home is then not what they name.
+    pub home_reassigned: bool,
 }
 
 /// The deepest nesting of syntax the walk follows (the walk recurses).
@@ -118,6 +121,7 @@ pub(super) fn parse(text: &str) -> Result<Script, String> {
         },
         written: false,
         depth: 0,
+        home_assigned: false,
     };
     walker.statement(root, &[]);
     Ok(walker.script)
@@ -130,13 +134,15 @@ struct Walker<'t> {
     written: bool,
     /// How deep the walk is in the tree.
     depth: usize,
+    /// An assignment to `HOME` was read.
+    home_assigned: bool,
 }
 
 /// Characters a glob or a brace expansion gives a meaning to.
 const PATTERN_CHARS: &[char] = &['*', '?', '[', ']', '{', '}', ',', '\\'];
 
 /// `literal` with every pattern character escaped.
-fn escape(literal: &str) -> String {
+pub(super) fn escape(literal: &str) -> String {
     let mut out = String::with_capacity(literal.len());
     for c in literal.chars() {
         if PATTERN_CHARS.contains(&c) {
@@ -192,6 +198,14 @@ impl<'t> Walker<'t> {
             "pipeline" => self.pipeline(node, upstream),
             "redirected_statement" => self.redirected(node, upstream),
             "function_definition" => self.function(node, upstream),
+            "variable_assignment" => {
+                self.assignment(node);
+                let mut cursor = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cursor).collect();
+                for child in children {
+                    self.statement(child, upstream);
+                }
+            }
             "command_substitution" | "process_substitution" => {
                 let mut piece = Piece::default();
                 self.substitution(node, &mut piece);
@@ -207,6 +221,11 @@ impl<'t> Walker<'t> {
                 }
             }
         }
+    }
+
+    fn assignment(&mut self, node: Node) {
+        let name = node.child_by_field_name("name").map(|n| self.source(n));
+        self.home_assigned |= name == Some("HOME");
     }
 
     fn pipeline(&mut self, node: Node, upstream: &[usize]) {
@@ -232,6 +251,7 @@ impl<'t> Walker<'t> {
                     }
                 }
                 "variable_assignment" => {
+                    self.assignment(child);
                     if let Some(value) = child.child_by_field_name("value") {
                         // Only for the substitutions it runs.
                         self.words(value);
@@ -409,6 +429,7 @@ impl<'t> Walker<'t> {
             "word" | "number" | "brace_expression" | "extglob_pattern" | "regex"
                 if node.named_child_count() == 0 =>
             {
+                self.script.home_reassigned |= self.home_assigned && source.starts_with('~');
                 piece.pattern.push_str(source)
             }
             "raw_string" => {
@@ -431,6 +452,7 @@ impl<'t> Walker<'t> {
             }
             "simple_expansion" | "expansion" => {
                 if source == "$HOME" || source == "${HOME}" {
+                    self.script.home_reassigned |= self.home_assigned;
                     piece.pattern.push_str("$HOME");
                 } else {
                     piece.pattern.push_str(source);

@@ -158,6 +158,10 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("sh -c 'cat ~/.aws/credentials'", "sensitive-path", "an AWS credentials file"),
     ("base64 < ~/.ssh/id_ed25519", "sensitive-path", "inside an SSH directory"),
     ("> /etc/passwd", "sensitive-path", "names `/etc/passwd`"),
+    ("cd /etc && cat shadow", "sensitive-path", "names `/etc/shadow`"),
+    ("cd / ; cd etc; base64 sudoers", "sensitive-path", "names `/etc/sudoers`"),
+    ("HOME=/etc; cat ~/shadow", "dangerous-command", "after assigning HOME"),
+    ("export HOME=/etc && cat \"$HOME/shadow\"", "dangerous-command", "after assigning HOME"),
     ("((( cat /etc/shadow", "sensitive-path", "names `/etc/shadow`"),
 ];
 
@@ -213,6 +217,8 @@ const ALLOWED: &[&str] = &[
     "dd if=/dev/zero of=disk.img bs=1M count=1",
     "echo hi > /dev/null",
     "source .venv/bin/activate",
+    "cd docs && cat README.md",
+    "HOME=/tmp/h npm install",
     "bash -s <<'X'\necho hi\nX",
     "cat > run.sh <<'EOF'\nrm -rf build\nEOF",
     "node -e \"const m = /a+/.exec(process.argv[1]); console.log(m)\" aa",
