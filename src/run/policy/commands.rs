@@ -45,7 +45,7 @@ pub(super) struct PathWord {
 }
 
 /// The words of `command` that could name files: every word of every
-/// command, redirection target and here-document, split at whitespace and shell or
+/// command, redirection target, here-document and assigned value, split at whitespace and shell or
 /// code punctuation (`python3 -c "open('/etc/shadow')"`), then at `=` and
 /// `:` (`--file=x`, `host:/etc/passwd`); URLs other than `file://` are
 /// left to the network rules. When the grammar does not load or the text
@@ -74,15 +74,23 @@ pub(super) fn path_words(command: &str, dir: &Path, home: &Path) -> Vec<PathWord
         }
         let here = resolve(".", places.here(), home);
         for word in words(command) {
-            let pieces = match (&word.glob, &word.value) {
-                (Some(pattern), _) => split(pattern, true),
-                (None, Some(value)) => split(value, false),
-                (None, None) => split(&word.source, false),
-            };
-            out.extend(pieces.into_iter().map(|piece| anchor(piece, &here)));
+            out.extend(pieces(word).into_iter().map(|piece| anchor(piece, &here)));
         }
     }
+    let here = resolve(".", dir, home);
+    for word in &script.assigned {
+        out.extend(pieces(word).into_iter().map(|piece| anchor(piece, &here)));
+    }
     out
+}
+
+/// The pieces of one word that could be paths.
+fn pieces(word: &Word) -> Vec<PathWord> {
+    match (&word.glob, &word.value) {
+        (Some(pattern), _) => split(pattern, true),
+        (None, Some(value)) => split(value, false),
+        (None, None) => split(&word.source, false),
+    }
 }
 
 /// A relative word as an absolute path beneath `here`.

@@ -94,6 +94,8 @@ pub(super) struct Script {
     pub malformed: bool,
     /// The text nests deeper than [`MAX_NESTING`]: it was not read whole.
     pub too_deep: bool,
+    /// The values of the variable assignments (`f=/etc/shadow`).
+    pub assigned: Vec<Word>,
     /// `~` or `$HOME` is used after an assignment to `HOME`: the policy's
     /// home is then not what they name.
     pub home_reassigned: bool,
@@ -198,14 +200,7 @@ impl<'t> Walker<'t> {
             "pipeline" => self.pipeline(node, upstream),
             "redirected_statement" => self.redirected(node, upstream),
             "function_definition" => self.function(node, upstream),
-            "variable_assignment" => {
-                self.assignment(node);
-                let mut cursor = node.walk();
-                let children: Vec<Node> = node.named_children(&mut cursor).collect();
-                for child in children {
-                    self.statement(child, upstream);
-                }
-            }
+            "variable_assignment" => self.assignment(node),
             "command_substitution" | "process_substitution" => {
                 let mut piece = Piece::default();
                 self.substitution(node, &mut piece);
@@ -223,8 +218,14 @@ impl<'t> Walker<'t> {
         }
     }
 
+    /// `NAME=value`: its value is kept (it may name a file) and its
+    /// substitutions are walked.
     fn assignment(&mut self, node: Node) {
         let name = node.child_by_field_name("name").map(|n| self.source(n));
+        if let Some(value) = node.child_by_field_name("value") {
+            let value = self.whole_word(value);
+            self.script.assigned.push(value);
+        }
         self.home_assigned |= name == Some("HOME");
     }
 
@@ -250,13 +251,7 @@ impl<'t> Walker<'t> {
                         command.words.extend(self.words(name));
                     }
                 }
-                "variable_assignment" => {
-                    self.assignment(child);
-                    if let Some(value) = child.child_by_field_name("value") {
-                        // Only for the substitutions it runs.
-                        self.words(value);
-                    }
-                }
+                "variable_assignment" => self.assignment(child),
                 "file_redirect" | "herestring_redirect" => self.redirect(child, &mut command),
                 // `f ('x')`: bash refuses it; tree-sitter reads a subshell.
                 "subshell" => {
