@@ -201,6 +201,7 @@ impl<'t> Walker<'t> {
             "redirected_statement" => self.redirected(node, upstream),
             "function_definition" => self.function(node, upstream),
             "variable_assignment" => self.assignment(node),
+            "for_statement" => self.for_loop(node, upstream),
             "command_substitution" | "process_substitution" => {
                 let mut piece = Piece::default();
                 self.substitution(node, &mut piece);
@@ -227,6 +228,20 @@ impl<'t> Walker<'t> {
             self.script.assigned.push(value);
         }
         self.home_assigned |= name == Some("HOME");
+    }
+
+    /// `for f in /etc/shadow …; do …; done`: the values are assigned to
+    /// the loop's variable.
+    fn for_loop(&mut self, node: Node, upstream: &[usize]) {
+        let mut cursor = node.walk();
+        let values: Vec<Node> = node.children_by_field_name("value", &mut cursor).collect();
+        for value in values {
+            let words = self.words(value);
+            self.script.assigned.extend(words);
+        }
+        if let Some(body) = node.child_by_field_name("body") {
+            self.statement(body, upstream);
+        }
     }
 
     fn pipeline(&mut self, node: Node, upstream: &[usize]) {
