@@ -145,7 +145,13 @@ fn split(text: &str, pattern: bool) -> Vec<PathWord> {
         if is_url {
             continue;
         }
-        for piece in chunk.split(['=', ':']) {
+        // `-f/etc/shadow`: an option with its path attached.
+        let attached = chunk
+            .strip_prefix('-')
+            .filter(|rest| !rest.starts_with('-'))
+            .and_then(|rest| rest.find(['/', '~']).map(|at| &rest[at..]));
+        let pieces = chunk.split(['=', ':']).chain(attached);
+        for piece in pieces {
             if piece.is_empty() || piece.eq_ignore_ascii_case("file") {
                 continue;
             }
