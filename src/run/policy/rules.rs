@@ -263,7 +263,7 @@ impl Judge<'_> {
             "killall5" => self.push(Kind::Dangerous, "would kill every process (`killall5`)"),
             "find" => self.find(script, command, args, depth),
             "rsync" => self.rsync(args),
-            "chmod" | "chown" | "chgrp" => {
+            "chmod" | "chown" | "chgrp" | "chattr" | "setfacl" => {
                 let certain = has_flag(args, "--recursive", &['R']);
                 if certain || computed(args) {
                     let verb = format!("would {name}");

@@ -129,6 +129,8 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("find / -execdir sh -c 'rm -rf \"$1\"' _ {} \\;", "dangerous-command", "the variable `$1`"),
     ("find $DIR -delete", "dangerous-command", "a path only known when it runs (the variable `$DIR`)"),
     ("rsync -a --delete-after ./empty/ ~/", "dangerous-command", "would delete everything under `/home/alice`"),
+    ("chattr -R +i /", "dangerous-command", "would chattr `/` recursively"),
+    ("setfacl -R -m u:nobody:rwx /", "dangerous-command", "would setfacl `/` recursively"),
     ("chmod -R 000 $HOME", "dangerous-command", "would chmod `/home/alice` recursively"),
     ("chown -R nobody /proc/self/root/etc", "dangerous-command", "would chown `/etc` recursively"),
     ("dd if=/dev/zero of=\"$DISK\"", "dangerous-command", "would write with dd to `\"$DISK\"`"),
