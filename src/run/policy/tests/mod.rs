@@ -5,6 +5,7 @@ mod commands;
 mod config;
 mod paths;
 mod permissions;
+mod shell;
 mod spellings;
 
 use std::path::{Path, PathBuf};
