@@ -8,13 +8,17 @@
 //!    is refused.
 //! 3. The default rules over the arguments, which a config may `disable`:
 //!    `dangerous-command` (`rm -rf /` and its spellings, `dd of=/dev/sda`,
-//!    `mkfs`, fork bombs, `chmod -R 777 /`, `> /dev/sda`, `shred`),
+//!    `mkfs`, fork bombs, `chmod -R 777 /`, `> /dev/sda`, `shred`, `find / |
+//!    xargs rm`, `kill -9 -1`, `shutdown`),
 //!    `remote-script` (`curl … | sh`) and `sensitive-path` (`/etc/shadow`,
 //!    `/etc/passwd`, `/etc/sudoers`, `.ssh` and `.gnupg` directories,
 //!    `~/.aws/credentials`, `.env` files, private keys: `id_rsa`,
 //!    `id_ed25519`, `*.pem`, `*.key`, `*.p12`, `*.pfx`, `*.ppk`). Commands
-//!    are the default rules' main input; a sensitive path is refused in a
-//!    path argument or as a word of a command, never in free text.
+//!    are the default rules' main input, parsed with a shell grammar
+//!    (`shell`, judged by `rules`): what cannot be known before a command
+//!    runs (`$(…)` as a program name, `eval "$x"`, `… | sh`) is refused.
+//!    A sensitive path is refused in a path argument or as a word of a
+//!    command (globs and `/proc/<pid>/root` resolved), never in free text.
 //! 4. `forbidden-pattern`: the user's regexes over every string argument.
 //! 5. The tool's own permissions: `allow-http`, `allowed-dirs`,
 //!    `allowed-extensions`, `undeclared-action`.
@@ -39,8 +43,13 @@
 //! ```
 
 mod arguments;
+mod code;
 mod commands;
 mod paths;
+mod programs;
+mod rules;
+mod shell;
+mod targets;
 
 /// `raw` (relative to `dir`, or with `~`/`$HOME`) as the absolute, normal
 /// path the policy compares: the sandbox confines to the same directories.
@@ -386,7 +395,7 @@ impl Policy {
                 ));
             }
             if self.enabled(DefaultRule::RemoteScript)
-                && let Some(why) = commands::remote_script(&argument.value)
+                && let Some(why) = commands::remote_script(&argument.value, dir, &self.home)
             {
                 return Err(argument_denial(DenialRule::RemoteScript, argument, &why));
             }
@@ -396,15 +405,16 @@ impl Policy {
         }
         for argument in arguments {
             let words = if argument.path {
-                vec![argument.value.to_string()]
+                let glob = argument.value.contains(['*', '?', '[']);
+                vec![(argument.value.to_string(), glob)]
             } else if argument.command {
-                commands::path_words(&argument.value)
+                let words = commands::path_words(&argument.value, dir, &self.home);
+                words.into_iter().map(|w| (w.text, w.glob)).collect()
             } else {
                 continue;
             };
-            for word in words {
-                let path = paths::resolve(&word, dir, &self.home);
-                if let Some(what) = paths::sensitive(&path) {
+            for (word, glob) in words {
+                if let Some((path, what)) = paths::sensitive_word(&word, glob, dir, &self.home) {
                     let why = format!("names `{path}`, which is {what}");
                     return Err(argument_denial(DenialRule::SensitivePath, argument, &why));
                 }

@@ -32,6 +32,7 @@ mod interop;
 mod interpreters;
 mod lint_cli;
 mod outputs;
+mod policy_shell;
 mod project;
 mod python_schemas;
 mod quickstart;

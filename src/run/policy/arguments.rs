@@ -5,7 +5,8 @@
 //! `file_path` or `cwd` makes a path, `command` or `script` makes a command,
 //! and a value such as `/etc/hosts` or `../notes.txt` is a path wherever it
 //! is. Nested objects and arrays are walked; an array of strings under a
-//! command key is an argv and is also matched joined with spaces.
+//! command key is an argv and is also matched as one command line (its
+//! words quoted for the shell).
 
 use std::borrow::Cow;
 
@@ -80,7 +81,7 @@ fn push_argv<'a>(items: &'a [Value], pointer: String, out: &mut Vec<Argument<'a>
     let words: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
     out.push(Argument {
         pointer: pointer.clone(),
-        value: Cow::Owned(words.join(" ")),
+        value: Cow::Owned(shell_words(&words)),
         path: false,
         command: true,
         file_key: false,
@@ -94,6 +95,27 @@ fn push_argv<'a>(items: &'a [Value], pointer: String, out: &mut Vec<Argument<'a>
             file_key: false,
         });
     }
+}
+
+/// An argv as one shell command line: a word with characters the shell
+/// reads is single-quoted, so that `["sh", "-c", "rm -rf /"]` keeps its
+/// three words.
+fn shell_words(words: &[&str]) -> String {
+    let quoted: Vec<String> = words
+        .iter()
+        .map(|word| {
+            let plain = !word.is_empty()
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c));
+            if plain {
+                word.to_string()
+            } else {
+                format!("'{}'", word.replace('\'', r"'\''"))
+            }
+        })
+        .collect();
+    quoted.join(" ")
 }
 
 fn classify<'a>(text: &'a str, pointer: String, context: Context<'a>) -> Argument<'a> {

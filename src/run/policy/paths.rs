@@ -1,9 +1,14 @@
 //! Paths as the policy compares them: absolute and lexically normal.
 //!
-//! Nothing here touches the file system: `~` and `$HOME` expand to the
-//! policy's home, a relative path resolves against the manifest's
-//! directory, and `//`, `/./` and `..` fold away. Symbolic links are the
-//! sandbox's business, not the policy's.
+//! `~` and `$HOME` expand to the policy's home, a relative path resolves
+//! against the manifest's directory, `//`, `/./` and `..` fold away, and
+//! `/proc/<pid>/root/…` and `/proc/<pid>/cwd/…` (also under `task/<tid>`)
+//! fold to the path beneath them, which is what they reach on a process
+//! whose root or working directory is `/`. Symbolic links are the
+//! sandbox's business, not the policy's. A glob (`/etc/sha*ow`) is
+//! matched against the names the sensitive-path rule knows and expanded
+//! against the file system (the only place the policy reads it) before
+//! the check.
 
 use std::path::Path;
 use std::sync::LazyLock;
@@ -52,7 +57,8 @@ fn expand_home(raw: &str, home: &str) -> String {
     }
 }
 
-/// Folds `//`, `.` and `..` (never above `/`) in an absolute path.
+/// Folds `//`, `.` and `..` (never above `/`) in an absolute path, and
+/// `/proc/<pid>/root` or `/proc/<pid>/cwd` to `/`.
 pub(super) fn normalize(path: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
@@ -61,10 +67,23 @@ pub(super) fn normalize(path: &str) -> String {
             ".." => {
                 parts.pop();
             }
-            part => parts.push(part),
+            part => {
+                parts.push(part);
+                if is_proc_root(&parts) {
+                    parts.clear();
+                }
+            }
         }
     }
     format!("/{}", parts.join("/"))
+}
+
+/// `proc/<any>/root`, `proc/<any>/cwd`, `proc/<any>/task/<any>/root` ….
+fn is_proc_root(parts: &[&str]) -> bool {
+    match parts {
+        ["proc", _, last] | ["proc", _, "task", _, last] => matches!(*last, "root" | "cwd"),
+        _ => false,
+    }
 }
 
 /// Why a normal path is sensitive, or `None`.
@@ -103,6 +122,149 @@ pub(super) fn sensitive(path: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// The names a glob is matched against before the sensitive-path check.
+const SENSITIVE_NAMES: &[&str] = &[
+    "shadow",
+    "shadow-",
+    "gshadow",
+    "gshadow-",
+    "passwd",
+    "passwd-",
+    "master.passwd",
+    "sudoers",
+    "sudoers.d",
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    "credentials",
+    ".env",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "authorized_keys",
+];
+
+/// The most paths one glob stands for in the checks.
+const MAX_GLOB_PATHS: usize = 256;
+
+/// The sensitive path a word of a command or argument names, and why:
+/// for a glob (`pattern`), any path it matches among the known sensitive
+/// names or on the file system.
+pub(super) fn sensitive_word(
+    word: &str,
+    pattern: bool,
+    dir: &Path,
+    home: &Path,
+) -> Option<(String, &'static str)> {
+    if !pattern {
+        let path = resolve(word, dir, home);
+        return sensitive(&path).map(|what| (path, what));
+    }
+    let resolved = resolve(word, dir, home);
+    let components: Vec<&str> = resolved.split('/').filter(|c| !c.is_empty()).collect();
+    let candidates = named(&components).into_iter().chain(on_disk(&components));
+    for candidate in candidates {
+        let path = normalize(&super::shell::unescape(&candidate));
+        if let Some(what) = sensitive(&path) {
+            return Some((path, what));
+        }
+    }
+    None
+}
+
+/// A glob component as a matcher (a leading `.` must be written, as in
+/// the shell); `None` for a literal component.
+fn component_matcher(component: &str) -> Option<GlobMatcher> {
+    if !super::shell::is_glob(component) {
+        return None;
+    }
+    let glob = GlobBuilder::new(component)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .ok()?;
+    Some(glob.compile_matcher())
+}
+
+fn matches_name(component: &str, matcher: &GlobMatcher, name: &str) -> bool {
+    let dot_written = component.starts_with('.') || component.starts_with("\\.");
+    (dot_written || !name.starts_with('.')) && matcher.is_match(name)
+}
+
+/// The paths the pattern's components make when each glob that spells
+/// part of a name (`sha*ow`, `.ss?`; not a bare `*`) is replaced by the
+/// sensitive names it matches.
+fn named(components: &[&str]) -> Vec<String> {
+    let mut paths = vec![String::new()];
+    for component in components {
+        let spelled = component.chars().any(|c| c.is_alphanumeric());
+        let names: Vec<String> = match component_matcher(component) {
+            Some(matcher) if spelled => {
+                let names: Vec<String> = SENSITIVE_NAMES
+                    .iter()
+                    .filter(|name| matches_name(component, &matcher, name))
+                    .map(|name| name.to_string())
+                    .collect();
+                if names.is_empty() {
+                    vec![component.to_string()]
+                } else {
+                    names
+                }
+            }
+            _ => vec![component.to_string()],
+        };
+        paths = paths
+            .iter()
+            .flat_map(|path| names.iter().map(move |name| format!("{path}/{name}")))
+            .take(MAX_GLOB_PATHS)
+            .collect();
+    }
+    paths
+}
+
+/// The paths the pattern matches on the file system now, as the shell
+/// would expand it (at most [`MAX_GLOB_PATHS`]).
+fn on_disk(components: &[&str]) -> Vec<String> {
+    let mut paths = vec![String::new()];
+    for component in components {
+        let Some(matcher) = component_matcher(component) else {
+            for path in &mut paths {
+                path.push('/');
+                path.push_str(component);
+            }
+            continue;
+        };
+        let mut next = Vec::new();
+        for path in &paths {
+            let listed = if path.is_empty() { "/" } else { path.as_str() };
+            let Ok(entries) = std::fs::read_dir(super::shell::unescape(listed)) else {
+                continue;
+            };
+            for entry in entries.flatten().take(MAX_GLOB_PATHS * 4) {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if matches_name(component, &matcher, &name) && next.len() < MAX_GLOB_PATHS {
+                    next.push(format!("{path}/{}", escape_name(&name)));
+                }
+            }
+        }
+        paths = next;
+    }
+    paths
+}
+
+/// A file's name as a literal part of a pattern.
+fn escape_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// One entry of `permissions.allowed_dirs`, resolved.

@@ -5,6 +5,8 @@ mod commands;
 mod config;
 mod paths;
 mod permissions;
+mod shell;
+mod spellings;
 
 use std::path::{Path, PathBuf};
 

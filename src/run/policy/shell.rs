@@ -1,0 +1,788 @@
+//! Shell commands as the shell reads them, before they run.
+//!
+//! The text is parsed with tree-sitter's Bash grammar and walked: every
+//! simple command in lists, pipelines, subshells, `{ … }` groups,
+//! functions, `if`/`while`/`for`/`case` bodies and command or process
+//! substitutions becomes one [`Command`], with its words resolved the way
+//! the shell resolves them. Quotes are removed and concatenations of
+//! plain, `'…'`, `"…"` and `$'…'` parts become one known word; brace
+//! expansion (`{a,b}`) makes several words; `~`, `$HOME` and `${HOME}` are
+//! kept for the path rules, which expand them to the policy's home. What
+//! only exists when the command runs (a command substitution, any other
+//! variable, an arithmetic expansion) leaves the word unknown, with the
+//! reason. The rules that judge the commands live in `rules`.
+
+use std::ops::Range;
+
+use tree_sitter::{Node, Parser};
+
+/// One word of a command.
+#[derive(Debug, Clone)]
+pub(super) struct Word {
+    /// The text as written in the command.
+    pub source: String,
+    /// The word with quotes removed, when it is known before it runs.
+    pub value: Option<String>,
+    /// The value as a glob pattern: quoted `*?[]{},\` are escaped with
+    /// `\`; `None` when the value has no unquoted glob character.
+    pub glob: Option<String>,
+    /// What makes the value unknown (`None` when known), as a noun:
+    /// "the variable `$X`".
+    pub unknown: Option<String>,
+    /// The commands (indices into [`Script::commands`]) that produce the
+    /// word: those of its command and process substitutions.
+    pub inner: Vec<usize>,
+}
+
+impl Word {
+    /// A known word with no pattern characters.
+    pub(super) fn literal(text: &str) -> Word {
+        Word {
+            source: text.to_string(),
+            value: Some(text.to_string()),
+            glob: None,
+            unknown: None,
+            inner: Vec::new(),
+        }
+    }
+}
+
+/// Where a command's standard input comes from, besides a terminal.
+#[derive(Debug, Clone)]
+pub(super) enum Input {
+    /// A here-document or here-string (`<<EOF`, `<<<`): its text.
+    Text(Word),
+    /// The output of the commands before it in a pipeline.
+    Pipe(Vec<usize>),
+    /// What another command writes into a `>(…)` it is part of.
+    Written,
+}
+
+/// One output or input redirection, `>`, `>>`, `&>`, `<` ….
+#[derive(Debug, Clone)]
+pub(super) struct Redirect {
+    pub operator: String,
+    pub target: Word,
+}
+
+/// One simple command: its words (assignments before it left out), its
+/// redirections and its inputs.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Command {
+    pub words: Vec<Word>,
+    pub redirects: Vec<Redirect>,
+    pub inputs: Vec<Input>,
+}
+
+/// A shell function: its name, the commands of its body and whether the
+/// body starts processes in parallel (a pipeline or `&`).
+#[derive(Debug, Clone)]
+pub(super) struct Function {
+    pub name: String,
+    pub body: Range<usize>,
+    pub forks: bool,
+}
+
+/// A parsed command line.
+#[derive(Debug, Default)]
+pub(super) struct Script {
+    pub commands: Vec<Command>,
+    pub functions: Vec<Function>,
+    /// Bash would not accept the text as written (tree-sitter recovered
+    /// from an error, or read a word followed by `(`): the text may be
+    /// code of another language.
+    pub malformed: bool,
+    /// The text nests deeper than [`MAX_NESTING`]: it was not read whole.
+    pub too_deep: bool,
+    /// The values of the variable assignments (`f=/etc/shadow`).
+    pub assigned: Vec<Word>,
+    /// `~` or `$HOME` is used after an assignment to `HOME`: the policy's
+    /// home is then not what they name.
+    pub home_reassigned: bool,
+}
+
+/// The deepest nesting of syntax the walk follows (the walk recurses).
+pub(super) const MAX_NESTING: usize = 200;
+
+/// `text` parsed; `Err` with a reason when the grammar cannot be used,
+/// so that the caller fails closed.
+pub(super) fn parse(text: &str) -> Result<Script, String> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_bash::LANGUAGE.into())
+        .map_err(|error| format!("the shell grammar did not load ({error})"))?;
+    let tree = parser
+        .parse(text, None)
+        .ok_or_else(|| "the shell parser gave no tree".to_string())?;
+    let root = tree.root_node();
+    let mut walker = Walker {
+        text,
+        script: Script {
+            malformed: root.has_error(),
+            ..Script::default()
+        },
+        written: false,
+        depth: 0,
+        home_assigned: false,
+    };
+    walker.statement(root, &[]);
+    Ok(walker.script)
+}
+
+struct Walker<'t> {
+    text: &'t str,
+    script: Script,
+    /// Inside a `>(…)`: the commands read what the outer one writes.
+    written: bool,
+    /// How deep the walk is in the tree.
+    depth: usize,
+    /// An assignment to `HOME` was read.
+    home_assigned: bool,
+}
+
+/// Characters a glob or a brace expansion gives a meaning to.
+const PATTERN_CHARS: &[char] = &['*', '?', '[', ']', '{', '}', ',', '\\'];
+
+/// `literal` with every pattern character escaped.
+pub(super) fn escape(literal: &str) -> String {
+    let mut out = String::with_capacity(literal.len());
+    for c in literal.chars() {
+        if PATTERN_CHARS.contains(&c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A word being resolved: its pattern (quoted parts escaped), or why not.
+#[derive(Default)]
+struct Piece {
+    pattern: String,
+    unknown: Option<String>,
+    inner: Vec<usize>,
+}
+
+impl Piece {
+    fn unknown(&mut self, why: String) {
+        self.unknown.get_or_insert(why);
+    }
+}
+
+impl<'t> Walker<'t> {
+    fn source(&self, node: Node) -> &'t str {
+        self.text.get(node.byte_range()).unwrap_or("")
+    }
+
+    /// Every command under `node`; `upstream` are the commands whose
+    /// output a pipeline feeds into this part.
+    fn statement(&mut self, node: Node, upstream: &[usize]) {
+        if !self.enter() {
+            return;
+        }
+        self.statement_inner(node, upstream);
+        self.depth -= 1;
+    }
+
+    /// One level deeper; `false` (and the script marked) past the limit.
+    fn enter(&mut self) -> bool {
+        if self.depth >= MAX_NESTING {
+            self.script.too_deep = true;
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+
+    fn statement_inner(&mut self, node: Node, upstream: &[usize]) {
+        match node.kind() {
+            "command" => self.command(node, upstream),
+            "pipeline" => self.pipeline(node, upstream),
+            "redirected_statement" => self.redirected(node, upstream),
+            "function_definition" => self.function(node, upstream),
+            "variable_assignment" => self.assignment(node),
+            "for_statement" => self.for_loop(node, upstream),
+            "command_substitution" | "process_substitution" => {
+                let mut piece = Piece::default();
+                self.substitution(node, &mut piece);
+            }
+            _ => {
+                if node.is_missing() {
+                    self.script.malformed = true;
+                }
+                let mut cursor = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cursor).collect();
+                for child in children {
+                    self.statement(child, upstream);
+                }
+            }
+        }
+    }
+
+    /// `NAME=value`: its value is kept (it may name a file) and its
+    /// substitutions are walked.
+    fn assignment(&mut self, node: Node) {
+        let name = node.child_by_field_name("name").map(|n| self.source(n));
+        if let Some(value) = node.child_by_field_name("value") {
+            let value = self.whole_word(value);
+            self.script.assigned.push(value);
+        }
+        self.home_assigned |= name == Some("HOME");
+    }
+
+    /// `for f in /etc/shadow …; do …; done`: the values are assigned to
+    /// the loop's variable.
+    fn for_loop(&mut self, node: Node, upstream: &[usize]) {
+        let mut cursor = node.walk();
+        let values: Vec<Node> = node.children_by_field_name("value", &mut cursor).collect();
+        for value in values {
+            let words = self.words(value);
+            self.script.assigned.extend(words);
+        }
+        if let Some(body) = node.child_by_field_name("body") {
+            self.statement(body, upstream);
+        }
+    }
+
+    fn pipeline(&mut self, node: Node, upstream: &[usize]) {
+        let mut before: Vec<usize> = upstream.to_vec();
+        let mut cursor = node.walk();
+        let stages: Vec<Node> = node.named_children(&mut cursor).collect();
+        for stage in stages {
+            let start = self.script.commands.len();
+            self.statement(stage, &before);
+            before.extend(start..self.script.commands.len());
+        }
+    }
+
+    fn command(&mut self, node: Node, upstream: &[usize]) {
+        let mut command = Command::default();
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cursor).collect();
+        for child in children {
+            match child.kind() {
+                "command_name" => {
+                    if let Some(name) = child.named_child(0) {
+                        command.words.extend(self.words(name));
+                    }
+                }
+                "variable_assignment" => self.assignment(child),
+                "file_redirect" | "herestring_redirect" => self.redirect(child, &mut command),
+                // `f ('x')`: bash refuses it; tree-sitter reads a subshell.
+                "subshell" => {
+                    self.script.malformed = true;
+                    self.statement(child, upstream);
+                }
+                _ => command.words.extend(self.words(child)),
+            }
+        }
+        if !upstream.is_empty() {
+            command.inputs.push(Input::Pipe(upstream.to_vec()));
+        }
+        if self.written {
+            command.inputs.push(Input::Written);
+        }
+        self.script.commands.push(command);
+    }
+
+    fn redirected(&mut self, node: Node, upstream: &[usize]) {
+        let start = self.script.commands.len();
+        if let Some(body) = node.child_by_field_name("body") {
+            self.statement(body, upstream);
+        }
+        if self.script.commands.len() == start {
+            // `> file` alone: a command of no words that opens the file.
+            self.script.commands.push(Command::default());
+        }
+        let end = self.script.commands.len();
+        let mut extra = Command::default();
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cursor).collect();
+        for child in children {
+            match child.kind() {
+                "file_redirect" | "herestring_redirect" => self.redirect(child, &mut extra),
+                "heredoc_redirect" => {
+                    let writers: Vec<usize> = (start..end).collect();
+                    self.heredoc(child, &mut extra, upstream, &writers)
+                }
+                _ => {}
+            }
+        }
+        // The redirections apply to every command of the body.
+        for index in start..end {
+            if let Some(command) = self.script.commands.get_mut(index) {
+                command.redirects.extend(extra.redirects.iter().cloned());
+                command.inputs.extend(extra.inputs.iter().cloned());
+            }
+        }
+    }
+
+    fn redirect(&mut self, node: Node, command: &mut Command) {
+        if node.kind() == "herestring_redirect" {
+            let word = node
+                .named_children(&mut node.walk())
+                .find(|c| c.kind() != "file_descriptor");
+            if let Some(word) = word {
+                let text = self.whole_word(word);
+                command.inputs.push(Input::Text(text));
+            }
+            return;
+        }
+        let Some(target) = node.child_by_field_name("destination") else {
+            return;
+        };
+        // The text between the descriptor and the target: `>`, `>>`, `&>`,
+        // also `<>`, which the grammar reads as an error.
+        let start = node
+            .child_by_field_name("descriptor")
+            .map_or(node.start_byte(), |d| d.end_byte());
+        let operator = self
+            .text
+            .get(start..target.start_byte())
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        let target = self.whole_word(target);
+        command.redirects.push(Redirect { operator, target });
+    }
+
+    /// `<<EOF … EOF`: the body is literal when the delimiter is quoted,
+    /// else it expands like a `"…"` string.
+    /// `writers`: the commands the here-document belongs to, whose output
+    /// a `| …` after its start reads.
+    fn heredoc(
+        &mut self,
+        node: Node,
+        command: &mut Command,
+        upstream: &[usize],
+        writers: &[usize],
+    ) {
+        let mut quoted = false;
+        let mut body = None;
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cursor).collect();
+        for child in children {
+            match child.kind() {
+                "heredoc_start" => quoted = self.source(child).contains(['\'', '"', '\\']),
+                "heredoc_body" => body = Some(child),
+                "heredoc_end" | "file_descriptor" => {}
+                "file_redirect" | "herestring_redirect" => self.redirect(child, command),
+                // `cat <<EOF | sh`: the grammar puts the rest of the
+                // pipeline after the start; `<<EOF && x` likewise.
+                "pipeline" => self.pipeline(child, writers),
+                _ => self.statement(child, upstream),
+            }
+        }
+        let Some(body) = body else { return };
+        let mut piece = Piece::default();
+        if quoted {
+            piece.pattern = escape(self.source(body));
+        } else {
+            self.string_parts(body, body.start_byte(), body.end_byte(), &mut piece);
+        }
+        command
+            .inputs
+            .push(Input::Text(finish(self.source(body), piece)));
+    }
+
+    fn function(&mut self, node: Node, upstream: &[usize]) {
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| self.source(n).to_string())
+            .unwrap_or_default();
+        let start = self.script.commands.len();
+        let mut forks = false;
+        if let Some(body) = node.child_by_field_name("body") {
+            forks = has_fork(body, 0);
+            self.statement(body, upstream);
+        }
+        let body = start..self.script.commands.len();
+        self.script.functions.push(Function { name, body, forks });
+    }
+
+    /// A word node as one word (a redirection target, a here-string).
+    fn whole_word(&mut self, node: Node) -> Word {
+        let source = self.source(node);
+        let mut piece = Piece::default();
+        self.piece(node, &mut piece);
+        finish(source, piece)
+    }
+
+    /// A word node as the words it expands to (brace expansion).
+    fn words(&mut self, node: Node) -> Vec<Word> {
+        let word = self.whole_word(node);
+        let Some(pattern) = word.glob.clone().filter(|p| has_unescaped(p, '{')) else {
+            return vec![word];
+        };
+        braces(&pattern)
+            .into_iter()
+            .map(|expanded| Word {
+                value: Some(unescape(&expanded)),
+                glob: is_glob(&expanded).then_some(expanded),
+                ..word.clone()
+            })
+            .collect()
+    }
+
+    fn piece(&mut self, node: Node, piece: &mut Piece) {
+        if !self.enter() {
+            piece.unknown("a word nested too deeply to read".to_string());
+            return;
+        }
+        self.piece_inner(node, piece);
+        self.depth -= 1;
+    }
+
+    fn piece_inner(&mut self, node: Node, piece: &mut Piece) {
+        let source = self.source(node);
+        match node.kind() {
+            "word" | "number" | "brace_expression" | "extglob_pattern" | "regex"
+                if node.named_child_count() == 0 =>
+            {
+                self.script.home_reassigned |= self.home_assigned && source.starts_with('~');
+                piece.pattern.push_str(source)
+            }
+            "raw_string" => {
+                let inner = source
+                    .strip_prefix('\'')
+                    .and_then(|s| s.strip_suffix('\''))
+                    .unwrap_or(source);
+                piece.pattern.push_str(&escape(inner));
+            }
+            "ansi_c_string" => {
+                let inner = source
+                    .strip_prefix("$'")
+                    .and_then(|s| s.strip_suffix('\''))
+                    .unwrap_or(source);
+                piece.pattern.push_str(&escape(&ansi_c(inner)));
+            }
+            "string" => {
+                let (start, end) = (node.start_byte() + 1, node.end_byte().saturating_sub(1));
+                self.string_parts(node, start, end.max(start), piece);
+            }
+            "simple_expansion" | "expansion" => {
+                if source == "$HOME" || source == "${HOME}" {
+                    self.script.home_reassigned |= self.home_assigned;
+                    piece.pattern.push_str("$HOME");
+                } else {
+                    piece.pattern.push_str(source);
+                    piece.unknown(format!("the variable `{source}`"));
+                }
+            }
+            "command_substitution" | "process_substitution" => {
+                piece.pattern.push_str(source);
+                self.substitution(node, piece);
+            }
+            // `$"…"`: the string, translated for the locale (the same text).
+            "translated_string" => {
+                if let Some(string) = node.named_child(0) {
+                    self.piece(string, piece);
+                }
+            }
+            "concatenation" | "number" | "command_name" => {
+                self.parts(node, node.start_byte(), node.end_byte(), piece, false);
+            }
+            _ => {
+                piece.pattern.push_str(source);
+                piece.unknown(format!("`{source}`"));
+                let mut cursor = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cursor).collect();
+                for child in children {
+                    let mut ignored = Piece::default();
+                    self.piece(child, &mut ignored);
+                    piece.inner.extend(ignored.inner);
+                }
+            }
+        }
+    }
+
+    fn substitution(&mut self, node: Node, piece: &mut Piece) {
+        let source = self.source(node);
+        let what = if node.kind() == "process_substitution" {
+            "process substitution"
+        } else {
+            "command substitution"
+        };
+        piece.unknown(format!("the {what} `{source}`"));
+        let start = self.script.commands.len();
+        let outer = self.written;
+        self.written |= source.starts_with(">(");
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cursor).collect();
+        for child in children {
+            self.statement(child, &[]);
+        }
+        self.written = outer;
+        piece.inner.extend(start..self.script.commands.len());
+    }
+
+    /// The text from `start` to `end` of `node`: the gaps between its
+    /// named children are literal (`quoted`: inside `"…"`), the children
+    /// are pieces.
+    fn parts(&mut self, node: Node, start: usize, end: usize, piece: &mut Piece, quoted: bool) {
+        let mut at = start;
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cursor).collect();
+        for child in children {
+            if child.start_byte() > at {
+                self.gap(at, child.start_byte(), piece, quoted);
+            }
+            if quoted && child.kind() == "string_content" {
+                self.gap(child.start_byte(), child.end_byte(), piece, true);
+            } else {
+                self.piece(child, piece);
+            }
+            at = at.max(child.end_byte());
+        }
+        if end > at {
+            self.gap(at, end, piece, quoted);
+        }
+    }
+
+    fn string_parts(&mut self, node: Node, start: usize, end: usize, piece: &mut Piece) {
+        self.parts(node, start, end, piece, true);
+    }
+
+    fn gap(&self, start: usize, end: usize, piece: &mut Piece, quoted: bool) {
+        let text = self.text.get(start..end).unwrap_or("");
+        if quoted {
+            piece
+                .pattern
+                .push_str(&escape(&unescape_double_quoted(text)));
+        } else {
+            piece.pattern.push_str(text);
+        }
+    }
+}
+
+fn finish(source: &str, piece: Piece) -> Word {
+    let known = piece.unknown.is_none();
+    Word {
+        source: source.to_string(),
+        value: known.then(|| unescape(&piece.pattern)),
+        glob: (known && is_glob(&piece.pattern)).then(|| piece.pattern.clone()),
+        unknown: piece.unknown,
+        inner: piece.inner,
+    }
+}
+
+/// Whether `pattern` has an unescaped glob or brace character.
+pub(super) fn is_glob(pattern: &str) -> bool {
+    ['*', '?', '[', '{']
+        .iter()
+        .any(|c| has_unescaped(pattern, *c))
+}
+
+fn has_unescaped(pattern: &str, wanted: char) -> bool {
+    let mut escaped = false;
+    for c in pattern.chars() {
+        if escaped {
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == wanted {
+            return true;
+        }
+    }
+    false
+}
+
+/// A pattern's literal text: backslashes removed.
+pub(super) fn unescape(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(next) = chars.next() {
+                out.push(next);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Inside `"…"`, a backslash escapes only `$`, `` ` ``, `"`, `\` and a newline.
+fn unescape_double_quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('\\', Some('\n')) => {
+                chars.next();
+            }
+            ('\\', Some(&next)) if matches!(next, '$' | '`' | '"' | '\\') => {
+                out.push(next);
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The escapes of `$'…'`: `\n`, `\t`, `\xHH`, `\NNN`, `\uHHHH`, `\'` ….
+fn ansi_c(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(kind) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let number = |chars: &mut std::iter::Peekable<std::str::Chars>, radix, most| {
+            let mut digits = String::new();
+            while digits.len() < most
+                && let Some(&d) = chars.peek()
+                && d.is_digit(radix)
+            {
+                digits.push(d);
+                chars.next();
+            }
+            u32::from_str_radix(&digits, radix)
+                .ok()
+                .and_then(char::from_u32)
+        };
+        let decoded = match kind {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            'a' => Some('\x07'),
+            'b' => Some('\x08'),
+            'e' | 'E' => Some('\x1b'),
+            'f' => Some('\x0c'),
+            'v' => Some('\x0b'),
+            '\\' | '\'' | '"' | '?' => Some(kind),
+            'x' => number(&mut chars, 16, 2),
+            'u' => number(&mut chars, 16, 4),
+            'U' => number(&mut chars, 16, 8),
+            '0'..='7' => {
+                let mut digits = kind.to_string();
+                while digits.len() < 3
+                    && let Some(&d) = chars.peek()
+                    && d.is_digit(8)
+                {
+                    digits.push(d);
+                    chars.next();
+                }
+                u32::from_str_radix(&digits, 8)
+                    .ok()
+                    .and_then(char::from_u32)
+            }
+            _ => None,
+        };
+        match decoded {
+            Some(c) => out.push(c),
+            None => {
+                out.push('\\');
+                out.push(kind);
+            }
+        }
+    }
+    out
+}
+
+/// The most words one brace expansion makes (`{a,b}{c,d}…` grows fast).
+const MAX_BRACE_WORDS: usize = 256;
+
+/// The longest word brace expansion is applied to (its scan is quadratic).
+const MAX_BRACE_LEN: usize = 4096;
+
+/// `pre{a,b}post` → `preapost`, `prebpost`, nested and repeated; a brace
+/// without a top-level comma stays as it is. Past [`MAX_BRACE_WORDS`]
+/// words the rest stay unexpanded.
+fn braces(pattern: &str) -> Vec<String> {
+    if pattern.len() > MAX_BRACE_LEN {
+        return vec![pattern.to_string()];
+    }
+    let mut done = Vec::new();
+    let mut pending = vec![pattern.to_string()];
+    while let Some(word) = pending.pop() {
+        if done.len() + pending.len() >= MAX_BRACE_WORDS {
+            done.push(word);
+            continue;
+        }
+        match expand_first(&word) {
+            Some(words) => pending.extend(words.into_iter().rev()),
+            None => done.push(word),
+        }
+    }
+    done
+}
+
+/// The words the first brace of `pattern` makes, or `None`.
+fn expand_first(pattern: &str) -> Option<Vec<String>> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let (open, commas, close) = first_brace(&chars)?;
+    let prefix: String = chars[..open].iter().collect();
+    let suffix: String = chars[close + 1..].iter().collect();
+    let mut bounds = vec![open];
+    bounds.extend(commas);
+    bounds.push(close);
+    let words = bounds.windows(2).map(|pair| match pair {
+        [from, to] => {
+            let alternative: String = chars[from + 1..*to].iter().collect();
+            format!("{prefix}{alternative}{suffix}")
+        }
+        _ => String::new(),
+    });
+    Some(words.collect())
+}
+
+/// The first unescaped `{` with at least one top-level `,` before its
+/// matching `}`: (open, commas, close).
+fn first_brace(chars: &[char]) -> Option<(usize, Vec<usize>, usize)> {
+    let mut index = 0;
+    while index < chars.len() {
+        match chars[index] {
+            '\\' => index += 1,
+            '{' => {
+                if let Some((commas, close)) = matching_brace(chars, index)
+                    && !commas.is_empty()
+                {
+                    return Some((index, commas, close));
+                }
+            }
+            _ => {}
+        }
+        index += 1;
+    }
+    None
+}
+
+fn matching_brace(chars: &[char], open: usize) -> Option<(Vec<usize>, usize)> {
+    let mut depth = 0usize;
+    let mut commas = Vec::new();
+    let mut index = open;
+    while index < chars.len() {
+        match chars[index] {
+            '\\' => index += 1,
+            '{' => depth += 1,
+            '}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some((commas, index));
+                }
+            }
+            ',' if depth == 1 => commas.push(index),
+            _ => {}
+        }
+        index += 1;
+    }
+    None
+}
+
+/// A function body that starts processes side by side: a pipeline or `&`.
+fn has_fork(node: Node, depth: usize) -> bool {
+    if node.kind() == "pipeline" || node.kind() == "&" || depth > MAX_NESTING {
+        return true;
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node> = node.children(&mut cursor).collect();
+    children.into_iter().any(|child| has_fork(child, depth + 1))
+}
