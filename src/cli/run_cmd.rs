@@ -59,9 +59,14 @@ pub(super) struct RunArgs {
     /// Let the tool also read this directory (repeatable).
     #[arg(long, value_name = "DIR")]
     allow_read: Vec<PathBuf>,
-    /// Run without Landlock rules (every other limit still applies).
+    /// Run without the sandbox: no namespaces, no Landlock rules (every other limit
+    /// still applies).
     #[arg(long)]
     no_sandbox: bool,
+    /// Run tools without their own user, PID, mount, IPC and network namespaces, under
+    /// Landlock alone (as on a machine that forbids user namespaces).
+    #[arg(long)]
+    no_namespaces: bool,
 }
 
 fn parse_seconds(text: &str) -> Result<Duration, String> {
@@ -98,6 +103,7 @@ pub(super) fn run(
         python: args.python.clone(),
         policy,
         sandbox: !args.no_sandbox,
+        namespaces: !args.no_namespaces,
         read_dirs: args.allow_read.clone(),
         workspace: args.workspace.clone(),
         audit: args.audit.clone(),

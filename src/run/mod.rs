@@ -18,7 +18,8 @@
 //!    `EXECUTION_ERROR`); processes get a process group of
 //!    their own, a scrubbed environment, a private temporary directory,
 //!    a time limit, an output cap, a memory limit when the manifest gives
-//!    one, and Landlock rules ([`Support`]);
+//!    one, and their sandbox: namespaces of their own and Landlock rules
+//!    ([`SandboxMode`]);
 //! 5. the outcome becomes the result, with `metadata.duration_ms` and, for
 //!    processes, `exit_code`.
 //!
@@ -42,6 +43,7 @@ mod beneath;
 pub mod builtin;
 mod cancel;
 mod exec;
+mod launch;
 pub mod policy;
 mod process;
 mod result;
@@ -78,8 +80,12 @@ pub struct RunnerOptions {
     /// The Python interpreter for NORA and AgentStack tools.
     pub python: PathBuf,
     pub policy: Policy,
-    /// Apply Landlock rules (default on).
+    /// Confine tools at all (default on): with `false`, neither
+    /// namespaces nor Landlock rules apply.
     pub sandbox: bool,
+    /// Run each tool in its own namespaces when the kernel allows it
+    /// (default on); `false` leaves Landlock alone.
+    pub namespaces: bool,
     /// Directories every tool may read, beside its manifest's directory.
     pub read_dirs: Vec<PathBuf>,
     /// The root the built-in tools are confined to (default: the working
@@ -98,6 +104,7 @@ impl Default for RunnerOptions {
             python: PathBuf::from("python3"),
             policy: Policy::default(),
             sandbox: true,
+            namespaces: true,
             read_dirs: Vec::new(),
             workspace: None,
             audit: None,
@@ -150,6 +157,8 @@ pub struct Runner {
     entries: Vec<Entry>,
     options: RunnerOptions,
     support: Support,
+    /// Whether tools get their own namespaces; why not, when not.
+    namespaces: Result<(), String>,
     workspace: Option<builtin::Workspace>,
     audit: Option<Mutex<std::fs::File>>,
     /// The interpreter's own facts, asked for at the first Python call.
@@ -256,10 +265,18 @@ impl Runner {
         } else {
             Support::Unavailable
         };
+        let namespaces = if !options.sandbox {
+            Err("the sandbox is off".to_string())
+        } else if !options.namespaces {
+            Err("namespaces are turned off".to_string())
+        } else {
+            sandbox::probe_namespaces()
+        };
         Ok(Runner {
             entries,
             options,
             support,
+            namespaces,
             workspace,
             audit,
             python: OnceLock::new(),
@@ -277,11 +294,19 @@ impl Runner {
         let mut warnings = Vec::new();
         if !self.options.sandbox {
             warnings.push(
-                "the sandbox is off (--no-sandbox): tools run without Landlock rules".to_string(),
+                "the sandbox is off (--no-sandbox): tools run without namespaces or Landlock rules"
+                    .to_string(),
             );
-        } else if self.support == Support::Unavailable {
+            return warnings;
+        }
+        if let Err(why) = &self.namespaces {
+            warnings.push(format!(
+                "tools run without their own namespaces ({why}): other processes stay visible in /proc, a daemon a tool starts may outlive its call, and UDP is open to tools without network"
+            ));
+        }
+        if self.support == Support::Unavailable {
             warnings.push(
-                "Landlock is not available on this kernel: tools run without file-system and network confinement; every other limit applies"
+                "Landlock is not available on this kernel: tools run without file-system confinement; every other limit applies"
                     .to_string(),
             );
         } else if !self.support.network() {
@@ -297,6 +322,18 @@ impl Runner {
     /// turned off).
     pub fn sandbox_support(&self) -> Support {
         self.support
+    }
+
+    /// The layers that confine this runner's tool processes, as their
+    /// results' `metadata.sandbox` reports them.
+    pub fn sandbox_mode(&self) -> SandboxMode {
+        let landlock = matches!(self.support, Support::Landlock(_));
+        match (self.namespaces.is_ok(), landlock) {
+            (true, true) => SandboxMode::NamespacesLandlock,
+            (true, false) => SandboxMode::Namespaces,
+            (false, true) => SandboxMode::Landlock,
+            (false, false) => SandboxMode::Unconfined,
+        }
     }
 
     /// Calls tool `name` with `arguments` (a JSON object) and returns its

@@ -87,9 +87,16 @@ fn echo_returns_the_tools_json_line() {
     assert!(line.get("error").is_none());
 }
 
+/// Without namespaces, so that the pid the tool prints is the host's and
+/// the process-group kill of the fallback is what is tested (isolation.rs
+/// covers the end of a PID namespace).
 #[test]
 fn a_timeout_kills_the_tool_and_its_grandchild() {
-    let runner = load("agentcli/tools.json");
+    let options = RunnerOptions {
+        namespaces: false,
+        ..RunnerOptions::default()
+    };
+    let runner = runner_with("agentcli/tools.json", options);
     let started = Instant::now();
     let result = runner.call("sleeper", json!({}));
     let elapsed = started.elapsed();
@@ -102,11 +109,13 @@ fn a_timeout_kills_the_tool_and_its_grandchild() {
 }
 
 /// A call cancelled from another thread returns promptly, with its tool's
-/// whole process group killed and `details.cancelled` set.
+/// whole process group killed and `details.cancelled` set. Without
+/// namespaces, as the timeout test above.
 #[test]
 fn a_cancelled_call_kills_the_tool_and_its_grandchild() {
     let options = RunnerOptions {
         timeout: Some(Duration::from_secs(120)),
+        namespaces: false,
         ..RunnerOptions::default()
     };
     let runner = runner_with("agentcli/tools.json", options);
@@ -307,7 +316,7 @@ fn a_confined_tool_cannot_read_etc_hostname() {
     );
     assert_eq!(
         result.metadata.sandbox.map(|mode| mode.as_str()),
-        Some("landlock")
+        Some("namespaces+landlock")
     );
     // The control: the same tool unconfined reads it.
     let options = RunnerOptions {
