@@ -301,7 +301,7 @@ impl Runner {
         }
         if let Err(why) = &self.namespaces {
             warnings.push(format!(
-                "tools run without their own namespaces ({why}): other processes stay visible in /proc, a daemon a tool starts may outlive its call, and UDP is open to tools without network"
+                "tools run without their own namespaces ({why}): other processes stay visible in /proc and the environment of toolc and of the user's other processes readable, a daemon a tool starts may outlive its call, and UDP is open to tools without network"
             ));
         }
         if self.support == Support::Unavailable {

@@ -23,20 +23,23 @@
 //!   interpreter's files, the declared allowed directories) plus what any
 //!   program needs to start: the system's executables and libraries and a
 //!   few files of `/etc` and `/dev`, and `/proc`. TCP `connect` and `bind`
-//!   are denied to a tool without network (ABI 4), connecting to abstract
-//!   UNIX sockets made outside the sandbox and signalling processes
-//!   outside it are denied to every tool (ABI 6), and a confined process
-//!   can neither ptrace nor read the `/proc` secrets of a process outside
-//!   its domain. A file-system-confined process cannot mount or unmount,
-//!   so the namespace's `/proc` cannot be taken off to show the host's.
+//!   are denied to a tool without network (ABI 4), and connecting to
+//!   abstract UNIX sockets made outside the sandbox and signalling
+//!   processes outside it are denied to every tool (ABI 6). A
+//!   file-system-confined process cannot mount or unmount, so the
+//!   namespace's `/proc` cannot be taken off to show the host's. Landlock
+//!   does *not* close other processes' `/proc` entries: under Landlock
+//!   alone a tool reads `/proc/<toolc's pid>/environ` (checked on Linux
+//!   6.18); only the PID namespace, where that pid does not exist, does.
 //!
 //! Where user namespaces are unavailable (a kernel or container that
 //! forbids them, a `user.max_user_namespaces` of 0), a runner probes it
 //! once ([`probe_namespaces`]) and runs tools under Landlock alone; the
 //! result's `metadata.sandbox` says which layers applied. Under Landlock
-//! alone, other processes stay visible in `/proc` (their pids, command
-//! lines, status), a `setsid` daemon outlives its call, and UDP and
-//! pathname UNIX sockets are open to a tool without network.
+//! alone, other processes stay visible in `/proc` and the environment of
+//! those of the same user (toolc's included) readable, a `setsid` daemon
+//! outlives its call, and UDP and pathname UNIX sockets are open to a
+//! tool without network.
 //!
 //! What neither layer does: limit CPU time beyond the call's timeout,
 //! memory beyond `RLIMIT_AS`, or system calls (no seccomp filter).
@@ -90,9 +93,7 @@ const SYSTEM_READ: &[&str] = &[
     // Runtimes read their own /proc entries (Python's multiprocessing,
     // Node, Go). In a PID namespace this is the namespace's own /proc
     // (the rule is added again in the child, after the mount); under
-    // Landlock alone it is the host's, where other processes' pids and
-    // command lines show, and only their ptrace-guarded entries (environ,
-    // mem) are closed by Landlock's domain check.
+    // Landlock alone it is the host's, with every process in it.
     "/proc",
 ];
 
@@ -203,7 +204,8 @@ pub(crate) fn probe_namespaces() -> Result<(), String> {
         proc_rule: None,
         namespaces: Some(Namespaces::of_this_process(true)),
     };
-    super::launch::try_namespaces(&mut trial).map_err(|e| e.into_io().to_string())
+    super::launch::try_namespaces(&mut trial)
+        .map_err(|e| format!("the kernel refused them: {}", e.into_io()))
 }
 
 /// A step of the child between clone and exec, named in the error of the

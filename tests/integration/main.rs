@@ -29,6 +29,7 @@ mod gen_typescript;
 mod generated;
 mod hostile;
 mod interop;
+mod isolation;
 mod lint_cli;
 mod outputs;
 mod project;
