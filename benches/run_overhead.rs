@@ -7,8 +7,10 @@
 //!    `std::process::Command` (arguments on stdin, stdout read, status
 //!    waited for). The overhead is the difference of the medians; the
 //!    target is under 2 ms. Runner calls are measured in each sandbox mode
-//!    (namespaces and Landlock, Landlock alone, none), interleaved with
-//!    the direct spawns so all see the same machine load.
+//!    (namespaces and Landlock, Landlock alone, none; and namespaces for
+//!    the same program declared without network, which adds a network
+//!    namespace), interleaved with the direct spawns so all see the same
+//!    machine load.
 //! 2. The AgentStack function `add` (fixtures/run/agentstack/probe) is
 //!    called through the Python executor; calls per second are reported.
 //!
@@ -87,7 +89,24 @@ fn main() {
         };
         Runner::load(std::slice::from_ref(&manifest), options).unwrap()
     };
+    // The same program declared without network (Nachos `egress: []`):
+    // its calls also get a new network namespace.
+    let offline_dir = std::env::temp_dir().join(format!("toolc-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&offline_dir).unwrap();
+    let offline = offline_dir.join("manifest.json");
+    let nachos = json!({
+        "name": "echo", "version": "0.1.0", "type": "tool",
+        "description": "Echo the arguments back.",
+        "capabilities": {"network": {"egress": []}},
+        "provides": {"tool": "echo", "securityTier": 1},
+        "x-toolc": {"agentcli": {"command": [program], "timeoutSec": 5}}
+    });
+    std::fs::write(&offline, nachos.to_string()).unwrap();
     let modes = [
+        (
+            "namespaces+Landlock, no network",
+            Runner::load(std::slice::from_ref(&offline), RunnerOptions::default()).unwrap(),
+        ),
         ("namespaces+Landlock", runner(true, true)),
         ("Landlock alone", runner(false, true)),
         ("no sandbox", runner(false, false)),
@@ -125,12 +144,14 @@ fn main() {
     for ((name, _), samples) in modes.iter().zip(&mut timed) {
         let runner_median = median(samples);
         println!(
-            "  runner, {name:<20} {:7.3} ms  {:7.3} ms   overhead {:+.3} ms",
+            "  runner, {name:<31} {:7.3} ms  {:7.3} ms   overhead {:+.3} ms",
             ms(runner_median),
             ms(percentile(samples, 0.9)),
             ms(runner_median) - ms(direct_median)
         );
     }
+
+    let _ = std::fs::remove_dir_all(&offline_dir);
 
     let python_calls = count("TOOLC_BENCH_PYTHON_CALLS", 100);
     let probe = Runner::load(

@@ -174,21 +174,7 @@ fn start(plan: &mut Plan) -> Result<(libc::pid_t, OwnedFd), LaunchError> {
     plan.report = report_write.as_raw_fd();
     let flags = plan.confinement.as_ref().map_or(0, |c| c.clone_flags());
     let mut pidfd: RawFd = -1;
-    // SAFETY: clone_args is plain data; a zeroed one is valid.
-    let mut args: libc::clone_args = unsafe { std::mem::zeroed() };
-    args.flags = flags | libc::CLONE_PIDFD as u64;
-    args.pidfd = std::ptr::addr_of_mut!(pidfd) as u64;
-    args.exit_signal = libc::SIGCHLD as u64;
-    // SAFETY: clone3 without CLONE_VM gives the child a copy of this
-    // thread's memory, like fork; the child runs only `child`, which
-    // makes system calls on prepared memory and never returns.
-    let pid = unsafe {
-        libc::syscall(
-            libc::SYS_clone3,
-            std::ptr::addr_of_mut!(args),
-            std::mem::size_of::<libc::clone_args>(),
-        )
-    };
+    let pid = clone(flags | libc::CLONE_PIDFD as u64, &mut pidfd);
     if pid == 0 {
         child(plan);
     }
@@ -200,7 +186,24 @@ fn start(plan: &mut Plan) -> Result<(libc::pid_t, OwnedFd), LaunchError> {
     let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
     drop(report_write);
     let mut report = [0u8; 5];
-    let got = read_full(report_read.as_raw_fd(), &mut report).map_err(LaunchError::toolc)?;
+    let got = match read_full(report_read.as_raw_fd(), &mut report) {
+        Ok(got) => got,
+        Err(error) => {
+            // Not knowing how far the child got, it must not run on.
+            // SAFETY: a plain syscall on the child's pidfd, then a reap.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_pidfd_send_signal,
+                    pidfd.as_raw_fd(),
+                    libc::SIGKILL,
+                    std::ptr::null::<libc::siginfo_t>(),
+                    0u32,
+                );
+            }
+            let _ = wait(pid);
+            return Err(LaunchError::toolc(error));
+        }
+    };
     if got == 0 {
         return Ok((pid, pidfd));
     }
@@ -215,6 +218,67 @@ fn start(plan: &mut Plan) -> Result<(libc::pid_t, OwnedFd), LaunchError> {
             io::Error::other("the child's report was cut short")
         },
     })
+}
+
+/// `clone3` with `flags` (the child gets SIGCHLD as its exit signal and
+/// the pidfd lands in `pidfd`), or `clone` where a seccomp filter hides
+/// `clone3` (ENOSYS, as older container runtimes do). Returns 0 in the
+/// child, the pid in the parent, -1 on error (errno set).
+fn clone(flags: u64, pidfd: &mut RawFd) -> libc::c_long {
+    // SAFETY: clone_args is plain data; a zeroed one is valid.
+    let mut args: libc::clone_args = unsafe { std::mem::zeroed() };
+    args.flags = flags;
+    args.pidfd = std::ptr::addr_of_mut!(*pidfd) as u64;
+    args.exit_signal = libc::SIGCHLD as u64;
+    // SAFETY: clone3 without CLONE_VM gives the child a copy of this
+    // thread's memory, like fork; the caller's child runs only `child`,
+    // which makes system calls on prepared memory and never returns.
+    let pid = unsafe {
+        libc::syscall(
+            libc::SYS_clone3,
+            std::ptr::addr_of_mut!(args),
+            std::mem::size_of::<libc::clone_args>(),
+        )
+    };
+    if pid >= 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ENOSYS) {
+        return pid;
+    }
+    clone_legacy(flags, pidfd)
+}
+
+/// clone(2): flags with the exit signal in the low byte, no new stack (a
+/// copy of this one, as fork), the pidfd stored through the parent-tid
+/// argument, which is the third on these architectures.
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "riscv64",
+    target_arch = "loongarch64",
+    target_arch = "powerpc64"
+))]
+fn clone_legacy(flags: u64, pidfd: &mut RawFd) -> libc::c_long {
+    // SAFETY: as clone3 above: fork semantics, the child runs `child`.
+    unsafe {
+        libc::syscall(
+            libc::SYS_clone,
+            (flags | libc::SIGCHLD as u64) as libc::c_ulong,
+            0usize,
+            std::ptr::addr_of_mut!(*pidfd),
+            0usize,
+            0usize,
+        )
+    }
+}
+
+#[cfg(not(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "riscv64",
+    target_arch = "loongarch64",
+    target_arch = "powerpc64"
+)))]
+fn clone_legacy(_flags: u64, _pidfd: &mut RawFd) -> libc::c_long {
+    -1
 }
 
 /// The child, from the clone to the exec. Only system calls on memory
@@ -441,5 +505,54 @@ pub(crate) fn wait(pid: libc::pid_t) -> io::Result<libc::c_int> {
         if error.kind() != io::ErrorKind::Interrupted {
             return Err(error);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// clone(2), used where a seccomp filter hides clone3, starts a child
+    /// with a pidfd.
+    #[test]
+    fn the_clone_fallback_starts_a_child_with_a_pidfd() {
+        let mut pidfd: RawFd = -1;
+        let pid = clone_legacy(libc::CLONE_PIDFD as u64, &mut pidfd);
+        if pid == 0 {
+            // SAFETY: the child ends at once, running nothing of the test.
+            unsafe { libc::_exit(7) }
+        }
+        assert!(pid > 0, "{}", io::Error::last_os_error());
+        assert!(pidfd > 2);
+        // SAFETY: the kernel made the descriptor for this test.
+        drop(unsafe { OwnedFd::from_raw_fd(pidfd) });
+        let status = wait(pid as libc::pid_t).unwrap();
+        assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 7);
+    }
+
+    /// A step that fails in the child is reported by name, and the child
+    /// is reaped.
+    #[test]
+    fn a_failed_step_names_itself() {
+        let program = Program {
+            program: Path::new("/bin/true"),
+            args: &[],
+            cwd: Path::new("/nonexistent/toolc/dir"),
+            env: &[],
+            memory: None,
+        };
+        let error = launch(&program, None).err().expect("no such directory");
+        assert_eq!(error.step, Some(Step::WorkingDirectory));
+        let message = error.into_io().to_string();
+        assert!(message.contains("enter the working directory"), "{message}");
+
+        let program = Program {
+            program: Path::new("/nonexistent/toolc/program"),
+            cwd: Path::new("/"),
+            ..program
+        };
+        let error = launch(&program, None).err().expect("no such program");
+        assert_eq!(error.step, Some(Step::Execute));
+        assert_eq!(error.into_io().kind(), io::ErrorKind::NotFound);
     }
 }
