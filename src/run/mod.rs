@@ -15,8 +15,8 @@
 //!    agentcli commands as their argv (never through a shell), NORA
 //!    scripts and AgentStack functions through toolc's Python bootstrap,
 //!    built-ins in process, Nachos services not yet (a clear
-//!    `EXECUTION_ERROR`); processes get a process group of
-//!    their own, a scrubbed environment, a private temporary directory,
+//!    `EXECUTION_ERROR`); processes get a scrubbed environment, a
+//!    private temporary directory,
 //!    a time limit, an output cap, a memory limit when the manifest gives
 //!    one, and their sandbox: namespaces of their own and Landlock rules
 //!    ([`SandboxMode`]);
@@ -34,8 +34,8 @@
 //!
 //! Calls are blocking; a [`Runner`] is `Sync`, so threads may share one.
 //! [`Runner::call_with`] takes a [`CancelToken`] that another thread (a
-//! server, a signal handler) cancels to stop the call and kill its
-//! process group.
+//! server, a signal handler) cancels to stop the call and kill every
+//! process of it.
 
 pub(crate) mod audit;
 #[cfg(target_os = "linux")]
@@ -343,7 +343,7 @@ impl Runner {
     }
 
     /// Like [`Runner::call`], but `cancel` (from any thread) stops the
-    /// call: its tool's process group is killed and the result is an
+    /// call: its tool's processes are killed and the result is an
     /// `EXECUTION_ERROR` with `details.cancelled` set to `true`. A call
     /// whose token is cancelled before its tool starts runs nothing.
     pub fn call_with(&self, name: &str, arguments: Value, cancel: &CancelToken) -> ToolResult {

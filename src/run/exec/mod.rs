@@ -126,7 +126,7 @@ pub(super) fn cancelled(stderr: &[u8]) -> ToolResult {
     }
     ToolResult::fail_with(
         ErrorCode::ExecutionError,
-        "the call was cancelled; the tool was killed with its process group",
+        "the call was cancelled; the tool was killed with everything it started",
         details,
     )
 }
@@ -360,7 +360,7 @@ fn common_outcome(
             let mut result = ToolResult::fail_with(
                 ErrorCode::Timeout,
                 format!(
-                    "the tool exceeded its time limit of {} and was killed with its process group",
+                    "the tool exceeded its time limit of {} and was killed with everything it started",
                     seconds(limits.timeout)
                 ),
                 details,
