@@ -455,12 +455,15 @@ fn start_daemon_call(temp: &TempDir) -> (Child, PathBuf) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // The call's processes: TMPDIR in its scratch directory (toolc's own
+    // TMPDIR is `tmp` itself).
+    let call = tmp.join("toolc-run-");
     let deadline = Instant::now() + Duration::from_secs(20);
-    while processes_under(&tmp).len() < 2 && Instant::now() < deadline {
+    while processes_under(&call).len() < 2 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(
-        processes_under(&tmp).len() >= 2,
+        processes_under(&call).len() >= 2,
         "the tool and its daemon do not run"
     );
     assert_eq!(scratch_dirs(&tmp).len(), 1);
