@@ -42,7 +42,10 @@
 //! tool without network.
 //!
 //! What neither layer does: limit CPU time beyond the call's timeout,
-//! memory beyond `RLIMIT_AS`, or system calls (no seccomp filter).
+//! memory beyond `RLIMIT_AS`, or system calls (no seccomp filter); hide
+//! the host's mount table (`/proc/self/mountinfo`); or give the tool a
+//! `/dev/shm` of its own (it is the host's, writable, and what a tool
+//! leaves there outlives its call).
 //!
 //! The Landlock rules are built in toolc's own process, before the
 //! clone: opening the directories and filling the ruleset allocate, which
