@@ -354,6 +354,17 @@ fn child_steps(plan: &mut Plan) -> Result<(), (Step, i32)> {
         if libc::chdir(exec.cwd.as_ptr()) != 0 {
             return Err(fail(Step::WorkingDirectory));
         }
+        // Descriptors toolc inherited without close-on-exec (a socket, a
+        // directory its own parent leaked) would cross the sandbox: every
+        // one above stderr closes at the exec. Best effort: a kernel
+        // before 5.11 lacks close_range, and toolc's own are
+        // close-on-exec anyway.
+        libc::syscall(
+            libc::SYS_close_range,
+            3u32,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        );
     }
     if let Some(confinement) = plan.confinement.as_deref_mut() {
         confinement.enforce()?;

@@ -22,6 +22,8 @@ use toolc::run::{Runner, RunnerOptions, SandboxMode, ToolResult};
 use crate::TempDir;
 
 const PYTHON: &str = "/usr/bin/python3";
+/// The descriptor a test leaks to toolc (see LOOK_AROUND).
+const LEAKED_FD: i32 = 213;
 
 /// A Nachos manifest in `dir` for the tool `name`, run as
 /// `python3 tool.py` with `script` as tool.py; `egress` is its declared
@@ -150,6 +152,7 @@ fn kill_all(pids: &[i32]) {
 /// environ it could name, its parent's and the witness's included.
 const LOOK_AROUND: &str = r#"
 import json, os, signal, sys
+LEAKED_FD = 213
 witness = int(sys.argv[1]) if len(sys.argv) > 1 else 0
 pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
 read = []
@@ -171,6 +174,7 @@ print(json.dumps({
     "witness_visible": os.path.exists(f"/proc/{witness}"),
     "witness_signalled": signalled,
     "status_readable": os.access("/proc/self/status", os.R_OK),
+    "leaked_fd_open": os.path.exists(f"/proc/self/fd/{LEAKED_FD}"),
 }))
 "#;
 
@@ -213,8 +217,24 @@ fn a_tool_sees_no_other_process_and_reads_no_other_environ() {
     };
     script_args(witness_pid);
 
+    // A descriptor toolc inherits without close-on-exec (fd 213, a pipe
+    // this test leaks to it) must not reach the tool.
+    let mut ends = [0; 2];
+    // SAFETY: pipe and dup2 on descriptors this test owns; fd 213 is
+    // closed again below.
+    unsafe {
+        assert_eq!(libc::pipe(ends.as_mut_ptr()), 0);
+        assert_eq!(libc::dup2(ends[1], LEAKED_FD), LEAKED_FD);
+        libc::close(ends[1]);
+    }
     let (line, toolc_pid) = look(&[]);
+    // SAFETY: closing the descriptors opened above.
+    unsafe {
+        libc::close(LEAKED_FD);
+        libc::close(ends[0]);
+    }
     assert_eq!(line["metadata"]["sandbox"], json!("namespaces+landlock"));
+    assert_eq!(line["output"]["leaked_fd_open"], json!(false), "{line}");
     let seen = &line["output"];
     assert_eq!(seen["pid"], json!(1), "{line}");
     assert_eq!(seen["status_readable"], json!(true), "{line}");
