@@ -614,3 +614,31 @@ fn where_the_kernel_refuses_user_namespaces_landlock_alone_applies() {
         "{stderr}"
     );
 }
+
+/// One runner shared by threads: concurrent calls each get their own
+/// namespaces, and their pipes and reports do not cross (every call
+/// returns its own arguments).
+#[test]
+fn concurrent_calls_stay_apart() {
+    let manifest = crate::root().join("fixtures/run/agentcli/tools.json");
+    let runner = Runner::load(&[manifest], RunnerOptions::default()).unwrap();
+    require_namespaces(&runner);
+    std::thread::scope(|scope| {
+        for thread in 0..4 {
+            let runner = &runner;
+            scope.spawn(move || {
+                for call in 0..10 {
+                    let text = format!("{thread}-{call}");
+                    let result = runner.call("echo", json!({ "text": text }));
+                    assert_eq!(
+                        output(&result),
+                        &json!({"echo": {"text": text}}),
+                        "{}",
+                        result.to_json_line()
+                    );
+                    assert_eq!(sandbox(&result), "namespaces+landlock");
+                }
+            });
+        }
+    });
+}
