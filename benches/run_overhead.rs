@@ -6,8 +6,10 @@
 //!    `Runner::call` and 1,000 times by spawning it directly with
 //!    `std::process::Command` (arguments on stdin, stdout read, status
 //!    waited for). The overhead is the difference of the medians; the
-//!    target is under 2 ms. Runner calls are measured with the sandbox on
-//!    and off, alternating with the direct spawns so both see the same
+//!    target is under 2 ms. Runner calls are measured in each sandbox mode
+//!    (namespaces and Landlock, Landlock alone, none; and namespaces for
+//!    the same program declared without network, which adds a network
+//!    namespace), interleaved with the direct spawns so all see the same
 //!    machine load.
 //! 2. The AgentStack function `add` (fixtures/run/agentstack/probe) is
 //!    called through the Python executor; calls per second are reported.
@@ -79,60 +81,77 @@ fn main() {
     let arguments = json!({"text": "hello"});
     let input = b"{\"text\":\"hello\"}\n";
 
-    let sandboxed =
-        Runner::load(std::slice::from_ref(&manifest), RunnerOptions::default()).unwrap();
-    let plain = Runner::load(
-        std::slice::from_ref(&manifest),
-        RunnerOptions {
-            sandbox: false,
+    let runner = |namespaces: bool, sandbox: bool| {
+        let options = RunnerOptions {
+            namespaces,
+            sandbox,
             ..RunnerOptions::default()
-        },
-    )
-    .unwrap();
-    println!("sandbox: {:?}", sandboxed.sandbox_support());
+        };
+        Runner::load(std::slice::from_ref(&manifest), options).unwrap()
+    };
+    // The same program declared without network (Nachos `egress: []`):
+    // its calls also get a new network namespace.
+    let offline_dir = std::env::temp_dir().join(format!("toolc-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&offline_dir).unwrap();
+    let offline = offline_dir.join("manifest.json");
+    let nachos = json!({
+        "name": "echo", "version": "0.1.0", "type": "tool",
+        "description": "Echo the arguments back.",
+        "capabilities": {"network": {"egress": []}},
+        "provides": {"tool": "echo", "securityTier": 1},
+        "x-toolc": {"agentcli": {"command": [program], "timeoutSec": 5}}
+    });
+    std::fs::write(&offline, nachos.to_string()).unwrap();
+    let modes = [
+        (
+            "namespaces+Landlock, no network",
+            Runner::load(std::slice::from_ref(&offline), RunnerOptions::default()).unwrap(),
+        ),
+        ("namespaces+Landlock", runner(true, true)),
+        ("Landlock alone", runner(false, true)),
+        ("no sandbox", runner(false, false)),
+    ];
+    for (name, runner) in &modes {
+        println!("{name}: {}", runner.sandbox_mode().as_str());
+    }
 
     // Warm up the page cache and the dynamic loader.
     for _ in 0..20 {
         direct(&program, &dir, input);
-        assert!(sandboxed.call("echo", arguments.clone()).success);
-        assert!(plain.call("echo", arguments.clone()).success);
+        for (_, runner) in &modes {
+            assert!(runner.call("echo", arguments.clone()).success);
+        }
     }
 
     let mut spawned = Vec::with_capacity(calls);
-    let mut confined = Vec::with_capacity(calls);
-    let mut unconfined = Vec::with_capacity(calls);
+    let mut timed: Vec<Vec<Duration>> = modes.iter().map(|_| Vec::with_capacity(calls)).collect();
     for _ in 0..calls {
         spawned.push(direct(&program, &dir, input));
-        let started = Instant::now();
-        let result = sandboxed.call("echo", arguments.clone());
-        confined.push(started.elapsed());
-        assert!(result.success, "{}", result.to_json_line());
-        let started = Instant::now();
-        let result = plain.call("echo", arguments.clone());
-        unconfined.push(started.elapsed());
-        assert!(result.success, "{}", result.to_json_line());
+        for ((_, runner), samples) in modes.iter().zip(&mut timed) {
+            let started = Instant::now();
+            let result = runner.call("echo", arguments.clone());
+            samples.push(started.elapsed());
+            assert!(result.success, "{}", result.to_json_line());
+        }
     }
     let direct_median = median(&mut spawned);
-    let confined_median = median(&mut confined);
-    let unconfined_median = median(&mut unconfined);
     println!("{calls} calls of the echo tool (median, p90):");
     println!(
         "  spawned directly        {:7.3} ms  {:7.3} ms",
         ms(direct_median),
         ms(percentile(&spawned, 0.9))
     );
-    println!(
-        "  runner, sandbox off     {:7.3} ms  {:7.3} ms   overhead {:+.3} ms",
-        ms(unconfined_median),
-        ms(percentile(&unconfined, 0.9)),
-        ms(unconfined_median) - ms(direct_median)
-    );
-    println!(
-        "  runner, Landlock        {:7.3} ms  {:7.3} ms   overhead {:+.3} ms",
-        ms(confined_median),
-        ms(percentile(&confined, 0.9)),
-        ms(confined_median) - ms(direct_median)
-    );
+    for ((name, _), samples) in modes.iter().zip(&mut timed) {
+        let runner_median = median(samples);
+        println!(
+            "  runner, {name:<31} {:7.3} ms  {:7.3} ms   overhead {:+.3} ms",
+            ms(runner_median),
+            ms(percentile(samples, 0.9)),
+            ms(runner_median) - ms(direct_median)
+        );
+    }
+
+    let _ = std::fs::remove_dir_all(&offline_dir);
 
     let python_calls = count("TOOLC_BENCH_PYTHON_CALLS", 100);
     let probe = Runner::load(

@@ -34,6 +34,9 @@ pub(super) enum Outcome {
     Refused,
     /// `toolc run`: the tool failed or was denied; its JSON line says why.
     ToolFailed,
+    /// `toolc run` was stopped by this signal (SIGINT, SIGTERM, SIGHUP)
+    /// after its call was cancelled: `128 + signal`, as a shell reports it.
+    Interrupted(i32),
 }
 
 impl Outcome {
@@ -115,13 +118,15 @@ fn list(paths: &[PathBuf]) -> String {
 }
 
 /// The one choice of exit code: `0` clean, `1` findings, a refusal or a
-/// failed tool, `2` the run could not be made. A reader that stopped
+/// failed tool, `2` the run could not be made, `128 + n` a run stopped by
+/// signal `n` (130 SIGINT, 143 SIGTERM, 129 SIGHUP). A reader that stopped
 /// reading (`toolc rules | head`) took what it wanted: `0`, as the tools
 /// of a pipeline do.
 pub(super) fn exit_code(result: &Result<Outcome, CliError>) -> u8 {
     match result {
         Ok(Outcome::Clean) => EXIT_CLEAN,
         Ok(Outcome::Findings | Outcome::Refused | Outcome::ToolFailed) => EXIT_FINDINGS,
+        Ok(Outcome::Interrupted(signal)) => u8::try_from(128 + signal).unwrap_or(EXIT_FAILURE),
         Err(error) if reader_went_away(error) => EXIT_CLEAN,
         Err(_) => EXIT_FAILURE,
     }
@@ -204,6 +209,9 @@ mod tests {
         assert_eq!(exit_code(&Ok(Outcome::Findings)), 1);
         assert_eq!(exit_code(&Ok(Outcome::Refused)), 1);
         assert_eq!(exit_code(&Ok(Outcome::ToolFailed)), 1);
+        assert_eq!(exit_code(&Ok(Outcome::Interrupted(libc::SIGINT))), 130);
+        assert_eq!(exit_code(&Ok(Outcome::Interrupted(libc::SIGHUP))), 129);
+        assert_eq!(exit_code(&Ok(Outcome::Interrupted(libc::SIGTERM))), 143);
         assert_eq!(exit_code(&Err(CliError::Usage("bad".to_string()))), 2);
     }
 

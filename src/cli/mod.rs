@@ -95,13 +95,15 @@ enum Command {
     /// (default safety rules, Nachos security tiers, AgentStack permissions, --policy
     /// rules), and the tool runs: agentcli commands as their argv with the arguments on
     /// stdin, NORA scripts and AgentStack functions through toolc's Python bootstrap. The
-    /// process gets its own process group (killed whole at the time limit), a scrubbed
-    /// environment (PATH, HOME and the declared passthrough variables), an output cap, a
-    /// memory limit when the manifest gives one, and Landlock rules confining its files
-    /// and, when it declares no network, its TCP connections.
+    /// process runs in its own user, PID, mount and IPC namespaces (everything it starts
+    /// is killed when the call ends), in an empty network namespace when it declares no
+    /// network, with a scrubbed environment (PATH, HOME and the declared
+    /// passthrough variables), an output cap, a memory limit when the manifest gives one,
+    /// and Landlock rules confining its files and, without network, its TCP connections.
     ///
     /// Exit codes: 0 the tool succeeded, 1 it failed or was refused (the JSON line says
-    /// why), 2 the call could not be made (bad flags or arguments, a broken manifest).
+    /// why), 2 the call could not be made (bad flags or arguments, a broken manifest),
+    /// 130, 143, 129 toolc was stopped by SIGINT, SIGTERM, SIGHUP (the call cancelled).
     Run(run_cmd::RunArgs),
     /// Print a rule's documentation: what it checks, why, and how to fix it.
     Explain {

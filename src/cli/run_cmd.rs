@@ -60,7 +60,8 @@ pub(super) struct RunArgs {
     /// Let the tool also read this directory (repeatable).
     #[arg(long, value_name = "DIR")]
     allow_read: Vec<PathBuf>,
-    /// Run without Landlock rules (every other limit still applies).
+    /// Run without the sandbox: no namespaces, no Landlock rules (every other limit
+    /// still applies).
     #[arg(long)]
     no_sandbox: bool,
     /// Let the built-in fetch reach loopback, private-network and link-local addresses
@@ -68,6 +69,10 @@ pub(super) struct RunArgs {
     /// network, such as a cloud metadata endpoint).
     #[arg(long)]
     allow_private_network: bool,
+    /// Run tools without their own user, PID, mount, IPC and network namespaces, under
+    /// Landlock alone (as on a machine that forbids user namespaces).
+    #[arg(long)]
+    no_namespaces: bool,
 }
 
 fn parse_seconds(text: &str) -> Result<Duration, String> {
@@ -104,6 +109,7 @@ pub(super) fn run(
         python: args.python.clone(),
         policy,
         sandbox: !args.no_sandbox,
+        namespaces: !args.no_namespaces,
         read_dirs: args.allow_read.clone(),
         workspace: args.workspace.clone(),
         audit: args.audit.clone(),
@@ -146,16 +152,15 @@ pub(super) fn run(
     for warning in runner.warnings() {
         writeln!(err, "warning: {warning}")?;
     }
-    let result = match interrupt::Guard::install() {
+    let (result, interrupted) = match interrupt::Guard::install() {
         Some(guard) => {
             let result = runner.call_with(tool, arguments, guard.token());
-            // Stopped by SIGINT or SIGTERM: the tool's process group is
-            // gone and its scratch directory removed; end as the signal
-            // would have ended toolc.
-            guard.finish();
-            result
+            // Stopped by SIGINT, SIGTERM or SIGHUP: the call was cancelled,
+            // its processes are gone (its whole PID namespace) and its
+            // scratch directory removed; toolc then exits 128 + signal.
+            (result, guard.finish())
         }
-        None => runner.call(tool, arguments),
+        None => (runner.call(tool, arguments), None),
     };
     writeln!(out, "{}", result.to_json_line())?;
     if let Some(error) = &result.error {
@@ -169,10 +174,10 @@ pub(super) fn run(
             writeln!(err, "hint: pass --allow-tier 3 to run tier-3 tools")?;
         }
     }
-    Ok(if result.success {
-        Outcome::Clean
-    } else {
-        Outcome::ToolFailed
+    Ok(match interrupted {
+        Some(signal) => Outcome::Interrupted(signal),
+        None if result.success => Outcome::Clean,
+        None => Outcome::ToolFailed,
     })
 }
 
@@ -275,9 +280,10 @@ fn list(runner: &Runner, out: &mut dyn Write) -> Result<(), CliError> {
     Ok(())
 }
 
-/// SIGINT and SIGTERM during a call: the call is cancelled (its process
-/// group killed, its scratch directory removed) and then toolc ends by the
-/// same signal, as it did before it handled them.
+/// SIGINT, SIGTERM and SIGHUP during a call: the call is cancelled (its
+/// processes killed, its scratch directory removed), its result printed,
+/// and toolc exits `128 + signal`. Outside a call the signals keep their
+/// default action: nothing of a tool runs then.
 mod interrupt {
     use std::sync::OnceLock;
     use std::sync::atomic::{AtomicI32, Ordering};
@@ -288,7 +294,7 @@ mod interrupt {
     static TOKEN: OnceLock<CancelToken> = OnceLock::new();
     /// The signal that arrived, 0 for none.
     static CAUGHT: AtomicI32 = AtomicI32::new(0);
-    const SIGNALS: [libc::c_int; 2] = [libc::SIGINT, libc::SIGTERM];
+    const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
     extern "C" fn on_signal(signal: libc::c_int) {
         // Only atomic stores: async-signal-safe.
@@ -336,18 +342,13 @@ mod interrupt {
             self.token
         }
 
-        /// Puts the previous handlers back and, when a signal came, ends
-        /// the process by it.
-        pub(super) fn finish(self) {
+        /// Puts the previous handlers back; the signal that came during
+        /// the call, if one did.
+        pub(super) fn finish(self) -> Option<i32> {
             restore(&self.previous);
-            let signal = CAUGHT.load(Ordering::SeqCst);
-            if signal != 0 {
-                // SAFETY: plain syscalls; with the default action the
-                // signal ends the process.
-                unsafe {
-                    libc::signal(signal, libc::SIG_DFL);
-                    libc::raise(signal);
-                }
+            match CAUGHT.load(Ordering::SeqCst) {
+                0 => None,
+                signal => Some(signal),
             }
         }
     }

@@ -4,7 +4,8 @@
 //! went away, a signal handler) makes a token, passes it to
 //! [`crate::run::Runner::call_with`] and calls [`CancelToken::cancel`] from
 //! any thread. The process driver checks the token while it waits on the
-//! tool: a cancelled call kills the tool's whole process group, as a
+//! tool: a cancelled call kills everything the tool started (its PID
+//! namespace; its process group where namespaces are unavailable), as a
 //! timeout does, removes its scratch directory and ends in an
 //! `EXECUTION_ERROR` whose `details.cancelled` is `true` (the result
 //! contract's error codes are a closed list, so cancellation is a detail

@@ -15,10 +15,11 @@
 //!    agentcli commands as their argv (never through a shell), NORA
 //!    scripts and AgentStack functions through toolc's Python bootstrap,
 //!    built-ins in process, Nachos services not yet (a clear
-//!    `EXECUTION_ERROR`); processes get a process group of
-//!    their own, a scrubbed environment, a private temporary directory,
+//!    `EXECUTION_ERROR`); processes get a scrubbed environment, a
+//!    private temporary directory,
 //!    a time limit, an output cap, a memory limit when the manifest gives
-//!    one, and Landlock rules ([`Support`]);
+//!    one, and their sandbox: namespaces of their own and Landlock rules
+//!    ([`SandboxMode`]);
 //! 5. the outcome becomes the result, with `metadata.duration_ms` and, for
 //!    processes, `exit_code`.
 //!
@@ -33,8 +34,8 @@
 //!
 //! Calls are blocking; a [`Runner`] is `Sync`, so threads may share one.
 //! [`Runner::call_with`] takes a [`CancelToken`] that another thread (a
-//! server, a signal handler) cancels to stop the call and kill its
-//! process group.
+//! server, a signal handler) cancels to stop the call and kill every
+//! process of it.
 
 pub(crate) mod audit;
 #[cfg(target_os = "linux")]
@@ -42,6 +43,7 @@ mod beneath;
 pub mod builtin;
 mod cancel;
 mod exec;
+mod launch;
 pub mod policy;
 mod process;
 mod result;
@@ -78,8 +80,12 @@ pub struct RunnerOptions {
     /// The Python interpreter for NORA and AgentStack tools.
     pub python: PathBuf,
     pub policy: Policy,
-    /// Apply Landlock rules (default on).
+    /// Confine tools at all (default on): with `false`, neither
+    /// namespaces nor Landlock rules apply.
     pub sandbox: bool,
+    /// Run each tool in its own namespaces when the kernel allows it
+    /// (default on); `false` leaves Landlock alone.
+    pub namespaces: bool,
     /// Directories every tool may read, beside its manifest's directory.
     pub read_dirs: Vec<PathBuf>,
     /// The root the built-in tools are confined to (default: the working
@@ -101,6 +107,7 @@ impl Default for RunnerOptions {
             python: PathBuf::from("python3"),
             policy: Policy::default(),
             sandbox: true,
+            namespaces: true,
             read_dirs: Vec::new(),
             workspace: None,
             audit: None,
@@ -156,6 +163,8 @@ pub struct Runner {
     support: Support,
     /// What the interpreters of command tools read, asked once each.
     interpreters: exec::interpreter::Cache,
+    /// Whether tools get their own namespaces; why not, when not.
+    namespaces: Result<(), String>,
     workspace: Option<builtin::Workspace>,
     audit: Option<Mutex<std::fs::File>>,
     /// The interpreter's own facts, asked for at the first Python call.
@@ -264,11 +273,19 @@ impl Runner {
         } else {
             Support::Unavailable
         };
+        let namespaces = if !options.sandbox {
+            Err("the sandbox is off".to_string())
+        } else if !options.namespaces {
+            Err("namespaces are turned off".to_string())
+        } else {
+            sandbox::probe_namespaces()
+        };
         Ok(Runner {
             entries,
             options,
             support,
             interpreters: Default::default(),
+            namespaces,
             workspace,
             audit,
             python: OnceLock::new(),
@@ -286,11 +303,19 @@ impl Runner {
         let mut warnings = Vec::new();
         if !self.options.sandbox {
             warnings.push(
-                "the sandbox is off (--no-sandbox): tools run without Landlock rules".to_string(),
+                "the sandbox is off (--no-sandbox): tools run without namespaces or Landlock rules"
+                    .to_string(),
             );
-        } else if self.support == Support::Unavailable {
+            return warnings;
+        }
+        if let Err(why) = &self.namespaces {
+            warnings.push(format!(
+                "tools run without their own namespaces ({why}): other processes stay visible in /proc and the environment of toolc and of the user's other processes readable, a daemon a tool starts may outlive its call, and UDP is open to tools without network"
+            ));
+        }
+        if self.support == Support::Unavailable {
             warnings.push(
-                "Landlock is not available on this kernel: tools run without file-system and network confinement; every other limit applies"
+                "Landlock is not available on this kernel: tools run without file-system confinement; every other limit applies"
                     .to_string(),
             );
         } else if !self.support.network() {
@@ -308,6 +333,18 @@ impl Runner {
         self.support
     }
 
+    /// The layers that confine this runner's tool processes, as their
+    /// results' `metadata.sandbox` reports them.
+    pub fn sandbox_mode(&self) -> SandboxMode {
+        let landlock = matches!(self.support, Support::Landlock(_));
+        match (self.namespaces.is_ok(), landlock) {
+            (true, true) => SandboxMode::NamespacesLandlock,
+            (true, false) => SandboxMode::Namespaces,
+            (false, true) => SandboxMode::Landlock,
+            (false, false) => SandboxMode::Unconfined,
+        }
+    }
+
     /// Calls tool `name` with `arguments` (a JSON object) and returns its
     /// result. Never panics and never fails: every failure is a result.
     pub fn call(&self, name: &str, arguments: Value) -> ToolResult {
@@ -315,7 +352,7 @@ impl Runner {
     }
 
     /// Like [`Runner::call`], but `cancel` (from any thread) stops the
-    /// call: its tool's process group is killed and the result is an
+    /// call: its tool's processes are killed and the result is an
     /// `EXECUTION_ERROR` with `details.cancelled` set to `true`. A call
     /// whose token is cancelled before its tool starts runs nothing.
     pub fn call_with(&self, name: &str, arguments: Value, cancel: &CancelToken) -> ToolResult {

@@ -1,27 +1,28 @@
 //! Running one tool process within its limits.
 //!
-//! The process starts in a process group of its own, with a scrubbed
-//! environment, an optional address-space limit and the sandbox applied
-//! between fork and exec. One thread then drives it with `poll(2)`: it
-//! writes the arguments to the process's stdin, reads stdout and stderr
-//! (each capped, so memory stays bounded whatever the tool prints) and
-//! watches a pidfd for the exit, until the deadline. When the process
-//! exits, the deadline passes, stdout outgrows its cap or the call is
-//! cancelled ([`CancelToken`]), the whole group is killed (grandchildren
-//! included) while the process is still a zombie, so its group id cannot
-//! have been reused; only then is it reaped. A
-//! descendant that leaves the group on purpose (`setsid`) escapes that
-//! kill; confining it would take a cgroup per call.
+//! The process starts ([`super::launch`]) with a scrubbed environment, an
+//! optional address-space limit and its sandbox: as the init of its own
+//! PID namespace, or, without namespaces, as the leader of a process
+//! group of its own. One thread then drives it with `poll(2)`: it writes
+//! the arguments to the process's stdin, reads stdout and stderr (each
+//! capped, so memory stays bounded whatever the tool prints) and watches
+//! a pidfd for the exit, until the deadline. When the process exits, the
+//! deadline passes, stdout outgrows its cap or the call is cancelled
+//! ([`CancelToken`]), everything it started is killed while the process
+//! is still a zombie (so its pid cannot have been reused), and only then
+//! is it reaped. In a PID namespace that is everything: killing the
+//! init kills the namespace, and the init is reaped only after the rest.
+//! Without one it is the process group; a descendant that leaves the
+//! group on purpose (`setsid`) escapes that kill.
 
 use std::ffi::OsString;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::cancel::{self, CancelToken};
+use super::launch::{self, Program};
 use super::sandbox::Confinement;
 
 /// How much of stderr is kept: enough for any error message.
@@ -80,65 +81,49 @@ pub(crate) enum RunError {
 
 /// Starts the process and drives it to its end.
 pub(crate) fn run(spawn: Spawn) -> Result<Outcome, RunError> {
-    let mut command = Command::new(&spawn.program);
-    command
-        .args(&spawn.args)
-        .current_dir(&spawn.cwd)
-        .env_clear()
-        .envs(spawn.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let memory = spawn.memory;
-    let parent = std::process::id();
+    let program = Program {
+        program: &spawn.program,
+        args: &spawn.args,
+        cwd: &spawn.cwd,
+        env: &spawn.env,
+        memory: spawn.memory,
+    };
     let mut confinement = spawn.confinement;
-    // SAFETY: between fork and exec only async-signal-safe calls are made:
-    // setrlimit, prctl and the Landlock syscalls on a ruleset built before
-    // the fork; nothing allocates or takes a lock.
-    unsafe {
-        command.pre_exec(move || {
-            // If toolc dies (killed, interrupted), the tool dies with it
-            // rather than running on unwatched; a parent already gone
-            // before the prctl took effect is caught by its pid.
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            if libc::getppid() as u32 != parent {
-                return Err(io::Error::from_raw_os_error(libc::ESRCH));
-            }
-            if let Some(bytes) = memory {
-                let limit = libc::rlimit {
-                    rlim_cur: bytes,
-                    rlim_max: bytes,
-                };
-                if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-            }
-            if let Some(confinement) = confinement.as_mut() {
-                confinement.enforce()?;
-            }
-            Ok(())
-        });
-    }
-    let mut child = command.spawn().map_err(RunError::Spawn)?;
-    let pid = child.id() as libc::pid_t;
+    let launched =
+        launch::launch(&program, confinement.as_mut()).map_err(|e| RunError::Spawn(e.into_io()))?;
+    // The ruleset's descriptors are not needed once the child has them.
+    drop(confinement);
+    let tree = Tree {
+        pid: launched.pid,
+        pidfd: launched.pidfd,
+        namespaced: launched.namespaced,
+    };
     let outcome = drive(
-        &mut child,
-        pid,
+        &tree,
+        Pipes {
+            stdin: launched.stdin,
+            stdout: launched.stdout,
+            stderr: launched.stderr,
+        },
         spawn.stdin,
         spawn.timeout,
         spawn.max_output,
         spawn.cancel.as_ref(),
     );
-    // Whatever happened, nothing of the group outlives the call.
-    kill_group(pid);
-    let status = child.wait().map_err(RunError::Watch)?;
+    // Whatever happened, nothing the process started outlives the call.
+    tree.kill();
+    let status = launch::wait(tree.pid).map_err(RunError::Watch)?;
+    let (code, signal) = if libc::WIFEXITED(status) {
+        (Some(libc::WEXITSTATUS(status)), None)
+    } else if libc::WIFSIGNALED(status) {
+        (None, Some(libc::WTERMSIG(status)))
+    } else {
+        (None, None)
+    };
     Ok(match outcome.map_err(RunError::Watch)? {
         Driven::Exited { stdout, stderr } => Outcome::Exited {
-            code: status.code(),
-            signal: status.signal(),
+            code,
+            signal,
             stdout,
             stderr,
         },
@@ -155,11 +140,42 @@ enum Driven {
     Cancelled { stderr: Vec<u8> },
 }
 
-fn kill_group(pid: libc::pid_t) {
-    // SAFETY: a plain syscall; ESRCH (the group is gone) is fine.
-    unsafe {
-        libc::kill(-pid, libc::SIGKILL);
+/// The started process and what it may have started.
+struct Tree {
+    pid: libc::pid_t,
+    pidfd: OwnedFd,
+    /// `pid` is the init of its own PID namespace.
+    namespaced: bool,
+}
+
+impl Tree {
+    /// Kills the process and everything it started: the whole PID
+    /// namespace through its init, or else the process group. Call it
+    /// before reaping, while the pid cannot have been reused.
+    fn kill(&self) {
+        // SAFETY: plain syscalls; ESRCH (already gone) is fine. The group
+        // is killed in both cases: in a namespace it holds nothing more,
+        // and it costs one syscall.
+        unsafe {
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                self.pidfd.as_raw_fd(),
+                libc::SIGKILL,
+                std::ptr::null::<libc::siginfo_t>(),
+                0u32,
+            );
+            if !self.namespaced {
+                libc::kill(-self.pid, libc::SIGKILL);
+            }
+        }
     }
+}
+
+/// toolc's ends of the process's standard streams.
+struct Pipes {
+    stdin: OwnedFd,
+    stdout: OwnedFd,
+    stderr: OwnedFd,
 }
 
 /// A pipe end being read into a capped buffer.
@@ -216,8 +232,8 @@ impl Reader {
 }
 
 fn drive(
-    child: &mut Child,
-    pid: libc::pid_t,
+    tree: &Tree,
+    pipes: Pipes,
     input: Vec<u8>,
     timeout: Duration,
     max_output: usize,
@@ -227,8 +243,7 @@ fn drive(
     let deadline = Instant::now()
         .checked_add(timeout)
         .unwrap_or_else(|| Instant::now() + Duration::from_secs(MAX_TIMEOUT_SECS));
-    let pidfd = pidfd_open(pid)?;
-    let mut stdin: Option<OwnedFd> = child.stdin.take().map(OwnedFd::from);
+    let mut stdin: Option<OwnedFd> = Some(pipes.stdin);
     if let Some(fd) = &stdin {
         set_nonblocking(fd.as_raw_fd())?;
     }
@@ -236,10 +251,10 @@ fn drive(
     if input.is_empty() {
         stdin = None;
     }
-    let mut stdout = Reader::new(child.stdout.take().map(OwnedFd::from), max_output, false)?;
+    let mut stdout = Reader::new(Some(pipes.stdout), max_output, false)?;
     // Stderr beyond its cap is dropped, not fatal: it is drained (a tool
     // may log as much as it likes) and only its start is kept.
-    let mut stderr = Reader::new(child.stderr.take().map(OwnedFd::from), STDERR_CAP, true)?;
+    let mut stderr = Reader::new(Some(pipes.stderr), STDERR_CAP, true)?;
     let mut exited_at: Option<Instant> = None;
     loop {
         if exited_at.is_none() && cancel.is_some_and(CancelToken::is_cancelled) {
@@ -283,7 +298,7 @@ fn drive(
             watch(fd.as_raw_fd(), libc::POLLIN, 2);
         }
         if exited_at.is_none() {
-            watch(pidfd.as_raw_fd(), libc::POLLIN, 3);
+            watch(tree.pidfd.as_raw_fd(), libc::POLLIN, 3);
         }
         if exited_at.is_some() && stdout.fd.is_none() && stderr.fd.is_none() {
             return Ok(Driven::Exited {
@@ -334,8 +349,9 @@ fn drive(
         if fired(3) {
             exited_at = Some(Instant::now());
             stdin = None;
-            // Grandchildren may hold the pipes open: the group goes now.
-            kill_group(pid);
+            // Grandchildren may hold the pipes open: they go now (in a
+            // PID namespace the kernel has killed them already).
+            tree.kill();
         }
     }
 }
@@ -349,16 +365,6 @@ fn set_nonblocking(fd: RawFd) -> io::Result<()> {
         }
     }
     Ok(())
-}
-
-fn pidfd_open(pid: libc::pid_t) -> io::Result<OwnedFd> {
-    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: the descriptor was just created and is owned by nobody else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
 fn read_fd(fd: RawFd, buffer: &mut [u8]) -> io::Result<usize> {

@@ -90,9 +90,12 @@ pub struct Metadata {
     /// The signal that ended the tool's process, when one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,
-    /// How the process was confined: `landlock`, or `none` when the kernel
-    /// does not support it or the sandbox was turned off. Absent when no
-    /// process ran.
+    /// How the process was confined: `namespaces+landlock` (its own
+    /// user, PID, mount, IPC and, without network, network namespaces,
+    /// and Landlock rules), `landlock` (Landlock alone: user namespaces
+    /// are unavailable or turned off), `namespaces` (a kernel without
+    /// Landlock), or `none` (neither, or the sandbox turned off). Absent
+    /// when no process ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<SandboxMode>,
 }

@@ -1,30 +1,74 @@
-//! The sandbox of a tool's process: Landlock (Linux).
+//! The sandbox of a tool's process: namespaces and Landlock (Linux).
 //!
-//! The rules are built in toolc's own process, before the fork: opening
-//! the directories and filling the ruleset allocate, which a forked child
-//! of a threaded program must not do. Between fork and exec the child
-//! only calls `prctl(PR_SET_NO_NEW_PRIVS)` and `landlock_restrict_self` on
-//! the prepared ruleset, both plain syscalls, and the rules hold across
-//! the exec for the tool and everything it starts.
+//! Two layers, each stopping what the other cannot:
 //!
-//! File access is confined to the directories a [`Rules`] lists (the
-//! manifest's directory, the call's private temporary directory, the
-//! interpreter's files, the declared allowed directories) plus what any
-//! program needs to start: the system's executables and libraries and a
-//! few files of `/etc` and `/dev`. TCP `connect` and `bind` are denied
-//! when the tool declares no network.
+//! - **Namespaces** (user, PID, mount, IPC; network when the tool declares
+//!   none). The tool is process 1 of a PID namespace of its own, with a
+//!   `/proc` mounted for that namespace: toolc and every other process of
+//!   the machine have no pid there, so their `environ`, `cmdline` and
+//!   `mem` cannot even be named, and no signal reaches them. Ending the
+//!   call kills the namespace's init, and the kernel kills everything
+//!   else in it, `setsid` daemons included. A tool without network gets an
+//!   empty network namespace: no interface but a loopback that is down,
+//!   so TCP, UDP (DNS exfiltration) and abstract UNIX sockets of the host
+//!   are all out of reach. The user namespace maps the caller's own uid
+//!   and gid to themselves (`setgroups` denied), so files keep their
+//!   owners and the tool gains no right on the host; the mount namespace
+//!   only serves the new `/proc` (its mounts are private, nothing
+//!   propagates back). The IPC namespace hides System V shared memory,
+//!   semaphores and message queues of other processes.
+//! - **Landlock** (ABI 6 asked for, the kernel's own when older). File
+//!   access is confined to the directories a [`Rules`] lists (the
+//!   manifest's directory, the call's private temporary directory, the
+//!   interpreter's files, the declared allowed directories) plus what any
+//!   program needs to start: the system's executables and libraries and a
+//!   few files of `/etc` and `/dev`, and `/proc`. TCP `connect` and `bind`
+//!   are denied to a tool without network (ABI 4), and connecting to
+//!   abstract UNIX sockets made outside the sandbox and signalling
+//!   processes outside it are denied to every tool (ABI 6). A
+//!   file-system-confined process cannot mount or unmount, so the
+//!   namespace's `/proc` cannot be taken off to show the host's. Landlock
+//!   does *not* close other processes' `/proc` entries: under Landlock
+//!   alone a tool reads `/proc/<toolc's pid>/environ` (checked on Linux
+//!   6.18); only the PID namespace, where that pid does not exist, does.
+//!
+//! Where user namespaces are unavailable (a kernel or container that
+//! forbids them, a `user.max_user_namespaces` of 0), a runner probes it
+//! once ([`probe_namespaces`]) and runs tools under Landlock alone; the
+//! result's `metadata.sandbox` says which layers applied. Under Landlock
+//! alone, other processes stay visible in `/proc` and the environment of
+//! those of the same user (toolc's included) readable, a `setsid` daemon
+//! outlives its call, and UDP and pathname UNIX sockets are open to a
+//! tool without network.
+//!
+//! What neither layer does: limit CPU time beyond the call's timeout,
+//! memory beyond `RLIMIT_AS`, or system calls (no seccomp filter); hide
+//! the host's mount table (`/proc/self/mountinfo`); or give the tool a
+//! `/dev/shm` of its own (it is the host's, writable, and what a tool
+//! leaves there outlives its call).
+//!
+//! The Landlock rules are built in toolc's own process, before the
+//! clone: opening the directories and filling the ruleset allocate, which
+//! the child of a threaded program must not do. The child
+//! ([`super::launch`]) then only makes system calls: the id maps, the
+//! mounts, one more Landlock rule for its new `/proc` (a rule on the
+//! host's `/proc`, opened before the mount, names another file system),
+//! `prctl(PR_SET_NO_NEW_PRIVS)` and `landlock_restrict_self`; the rules
+//! hold across the exec for the tool and everything it starts.
 
-use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, RulesetAttr,
-    RulesetCreated, RulesetCreatedAttr, path_beneath_rules,
+    RulesetCreated, RulesetCreatedAttr, Scope, path_beneath_rules,
 };
 
-/// The newest Landlock ABI toolc asks for; older kernels get what they
-/// support, and [`probe`] tells which.
-const ABI_WANTED: ABI = ABI::V5;
+/// The Landlock ABI toolc asks for; older kernels get what they support,
+/// and [`probe`] tells which. 6 adds the abstract-socket and signal
+/// scopes; later ABIs add audit flags (7) and rights toolc has not been
+/// tested with, so they are not asked for blindly.
+const ABI_WANTED: ABI = ABI::V6;
 
 /// Directories and files every program needs to start and run: read and
 /// execute only.
@@ -50,9 +94,9 @@ const SYSTEM_READ: &[&str] = &[
     "/dev/urandom",
     "/dev/random",
     // Runtimes read their own /proc entries (Python's multiprocessing,
-    // Node, Go). Landlock also keeps a confined process from ptrace-level
-    // access to processes outside its domain, so other processes' secret
-    // entries (environ, mem) stay closed.
+    // Node, Go). In a PID namespace this is the namespace's own /proc
+    // (the rule is added again in the child, after the mount); under
+    // Landlock alone it is the host's, with every process in it.
     "/proc",
 ];
 
@@ -68,8 +112,9 @@ pub(crate) struct Rules {
     pub write: Vec<PathBuf>,
     /// Leave the file system unconfined (an allowed directory of `*`).
     pub any_path: bool,
-    /// Deny TCP connect and bind.
-    pub deny_tcp: bool,
+    /// The tool declares no network: TCP connect and bind are denied and,
+    /// with namespaces, it gets an empty network namespace.
+    pub no_network: bool,
 }
 
 /// What the kernel supports, probed once per runner.
@@ -87,23 +132,29 @@ impl Support {
         matches!(self, Support::Landlock(abi) if abi >= 4)
     }
 
-    /// How the processes of a runner with this support are confined.
-    pub fn mode(self) -> SandboxMode {
-        match self {
-            Support::Landlock(_) => SandboxMode::Landlock,
-            Support::Unavailable => SandboxMode::Unconfined,
-        }
+    /// Whether abstract UNIX sockets and signals can be scoped (ABI 6 and
+    /// later).
+    pub fn scopes(self) -> bool {
+        matches!(self, Support::Landlock(abi) if abi >= 6)
     }
 }
 
 /// How a tool's process was confined, as `metadata.sandbox` reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
 pub enum SandboxMode {
-    /// Landlock rules applied (`"landlock"`).
+    /// Its own namespaces and Landlock rules (`"namespaces+landlock"`).
+    #[serde(rename = "namespaces+landlock")]
+    NamespacesLandlock,
+    /// Its own namespaces, no Landlock: the kernel lacks it
+    /// (`"namespaces"`).
+    #[serde(rename = "namespaces")]
+    Namespaces,
+    /// Landlock rules alone: user namespaces are unavailable or were
+    /// turned off (`"landlock"`).
+    #[serde(rename = "landlock")]
     Landlock,
-    /// No confinement: the kernel lacks Landlock or the sandbox was turned
-    /// off (`"none"`).
+    /// No confinement: the kernel offers neither layer or the sandbox was
+    /// turned off (`"none"`).
     #[serde(rename = "none")]
     Unconfined,
 }
@@ -112,9 +163,19 @@ impl SandboxMode {
     /// The mode's name in a result's JSON.
     pub fn as_str(self) -> &'static str {
         match self {
+            SandboxMode::NamespacesLandlock => "namespaces+landlock",
+            SandboxMode::Namespaces => "namespaces",
             SandboxMode::Landlock => "landlock",
             SandboxMode::Unconfined => "none",
         }
+    }
+
+    /// Whether Landlock rules applied.
+    pub fn landlock(self) -> bool {
+        matches!(
+            self,
+            SandboxMode::NamespacesLandlock | SandboxMode::Landlock
+        )
     }
 }
 
@@ -137,9 +198,128 @@ pub fn probe() -> Support {
     }
 }
 
-/// A ruleset built in the parent, enforced in the child.
+/// Whether this process can give a child its own user, PID, mount, IPC
+/// and network namespaces with a fresh `/proc`: tries every step once in
+/// a child that exits right after. `Err` says why not.
+pub(crate) fn probe_namespaces() -> Result<(), String> {
+    let mut trial = Confinement {
+        ruleset: None,
+        proc_rule: None,
+        namespaces: Some(Namespaces::of_this_process(true)),
+    };
+    super::launch::try_namespaces(&mut trial)
+        .map_err(|e| format!("the kernel refused them: {}", e.into_io()))
+}
+
+/// A step of the child between clone and exec, named in the error of the
+/// step that failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    DeathSignal,
+    ProcessGroup,
+    Setgroups,
+    UidMap,
+    GidMap,
+    PrivateMounts,
+    MountProc,
+    ProcRule,
+    MemoryLimit,
+    Stdio,
+    WorkingDirectory,
+    Landlock,
+    Execute,
+}
+
+impl Step {
+    const ALL: [Step; 13] = [
+        Step::DeathSignal,
+        Step::ProcessGroup,
+        Step::Setgroups,
+        Step::UidMap,
+        Step::GidMap,
+        Step::PrivateMounts,
+        Step::MountProc,
+        Step::ProcRule,
+        Step::MemoryLimit,
+        Step::Stdio,
+        Step::WorkingDirectory,
+        Step::Landlock,
+        Step::Execute,
+    ];
+
+    /// The step's byte on the report pipe.
+    pub fn code(self) -> u8 {
+        Step::ALL.iter().position(|s| *s == self).unwrap_or(0) as u8
+    }
+
+    pub fn from_code(code: u8) -> Step {
+        Step::ALL
+            .get(usize::from(code))
+            .copied()
+            .unwrap_or(Step::Execute)
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Step::DeathSignal => "tie the process to toolc's life (PR_SET_PDEATHSIG)",
+            Step::ProcessGroup => "make a process group",
+            Step::Setgroups => "deny setgroups in the user namespace",
+            Step::UidMap => "write the user namespace's uid map",
+            Step::GidMap => "write the user namespace's gid map",
+            Step::PrivateMounts => "make the mounts private",
+            Step::MountProc => "mount the PID namespace's /proc",
+            Step::ProcRule => "let Landlock read the new /proc",
+            Step::MemoryLimit => "set the memory limit",
+            Step::Stdio => "connect stdin, stdout and stderr",
+            Step::WorkingDirectory => "enter the working directory",
+            Step::Landlock => "apply the Landlock rules",
+            Step::Execute => "execute the program",
+        }
+    }
+}
+
+/// The namespaces of one process, prepared before the clone.
+struct Namespaces {
+    /// A new, empty network namespace too.
+    network: bool,
+    /// `uid uid 1`: the caller's own uid, mapped to itself.
+    uid_map: Vec<u8>,
+    gid_map: Vec<u8>,
+}
+
+impl Namespaces {
+    fn of_this_process(network: bool) -> Namespaces {
+        // SAFETY: plain syscalls without arguments.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        Namespaces {
+            network,
+            uid_map: format!("{uid} {uid} 1\n").into_bytes(),
+            gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+        }
+    }
+}
+
+/// The Landlock rule for the namespace's own `/proc`, added by the child
+/// after it mounted it: a duplicate of the ruleset's descriptor and the
+/// read rights.
+struct ProcRule {
+    ruleset: OwnedFd,
+    access: u64,
+}
+
+/// LANDLOCK_RULE_PATH_BENEATH's attribute (packed, as the kernel's).
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// The confinement of one process: built in the parent, entered and
+/// enforced in the child.
 pub(crate) struct Confinement {
     ruleset: Option<RulesetCreated>,
+    proc_rule: Option<ProcRule>,
+    namespaces: Option<Namespaces>,
 }
 
 impl std::fmt::Debug for Confinement {
@@ -149,57 +329,192 @@ impl std::fmt::Debug for Confinement {
 }
 
 impl Confinement {
-    /// Builds the ruleset for `rules`. Paths that do not exist are left
-    /// out (nothing can be beneath them).
-    pub fn build(rules: &Rules, support: Support) -> Result<Confinement, String> {
-        let abi = ABI_WANTED;
-        let fail = |e: landlock::RulesetError| format!("cannot build the Landlock ruleset: {e}");
-        let mut ruleset = landlock::Ruleset::default().set_compatibility(CompatLevel::BestEffort);
-        if !rules.any_path {
-            ruleset = ruleset
-                .handle_access(AccessFs::from_all(abi))
-                .map_err(fail)?;
-        }
-        if rules.deny_tcp && support.network() {
-            ruleset = ruleset
-                .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
-                .map_err(fail)?;
-        }
-        if rules.any_path && !(rules.deny_tcp && support.network()) {
-            return Ok(Confinement { ruleset: None });
-        }
-        let mut created = ruleset.create().map_err(fail)?;
-        if !rules.any_path {
-            let read: BitFlags<AccessFs> = AccessFs::from_read(abi);
-            let all: BitFlags<AccessFs> = AccessFs::from_all(abi);
-            let system_read = SYSTEM_READ.iter().map(Path::new);
-            let system_write = SYSTEM_WRITE.iter().map(Path::new);
-            created = created
-                .add_rules(path_beneath_rules(
-                    system_read.chain(rules.read.iter().map(PathBuf::as_path)),
-                    read,
-                ))
-                .map_err(fail)?
-                .add_rules(path_beneath_rules(
-                    system_write.chain(rules.write.iter().map(PathBuf::as_path)),
-                    all,
-                ))
-                .map_err(fail)?;
-        }
+    /// Builds the confinement for `rules`: Landlock when `support` has it,
+    /// namespaces when `namespaces` (the runner's probe said they work).
+    /// Paths that do not exist are left out (nothing can be beneath them).
+    pub fn build(rules: &Rules, support: Support, namespaces: bool) -> Result<Confinement, String> {
+        let ruleset = match support {
+            Support::Landlock(_) => Some(ruleset(rules, support)?),
+            Support::Unavailable => None,
+        };
+        let proc_rule = match (&ruleset, namespaces) {
+            (Some(created), true) => {
+                let duplicate = created
+                    .try_clone()
+                    .map_err(|e| format!("cannot duplicate the Landlock ruleset: {e}"))?;
+                let fd: Option<OwnedFd> = duplicate.into();
+                fd.map(|ruleset| ProcRule {
+                    ruleset,
+                    access: AccessFs::from_read(ABI_WANTED).bits(),
+                })
+            }
+            _ => None,
+        };
         Ok(Confinement {
-            ruleset: Some(created),
+            ruleset,
+            proc_rule,
+            namespaces: namespaces.then(|| Namespaces::of_this_process(rules.no_network)),
         })
     }
 
-    /// Restricts the calling process. Runs in the forked child before
-    /// exec: no allocation on any path.
-    pub fn enforce(&mut self) -> io::Result<()> {
+    /// The `clone3` flags of its namespaces (0 without).
+    pub fn clone_flags(&self) -> u64 {
+        let Some(namespaces) = &self.namespaces else {
+            return 0;
+        };
+        let mut flags =
+            libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWIPC;
+        if namespaces.network {
+            flags |= libc::CLONE_NEWNET;
+        }
+        flags as u64
+    }
+
+    /// In the child, first thing after the clone: the id maps of its user
+    /// namespace, private mounts, a `/proc` of its PID namespace and the
+    /// Landlock rule that lets it be read. No allocation.
+    pub fn enter_namespaces(&mut self) -> Result<(), (Step, i32)> {
+        let Some(namespaces) = &self.namespaces else {
+            return Ok(());
+        };
+        write_file(c"/proc/self/setgroups", b"deny").map_err(|e| (Step::Setgroups, e))?;
+        write_file(c"/proc/self/uid_map", &namespaces.uid_map).map_err(|e| (Step::UidMap, e))?;
+        write_file(c"/proc/self/gid_map", &namespaces.gid_map).map_err(|e| (Step::GidMap, e))?;
+        // SAFETY: mount(2) with static C strings.
+        unsafe {
+            if libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) != 0
+            {
+                return Err((Step::PrivateMounts, errno()));
+            }
+            if libc::mount(
+                c"proc".as_ptr(),
+                c"/proc".as_ptr(),
+                c"proc".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                std::ptr::null(),
+            ) != 0
+            {
+                return Err((Step::MountProc, errno()));
+            }
+        }
+        if let Some(rule) = &self.proc_rule {
+            add_proc_rule(rule).map_err(|e| (Step::ProcRule, e))?;
+        }
+        Ok(())
+    }
+
+    /// Restricts the calling process with the Landlock rules. Runs in the
+    /// child before exec: no allocation on any path.
+    pub fn enforce(&mut self) -> Result<(), (Step, i32)> {
         let Some(ruleset) = self.ruleset.take() else {
             return Ok(());
         };
         match ruleset.restrict_self() {
             Ok(_) => Ok(()),
-            Err(_) => Err(io::Error::from_raw_os_error(libc::EPERM)),
+            Err(_) => Err((Step::Landlock, errno())),
         }
     }
+}
+
+/// The Landlock ruleset of `rules`: every file-system right handled (so
+/// that a confined process can never mount or unmount), TCP when the tool
+/// has no network, and the ABI 6 scopes.
+fn ruleset(rules: &Rules, support: Support) -> Result<RulesetCreated, String> {
+    let abi = ABI_WANTED;
+    let fail = |e: landlock::RulesetError| format!("cannot build the Landlock ruleset: {e}");
+    let mut ruleset = landlock::Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(fail)?;
+    if rules.no_network && support.network() {
+        ruleset = ruleset
+            .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
+            .map_err(fail)?;
+    }
+    if support.scopes() {
+        ruleset = ruleset.scope(Scope::from_all(abi)).map_err(fail)?;
+    }
+    let created = ruleset.create().map_err(fail)?;
+    let all: BitFlags<AccessFs> = AccessFs::from_all(abi);
+    if rules.any_path {
+        // An allowed directory of `*`: every file, but still a handled
+        // file system, which keeps the mounts as they are.
+        return created
+            .add_rules(path_beneath_rules(["/"], all))
+            .map_err(fail);
+    }
+    let read: BitFlags<AccessFs> = AccessFs::from_read(abi);
+    let system_read = SYSTEM_READ.iter().map(Path::new);
+    let system_write = SYSTEM_WRITE.iter().map(Path::new);
+    created
+        .add_rules(path_beneath_rules(
+            system_read.chain(rules.read.iter().map(PathBuf::as_path)),
+            read,
+        ))
+        .map_err(fail)?
+        .add_rules(path_beneath_rules(
+            system_write.chain(rules.write.iter().map(PathBuf::as_path)),
+            all,
+        ))
+        .map_err(fail)
+}
+
+fn errno() -> i32 {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+/// Writes `bytes` to the file at `path` in one write(2). No allocation.
+fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> Result<(), i32> {
+    // SAFETY: open, write and close on a static path and a valid buffer.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return Err(errno());
+        }
+        let written = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+        let error = errno();
+        libc::close(fd);
+        if written != bytes.len() as isize {
+            return Err(if written < 0 { error } else { libc::EIO });
+        }
+    }
+    Ok(())
+}
+
+/// Adds the read rule for the `/proc` now mounted. No allocation.
+fn add_proc_rule(rule: &ProcRule) -> Result<(), i32> {
+    // SAFETY: open and the Landlock syscall on a valid, packed attribute;
+    // the descriptor is closed before returning.
+    unsafe {
+        let fd = libc::open(
+            c"/proc".as_ptr(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        );
+        if fd < 0 {
+            return Err(errno());
+        }
+        let attr = PathBeneathAttr {
+            allowed_access: rule.access,
+            parent_fd: fd,
+        };
+        let added = libc::syscall(
+            libc::SYS_landlock_add_rule,
+            rule.ruleset.as_raw_fd(),
+            1u32, // LANDLOCK_RULE_PATH_BENEATH
+            std::ptr::addr_of!(attr),
+            0u32,
+        );
+        let error = errno();
+        libc::close(fd);
+        if added != 0 {
+            return Err(error);
+        }
+    }
+    Ok(())
 }

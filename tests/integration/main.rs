@@ -30,6 +30,7 @@ mod generated;
 mod hostile;
 mod interop;
 mod interpreters;
+mod isolation;
 mod lint_cli;
 mod outputs;
 mod policy_shell;

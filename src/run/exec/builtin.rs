@@ -45,7 +45,7 @@ pub(super) fn run(call: &Call, builtin: Builtin, arguments: &Value) -> ToolResul
                 read: vec![PathBuf::from("/bin/sh")],
                 write: vec![workspace.root().to_path_buf(), scratch.path.clone()],
                 any_path: false,
-                deny_tcp: false,
+                no_network: false,
             };
             let result = spawn_confined(call, spawn, &scratch, &[], rules);
             match result {

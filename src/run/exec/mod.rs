@@ -24,7 +24,7 @@ use serde_json::{Map, Value, json};
 
 use super::cancel::CancelToken;
 use super::process::{self, Outcome, Spawn};
-use super::sandbox::{Confinement, Rules, SandboxMode, Support};
+use super::sandbox::{Confinement, Rules, SandboxMode};
 use super::{Entry, ErrorCode, Runner, ToolResult};
 use crate::ir::{Format, Runtime, Tool};
 
@@ -127,7 +127,7 @@ pub(super) fn cancelled(stderr: &[u8]) -> ToolResult {
     }
     ToolResult::fail_with(
         ErrorCode::ExecutionError,
-        "the call was cancelled; the tool was killed with its process group",
+        "the call was cancelled; the tool was killed with everything it started",
         details,
     )
 }
@@ -216,21 +216,19 @@ fn spawn_confined(
     spawn.cancel = call.cancel.cloned();
     spawn.env = environment(passthrough, &scratch.path);
     rules.read.extend(runner.options.read_dirs.iter().cloned());
-    let sandbox = match runner.support {
-        Support::Landlock(_) => match Confinement::build(&rules, runner.support) {
-            Ok(confinement) => {
-                spawn.confinement = Some(confinement);
-                SandboxMode::Landlock
-            }
+    let sandbox = runner.sandbox_mode();
+    if sandbox != SandboxMode::Unconfined {
+        let namespaces = runner.namespaces.is_ok();
+        match Confinement::build(&rules, runner.support, namespaces) {
+            Ok(confinement) => spawn.confinement = Some(confinement),
             Err(message) => {
                 return Ran::Failed(Box::new(ToolResult::fail(
                     ErrorCode::InternalError,
                     message,
                 )));
             }
-        },
-        Support::Unavailable => SandboxMode::Unconfined,
-    };
+        }
+    }
     let program = spawn.program.clone();
     match process::run(spawn) {
         Ok(outcome) => Ran::Done(outcome, sandbox),
@@ -240,9 +238,9 @@ fn spawn_confined(
             // sandbox's, which then says how to let it through.
             let mut message = format!("cannot start {}: {e}", program.display());
             let denied = matches!(e.raw_os_error(), Some(libc::EACCES) | Some(libc::EPERM));
-            if denied && sandbox == SandboxMode::Landlock {
+            if denied && sandbox.landlock() {
                 message.push_str(
-                    " (the sandbox may deny the program or its interpreter: --allow-read DIR lets the tool read a directory, --no-sandbox turns Landlock off)",
+                    " (the sandbox may deny the program or its interpreter: --allow-read DIR lets the tool read a directory, --no-sandbox turns the sandbox off)",
                 );
             }
             let mut result = ToolResult::fail(ErrorCode::ExecutionError, message);
@@ -330,7 +328,7 @@ fn tool_rules(runner: &Runner, entry: &Entry, scratch: &Scratch, read: Vec<PathB
         read: readable,
         write,
         any_path,
-        deny_tcp: denies_network(entry),
+        no_network: denies_network(entry),
     }
 }
 
@@ -363,7 +361,7 @@ fn common_outcome(
             let mut result = ToolResult::fail_with(
                 ErrorCode::Timeout,
                 format!(
-                    "the tool exceeded its time limit of {} and was killed with its process group",
+                    "the tool exceeded its time limit of {} and was killed with everything it started",
                     seconds(limits.timeout)
                 ),
                 details,

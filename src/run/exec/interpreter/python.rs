@@ -144,9 +144,11 @@ fn ask_once(
         read: readable,
         write: Vec::new(),
         any_path: false,
-        deny_tcp: true,
+        no_network: true,
     };
-    let confinement = Confinement::build(&rules, context.support).map_err(|e| (e, true))?;
+    // Landlock alone: the interpreter only prints where it lives, and a
+    // PID namespace per question would add its cost to every first call.
+    let confinement = Confinement::build(&rules, context.support, false).map_err(|e| (e, true))?;
     // Within the call's own limit: the question is part of the call.
     let timeout = DESCRIBE_TIMEOUT.min(context.timeout);
     let spawn = Spawn {
