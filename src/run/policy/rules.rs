@@ -373,6 +373,8 @@ impl Judge<'_> {
     ) {
         let mut index = 0;
         let mut string = false;
+        // `bash -s -- args`: the script is read from stdin all the same.
+        let mut stdin = false;
         while let Some(arg) = args.get(index).and_then(|w| w.value.as_deref()) {
             if arg == "--" || arg == "-" {
                 index += 1;
@@ -383,6 +385,7 @@ impl Judge<'_> {
             }
             let short = !arg.starts_with("--");
             string |= short && arg.contains('c');
+            stdin |= short && arg.contains('s');
             let valued = matches!(arg, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file");
             index += if valued { 2 } else { 1 };
         }
@@ -392,6 +395,7 @@ impl Judge<'_> {
                 self.command_string(script, &[text], &format!("runs `{name} -c` on"), depth)
             }
             (true, None) => {}
+            (false, _) if stdin => self.stdin(script, command, name, depth, true),
             (false, Some(file)) if file.value.is_none() => {
                 self.unknowable(
                     script,
