@@ -15,8 +15,10 @@
 //!   and gid to themselves (`setgroups` denied), so files keep their
 //!   owners and the tool gains no right on the host; the mount namespace
 //!   only serves the new `/proc` (its mounts are private, nothing
-//!   propagates back). The IPC namespace hides System V shared memory,
-//!   semaphores and message queues of other processes.
+//!   propagates back) and a `/dev/shm` of the call's own (POSIX shared
+//!   memory and files there go with the namespace). The IPC namespace
+//!   hides System V shared memory, semaphores and message queues of
+//!   other processes.
 //! - **Landlock** (ABI 6 asked for, the kernel's own when older). File
 //!   access is confined to the directories a [`Rules`] lists (the
 //!   manifest's directory, the call's private temporary directory, the
@@ -42,17 +44,18 @@
 //! tool without network.
 //!
 //! What neither layer does: limit CPU time beyond the call's timeout,
-//! memory beyond `RLIMIT_AS`, or system calls (no seccomp filter); hide
-//! the host's mount table (`/proc/self/mountinfo`); or give the tool a
-//! `/dev/shm` of its own (it is the host's, writable, and what a tool
-//! leaves there outlives its call).
+//! memory beyond `RLIMIT_AS` (files in the call's `/dev/shm` included),
+//! or system calls (no seccomp filter); or hide the host's mount table
+//! (`/proc/self/mountinfo`). Under Landlock alone `/dev/shm` is the
+//! host's: what a tool leaves there outlives its call.
 //!
 //! The Landlock rules are built in toolc's own process, before the
 //! clone: opening the directories and filling the ruleset allocate, which
 //! the child of a threaded program must not do. The child
 //! ([`super::launch`]) then only makes system calls: the id maps, the
-//! mounts, one more Landlock rule for its new `/proc` (a rule on the
-//! host's `/proc`, opened before the mount, names another file system),
+//! mounts, Landlock rules for its new `/proc` and `/dev/shm` (a rule on
+//! the host's directories does not reach a file system mounted over
+//! them: checked),
 //! `prctl(PR_SET_NO_NEW_PRIVS)` and `landlock_restrict_self`; the rules
 //! hold across the exec for the tool and everything it starts.
 
@@ -204,7 +207,7 @@ pub fn probe() -> Support {
 pub(crate) fn probe_namespaces() -> Result<(), String> {
     let mut trial = Confinement {
         ruleset: None,
-        proc_rule: None,
+        mount_rules: None,
         namespaces: Some(Namespaces::of_this_process(true)),
     };
     super::launch::try_namespaces(&mut trial)
@@ -222,7 +225,8 @@ pub(crate) enum Step {
     GidMap,
     PrivateMounts,
     MountProc,
-    ProcRule,
+    MountShm,
+    MountRules,
     MemoryLimit,
     Stdio,
     WorkingDirectory,
@@ -231,7 +235,7 @@ pub(crate) enum Step {
 }
 
 impl Step {
-    const ALL: [Step; 13] = [
+    const ALL: [Step; 14] = [
         Step::DeathSignal,
         Step::ProcessGroup,
         Step::Setgroups,
@@ -239,7 +243,8 @@ impl Step {
         Step::GidMap,
         Step::PrivateMounts,
         Step::MountProc,
-        Step::ProcRule,
+        Step::MountShm,
+        Step::MountRules,
         Step::MemoryLimit,
         Step::Stdio,
         Step::WorkingDirectory,
@@ -268,7 +273,8 @@ impl Step {
             Step::GidMap => "write the user namespace's gid map",
             Step::PrivateMounts => "make the mounts private",
             Step::MountProc => "mount the PID namespace's /proc",
-            Step::ProcRule => "let Landlock read the new /proc",
+            Step::MountShm => "mount a /dev/shm of the call's own",
+            Step::MountRules => "let Landlock reach the new /proc and /dev/shm",
             Step::MemoryLimit => "set the memory limit",
             Step::Stdio => "connect stdin, stdout and stderr",
             Step::WorkingDirectory => "enter the working directory",
@@ -285,6 +291,8 @@ struct Namespaces {
     /// `uid uid 1`: the caller's own uid, mapped to itself.
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
+    /// The machine has a `/dev/shm` to cover with the call's own tmpfs.
+    shm: bool,
 }
 
 impl Namespaces {
@@ -295,16 +303,23 @@ impl Namespaces {
             network,
             uid_map: format!("{uid} {uid} 1\n").into_bytes(),
             gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+            shm: Path::new(SHM).is_dir(),
         }
     }
 }
 
-/// The Landlock rule for the namespace's own `/proc`, added by the child
-/// after it mounted it: a duplicate of the ruleset's descriptor and the
-/// read rights.
-struct ProcRule {
+/// The shared-memory directory every program expects.
+const SHM: &str = "/dev/shm";
+
+/// The Landlock rules for the file systems the child mounts (its `/proc`
+/// and `/dev/shm`), added by the child after the mounts: a rule on the
+/// host's directories does not reach a file system mounted over them. A
+/// duplicate of the ruleset's descriptor and the rights, within what the
+/// kernel handles.
+struct MountRules {
     ruleset: OwnedFd,
-    access: u64,
+    read: u64,
+    all: u64,
 }
 
 /// LANDLOCK_RULE_PATH_BENEATH's attribute (packed, as the kernel's).
@@ -318,7 +333,7 @@ struct PathBeneathAttr {
 /// enforced in the child.
 pub(crate) struct Confinement {
     ruleset: Option<RulesetCreated>,
-    proc_rule: Option<ProcRule>,
+    mount_rules: Option<MountRules>,
     namespaces: Option<Namespaces>,
 }
 
@@ -337,22 +352,26 @@ impl Confinement {
             Support::Landlock(_) => Some(ruleset(rules, support)?),
             Support::Unavailable => None,
         };
-        let proc_rule = match (&ruleset, namespaces) {
-            (Some(created), true) => {
+        let mount_rules = match (&ruleset, namespaces, support) {
+            (Some(created), true, Support::Landlock(kernel)) => {
                 let duplicate = created
                     .try_clone()
                     .map_err(|e| format!("cannot duplicate the Landlock ruleset: {e}"))?;
                 let fd: Option<OwnedFd> = duplicate.into();
-                fd.map(|ruleset| ProcRule {
+                // The raw syscall gets no best-effort help: rights the
+                // kernel does not know would make it fail.
+                let abi = ABI::from(kernel.min(6));
+                fd.map(|ruleset| MountRules {
                     ruleset,
-                    access: AccessFs::from_read(ABI_WANTED).bits(),
+                    read: AccessFs::from_read(abi).bits(),
+                    all: AccessFs::from_all(abi).bits(),
                 })
             }
             _ => None,
         };
         Ok(Confinement {
             ruleset,
-            proc_rule,
+            mount_rules,
             namespaces: namespaces.then(|| Namespaces::of_this_process(rules.no_network)),
         })
     }
@@ -371,8 +390,9 @@ impl Confinement {
     }
 
     /// In the child, first thing after the clone: the id maps of its user
-    /// namespace, private mounts, a `/proc` of its PID namespace and the
-    /// Landlock rule that lets it be read. No allocation.
+    /// namespace, private mounts, a `/proc` of its PID namespace, a
+    /// `/dev/shm` of its own (what a tool leaves there goes with the
+    /// namespace) and the Landlock rules that reach them. No allocation.
     pub fn enter_namespaces(&mut self) -> Result<(), (Step, i32)> {
         let Some(namespaces) = &self.namespaces else {
             return Ok(());
@@ -402,9 +422,24 @@ impl Confinement {
             {
                 return Err((Step::MountProc, errno()));
             }
+            if namespaces.shm
+                && libc::mount(
+                    c"tmpfs".as_ptr(),
+                    c"/dev/shm".as_ptr(),
+                    c"tmpfs".as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV,
+                    c"mode=1777".as_ptr().cast(),
+                ) != 0
+            {
+                return Err((Step::MountShm, errno()));
+            }
         }
-        if let Some(rule) = &self.proc_rule {
-            add_proc_rule(rule).map_err(|e| (Step::ProcRule, e))?;
+        if let Some(rules) = &self.mount_rules {
+            let fail = |e| (Step::MountRules, e);
+            add_rule(rules, c"/proc", rules.read).map_err(fail)?;
+            if namespaces.shm {
+                add_rule(rules, c"/dev/shm", rules.all).map_err(fail)?;
+            }
         }
         Ok(())
     }
@@ -487,25 +522,26 @@ fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> Result<(), i32> {
     Ok(())
 }
 
-/// Adds the read rule for the `/proc` now mounted. No allocation.
-fn add_proc_rule(rule: &ProcRule) -> Result<(), i32> {
+/// Adds a rule granting `access` beneath `path` (a file system just
+/// mounted). No allocation.
+fn add_rule(rules: &MountRules, path: &std::ffi::CStr, access: u64) -> Result<(), i32> {
     // SAFETY: open and the Landlock syscall on a valid, packed attribute;
     // the descriptor is closed before returning.
     unsafe {
         let fd = libc::open(
-            c"/proc".as_ptr(),
+            path.as_ptr(),
             libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
         );
         if fd < 0 {
             return Err(errno());
         }
         let attr = PathBeneathAttr {
-            allowed_access: rule.access,
+            allowed_access: access,
             parent_fd: fd,
         };
         let added = libc::syscall(
             libc::SYS_landlock_add_rule,
-            rule.ruleset.as_raw_fd(),
+            rules.ruleset.as_raw_fd(),
             1u32, // LANDLOCK_RULE_PATH_BENEATH
             std::ptr::addr_of!(attr),
             0u32,

@@ -642,3 +642,47 @@ fn concurrent_calls_stay_apart() {
         }
     });
 }
+
+/// A call's `/dev/shm` is its own: what the tool leaves there is gone
+/// with the call, and it sees nothing another process put there.
+#[test]
+fn dev_shm_is_the_calls_own() {
+    let name = format!("toolc-isolation-shm-{}", std::process::id());
+    let host = Path::new("/dev/shm").join(&name);
+    let theirs = Path::new("/dev/shm").join(format!("{name}-host"));
+    std::fs::write(&theirs, "the host's").unwrap();
+    let script = format!(
+        r#"
+import json, os
+with open("/dev/shm/{name}", "w") as f:
+    f.write("left behind")
+print(json.dumps({{"listed": sorted(os.listdir("/dev/shm"))}}))
+"#
+    );
+    let dir = TempDir::new("isolation-shm");
+    let manifest = write_tool(&dir, "shm", &[], 10, &script);
+    let confined = runner(&manifest, true);
+    require_namespaces(&confined);
+    let result = confined.call("shm", json!({}));
+    let listed = output(&result)["listed"].clone();
+    let host_left = host.exists();
+    // The control: under Landlock alone /dev/shm is the host's.
+    let result = runner(&manifest, false).call("shm", json!({}));
+    let listed_alone = output(&result)["listed"].clone();
+    let left_alone = host.exists();
+    let _ = std::fs::remove_file(&host);
+    let _ = std::fs::remove_file(&theirs);
+    assert_eq!(listed, json!([name]), "the tool saw the host's /dev/shm");
+    assert!(!host_left, "a file in the call's /dev/shm outlived it");
+    assert!(
+        listed_alone
+            .as_array()
+            .unwrap()
+            .contains(&json!(format!("{name}-host"))),
+        "{listed_alone}"
+    );
+    assert!(
+        left_alone,
+        "the control wrote nothing to the host's /dev/shm"
+    );
+}
