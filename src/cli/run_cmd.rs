@@ -62,6 +62,10 @@ pub(super) struct RunArgs {
     /// Run without Landlock rules (every other limit still applies).
     #[arg(long)]
     no_sandbox: bool,
+    /// Start a fresh Python interpreter for the call instead of forking it from a server
+    /// that imported the tool (NORA and AgentStack tools).
+    #[arg(long)]
+    cold: bool,
 }
 
 fn parse_seconds(text: &str) -> Result<Duration, String> {
@@ -101,6 +105,7 @@ pub(super) fn run(
         read_dirs: args.allow_read.clone(),
         workspace: args.workspace.clone(),
         audit: args.audit.clone(),
+        cold: args.cold,
     };
     let builtin = args.manifest.as_os_str() == "builtin";
     let loaded = if builtin {

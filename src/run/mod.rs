@@ -87,6 +87,9 @@ pub struct RunnerOptions {
     pub workspace: Option<PathBuf>,
     /// Append a JSON line per call to this file.
     pub audit: Option<PathBuf>,
+    /// Start one Python interpreter per call instead of forking calls
+    /// from a server that imported the tool once (default off: warm).
+    pub cold: bool,
 }
 
 impl Default for RunnerOptions {
@@ -101,6 +104,7 @@ impl Default for RunnerOptions {
             read_dirs: Vec::new(),
             workspace: None,
             audit: None,
+            cold: false,
         }
     }
 }
@@ -154,6 +158,8 @@ pub struct Runner {
     audit: Option<Mutex<std::fs::File>>,
     /// The interpreter's own facts, asked for at the first Python call.
     python: OnceLock<Result<exec::python::Python, String>>,
+    /// The fork servers of warm Python calls; dropping them kills them.
+    python_servers: exec::warm::Pool,
 }
 
 impl Runner {
@@ -263,6 +269,7 @@ impl Runner {
             workspace,
             audit,
             python: OnceLock::new(),
+            python_servers: exec::warm::Pool::default(),
         })
     }
 

@@ -13,6 +13,7 @@ mod builtin;
 mod command;
 pub(super) mod python;
 mod remote;
+pub(super) mod warm;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
