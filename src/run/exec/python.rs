@@ -151,7 +151,15 @@ pub(super) fn run(call: &Call, tool: &PythonTool, arguments: &Value) -> ToolResu
     let mut read = vec![interpreter.executable.clone()];
     read.extend(interpreter.dirs.iter().cloned());
     let ran = if runner.options.cold {
-        cold(call, tool, arguments, &interpreter, &limits, read)
+        cold(
+            call,
+            tool,
+            arguments,
+            &interpreter,
+            &limits,
+            read,
+            max_output,
+        )
     } else {
         warm::run(
             &runner.python_servers,
@@ -182,6 +190,7 @@ fn cold(
     interpreter: &Python,
     limits: &Limits,
     read: Vec<PathBuf>,
+    max_output: usize,
 ) -> Ran {
     let (runner, entry) = (call.runner, call.entry);
     let scratch = match Scratch::new() {
@@ -196,7 +205,7 @@ fn cold(
         env: Vec::new(),
         stdin: serde_json::to_vec(&tool.request(arguments)).unwrap_or_default(),
         timeout: limits.timeout,
-        max_output: runner.options.max_output.saturating_add(4096),
+        max_output,
         memory: limits.memory,
         confinement: None,
         cancel: None,
@@ -214,7 +223,7 @@ fn respond(outcome: Outcome, limits: &Limits, call: &Call, sandbox: SandboxMode)
         signal,
         stdout,
         stderr,
-    } = match common_outcome(outcome, &limits, runner, sandbox) {
+    } = match common_outcome(outcome, limits, runner, sandbox) {
         Ok(exit) => exit,
         Err(result) => return *result,
     };

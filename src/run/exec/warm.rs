@@ -40,10 +40,14 @@
 //! siblings in one PID namespace, and a grandchild that leaves its group
 //! (`setsid`) escapes the kill, as it does for a spawned tool.
 //!
-//! Servers end with their runner (the pool kills them when dropped) and
-//! with toolc (PDEATHSIG, SIGTERM: the server then kills its children and
-//! removes its root). They are spawned by one thread the pool keeps,
-//! because PDEATHSIG follows the thread that forked, not the process.
+//! Servers end with their runner (the pool kills them when dropped and
+//! removes their roots), after a cancelled call (its caller is most often
+//! stopping), and with toolc (PDEATHSIG, SIGTERM: the server then kills
+//! its children and empties its root; Landlock lets it remove what is
+//! beneath its root, not the root itself, so a toolc killed outright
+//! leaves that empty directory behind). They are spawned by one thread
+//! the pool keeps, because PDEATHSIG follows the thread that forked, not
+//! the process.
 
 mod drive;
 mod wire;
@@ -159,8 +163,16 @@ impl Drop for Pool {
     fn drop(&mut self) {
         // The servers first (each is killed and waited for), then the
         // thread that spawned them.
-        self.slots.get_mut().unwrap_or_else(|e| e.into_inner()).clear();
-        if let Some(spawner) = self.spawner.get_mut().unwrap_or_else(|e| e.into_inner()).take() {
+        self.slots
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        if let Some(spawner) = self
+            .spawner
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
             drop(spawner.jobs);
             let _ = spawner.thread.join();
         }
@@ -219,10 +231,7 @@ impl Server {
     /// Alive, and its files as they were when it imported them.
     fn usable(&self) -> bool {
         !drive::has_exited(&self.pidfd)
-            && self
-                .files
-                .iter()
-                .all(|(path, then)| stamp(path) == *then)
+            && self.files.iter().all(|(path, then)| stamp(path) == *then)
     }
 }
 
@@ -254,14 +263,26 @@ pub(super) fn run(pool: &Pool, warm: &WarmCall) -> Ran {
                 }
             }
         };
+        let discard = || {
+            let mut current = slot.server.lock().unwrap_or_else(|e| e.into_inner());
+            if current.as_ref().is_some_and(|s| Arc::ptr_eq(s, &server)) {
+                *current = None;
+            }
+        };
         match call(&server, warm) {
-            Attempt::Done(ran) => return ran,
+            Attempt::Done(ran) => {
+                // A cancelled call is most often its caller stopping (a
+                // signalled `toolc run` ends without dropping its runner):
+                // the server goes now, with its root, once no other call
+                // uses it; the next call starts another.
+                if matches!(ran, Ran::Done(Outcome::Cancelled { .. }, _)) {
+                    discard();
+                }
+                return ran;
+            }
             Attempt::Broken(reason) => {
                 why = reason;
-                let mut current = slot.server.lock().unwrap_or_else(|e| e.into_inner());
-                if current.as_ref().is_some_and(|s| Arc::ptr_eq(s, &server)) {
-                    *current = None;
-                }
+                discard();
             }
         }
     }
@@ -269,7 +290,10 @@ pub(super) fn run(pool: &Pool, warm: &WarmCall) -> Ran {
 }
 
 fn failed(message: String) -> Ran {
-    Ran::Failed(Box::new(ToolResult::fail(ErrorCode::InternalError, message)))
+    Ran::Failed(Box::new(ToolResult::fail(
+        ErrorCode::InternalError,
+        message,
+    )))
 }
 
 /// What the server depends on beside the runner's own options: the code
@@ -299,9 +323,7 @@ fn start(pool: &Pool, warm: &WarmCall) -> Result<Server, Ran> {
     rules.read.extend(runner.options.read_dirs.iter().cloned());
     let sandbox = runner.support.mode();
     let mut confinement = match runner.support {
-        Support::Landlock(_) => {
-            Some(Confinement::build(&rules, runner.support).map_err(failed)?)
-        }
+        Support::Landlock(_) => Some(Confinement::build(&rules, runner.support).map_err(failed)?),
         Support::Unavailable => None,
     };
     // The children's own layer: the server's rules with the call's
@@ -323,7 +345,9 @@ fn start(pool: &Pool, warm: &WarmCall) -> Result<Server, Ran> {
         _ => Value::Null,
     };
     let log_path = root.path.join(LOG);
-    let internal = |what: &str, e: io::Error| failed(format!("cannot start the Python fork server: {what}: {e}"));
+    let internal = |what: &str, e: io::Error| {
+        failed(format!("cannot start the Python fork server: {what}: {e}"))
+    };
     let log = std::fs::OpenOptions::new()
         .create_new(true)
         .append(true)

@@ -58,7 +58,8 @@ impl Channel {
 
     /// Sends `message` as one line, with `fds` attached to its first byte.
     pub(super) fn send(&mut self, message: &Value, fds: &[RawFd]) -> Result<(), WireError> {
-        let mut line = serde_json::to_vec(message).map_err(|e| WireError::Garbled(e.to_string()))?;
+        let mut line =
+            serde_json::to_vec(message).map_err(|e| WireError::Garbled(e.to_string()))?;
         line.push(b'\n');
         let mut sent = send_with_fds(self.socket.as_raw_fd(), &line, fds).map_err(WireError::Io)?;
         while sent < line.len() {
