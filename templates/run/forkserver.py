@@ -10,25 +10,27 @@ time:
     toolc:  {"target": {"kind": ..., "file": ..., "package": ...},
              "layer": {"abi": 6, "read": [...], "write": [...]} or null}
     server: {"ready": true, "pid": 123, "files": ["/abs/main.py", ...]}
-    toolc:  {"op": "call", "request": {...}, "dir": "/tmp/.../call-1",
-             "memory": null}  (with two descriptors: the call's stdout
-             and stderr pipes, sent as SCM_RIGHTS)
-    server: {"pid": 124}
+    toolc:  {"op": "call", "request": {...}, "memory": null}
+             (with two descriptors: the call's stdout and stderr pipes,
+             sent as SCM_RIGHTS)
+    server: {"pid": 124, "dir": "/tmp/toolc-run-.../call-1"}
     toolc:  {"op": "reap", "pid": 124}   (once the call is over and toolc
              killed the child's process group)
     server: {"code": 0} or {"signal": 9}
 
 The server imports the bootstrap and the tool, then only forks, reaps and
 answers: tool code never runs in it after the import, so every call
-starts from the state the import left. A child first makes itself a
-process group, dies with the server (PDEATHSIG), takes the call's pipes,
-scratch directory (TMPDIR) and memory limit, adds a Landlock layer that
-confines its writes to its own scratch directory, and only then calls the
-tool, answering as the cold bootstrap does. A layer that cannot be
-applied fails the call ("toolc.SandboxError"); it never runs unconfined.
+starts from the state the import left. The child of the next call is
+forked ahead of time (off the call's path): it makes itself a process
+group, dies with the server (PDEATHSIG), takes its own scratch directory
+(`call-N` in the server's root) as TMPDIR and adds a Landlock layer that
+confines its writes to that directory, then waits. When its call comes it
+takes the call's pipes and memory limit and only then calls the tool,
+answering as the cold bootstrap does. A layer that cannot be applied
+fails the call ("toolc.SandboxError"); it never runs unconfined.
 
 The server ends when toolc closes the socket or dies (PDEATHSIG is
-SIGTERM here): it kills its children's groups and removes its scratch
+SIGTERM here): it kills its children's groups and empties its scratch
 root first.
 """
 
@@ -85,27 +87,33 @@ def _rights(abi):
 class Layer:
     """The per-call Landlock layer: what a child may read and write.
 
-    The paths are opened once, in the server; a child adds them and its
-    own scratch directory to a fresh ruleset and restricts itself."""
+    The paths are opened and the syscalls' arguments built once, in the
+    server; a child adds them and its own scratch directory to a fresh
+    ruleset and restricts itself."""
 
     def __init__(self, spec):
         self.handled = _rights(spec["abi"])
         read = self.handled & (_EXECUTE | _READ_FILE | _READ_DIR)
+        self.fds = []
         self.rules = []
         for paths, access in ((spec["read"], read), (spec["write"], self.handled)):
             for path in paths:
-                rule = self._open(path, access)
-                if rule is not None:
-                    self.rules.append(rule)
+                self._add(path, access)
+        self.attr = _RulesetAttr(self.handled)
+        self.calls = {
+            number: ctypes.c_long(number)
+            for number in (_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF)
+        }
 
-    def _open(self, path, access):
+    def _add(self, path, access):
         try:
             fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
         except OSError:
-            return None  # nothing can be beneath a path that is not there
+            return  # nothing can be beneath a path that is not there
         if not stat.S_ISDIR(os.fstat(fd).st_mode):
             access &= self.handled & (_EXECUTE | _WRITE_FILE | _READ_FILE | _TRUNCATE | _IOCTL_DEV)
-        return fd, access
+        self.fds.append(fd)
+        self.rules.append(ctypes.byref(_PathBeneath(access, fd)))
 
     def apply(self, scratch):
         def check(result, what):
@@ -114,40 +122,37 @@ class Layer:
                 raise SandboxError(f"{what}: {os.strerror(error)}")
             return result
 
-        attr = _RulesetAttr(self.handled)
+        syscall, calls = _libc.syscall, self.calls
         ruleset = check(
-            _libc.syscall(
-                ctypes.c_long(_CREATE_RULESET),
-                ctypes.byref(attr),
-                ctypes.c_size_t(ctypes.sizeof(attr)),
+            syscall(
+                calls[_CREATE_RULESET],
+                ctypes.byref(self.attr),
+                ctypes.c_size_t(ctypes.sizeof(self.attr)),
                 ctypes.c_uint32(0),
             ),
             "landlock_create_ruleset",
         )
         own = os.open(scratch, os.O_PATH | os.O_CLOEXEC | os.O_DIRECTORY)
-        for fd, access in self.rules + [(own, self.handled)]:
-            beneath = _PathBeneath(access, fd)
-            check(
-                _libc.syscall(
-                    ctypes.c_long(_ADD_RULE),
-                    ctypes.c_int(ruleset),
-                    ctypes.c_int(_RULE_PATH_BENEATH),
-                    ctypes.byref(beneath),
-                    ctypes.c_uint32(0),
-                ),
-                "landlock_add_rule",
-            )
+        rules = self.rules + [ctypes.byref(_PathBeneath(self.handled, own))]
+        fd, kind, flags = ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH), ctypes.c_uint32(0)
+        for rule in rules:
+            check(syscall(calls[_ADD_RULE], fd, kind, rule, flags), "landlock_add_rule")
         check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "PR_SET_NO_NEW_PRIVS")
-        check(
-            _libc.syscall(
-                ctypes.c_long(_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)
-            ),
-            "landlock_restrict_self",
-        )
+        check(syscall(calls[_RESTRICT_SELF], fd, flags), "landlock_restrict_self")
         os.close(ruleset)
         os.close(own)
-        for fd, _ in self.rules:
-            os.close(fd)
+        for path_fd in self.fds:
+            os.close(path_fd)
+
+
+def limit(memory):
+    """The call's address-space limit, when it has one."""
+    if memory is None:
+        return
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    except (OSError, ValueError) as error:
+        raise SandboxError(f"cannot limit the call's memory: {error}") from None
 
 
 class Channel:
@@ -210,12 +215,17 @@ class Server:
         return sorted(found)
 
     def serve(self):
+        self.spare = None
+        self.calls = 0
+        self.prepare()
         while True:
             message, fds = self.channel.receive()
             if message is None:
                 self.stop()
             if message.get("op") == "call":
-                self.fork(message, fds)
+                self.assign(message, fds)
+                if self.spare is None:
+                    self.prepare()
             elif message.get("op") == "reap":
                 self.channel.send(self.reap(message["pid"]))
             else:
@@ -223,23 +233,22 @@ class Server:
                     os.close(fd)
                 self.channel.send({"error": f"unknown message {message!r}"})
 
-    def fork(self, message, fds):
-        if len(fds) != 2:
-            for fd in fds:
-                os.close(fd)
-            self.channel.send({"error": "a call needs its stdout and stderr"})
-            return
+    def prepare(self):
+        """Forks the child of the next call ahead of time: it confines
+        itself to its own directory, then waits for its call."""
+        self.calls += 1
+        scratch = os.path.join(self.root, f"call-{self.calls}")
         try:
+            os.mkdir(scratch, 0o700)
+            ours, theirs = socket.socketpair()
             pid = os.fork()
         except OSError as error:
-            for fd in fds:
-                os.close(fd)
-            self.channel.send({"error": f"cannot fork: {error}"})
+            self.spare = error
             return
         if pid == 0:
-            self.child(message, fds)
-        for fd in fds:
-            os.close(fd)
+            ours.close()
+            self.child(scratch, theirs)
+        theirs.close()
         self.children.add(pid)
         try:
             # The child does the same; whichever runs first, the group
@@ -247,7 +256,26 @@ class Server:
             os.setpgid(pid, pid)
         except OSError:
             pass
-        self.channel.send({"pid": pid})
+        self.spare = (pid, ours, scratch)
+
+    def assign(self, message, fds):
+        """Hands a call and its pipes to the spare child."""
+        spare, self.spare = self.spare, None
+        try:
+            if len(fds) != 2:
+                raise OSError("a call needs its stdout and stderr")
+            if isinstance(spare, OSError):
+                raise spare
+            pid, sock, scratch = spare
+            with sock:
+                socket.send_fds(sock, [json.dumps(message).encode() + b"\n"], fds)
+        except OSError as error:
+            self.channel.send({"error": f"cannot start the call: {error}"})
+        else:
+            self.channel.send({"pid": pid, "dir": scratch})
+        finally:
+            for fd in fds:
+                os.close(fd)
 
     def reap(self, pid):
         if pid not in self.children:
@@ -260,7 +288,7 @@ class Server:
         code = os.waitstatus_to_exitcode(status)
         return {"signal": -code} if code < 0 else {"code": code}
 
-    def child(self, message, fds):
+    def child(self, scratch, sock):
         """Runs one call; never returns."""
         try:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -268,20 +296,35 @@ class Server:
             _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             if os.getppid() != self.pid:
                 os._exit(1)
-            out, err = fds
-            os.dup2(err, 2)
-            os.close(err)
+            self.channel.sock.close()
             null = os.open(os.devnull, os.O_RDONLY)
             os.dup2(null, 0)
             os.close(null)
-            self.channel.sock.close()
+        except BaseException:  # noqa: BLE001 - no stream to report on
+            os._exit(1)
+        # Confined before the call arrives; a failure is its answer.
+        try:
+            self.confine(scratch)
+            failure = None
+        except SandboxError as error:
+            failure = error
+        try:
+            message, fds = Channel(sock).receive()
+            sock.close()
+            if message is None or len(fds) != 2:
+                os._exit(1)
+            out, err = fds
+            os.dup2(err, 2)
+            os.close(err)
             response = os.fdopen(out, "w", encoding="utf-8")
         except BaseException:  # noqa: BLE001 - no stream to report on
             os._exit(1)
         request = message["request"]
 
         def run():
-            self.confine(message)
+            if failure is not None:
+                raise failure
+            limit(message.get("memory"))
             if self.error is not None:
                 raise self.error
             return self.bootstrap["call"](self.module, request)
@@ -289,8 +332,7 @@ class Server:
         self.bootstrap["answer"](response, run)
         os._exit(0)
 
-    def confine(self, message):
-        scratch = message["dir"]
+    def confine(self, scratch):
         os.environ["TMPDIR"] = scratch
         tempfile = sys.modules.get("tempfile")
         if tempfile is not None:
@@ -300,12 +342,6 @@ class Server:
                 self.layer.apply(scratch)
             except (OSError, SandboxError) as error:
                 raise SandboxError(f"cannot confine the call: {error}") from None
-        memory = message.get("memory")
-        if memory is not None:
-            try:
-                resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-            except (OSError, ValueError) as error:
-                raise SandboxError(f"cannot limit the call's memory: {error}") from None
 
     def stop(self, *_):
         if os.getpid() != self.pid:

@@ -14,19 +14,22 @@
 //! bootstrap and the tool once, and then only forks.
 //!
 //! What the server owns: its process, its control socket, its scratch
-//! root (a call's directory is created inside it by toolc and removed
-//! after the call) and the list of source files its import read.
+//! root (each call's directory is made inside it by the server, for the
+//! child it forks ahead of the call, and removed by toolc after the
+//! call) and the list of source files its import read.
 //!
-//! Each call gets a fresh child of the server: its own process group, its
-//! own stdout and stderr pipes (passed over the socket; toolc reads them
-//! with the same caps as a spawned tool's), its own scratch directory as
-//! TMPDIR, the call's memory limit, and a Landlock layer of its own that
-//! confines its reads to the tool's and its writes to its own directory
-//! and the declared ones (a layer that cannot be applied fails the call
-//! with an internal error: it never runs less confined than it says).
-//! toolc watches the child through a pidfd, kills its group when it
-//! exits, times out or is cancelled, and only then lets the server reap
-//! it, so the group id cannot have been reused.
+//! Each call gets a fresh child of the server, forked before the call
+//! arrives (so the fork is off the call's path), in its own process
+//! group, with its own scratch directory as TMPDIR and a Landlock layer
+//! of its own that confines its reads to the tool's and its writes to
+//! its own directory and the declared ones (a layer that cannot be
+//! applied fails the call with an internal error: it never runs less
+//! confined than it says). The call brings its stdout and stderr pipes
+//! (passed over the socket; toolc reads them with the same caps as a
+//! spawned tool's) and its memory limit. toolc checks that the pid the
+//! server names is the server's child, watches it through a pidfd, kills
+//! its group when it exits, times out or is cancelled, and only then
+//! lets the server reap it, so the group id cannot have been reused.
 //!
 //! The isolation this gives: a call sees the module as the import left
 //! it, never another call's changes (each child is a copy-on-write fork);
@@ -53,15 +56,13 @@ mod drive;
 mod wire;
 
 use std::collections::HashMap;
-use std::fs::DirBuilder;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -208,8 +209,6 @@ struct Server {
     channel: Mutex<Channel>,
     /// The source files its import read, as they were then.
     files: Vec<(PathBuf, Option<Stamp>)>,
-    /// Numbers the calls' directories.
-    calls: AtomicU64,
     /// Removed after the server is dead (fields drop after `drop`).
     root: Scratch,
 }
@@ -228,6 +227,31 @@ impl Drop for Server {
 }
 
 impl Server {
+    /// The child and directory a call was given, checked: the server ran
+    /// the tool's import, so toolc kills no group but a child's of this
+    /// server and removes no directory but one in its root.
+    fn assigned(&self, reply: &Value) -> Option<(libc::pid_t, CallDir)> {
+        let pid = libc::pid_t::try_from(reply.get("pid")?.as_i64()?).ok()?;
+        let dir = PathBuf::from(reply.get("dir")?.as_str()?);
+        let name = dir.file_name()?.to_str()?;
+        let numbered = name
+            .strip_prefix("call-")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if pid <= 1 || !numbered || dir.parent() != Some(self.root.path.as_path()) {
+            return None;
+        }
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The fields after the command's closing parenthesis: state, ppid.
+        let ppid: libc::pid_t = stat
+            .rsplit(')')
+            .next()?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()?;
+        (ppid == self.pid).then_some((pid, CallDir(dir)))
+    }
+
     /// Alive, and its files as they were when it imported them.
     fn usable(&self) -> bool {
         !drive::has_exited(&self.pidfd)
@@ -454,7 +478,6 @@ fn start(pool: &Pool, warm: &WarmCall) -> Result<Server, Ran> {
         pidfd,
         channel: Mutex::new(channel),
         files,
-        calls: AtomicU64::new(0),
         root,
     })
 }
@@ -465,7 +488,8 @@ fn read_log(path: &Path) -> Vec<u8> {
     bytes
 }
 
-/// A call's directory inside its server's root, removed after the call.
+/// A call's directory inside its server's root (the server makes it for
+/// the child it forks ahead), removed after the call.
 struct CallDir(PathBuf);
 
 impl Drop for CallDir {
@@ -477,14 +501,6 @@ impl Drop for CallDir {
 /// One call in a fresh child of `server`.
 fn call(server: &Server, warm: &WarmCall) -> Attempt {
     let sandbox = warm.call.runner.support.mode();
-    let n = server.calls.fetch_add(1, Ordering::Relaxed);
-    let dir = CallDir(server.root.path.join(format!("call-{n}")));
-    if let Err(e) = DirBuilder::new().mode(0o700).create(&dir.0) {
-        return Attempt::Done(failed(format!(
-            "cannot create a temporary directory {}: {e}",
-            dir.0.display()
-        )));
-    }
     let pipes = wire::pipe().and_then(|out| Ok((out, wire::pipe()?)));
     let ((out_read, out_write), (err_read, err_write)) = match pipes {
         Ok(pipes) => pipes,
@@ -493,11 +509,10 @@ fn call(server: &Server, warm: &WarmCall) -> Attempt {
     let message = json!({
         "op": "call",
         "request": warm.request,
-        "dir": dir.0,
         "memory": warm.limits.memory,
     });
     let started = Instant::now();
-    let pid = {
+    let (pid, _dir) = {
         let mut channel = server.channel.lock().unwrap_or_else(|e| e.into_inner());
         let fds = [out_write.as_raw_fd(), err_write.as_raw_fd()];
         if let Err(e) = channel.send(&message, &fds) {
@@ -506,8 +521,8 @@ fn call(server: &Server, warm: &WarmCall) -> Attempt {
         // The child has its copies: the pipes end when it does.
         drop((out_write, err_write));
         match channel.receive(Instant::now() + REPLY_LIMIT, None) {
-            Ok(reply) => match reply.get("pid").and_then(Value::as_i64) {
-                Some(pid) => pid as libc::pid_t,
+            Ok(reply) => match server.assigned(&reply) {
+                Some(assigned) => assigned,
                 None => return Attempt::Broken(reply.to_string()),
             },
             Err(e) => return Attempt::Broken(e.to_string()),
