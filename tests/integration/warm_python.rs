@@ -217,6 +217,26 @@ fn each_call_has_its_own_scratch_directory_and_cannot_write_beside_it() {
     );
 }
 
+/// With the sandbox off, no Landlock layer is claimed or applied: the
+/// result says "none" and the call may write beside its directory.
+#[test]
+fn without_the_sandbox_no_layer_is_claimed() {
+    let temp = package("warm-unsandboxed");
+    let runner = runner(
+        &manifest(&temp),
+        RunnerOptions {
+            sandbox: false,
+            ..RunnerOptions::default()
+        },
+    );
+    let result = runner.call("trespass", json!({}));
+    assert_eq!(
+        output(&result),
+        json!({"own": true, "root_write": "allowed", "root_list": "allowed"})
+    );
+    assert_eq!(result.metadata.sandbox.map(|s| s.as_str()), Some("none"));
+}
+
 #[test]
 fn a_hung_call_is_killed_with_its_group_and_the_server_serves_the_next() {
     let temp = package("warm-hang");

@@ -231,15 +231,7 @@ impl Server {
     /// the tool's import, so toolc kills no group but a child's of this
     /// server and removes no directory but one in its root.
     fn assigned(&self, reply: &Value) -> Option<(libc::pid_t, CallDir)> {
-        let pid = libc::pid_t::try_from(reply.get("pid")?.as_i64()?).ok()?;
-        let dir = PathBuf::from(reply.get("dir")?.as_str()?);
-        let name = dir.file_name()?.to_str()?;
-        let numbered = name
-            .strip_prefix("call-")
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-        if pid <= 1 || !numbered || dir.parent() != Some(self.root.path.as_path()) {
-            return None;
-        }
+        let (pid, dir) = assignment(reply, &self.root.path)?;
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
         // The fields after the command's closing parenthesis: state, ppid.
         let ppid: libc::pid_t = stat
@@ -257,6 +249,18 @@ impl Server {
         !drive::has_exited(&self.pidfd)
             && self.files.iter().all(|(path, then)| stamp(path) == *then)
     }
+}
+
+/// The pid and directory of a server's `{"pid": .., "dir": ..}` reply,
+/// when the pid can be a child's and the directory is `call-N` in `root`.
+fn assignment(reply: &Value, root: &Path) -> Option<(libc::pid_t, PathBuf)> {
+    let pid = libc::pid_t::try_from(reply.get("pid")?.as_i64()?).ok()?;
+    let dir = PathBuf::from(reply.get("dir")?.as_str()?);
+    let name = dir.file_name()?.to_str()?;
+    let numbered = name
+        .strip_prefix("call-")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    (pid > 1 && numbered && dir.parent() == Some(root)).then_some((pid, dir))
 }
 
 /// Why a call could not use its server.
@@ -568,5 +572,37 @@ fn reap(server: &Server, pid: libc::pid_t) -> Option<(Option<i32>, Option<i32>)>
     match (number("code"), number("signal")) {
         (None, None) => None,
         status => Some(status),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_numbered_call_directory_in_the_root_is_accepted() {
+        let root = Path::new("/tmp/toolc-run-1-0-ab");
+        let reply = |pid: i64, dir: &str| json!({"pid": pid, "dir": dir});
+        assert_eq!(
+            assignment(&reply(42, "/tmp/toolc-run-1-0-ab/call-7"), root),
+            Some((42, root.join("call-7")))
+        );
+        for (pid, dir) in [
+            (42, "/"),
+            (42, "/tmp/toolc-run-1-0-ab"),
+            (42, "/tmp/toolc-run-1-0-ab/call-"),
+            (42, "/tmp/toolc-run-1-0-ab/call-7/.."),
+            (42, "/tmp/toolc-run-1-0-ab/../call-7"),
+            (42, "/tmp/toolc-run-1-0-ab/x/call-7"),
+            (42, "/tmp/toolc-run-1-0-ab/server.log"),
+            (1, "/tmp/toolc-run-1-0-ab/call-7"),
+            (0, "/tmp/toolc-run-1-0-ab/call-7"),
+            (-5, "/tmp/toolc-run-1-0-ab/call-7"),
+            (1 << 40, "/tmp/toolc-run-1-0-ab/call-7"),
+        ] {
+            assert_eq!(assignment(&reply(pid, dir), root), None, "{pid} {dir}");
+        }
+        assert_eq!(assignment(&json!({"pid": 42}), root), None);
+        assert_eq!(assignment(&json!({"error": "no"}), root), None);
     }
 }
