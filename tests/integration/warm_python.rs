@@ -452,7 +452,19 @@ fn warm_and_cold_answer_alike() {
     let probe = root().join("fixtures/run/agentstack/probe/config.json");
     let greet = root().join("fixtures/run/nora/greet/tool.json");
     let ours = manifest(&temp);
+    // A script whose import fails: each call reports the import's error.
+    temp.write(
+        "broken/tool.json",
+        r#"{"name": "broken", "description": "Fail to import.", "entrypoint": "main.py", "parameters": {"type": "object", "properties": {}}}"#,
+    );
+    temp.write(
+        "broken/main.py",
+        "import toolc_no_such_module\n\n\ndef run(params: dict) -> str:\n    return 'unreachable'\n",
+    );
+    let broken = temp.path().join("broken/tool.json");
     let cases: Vec<(&Path, &str, Value)> = vec![
+        (&broken, "broken", json!({})),
+        (&broken, "broken", json!({})),
         (&greet, "greet", json!({"name": "Ada"})),
         (&greet, "greet", json!({"name": "Ada", "shout": true})),
         (&greet, "greet", json!({"shout": true})),
