@@ -37,11 +37,13 @@
 //! next; a server that died is started again at the next call, as is one
 //! whose source files changed (size, mtime or inode of each file its
 //! import read under the tool's directory); one call cannot write to
-//! another's directory. What it does not give: the import itself runs
-//! once, in the server, so what it prints is not in any call's stderr and
-//! what it starts (threads, processes) is shared; the children are
-//! siblings in one PID namespace, and a grandchild that leaves its group
-//! (`setsid`) escapes the kill, as it does for a spawned tool.
+//! another's directory, nor read it. What it does not give: the import
+//! itself runs once, in the server, so what it prints is not in any
+//! call's stderr, and what it opens or starts (descriptors, threads,
+//! processes) is shared by the calls; the children are siblings in one
+//! PID namespace, and a grandchild that leaves its group (`setsid`)
+//! escapes the kill, as it does for a spawned tool. The server needs
+//! Python 3.9 or later (`socket.recv_fds`); older ones run `--cold`.
 //!
 //! Servers end with their runner (the pool kills them when dropped and
 //! removes their roots), after a cancelled call (its caller is most often
