@@ -473,6 +473,8 @@ fn warm_and_cold_answer_alike() {
         (&probe, "divide", json!({"a": 1, "b": 4})),
         (&probe, "token_visible", json!({})),
         (&probe, "read_hostname", json!({})),
+        // No network declared: the connection is refused in both modes.
+        (&probe, "connect", json!({"port": 9})),
         (&ours, "bump", json!({})),
         (&ours, "unjson", json!({})),
         (&ours, "crash", json!({})),
