@@ -12,7 +12,8 @@
 //!    namespace), interleaved with the direct spawns so all see the same
 //!    machine load.
 //! 2. The AgentStack function `add` (fixtures/run/agentstack/probe) is
-//!    called through the Python executor; calls per second are reported.
+//!    called through the Python executor (warm, the default); calls per
+//!    second are reported. `benches/python_warm.rs` compares warm and cold.
 //!
 //! Run: `cargo bench --bench run_overhead` (`TOOLC_BENCH_CALLS` changes the
 //! 1,000, `TOOLC_BENCH_PYTHON_CALLS` the 100 Python calls).

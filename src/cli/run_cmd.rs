@@ -73,6 +73,10 @@ pub(super) struct RunArgs {
     /// Landlock alone (as on a machine that forbids user namespaces).
     #[arg(long)]
     no_namespaces: bool,
+    /// Start a fresh Python interpreter for the call instead of forking it from a server
+    /// that imported the tool (NORA and AgentStack tools).
+    #[arg(long)]
+    cold: bool,
 }
 
 fn parse_seconds(text: &str) -> Result<Duration, String> {
@@ -118,6 +122,7 @@ pub(super) fn run(
         } else {
             Reach::Public
         },
+        cold: args.cold,
     };
     let builtin = args.manifest.as_os_str() == "builtin";
     let loaded = if builtin {

@@ -96,6 +96,9 @@ pub struct RunnerOptions {
     /// The addresses the built-in `fetch` may reach (public only by
     /// default).
     pub fetch_reach: builtin::Reach,
+    /// Start one Python interpreter per call instead of forking calls
+    /// from a server that imported the tool once (default off: warm).
+    pub cold: bool,
 }
 
 impl Default for RunnerOptions {
@@ -112,6 +115,7 @@ impl Default for RunnerOptions {
             workspace: None,
             audit: None,
             fetch_reach: builtin::Reach::Public,
+            cold: false,
         }
     }
 }
@@ -169,6 +173,8 @@ pub struct Runner {
     audit: Option<Mutex<std::fs::File>>,
     /// The interpreter's own facts, asked for at the first Python call.
     python: OnceLock<Result<exec::python::Python, String>>,
+    /// The fork servers of warm Python calls; dropping them kills them.
+    python_servers: exec::warm::Pool,
 }
 
 impl Runner {
@@ -289,6 +295,7 @@ impl Runner {
             workspace,
             audit,
             python: OnceLock::new(),
+            python_servers: exec::warm::Pool::default(),
         })
     }
 

@@ -26,12 +26,12 @@ use super::launch::{self, Program};
 use super::sandbox::Confinement;
 
 /// How much of stderr is kept: enough for any error message.
-const STDERR_CAP: usize = 64 * 1024;
+pub(crate) const STDERR_CAP: usize = 64 * 1024;
 /// The longest time limit: a year.
 pub(crate) const MAX_TIMEOUT_SECS: u64 = 365 * 24 * 3600;
 /// How long the pipes are still read after the process exited and its
 /// group was killed (a process outside the group may hold them open).
-const DRAIN_GRACE: Duration = Duration::from_millis(200);
+pub(crate) const DRAIN_GRACE: Duration = Duration::from_millis(200);
 
 /// One process to run.
 pub(crate) struct Spawn {

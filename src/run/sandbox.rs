@@ -75,7 +75,7 @@ const ABI_WANTED: ABI = ABI::V6;
 
 /// Directories and files every program needs to start and run: read and
 /// execute only.
-const SYSTEM_READ: &[&str] = &[
+pub(crate) const SYSTEM_READ: &[&str] = &[
     "/bin",
     "/sbin",
     "/usr",
@@ -104,7 +104,7 @@ const SYSTEM_READ: &[&str] = &[
 ];
 
 /// Device files a program may write to.
-const SYSTEM_WRITE: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/shm"];
+pub(crate) const SYSTEM_WRITE: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/shm"];
 
 /// What a tool's process may touch.
 #[derive(Debug, Clone, Default)]

@@ -1,8 +1,9 @@
 """toolc's Python bootstrap: runs one tool call and reports it as JSON.
 
-toolc starts `python3 -I -c <this file>` for every call to a Python tool
-(NORA entrypoint scripts, AgentStack package functions), writes one JSON
-request on stdin and reads one JSON response from stdout:
+toolc starts `python3 -I -c <this file>` for a call to a Python tool
+(NORA entrypoint scripts, AgentStack package functions) when it runs
+cold (`--cold`), writes one JSON request on stdin and reads one JSON
+response from stdout:
 
     request:  {"kind": "script", "file": "/abs/main.py", "function": "run",
                "arguments": {...}}
@@ -16,6 +17,10 @@ A script's function gets the arguments as one dict; a package function
 gets them as keyword arguments. Whatever the tool prints goes to stderr,
 so it cannot corrupt the response, and an exception becomes a response,
 never a traceback on the caller's terminal.
+
+The fork server (forkserver.py) runs this file's definitions under
+another module name, so `main` does not run there: it imports the tool
+once with `load` and answers each call in a forked child with `answer`.
 """
 
 import importlib.util
@@ -24,7 +29,8 @@ import os
 import sys
 
 
-def _load(request):
+def load(request):
+    """Imports the tool's script or package (the request's `file`)."""
     path = request["file"]
     directory = os.path.dirname(path)
     if request["kind"] == "package":
@@ -46,8 +52,8 @@ def _load(request):
     return module
 
 
-def _call(request):
-    module = _load(request)
+def call(module, request):
+    """Calls the request's function of an imported tool."""
     name = request["function"]
     function = getattr(module, name, None)
     if not callable(function):
@@ -58,14 +64,15 @@ def _call(request):
     return function(arguments)
 
 
-def main():
-    response_stream = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    # The tool's own prints go to stderr: stdout carries the response only.
+def answer(response_stream, run):
+    """Runs `run()` with the tool's prints sent to stderr and writes the
+    response for its return value or exception on `response_stream`."""
+    # The tool's own prints go to stderr: the response stream carries the
+    # response only.
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     try:
-        request = json.loads(sys.stdin.read())
-        output = _call(request)
+        output = run()
     except BaseException as error:  # noqa: BLE001 - every failure is reported
         response = {
             "ok": False,
@@ -92,4 +99,15 @@ def main():
     os._exit(0)
 
 
-main()
+def main():
+    response_stream = os.fdopen(os.dup(1), "w", encoding="utf-8")
+
+    def run():
+        request = json.loads(sys.stdin.read())
+        return call(load(request), request)
+
+    answer(response_stream, run)
+
+
+if __name__ == "__main__":
+    main()

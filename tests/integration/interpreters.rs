@@ -98,7 +98,11 @@ print(json.dumps({'prefix': sys.prefix, 'base_prefix': sys.base_prefix, \
 
 fn assert_ran_in_venv(result: &Value, venv: &Path, stderr: &str) {
     assert_eq!(result["success"], json!(true), "{result}\n{stderr}");
-    assert_eq!(result["metadata"]["sandbox"], json!("namespaces+landlock"), "{result}");
+    assert_eq!(
+        result["metadata"]["sandbox"],
+        json!("namespaces+landlock"),
+        "{result}"
+    );
     let output = &result["output"];
     assert_eq!(output["prefix"], json!(venv.to_str().unwrap()), "{result}");
     assert_ne!(output["base_prefix"], output["prefix"], "{result}");
@@ -219,7 +223,11 @@ fn a_foreign_interpreters_prefix_is_readable_and_its_sibling_is_not() {
     let manifest = manifest(&tool, "probe", &["./tools/bin/probe.fake"]);
     let (code, result, stderr) = run_tool(&manifest, "probe", &path_with(&bin), &[]);
     assert_eq!(result["success"], json!(true), "{result}\n{stderr}");
-    assert_eq!(result["metadata"]["sandbox"], json!("namespaces+landlock"), "{result}");
+    assert_eq!(
+        result["metadata"]["sandbox"],
+        json!("namespaces+landlock"),
+        "{result}"
+    );
     assert_eq!(
         result["output"],
         json!({"greeting": "hello from lib", "probe_readable": false}),

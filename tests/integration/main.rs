@@ -44,6 +44,7 @@ mod run;
 mod sdk;
 mod selection;
 mod typescript_values;
+mod warm_python;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -14,6 +14,7 @@ mod command;
 pub(super) mod interpreter;
 pub(super) mod python;
 mod remote;
+pub(super) mod warm;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

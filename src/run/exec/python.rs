@@ -2,6 +2,11 @@
 //! functions, both run through toolc's bootstrap
 //! (`templates/run/bootstrap.py`), which imports the code, calls the
 //! function with the arguments and answers with one JSON line.
+//!
+//! By default a call runs warm, in a fresh fork of a server that imported
+//! the tool once ([`super::warm`]); with `RunnerOptions::cold` each call
+//! starts its own interpreter. Both answer alike: this module turns the
+//! bootstrap's response into the result either way.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -10,9 +15,10 @@ use serde_json::{Map, Value, json};
 
 use super::{
     Call, Exit, Limits, Ran, Scratch, common_outcome, died, environment, quote, spawn_confined,
-    tool_rules, with_process,
+    tool_rules, warm, with_process,
 };
 use crate::run::process::{self, Outcome, Spawn};
+use crate::run::sandbox::SandboxMode;
 use crate::run::{ErrorCode, ToolResult};
 
 /// The bootstrap every Python call goes through (see the file's docs).
@@ -70,27 +76,30 @@ impl PythonTool {
         }
     }
 
-    /// The bootstrap's request for one call.
-    fn request(&self, arguments: &Value) -> Value {
+    /// The code the bootstrap imports: a request without its function
+    /// and arguments.
+    fn code(&self) -> Value {
         match &self.target {
-            Target::Script { file, function } => json!({
-                "kind": "script",
-                "file": file,
-                "function": function,
-                "arguments": arguments,
-            }),
-            Target::Package {
-                file,
-                package,
-                function,
-            } => json!({
+            Target::Script { file, .. } => json!({"kind": "script", "file": file}),
+            Target::Package { file, package, .. } => json!({
                 "kind": "package",
                 "file": file,
                 "package": package,
-                "function": function,
-                "arguments": arguments,
             }),
         }
+    }
+
+    /// The bootstrap's request for one call.
+    fn request(&self, arguments: &Value) -> Value {
+        let function = match &self.target {
+            Target::Script { function, .. } | Target::Package { function, .. } => function,
+        };
+        let mut request = self.code();
+        if let Some(object) = request.as_object_mut() {
+            object.insert("function".into(), json!(function));
+            object.insert("arguments".into(), arguments.clone());
+        }
+        request
     }
 }
 
@@ -126,10 +135,9 @@ fn python_package_name(module: &str, dir: &Path) -> String {
     }
 }
 
-/// Runs a Python tool through the bootstrap.
+/// Runs a Python tool through the bootstrap, warm or cold.
 pub(super) fn run(call: &Call, tool: &PythonTool, arguments: &Value) -> ToolResult {
-    let (runner, entry) = (call.runner, call.entry);
-    let request = tool.request(arguments);
+    let runner = call.runner;
     let interpreter = match runner
         .python
         .get_or_init(|| describe_python(&runner.options.python))
@@ -137,37 +145,85 @@ pub(super) fn run(call: &Call, tool: &PythonTool, arguments: &Value) -> ToolResu
         Ok(python) => python.clone(),
         Err(message) => return ToolResult::fail(ErrorCode::InternalError, message.clone()),
     };
-    let limits = Limits::of(runner, entry, None);
-    let scratch = match Scratch::new() {
-        Ok(scratch) => scratch,
-        Err(result) => return *result,
-    };
+    let limits = Limits::of(runner, call.entry, None);
+    // The response wraps the output: leave room for its envelope.
+    let max_output = runner.options.max_output.saturating_add(4096);
     let mut read = vec![interpreter.executable.clone()];
     read.extend(interpreter.dirs.iter().cloned());
+    let ran = if runner.options.cold {
+        cold(
+            call,
+            tool,
+            arguments,
+            &interpreter,
+            &limits,
+            read,
+            max_output,
+        )
+    } else {
+        warm::run(
+            &runner.python_servers,
+            &warm::WarmCall {
+                call,
+                program: &interpreter.executable,
+                read,
+                target: tool.code(),
+                request: tool.request(arguments),
+                passthrough: &tool.passthrough,
+                limits: &limits,
+                max_output,
+            },
+        )
+    };
+    let (outcome, sandbox) = match ran {
+        Ran::Done(outcome, sandbox) => (outcome, sandbox),
+        Ran::Failed(result) => return *result,
+    };
+    respond(outcome, &limits, call, sandbox)
+}
+
+/// One interpreter for this call only.
+fn cold(
+    call: &Call,
+    tool: &PythonTool,
+    arguments: &Value,
+    interpreter: &Python,
+    limits: &Limits,
+    read: Vec<PathBuf>,
+    max_output: usize,
+) -> Ran {
+    let (runner, entry) = (call.runner, call.entry);
+    let scratch = match Scratch::new() {
+        Ok(scratch) => scratch,
+        Err(result) => return Ran::Failed(result),
+    };
     let rules = tool_rules(runner, entry, &scratch, read);
     let spawn = Spawn {
         program: interpreter.executable.clone(),
         args: vec!["-I".into(), "-B".into(), "-c".into(), BOOTSTRAP.into()],
         cwd: entry.dir.clone(),
         env: Vec::new(),
-        stdin: serde_json::to_vec(&request).unwrap_or_default(),
+        stdin: serde_json::to_vec(&tool.request(arguments)).unwrap_or_default(),
         timeout: limits.timeout,
-        // The response wraps the output: leave room for its envelope.
-        max_output: runner.options.max_output.saturating_add(4096),
+        max_output,
         memory: limits.memory,
         confinement: None,
         cancel: None,
     };
-    let (outcome, sandbox) = match spawn_confined(call, spawn, &scratch, &tool.passthrough, rules) {
-        Ran::Done(outcome, sandbox) => (outcome, sandbox),
-        Ran::Failed(result) => return *result,
-    };
+    // The scratch directory is removed when this returns: the process
+    // has ended by then.
+    spawn_confined(call, spawn, &scratch, &tool.passthrough, rules)
+}
+
+/// The result of a bootstrap's (or a forked call's) outcome.
+fn respond(outcome: Outcome, limits: &Limits, call: &Call, sandbox: SandboxMode) -> ToolResult {
+    let runner = call.runner;
     let Exit {
         code,
         signal,
         stdout,
         stderr,
-    } = match common_outcome(outcome, &limits, runner, sandbox) {
+    } = match common_outcome(outcome, limits, runner, sandbox) {
         Ok(exit) => exit,
         Err(result) => return *result,
     };
@@ -203,6 +259,9 @@ pub(super) fn run(call: &Call, tool: &PythonTool, arguments: &Value) -> ToolResu
             .unwrap_or_default();
         if kind == "toolc.InvalidOutput" {
             ToolResult::fail(ErrorCode::InvalidOutput, message)
+        } else if kind == "toolc.SandboxError" {
+            // The call's own sandbox layer failed: it did not run.
+            ToolResult::fail(ErrorCode::InternalError, message)
         } else {
             let mut details = Map::new();
             details.insert("type".into(), json!(kind));

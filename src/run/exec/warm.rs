@@ -1,0 +1,623 @@
+//! Warm Python: a fork server per interpreter and tool, a forked child
+//! per call (`templates/run/forkserver.py` is the server's side).
+//!
+//! A [`Pool`] belongs to a runner. The first call of a NORA script or an
+//! AgentStack function starts a server for its key: the tool's code (its
+//! script, or its package and name) and everything its sandbox depends
+//! on (the allowed directories, whether it may use the network, the
+//! environment it is given). Tools of one package with the same
+//! permissions share a server. The server starts like a cold call's
+//! interpreter (scrubbed environment, the manifest's directory as its
+//! working directory, toolc's PDEATHSIG, a process group of its own, and
+//! the tool's Landlock rules applied before exec, with write access to a
+//! scratch root of its own instead of a call's directory), imports the
+//! bootstrap and the tool once, and then only forks.
+//!
+//! What the server owns: its process, its control socket, its scratch
+//! root (each call's directory is made inside it by the server, for the
+//! child it forks ahead of the call, and removed by toolc after the
+//! call) and the list of source files its import read.
+//!
+//! Each call gets a fresh child of the server, forked before the call
+//! arrives (so the fork is off the call's path), in its own process
+//! group, with its own scratch directory as TMPDIR and a Landlock layer
+//! of its own that confines its reads to the tool's and its writes to
+//! its own directory and the declared ones (a layer that cannot be
+//! applied fails the call with an internal error: it never runs less
+//! confined than it says). The call brings its stdout and stderr pipes
+//! (passed over the socket; toolc reads them with the same caps as a
+//! spawned tool's) and its memory limit. toolc checks that the pid the
+//! server names is the server's child, watches it through a pidfd, kills
+//! its group when it exits, times out or is cancelled, and only then
+//! lets the server reap it, so the group id cannot have been reused.
+//!
+//! The isolation this gives: a call sees the module as the import left
+//! it, never another call's changes (each child is a copy-on-write fork);
+//! a call that hangs is killed with its group and the server serves the
+//! next; a server that died is started again at the next call, as is one
+//! whose source files changed (size, mtime or inode of each file its
+//! import read under the tool's directory); one call cannot write to
+//! another's directory, nor read it. What it does not give: the import
+//! itself runs once, in the server, so what it prints is not in any
+//! call's stderr, and what it opens or starts (descriptors, threads,
+//! processes) is shared by the calls; the children are siblings in one
+//! PID namespace, and a grandchild that leaves its group (`setsid`)
+//! escapes the kill, as it does for a spawned tool. The server needs
+//! Python 3.9 or later (`socket.recv_fds`); older ones run `--cold`.
+//!
+//! Servers end with their runner (the pool kills them when dropped and
+//! removes their roots), after a cancelled call (its caller is most often
+//! stopping), and with toolc (PDEATHSIG, SIGTERM: the server then kills
+//! its children and empties its root; Landlock lets it remove what is
+//! beneath its root, not the root itself, so a toolc killed outright
+//! leaves that empty directory behind). They are spawned by one thread
+//! the pool keeps, because PDEATHSIG follows the thread that forked, not
+//! the process.
+
+mod drive;
+mod wire;
+
+use std::collections::HashMap;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::{Call, Limits, Ran, Scratch, allowed_dirs, denies_network, environment, tool_rules};
+use crate::run::process::Outcome;
+use crate::run::sandbox::{Confinement, SYSTEM_READ, SYSTEM_WRITE, SandboxMode, Support};
+use crate::run::{ErrorCode, ToolResult};
+use drive::{Driven, REPLY_LIMIT, Watch};
+use wire::{Channel, WireError};
+
+/// The server's program (see the file's docs).
+const FORKSERVER: &str = include_str!("../../../templates/run/forkserver.py");
+/// The bootstrap the server runs its calls through.
+const BOOTSTRAP: &str = include_str!("../../../templates/run/bootstrap.py");
+/// The server's own output (what the tool's import printed), kept in its
+/// root for a failed start to quote.
+const LOG: &str = "server.log";
+/// The most of the log a failed start quotes.
+const LOG_QUOTE: usize = 64 * 1024;
+
+/// One warm call: what [`run`] needs beyond the runner.
+pub(super) struct WarmCall<'a> {
+    pub call: &'a Call<'a>,
+    /// The interpreter's real binary.
+    pub program: &'a Path,
+    /// What the interpreter reads (its prefixes and import path).
+    pub read: Vec<PathBuf>,
+    /// The tool's code: `kind`, `file` and `package` of a request.
+    pub target: Value,
+    /// The bootstrap's whole request for this call.
+    pub request: Value,
+    pub passthrough: &'a [String],
+    pub limits: &'a Limits,
+    /// The stdout cap, the response's envelope included.
+    pub max_output: usize,
+}
+
+/// A runner's fork servers, by key, and the thread that spawns them.
+#[derive(Default)]
+pub(in crate::run) struct Pool {
+    slots: Mutex<HashMap<String, Arc<Slot>>>,
+    spawner: Mutex<Option<Spawner>>,
+}
+
+/// The server of one key, replaced when it died or its files changed.
+#[derive(Default)]
+struct Slot {
+    server: Mutex<Option<Arc<Server>>>,
+}
+
+type Job = (Command, mpsc::Sender<io::Result<Child>>);
+
+struct Spawner {
+    jobs: mpsc::Sender<Job>,
+    thread: JoinHandle<()>,
+}
+
+impl Pool {
+    fn slot(&self, key: &str) -> Arc<Slot> {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots.entry(key.to_string()).or_default().clone()
+    }
+
+    /// Spawns `command` from the pool's own thread, which lives as long as
+    /// the pool: the server's PDEATHSIG fires when that thread ends.
+    fn spawn(&self, command: Command) -> io::Result<Child> {
+        let (reply, answer) = mpsc::channel();
+        {
+            let mut spawner = self.spawner.lock().unwrap_or_else(|e| e.into_inner());
+            if spawner.is_none() {
+                let (jobs, queue) = mpsc::channel::<Job>();
+                let thread = std::thread::Builder::new()
+                    .name("toolc-python-spawner".into())
+                    .spawn(move || {
+                        for (mut command, reply) in queue {
+                            let _ = reply.send(command.spawn());
+                        }
+                    })?;
+                *spawner = Some(Spawner { jobs, thread });
+            }
+            let Some(spawner) = spawner.as_ref() else {
+                return Err(io::Error::other("no spawner thread"));
+            };
+            spawner
+                .jobs
+                .send((command, reply))
+                .map_err(|_| io::Error::other("the spawner thread is gone"))?;
+        }
+        answer
+            .recv()
+            .map_err(|_| io::Error::other("the spawner thread is gone"))?
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        // The servers first (each is killed and waited for), then the
+        // thread that spawned them.
+        self.slots
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        if let Some(spawner) = self
+            .spawner
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            drop(spawner.jobs);
+            let _ = spawner.thread.join();
+        }
+    }
+}
+
+/// A file's identity and version, to notice an edit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: i64,
+    mtime_nsec: i64,
+}
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some(Stamp {
+        dev: meta.dev(),
+        ino: meta.ino(),
+        size: meta.size(),
+        mtime: meta.mtime(),
+        mtime_nsec: meta.mtime_nsec(),
+    })
+}
+
+/// A running fork server.
+struct Server {
+    process: Mutex<Child>,
+    pid: libc::pid_t,
+    pidfd: OwnedFd,
+    channel: Mutex<Channel>,
+    /// The source files its import read, as they were then.
+    files: Vec<(PathBuf, Option<Stamp>)>,
+    /// Removed after the server is dead (fields drop after `drop`).
+    root: Scratch,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // No call is running (each holds the server): its children are
+        // all reaped, and the server holds nothing worth a goodbye.
+        // SAFETY: a plain syscall on the server's own pid, not yet reaped.
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+        }
+        let process = self.process.get_mut().unwrap_or_else(|e| e.into_inner());
+        let _ = process.wait();
+    }
+}
+
+impl Server {
+    /// The child and directory a call was given, checked: the server ran
+    /// the tool's import, so toolc kills no group but a child's of this
+    /// server and removes no directory but one in its root.
+    fn assigned(&self, reply: &Value) -> Option<(libc::pid_t, CallDir)> {
+        let (pid, dir) = assignment(reply, &self.root.path)?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The fields after the command's closing parenthesis: state, ppid.
+        let ppid: libc::pid_t = stat
+            .rsplit(')')
+            .next()?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()?;
+        (ppid == self.pid).then_some((pid, CallDir(dir)))
+    }
+
+    /// Alive, and its files as they were when it imported them.
+    fn usable(&self) -> bool {
+        !drive::has_exited(&self.pidfd)
+            && self.files.iter().all(|(path, then)| stamp(path) == *then)
+    }
+}
+
+/// The pid and directory of a server's `{"pid": .., "dir": ..}` reply,
+/// when the pid can be a child's and the directory is `call-N` in `root`.
+fn assignment(reply: &Value, root: &Path) -> Option<(libc::pid_t, PathBuf)> {
+    let pid = libc::pid_t::try_from(reply.get("pid")?.as_i64()?).ok()?;
+    let dir = PathBuf::from(reply.get("dir")?.as_str()?);
+    let name = dir.file_name()?.to_str()?;
+    let numbered = name
+        .strip_prefix("call-")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    (pid > 1 && numbered && dir.parent() == Some(root)).then_some((pid, dir))
+}
+
+/// Why a call could not use its server.
+enum Attempt {
+    Done(Ran),
+    /// The server failed before the call's child existed: start another.
+    Broken(String),
+}
+
+/// Runs a Python call in a child of its tool's fork server, starting the
+/// server when there is none or it cannot be used.
+pub(super) fn run(pool: &Pool, warm: &WarmCall) -> Ran {
+    let slot = pool.slot(&key(warm));
+    let mut why = String::new();
+    for _ in 0..2 {
+        let server = {
+            let mut current = slot.server.lock().unwrap_or_else(|e| e.into_inner());
+            match current.as_ref() {
+                Some(server) if server.usable() => server.clone(),
+                _ => {
+                    *current = None;
+                    let server = match start(pool, warm) {
+                        Ok(server) => Arc::new(server),
+                        Err(ran) => return ran,
+                    };
+                    *current = Some(server.clone());
+                    server
+                }
+            }
+        };
+        let discard = || {
+            let mut current = slot.server.lock().unwrap_or_else(|e| e.into_inner());
+            if current.as_ref().is_some_and(|s| Arc::ptr_eq(s, &server)) {
+                *current = None;
+            }
+        };
+        match call(&server, warm) {
+            Attempt::Done(ran) => {
+                // A cancelled call is most often its caller stopping (a
+                // signalled `toolc run` ends without dropping its runner):
+                // the server goes now, with its root, once no other call
+                // uses it; the next call starts another.
+                if matches!(ran, Ran::Done(Outcome::Cancelled { .. }, _)) {
+                    discard();
+                }
+                return ran;
+            }
+            Attempt::Broken(reason) => {
+                why = reason;
+                discard();
+            }
+        }
+    }
+    failed(format!("the Python fork server failed twice: {why}"))
+}
+
+fn failed(message: String) -> Ran {
+    Ran::Failed(Box::new(ToolResult::fail(
+        ErrorCode::InternalError,
+        message,
+    )))
+}
+
+/// What the server depends on beside the runner's own options: the code
+/// and everything its sandbox and environment are made of.
+fn key(warm: &WarmCall) -> String {
+    let entry = warm.call.entry;
+    let home = &warm.call.runner.options.policy.home;
+    let env: Vec<_> = environment(warm.passthrough, Path::new(""))
+        .into_iter()
+        .filter(|(name, _)| name != "TMPDIR")
+        .collect();
+    format!(
+        "{}\n{:?}\n{}\n{:?}\n{:?}",
+        warm.target,
+        allowed_dirs(entry, home),
+        denies_network(entry),
+        env,
+        warm.passthrough
+    )
+}
+
+/// How a server and its children are confined: Landlock when the kernel
+/// has it, nothing else.
+fn landlock_mode(support: Support) -> SandboxMode {
+    match support {
+        Support::Landlock(_) => SandboxMode::Landlock,
+        Support::Unavailable => SandboxMode::Unconfined,
+    }
+}
+
+/// Starts a server and waits until it has imported the tool.
+fn start(pool: &Pool, warm: &WarmCall) -> Result<Server, Ran> {
+    let (runner, entry) = (warm.call.runner, warm.call.entry);
+    let root = Scratch::new().map_err(Ran::Failed)?;
+    let mut rules = tool_rules(runner, entry, &root, warm.read.clone());
+    rules.read.extend(runner.options.read_dirs.iter().cloned());
+    let sandbox = landlock_mode(runner.support);
+    let mut confinement = match runner.support {
+        Support::Landlock(_) => {
+            Some(Confinement::build(&rules, runner.support, false).map_err(failed)?)
+        }
+        Support::Unavailable => None,
+    };
+    // The children's own layer: the server's rules with the call's
+    // directory in place of the server's root.
+    let layer = match runner.support {
+        Support::Landlock(abi) if !rules.any_path => {
+            let read: Vec<PathBuf> = SYSTEM_READ
+                .iter()
+                .map(PathBuf::from)
+                .chain(rules.read.iter().cloned())
+                .collect();
+            let write: Vec<PathBuf> = SYSTEM_WRITE
+                .iter()
+                .map(PathBuf::from)
+                .chain(rules.write.iter().filter(|p| **p != root.path).cloned())
+                .collect();
+            json!({"abi": abi, "read": read, "write": write})
+        }
+        _ => Value::Null,
+    };
+    let log_path = root.path.join(LOG);
+    let internal = |what: &str, e: io::Error| {
+        failed(format!("cannot start the Python fork server: {what}: {e}"))
+    };
+    let log = std::fs::OpenOptions::new()
+        .create_new(true)
+        .append(true)
+        .mode(0o600)
+        .open(&log_path)
+        .map_err(|e| internal("its log", e))?;
+    let log_too = log.try_clone().map_err(|e| internal("its log", e))?;
+    let (ours, theirs) = UnixStream::pair().map_err(|e| internal("its socket", e))?;
+    let mut command = Command::new(warm.program);
+    command
+        .args(["-I", "-B", "-c", FORKSERVER, BOOTSTRAP])
+        .current_dir(&entry.dir)
+        .env_clear()
+        .envs(environment(warm.passthrough, &root.path))
+        .stdin(Stdio::from(OwnedFd::from(theirs)))
+        .stdout(Stdio::from(log))
+        .stderr(Stdio::from(log_too))
+        .process_group(0);
+    let parent = std::process::id();
+    // SAFETY: between fork and exec only async-signal-safe calls: prctl,
+    // getppid and the Landlock syscalls on a ruleset built before.
+    unsafe {
+        command.pre_exec(move || {
+            // SIGTERM, not SIGKILL: the server then kills its children and
+            // removes its root before it ends.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::getppid() as u32 != parent {
+                return Err(io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            if let Some(confinement) = confinement.as_mut() {
+                confinement
+                    .enforce()
+                    .map_err(|(_, errno)| io::Error::from_raw_os_error(errno))?;
+            }
+            Ok(())
+        });
+    }
+    let mut process = pool.spawn(command).map_err(|e| {
+        let mut result = ToolResult::fail(
+            ErrorCode::ExecutionError,
+            format!("cannot start {}: {e}", warm.program.display()),
+        );
+        result.metadata.sandbox = Some(sandbox);
+        Ran::Failed(Box::new(result))
+    })?;
+    let pid = process.id() as libc::pid_t;
+    let stop = |process: &mut Child| {
+        // SAFETY: the server's own pid, not yet reaped.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+        process.wait().ok()
+    };
+    let pidfd = match drive::pidfd_open(pid) {
+        Ok(fd) => fd,
+        Err(e) => {
+            stop(&mut process);
+            return Err(internal("its pidfd", e));
+        }
+    };
+    let mut channel = match Channel::new(ours) {
+        Ok(channel) => channel,
+        Err(e) => {
+            stop(&mut process);
+            return Err(internal("its socket", e));
+        }
+    };
+    let config = json!({"target": warm.target, "layer": layer});
+    let deadline = Instant::now() + warm.limits.timeout;
+    let ready = channel
+        .send(&config, &[])
+        .and_then(|()| channel.receive(deadline, warm.call.cancel));
+    let files = match ready {
+        Ok(reply) if reply.get("ready") == Some(&Value::Bool(true)) => reply
+            .get("files")
+            .and_then(Value::as_array)
+            .map(|files| {
+                files
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|f| (PathBuf::from(f), stamp(Path::new(f))))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        failure => {
+            let status = stop(&mut process);
+            let stderr = read_log(&log_path);
+            let outcome = match failure {
+                Err(WireError::TimedOut) => Outcome::TimedOut { stderr },
+                Err(WireError::Cancelled) => Outcome::Cancelled { stderr },
+                _ => Outcome::Exited {
+                    code: status.and_then(|s| s.code()),
+                    signal: status.and_then(|s| s.signal()),
+                    stdout: Vec::new(),
+                    stderr,
+                },
+            };
+            return Err(Ran::Done(outcome, sandbox));
+        }
+    };
+    Ok(Server {
+        process: Mutex::new(process),
+        pid,
+        pidfd,
+        channel: Mutex::new(channel),
+        files,
+        root,
+    })
+}
+
+fn read_log(path: &Path) -> Vec<u8> {
+    let mut bytes = std::fs::read(path).unwrap_or_default();
+    bytes.truncate(LOG_QUOTE);
+    bytes
+}
+
+/// A call's directory inside its server's root (the server makes it for
+/// the child it forks ahead), removed after the call.
+struct CallDir(PathBuf);
+
+impl Drop for CallDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// One call in a fresh child of `server`.
+fn call(server: &Server, warm: &WarmCall) -> Attempt {
+    let sandbox = landlock_mode(warm.call.runner.support);
+    let pipes = wire::pipe().and_then(|out| Ok((out, wire::pipe()?)));
+    let ((out_read, out_write), (err_read, err_write)) = match pipes {
+        Ok(pipes) => pipes,
+        Err(e) => return Attempt::Done(failed(format!("cannot make the call's pipes: {e}"))),
+    };
+    let message = json!({
+        "op": "call",
+        "request": warm.request,
+        "memory": warm.limits.memory,
+    });
+    let started = Instant::now();
+    let (pid, _dir) = {
+        let mut channel = server.channel.lock().unwrap_or_else(|e| e.into_inner());
+        let fds = [out_write.as_raw_fd(), err_write.as_raw_fd()];
+        if let Err(e) = channel.send(&message, &fds) {
+            return Attempt::Broken(e.to_string());
+        }
+        // The child has its copies: the pipes end when it does.
+        drop((out_write, err_write));
+        match channel.receive(Instant::now() + REPLY_LIMIT, None) {
+            Ok(reply) => match server.assigned(&reply) {
+                Some(assigned) => assigned,
+                None => return Attempt::Broken(reply.to_string()),
+            },
+            Err(e) => return Attempt::Broken(e.to_string()),
+        }
+    };
+    let driven = drive::drive(Watch {
+        pid,
+        stdout: out_read,
+        stderr: err_read,
+        deadline: started + warm.limits.timeout,
+        max_output: warm.max_output,
+        cancel: warm.call.cancel,
+    });
+    let status = reap(server, pid);
+    let outcome = match driven {
+        Ok(Driven::Exited { stdout, stderr }) => {
+            let (code, signal) = status.unwrap_or((None, None));
+            Outcome::Exited {
+                code,
+                signal,
+                stdout,
+                stderr,
+            }
+        }
+        Ok(Driven::TimedOut { stderr }) => Outcome::TimedOut { stderr },
+        Ok(Driven::TooLarge) => Outcome::TooLarge,
+        Ok(Driven::Cancelled { stderr }) => Outcome::Cancelled { stderr },
+        Err(e) => {
+            return Attempt::Done(failed(format!(
+                "the Python call started, but toolc could not watch it (it was killed): {e}"
+            )));
+        }
+    };
+    Attempt::Done(Ran::Done(outcome, sandbox))
+}
+
+/// Lets the server reap its (dead) child: its exit code or signal.
+fn reap(server: &Server, pid: libc::pid_t) -> Option<(Option<i32>, Option<i32>)> {
+    let mut channel = server.channel.lock().unwrap_or_else(|e| e.into_inner());
+    channel.send(&json!({"op": "reap", "pid": pid}), &[]).ok()?;
+    let reply = channel.receive(Instant::now() + REPLY_LIMIT, None).ok()?;
+    let number = |name: &str| reply.get(name).and_then(Value::as_i64).map(|n| n as i32);
+    match (number("code"), number("signal")) {
+        (None, None) => None,
+        status => Some(status),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_numbered_call_directory_in_the_root_is_accepted() {
+        let root = Path::new("/tmp/toolc-run-1-0-ab");
+        let reply = |pid: i64, dir: &str| json!({"pid": pid, "dir": dir});
+        assert_eq!(
+            assignment(&reply(42, "/tmp/toolc-run-1-0-ab/call-7"), root),
+            Some((42, root.join("call-7")))
+        );
+        for (pid, dir) in [
+            (42, "/"),
+            (42, "/tmp/toolc-run-1-0-ab"),
+            (42, "/tmp/toolc-run-1-0-ab/call-"),
+            (42, "/tmp/toolc-run-1-0-ab/call-7/.."),
+            (42, "/tmp/toolc-run-1-0-ab/../call-7"),
+            (42, "/tmp/toolc-run-1-0-ab/x/call-7"),
+            (42, "/tmp/toolc-run-1-0-ab/server.log"),
+            (1, "/tmp/toolc-run-1-0-ab/call-7"),
+            (0, "/tmp/toolc-run-1-0-ab/call-7"),
+            (-5, "/tmp/toolc-run-1-0-ab/call-7"),
+            (1 << 40, "/tmp/toolc-run-1-0-ab/call-7"),
+        ] {
+            assert_eq!(assignment(&reply(pid, dir), root), None, "{pid} {dir}");
+        }
+        assert_eq!(assignment(&json!({"pid": 42}), root), None);
+        assert_eq!(assignment(&json!({"error": "no"}), root), None);
+    }
+}
