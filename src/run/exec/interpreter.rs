@@ -296,7 +296,7 @@ mod tests {
     }
 
     /// A fresh directory under the system's temporary directory.
-    fn scratch(name: &str) -> PathBuf {
+    pub(super) fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!(
             "toolc-interp-{name}-{}-{:?}",
             std::process::id(),
@@ -307,7 +307,8 @@ mod tests {
         dir
     }
 
-    fn write_executable(path: &Path, text: &str) {
+    /// Writes `text` to `path` with its directories, executable.
+    pub(super) fn write_executable(path: &Path, text: &str) {
         use std::os::unix::fs::PermissionsExt;
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();

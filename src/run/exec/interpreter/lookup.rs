@@ -164,33 +164,15 @@ fn split_string(text: &OsStr) -> Vec<OsString> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::exec::interpreter::tests::{scratch, write_executable};
 
     fn os(text: &str) -> OsString {
         OsString::from(text)
     }
 
-    /// A fresh directory under the system's temporary directory.
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "toolc-lookup-{name}-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn write_executable(path: &Path, text: &str) {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-
     #[test]
     fn env_arguments_are_parsed_as_gnu_env_parses_them() {
-        let dir = scratch("env");
+        let dir = scratch("lookup-env");
         let first = dir.join("first");
         let second = dir.join("second");
         write_executable(&first.join("tool"), "#!/bin/sh\n");
@@ -235,7 +217,7 @@ mod tests {
 
     #[test]
     fn which_takes_empty_and_relative_entries_from_the_directory() {
-        let dir = scratch("which");
+        let dir = scratch("lookup-which");
         write_executable(&dir.join("here"), "#!/bin/sh\n");
         write_executable(&dir.join("sub/there"), "#!/bin/sh\n");
         assert_eq!(

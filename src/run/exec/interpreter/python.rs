@@ -283,30 +283,12 @@ fn holds_python(dir: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::exec::interpreter::tests::{scratch, write_executable};
     use crate::run::sandbox::Support;
-
-    /// A fresh directory under the system's temporary directory.
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "toolc-python-{name}-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn write_executable(path: &Path, text: &str) {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
 
     #[test]
     fn a_python_description_is_not_taken_on_its_word() {
-        let dir = scratch("describe");
+        let dir = scratch("python-describe");
         let real = std::fs::canonicalize(&dir).unwrap();
         std::fs::create_dir_all(real.join("secret")).unwrap();
         std::fs::create_dir_all(real.join("inst/lib/python3.99/site-packages")).unwrap();
