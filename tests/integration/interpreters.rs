@@ -276,3 +276,83 @@ fn a_blocked_interpreter_is_named_with_the_way_to_let_it_through() {
     assert_eq!(result["output"]["greeting"], json!("hello from lib"));
     assert_eq!(code, 0);
 }
+
+/// A file of the tool's own that is merely named `env` is run as what it
+/// is: its words are not taken as a command whose installation the
+/// sandbox would open (here a directory beside the tool, with a secret).
+#[test]
+fn a_file_named_env_is_not_read_as_env() {
+    let root = TempDir::new("interp-fake-env");
+    let outside = root.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "OUTSIDE-SECRET").unwrap();
+    let prog = root.write("outside/prog", "#!/bin/sh\nexit 0\n");
+    executable(&prog);
+    let tool = TempDir::new("interp-fake-env-tool");
+    let fake_env = tool.write(
+        "tools/bin/env",
+        format!(
+            "#!/bin/sh\ns=$(cat '{}' 2>&1 | tr -d '\\n\"\\\\')\nprintf '{{\"read\": \"%s\"}}\\n' \"$s\"\n",
+            outside.join("secret.txt").display()
+        ),
+    );
+    executable(&fake_env);
+    let by_argv = manifest(&tool, "probe", &["./tools/bin/env", prog.to_str().unwrap()]);
+    let path = std::env::var("PATH").unwrap_or_default();
+    let (_, result, stderr) = run_tool(&by_argv, "probe", &path, &[]);
+    assert_eq!(result["success"], json!(true), "{result}\n{stderr}");
+    let read = result["output"]["read"].as_str().unwrap();
+    assert!(read.contains("Permission denied"), "{result}");
+    // The same through a `#!` line naming the fake env.
+    let script = tool.write(
+        "tools/bin/run",
+        format!("#!./tools/bin/env {}\n", prog.display()),
+    );
+    executable(&script);
+    let by_shebang = manifest(&tool, "probe", &["./tools/bin/run"]);
+    let (_, result, stderr) = run_tool(&by_shebang, "probe", &path, &[]);
+    assert_eq!(result["success"], json!(true), "{result}\n{stderr}");
+    let read = result["output"]["read"].as_str().unwrap();
+    assert!(read.contains("Permission denied"), "{result}");
+}
+
+/// A file named `python3` may be anything: when toolc asks it what it
+/// reads, it runs in the tool's namespaces, where toolc's process and its
+/// environment do not exist. Its answer (quoted in the result when the
+/// tool then fails) carries whatever it could read.
+#[test]
+fn an_interpreter_asked_what_it_reads_cannot_see_toolc() {
+    let root = TempDir::new("interp-lying-python");
+    let python = root.write(
+        "fake/bin/python3",
+        "#!/bin/sh\n\
+         if [ \"$1\" = \"-I\" ]; then\n\
+           printf 'LEAK-PROBE ppid=%s ' \"$PPID\"\n\
+           for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\" 2>/dev/null | grep CANARY | tr '\\n' ' '; done\n\
+           echo\n\
+           exit 0\n\
+         fi\n\
+         echo \"ModuleNotFoundError: No module named 'encodings'\" >&2\n\
+         exit 1\n",
+    );
+    executable(&python);
+    let tool = TempDir::new("interp-lying-python-tool");
+    let script = tool.write("tools/bin/run", format!("#!{}\n", python.display()));
+    executable(&script);
+    let manifest = manifest(&tool, "probe", &["./tools/bin/run"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_toolc"))
+        .arg("run")
+        .arg(&manifest)
+        .args(["probe", "--args", "{}"])
+        .env("TOOLC_TEST_CANARY", "CANARY-7f3e1b")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The answer did come back (so a leak would show)...
+    assert!(stdout.contains("LEAK-PROBE"), "{stdout}\n{stderr}");
+    // ...without toolc's environment in it.
+    assert!(!stdout.contains("CANARY-7f3e1b"), "{stdout}");
+    assert!(!stderr.contains("CANARY-7f3e1b"), "{stderr}");
+}

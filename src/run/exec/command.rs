@@ -144,6 +144,7 @@ fn interpreters(
         untrusted: &untrusted,
         allowed: &runner.options.read_dirs,
         support: runner.support,
+        namespaces: runner.namespaces.is_ok(),
         cache: &runner.interpreters,
         timeout: limits.timeout,
         cancel: call.cancel,

@@ -8,7 +8,9 @@
 //!   first executable file; an empty entry is the working directory).
 //! - A file starting with `#!` names its interpreter (the kernel reads at
 //!   most [`SHEBANG_LIMIT`] bytes: one path, then at most one argument).
-//!   When that interpreter is `env` (or the program itself is `env`), its
+//!   When that interpreter is the system's `env` (`/usr/bin/env` by its
+//!   real path; a file that is merely named `env` is run as what it is),
+//!   or the program itself is, its
 //!   words are parsed as GNU `env` parses them (`-S` splits one; `-i`,
 //!   `-u NAME`, `-C DIR`, `NAME=VALUE` and the other options come before
 //!   the command) and the command is looked up on the PATH the tool itself
@@ -28,10 +30,14 @@
 //!   Homebrew and Linuxbrew (`/opt/homebrew`, `/home/linuxbrew/.linuxbrew`
 //!   and the `Cellar/…` its symlinks lead to), conda, pyenv (`~/.pyenv`,
 //!   from its shims) and virtual environments alike.
-//! - **Never a whole home or the root**: when the prefix would be `/`,
-//!   `/usr` (readable anyway), `/root`, a directory of `/home`, `$HOME` or
-//!   a directory above `$HOME`, only the file's own directory is added,
-//!   and when that is one of them too, only the file.
+//! - **Never a whole home, the root or a directory of it**: when the
+//!   prefix would be `/` or a directory directly in it (`/usr`, readable
+//!   anyway, `/etc`, `/tmp`, `/opt`…), `/root`, a directory of `/home`,
+//!   `$HOME` or a directory above it, a directory directly in a home that
+//!   is not a known installation root (`~/.local`, `~/.cargo` hold data
+//!   and credentials; `~/.pyenv`, `~/.nvm`, `~/miniconda3` only
+//!   installations), or a call's scratch directory, only the file's own
+//!   directory is added, and when that is one of them too, only the file.
 //! - For **Python** (a file named `python`, `python3`, `python3.11`…), also
 //!   what the interpreter says it reads: asked once per interpreter path,
 //!   passthrough names and runner, isolated (`-I`) in a process confined
@@ -50,8 +56,10 @@
 //!
 //! A consequence to know: naming a program in a `#!` line (or as the
 //! program) gives the tool read access to that program's installation,
-//! e.g. all of `~/.cargo` for `#!/usr/bin/env cargo`; what lies in such a
-//! prefix is as readable as the interpreter's own files.
+//! e.g. all of `~/.nvm/versions/node/v20` for `#!/usr/bin/env node`; what
+//! lies in such a prefix is as readable as the interpreter's own files.
+//! The Python interpreter is asked in the same sandbox as the tool
+//! (namespaces included), as it may be the tool author's program.
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
@@ -96,6 +104,10 @@ pub(super) struct Context<'a> {
     /// installation (`--allow-read`).
     pub allowed: &'a [PathBuf],
     pub support: Support,
+    /// Whether the runner's tools get namespaces: then the question to a
+    /// Python interpreter is asked inside them too, so that an
+    /// interpreter that is not what it seems sees no other process.
+    pub namespaces: bool,
     pub cache: &'a Cache,
     /// The call's time limit and cancellation, which bound the question
     /// to a Python interpreter too.
@@ -176,7 +188,7 @@ pub(super) fn resolve(program: &Path, args: &[String], context: &Context) -> Res
         if chain.iter().any(|hop| is_python(hop)) {
             describe(&current, &chain, context, &mut resolution);
         }
-        if current.file_name() == Some(OsStr::new("env")) {
+        if is_system_env(&current) {
             // `env` runs the command its words name.
             let words = std::mem::take(&mut words);
             match lookup::env_command(words, path.clone(), context.cwd) {
@@ -198,6 +210,18 @@ pub(super) fn resolve(program: &Path, args: &[String], context: &Context) -> Res
     }
     resolution.compact();
     resolution
+}
+
+/// Whether `program` is the system's `env` (`/usr/bin/env`, or
+/// `/bin/env` on a system whose `/bin` is its own), by its real path: a
+/// file of the tool's that is merely named `env` is run as what it is,
+/// not read as `env`'s words.
+fn is_system_env(program: &Path) -> bool {
+    if program.file_name() != Some(OsStr::new("env")) {
+        return false;
+    }
+    std::fs::canonicalize(program)
+        .is_ok_and(|real| real == Path::new("/usr/bin/env") || real == Path::new("/bin/env"))
 }
 
 /// Whether `path` lies in `dir`, both taken as they really are.
@@ -226,14 +250,48 @@ fn hops(path: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Whether the sandbox must never open `dir` as a whole: `/`, `/usr`,
-/// `/root`, a directory of `/home`, `home` or a directory above it.
+/// The directories directly in a home that hold installations and
+/// nothing else (version managers, conda), so that their interpreters'
+/// prefixes may be opened whole; any other directory directly in a home
+/// (`~/.local`, `~/.cargo`, `~/.config`) also holds data or credentials.
+const HOME_INSTALLATIONS: &[&str] = &[
+    // `~/bin`: programs only, the user's own.
+    "bin",
+    ".pyenv",
+    ".rbenv",
+    ".nodenv",
+    ".nvm",
+    ".volta",
+    ".asdf",
+    ".linuxbrew",
+    ".bun",
+    ".deno",
+    "miniconda3",
+    "anaconda3",
+    "miniforge3",
+    "mambaforge",
+];
+
+/// Whether the sandbox must never open `dir` as a whole: the root or a
+/// directory directly in it (`/usr`, `/etc`, `/tmp`, `/opt`, `/home`…),
+/// a home (`/root`, a directory of `/home`, `home`) or a directory above
+/// it, a directory directly in a home that is not an installation of
+/// [`HOME_INSTALLATIONS`], and another call's scratch directory.
 fn too_wide(dir: &Path, home: &Path) -> bool {
-    dir == Path::new("/")
-        || dir == Path::new("/usr")
-        || dir == Path::new("/root")
-        || dir.parent() == Some(Path::new("/home"))
-        || home.starts_with(dir)
+    let depth = dir
+        .components()
+        .filter(|c| matches!(c, std::path::Component::Normal(_)))
+        .count();
+    let is_home =
+        |d: &Path| d == Path::new("/root") || d.parent() == Some(Path::new("/home")) || d == home;
+    let in_a_home = dir.parent().is_some_and(is_home)
+        && !dir
+            .file_name()
+            .is_some_and(|name| HOME_INSTALLATIONS.iter().any(|known| name == *known));
+    let scratch = dir
+        .file_name()
+        .is_some_and(|name| name.as_bytes().starts_with(b"toolc-run-"));
+    depth <= 1 || is_home(dir) || home.starts_with(dir) || in_a_home || scratch
 }
 
 /// The installation prefix of the file `file` (see the module docs), in
@@ -419,6 +477,7 @@ mod tests {
             untrusted: &untrusted,
             allowed: &[],
             support: Support::Landlock(6),
+            namespaces: false,
             cache: &cache,
             timeout: Duration::from_secs(5),
             cancel: None,
@@ -454,6 +513,7 @@ mod tests {
             untrusted: &[],
             allowed: &[],
             support: Support::Unavailable,
+            namespaces: false,
             cache: &cache,
             timeout: Duration::from_secs(5),
             cancel: None,
@@ -484,6 +544,7 @@ mod tests {
             untrusted: &[],
             allowed: &[],
             support: Support::Unavailable,
+            namespaces: false,
             cache: &cache,
             timeout: Duration::from_secs(5),
             cancel: None,
@@ -512,5 +573,41 @@ mod tests {
             resolution.read
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn whole_homes_system_directories_and_scratch_are_too_wide() {
+        let home = Path::new("/home/ada");
+        for dir in [
+            "/",
+            "/etc",
+            "/tmp",
+            "/opt",
+            "/usr",
+            "/var",
+            "/root",
+            "/home",
+            "/home/ada",
+            "/home/bob",
+            "/home/ada/.local",
+            "/home/ada/.cargo",
+            "/home/ada/.config",
+            "/root/.ssh",
+            "/tmp/toolc-run-41-0-0000abcd",
+        ] {
+            assert!(too_wide(Path::new(dir), home), "{dir} is not too wide");
+        }
+        for dir in [
+            "/home/ada/.pyenv",
+            "/home/ada/.nvm/versions/node/v20",
+            "/home/ada/.local/pipx/venvs/black",
+            "/root/miniconda3",
+            "/opt/homebrew",
+            "/home/linuxbrew/.linuxbrew",
+            "/usr/local",
+            "/tmp/build/venv",
+        ] {
+            assert!(!too_wide(Path::new(dir), home), "{dir} is too wide");
+        }
     }
 }

@@ -146,9 +146,11 @@ fn ask_once(
         any_path: false,
         no_network: true,
     };
-    // Landlock alone: the interpreter only prints where it lives, and a
-    // PID namespace per question would add its cost to every first call.
-    let confinement = Confinement::build(&rules, context.support, false).map_err(|e| (e, true))?;
+    // In the tool's own kind of sandbox: a file named python3 may be
+    // anything, and outside a PID namespace it could read toolc's
+    // environment from /proc.
+    let confinement =
+        Confinement::build(&rules, context.support, context.namespaces).map_err(|e| (e, true))?;
     // Within the call's own limit: the question is part of the call.
     let timeout = DESCRIBE_TIMEOUT.min(context.timeout);
     let spawn = Spawn {
@@ -310,6 +312,7 @@ mod tests {
             untrusted: &[],
             allowed: &[],
             support: Support::Unavailable,
+            namespaces: false,
             cache: &cache,
             timeout: Duration::from_secs(5),
             cancel: None,
