@@ -87,7 +87,12 @@ fn non_public_v6(ip: Ipv6Addr) -> Option<&'static str> {
     if segments[..6] == [0, 0, 0, 0, 0, 0] && !ip.is_unspecified() && !ip.is_loopback() {
         return non_public_v4(embedded(segments[6], segments[7]));
     }
-    if segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+    // IPv4-translated (::ffff:0:a.b.c.d) and NAT64, well-known and
+    // local-use (64:ff9b:1::/48), also carry one in their last 32 bits.
+    if segments[..6] == [0, 0, 0, 0, 0xffff, 0]
+        || segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0]
+        || segments[..3] == [0x64, 0xff9b, 1]
+    {
         return non_public_v4(embedded(segments[6], segments[7]));
     }
     if segments[0] == 0x2002 {
@@ -403,6 +408,8 @@ mod tests {
             "::ffff:169.254.169.254",
             "::10.0.0.1",
             "64:ff9b::a00:1",
+            "64:ff9b:1::7f00:1",
+            "::ffff:0:7f00:1",
             "2002:7f00:1::",
             "2002:a9fe:a9fe::1",
         ] {
