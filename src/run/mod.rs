@@ -48,6 +48,8 @@ pub mod policy;
 mod process;
 mod result;
 mod sandbox;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod seccomp;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -317,7 +319,7 @@ impl Runner {
         }
         if let Err(why) = &self.namespaces {
             warnings.push(format!(
-                "tools run without their own namespaces ({why}): other processes stay visible in /proc and the environment of toolc and of the user's other processes readable, a daemon a tool starts may outlive its call, and UDP is open to tools without network"
+                "tools run without their own namespaces ({why}): other processes stay visible in /proc and the environment of toolc and of the user's other processes readable, a daemon a tool starts may outlive its call, UDP is open to tools without network, /dev/shm is the host's, and a tool run by root keeps root's capabilities"
             ));
         }
         if self.support == Support::Unavailable {

@@ -1,6 +1,7 @@
 //! The sandbox of a tool's process: namespaces and Landlock (Linux).
 //!
-//! Two layers, each stopping what the other cannot:
+//! Two layers, each stopping what the other cannot, and a small seccomp
+//! filter ([`super::seccomp`]) for three things neither sees:
 //!
 //! - **Namespaces** (user, PID, mount, IPC; network when the tool declares
 //!   none). The tool is process 1 of a PID namespace of its own, with a
@@ -33,6 +34,12 @@
 //!   does *not* close other processes' `/proc` entries: under Landlock
 //!   alone a tool reads `/proc/<toolc's pid>/environ` (checked on Linux
 //!   6.18); only the PID namespace, where that pid does not exist, does.
+//! - **seccomp** (with either layer): the tool may not clear its
+//!   parent-death signal (it would outlive a killed toolc), reach the
+//!   kernel keyrings (not namespaced: the caller's session keyring), or,
+//!   without network, open a UNIX socket (a path socket is reached through
+//!   the file system, which neither the network namespace nor Landlock
+//!   checks on `connect`).
 //!
 //! Where user namespaces are unavailable (a kernel or container that
 //! forbids them, a `user.max_user_namespaces` of 0), a runner probes it
@@ -40,12 +47,13 @@
 //! result's `metadata.sandbox` says which layers applied. Under Landlock
 //! alone, other processes stay visible in `/proc` and the environment of
 //! those of the same user (toolc's included) readable, a `setsid` daemon
-//! outlives its call, and UDP and pathname UNIX sockets are open to a
-//! tool without network.
+//! outlives its call, UDP is open to a tool without network, and a tool
+//! run by root keeps root's capabilities (raw and packet sockets).
 //!
-//! What neither layer does: limit CPU time beyond the call's timeout,
-//! memory beyond `RLIMIT_AS` (files in the call's `/dev/shm` included),
-//! or system calls (no seccomp filter); or hide the host's mount table
+//! What none of them does: limit CPU time beyond the call's timeout,
+//! the number of processes (a fork bomb runs until the timeout kills its
+//! namespace), memory beyond `RLIMIT_AS` (the call's `/dev/shm` holds at
+//! most 256 MiB), or hide the host's mount table
 //! (`/proc/self/mountinfo`). Under Landlock alone `/dev/shm` is the
 //! host's: what a tool leaves there outlives its call.
 //!
@@ -209,6 +217,8 @@ pub(crate) fn probe_namespaces() -> Result<(), String> {
         ruleset: None,
         mount_rules: None,
         namespaces: Some(Namespaces::of_this_process(true)),
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        filter: super::seccomp::Filter::new(true),
     };
     super::launch::try_namespaces(&mut trial)
         .map_err(|e| format!("the kernel refused them: {}", e.into_io()))
@@ -231,11 +241,12 @@ pub(crate) enum Step {
     Stdio,
     WorkingDirectory,
     Landlock,
+    Seccomp,
     Execute,
 }
 
 impl Step {
-    const ALL: [Step; 14] = [
+    const ALL: [Step; 15] = [
         Step::DeathSignal,
         Step::ProcessGroup,
         Step::Setgroups,
@@ -249,6 +260,7 @@ impl Step {
         Step::Stdio,
         Step::WorkingDirectory,
         Step::Landlock,
+        Step::Seccomp,
         Step::Execute,
     ];
 
@@ -279,6 +291,7 @@ impl Step {
             Step::Stdio => "connect stdin, stdout and stderr",
             Step::WorkingDirectory => "enter the working directory",
             Step::Landlock => "apply the Landlock rules",
+            Step::Seccomp => "install the seccomp filter",
             Step::Execute => "execute the program",
         }
     }
@@ -335,6 +348,9 @@ pub(crate) struct Confinement {
     ruleset: Option<RulesetCreated>,
     mount_rules: Option<MountRules>,
     namespaces: Option<Namespaces>,
+    /// The system calls the tool may not make ([`super::seccomp`]).
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    filter: super::seccomp::Filter,
 }
 
 impl std::fmt::Debug for Confinement {
@@ -373,6 +389,8 @@ impl Confinement {
             ruleset,
             mount_rules,
             namespaces: namespaces.then(|| Namespaces::of_this_process(rules.no_network)),
+            #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+            filter: super::seccomp::Filter::new(rules.no_network),
         })
     }
 
@@ -428,7 +446,7 @@ impl Confinement {
                     c"/dev/shm".as_ptr(),
                     c"tmpfs".as_ptr(),
                     libc::MS_NOSUID | libc::MS_NODEV,
-                    c"mode=1777".as_ptr().cast(),
+                    c"mode=1777,size=256m".as_ptr().cast(),
                 ) != 0
             {
                 return Err((Step::MountShm, errno()));
@@ -444,16 +462,18 @@ impl Confinement {
         Ok(())
     }
 
-    /// Restricts the calling process with the Landlock rules. Runs in the
-    /// child before exec: no allocation on any path.
+    /// Restricts the calling process with the Landlock rules, then the
+    /// seccomp filter. Runs in the child before exec: no allocation on
+    /// any path.
     pub fn enforce(&mut self) -> Result<(), (Step, i32)> {
-        let Some(ruleset) = self.ruleset.take() else {
-            return Ok(());
-        };
-        match ruleset.restrict_self() {
-            Ok(_) => Ok(()),
-            Err(_) => Err((Step::Landlock, errno())),
+        if let Some(ruleset) = self.ruleset.take()
+            && ruleset.restrict_self().is_err()
+        {
+            return Err((Step::Landlock, errno()));
         }
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        self.filter.install().map_err(|e| (Step::Seccomp, e))?;
+        Ok(())
     }
 }
 

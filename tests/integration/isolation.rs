@@ -686,3 +686,134 @@ print(json.dumps({{"listed": sorted(os.listdir("/dev/shm"))}}))
         "the control wrote nothing to the host's /dev/shm"
     );
 }
+
+/// A tool is process 1 of its namespace and dies with toolc through its
+/// parent-death signal: it may not clear that signal (it could then
+/// outlive a killed toolc, unwatched), though it may set SIGKILL again.
+#[test]
+fn a_tool_cannot_unhook_itself_from_toolcs_death() {
+    let dir = TempDir::new("isolation-pdeathsig");
+    let script = "import ctypes, json\n\
+                  libc = ctypes.CDLL(None, use_errno=True)\n\
+                  cleared = libc.prctl(1, 0)\n\
+                  errno = ctypes.get_errno()\n\
+                  kept = libc.prctl(1, 9)\n\
+                  print(json.dumps({'clear': cleared, 'errno': errno, 'sigkill': kept}))\n";
+    let manifest = write_tool(&dir, "unhook", &[], 20, script);
+    let runner = runner(&manifest, true);
+    require_namespaces(&runner);
+    let result = runner.call("unhook", json!({}));
+    let out = output(&result);
+    assert_eq!(out["clear"], json!(-1), "{out}");
+    assert_eq!(out["errno"], json!(libc::EPERM), "{out}");
+    assert_eq!(out["sigkill"], json!(0), "{out}");
+
+    // End to end: a tool that tries, then sleeps; toolc killed outright.
+    let temp = TempDir::new("isolation-pdeathsig-kill");
+    let tmp = temp.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let script = "import ctypes, time\n\
+                  ctypes.CDLL(None).prctl(1, 0)\n\
+                  time.sleep(120)\n";
+    let manifest = write_tool(&temp, "stay", &[], 120, script);
+    let mut child = toolc()
+        .args(["run", "--args", "{}"])
+        .arg(&manifest)
+        .arg("stay")
+        .env("TMPDIR", &tmp)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let call = tmp.join("toolc-run-");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while processes_under(&call).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!processes_under(&call).is_empty(), "the tool does not run");
+    // Let the tool reach its sleep (past the prctl).
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left = survivors(&call);
+    kill_all(&left);
+    assert_eq!(left, Vec::<i32>::new(), "the tool outlived a killed toolc");
+}
+
+/// The kernel's keyrings are not namespaced: a tool may not reach the
+/// caller's session keyring (nor any other).
+#[test]
+fn a_tool_cannot_reach_the_kernel_keyrings() {
+    let dir = TempDir::new("isolation-keyring");
+    // keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0)
+    let script = format!(
+        "import ctypes, json\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         got = libc.syscall({}, 0, -3, 0)\n\
+         print(json.dumps({{'got': got, 'errno': ctypes.get_errno()}}))\n",
+        libc::SYS_keyctl
+    );
+    let manifest = write_tool(&dir, "keys", &["127.0.0.1"], 20, &script);
+    for namespaces in [true, false] {
+        let result = runner(&manifest, namespaces).call("keys", json!({}));
+        let out = output(&result);
+        assert_eq!(out["got"], json!(-1), "{out} ({})", sandbox(&result));
+        assert_eq!(out["errno"], json!(libc::EPERM), "{out}");
+    }
+    // The control: unconfined, the same call finds a keyring.
+    let result = unconfined(&manifest).call("keys", json!({}));
+    let out = output(&result);
+    assert_ne!(out["got"], json!(-1), "{out}");
+}
+
+/// A path UNIX socket is reached through the file system, whatever the
+/// network namespace: a tool without network may not connect to one
+/// (a Docker or D-Bus socket would be a way out), while a tool with
+/// network may, and `socketpair` works for both.
+#[test]
+fn without_network_a_path_socket_is_out_of_reach() {
+    let dir = TempDir::new("isolation-path-socket");
+    let socket = dir.path().join("listen.sock");
+    let listener = UnixListener::bind(&socket).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let script = format!(
+        "import json, socket\n\
+         out = {{}}\n\
+         try:\n    \
+             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n    \
+             s.connect({path:?})\n    \
+             s.sendall(b'leak-path')\n    \
+             out['sent'] = True\n\
+         except OSError as e:\n    \
+             out['sent'] = False\n    \
+             out['errno'] = e.errno\n\
+         a, b = socket.socketpair()\n\
+         a.sendall(b'pair')\n\
+         out['pair'] = b.recv(4).decode()\n\
+         print(json.dumps(out))\n",
+        path = socket.to_str().unwrap()
+    );
+    let closed = write_tool(&dir, "closed", &[], 20, &script);
+    for namespaces in [true, false] {
+        let result = runner(&closed, namespaces).call("closed", json!({}));
+        let out = output(&result);
+        assert_eq!(out["sent"], json!(false), "{out} ({})", sandbox(&result));
+        assert_eq!(out["errno"], json!(libc::EPERM), "{out}");
+        assert_eq!(out["pair"], json!("pair"), "{out}");
+        assert!(listener.accept().is_err(), "a connection arrived");
+    }
+    let open_dir = TempDir::new("isolation-path-socket-open");
+    let open = write_tool(&open_dir, "open", &["127.0.0.1"], 20, &script);
+    let result = runner(&open, true).call("open", json!({}));
+    assert_eq!(
+        output(&result)["sent"],
+        json!(true),
+        "{}",
+        result.to_json_line()
+    );
+    let (mut stream, _) = listener.accept().unwrap();
+    stream.set_nonblocking(false).unwrap();
+    let mut received = String::new();
+    stream.read_to_string(&mut received).unwrap();
+    assert_eq!(received, "leak-path");
+}
