@@ -750,4 +750,20 @@ mod tests {
         assert_eq!(assignment(&json!({"pid": 42}), root), None);
         assert_eq!(assignment(&json!({"error": "no"}), root), None);
     }
+
+    /// A pidfd names its process by the kernel's pids; a descriptor that
+    /// is no pidfd, or a reaped process's, names nothing.
+    #[test]
+    fn a_pidfd_gives_the_pids_of_its_process_and_nothing_else_does() {
+        let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+        let pid = child.id() as libc::pid_t;
+        let pidfd = drive::pidfd_open(pid).unwrap();
+        // No PID namespace between: both pids are the same.
+        assert_eq!(pidfd_pids(&pidfd), Some((pid, pid)));
+        let (read, _write) = wire::pipe().unwrap();
+        assert_eq!(pidfd_pids(&read), None);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(pidfd_pids(&pidfd), None);
+    }
 }
