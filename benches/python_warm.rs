@@ -4,7 +4,8 @@
 //!
 //! The NORA script `greet` (fixtures/run/nora/greet) and the AgentStack
 //! function `add` (fixtures/run/agentstack/probe) are each called in a
-//! loop by one runner with the defaults (warm, Landlock on) and one with
+//! loop by one runner with the defaults (warm, namespaces and Landlock on,
+//! as far as the machine allows) and one with
 //! `cold: true`; calls per second, the median and the p90 are reported,
 //! and the warm/cold ratio. The target is at least 500 warm calls/s and
 //! ten times the cold figure.

@@ -145,6 +145,35 @@ pub(crate) fn launch(
     })
 }
 
+/// Starts `program` confined by `confinement` with descriptors toolc
+/// already has as its stdin, stdout and stderr (a fork server's socket
+/// and log): its pid and a pidfd.
+pub(crate) fn launch_onto(
+    program: &Program,
+    confinement: Option<&mut Confinement>,
+    stdio: [&OwnedFd; 3],
+) -> Result<(libc::pid_t, OwnedFd), LaunchError> {
+    let exec = prepare(program).map_err(LaunchError::toolc)?;
+    // Above the standard descriptors, so that no `dup2` of the child
+    // overwrites a source it still needs.
+    let mut lifted = Vec::with_capacity(3);
+    for fd in stdio {
+        let copy = fd.try_clone().map_err(LaunchError::toolc)?;
+        lifted.push(above_stdio(copy).map_err(LaunchError::toolc)?);
+    }
+    let mut plan = Plan {
+        exec: Some(exec),
+        confinement,
+        stdio: [
+            lifted[0].as_raw_fd(),
+            lifted[1].as_raw_fd(),
+            lifted[2].as_raw_fd(),
+        ],
+        report: -1,
+    };
+    start(&mut plan)
+}
+
 /// Creates the namespaces of `confinement` in a child that exits right
 /// after: `Ok` when every step works on this machine.
 pub(crate) fn try_namespaces(confinement: &mut Confinement) -> Result<(), LaunchError> {

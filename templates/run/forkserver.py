@@ -2,8 +2,10 @@
 
 toolc starts `python3 -I -B -c <this file> <bootstrap.py>` per interpreter
 and tool (script or package, and the sandbox rules its calls share),
-under the tool's Landlock rules, with a scrubbed environment, the
-server's scratch root as TMPDIR and its one control socket as stdin.
+under the tool's Landlock rules and, where it can, as process 1 of its
+own PID namespace (and user, mount, IPC and maybe network namespaces),
+with a scrubbed environment, the server's scratch root as TMPDIR and its
+one control socket as stdin.
 Messages are JSON lines on that socket, one request and its reply at a
 time:
 
@@ -14,9 +16,16 @@ time:
              (with two descriptors: the call's stdout and stderr pipes,
              sent as SCM_RIGHTS)
     server: {"pid": 124, "dir": "/tmp/toolc-run-.../call-1"}
+             (with one descriptor: a pidfd of the child, by which toolc
+             knows it; the pid is the server's namespace's)
     toolc:  {"op": "reap", "pid": 124}   (once the call is over and toolc
              killed the child's process group)
     server: {"code": 0} or {"signal": 9}
+
+As its namespace's init the server inherits what its calls leave running
+(a `setsid` daemon): after a reap that leaves no call running it kills
+and reaps every process of the namespace but itself and its waiting
+child.
 
 The server imports the bootstrap and the tool, then only forks, reaps and
 answers: tool code never runs in it after the import, so every call
@@ -29,9 +38,10 @@ takes the call's pipes and memory limit and only then calls the tool,
 answering as the cold bootstrap does. A layer that cannot be applied
 fails the call ("toolc.SandboxError"); it never runs unconfined.
 
-The server ends when toolc closes the socket or dies (PDEATHSIG is
-SIGTERM here): it kills its children's groups and empties its scratch
-root first.
+The server ends when toolc closes the socket or dies: it kills its
+children's groups and empties its scratch root first (PDEATHSIG is
+SIGTERM without namespaces; in them it is SIGKILL, which ends the whole
+namespace, and toolc removes the root).
 """
 
 import ctypes
@@ -44,6 +54,7 @@ import signal
 import socket
 import stat
 import sys
+import time
 
 # Landlock (linux/landlock.h): the syscalls and the file-system rights.
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
@@ -175,8 +186,12 @@ class Channel:
         fds, self.fds = self.fds, []
         return json.loads(line), fds
 
-    def send(self, value):
-        self.sock.sendall(json.dumps(value).encode() + b"\n")
+    def send(self, value, fds=()):
+        data = json.dumps(value).encode() + b"\n"
+        if fds:
+            sent = socket.send_fds(self.sock, [data], list(fds))
+            data = data[sent:]
+        self.sock.sendall(data)
 
 
 class Server:
@@ -187,6 +202,8 @@ class Server:
         self.target = config["target"]
         self.layer = Layer(config["layer"]) if config["layer"] else None
         self.children = set()
+        # The children handed a call and not reaped yet.
+        self.running = set()
         self.pid = os.getpid()
         self.module = None
         self.error = None
@@ -267,12 +284,19 @@ class Server:
             if isinstance(spare, OSError):
                 raise spare
             pid, sock, scratch = spare
+            self.running.add(pid)
             with sock:
                 socket.send_fds(sock, [json.dumps(message).encode() + b"\n"], fds)
+            # toolc knows the child by this descriptor: the pid is this
+            # server's PID namespace's, and means nothing to toolc.
+            pidfd = os.pidfd_open(pid)
         except OSError as error:
             self.channel.send({"error": f"cannot start the call: {error}"})
         else:
-            self.channel.send({"pid": pid, "dir": scratch})
+            try:
+                self.channel.send({"pid": pid, "dir": scratch}, [pidfd])
+            finally:
+                os.close(pidfd)
         finally:
             for fd in fds:
                 os.close(fd)
@@ -281,12 +305,39 @@ class Server:
         if pid not in self.children:
             return {"error": f"{pid} is not a call of this server"}
         self.children.discard(pid)
+        self.running.discard(pid)
         try:
             _, status = os.waitpid(pid, 0)
         except ChildProcessError as error:
             return {"error": f"cannot reap {pid}: {error}"}
+        finally:
+            if not self.running and self.pid == 1:
+                self.sweep()
         code = os.waitstatus_to_exitcode(status)
         return {"signal": -code} if code < 0 else {"code": code}
+
+    def sweep(self):
+        """As process 1 of its PID namespace, with no call running: kills
+        and reaps every other process of the namespace (what a call left
+        behind, `setsid` daemons included) but the spare child."""
+        keep = {self.pid}
+        if isinstance(self.spare, tuple):
+            keep.add(self.spare[0])
+        for _ in range(1000):
+            others = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+            others = [pid for pid in others if pid not in keep]
+            if not others:
+                return
+            for pid in others:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                try:
+                    os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    pass  # not ours yet: its parent dies first
+            time.sleep(0.001)
 
     def child(self, scratch, sock):
         """Runs one call; never returns."""

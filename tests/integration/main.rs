@@ -44,6 +44,7 @@ mod run;
 mod sdk;
 mod selection;
 mod typescript_values;
+mod warm_isolation;
 mod warm_python;
 
 use std::path::{Path, PathBuf};

@@ -7,11 +7,16 @@
 //! on (the allowed directories, whether it may use the network, the
 //! environment it is given). Tools of one package with the same
 //! permissions share a server. The server starts like a cold call's
-//! interpreter (scrubbed environment, the manifest's directory as its
-//! working directory, toolc's PDEATHSIG, a process group of its own, and
-//! the tool's Landlock rules applied before exec, with write access to a
-//! scratch root of its own instead of a call's directory), imports the
-//! bootstrap and the tool once, and then only forks.
+//! interpreter, through the same launcher (`run::launch`): scrubbed
+//! environment, the manifest's directory as its working directory,
+//! toolc's PDEATHSIG, process 1 of its own PID namespace with its own
+//! `/proc`, in its own user, mount and IPC namespaces and, for a tool
+//! without network, an empty network namespace, and the tool's Landlock
+//! rules applied before exec, with write access to a scratch root of its
+//! own instead of a call's directory. It imports the bootstrap and the
+//! tool once, and then only forks. Without namespaces (turned off, or
+//! refused by the kernel) it is spawned under Landlock alone, in a
+//! process group of its own, and its results say "landlock".
 //!
 //! What the server owns: its process, its control socket, its scratch
 //! root (each call's directory is made inside it by the server, for the
@@ -26,10 +31,13 @@
 //! applied fails the call with an internal error: it never runs less
 //! confined than it says). The call brings its stdout and stderr pipes
 //! (passed over the socket; toolc reads them with the same caps as a
-//! spawned tool's) and its memory limit. toolc checks that the pid the
-//! server names is the server's child, watches it through a pidfd, kills
-//! its group when it exits, times out or is cancelled, and only then
-//! lets the server reap it, so the group id cannot have been reused.
+//! spawned tool's) and its memory limit. The server answers with a
+//! pidfd of the child (`SCM_RIGHTS`): its pids, in toolc's PID namespace
+//! and in the server's, come from the kernel (`/proc/self/fdinfo`), not
+//! from the server, and toolc checks that the child's parent is the
+//! server. toolc watches it through that pidfd, kills its group when it
+//! exits, times out or is cancelled, and only then lets the server reap
+//! it, so the group id cannot have been reused.
 //!
 //! The isolation this gives: a call sees the module as the import left
 //! it, never another call's changes (each child is a copy-on-write fork);
@@ -40,31 +48,41 @@
 //! another's directory, nor read it. What it does not give: the import
 //! itself runs once, in the server, so what it prints is not in any
 //! call's stderr, and what it opens or starts (descriptors, threads,
-//! processes) is shared by the calls; the children are siblings in one
-//! PID namespace, and a grandchild that leaves its group (`setsid`)
-//! escapes the kill, as it does for a spawned tool. The server needs
-//! Python 3.9 or later (`socket.recv_fds`); older ones run `--cold`.
+//! processes) is shared by the calls; the children are siblings in the
+//! server's namespaces (they can see, in its `/proc`, the server and the
+//! calls running beside them, never toolc or the rest of the machine).
+//! A grandchild that leaves its group (`setsid`) escapes the group kill
+//! and is reparented to the server, the namespace's init: the server
+//! kills and reaps every process of its namespace but itself and its
+//! waiting child each time a call ends with no other call running, so a
+//! detached process lives at most until its server is idle (under
+//! Landlock alone it escapes, as it does for a spawned tool). The server
+//! needs Python 3.9 or later (`socket.recv_fds`, `os.pidfd_open`); older
+//! ones run `--cold`.
 //!
 //! Servers end with their runner (the pool kills them when dropped and
 //! removes their roots), after a cancelled call (its caller is most often
-//! stopping), and with toolc (PDEATHSIG, SIGTERM: the server then kills
-//! its children and empties its root; Landlock lets it remove what is
-//! beneath its root, not the root itself, so a toolc killed outright
-//! leaves that empty directory behind). They are spawned by one thread
-//! the pool keeps, because PDEATHSIG follows the thread that forked, not
-//! the process.
+//! stopping), and with toolc (PDEATHSIG). In namespaces the PDEATHSIG is
+//! SIGKILL, which takes the whole namespace along; a toolc killed
+//! outright leaves the server's root behind, as it leaves a cold call's
+//! scratch directory. Under Landlock alone it is SIGTERM: the server
+//! kills its children and empties its root (not the root itself, which
+//! Landlock keeps it from removing). They are spawned by one thread the
+//! pool keeps, because PDEATHSIG follows the thread that forked, not the
+//! process.
 
 mod drive;
 mod wire;
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::os::unix::net::UnixStream;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -72,6 +90,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::{Call, Limits, Ran, Scratch, allowed_dirs, denies_network, environment, tool_rules};
+use crate::run::launch::{self, LaunchError, Program};
 use crate::run::process::Outcome;
 use crate::run::sandbox::{Confinement, SYSTEM_READ, SYSTEM_WRITE, SandboxMode, Support};
 use crate::run::{ErrorCode, ToolResult};
@@ -118,7 +137,8 @@ struct Slot {
     server: Mutex<Option<Arc<Server>>>,
 }
 
-type Job = (Command, mpsc::Sender<io::Result<Child>>);
+/// Work for the spawner thread: it starts a server and sends it back.
+type Job = Box<dyn FnOnce() + Send>;
 
 struct Spawner {
     jobs: mpsc::Sender<Job>,
@@ -131,10 +151,17 @@ impl Pool {
         slots.entry(key.to_string()).or_default().clone()
     }
 
-    /// Spawns `command` from the pool's own thread, which lives as long as
-    /// the pool: the server's PDEATHSIG fires when that thread ends.
-    fn spawn(&self, command: Command) -> io::Result<Child> {
+    /// Runs `start` (which starts a server) on the pool's own thread,
+    /// which lives as long as the pool: the server's PDEATHSIG fires when
+    /// that thread ends.
+    fn spawn<T: Send + 'static>(
+        &self,
+        start: impl FnOnce() -> T + Send + 'static,
+    ) -> io::Result<T> {
         let (reply, answer) = mpsc::channel();
+        let job: Job = Box::new(move || {
+            let _ = reply.send(start());
+        });
         {
             let mut spawner = self.spawner.lock().unwrap_or_else(|e| e.into_inner());
             if spawner.is_none() {
@@ -142,8 +169,8 @@ impl Pool {
                 let thread = std::thread::Builder::new()
                     .name("toolc-python-spawner".into())
                     .spawn(move || {
-                        for (mut command, reply) in queue {
-                            let _ = reply.send(command.spawn());
+                        for job in queue {
+                            job();
                         }
                     })?;
                 *spawner = Some(Spawner { jobs, thread });
@@ -153,12 +180,12 @@ impl Pool {
             };
             spawner
                 .jobs
-                .send((command, reply))
+                .send(job)
                 .map_err(|_| io::Error::other("the spawner thread is gone"))?;
         }
         answer
             .recv()
-            .map_err(|_| io::Error::other("the spawner thread is gone"))?
+            .map_err(|_| io::Error::other("the spawner thread is gone"))
     }
 }
 
@@ -205,12 +232,15 @@ fn stamp(path: &Path) -> Option<Stamp> {
 
 /// A running fork server.
 struct Server {
-    process: Mutex<Child>,
+    /// Its pid in toolc's PID namespace (not yet reaped: toolc waits for
+    /// it when dropping it).
     pid: libc::pid_t,
     pidfd: OwnedFd,
     channel: Mutex<Channel>,
     /// The source files its import read, as they were then.
     files: Vec<(PathBuf, Option<Stamp>)>,
+    /// How it and its calls are confined.
+    sandbox: SandboxMode,
     /// Removed after the server is dead (fields drop after `drop`).
     root: Scratch,
 }
@@ -223,27 +253,44 @@ impl Drop for Server {
         unsafe {
             libc::kill(self.pid, libc::SIGKILL);
         }
-        let process = self.process.get_mut().unwrap_or_else(|e| e.into_inner());
-        let _ = process.wait();
+        let _ = launch::wait(self.pid);
     }
+}
+
+/// A call's child as toolc knows it.
+struct Assigned {
+    /// Its pid in toolc's PID namespace: its process group's id.
+    pid: libc::pid_t,
+    /// Its pid in the server's PID namespace, for the server's `reap`.
+    inner: libc::pid_t,
+    pidfd: OwnedFd,
+    dir: CallDir,
 }
 
 impl Server {
     /// The child and directory a call was given, checked: the server ran
     /// the tool's import, so toolc kills no group but a child's of this
-    /// server and removes no directory but one in its root.
-    fn assigned(&self, reply: &Value) -> Option<(libc::pid_t, CallDir)> {
-        let (pid, dir) = assignment(reply, &self.root.path)?;
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // The fields after the command's closing parenthesis: state, ppid.
-        let ppid: libc::pid_t = stat
-            .rsplit(')')
-            .next()?
-            .split_whitespace()
-            .nth(1)?
+    /// server and removes no directory but one in its root. The child is
+    /// named by a pidfd the server sent (a pid in the server's own PID
+    /// namespace means nothing here); its pids in both namespaces come
+    /// from the kernel, and the reply's pid must be the inner one.
+    fn assigned(&self, reply: &Value, fds: Vec<OwnedFd>) -> Option<Assigned> {
+        let (inner, dir) = assignment(reply, &self.root.path)?;
+        let [pidfd]: [OwnedFd; 1] = fds.try_into().ok()?;
+        let (pid, own) = pidfd_pids(&pidfd)?;
+        let ppid: libc::pid_t = std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()?
+            .lines()
+            .find_map(|line| line.strip_prefix("PPid:"))?
+            .trim()
             .parse()
             .ok()?;
-        (ppid == self.pid).then_some((pid, CallDir(dir)))
+        (ppid == self.pid && own == inner).then_some(Assigned {
+            pid,
+            inner,
+            pidfd,
+            dir: CallDir(dir),
+        })
     }
 
     /// Alive, and its files as they were when it imported them.
@@ -263,6 +310,31 @@ fn assignment(reply: &Value, root: &Path) -> Option<(libc::pid_t, PathBuf)> {
         .strip_prefix("call-")
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
     (pid > 1 && numbered && dir.parent() == Some(root)).then_some((pid, dir))
+}
+
+/// The pids of the process behind `pidfd`, from the kernel: in toolc's
+/// PID namespace and in its own (the last of `NSpid`). `None` when the
+/// descriptor is no pidfd or the process was reaped.
+fn pidfd_pids(pidfd: &OwnedFd) -> Option<(libc::pid_t, libc::pid_t)> {
+    // Signal 0 checks the descriptor is a pidfd of a live process.
+    // SAFETY: a plain syscall on a descriptor this process owns.
+    let alive = unsafe {
+        libc::syscall(
+            libc::SYS_pidfd_send_signal,
+            pidfd.as_raw_fd(),
+            0,
+            std::ptr::null::<libc::siginfo_t>(),
+            0u32,
+        )
+    } == 0;
+    if !alive {
+        return None;
+    }
+    let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", pidfd.as_raw_fd())).ok()?;
+    let field = |name: &str| info.lines().find_map(|line| line.strip_prefix(name));
+    let pid: libc::pid_t = field("Pid:")?.trim().parse().ok()?;
+    let own: libc::pid_t = field("NSpid:")?.split_whitespace().last()?.parse().ok()?;
+    (pid > 1 && own > 1).then_some((pid, own))
 }
 
 /// Why a call could not use its server.
@@ -355,17 +427,30 @@ fn landlock_mode(support: Support) -> SandboxMode {
 }
 
 /// Starts a server and waits until it has imported the tool.
+///
+/// With namespaces (the runner's probe said they work, and the sandbox is
+/// on) the server starts as a cold call's process does
+/// ([`launch::launch_onto`]): process 1 of its own PID namespace with its
+/// own `/proc`, in its own user, mount and IPC namespaces and, for a tool
+/// without network, an empty network namespace; its PDEATHSIG is SIGKILL
+/// (the namespace ends with it, and toolc's drop of the server removes
+/// its root). Without, it is spawned under Landlock alone, with SIGTERM
+/// as PDEATHSIG so that it empties its root itself.
 fn start(pool: &Pool, warm: &WarmCall) -> Result<Server, Ran> {
     let (runner, entry) = (warm.call.runner, warm.call.entry);
     let root = Scratch::new().map_err(Ran::Failed)?;
     let mut rules = tool_rules(runner, entry, &root, warm.read.clone());
     rules.read.extend(runner.options.read_dirs.iter().cloned());
-    let sandbox = landlock_mode(runner.support);
-    let mut confinement = match runner.support {
-        Support::Landlock(_) => {
-            Some(Confinement::build(&rules, runner.support, false).map_err(failed)?)
-        }
-        Support::Unavailable => None,
+    let namespaces = runner.namespaces.is_ok();
+    let sandbox = if namespaces {
+        runner.sandbox_mode()
+    } else {
+        landlock_mode(runner.support)
+    };
+    let mut confinement = if sandbox == SandboxMode::Unconfined {
+        None
+    } else {
+        Some(Confinement::build(&rules, runner.support, namespaces).map_err(failed)?)
     };
     // The children's own layer: the server's rules with the call's
     // directory in place of the server's root.
@@ -395,40 +480,55 @@ fn start(pool: &Pool, warm: &WarmCall) -> Result<Server, Ran> {
         .mode(0o600)
         .open(&log_path)
         .map_err(|e| internal("its log", e))?;
-    let log_too = log.try_clone().map_err(|e| internal("its log", e))?;
     let (ours, theirs) = UnixStream::pair().map_err(|e| internal("its socket", e))?;
-    let mut command = Command::new(warm.program);
-    command
-        .args(["-I", "-B", "-c", FORKSERVER, BOOTSTRAP])
-        .current_dir(&entry.dir)
-        .env_clear()
-        .envs(environment(warm.passthrough, &root.path))
-        .stdin(Stdio::from(OwnedFd::from(theirs)))
-        .stdout(Stdio::from(log))
-        .stderr(Stdio::from(log_too))
-        .process_group(0);
-    let parent = std::process::id();
-    // SAFETY: between fork and exec only async-signal-safe calls: prctl,
-    // getppid and the Landlock syscalls on a ruleset built before.
-    unsafe {
-        command.pre_exec(move || {
-            // SIGTERM, not SIGKILL: the server then kills its children and
-            // removes its root before it ends.
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            if libc::getppid() as u32 != parent {
-                return Err(io::Error::from_raw_os_error(libc::ESRCH));
-            }
-            if let Some(confinement) = confinement.as_mut() {
-                confinement
-                    .enforce()
-                    .map_err(|(_, errno)| io::Error::from_raw_os_error(errno))?;
-            }
-            Ok(())
-        });
-    }
-    let mut process = pool.spawn(command).map_err(|e| {
+    let args: Vec<OsString> = ["-I", "-B", "-c", FORKSERVER, BOOTSTRAP]
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    let env = environment(warm.passthrough, &root.path);
+    let (program, cwd) = (warm.program.to_path_buf(), entry.dir.clone());
+    let socket = OwnedFd::from(theirs);
+    let log = OwnedFd::from(log);
+    let spawned = if namespaces {
+        pool.spawn(move || {
+            let program = Program {
+                program: &program,
+                args: &args,
+                cwd: &cwd,
+                env: &env,
+                memory: None,
+            };
+            launch::launch_onto(&program, confinement.as_mut(), [&socket, &log, &log])
+                .map_err(LaunchError::into_io)
+        })
+    } else {
+        let log_too = log.try_clone().map_err(|e| internal("its log", e))?;
+        let mut command = Command::new(&program);
+        command
+            .args(&args)
+            .current_dir(&cwd)
+            .env_clear()
+            .envs(env)
+            .stdin(Stdio::from(socket))
+            .stdout(Stdio::from(log))
+            .stderr(Stdio::from(log_too))
+            .process_group(0);
+        landlock_alone(&mut command, confinement);
+        pool.spawn(move || {
+            let child = command.spawn()?;
+            let pid = child.id() as libc::pid_t;
+            drive::pidfd_open(pid)
+                .map(|pidfd| (pid, pidfd))
+                .inspect_err(|_| {
+                    // SAFETY: the server's own pid, not yet reaped.
+                    unsafe {
+                        libc::kill(pid, libc::SIGKILL);
+                    }
+                    let _ = launch::wait(pid);
+                })
+        })
+    };
+    let (pid, pidfd) = spawned.and_then(|started| started).map_err(|e| {
         let mut result = ToolResult::fail(
             ErrorCode::ExecutionError,
             format!("cannot start {}: {e}", warm.program.display()),
@@ -436,25 +536,17 @@ fn start(pool: &Pool, warm: &WarmCall) -> Result<Server, Ran> {
         result.metadata.sandbox = Some(sandbox);
         Ran::Failed(Box::new(result))
     })?;
-    let pid = process.id() as libc::pid_t;
-    let stop = |process: &mut Child| {
+    let stop = || {
         // SAFETY: the server's own pid, not yet reaped.
         unsafe {
             libc::kill(pid, libc::SIGKILL);
         }
-        process.wait().ok()
-    };
-    let pidfd = match drive::pidfd_open(pid) {
-        Ok(fd) => fd,
-        Err(e) => {
-            stop(&mut process);
-            return Err(internal("its pidfd", e));
-        }
+        launch::wait(pid).ok()
     };
     let mut channel = match Channel::new(ours) {
         Ok(channel) => channel,
         Err(e) => {
-            stop(&mut process);
+            stop();
             return Err(internal("its socket", e));
         }
     };
@@ -476,29 +568,61 @@ fn start(pool: &Pool, warm: &WarmCall) -> Result<Server, Ran> {
             })
             .unwrap_or_default(),
         failure => {
-            let status = stop(&mut process);
+            let status = stop();
             let stderr = read_log(&log_path);
             let outcome = match failure {
                 Err(WireError::TimedOut) => Outcome::TimedOut { stderr },
                 Err(WireError::Cancelled) => Outcome::Cancelled { stderr },
-                _ => Outcome::Exited {
-                    code: status.and_then(|s| s.code()),
-                    signal: status.and_then(|s| s.signal()),
-                    stdout: Vec::new(),
-                    stderr,
-                },
+                _ => {
+                    let (code, signal) = match status {
+                        Some(s) if libc::WIFEXITED(s) => (Some(libc::WEXITSTATUS(s)), None),
+                        Some(s) if libc::WIFSIGNALED(s) => (None, Some(libc::WTERMSIG(s))),
+                        _ => (None, None),
+                    };
+                    Outcome::Exited {
+                        code,
+                        signal,
+                        stdout: Vec::new(),
+                        stderr,
+                    }
+                }
             };
             return Err(Ran::Done(outcome, sandbox));
         }
     };
     Ok(Server {
-        process: Mutex::new(process),
         pid,
         pidfd,
         channel: Mutex::new(channel),
         files,
+        sandbox,
         root,
     })
+}
+
+/// The fallback server's confinement, applied between fork and exec.
+fn landlock_alone(command: &mut Command, mut confinement: Option<Confinement>) {
+    let parent = std::process::id();
+    // SAFETY: between fork and exec only async-signal-safe calls: prctl,
+    // getppid and the Landlock syscalls on a ruleset built before.
+    unsafe {
+        command.pre_exec(move || {
+            // SIGTERM, not SIGKILL: the server then kills its children and
+            // removes its root before it ends.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::getppid() as u32 != parent {
+                return Err(io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            if let Some(confinement) = confinement.as_mut() {
+                confinement
+                    .enforce()
+                    .map_err(|(_, errno)| io::Error::from_raw_os_error(errno))?;
+            }
+            Ok(())
+        });
+    }
 }
 
 fn read_log(path: &Path) -> Vec<u8> {
@@ -519,7 +643,6 @@ impl Drop for CallDir {
 
 /// One call in a fresh child of `server`.
 fn call(server: &Server, warm: &WarmCall) -> Attempt {
-    let sandbox = landlock_mode(warm.call.runner.support);
     let pipes = wire::pipe().and_then(|out| Ok((out, wire::pipe()?)));
     let ((out_read, out_write), (err_read, err_write)) = match pipes {
         Ok(pipes) => pipes,
@@ -531,7 +654,7 @@ fn call(server: &Server, warm: &WarmCall) -> Attempt {
         "memory": warm.limits.memory,
     });
     let started = Instant::now();
-    let (pid, _dir) = {
+    let assigned = {
         let mut channel = server.channel.lock().unwrap_or_else(|e| e.into_inner());
         let fds = [out_write.as_raw_fd(), err_write.as_raw_fd()];
         if let Err(e) = channel.send(&message, &fds) {
@@ -540,22 +663,29 @@ fn call(server: &Server, warm: &WarmCall) -> Attempt {
         // The child has its copies: the pipes end when it does.
         drop((out_write, err_write));
         match channel.receive(Instant::now() + REPLY_LIMIT, None) {
-            Ok(reply) => match server.assigned(&reply) {
+            Ok(reply) => match server.assigned(&reply, channel.take_fds()) {
                 Some(assigned) => assigned,
                 None => return Attempt::Broken(reply.to_string()),
             },
             Err(e) => return Attempt::Broken(e.to_string()),
         }
     };
+    let Assigned {
+        pid,
+        inner,
+        pidfd,
+        dir: _dir,
+    } = assigned;
     let driven = drive::drive(Watch {
         pid,
+        pidfd,
         stdout: out_read,
         stderr: err_read,
         deadline: started + warm.limits.timeout,
         max_output: warm.max_output,
         cancel: warm.call.cancel,
     });
-    let status = reap(server, pid);
+    let status = reap(server, inner);
     let outcome = match driven {
         Ok(Driven::Exited { stdout, stderr }) => {
             let (code, signal) = status.unwrap_or((None, None));
@@ -575,7 +705,7 @@ fn call(server: &Server, warm: &WarmCall) -> Attempt {
             )));
         }
     };
-    Attempt::Done(Ran::Done(outcome, sandbox))
+    Attempt::Done(Ran::Done(outcome, server.sandbox))
 }
 
 /// Lets the server reap its (dead) child: its exit code or signal.
@@ -619,5 +749,21 @@ mod tests {
         }
         assert_eq!(assignment(&json!({"pid": 42}), root), None);
         assert_eq!(assignment(&json!({"error": "no"}), root), None);
+    }
+
+    /// A pidfd names its process by the kernel's pids; a descriptor that
+    /// is no pidfd, or a reaped process's, names nothing.
+    #[test]
+    fn a_pidfd_gives_the_pids_of_its_process_and_nothing_else_does() {
+        let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+        let pid = child.id() as libc::pid_t;
+        let pidfd = drive::pidfd_open(pid).unwrap();
+        // No PID namespace between: both pids are the same.
+        assert_eq!(pidfd_pids(&pidfd), Some((pid, pid)));
+        let (read, _write) = wire::pipe().unwrap();
+        assert_eq!(pidfd_pids(&read), None);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(pidfd_pids(&pidfd), None);
     }
 }

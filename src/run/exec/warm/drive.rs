@@ -26,7 +26,9 @@ pub(super) enum Driven {
 
 /// What to watch and for how long.
 pub(super) struct Watch<'a> {
+    /// The child's pid in toolc's PID namespace: its group's id.
     pub pid: libc::pid_t,
+    pub pidfd: OwnedFd,
     pub stdout: OwnedFd,
     pub stderr: OwnedFd,
     pub deadline: Instant,
@@ -50,7 +52,7 @@ pub(super) fn kill_group(pid: libc::pid_t) {
 }
 
 fn pump(watch: Watch) -> io::Result<Driven> {
-    let pidfd = pidfd_open(watch.pid)?;
+    let pidfd = &watch.pidfd;
     let mut stdout = Stream::new(watch.stdout, watch.max_output, false)?;
     let mut stderr = Stream::new(watch.stderr, STDERR_CAP, true)?;
     let mut exited_at: Option<Instant> = None;

@@ -4,7 +4,7 @@
 //! One request and its reply at a time: the caller holds the channel's
 //! lock for the exchange, so replies need no ids.
 
-use std::io::{self, Read};
+use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
@@ -45,6 +45,8 @@ pub(super) struct Channel {
     socket: UnixStream,
     /// Bytes read past the last reply's newline.
     pending: Vec<u8>,
+    /// Descriptors the server sent (a call's pidfd), until taken.
+    fds: Vec<OwnedFd>,
 }
 
 impl Channel {
@@ -53,6 +55,7 @@ impl Channel {
         Ok(Channel {
             socket,
             pending: Vec::new(),
+            fds: Vec::new(),
         })
     }
 
@@ -67,6 +70,11 @@ impl Channel {
                 .map_err(WireError::Io)?;
         }
         Ok(())
+    }
+
+    /// The descriptors received so far (with the last reply), taken.
+    pub(super) fn take_fds(&mut self) -> Vec<OwnedFd> {
+        std::mem::take(&mut self.fds)
     }
 
     /// The next reply, waiting until `deadline` (and no longer than the
@@ -100,7 +108,7 @@ impl Channel {
                 .set_read_timeout(Some(wait.max(Duration::from_millis(1))))
                 .map_err(WireError::Io)?;
             let mut buffer = [0u8; 16 * 1024];
-            match self.socket.read(&mut buffer) {
+            match receive_with_fds(&self.socket, &mut buffer, &mut self.fds) {
                 Ok(0) => {
                     return Err(WireError::Io(io::Error::new(
                         io::ErrorKind::UnexpectedEof,
@@ -169,6 +177,56 @@ fn send_with_fds(socket: RawFd, bytes: &[u8], fds: &[RawFd]) -> io::Result<usize
             return Err(error);
         }
     }
+}
+
+/// The most descriptors one message may carry; more are cut off (and
+/// closed by the kernel).
+const MAX_FDS: usize = 4;
+
+/// `recvmsg` into `buffer`, close-on-exec descriptors that came with the
+/// bytes appended to `fds`. Honours the socket's read timeout.
+fn receive_with_fds(
+    socket: &UnixStream,
+    buffer: &mut [u8],
+    fds: &mut Vec<OwnedFd>,
+) -> io::Result<usize> {
+    let mut iov = libc::iovec {
+        iov_base: buffer.as_mut_ptr().cast(),
+        iov_len: buffer.len(),
+    };
+    let payload = (MAX_FDS * std::mem::size_of::<RawFd>()) as u32;
+    // SAFETY: CMSG_SPACE is arithmetic on its argument.
+    let space = unsafe { libc::CMSG_SPACE(payload) } as usize;
+    let mut control = vec![0u64; space.div_ceil(8)];
+    // SAFETY: an all-zero msghdr is valid (null pointers, zero lengths).
+    let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
+    message.msg_iov = &mut iov;
+    message.msg_iovlen = 1;
+    message.msg_control = control.as_mut_ptr().cast();
+    message.msg_controllen = space as _;
+    // SAFETY: the message points at live buffers of the stated sizes.
+    let got = unsafe { libc::recvmsg(socket.as_raw_fd(), &mut message, libc::MSG_CMSG_CLOEXEC) };
+    if got < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the kernel filled the control buffer up to msg_controllen;
+    // CMSG_FIRSTHDR and CMSG_NXTHDR stay within it, and the descriptors
+    // are read unaligned.
+    unsafe {
+        let mut header = libc::CMSG_FIRSTHDR(&message);
+        while !header.is_null() {
+            if (*header).cmsg_level == libc::SOL_SOCKET && (*header).cmsg_type == libc::SCM_RIGHTS {
+                let data = libc::CMSG_DATA(header);
+                let bytes = (*header).cmsg_len as usize - (data as usize - header as usize);
+                for i in 0..bytes / std::mem::size_of::<RawFd>() {
+                    let fd = std::ptr::read_unaligned(data.cast::<RawFd>().add(i));
+                    fds.push(OwnedFd::from_raw_fd(fd));
+                }
+            }
+            header = libc::CMSG_NXTHDR(&message, header);
+        }
+    }
+    Ok(got as usize)
 }
 
 /// A pipe, both ends close-on-exec: (read, write).
