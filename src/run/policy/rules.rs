@@ -52,8 +52,23 @@ const REMOTE: &str = "would run a script downloaded from the network";
 /// The most command strings nested in one another (`sh -c "sh -c …"`).
 const MAX_DEPTH: usize = 8;
 
+/// The longest command line the policy reads, in bytes: Linux's
+/// `MAX_ARG_STRLEN` (128 KiB with its NUL), past which `sh -c` could not
+/// be given it anyway.
+pub(super) const MAX_COMMAND_LEN: usize = 128 * 1024 - 1;
+
 /// Every finding in `text`, in the order of its commands.
 pub(super) fn screen(text: &str, dir: &Path, home: &Path) -> Vec<Finding> {
+    if text.len() > MAX_COMMAND_LEN {
+        let why = format!(
+            "is {} bytes long, more than the 128 KiB one argument of `sh -c` may be (Linux's MAX_ARG_STRLEN): too long to read",
+            text.len()
+        );
+        return vec![Finding {
+            kind: Kind::Dangerous,
+            why,
+        }];
+    }
     let mut judge = Judge {
         places: Places {
             dir,
@@ -105,6 +120,9 @@ impl Judge<'_> {
                     shell::MAX_NESTING
                 ),
             );
+        }
+        if let Some(why) = &script.too_complex {
+            self.push(Kind::Dangerous, format!("has {why}: too complex to check"));
         }
         if script.home_reassigned {
             let why = "uses `~` or `$HOME` after assigning HOME: the directory they name is only known when it runs";

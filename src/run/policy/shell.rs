@@ -94,6 +94,8 @@ pub(super) struct Script {
     pub malformed: bool,
     /// The text nests deeper than [`MAX_NESTING`]: it was not read whole.
     pub too_deep: bool,
+    /// A word is a glob pattern too complex to check, and why.
+    pub too_complex: Option<String>,
     /// The values of the variable assignments (`f=/etc/shadow`).
     pub assigned: Vec<Word>,
     /// `~` or `$HOME` is used after an assignment to `HOME`: the policy's
@@ -343,6 +345,7 @@ impl<'t> Walker<'t> {
             .trim()
             .to_string();
         let target = self.whole_word(target);
+        self.complexity(&target);
         command.redirects.push(Redirect { operator, target });
     }
 
@@ -400,6 +403,15 @@ impl<'t> Walker<'t> {
         self.script.functions.push(Function { name, body, forks });
     }
 
+    /// Marks the script when `word` is a pattern too complex to check.
+    fn complexity(&mut self, word: &Word) {
+        if self.script.too_complex.is_none()
+            && let Some(why) = word.glob.as_deref().and_then(super::paths::too_complex)
+        {
+            self.script.too_complex = Some(why);
+        }
+    }
+
     /// A word node as one word (a redirection target, a here-string).
     fn whole_word(&mut self, node: Node) -> Word {
         let source = self.source(node);
@@ -411,6 +423,7 @@ impl<'t> Walker<'t> {
     /// A word node as the words it expands to (brace expansion).
     fn words(&mut self, node: Node) -> Vec<Word> {
         let word = self.whole_word(node);
+        self.complexity(&word);
         let Some(pattern) = word.glob.clone().filter(|p| has_unescaped(p, '{')) else {
             return vec![word];
         };

@@ -245,6 +245,9 @@ const ALLOWED: &[&str] = &[
     "ssh build.example.com make test",
     "alias ll='ls -la'",
     "make 2>&1 | tee >(gzip > build.log.gz)",
+    // A multi-byte character before `.exec(` once cut a string mid-character.
+    "node -e \"€.exec('x')\"",
+    ": {a,b}{c,d}",
 ];
 
 fn refusal(command: &str) -> Result<(), Denial> {
@@ -302,9 +305,42 @@ fn hostile_text_is_read_in_bounded_time() {
     let bomb = format!("echo {}", "{a,b}".repeat(60));
     assert_eq!(refusal(&bomb), Ok(()));
     let braces = format!("echo {}", "{".repeat(20_000));
-    assert_eq!(refusal(&braces), Ok(()));
+    let denial = refusal(&braces).expect_err("20,000 braces run");
+    assert!(
+        denial.message.contains("too complex to check"),
+        "{}",
+        denial.message
+    );
     let bomb_over_root = format!("rm -rf {}/", "{a,b}".repeat(60));
     assert_eq!(refusal(&bomb_over_root), Ok(()));
+    // The reviewer's: globset panicked building this pattern's matcher.
+    let panicking = format!(": {}", "{a,b}".repeat(150_000));
+    let denial = refusal(&panicking).expect_err("a 750 KB brace bomb runs");
+    assert!(
+        denial.message.contains("too long to read"),
+        "{}",
+        denial.message
+    );
+    let complex = format!("cat /etc/{}", "{a,b}".repeat(300));
+    let denial = refusal(&complex).expect_err("300 braces run");
+    assert!(
+        denial.message.contains("a pattern of 300 braces"),
+        "{}",
+        denial.message
+    );
+    let star = format!("cat /etc/{}", "*x".repeat(3000));
+    let denial = refusal(&star).expect_err("a 6,000-byte glob runs");
+    assert!(denial.message.contains("too complex"), "{}", denial.message);
+    let long = ": x".repeat(400_000);
+    let denial = refusal(&long).expect_err("a 1.2 MB command runs");
+    assert!(
+        denial.message.contains("MAX_ARG_STRLEN"),
+        "{}",
+        denial.message
+    );
+    // Just under the limit: read whole, and allowed.
+    let under = format!(":{}", " x".repeat(60_000));
+    assert_eq!(refusal(&under), Ok(()));
     let elapsed = started.elapsed();
     assert!(elapsed.as_secs() < 30, "took {elapsed:?}");
 }
