@@ -69,7 +69,13 @@ pub(super) fn screen(text: &str, dir: &Path, home: &Path) -> Vec<Finding> {
             why,
         }];
     }
+    screen_as(text, dir, home, shell::bash().is_some())
+}
+
+/// [`screen`], the text run by Bash (`bash`) or by a POSIX `/bin/sh`.
+pub(super) fn screen_as(text: &str, dir: &Path, home: &Path, bash: bool) -> Vec<Finding> {
     let mut judge = Judge {
+        bash,
         places: Places {
             dir,
             cwd: Ok(dir.to_path_buf()),
@@ -83,6 +89,9 @@ pub(super) fn screen(text: &str, dir: &Path, home: &Path) -> Vec<Finding> {
 
 struct Judge<'a> {
     places: Places<'a>,
+    /// The text is run by Bash, not by a POSIX shell that reads `$'…'`
+    /// and aliases otherwise than the grammar.
+    bash: bool,
     findings: Vec<Finding>,
 }
 
@@ -118,6 +127,17 @@ impl Judge<'_> {
                 format!(
                     "nests more than {} levels deep, too deep to read",
                     shell::MAX_NESTING
+                ),
+            );
+        }
+        if !self.bash
+            && let Some(quoting) = &script.bash_quoting
+        {
+            self.push(
+                Kind::Dangerous,
+                format!(
+                    "uses Bash's quoting `{}`, which a POSIX `sh` reads otherwise (what it runs is not what was checked)",
+                    shorten(quoting)
                 ),
             );
         }
@@ -240,8 +260,22 @@ impl Judge<'_> {
                     let Some((_, value)) = definition.source.split_once('=') else {
                         continue;
                     };
+                    if !self.bash {
+                        self.push(
+                            Kind::Dangerous,
+                            "defines an alias, which a POSIX `sh` expands in a script where Bash does not",
+                        );
+                    }
                     match definition.value.as_deref().and_then(|v| v.split_once('=')) {
-                        Some((_, text)) => self.text(text, depth + 1),
+                        Some((name, text)) => {
+                            self.text(text, depth + 1);
+                            if let Some(program) = alias_target(text) {
+                                self.push(
+                                    Kind::Dangerous,
+                                    format!("defines the alias `{name}` for `{program}`, a shell, interpreter or deleting command"),
+                                );
+                            }
+                        }
                         None => self.unknowable(
                             script,
                             definition,
@@ -382,6 +416,21 @@ impl Judge<'_> {
 
     /// `sh -c '…'` is parsed; `sh` reading a pipe is refused.
     fn shell(
+        &mut self,
+        script: &Script,
+        command: &Command,
+        name: &str,
+        args: &[Word],
+        depth: usize,
+    ) {
+        // What this shell is given, it reads in its own dialect.
+        let outer = self.bash;
+        self.bash = matches!(name, "bash" | "rbash");
+        self.shell_arguments(script, command, name, args, depth);
+        self.bash = outer;
+    }
+
+    fn shell_arguments(
         &mut self,
         script: &Script,
         command: &Command,
@@ -719,4 +768,31 @@ fn computed(args: &[Word]) -> bool {
 /// `word` single-quoted for the shell.
 fn quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// The shell, interpreter or deleting program an alias's value runs.
+fn alias_target(text: &str) -> Option<String> {
+    let script = shell::parse(text).ok()?;
+    script
+        .commands
+        .iter()
+        .find_map(|command| match program(&command.words) {
+            Program::Runs { name, .. }
+                if SHELLS.contains(&name.as_str())
+                    || interpreter(&name).is_some()
+                    || DELETERS.contains(&name.as_str()) =>
+            {
+                Some(name)
+            }
+            _ => None,
+        })
+}
+
+/// At most 40 characters of `text`, for a message.
+fn shorten(text: &str) -> String {
+    let mut out: String = text.chars().take(40).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    out
 }

@@ -13,6 +13,8 @@
 //! reason. The rules that judge the commands live in `rules`.
 
 use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 use tree_sitter::{Node, Parser};
 
@@ -94,6 +96,9 @@ pub(super) struct Script {
     pub malformed: bool,
     /// The text nests deeper than [`MAX_NESTING`]: it was not read whole.
     pub too_deep: bool,
+    /// The first quoting only Bash reads as the grammar does (`$'…'`,
+    /// `$"…"`): a POSIX `sh` reads it otherwise.
+    pub bash_quoting: Option<String>,
     /// A word is a glob pattern too complex to check, and why.
     pub too_complex: Option<String>,
     /// The values of the variable assignments (`f=/etc/shadow`).
@@ -101,6 +106,19 @@ pub(super) struct Script {
     /// `~` or `$HOME` is used after an assignment to `HOME`: the policy's
     /// home is then not what they name.
     pub home_reassigned: bool,
+}
+
+/// The Bash the built-in `shell` runs its commands with, so that what
+/// runs is what the policy parsed; `None` on a machine without one (then
+/// `/bin/sh` runs them, and the rules refuse what it reads otherwise).
+pub(crate) fn bash() -> Option<&'static Path> {
+    static BASH: LazyLock<Option<PathBuf>> = LazyLock::new(|| {
+        ["/bin/bash", "/usr/bin/bash"]
+            .into_iter()
+            .map(PathBuf::from)
+            .find(|path| path.is_file())
+    });
+    BASH.as_deref()
 }
 
 /// The deepest nesting of syntax the walk follows (the walk recurses).
@@ -463,6 +481,9 @@ impl<'t> Walker<'t> {
                 piece.pattern.push_str(&escape(inner));
             }
             "ansi_c_string" => {
+                self.script
+                    .bash_quoting
+                    .get_or_insert_with(|| source.to_string());
                 let inner = source
                     .strip_prefix("$'")
                     .and_then(|s| s.strip_suffix('\''))
@@ -470,6 +491,13 @@ impl<'t> Walker<'t> {
                 piece.pattern.push_str(&escape(&ansi_c(inner)));
             }
             "string" => {
+                // `$"…"` as an argument: the grammar leaves the `$` out.
+                let before = self.text.get(..node.start_byte()).unwrap_or("");
+                if before.ends_with('$') {
+                    self.script
+                        .bash_quoting
+                        .get_or_insert_with(|| format!("${source}"));
+                }
                 let (start, end) = (node.start_byte() + 1, node.end_byte().saturating_sub(1));
                 self.string_parts(node, start, end.max(start), piece);
             }
@@ -488,6 +516,9 @@ impl<'t> Walker<'t> {
             }
             // `$"…"`: the string, translated for the locale (the same text).
             "translated_string" => {
+                self.script
+                    .bash_quoting
+                    .get_or_insert_with(|| source.to_string());
                 if let Some(string) = node.named_child(0) {
                     self.piece(string, piece);
                 }

@@ -172,6 +172,16 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("HOME=/etc; cat ~/shadow", "dangerous-command", "after assigning HOME"),
     ("export HOME=/etc && cat \"$HOME/shadow\"", "dangerous-command", "after assigning HOME"),
     ("((( cat /etc/shadow", "sensitive-path", "names `/etc/shadow`"),
+    // Input too long or too complex to check (see also the bounded-time test).
+    ("cat /e*/*{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", "dangerous-command", "a pattern of 257 braces, more than the 256 the policy checks"),
+    // Shell dialects: an alias for a shell, and what `sh` (dash) reads
+    // otherwise than Bash.
+    ("alias x=sh\necho echo ALIASED-SH | x", "dangerous-command", "defines the alias `x` for `sh`"),
+    ("alias p='sudo python3'; p x.py", "dangerous-command", "the alias `p` for `python3`"),
+    ("alias d=rm; d -f x", "dangerous-command", "the alias `d` for `rm`"),
+    ("sh -c \"echo \\$'\\\\'; echo echo X | sh #'\"", "dangerous-command", "uses Bash's quoting `$'\\'; echo echo X | sh #'`, which a POSIX `sh` reads otherwise"),
+    ("dash -c 'alias x=ls'", "dangerous-command", "defines an alias, which a POSIX `sh` expands"),
+    ("echo 'echo $\"a\"' | sh", "dangerous-command", "pipes into `sh`"),
 ];
 
 /// Near misses of each family: they still run.
@@ -247,6 +257,10 @@ const ALLOWED: &[&str] = &[
     "make 2>&1 | tee >(gzip > build.log.gz)",
     // A multi-byte character before `.exec(` once cut a string mid-character.
     "node -e \"€.exec('x')\"",
+    "bash -c \"echo \\$'a\\\\tb'\"",
+    "alias ll='ls -la'; alias g=git",
+    "echo $\"hello\" | grep -c hello",
+    "sh -c 'echo \"a b\"'",
     ": {a,b}{c,d}",
 ];
 
@@ -343,4 +357,31 @@ fn hostile_text_is_read_in_bounded_time() {
     assert_eq!(refusal(&under), Ok(()));
     let elapsed = started.elapsed();
     assert!(elapsed.as_secs() < 30, "took {elapsed:?}");
+}
+
+/// The same text judged as Bash runs it and as a POSIX `sh` (dash) runs
+/// it, the built-in shell's fallback on a machine without Bash.
+#[test]
+fn posix_sh_is_judged_in_its_own_dialect() {
+    let screen = |text: &str, bash: bool| {
+        crate::run::policy::rules::screen_as(
+            text,
+            std::path::Path::new(super::DIR),
+            std::path::Path::new("/home/alice"),
+            bash,
+        )
+    };
+    for text in [
+        "echo $'\\'; echo echo X | sh #'",
+        "echo $\"a\"",
+        "alias ll='ls -la'",
+    ] {
+        let posix = screen(text, false);
+        assert!(
+            posix.iter().any(|f| f.why.contains("a POSIX `sh`")),
+            "{text:?} as sh: {posix:?}"
+        );
+        let bash = screen(text, true);
+        assert!(bash.is_empty(), "{text:?} as bash: {bash:?}");
+    }
 }
