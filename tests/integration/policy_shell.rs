@@ -63,6 +63,12 @@ fn refused_spellings_never_run() {
             "remote-script",
             "downloaded from the network",
         ),
+        // A line continuation the shell removes before it splits words.
+        (
+            "cat /etc/shad\\\now",
+            "sensitive-path",
+            "names `/etc/shadow`",
+        ),
         // dash expands aliases in a script; refused whatever runs it.
         (
             "alias x=sh\necho rm -rf canary.txt | x",

@@ -61,8 +61,17 @@ pub(super) struct PathWord {
 /// is not valid shell, the whole text is split too.
 pub(super) fn path_words(command: &str, dir: &Path, home: &Path) -> Vec<PathWord> {
     // Should the walk panic, the whole text is split instead.
-    std::panic::catch_unwind(|| walked_words(command, dir, home))
-        .unwrap_or_else(|_| split(command, false))
+    let words = |text: &str| {
+        std::panic::catch_unwind(|| walked_words(text, dir, home))
+            .unwrap_or_else(|_| split(text, false))
+    };
+    let mut out = words(command);
+    // `cat /etc/shad\⏎ow`: also as the shell reads it.
+    let joined = shell::join_lines(command);
+    if joined != command {
+        out.extend(words(&joined));
+    }
+    out
 }
 
 fn walked_words(command: &str, dir: &Path, home: &Path) -> Vec<PathWord> {

@@ -103,7 +103,19 @@ impl Judge<'_> {
         });
     }
 
+    /// `text` judged as written and, when it has line continuations, as
+    /// the shell reads it with them removed (`r\⏎m -rf /`).
     fn text(&mut self, text: &str, depth: usize) {
+        let joined = shell::join_lines(text);
+        if joined != text {
+            let places = self.places.clone();
+            self.text_as_read(&joined, depth);
+            self.places = places;
+        }
+        self.text_as_read(text, depth);
+    }
+
+    fn text_as_read(&mut self, text: &str, depth: usize) {
         if depth > MAX_DEPTH {
             self.push(
                 Kind::Dangerous,

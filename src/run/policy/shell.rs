@@ -121,6 +121,65 @@ pub(crate) fn bash() -> Option<&'static Path> {
     BASH.as_deref()
 }
 
+/// `text` with its line continuations (a `\` before a newline) removed,
+/// as the shell removes them before it splits words: outside `'…'`,
+/// `$'…'` and comments. The grammar keeps `r\⏎m` one word with a newline
+/// in it; the shell runs `rm`. A quoted here-document keeps its
+/// continuations, which this does not know: the rules read both texts.
+pub(super) fn join_lines(text: &str) -> String {
+    #[derive(PartialEq)]
+    enum State {
+        Plain,
+        Single,
+        AnsiC,
+        Double,
+        Comment,
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut state = State::Plain;
+    let mut chars = text.chars().peekable();
+    let mut previous = '\n';
+    while let Some(c) = chars.next() {
+        match state {
+            State::Plain | State::Double if c == '\\' => {
+                match chars.next() {
+                    Some('\n') => {}
+                    Some(next) => {
+                        out.push(c);
+                        out.push(next);
+                    }
+                    None => out.push(c),
+                }
+                previous = 'x';
+                continue;
+            }
+            State::AnsiC if c == '\\' => {
+                out.push(c);
+                if let Some(next) = chars.next() {
+                    out.push(next);
+                }
+                continue;
+            }
+            State::Plain => match c {
+                '\'' if previous == '$' => state = State::AnsiC,
+                '\'' => state = State::Single,
+                '"' => state = State::Double,
+                '#' if previous.is_whitespace() || ";&|()<>".contains(previous) => {
+                    state = State::Comment
+                }
+                _ => {}
+            },
+            State::Single | State::AnsiC if c == '\'' => state = State::Plain,
+            State::Double if c == '"' => state = State::Plain,
+            State::Comment if c == '\n' => state = State::Plain,
+            _ => {}
+        }
+        out.push(c);
+        previous = c;
+    }
+    out
+}
+
 /// The deepest nesting of syntax the walk follows (the walk recurses).
 pub(super) const MAX_NESTING: usize = 200;
 

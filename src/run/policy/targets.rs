@@ -26,6 +26,7 @@ pub(super) enum Target {
 }
 
 /// Where relative paths resolve and what `~` means, as the commands go.
+#[derive(Clone)]
 pub(super) struct Places<'a> {
     pub dir: &'a Path,
     /// The working directory as `cd` leaves it, in the order the commands

@@ -182,6 +182,15 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("sh -c \"echo \\$'\\\\'; echo echo X | sh #'\"", "dangerous-command", "uses Bash's quoting `$'\\'; echo echo X | sh #'`, which a POSIX `sh` reads otherwise"),
     ("dash -c 'alias x=ls'", "dangerous-command", "defines an alias, which a POSIX `sh` expands"),
     ("echo 'echo $\"a\"' | sh", "dangerous-command", "pipes into `sh`"),
+    // Line continuations, removed by the shell before it splits words.
+    ("r\\\nm -rf /", "dangerous-command", "would delete `/` recursively"),
+    ("rm -rf /e\\\ntc", "dangerous-command", "would delete `/etc` recursively"),
+    ("cat /etc/shad\\\now", "sensitive-path", "names `/etc/shadow`"),
+    ("r\\\nm -rf \\\n/", "dangerous-command", "would delete `/` recursively"),
+    ("echo \"$(r\\\nm -rf /)\"", "dangerous-command", "would delete `/` recursively"),
+    ("sh -c 'r\\\nm -rf /'", "dangerous-command", "would delete `/` recursively"),
+    (": # \\\nrm -rf /", "dangerous-command", "would delete `/` recursively"),
+    ("cat <<'E'\nx\\\nE\nrm -rf /\n", "dangerous-command", "would delete `/` recursively"),
 ];
 
 /// Near misses of each family: they still run.
@@ -261,6 +270,9 @@ const ALLOWED: &[&str] = &[
     "alias ll='ls -la'; alias g=git",
     "echo $\"hello\" | grep -c hello",
     "sh -c 'echo \"a b\"'",
+    "cargo build \\\n  --release",
+    "echo 'r\\\nm -rf /'",
+    "printf '%s\\n' a \\\n  b",
     ": {a,b}{c,d}",
 ];
 
