@@ -160,6 +160,20 @@ impl Judge<'_> {
             let why = "uses `~` or `$HOME` after assigning HOME: the directory they name is only known when it runs";
             self.push(Kind::Dangerous, why);
         }
+        // `x='a[$(rm -rf /)]'; (( x ))`: arithmetic evaluates a variable's
+        // value as an expression, and a subscript's substitution runs.
+        for value in script.assigned.iter().filter_map(|w| w.value.as_deref()) {
+            let subscript = value.find('[').map_or("", |at| &value[at..]);
+            if subscript.contains("$(") || subscript.contains('`') {
+                self.push(
+                    Kind::Dangerous,
+                    format!(
+                        "assigns `{}`, a subscript with a command substitution, which arithmetic on the variable would run",
+                        shorten(value)
+                    ),
+                );
+            }
+        }
         for function in &script.functions {
             let calls_itself = script
                 .commands

@@ -301,7 +301,12 @@ impl<'t> Walker<'t> {
     /// `NAME=value`: its value is kept (it may name a file) and its
     /// substitutions are walked.
     fn assignment(&mut self, node: Node) {
-        let name = node.child_by_field_name("name").map(|n| self.source(n));
+        let name = node.child_by_field_name("name");
+        if let Some(name) = name {
+            // `a[$(…)]=1`: the subscript's substitutions run.
+            self.nested(name, &mut Piece::default());
+        }
+        let name = name.map(|n| self.source(n));
         if let Some(value) = node.child_by_field_name("value") {
             let value = self.whole_word(value);
             self.script.assigned.push(value);
@@ -567,6 +572,8 @@ impl<'t> Walker<'t> {
                 } else {
                     piece.pattern.push_str(source);
                     piece.unknown(format!("the variable `{source}`"));
+                    // `${x:-$(…)}`, `${a[$(…)]}`: their substitutions run.
+                    self.nested(node, piece);
                 }
             }
             "command_substitution" | "process_substitution" => {
@@ -597,6 +604,27 @@ impl<'t> Walker<'t> {
                 }
             }
         }
+    }
+
+    /// The command and process substitutions anywhere under `node` (a
+    /// subscript, a parameter expansion's operand), walked as commands.
+    fn nested(&mut self, node: Node, piece: &mut Piece) {
+        if !self.enter() {
+            return;
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cursor).collect();
+        for child in children {
+            match child.kind() {
+                "command_substitution" | "process_substitution" => {
+                    let mut ignored = Piece::default();
+                    self.substitution(child, &mut ignored);
+                    piece.inner.extend(ignored.inner);
+                }
+                _ => self.nested(child, piece),
+            }
+        }
+        self.depth -= 1;
     }
 
     fn substitution(&mut self, node: Node, piece: &mut Piece) {

@@ -191,6 +191,15 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("sh -c 'r\\\nm -rf /'", "dangerous-command", "would delete `/` recursively"),
     (": # \\\nrm -rf /", "dangerous-command", "would delete `/` recursively"),
     ("cat <<'E'\nx\\\nE\nrm -rf /\n", "dangerous-command", "would delete `/` recursively"),
+    // Substitutions in subscripts, parameter operands and arithmetic.
+    ("a[$(rm -rf /)]=1", "dangerous-command", "would delete `/` recursively"),
+    ("declare -A m; m[`rm -rf /`]=1", "dangerous-command", "would delete `/` recursively"),
+    ("echo ${x:-$(rm -rf /)}", "dangerous-command", "would delete `/` recursively"),
+    ("echo ${a[$(rm -rf /)]}", "dangerous-command", "would delete `/` recursively"),
+    ("(( $(rm -rf /) ))", "dangerous-command", "would delete `/` recursively"),
+    ("echo $(( a[$(rm -rf /)] ))", "dangerous-command", "would delete `/` recursively"),
+    ("x='a[$(rm -rf /)]'; (( x ))", "dangerous-command", "assigns `a[$(rm -rf /)]`, a subscript with a command substitution"),
+    ("declare x='a[`id`]'; echo $((x))", "dangerous-command", "a subscript with a command substitution"),
 ];
 
 /// Near misses of each family: they still run.
@@ -273,6 +282,10 @@ const ALLOWED: &[&str] = &[
     "cargo build \\\n  --release",
     "echo 'r\\\nm -rf /'",
     "printf '%s\\n' a \\\n  b",
+    "a[$(echo 1)]=2; echo ${a[1]}",
+    "x=5; (( x > 3 )) && echo big",
+    "echo ${x:-$(date)}",
+    "x='$(not run)'; echo \"$x\"",
     ": {a,b}{c,d}",
 ];
 
