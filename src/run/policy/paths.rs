@@ -59,7 +59,9 @@ fn expand_home(raw: &str, home: &str) -> String {
 }
 
 /// Folds `//`, `.` and `..` (never above `/`) in an absolute path, and
-/// `/proc/<pid>/root` or `/proc/<pid>/cwd` to `/`.
+/// `/proc/<pid>/root` or `/proc/<pid>/cwd` to `/`. `/dev/fd` and
+/// `/proc/net` are links into `/proc/self`, and `..` after them is read
+/// as the kernel reads it.
 pub(super) fn normalize(path: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
@@ -70,6 +72,13 @@ pub(super) fn normalize(path: &str) -> String {
             }
             part => {
                 parts.push(part);
+                // The links to a process's own directory: `..` after them
+                // goes where the link leads (`/dev/fd/..` is `/proc/self`).
+                match parts.as_slice() {
+                    ["dev", "fd"] => parts = vec!["proc", "self", "fd"],
+                    ["proc", "net" | "mounts"] => parts.insert(1, "self"),
+                    _ => {}
+                }
                 if is_proc_root(&parts) {
                     parts.clear();
                 }
@@ -95,6 +104,10 @@ pub(super) fn sensitive(path: &str) -> Option<&'static str> {
     static PRIVATE_KEY: LazyLock<Result<Regex, regex::Error>> = LazyLock::new(|| {
         Regex::new(r"(?i)^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(pem|key|p12|pfx|ppk))$")
     });
+    static PROCESS: LazyLock<Result<Regex, regex::Error>> =
+        LazyLock::new(|| Regex::new(r"^/proc/[^/]+/(task/[^/]+/)?environ$"));
+    static HOST_KEY: LazyLock<Result<Regex, regex::Error>> =
+        LazyLock::new(|| Regex::new(r"^/etc/ssh/ssh_host_[^/]*_key$"));
     static DOTENV: LazyLock<Result<Regex, regex::Error>> =
         LazyLock::new(|| Regex::new(r"^\.env(\.[^/]+)?$"));
     static DOTENV_TEMPLATE: LazyLock<Result<Regex, regex::Error>> =
@@ -116,6 +129,24 @@ pub(super) fn sensitive(path: &str) -> Option<&'static str> {
         Some("inside a GnuPG directory")
     } else if components.ends_with(&[".aws", "credentials"]) {
         Some("an AWS credentials file")
+    } else if matches(&PROCESS, path) {
+        Some("a process's environment, where its secrets are")
+    } else if matches(&HOST_KEY, path) {
+        Some("an SSH host private key")
+    } else if name == ".netrc" || name == "_netrc" {
+        Some("a .netrc file of passwords")
+    } else if name == ".git-credentials" {
+        Some("a git credentials file")
+    } else if components.ends_with(&[".docker", "config.json"]) {
+        Some("a Docker credentials file")
+    } else if components.ends_with(&[".kube", "config"]) {
+        Some("a Kubernetes credentials file")
+    } else if components.ends_with(&[".cargo", "credentials.toml"])
+        || components.ends_with(&[".cargo", "credentials"])
+    {
+        Some("a Cargo registry token file")
+    } else if components.ends_with(&[".config", "gh", "hosts.yml"]) {
+        Some("a GitHub CLI token file")
     } else if matches(&DOTENV, name) && !matches(&DOTENV_TEMPLATE, name) {
         Some("a .env file of secrets")
     } else if matches(&PRIVATE_KEY, name) {
@@ -146,6 +177,23 @@ const SENSITIVE_NAMES: &[&str] = &[
     "id_ecdsa",
     "id_ed25519",
     "authorized_keys",
+    "environ",
+    "ssh",
+    "ssh_host_rsa_key",
+    "ssh_host_ecdsa_key",
+    "ssh_host_ed25519_key",
+    "ssh_host_dsa_key",
+    ".netrc",
+    ".git-credentials",
+    ".docker",
+    "config.json",
+    ".kube",
+    "config",
+    ".cargo",
+    "credentials.toml",
+    ".config",
+    "gh",
+    "hosts.yml",
 ];
 
 /// The longest glob pattern the policy builds a matcher for, in bytes

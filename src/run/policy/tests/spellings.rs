@@ -200,6 +200,25 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("echo $(( a[$(rm -rf /)] ))", "dangerous-command", "would delete `/` recursively"),
     ("x='a[$(rm -rf /)]'; (( x ))", "dangerous-command", "assigns `a[$(rm -rf /)]`, a subscript with a command substitution"),
     ("declare x='a[`id`]'; echo $((x))", "dangerous-command", "a subscript with a command substitution"),
+    // Secrets the list missed, and `..` through /proc's and /dev's links.
+    ("cat /proc/self/environ", "sensitive-path", "a process's environment"),
+    ("tr '\\0' '\\n' < /proc/1/environ", "sensitive-path", "names `/proc/1/environ`"),
+    ("cat /proc/*/environ", "sensitive-path", "a process's environment"),
+    ("cat /proc/self/task/7/environ", "sensitive-path", "a process's environment"),
+    ("cat /etc/ssh/ssh_host_ed25519_key", "sensitive-path", "an SSH host private key"),
+    ("cat /etc/ssh/ssh_host_*_key", "sensitive-path", "an SSH host private key"),
+    ("cat ~/.netrc", "sensitive-path", "names `/home/alice/.netrc`"),
+    ("cat ~/.git-credentials", "sensitive-path", "a git credentials file"),
+    ("cat ~/.docker/config.json", "sensitive-path", "a Docker credentials file"),
+    ("cat ~/.kube/config", "sensitive-path", "a Kubernetes credentials file"),
+    ("cat ~/.k*/c*g", "sensitive-path", "a Kubernetes credentials file"),
+    ("cat ~/.cargo/credentials.toml", "sensitive-path", "a Cargo registry token file"),
+    ("cat $HOME/.cargo/credentials", "sensitive-path", "a Cargo registry token file"),
+    ("cat ~/.config/gh/hosts.yml", "sensitive-path", "a GitHub CLI token file"),
+    ("cat /proc/net/../root/etc/shadow", "sensitive-path", "names `/etc/shadow`"),
+    ("cat /dev/fd/../root/etc/shadow", "sensitive-path", "names `/etc/shadow`"),
+    ("cat /dev/fd/../environ", "sensitive-path", "names `/proc/self/environ`"),
+    ("cat /proc/mounts/../cwd/etc/gshadow", "sensitive-path", "names `/etc/gshadow`"),
 ];
 
 /// Near misses of each family: they still run.
@@ -286,6 +305,12 @@ const ALLOWED: &[&str] = &[
     "x=5; (( x > 3 )) && echo big",
     "echo ${x:-$(date)}",
     "x='$(not run)'; echo \"$x\"",
+    "cat /proc/self/status /proc/net/dev",
+    "ls /etc/ssh/",
+    "cat /etc/ssh/ssh_host_ed25519_key.pub",
+    "cat ~/.kube/config.bak.md ~/.cargo/config.toml",
+    "docker --config ./docker ps",
+    "cat /dev/fd/0",
     ": {a,b}{c,d}",
 ];
 
