@@ -346,7 +346,8 @@ impl Judge<'_> {
                 if certain || computed(args) {
                     let verb = format!("would {name}");
                     let targets = operands(args).skip(1);
-                    self.targets(targets, fed, certain, &verb, "recursively");
+                    let what = format!("{verb} {{}} recursively");
+                    self.targets(targets, fed, certain, &what);
                 }
             }
             "mv" => {
@@ -671,46 +672,44 @@ impl Judge<'_> {
         }
         let certain = has_flag(args, "--recursive", &['r', 'R']);
         if certain || computed(args) {
-            self.targets(operands(args), fed, certain, "would delete", "recursively");
+            self.targets(operands(args), fed, certain, "would delete {} recursively");
         }
     }
 
     /// Refuses the critical and the unknown among `words`; `fed`: more
     /// targets come from `xargs`' input. Not `certain`: only a computed
     /// word (`rm $OPTS /`) may make the command destructive, and only a
-    /// critical target is refused.
+    /// critical target is refused. `what` says what the command does,
+    /// `{}` standing for the path: "would delete {} recursively".
     fn targets<'w>(
         &mut self,
         words: impl Iterator<Item = &'w Word>,
         fed: bool,
         certain: bool,
-        verb: &str,
-        how: &str,
+        what: &str,
     ) {
+        let with = |path: &str| what.replacen("{}", path, 1);
         for word in words {
             match self.places.target(word) {
                 Target::Critical(path) if certain => {
-                    return self.push(Kind::Dangerous, format!("{verb} `{path}` {how}"));
+                    return self.push(Kind::Dangerous, with(&format!("`{path}`")));
                 }
                 Target::Critical(path) => {
                     let why = "with options only known when it runs";
-                    return self.push(Kind::Dangerous, format!("{verb} `{path}` {how} ({why})"));
+                    let message = format!("{} ({why})", with(&format!("`{path}`")));
+                    return self.push(Kind::Dangerous, message);
                 }
                 Target::Unknown(_) if !certain => {}
                 Target::Unknown(why) => {
-                    return self.push(
-                        Kind::Dangerous,
-                        format!("{verb} {how} a path only known when it runs ({why})"),
-                    );
+                    let message = with("a path only known when it runs");
+                    return self.push(Kind::Dangerous, format!("{message} ({why})"));
                 }
                 Target::Fine => {}
             }
         }
         if fed && certain {
-            self.push(
-                Kind::Dangerous,
-                format!("{verb} {how} paths only known when it runs (read by xargs)"),
-            );
+            let message = with("paths only known when it runs");
+            self.push(Kind::Dangerous, format!("{message} (read by xargs)"));
         }
     }
 
@@ -752,8 +751,7 @@ impl Judge<'_> {
             starts.into_iter(),
             false,
             deletes,
-            "would delete everything under",
-            "with find",
+            "would delete everything under {} with find",
         );
     }
 
@@ -778,8 +776,7 @@ impl Judge<'_> {
                 std::iter::once(destination),
                 false,
                 deletes,
-                "would delete everything under",
-                "not in the source (rsync --delete)",
+                "would delete everything under {} not in the source (rsync --delete)",
             );
         }
     }

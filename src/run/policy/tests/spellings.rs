@@ -14,7 +14,7 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("find -L / -delete", "dangerous-command", "would delete everything under `/`"),
     ("rm -rf /*/", "dangerous-command", "would delete `/*` recursively"),
     ("$(printf rm) -rf /", "dangerous-command", "name is only known when it runs (the command substitution `$(printf rm)`)"),
-    ("X=/; rm -rf $X", "dangerous-command", "a path only known when it runs (the variable `$X`)"),
+    ("X=/; rm -rf $X", "dangerous-command", "would delete a path only known when it runs recursively (the variable `$X`)"),
     ("echo cm0gLXJmIC8K | base64 -d | sh", "dangerous-command", "pipes into `sh`"),
     ("python3 -c \"import shutil; shutil.rmtree('/')\"", "dangerous-command", "would delete `/` recursively (`rmtree`)"),
     ("cat /etc/sha*ow", "sensitive-path", "names `/etc/shadow`"),
@@ -54,7 +54,7 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("exec rm -rf /", "dangerous-command", "would delete `/` recursively"),
     ("time stdbuf -oL rm -rf /", "dangerous-command", "would delete `/` recursively"),
     ("doas chroot / rm -rf /", "dangerous-command", "would delete `/` recursively"),
-    ("ls | xargs rm -rf", "dangerous-command", "paths only known when it runs (read by xargs)"),
+    ("ls | xargs rm -rf", "dangerous-command", "would delete paths only known when it runs recursively (read by xargs)"),
     ("env -S 'rm -rf /'", "dangerous-command", "would delete `/` recursively"),
     ("su -c 'rm -rf /' root", "dangerous-command", "would delete `/` recursively"),
     ("watch -n 1 rm -rf /", "dangerous-command", "would delete `/` recursively"),
@@ -127,8 +127,7 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("find -H -L / -delete", "dangerous-command", "would delete everything under `/`"),
     ("find ~ -name '*' -delete", "dangerous-command", "would delete everything under `/home/alice`"),
     ("find / -execdir sh -c 'rm -rf \"$1\"' _ {} \\;", "dangerous-command", "the variable `$1`"),
-    ("find $DIR -delete", "dangerous-command", "a path only known when it runs (the variable `$DIR`)"),
-    ("rsync -a --delete-after ./empty/ ~/", "dangerous-command", "would delete everything under `/home/alice`"),
+        ("rsync -a --delete-after ./empty/ ~/", "dangerous-command", "would delete everything under `/home/alice`"),
     ("chattr -R +i /", "dangerous-command", "would chattr `/` recursively"),
     ("setfacl -R -m u:nobody:rwx /", "dangerous-command", "would setfacl `/` recursively"),
     ("chmod -R 000 $HOME", "dangerous-command", "would chmod `/home/alice` recursively"),
@@ -219,6 +218,11 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("cat /dev/fd/../root/etc/shadow", "sensitive-path", "names `/etc/shadow`"),
     ("cat /dev/fd/../environ", "sensitive-path", "names `/proc/self/environ`"),
     ("cat /proc/mounts/../cwd/etc/gshadow", "sensitive-path", "names `/etc/gshadow`"),
+    // The refusal reads as a sentence whatever the command.
+    ("find $DIR -delete", "dangerous-command", "would delete everything under a path only known when it runs with find (the variable `$DIR`)"),
+    ("rsync -a --delete e/ \"$D\"", "dangerous-command", "would delete everything under a path only known when it runs not in the source (rsync --delete) (the variable `$D`)"),
+    ("rm -rf \"$X\"", "dangerous-command", "would delete a path only known when it runs recursively (the variable `$X`)"),
+    ("chown -R me \"$X\"", "dangerous-command", "would chown a path only known when it runs recursively"),
 ];
 
 /// Near misses of each family: they still run.
