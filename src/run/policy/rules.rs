@@ -490,6 +490,10 @@ impl Judge<'_> {
             }
             (true, None) => {}
             (false, _) if stdin => self.stdin(script, command, name, depth, true),
+            // `… | bash /dev/stdin`: the script is what it reads.
+            (false, Some(file)) if file.value.as_deref().is_some_and(is_stdin) => {
+                self.stdin(script, command, name, depth, true)
+            }
             (false, Some(file)) if file.value.is_none() => {
                 self.unknowable(
                     script,
@@ -579,7 +583,7 @@ impl Judge<'_> {
             })
         });
         match script_file {
-            Some(word) if word.value.as_deref() == Some("-") => {
+            Some(word) if word.value.as_deref().is_some_and(is_stdin) => {
                 self.stdin(script, command, name, depth, false)
             }
             Some(word) if word.value.is_none() => self.unknowable(
@@ -671,8 +675,21 @@ impl Judge<'_> {
             return self.push(Kind::Dangerous, "would delete with `--no-preserve-root`");
         }
         let certain = has_flag(args, "--recursive", &['r', 'R']);
+        let before = self.findings.len();
         if certain || computed(args) {
             self.targets(operands(args), fed, certain, "would delete {} recursively");
+        }
+        // `X='-rf /'; rm $X`, `set -- -rf /; rm "$@"`: the words split
+        // into options and paths only when it runs.
+        let split = args.iter().find(|w| w.value.is_none() && splits(w));
+        if let (Some(word), true) = (split, self.findings.len() == before) {
+            self.push(
+                Kind::Dangerous,
+                format!(
+                    "would delete with arguments only known when it runs (`{}` may become options and paths)",
+                    shorten(&word.source)
+                ),
+            );
         }
     }
 
@@ -784,6 +801,23 @@ impl Judge<'_> {
 
 /// Whether a word of `args` is only known when it runs (it may be an
 /// option).
+/// `-` or a path a program reads its standard input from.
+fn is_stdin(path: &str) -> bool {
+    if path == "-" {
+        return true;
+    }
+    let path = normalize(path);
+    path == "/dev/stdin" || path == "/proc/self/fd/0" || path == "/proc/thread-self/fd/0"
+}
+
+/// A computed word the shell may split into several (unquoted, or
+/// `"$@"`, `"${a[@]}"`).
+fn splits(word: &Word) -> bool {
+    let source = word.source.as_str();
+    let quoted = source.starts_with('"') && source.ends_with('"') && source.len() > 1;
+    !quoted || source.contains("@") || source.contains("$*")
+}
+
 fn computed(args: &[Word]) -> bool {
     args.iter().any(|word| word.value.is_none())
 }
