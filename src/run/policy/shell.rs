@@ -531,9 +531,9 @@ impl<'t> Walker<'t> {
     fn piece_inner(&mut self, node: Node, piece: &mut Piece) {
         let source = self.source(node);
         match node.kind() {
-            "word" | "number" | "brace_expression" | "extglob_pattern" | "regex"
-                if node.named_child_count() == 0 =>
-            {
+            // `{0..2}`: the grammar's numbers in it are the text as written.
+            "brace_expression" => piece.pattern.push_str(source),
+            "word" | "number" | "extglob_pattern" | "regex" if node.named_child_count() == 0 => {
                 self.script.home_reassigned |= self.home_assigned && source.starts_with('~');
                 piece.pattern.push_str(source)
             }
@@ -852,6 +852,13 @@ fn expand_first(pattern: &str) -> Option<Vec<String>> {
     let (open, commas, close) = first_brace(&chars)?;
     let prefix: String = chars[..open].iter().collect();
     let suffix: String = chars[close + 1..].iter().collect();
+    if commas.is_empty() {
+        let items = range(&chars[open + 1..close])?;
+        let words = items
+            .into_iter()
+            .map(|item| format!("{prefix}{item}{suffix}"));
+        return Some(words.collect());
+    }
     let mut bounds = vec![open];
     bounds.extend(commas);
     bounds.push(close);
@@ -865,8 +872,68 @@ fn expand_first(pattern: &str) -> Option<Vec<String>> {
     Some(words.collect())
 }
 
+/// The items of a sequence expression, `a..e`, `1..10`, `01..10..3`,
+/// as pattern text; `None` when `content` is not one, or would make more
+/// than [`MAX_BRACE_WORDS`] items.
+fn range(content: &[char]) -> Option<Vec<String>> {
+    let content: String = content.iter().collect();
+    let parts: Vec<&str> = content.split("..").collect();
+    let (from, to, step) = match parts.as_slice() {
+        [from, to] => (*from, *to, None),
+        [from, to, step] => (*from, *to, Some(step.parse::<i64>().ok()?)),
+        _ => return None,
+    };
+    let step = step.map_or(1, i64::unsigned_abs).max(1);
+    let numbers = (from.parse::<i64>(), to.parse::<i64>());
+    let (first, last, width) = match numbers {
+        (Ok(first), Ok(last)) => {
+            let padded = |n: &str| n.trim_start_matches('-').starts_with('0') && n.len() > 1;
+            let width = if padded(from) || padded(to) {
+                from.len().max(to.len())
+            } else {
+                0
+            };
+            (first, last, Some(width))
+        }
+        _ => {
+            let single = |text: &str| {
+                let mut chars = text.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) if c.is_ascii_alphabetic() => Some(i64::from(c as u8)),
+                    _ => None,
+                }
+            };
+            (single(from)?, single(to)?, None)
+        }
+    };
+    let count = first.abs_diff(last) / step + 1;
+    if count > MAX_BRACE_WORDS as u64 {
+        return None;
+    }
+    let mut items = Vec::new();
+    let mut value = first;
+    for _ in 0..count {
+        let item = match width {
+            Some(width) if value < 0 => format!(
+                "-{:0>w$}",
+                value.unsigned_abs(),
+                w = width.saturating_sub(1)
+            ),
+            Some(width) => format!("{value:0>width$}"),
+            None => u8::try_from(value).map(char::from).map(String::from).ok()?,
+        };
+        items.push(escape(&item));
+        value = if first <= last {
+            value.checked_add(step as i64)?
+        } else {
+            value.checked_sub(step as i64)?
+        };
+    }
+    Some(items)
+}
+
 /// The first unescaped `{` with at least one top-level `,` before its
-/// matching `}`: (open, commas, close).
+/// matching `}`, or a sequence (`{a..e}`): (open, commas, close).
 fn first_brace(chars: &[char]) -> Option<(usize, Vec<usize>, usize)> {
     let mut index = 0;
     while index < chars.len() {
@@ -874,7 +941,7 @@ fn first_brace(chars: &[char]) -> Option<(usize, Vec<usize>, usize)> {
             '\\' => index += 1,
             '{' => {
                 if let Some((commas, close)) = matching_brace(chars, index)
-                    && !commas.is_empty()
+                    && (!commas.is_empty() || range(&chars[index + 1..close]).is_some())
                 {
                     return Some((index, commas, close));
                 }
