@@ -51,6 +51,8 @@ mod rules;
 mod shell;
 mod targets;
 
+pub(crate) use shell::bash;
+
 /// `raw` (relative to `dir`, or with `~`/`$HOME`) as the absolute, normal
 /// path the policy compares: the sandbox confines to the same directories.
 pub(crate) fn resolve_path(raw: &str, dir: &Path, home: &Path) -> PathBuf {

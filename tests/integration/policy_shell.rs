@@ -63,6 +63,24 @@ fn refused_spellings_never_run() {
             "remote-script",
             "downloaded from the network",
         ),
+        // A line continuation the shell removes before it splits words.
+        (
+            "cat /etc/shad\\\now",
+            "sensitive-path",
+            "names `/etc/shadow`",
+        ),
+        // dash expands aliases in a script; refused whatever runs it.
+        (
+            "alias x=sh\necho rm -rf canary.txt | x",
+            "dangerous-command",
+            "the alias `x` for `sh`",
+        ),
+        // Run by `sh` (dash), whose reading of `$'…'` is not Bash's.
+        (
+            "sh -c \"echo \\$'\\\\'; echo rm canary.txt | sh #'\"",
+            "dangerous-command",
+            "a POSIX `sh` reads otherwise",
+        ),
     ];
     for (command, rule, fragment) in rows {
         let output = shell(&dir, command);
@@ -104,5 +122,37 @@ fn near_misses_run() {
             json!(stdout),
             "{command}"
         );
+    }
+}
+
+/// The built-in shell runs Bash, the dialect the policy parses: a
+/// `$'…'` string dash would end early stays one word.
+#[test]
+fn the_shell_is_the_dialect_the_policy_reads() {
+    let bash = ["/bin/bash", "/usr/bin/bash"];
+    assert!(
+        bash.iter().any(|b| std::path::Path::new(b).is_file()),
+        "this test needs Bash at /bin/bash or /usr/bin/bash"
+    );
+    let dir = workspace("policy-shell-dialect");
+    for (command, stdout) in [
+        (
+            "echo $'\\'; echo rm canary.txt | sh #'",
+            "'; echo rm canary.txt | sh #\n",
+        ),
+        (
+            "alias ll='ls -la'\nll canary.txt >/dev/null || echo no-alias",
+            "no-alias\n",
+        ),
+        ("echo \"$BASH_VERSION\" | grep -c .", "1\n"),
+    ] {
+        let output = shell(&dir, command);
+        assert_eq!(output.code, 0, "{command}: {}", output.stdout);
+        assert_eq!(
+            output.json()["output"]["stdout"],
+            json!(stdout),
+            "{command}"
+        );
+        assert!(dir.path().join("canary.txt").exists(), "{command}");
     }
 }

@@ -1,18 +1,23 @@
 //! The built-in executor: runs the built-in tools of
 //! [`crate::run::builtin`] in process, and `shell`'s command line as a
-//! `/bin/sh` process confined to the workspace.
+//! Bash process confined to the workspace: Bash is what the policy parses
+//! (`/bin/sh`, dash on Debian, reads `$'…'` and aliases otherwise). Only
+//! on a machine without Bash does `/bin/sh` run it, and the policy then
+//! refuses what the two read differently.
 
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
 use super::{Call, Exit, Limits, Ran, Scratch, common_outcome, spawn_confined, with_process};
 use crate::run::builtin::{Action, Builtin};
 use crate::run::process::{Outcome, Spawn};
-use crate::run::sandbox::{Rules, SandboxMode};
+use crate::run::sandbox::{Rules, SYSTEM_READ, SandboxMode};
 use crate::run::{ErrorCode, Runner, ToolResult};
 
-/// Runs a built-in tool: in process, or `shell` as `/bin/sh -c`.
+/// Runs a built-in tool: in process, or `shell` as `bash -c` (or
+/// `/bin/sh -c` without Bash).
 pub(super) fn run(call: &Call, builtin: Builtin, arguments: &Value) -> ToolResult {
     let (runner, entry) = (call.runner, call.entry);
     let Some(workspace) = &runner.workspace else {
@@ -25,11 +30,26 @@ pub(super) fn run(call: &Call, builtin: Builtin, arguments: &Value) -> ToolResul
         Action::Done(result) => result,
         Action::Shell { command, cwd } => {
             let limits = Limits::of(runner, entry, None);
+            let (program, mut args) = match crate::run::policy::bash() {
+                // No profile, no rc file: nothing but the command runs.
+                Some(bash) => (
+                    bash.to_path_buf(),
+                    vec!["--noprofile".into(), "--norc".into()],
+                ),
+                None => (PathBuf::from("/bin/sh"), Vec::new()),
+            };
+            args.extend(["-c".into(), command.into()]);
+            let mut env = Vec::new();
+            if runner.sandbox_mode().landlock()
+                && let Some(path) = sandbox_path(runner, workspace.root())
+            {
+                env.push(("PATH".into(), path));
+            }
             let spawn = Spawn {
-                program: PathBuf::from("/bin/sh"),
-                args: vec!["-c".into(), command.into()],
+                program: program.clone(),
+                args,
                 cwd,
-                env: Vec::new(),
+                env,
                 stdin: Vec::new(),
                 timeout: limits.timeout,
                 max_output: runner.options.max_output,
@@ -42,7 +62,7 @@ pub(super) fn run(call: &Call, builtin: Builtin, arguments: &Value) -> ToolResul
                 Err(result) => return *result,
             };
             let rules = Rules {
-                read: vec![PathBuf::from("/bin/sh")],
+                read: vec![program],
                 write: vec![workspace.root().to_path_buf(), scratch.path.clone()],
                 any_path: false,
                 no_network: false,
@@ -54,6 +74,23 @@ pub(super) fn run(call: &Call, builtin: Builtin, arguments: &Value) -> ToolResul
             }
         }
     }
+}
+
+/// toolc's PATH without the directories the sandbox does not let the
+/// shell read: Bash runs the first file of a name it finds on the PATH,
+/// even one the sandbox will not let it execute (a `~/.pyenv/shims`
+/// before `/usr/bin`), where dash tries the next.
+fn sandbox_path(runner: &Runner, workspace: &Path) -> Option<OsString> {
+    let path = std::env::var_os("PATH")?;
+    let readable: Vec<&Path> = SYSTEM_READ
+        .iter()
+        .map(Path::new)
+        .chain(runner.options.read_dirs.iter().map(PathBuf::as_path))
+        .chain([workspace])
+        .collect();
+    let kept =
+        std::env::split_paths(&path).filter(|dir| readable.iter().any(|r| dir.starts_with(r)));
+    std::env::join_paths(kept).ok()
 }
 
 /// `shell`'s result: its exit status, stdout and stderr, whatever the

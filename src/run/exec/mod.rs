@@ -215,7 +215,15 @@ fn spawn_confined(
 ) -> Ran {
     let runner = call.runner;
     spawn.cancel = call.cancel.cloned();
+    let given = std::mem::take(&mut spawn.env);
     spawn.env = environment(passthrough, &scratch.path);
+    // What the executor set itself wins (the built-in shell's PATH).
+    for (name, value) in given {
+        match spawn.env.iter_mut().find(|(k, _)| *k == name) {
+            Some(slot) => slot.1 = value,
+            None => spawn.env.push((name, value)),
+        }
+    }
     rules.read.extend(runner.options.read_dirs.iter().cloned());
     let sandbox = runner.sandbox_mode();
     if sandbox != SandboxMode::Unconfined {

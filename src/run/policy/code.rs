@@ -130,8 +130,10 @@ fn shell_receiver(before: &str) -> bool {
         return true;
     }
     let receiver_start = before
-        .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-        .map_or(0, |at| at + 1);
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !(c.is_alphanumeric() || *c == '_' || *c == '$'))
+        .map_or(0, |(at, c)| at + c.len_utf8());
     let receiver = &before[receiver_start..];
     matches!(
         receiver,

@@ -28,7 +28,16 @@ pub(super) fn remote_script(command: &str, dir: &Path, home: &Path) -> Option<St
 }
 
 fn first(command: &str, dir: &Path, home: &Path, kind: Kind) -> Option<String> {
-    rules::screen(command, dir, home)
+    // The rules are written not to panic; should one still, the command
+    // is refused rather than the runner brought down.
+    let findings = std::panic::catch_unwind(|| rules::screen(command, dir, home));
+    let findings = findings.unwrap_or_else(|_| {
+        vec![rules::Finding {
+            kind: Kind::Dangerous,
+            why: "could not be read: the policy failed on it".to_string(),
+        }]
+    });
+    findings
         .into_iter()
         .find(|finding| finding.kind == kind)
         .map(|finding| finding.why)
@@ -51,6 +60,26 @@ pub(super) struct PathWord {
 /// left to the network rules. When the grammar does not load or the text
 /// is not valid shell, the whole text is split too.
 pub(super) fn path_words(command: &str, dir: &Path, home: &Path) -> Vec<PathWord> {
+    // Should the walk panic, the whole text is split instead.
+    let words = |text: &str| {
+        std::panic::catch_unwind(|| walked_words(text, dir, home))
+            .unwrap_or_else(|_| split(text, false))
+    };
+    let mut out = words(command);
+    // `cat /etc/shad\⏎ow`: also as the shell reads it.
+    let joined = shell::join_lines(command);
+    if joined != command {
+        out.extend(words(&joined));
+    }
+    out
+}
+
+fn walked_words(command: &str, dir: &Path, home: &Path) -> Vec<PathWord> {
+    // Too long to parse in time (`dangerous-command` refuses it); only
+    // split.
+    if command.len() > rules::MAX_COMMAND_LEN {
+        return split(command, false);
+    }
     let Ok(script) = shell::parse(command) else {
         return split(command, false);
     };

@@ -13,8 +13,9 @@
 use std::path::Path;
 use std::sync::LazyLock;
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::GlobBuilder;
 use regex::Regex;
+use regex::bytes::Regex as BytesRegex;
 
 /// `raw` as an absolute, normal path (a `/`-separated string).
 pub(super) fn resolve(raw: &str, dir: &Path, home: &Path) -> String {
@@ -58,7 +59,9 @@ fn expand_home(raw: &str, home: &str) -> String {
 }
 
 /// Folds `//`, `.` and `..` (never above `/`) in an absolute path, and
-/// `/proc/<pid>/root` or `/proc/<pid>/cwd` to `/`.
+/// `/proc/<pid>/root` or `/proc/<pid>/cwd` to `/`. `/dev/fd` and
+/// `/proc/net` are links into `/proc/self`, and `..` after them is read
+/// as the kernel reads it.
 pub(super) fn normalize(path: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
@@ -69,6 +72,13 @@ pub(super) fn normalize(path: &str) -> String {
             }
             part => {
                 parts.push(part);
+                // The links to a process's own directory: `..` after them
+                // goes where the link leads (`/dev/fd/..` is `/proc/self`).
+                match parts.as_slice() {
+                    ["dev", "fd"] => parts = vec!["proc", "self", "fd"],
+                    ["proc", "net" | "mounts"] => parts.insert(1, "self"),
+                    _ => {}
+                }
                 if is_proc_root(&parts) {
                     parts.clear();
                 }
@@ -94,6 +104,10 @@ pub(super) fn sensitive(path: &str) -> Option<&'static str> {
     static PRIVATE_KEY: LazyLock<Result<Regex, regex::Error>> = LazyLock::new(|| {
         Regex::new(r"(?i)^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(pem|key|p12|pfx|ppk))$")
     });
+    static PROCESS: LazyLock<Result<Regex, regex::Error>> =
+        LazyLock::new(|| Regex::new(r"^/proc/[^/]+/(task/[^/]+/)?environ$"));
+    static HOST_KEY: LazyLock<Result<Regex, regex::Error>> =
+        LazyLock::new(|| Regex::new(r"^/etc/ssh/ssh_host_[^/]*_key$"));
     static DOTENV: LazyLock<Result<Regex, regex::Error>> =
         LazyLock::new(|| Regex::new(r"^\.env(\.[^/]+)?$"));
     static DOTENV_TEMPLATE: LazyLock<Result<Regex, regex::Error>> =
@@ -115,6 +129,24 @@ pub(super) fn sensitive(path: &str) -> Option<&'static str> {
         Some("inside a GnuPG directory")
     } else if components.ends_with(&[".aws", "credentials"]) {
         Some("an AWS credentials file")
+    } else if matches(&PROCESS, path) {
+        Some("a process's environment, where its secrets are")
+    } else if matches(&HOST_KEY, path) {
+        Some("an SSH host private key")
+    } else if name == ".netrc" || name == "_netrc" {
+        Some("a .netrc file of passwords")
+    } else if name == ".git-credentials" {
+        Some("a git credentials file")
+    } else if components.ends_with(&[".docker", "config.json"]) {
+        Some("a Docker credentials file")
+    } else if components.ends_with(&[".kube", "config"]) {
+        Some("a Kubernetes credentials file")
+    } else if components.ends_with(&[".cargo", "credentials.toml"])
+        || components.ends_with(&[".cargo", "credentials"])
+    {
+        Some("a Cargo registry token file")
+    } else if components.ends_with(&[".config", "gh", "hosts.yml"]) {
+        Some("a GitHub CLI token file")
     } else if matches(&DOTENV, name) && !matches(&DOTENV_TEMPLATE, name) {
         Some("a .env file of secrets")
     } else if matches(&PRIVATE_KEY, name) {
@@ -145,7 +177,74 @@ const SENSITIVE_NAMES: &[&str] = &[
     "id_ecdsa",
     "id_ed25519",
     "authorized_keys",
+    "environ",
+    "ssh",
+    "ssh_host_rsa_key",
+    "ssh_host_ecdsa_key",
+    "ssh_host_ed25519_key",
+    "ssh_host_dsa_key",
+    ".netrc",
+    ".git-credentials",
+    ".docker",
+    "config.json",
+    ".kube",
+    "config",
+    ".cargo",
+    "credentials.toml",
+    ".config",
+    "gh",
+    "hosts.yml",
 ];
+
+/// The longest glob pattern the policy builds a matcher for, in bytes
+/// (a path is at most `PATH_MAX`, 4096).
+const MAX_PATTERN_LEN: usize = 4096;
+
+/// The most braces one glob pattern may have: each becomes an
+/// alternation of the matcher's regex.
+const MAX_PATTERN_BRACES: usize = 256;
+
+/// Why `pattern` is too complex to check (too long, too many braces), or
+/// `None`. Only such patterns are refused; a smaller one always compiles.
+pub(super) fn too_complex(pattern: &str) -> Option<String> {
+    if pattern.len() > MAX_PATTERN_LEN {
+        return Some(format!(
+            "a pattern of {} bytes, more than the {MAX_PATTERN_LEN} the policy checks",
+            pattern.len()
+        ));
+    }
+    let braces = pattern.matches('{').count();
+    if braces > MAX_PATTERN_BRACES {
+        return Some(format!(
+            "a pattern of {braces} braces, more than the {MAX_PATTERN_BRACES} the policy checks"
+        ));
+    }
+    None
+}
+
+/// A glob compiled to a regex; `None` when it is not a valid glob or its
+/// regex does not compile (never a panic: globset's own matcher panics on
+/// a regex too big to compile).
+fn compile(glob: &str) -> Option<GlobRegex> {
+    if too_complex(glob).is_some() {
+        return None;
+    }
+    let glob = GlobBuilder::new(glob)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .ok()?;
+    BytesRegex::new(glob.regex()).ok().map(GlobRegex)
+}
+
+/// A compiled glob.
+pub(super) struct GlobRegex(BytesRegex);
+
+impl GlobRegex {
+    fn is_match(&self, text: &str) -> bool {
+        self.0.is_match(text.as_bytes())
+    }
+}
 
 /// The most paths one glob stands for in the checks.
 const MAX_GLOB_PATHS: usize = 256;
@@ -163,6 +262,10 @@ pub(super) fn sensitive_word(
         let path = resolve(word, dir, home);
         return sensitive(&path).map(|what| (path, what));
     }
+    if too_complex(word).is_some() {
+        // Not checked, so not allowed.
+        return Some((word.to_string(), "a pattern too complex to check"));
+    }
     let resolved = resolve(word, dir, home);
     let components: Vec<&str> = resolved.split('/').filter(|c| !c.is_empty()).collect();
     let candidates = named(&components).into_iter().chain(on_disk(&components));
@@ -177,19 +280,14 @@ pub(super) fn sensitive_word(
 
 /// A glob component as a matcher (a leading `.` must be written, as in
 /// the shell); `None` for a literal component.
-fn component_matcher(component: &str) -> Option<GlobMatcher> {
+fn component_matcher(component: &str) -> Option<GlobRegex> {
     if !super::shell::is_glob(component) {
         return None;
     }
-    let glob = GlobBuilder::new(component)
-        .literal_separator(true)
-        .backslash_escape(true)
-        .build()
-        .ok()?;
-    Some(glob.compile_matcher())
+    compile(component)
 }
 
-fn matches_name(component: &str, matcher: &GlobMatcher, name: &str) -> bool {
+fn matches_name(component: &str, matcher: &GlobRegex, name: &str) -> bool {
     let dot_written = component.starts_with('.') || component.starts_with("\\.");
     (dot_written || !name.starts_with('.')) && matcher.is_match(name)
 }
@@ -273,7 +371,7 @@ pub(super) enum AllowedDir {
     Under(String),
     /// An entry with glob characters: a path is inside when it or one of
     /// its ancestors matches.
-    Glob(GlobMatcher),
+    Glob(GlobRegex),
 }
 
 impl AllowedDir {
@@ -287,11 +385,7 @@ impl AllowedDir {
         if !resolved.contains(['*', '?', '[', '{']) {
             return Some(AllowedDir::Under(resolved));
         }
-        let glob = GlobBuilder::new(&resolved)
-            .literal_separator(true)
-            .build()
-            .ok()?;
-        Some(AllowedDir::Glob(glob.compile_matcher()))
+        compile(&resolved).map(AllowedDir::Glob)
     }
 
     /// Whether the normal path `path` is this directory or inside it.

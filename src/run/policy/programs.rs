@@ -379,6 +379,10 @@ pub(super) fn find_parts(args: &[Word]) -> (Vec<&Word>, &[Word]) {
         match arg {
             "-H" | "-L" | "-P" => index += 1,
             "-D" => index += 2,
+            "--" => {
+                index += 1;
+                break;
+            }
             _ if arg.starts_with("-O") => index += 1,
             _ => break,
         }

@@ -52,9 +52,30 @@ const REMOTE: &str = "would run a script downloaded from the network";
 /// The most command strings nested in one another (`sh -c "sh -c …"`).
 const MAX_DEPTH: usize = 8;
 
+/// The longest command line the policy reads, in bytes: Linux's
+/// `MAX_ARG_STRLEN` (128 KiB with its NUL), past which `sh -c` could not
+/// be given it anyway.
+pub(super) const MAX_COMMAND_LEN: usize = 128 * 1024 - 1;
+
 /// Every finding in `text`, in the order of its commands.
 pub(super) fn screen(text: &str, dir: &Path, home: &Path) -> Vec<Finding> {
+    if text.len() > MAX_COMMAND_LEN {
+        let why = format!(
+            "is {} bytes long, more than the 128 KiB one argument of `sh -c` may be (Linux's MAX_ARG_STRLEN): too long to read",
+            text.len()
+        );
+        return vec![Finding {
+            kind: Kind::Dangerous,
+            why,
+        }];
+    }
+    screen_as(text, dir, home, shell::bash().is_some())
+}
+
+/// [`screen`], the text run by Bash (`bash`) or by a POSIX `/bin/sh`.
+pub(super) fn screen_as(text: &str, dir: &Path, home: &Path, bash: bool) -> Vec<Finding> {
     let mut judge = Judge {
+        bash,
         places: Places {
             dir,
             cwd: Ok(dir.to_path_buf()),
@@ -68,6 +89,9 @@ pub(super) fn screen(text: &str, dir: &Path, home: &Path) -> Vec<Finding> {
 
 struct Judge<'a> {
     places: Places<'a>,
+    /// The text is run by Bash, not by a POSIX shell that reads `$'…'`
+    /// and aliases otherwise than the grammar.
+    bash: bool,
     findings: Vec<Finding>,
 }
 
@@ -79,7 +103,19 @@ impl Judge<'_> {
         });
     }
 
+    /// `text` judged as written and, when it has line continuations, as
+    /// the shell reads it with them removed (`r\⏎m -rf /`).
     fn text(&mut self, text: &str, depth: usize) {
+        let joined = shell::join_lines(text);
+        if joined != text {
+            let places = self.places.clone();
+            self.text_as_read(&joined, depth);
+            self.places = places;
+        }
+        self.text_as_read(text, depth);
+    }
+
+    fn text_as_read(&mut self, text: &str, depth: usize) {
         if depth > MAX_DEPTH {
             self.push(
                 Kind::Dangerous,
@@ -106,9 +142,37 @@ impl Judge<'_> {
                 ),
             );
         }
+        if !self.bash
+            && let Some(quoting) = &script.bash_quoting
+        {
+            self.push(
+                Kind::Dangerous,
+                format!(
+                    "uses Bash's quoting `{}`, which a POSIX `sh` reads otherwise (what it runs is not what was checked)",
+                    shorten(quoting)
+                ),
+            );
+        }
+        if let Some(why) = &script.too_complex {
+            self.push(Kind::Dangerous, format!("has {why}: too complex to check"));
+        }
         if script.home_reassigned {
             let why = "uses `~` or `$HOME` after assigning HOME: the directory they name is only known when it runs";
             self.push(Kind::Dangerous, why);
+        }
+        // `x='a[$(rm -rf /)]'; (( x ))`: arithmetic evaluates a variable's
+        // value as an expression, and a subscript's substitution runs.
+        for value in script.assigned.iter().filter_map(|w| w.value.as_deref()) {
+            let subscript = value.find('[').map_or("", |at| &value[at..]);
+            if subscript.contains("$(") || subscript.contains('`') {
+                self.push(
+                    Kind::Dangerous,
+                    format!(
+                        "assigns `{}`, a subscript with a command substitution, which arithmetic on the variable would run",
+                        shorten(value)
+                    ),
+                );
+            }
         }
         for function in &script.functions {
             let calls_itself = script
@@ -222,8 +286,22 @@ impl Judge<'_> {
                     let Some((_, value)) = definition.source.split_once('=') else {
                         continue;
                     };
+                    if !self.bash {
+                        self.push(
+                            Kind::Dangerous,
+                            "defines an alias, which a POSIX `sh` expands in a script where Bash does not",
+                        );
+                    }
                     match definition.value.as_deref().and_then(|v| v.split_once('=')) {
-                        Some((_, text)) => self.text(text, depth + 1),
+                        Some((name, text)) => {
+                            self.text(text, depth + 1);
+                            if let Some(program) = alias_target(text) {
+                                self.push(
+                                    Kind::Dangerous,
+                                    format!("defines the alias `{name}` for `{program}`, a shell, interpreter or deleting command"),
+                                );
+                            }
+                        }
                         None => self.unknowable(
                             script,
                             definition,
@@ -268,7 +346,8 @@ impl Judge<'_> {
                 if certain || computed(args) {
                     let verb = format!("would {name}");
                     let targets = operands(args).skip(1);
-                    self.targets(targets, fed, certain, &verb, "recursively");
+                    let what = format!("{verb} {{}} recursively");
+                    self.targets(targets, fed, certain, &what);
                 }
             }
             "mv" => {
@@ -371,6 +450,21 @@ impl Judge<'_> {
         args: &[Word],
         depth: usize,
     ) {
+        // What this shell is given, it reads in its own dialect.
+        let outer = self.bash;
+        self.bash = matches!(name, "bash" | "rbash");
+        self.shell_arguments(script, command, name, args, depth);
+        self.bash = outer;
+    }
+
+    fn shell_arguments(
+        &mut self,
+        script: &Script,
+        command: &Command,
+        name: &str,
+        args: &[Word],
+        depth: usize,
+    ) {
         let mut index = 0;
         let mut string = false;
         // `bash -s -- args`: the script is read from stdin all the same.
@@ -396,6 +490,10 @@ impl Judge<'_> {
             }
             (true, None) => {}
             (false, _) if stdin => self.stdin(script, command, name, depth, true),
+            // `… | bash /dev/stdin`: the script is what it reads.
+            (false, Some(file)) if file.value.as_deref().is_some_and(is_stdin) => {
+                self.stdin(script, command, name, depth, true)
+            }
             (false, Some(file)) if file.value.is_none() => {
                 self.unknowable(
                     script,
@@ -485,7 +583,7 @@ impl Judge<'_> {
             })
         });
         match script_file {
-            Some(word) if word.value.as_deref() == Some("-") => {
+            Some(word) if word.value.as_deref().is_some_and(is_stdin) => {
                 self.stdin(script, command, name, depth, false)
             }
             Some(word) if word.value.is_none() => self.unknowable(
@@ -577,47 +675,58 @@ impl Judge<'_> {
             return self.push(Kind::Dangerous, "would delete with `--no-preserve-root`");
         }
         let certain = has_flag(args, "--recursive", &['r', 'R']);
+        let before = self.findings.len();
         if certain || computed(args) {
-            self.targets(operands(args), fed, certain, "would delete", "recursively");
+            self.targets(operands(args), fed, certain, "would delete {} recursively");
+        }
+        // `X='-rf /'; rm $X`, `set -- -rf /; rm "$@"`: the words split
+        // into options and paths only when it runs.
+        let split = args.iter().find(|w| w.value.is_none() && splits(w));
+        if let (Some(word), true) = (split, self.findings.len() == before) {
+            self.push(
+                Kind::Dangerous,
+                format!(
+                    "would delete with arguments only known when it runs (`{}` may become options and paths)",
+                    shorten(&word.source)
+                ),
+            );
         }
     }
 
     /// Refuses the critical and the unknown among `words`; `fed`: more
     /// targets come from `xargs`' input. Not `certain`: only a computed
     /// word (`rm $OPTS /`) may make the command destructive, and only a
-    /// critical target is refused.
+    /// critical target is refused. `what` says what the command does,
+    /// `{}` standing for the path: "would delete {} recursively".
     fn targets<'w>(
         &mut self,
         words: impl Iterator<Item = &'w Word>,
         fed: bool,
         certain: bool,
-        verb: &str,
-        how: &str,
+        what: &str,
     ) {
+        let with = |path: &str| what.replacen("{}", path, 1);
         for word in words {
             match self.places.target(word) {
                 Target::Critical(path) if certain => {
-                    return self.push(Kind::Dangerous, format!("{verb} `{path}` {how}"));
+                    return self.push(Kind::Dangerous, with(&format!("`{path}`")));
                 }
                 Target::Critical(path) => {
                     let why = "with options only known when it runs";
-                    return self.push(Kind::Dangerous, format!("{verb} `{path}` {how} ({why})"));
+                    let message = format!("{} ({why})", with(&format!("`{path}`")));
+                    return self.push(Kind::Dangerous, message);
                 }
                 Target::Unknown(_) if !certain => {}
                 Target::Unknown(why) => {
-                    return self.push(
-                        Kind::Dangerous,
-                        format!("{verb} {how} a path only known when it runs ({why})"),
-                    );
+                    let message = with("a path only known when it runs");
+                    return self.push(Kind::Dangerous, format!("{message} ({why})"));
                 }
                 Target::Fine => {}
             }
         }
         if fed && certain {
-            self.push(
-                Kind::Dangerous,
-                format!("{verb} {how} paths only known when it runs (read by xargs)"),
-            );
+            let message = with("paths only known when it runs");
+            self.push(Kind::Dangerous, format!("{message} (read by xargs)"));
         }
     }
 
@@ -659,8 +768,7 @@ impl Judge<'_> {
             starts.into_iter(),
             false,
             deletes,
-            "would delete everything under",
-            "with find",
+            "would delete everything under {} with find",
         );
     }
 
@@ -685,8 +793,7 @@ impl Judge<'_> {
                 std::iter::once(destination),
                 false,
                 deletes,
-                "would delete everything under",
-                "not in the source (rsync --delete)",
+                "would delete everything under {} not in the source (rsync --delete)",
             );
         }
     }
@@ -694,6 +801,23 @@ impl Judge<'_> {
 
 /// Whether a word of `args` is only known when it runs (it may be an
 /// option).
+/// `-` or a path a program reads its standard input from.
+fn is_stdin(path: &str) -> bool {
+    if path == "-" {
+        return true;
+    }
+    let path = normalize(path);
+    path == "/dev/stdin" || path == "/proc/self/fd/0" || path == "/proc/thread-self/fd/0"
+}
+
+/// A computed word the shell may split into several (unquoted, or
+/// `"$@"`, `"${a[@]}"`).
+fn splits(word: &Word) -> bool {
+    let source = word.source.as_str();
+    let quoted = source.starts_with('"') && source.ends_with('"') && source.len() > 1;
+    !quoted || source.contains("@") || source.contains("$*")
+}
+
 fn computed(args: &[Word]) -> bool {
     args.iter().any(|word| word.value.is_none())
 }
@@ -701,4 +825,31 @@ fn computed(args: &[Word]) -> bool {
 /// `word` single-quoted for the shell.
 fn quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// The shell, interpreter or deleting program an alias's value runs.
+fn alias_target(text: &str) -> Option<String> {
+    let script = shell::parse(text).ok()?;
+    script
+        .commands
+        .iter()
+        .find_map(|command| match program(&command.words) {
+            Program::Runs { name, .. }
+                if SHELLS.contains(&name.as_str())
+                    || interpreter(&name).is_some()
+                    || DELETERS.contains(&name.as_str()) =>
+            {
+                Some(name)
+            }
+            _ => None,
+        })
+}
+
+/// At most 40 characters of `text`, for a message.
+fn shorten(text: &str) -> String {
+    let mut out: String = text.chars().take(40).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    out
 }

@@ -13,6 +13,8 @@
 //! reason. The rules that judge the commands live in `rules`.
 
 use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 use tree_sitter::{Node, Parser};
 
@@ -94,11 +96,88 @@ pub(super) struct Script {
     pub malformed: bool,
     /// The text nests deeper than [`MAX_NESTING`]: it was not read whole.
     pub too_deep: bool,
+    /// The first quoting only Bash reads as the grammar does (`$'…'`,
+    /// `$"…"`): a POSIX `sh` reads it otherwise.
+    pub bash_quoting: Option<String>,
+    /// A word is a glob pattern too complex to check, and why.
+    pub too_complex: Option<String>,
     /// The values of the variable assignments (`f=/etc/shadow`).
     pub assigned: Vec<Word>,
     /// `~` or `$HOME` is used after an assignment to `HOME`: the policy's
     /// home is then not what they name.
     pub home_reassigned: bool,
+}
+
+/// The Bash the built-in `shell` runs its commands with, so that what
+/// runs is what the policy parsed; `None` on a machine without one (then
+/// `/bin/sh` runs them, and the rules refuse what it reads otherwise).
+pub(crate) fn bash() -> Option<&'static Path> {
+    static BASH: LazyLock<Option<PathBuf>> = LazyLock::new(|| {
+        ["/bin/bash", "/usr/bin/bash"]
+            .into_iter()
+            .map(PathBuf::from)
+            .find(|path| path.is_file())
+    });
+    BASH.as_deref()
+}
+
+/// `text` with its line continuations (a `\` before a newline) removed,
+/// as the shell removes them before it splits words: outside `'…'`,
+/// `$'…'` and comments. The grammar keeps `r\⏎m` one word with a newline
+/// in it; the shell runs `rm`. A quoted here-document keeps its
+/// continuations, which this does not know: the rules read both texts.
+pub(super) fn join_lines(text: &str) -> String {
+    #[derive(PartialEq)]
+    enum State {
+        Plain,
+        Single,
+        AnsiC,
+        Double,
+        Comment,
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut state = State::Plain;
+    let mut chars = text.chars().peekable();
+    let mut previous = '\n';
+    while let Some(c) = chars.next() {
+        match state {
+            State::Plain | State::Double if c == '\\' => {
+                match chars.next() {
+                    Some('\n') => {}
+                    Some(next) => {
+                        out.push(c);
+                        out.push(next);
+                    }
+                    None => out.push(c),
+                }
+                previous = 'x';
+                continue;
+            }
+            State::AnsiC if c == '\\' => {
+                out.push(c);
+                if let Some(next) = chars.next() {
+                    out.push(next);
+                }
+                continue;
+            }
+            State::Plain => match c {
+                '\'' if previous == '$' => state = State::AnsiC,
+                '\'' => state = State::Single,
+                '"' => state = State::Double,
+                '#' if previous.is_whitespace() || ";&|()<>".contains(previous) => {
+                    state = State::Comment
+                }
+                _ => {}
+            },
+            State::Single | State::AnsiC if c == '\'' => state = State::Plain,
+            State::Double if c == '"' => state = State::Plain,
+            State::Comment if c == '\n' => state = State::Plain,
+            _ => {}
+        }
+        out.push(c);
+        previous = c;
+    }
+    out
 }
 
 /// The deepest nesting of syntax the walk follows (the walk recurses).
@@ -222,7 +301,12 @@ impl<'t> Walker<'t> {
     /// `NAME=value`: its value is kept (it may name a file) and its
     /// substitutions are walked.
     fn assignment(&mut self, node: Node) {
-        let name = node.child_by_field_name("name").map(|n| self.source(n));
+        let name = node.child_by_field_name("name");
+        if let Some(name) = name {
+            // `a[$(…)]=1`: the subscript's substitutions run.
+            self.nested(name, &mut Piece::default());
+        }
+        let name = name.map(|n| self.source(n));
         if let Some(value) = node.child_by_field_name("value") {
             let value = self.whole_word(value);
             self.script.assigned.push(value);
@@ -343,6 +427,7 @@ impl<'t> Walker<'t> {
             .trim()
             .to_string();
         let target = self.whole_word(target);
+        self.complexity(&target);
         command.redirects.push(Redirect { operator, target });
     }
 
@@ -400,6 +485,15 @@ impl<'t> Walker<'t> {
         self.script.functions.push(Function { name, body, forks });
     }
 
+    /// Marks the script when `word` is a pattern too complex to check.
+    fn complexity(&mut self, word: &Word) {
+        if self.script.too_complex.is_none()
+            && let Some(why) = word.glob.as_deref().and_then(super::paths::too_complex)
+        {
+            self.script.too_complex = Some(why);
+        }
+    }
+
     /// A word node as one word (a redirection target, a here-string).
     fn whole_word(&mut self, node: Node) -> Word {
         let source = self.source(node);
@@ -411,6 +505,7 @@ impl<'t> Walker<'t> {
     /// A word node as the words it expands to (brace expansion).
     fn words(&mut self, node: Node) -> Vec<Word> {
         let word = self.whole_word(node);
+        self.complexity(&word);
         let Some(pattern) = word.glob.clone().filter(|p| has_unescaped(p, '{')) else {
             return vec![word];
         };
@@ -436,9 +531,9 @@ impl<'t> Walker<'t> {
     fn piece_inner(&mut self, node: Node, piece: &mut Piece) {
         let source = self.source(node);
         match node.kind() {
-            "word" | "number" | "brace_expression" | "extglob_pattern" | "regex"
-                if node.named_child_count() == 0 =>
-            {
+            // `{0..2}`: the grammar's numbers in it are the text as written.
+            "brace_expression" => piece.pattern.push_str(source),
+            "word" | "number" | "extglob_pattern" | "regex" if node.named_child_count() == 0 => {
                 self.script.home_reassigned |= self.home_assigned && source.starts_with('~');
                 piece.pattern.push_str(source)
             }
@@ -450,6 +545,9 @@ impl<'t> Walker<'t> {
                 piece.pattern.push_str(&escape(inner));
             }
             "ansi_c_string" => {
+                self.script
+                    .bash_quoting
+                    .get_or_insert_with(|| source.to_string());
                 let inner = source
                     .strip_prefix("$'")
                     .and_then(|s| s.strip_suffix('\''))
@@ -457,6 +555,13 @@ impl<'t> Walker<'t> {
                 piece.pattern.push_str(&escape(&ansi_c(inner)));
             }
             "string" => {
+                // `$"…"` as an argument: the grammar leaves the `$` out.
+                let before = self.text.get(..node.start_byte()).unwrap_or("");
+                if before.ends_with('$') {
+                    self.script
+                        .bash_quoting
+                        .get_or_insert_with(|| format!("${source}"));
+                }
                 let (start, end) = (node.start_byte() + 1, node.end_byte().saturating_sub(1));
                 self.string_parts(node, start, end.max(start), piece);
             }
@@ -467,6 +572,8 @@ impl<'t> Walker<'t> {
                 } else {
                     piece.pattern.push_str(source);
                     piece.unknown(format!("the variable `{source}`"));
+                    // `${x:-$(…)}`, `${a[$(…)]}`: their substitutions run.
+                    self.nested(node, piece);
                 }
             }
             "command_substitution" | "process_substitution" => {
@@ -475,6 +582,9 @@ impl<'t> Walker<'t> {
             }
             // `$"…"`: the string, translated for the locale (the same text).
             "translated_string" => {
+                self.script
+                    .bash_quoting
+                    .get_or_insert_with(|| source.to_string());
                 if let Some(string) = node.named_child(0) {
                     self.piece(string, piece);
                 }
@@ -494,6 +604,27 @@ impl<'t> Walker<'t> {
                 }
             }
         }
+    }
+
+    /// The command and process substitutions anywhere under `node` (a
+    /// subscript, a parameter expansion's operand), walked as commands.
+    fn nested(&mut self, node: Node, piece: &mut Piece) {
+        if !self.enter() {
+            return;
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cursor).collect();
+        for child in children {
+            match child.kind() {
+                "command_substitution" | "process_substitution" => {
+                    let mut ignored = Piece::default();
+                    self.substitution(child, &mut ignored);
+                    piece.inner.extend(ignored.inner);
+                }
+                _ => self.nested(child, piece),
+            }
+        }
+        self.depth -= 1;
     }
 
     fn substitution(&mut self, node: Node, piece: &mut Piece) {
@@ -721,6 +852,13 @@ fn expand_first(pattern: &str) -> Option<Vec<String>> {
     let (open, commas, close) = first_brace(&chars)?;
     let prefix: String = chars[..open].iter().collect();
     let suffix: String = chars[close + 1..].iter().collect();
+    if commas.is_empty() {
+        let items = range(&chars[open + 1..close])?;
+        let words = items
+            .into_iter()
+            .map(|item| format!("{prefix}{item}{suffix}"));
+        return Some(words.collect());
+    }
     let mut bounds = vec![open];
     bounds.extend(commas);
     bounds.push(close);
@@ -734,8 +872,68 @@ fn expand_first(pattern: &str) -> Option<Vec<String>> {
     Some(words.collect())
 }
 
+/// The items of a sequence expression, `a..e`, `1..10`, `01..10..3`,
+/// as pattern text; `None` when `content` is not one, or would make more
+/// than [`MAX_BRACE_WORDS`] items.
+fn range(content: &[char]) -> Option<Vec<String>> {
+    let content: String = content.iter().collect();
+    let parts: Vec<&str> = content.split("..").collect();
+    let (from, to, step) = match parts.as_slice() {
+        [from, to] => (*from, *to, None),
+        [from, to, step] => (*from, *to, Some(step.parse::<i64>().ok()?)),
+        _ => return None,
+    };
+    let step = step.map_or(1, i64::unsigned_abs).max(1);
+    let numbers = (from.parse::<i64>(), to.parse::<i64>());
+    let (first, last, width) = match numbers {
+        (Ok(first), Ok(last)) => {
+            let padded = |n: &str| n.trim_start_matches('-').starts_with('0') && n.len() > 1;
+            let width = if padded(from) || padded(to) {
+                from.len().max(to.len())
+            } else {
+                0
+            };
+            (first, last, Some(width))
+        }
+        _ => {
+            let single = |text: &str| {
+                let mut chars = text.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) if c.is_ascii_alphabetic() => Some(i64::from(c as u8)),
+                    _ => None,
+                }
+            };
+            (single(from)?, single(to)?, None)
+        }
+    };
+    let count = first.abs_diff(last) / step + 1;
+    if count > MAX_BRACE_WORDS as u64 {
+        return None;
+    }
+    let mut items = Vec::new();
+    let mut value = first;
+    for _ in 0..count {
+        let item = match width {
+            Some(width) if value < 0 => format!(
+                "-{:0>w$}",
+                value.unsigned_abs(),
+                w = width.saturating_sub(1)
+            ),
+            Some(width) => format!("{value:0>width$}"),
+            None => u8::try_from(value).map(char::from).map(String::from).ok()?,
+        };
+        items.push(escape(&item));
+        value = if first <= last {
+            value.checked_add(step as i64)?
+        } else {
+            value.checked_sub(step as i64)?
+        };
+    }
+    Some(items)
+}
+
 /// The first unescaped `{` with at least one top-level `,` before its
-/// matching `}`: (open, commas, close).
+/// matching `}`, or a sequence (`{a..e}`): (open, commas, close).
 fn first_brace(chars: &[char]) -> Option<(usize, Vec<usize>, usize)> {
     let mut index = 0;
     while index < chars.len() {
@@ -743,7 +941,7 @@ fn first_brace(chars: &[char]) -> Option<(usize, Vec<usize>, usize)> {
             '\\' => index += 1,
             '{' => {
                 if let Some((commas, close)) = matching_brace(chars, index)
-                    && !commas.is_empty()
+                    && (!commas.is_empty() || range(&chars[index + 1..close]).is_some())
                 {
                     return Some((index, commas, close));
                 }

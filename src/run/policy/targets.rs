@@ -26,6 +26,7 @@ pub(super) enum Target {
 }
 
 /// Where relative paths resolve and what `~` means, as the commands go.
+#[derive(Clone)]
 pub(super) struct Places<'a> {
     pub dir: &'a Path,
     /// The working directory as `cd` leaves it, in the order the commands
@@ -39,10 +40,14 @@ impl Places<'_> {
         let target = operands(args).next();
         self.cwd = match target.map(|w| (w, w.value.as_deref())) {
             None => Ok(self.home.to_path_buf()),
-            Some((_, Some(value))) if value != "-" => match &self.cwd {
-                Ok(cwd) => Ok(PathBuf::from(resolve(value, cwd, self.home))),
-                Err(why) => Err(why.clone()),
-            },
+            Some((_, Some(value)))
+                if value != "-" && !value.starts_with("~+") && !value.starts_with("~-") =>
+            {
+                match &self.cwd {
+                    Ok(cwd) => Ok(PathBuf::from(resolve(value, cwd, self.home))),
+                    Err(why) => Err(why.clone()),
+                }
+            }
             Some((word, _)) => Err(format!("the working directory after `cd {}`", word.source)),
         };
     }
@@ -57,6 +62,11 @@ impl Places<'_> {
             return Target::Unknown(why.clone());
         }
         let value = value_of(word);
+        // `~+` and `~-` are $PWD and $OLDPWD, as they are when it runs.
+        if value.starts_with("~+") || value.starts_with("~-") {
+            let tilde = value.get(..2).unwrap_or(value);
+            return Target::Unknown(format!("`{tilde}`, a directory only known when it runs"));
+        }
         let absolute = value.starts_with(['/', '~']) || value.starts_with("$HOME");
         if let (Err(why), false) = (&self.cwd, absolute) {
             return Target::Unknown(why.clone());
