@@ -212,6 +212,15 @@ impl Judge<'_> {
                 self.push(Kind::Dangerous, "would trigger a kernel SysRq action");
             }
         }
+        // `env -C / rm -rf *`, `sudo -D / …`: relative paths resolve in a
+        // directory the policy does not follow.
+        if let Some(option) = changes_directory(&command.words) {
+            let outer = self.places.cwd.clone();
+            self.places.cwd = Err(format!("the working directory `{option}` sets"));
+            self.words(script, command, &command.words, depth);
+            self.places.cwd = outer;
+            return;
+        }
         self.words(script, command, &command.words, depth);
     }
 
@@ -801,6 +810,21 @@ impl Judge<'_> {
 
 /// Whether a word of `args` is only known when it runs (it may be an
 /// option).
+/// The option of `env` or `sudo` among `words` that runs the command in
+/// another directory (`env -C DIR`, `sudo -D DIR`, `--chdir=DIR`).
+fn changes_directory(words: &[Word]) -> Option<String> {
+    let values: Vec<&str> = words.iter().filter_map(|w| w.value.as_deref()).collect();
+    let wrapper = values.iter().find_map(|v| {
+        let name = v.rsplit('/').next().unwrap_or(v);
+        matches!(name, "env" | "sudo").then_some(name)
+    })?;
+    let option = values.iter().find(|v| {
+        v.starts_with("--chdir")
+            || (!v.starts_with("--") && (v.starts_with("-C") || v.starts_with("-D")))
+    })?;
+    Some(format!("{wrapper} {option}"))
+}
+
 /// `-` or a path a program reads its standard input from.
 fn is_stdin(path: &str) -> bool {
     if path == "-" {

@@ -245,6 +245,10 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("cat /etc/{r..t}hadow", "sensitive-path", "names `/etc/shadow`"),
     ("rm -rf /{0..2}/../", "dangerous-command", "would delete `/` recursively"),
     ("rm -rf /{z..a..5}/../usr", "dangerous-command", "would delete `/usr` recursively"),
+    // Wrappers that run the command in another directory.
+    ("env -C / rm -rf *", "dangerous-command", "the working directory `env -C` sets"),
+    ("sudo -D / rm -rf etc", "dangerous-command", "the working directory `sudo -D` sets"),
+    ("env --chdir=/ rm -rf .", "dangerous-command", "the working directory `env --chdir=/` sets"),
 ];
 
 /// Near misses of each family: they still run.
@@ -344,6 +348,9 @@ const ALLOWED: &[&str] = &[
     "mkdir -p out/{01..12}",
     "echo {a..}",
     "touch file{1..3}.txt",
+    "env -C sub ls -la",
+    "sudo -D /srv cat notes.txt",
+    "env -C / rm -f /tmp/x.lock",
     ": {a,b}{c,d}",
 ];
 
