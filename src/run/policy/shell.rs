@@ -127,6 +127,10 @@ pub(crate) fn bash() -> Option<&'static Path> {
     BASH.as_deref()
 }
 
+/// The most glob patterns one command may have: each is matched against
+/// a directory listing, and 40,000 of them took minutes.
+const MAX_GLOBS: usize = 512;
+
 /// The deepest nesting of syntax the walk follows (the walk recurses).
 pub(super) const MAX_NESTING: usize = 200;
 
@@ -150,6 +154,7 @@ pub(super) fn parse(text: &str) -> Result<Script, String> {
         written: false,
         depth: 0,
         home_assigned: false,
+        globs: 0,
     };
     walker.statement(root, &[]);
     Ok(walker.script)
@@ -164,6 +169,8 @@ struct Walker<'t> {
     depth: usize,
     /// An assignment to `HOME` was read.
     home_assigned: bool,
+    /// The glob patterns read so far (each is matched against the disk).
+    globs: usize,
 }
 
 /// A word being resolved: its pattern (quoted parts escaped), or why not.
@@ -431,7 +438,18 @@ impl<'t> Walker<'t> {
         let source = self.source(node);
         let mut piece = Piece::default();
         self.piece(node, &mut piece);
-        finish(source, piece)
+        let word = finish(source, piece);
+        self.count_globs(usize::from(lists_disk(&word)));
+        word
+    }
+
+    /// Counts `more` glob patterns; past [`MAX_GLOBS`] the script is too
+    /// complex to check (each is listed against the disk).
+    fn count_globs(&mut self, more: usize) {
+        self.globs += more;
+        if self.globs > MAX_GLOBS && self.script.too_complex.is_none() {
+            self.script.too_complex = Some(format!("more than {MAX_GLOBS} glob patterns"));
+        }
     }
 
     /// A word node as the words it expands to (brace expansion).
@@ -441,14 +459,18 @@ impl<'t> Walker<'t> {
         let Some(pattern) = word.glob.clone().filter(|p| has_unescaped(p, '{')) else {
             return vec![word];
         };
-        braces(&pattern)
+        let words: Vec<Word> = braces(&pattern)
             .into_iter()
             .map(|expanded| Word {
                 value: Some(unescape(&expanded)),
                 glob: is_glob(&expanded).then_some(expanded),
                 ..word.clone()
             })
-            .collect()
+            .collect();
+        // The word itself was counted once.
+        let globs = words.iter().filter(|w| lists_disk(w)).count();
+        self.count_globs(globs.saturating_sub(usize::from(lists_disk(&word))));
+        words
     }
 
     fn piece(&mut self, node: Node, piece: &mut Piece) {
@@ -616,6 +638,13 @@ impl<'t> Walker<'t> {
             piece.pattern.push_str(text);
         }
     }
+}
+
+/// A word with a `*`, `?` or `[` the shell matches against the disk.
+fn lists_disk(word: &Word) -> bool {
+    word.glob
+        .as_deref()
+        .is_some_and(|p| ['*', '?', '['].iter().any(|c| has_unescaped(p, *c)))
 }
 
 fn finish(source: &str, piece: Piece) -> Word {

@@ -445,6 +445,19 @@ fn hostile_text_is_read_in_bounded_time() {
     // Just under the limit: read whole, and allowed.
     let under = format!(":{}", " x".repeat(60_000));
     assert_eq!(refusal(&under), Ok(()));
+    // Every glob is listed against the disk: 40,000 of them stalled.
+    let globs = format!(":{}", " *q".repeat(40_000));
+    let denial = refusal(&globs).expect_err("40,000 globs run");
+    assert!(
+        denial.message.contains("more than 512 glob patterns"),
+        "{}",
+        denial.message
+    );
+    let some = format!("ls{}", " *.md".repeat(500));
+    assert_eq!(refusal(&some), Ok(()));
+    // Line continuations make two readings of the text, both bounded.
+    let continued = format!(":{}", " x{a,b}\\\n".repeat(14_000));
+    assert_eq!(refusal(&continued), Ok(()));
     let elapsed = started.elapsed();
     assert!(elapsed.as_secs() < 30, "took {elapsed:?}");
 }
