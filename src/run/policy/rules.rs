@@ -156,6 +156,15 @@ impl Judge<'_> {
                 ),
             );
         }
+        if let Some(text) = &script.misread {
+            self.push(
+                Kind::Dangerous,
+                format!(
+                    "has `{}`, which the policy's grammar reads otherwise than Bash: what runs is not what was checked",
+                    shorten(text)
+                ),
+            );
+        }
         if let Some(why) = &script.too_complex {
             self.push(Kind::Dangerous, format!("has {why}: too complex to check"));
         }

@@ -105,6 +105,8 @@ pub(super) struct Script {
     /// The first quoting only Bash reads as the grammar does (`$'…'`,
     /// `$"…"`): a POSIX `sh` reads it otherwise.
     pub bash_quoting: Option<String>,
+    /// Text the grammar reads otherwise than Bash (a `$'…'` it ends late).
+    pub misread: Option<String>,
     /// A word is a glob pattern too complex to check, and why.
     pub too_complex: Option<String>,
     /// The values of the variable assignments (`f=/etc/shadow`).
@@ -502,6 +504,13 @@ impl<'t> Walker<'t> {
                 self.script
                     .bash_quoting
                     .get_or_insert_with(|| source.to_string());
+                // `$'\\'; … #'`: the grammar takes `\'` for an escaped quote
+                // after an escaped backslash; Bash ends the string there.
+                if ansi_c_end(source) != Some(source.len()) {
+                    self.script
+                        .misread
+                        .get_or_insert_with(|| source.to_string());
+                }
                 let inner = source
                     .strip_prefix("$'")
                     .and_then(|s| s.strip_suffix('\''))
@@ -638,6 +647,24 @@ impl<'t> Walker<'t> {
             piece.pattern.push_str(text);
         }
     }
+}
+
+/// Where Bash ends the `$'…'` string `source` starts with (the byte after
+/// its closing quote): backslash pairs are skipped, the first other `'`
+/// closes it.
+fn ansi_c_end(source: &str) -> Option<usize> {
+    let inner = source.strip_prefix("$'")?;
+    let mut chars = inner.char_indices();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '\'' => return Some(at + 3),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A word with a `*`, `?` or `[` the shell matches against the disk.

@@ -245,6 +245,9 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("cat /etc/{r..t}hadow", "sensitive-path", "names `/etc/shadow`"),
     ("rm -rf /{0..2}/../", "dangerous-command", "would delete `/` recursively"),
     ("rm -rf /{z..a..5}/../usr", "dangerous-command", "would delete `/usr` recursively"),
+    // `$'\\'` ends at its third quote in Bash; the grammar read on.
+    ("echo $'\\\\'; echo echo X | sh #'", "dangerous-command", "which the policy's grammar reads otherwise than Bash"),
+    ("echo $'a\\\\' ; rm -rf / #'", "dangerous-command", "otherwise than Bash"),
     // Wrappers that run the command in another directory.
     ("env -C / rm -rf *", "dangerous-command", "the working directory `env -C` sets"),
     ("sudo -D / rm -rf etc", "dangerous-command", "the working directory `sudo -D` sets"),
@@ -349,6 +352,7 @@ const ALLOWED: &[&str] = &[
     "echo {a..}",
     "touch file{1..3}.txt",
     "env -C sub ls -la",
+    "echo $'a\\'b' $'\\x41' $'\\\\'",
     "sudo -D /srv cat notes.txt",
     "env -C / rm -f /tmp/x.lock",
     ": {a,b}{c,d}",
