@@ -69,6 +69,12 @@ fn refused_spellings_never_run() {
             "sensitive-path",
             "names `/etc/shadow`",
         ),
+        // Bash ends `$'\\'` at its third quote; the grammar reads on.
+        (
+            "echo $'\\\\'; echo rm canary.txt | sh #'",
+            "dangerous-command",
+            "otherwise than Bash",
+        ),
         // dash expands aliases in a script; refused whatever runs it.
         (
             "alias x=sh\necho rm -rf canary.txt | x",

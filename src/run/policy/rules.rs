@@ -20,18 +20,21 @@
 //! A substitution in the arguments of any other command (`echo $(date)`)
 //! is allowed: its own commands are judged like the others. A script file
 //! (`bash build.sh`, `python3 tool.py`) is not read: what it does is the
-//! sandbox's to contain.
+//! sandbox's to contain. The rules of the commands that delete a tree
+//! are in `delete`.
 
 use std::path::Path;
 
 use super::code::{self, Argument, Call};
 use super::paths::normalize;
 use super::programs::{
-    DELETERS, Program, SHELLS, downloads, find_parts, has_flag, interpreter, is_long,
-    is_short_flags, operands, program, value_of,
+    DELETERS, Program, SHELLS, downloads, find_parts, has_flag, interpreter, is_short_flags,
+    operands, program, value_of,
 };
 use super::shell::{self, Command, Input, Script, Word};
 use super::targets::{Places, Target, block_device};
+
+mod delete;
 
 /// Which default rule a finding belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,6 +156,15 @@ impl Judge<'_> {
                 ),
             );
         }
+        if let Some(text) = &script.misread {
+            self.push(
+                Kind::Dangerous,
+                format!(
+                    "has `{}`, which the policy's grammar reads otherwise than Bash: what runs is not what was checked",
+                    shorten(text)
+                ),
+            );
+        }
         if let Some(why) = &script.too_complex {
             self.push(Kind::Dangerous, format!("has {why}: too complex to check"));
         }
@@ -211,6 +223,15 @@ impl Judge<'_> {
             if target.is_some_and(|t| normalize(t) == "/proc/sysrq-trigger") {
                 self.push(Kind::Dangerous, "would trigger a kernel SysRq action");
             }
+        }
+        // `env -C / rm -rf *`, `sudo -D / …`: relative paths resolve in a
+        // directory the policy does not follow.
+        if let Some(option) = changes_directory(&command.words) {
+            let outer = self.places.cwd.clone();
+            self.places.cwd = Err(format!("the working directory `{option}` sets"));
+            self.words(script, command, &command.words, depth);
+            self.places.cwd = outer;
+            return;
         }
         self.words(script, command, &command.words, depth);
     }
@@ -664,143 +685,25 @@ impl Judge<'_> {
             }
         }
     }
-
-    fn rm(&mut self, args: &[Word], fed: bool) {
-        let no_preserve = |w: &Word| {
-            w.value
-                .as_deref()
-                .is_some_and(|a| a.len() > 4 && is_long(a, "--no-preserve-root"))
-        };
-        if args.iter().any(no_preserve) {
-            return self.push(Kind::Dangerous, "would delete with `--no-preserve-root`");
-        }
-        let certain = has_flag(args, "--recursive", &['r', 'R']);
-        let before = self.findings.len();
-        if certain || computed(args) {
-            self.targets(operands(args), fed, certain, "would delete {} recursively");
-        }
-        // `X='-rf /'; rm $X`, `set -- -rf /; rm "$@"`: the words split
-        // into options and paths only when it runs.
-        let split = args.iter().find(|w| w.value.is_none() && splits(w));
-        if let (Some(word), true) = (split, self.findings.len() == before) {
-            self.push(
-                Kind::Dangerous,
-                format!(
-                    "would delete with arguments only known when it runs (`{}` may become options and paths)",
-                    shorten(&word.source)
-                ),
-            );
-        }
-    }
-
-    /// Refuses the critical and the unknown among `words`; `fed`: more
-    /// targets come from `xargs`' input. Not `certain`: only a computed
-    /// word (`rm $OPTS /`) may make the command destructive, and only a
-    /// critical target is refused. `what` says what the command does,
-    /// `{}` standing for the path: "would delete {} recursively".
-    fn targets<'w>(
-        &mut self,
-        words: impl Iterator<Item = &'w Word>,
-        fed: bool,
-        certain: bool,
-        what: &str,
-    ) {
-        let with = |path: &str| what.replacen("{}", path, 1);
-        for word in words {
-            match self.places.target(word) {
-                Target::Critical(path) if certain => {
-                    return self.push(Kind::Dangerous, with(&format!("`{path}`")));
-                }
-                Target::Critical(path) => {
-                    let why = "with options only known when it runs";
-                    let message = format!("{} ({why})", with(&format!("`{path}`")));
-                    return self.push(Kind::Dangerous, message);
-                }
-                Target::Unknown(_) if !certain => {}
-                Target::Unknown(why) => {
-                    let message = with("a path only known when it runs");
-                    return self.push(Kind::Dangerous, format!("{message} ({why})"));
-                }
-                Target::Fine => {}
-            }
-        }
-        if fed && certain {
-            let message = with("paths only known when it runs");
-            self.push(Kind::Dangerous, format!("{message} (read by xargs)"));
-        }
-    }
-
-    fn find(&mut self, script: &Script, command: &Command, args: &[Word], depth: usize) {
-        let (starts, expression) = find_parts(args);
-        let mut deletes = expression
-            .iter()
-            .any(|w| w.value.as_deref() == Some("-delete"));
-        let mut at = 0;
-        while at < expression.len() {
-            let action = value_of(&expression[at]);
-            at += 1;
-            if !matches!(action, "-exec" | "-execdir" | "-ok" | "-okdir") {
-                continue;
-            }
-            let end = expression[at..]
-                .iter()
-                .position(|w| matches!(value_of(w), ";" | "+"))
-                .map_or(expression.len(), |p| at + p);
-            let words = &expression[at..end];
-            if let Program::Runs { name, .. } = program(words) {
-                deletes |= DELETERS.contains(&name.as_str());
-            }
-            self.words(script, command, words, depth);
-            at = end + 1;
-        }
-        // `find / $ACTION`: a computed expression may delete.
-        let maybe = expression.iter().any(|w| w.value.is_none());
-        if !deletes && !maybe {
-            return;
-        }
-        let dot = [Word::literal(".")];
-        let starts = if starts.is_empty() {
-            vec![&dot[0]]
-        } else {
-            starts
-        };
-        self.targets(
-            starts.into_iter(),
-            false,
-            deletes,
-            "would delete everything under {} with find",
-        );
-    }
-
-    fn rsync(&mut self, args: &[Word]) {
-        let deletes = args
-            .iter()
-            .filter_map(|w| w.value.as_deref())
-            .any(|a| a.starts_with("--delete") || a == "--del" || a == "--remove-source-files");
-        if !deletes && !computed(args) {
-            return;
-        }
-        let Some(destination) = operands(args).last() else {
-            return;
-        };
-        // `host:/path` is another machine's.
-        let remote = destination
-            .value
-            .as_deref()
-            .is_some_and(|v| v.split('/').next().is_some_and(|head| head.contains(':')));
-        if !remote {
-            self.targets(
-                std::iter::once(destination),
-                false,
-                deletes,
-                "would delete everything under {} not in the source (rsync --delete)",
-            );
-        }
-    }
 }
 
 /// Whether a word of `args` is only known when it runs (it may be an
 /// option).
+/// The option of `env` or `sudo` among `words` that runs the command in
+/// another directory (`env -C DIR`, `sudo -D DIR`, `--chdir=DIR`).
+fn changes_directory(words: &[Word]) -> Option<String> {
+    let values: Vec<&str> = words.iter().filter_map(|w| w.value.as_deref()).collect();
+    let wrapper = values.iter().find_map(|v| {
+        let name = v.rsplit('/').next().unwrap_or(v);
+        matches!(name, "env" | "sudo").then_some(name)
+    })?;
+    let option = values.iter().find(|v| {
+        v.starts_with("--chdir")
+            || (!v.starts_with("--") && (v.starts_with("-C") || v.starts_with("-D")))
+    })?;
+    Some(format!("{wrapper} {option}"))
+}
+
 /// `-` or a path a program reads its standard input from.
 fn is_stdin(path: &str) -> bool {
     if path == "-" {

@@ -10,13 +10,19 @@
 //! kept for the path rules, which expand them to the policy's home. What
 //! only exists when the command runs (a command substitution, any other
 //! variable, an arithmetic expansion) leaves the word unknown, with the
-//! reason. The rules that judge the commands live in `rules`.
+//! reason. Words as text (escapes, brace expansion, line continuations)
+//! are `text`'s. The rules that judge the commands live in `rules`.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use tree_sitter::{Node, Parser};
+
+mod text;
+
+use text::{ansi_c, braces, has_unescaped, unescape_double_quoted};
+pub(super) use text::{escape, is_glob, join_lines, unescape};
 
 /// One word of a command.
 #[derive(Debug, Clone)]
@@ -99,6 +105,8 @@ pub(super) struct Script {
     /// The first quoting only Bash reads as the grammar does (`$'…'`,
     /// `$"…"`): a POSIX `sh` reads it otherwise.
     pub bash_quoting: Option<String>,
+    /// Text the grammar reads otherwise than Bash (a `$'…'` it ends late).
+    pub misread: Option<String>,
     /// A word is a glob pattern too complex to check, and why.
     pub too_complex: Option<String>,
     /// The values of the variable assignments (`f=/etc/shadow`).
@@ -121,64 +129,9 @@ pub(crate) fn bash() -> Option<&'static Path> {
     BASH.as_deref()
 }
 
-/// `text` with its line continuations (a `\` before a newline) removed,
-/// as the shell removes them before it splits words: outside `'…'`,
-/// `$'…'` and comments. The grammar keeps `r\⏎m` one word with a newline
-/// in it; the shell runs `rm`. A quoted here-document keeps its
-/// continuations, which this does not know: the rules read both texts.
-pub(super) fn join_lines(text: &str) -> String {
-    #[derive(PartialEq)]
-    enum State {
-        Plain,
-        Single,
-        AnsiC,
-        Double,
-        Comment,
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut state = State::Plain;
-    let mut chars = text.chars().peekable();
-    let mut previous = '\n';
-    while let Some(c) = chars.next() {
-        match state {
-            State::Plain | State::Double if c == '\\' => {
-                match chars.next() {
-                    Some('\n') => {}
-                    Some(next) => {
-                        out.push(c);
-                        out.push(next);
-                    }
-                    None => out.push(c),
-                }
-                previous = 'x';
-                continue;
-            }
-            State::AnsiC if c == '\\' => {
-                out.push(c);
-                if let Some(next) = chars.next() {
-                    out.push(next);
-                }
-                continue;
-            }
-            State::Plain => match c {
-                '\'' if previous == '$' => state = State::AnsiC,
-                '\'' => state = State::Single,
-                '"' => state = State::Double,
-                '#' if previous.is_whitespace() || ";&|()<>".contains(previous) => {
-                    state = State::Comment
-                }
-                _ => {}
-            },
-            State::Single | State::AnsiC if c == '\'' => state = State::Plain,
-            State::Double if c == '"' => state = State::Plain,
-            State::Comment if c == '\n' => state = State::Plain,
-            _ => {}
-        }
-        out.push(c);
-        previous = c;
-    }
-    out
-}
+/// The most glob patterns one command may have: each is matched against
+/// a directory listing, and 40,000 of them took minutes.
+const MAX_GLOBS: usize = 512;
 
 /// The deepest nesting of syntax the walk follows (the walk recurses).
 pub(super) const MAX_NESTING: usize = 200;
@@ -203,6 +156,7 @@ pub(super) fn parse(text: &str) -> Result<Script, String> {
         written: false,
         depth: 0,
         home_assigned: false,
+        globs: 0,
     };
     walker.statement(root, &[]);
     Ok(walker.script)
@@ -217,21 +171,8 @@ struct Walker<'t> {
     depth: usize,
     /// An assignment to `HOME` was read.
     home_assigned: bool,
-}
-
-/// Characters a glob or a brace expansion gives a meaning to.
-const PATTERN_CHARS: &[char] = &['*', '?', '[', ']', '{', '}', ',', '\\'];
-
-/// `literal` with every pattern character escaped.
-pub(super) fn escape(literal: &str) -> String {
-    let mut out = String::with_capacity(literal.len());
-    for c in literal.chars() {
-        if PATTERN_CHARS.contains(&c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
+    /// The glob patterns read so far (each is matched against the disk).
+    globs: usize,
 }
 
 /// A word being resolved: its pattern (quoted parts escaped), or why not.
@@ -499,7 +440,18 @@ impl<'t> Walker<'t> {
         let source = self.source(node);
         let mut piece = Piece::default();
         self.piece(node, &mut piece);
-        finish(source, piece)
+        let word = finish(source, piece);
+        self.count_globs(usize::from(lists_disk(&word)));
+        word
+    }
+
+    /// Counts `more` glob patterns; past [`MAX_GLOBS`] the script is too
+    /// complex to check (each is listed against the disk).
+    fn count_globs(&mut self, more: usize) {
+        self.globs += more;
+        if self.globs > MAX_GLOBS && self.script.too_complex.is_none() {
+            self.script.too_complex = Some(format!("more than {MAX_GLOBS} glob patterns"));
+        }
     }
 
     /// A word node as the words it expands to (brace expansion).
@@ -509,14 +461,18 @@ impl<'t> Walker<'t> {
         let Some(pattern) = word.glob.clone().filter(|p| has_unescaped(p, '{')) else {
             return vec![word];
         };
-        braces(&pattern)
+        let words: Vec<Word> = braces(&pattern)
             .into_iter()
             .map(|expanded| Word {
                 value: Some(unescape(&expanded)),
                 glob: is_glob(&expanded).then_some(expanded),
                 ..word.clone()
             })
-            .collect()
+            .collect();
+        // The word itself was counted once.
+        let globs = words.iter().filter(|w| lists_disk(w)).count();
+        self.count_globs(globs.saturating_sub(usize::from(lists_disk(&word))));
+        words
     }
 
     fn piece(&mut self, node: Node, piece: &mut Piece) {
@@ -548,6 +504,13 @@ impl<'t> Walker<'t> {
                 self.script
                     .bash_quoting
                     .get_or_insert_with(|| source.to_string());
+                // `$'\\'; … #'`: the grammar takes `\'` for an escaped quote
+                // after an escaped backslash; Bash ends the string there.
+                if ansi_c_end(source) != Some(source.len()) {
+                    self.script
+                        .misread
+                        .get_or_insert_with(|| source.to_string());
+                }
                 let inner = source
                     .strip_prefix("$'")
                     .and_then(|s| s.strip_suffix('\''))
@@ -686,6 +649,31 @@ impl<'t> Walker<'t> {
     }
 }
 
+/// Where Bash ends the `$'…'` string `source` starts with (the byte after
+/// its closing quote): backslash pairs are skipped, the first other `'`
+/// closes it.
+fn ansi_c_end(source: &str) -> Option<usize> {
+    let inner = source.strip_prefix("$'")?;
+    let mut chars = inner.char_indices();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '\'' => return Some(at + 3),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A word with a `*`, `?` or `[` the shell matches against the disk.
+fn lists_disk(word: &Word) -> bool {
+    word.glob
+        .as_deref()
+        .is_some_and(|p| ['*', '?', '['].iter().any(|c| has_unescaped(p, *c)))
+}
+
 fn finish(source: &str, piece: Piece) -> Word {
     let known = piece.unknown.is_none();
     Word {
@@ -695,284 +683,6 @@ fn finish(source: &str, piece: Piece) -> Word {
         unknown: piece.unknown,
         inner: piece.inner,
     }
-}
-
-/// Whether `pattern` has an unescaped glob or brace character.
-pub(super) fn is_glob(pattern: &str) -> bool {
-    ['*', '?', '[', '{']
-        .iter()
-        .any(|c| has_unescaped(pattern, *c))
-}
-
-fn has_unescaped(pattern: &str, wanted: char) -> bool {
-    let mut escaped = false;
-    for c in pattern.chars() {
-        if escaped {
-            escaped = false;
-        } else if c == '\\' {
-            escaped = true;
-        } else if c == wanted {
-            return true;
-        }
-    }
-    false
-}
-
-/// A pattern's literal text: backslashes removed.
-pub(super) fn unescape(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len());
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            if let Some(next) = chars.next() {
-                out.push(next);
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Inside `"…"`, a backslash escapes only `$`, `` ` ``, `"`, `\` and a newline.
-fn unescape_double_quoted(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('\\', Some('\n')) => {
-                chars.next();
-            }
-            ('\\', Some(&next)) if matches!(next, '$' | '`' | '"' | '\\') => {
-                out.push(next);
-                chars.next();
-            }
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// The escapes of `$'…'`: `\n`, `\t`, `\xHH`, `\NNN`, `\uHHHH`, `\'` ….
-fn ansi_c(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let Some(kind) = chars.next() else {
-            out.push('\\');
-            break;
-        };
-        let number = |chars: &mut std::iter::Peekable<std::str::Chars>, radix, most| {
-            let mut digits = String::new();
-            while digits.len() < most
-                && let Some(&d) = chars.peek()
-                && d.is_digit(radix)
-            {
-                digits.push(d);
-                chars.next();
-            }
-            u32::from_str_radix(&digits, radix)
-                .ok()
-                .and_then(char::from_u32)
-        };
-        let decoded = match kind {
-            'n' => Some('\n'),
-            't' => Some('\t'),
-            'r' => Some('\r'),
-            'a' => Some('\x07'),
-            'b' => Some('\x08'),
-            'e' | 'E' => Some('\x1b'),
-            'f' => Some('\x0c'),
-            'v' => Some('\x0b'),
-            '\\' | '\'' | '"' | '?' => Some(kind),
-            'x' => number(&mut chars, 16, 2),
-            'u' => number(&mut chars, 16, 4),
-            'U' => number(&mut chars, 16, 8),
-            '0'..='7' => {
-                let mut digits = kind.to_string();
-                while digits.len() < 3
-                    && let Some(&d) = chars.peek()
-                    && d.is_digit(8)
-                {
-                    digits.push(d);
-                    chars.next();
-                }
-                u32::from_str_radix(&digits, 8)
-                    .ok()
-                    .and_then(char::from_u32)
-            }
-            _ => None,
-        };
-        match decoded {
-            Some(c) => out.push(c),
-            None => {
-                out.push('\\');
-                out.push(kind);
-            }
-        }
-    }
-    out
-}
-
-/// The most words one brace expansion makes (`{a,b}{c,d}…` grows fast).
-const MAX_BRACE_WORDS: usize = 256;
-
-/// The longest word brace expansion is applied to (its scan is quadratic).
-const MAX_BRACE_LEN: usize = 4096;
-
-/// `pre{a,b}post` → `preapost`, `prebpost`, nested and repeated; a brace
-/// without a top-level comma stays as it is. Past [`MAX_BRACE_WORDS`]
-/// words the rest stay unexpanded.
-fn braces(pattern: &str) -> Vec<String> {
-    if pattern.len() > MAX_BRACE_LEN {
-        return vec![pattern.to_string()];
-    }
-    let mut done = Vec::new();
-    let mut pending = vec![pattern.to_string()];
-    while let Some(word) = pending.pop() {
-        if done.len() + pending.len() >= MAX_BRACE_WORDS {
-            done.push(word);
-            continue;
-        }
-        match expand_first(&word) {
-            Some(words) => pending.extend(words.into_iter().rev()),
-            None => done.push(word),
-        }
-    }
-    done
-}
-
-/// The words the first brace of `pattern` makes, or `None`.
-fn expand_first(pattern: &str) -> Option<Vec<String>> {
-    let chars: Vec<char> = pattern.chars().collect();
-    let (open, commas, close) = first_brace(&chars)?;
-    let prefix: String = chars[..open].iter().collect();
-    let suffix: String = chars[close + 1..].iter().collect();
-    if commas.is_empty() {
-        let items = range(&chars[open + 1..close])?;
-        let words = items
-            .into_iter()
-            .map(|item| format!("{prefix}{item}{suffix}"));
-        return Some(words.collect());
-    }
-    let mut bounds = vec![open];
-    bounds.extend(commas);
-    bounds.push(close);
-    let words = bounds.windows(2).map(|pair| match pair {
-        [from, to] => {
-            let alternative: String = chars[from + 1..*to].iter().collect();
-            format!("{prefix}{alternative}{suffix}")
-        }
-        _ => String::new(),
-    });
-    Some(words.collect())
-}
-
-/// The items of a sequence expression, `a..e`, `1..10`, `01..10..3`,
-/// as pattern text; `None` when `content` is not one, or would make more
-/// than [`MAX_BRACE_WORDS`] items.
-fn range(content: &[char]) -> Option<Vec<String>> {
-    let content: String = content.iter().collect();
-    let parts: Vec<&str> = content.split("..").collect();
-    let (from, to, step) = match parts.as_slice() {
-        [from, to] => (*from, *to, None),
-        [from, to, step] => (*from, *to, Some(step.parse::<i64>().ok()?)),
-        _ => return None,
-    };
-    let step = step.map_or(1, i64::unsigned_abs).max(1);
-    let numbers = (from.parse::<i64>(), to.parse::<i64>());
-    let (first, last, width) = match numbers {
-        (Ok(first), Ok(last)) => {
-            let padded = |n: &str| n.trim_start_matches('-').starts_with('0') && n.len() > 1;
-            let width = if padded(from) || padded(to) {
-                from.len().max(to.len())
-            } else {
-                0
-            };
-            (first, last, Some(width))
-        }
-        _ => {
-            let single = |text: &str| {
-                let mut chars = text.chars();
-                match (chars.next(), chars.next()) {
-                    (Some(c), None) if c.is_ascii_alphabetic() => Some(i64::from(c as u8)),
-                    _ => None,
-                }
-            };
-            (single(from)?, single(to)?, None)
-        }
-    };
-    let count = first.abs_diff(last) / step + 1;
-    if count > MAX_BRACE_WORDS as u64 {
-        return None;
-    }
-    let mut items = Vec::new();
-    let mut value = first;
-    for _ in 0..count {
-        let item = match width {
-            Some(width) if value < 0 => format!(
-                "-{:0>w$}",
-                value.unsigned_abs(),
-                w = width.saturating_sub(1)
-            ),
-            Some(width) => format!("{value:0>width$}"),
-            None => u8::try_from(value).map(char::from).map(String::from).ok()?,
-        };
-        items.push(escape(&item));
-        value = if first <= last {
-            value.checked_add(step as i64)?
-        } else {
-            value.checked_sub(step as i64)?
-        };
-    }
-    Some(items)
-}
-
-/// The first unescaped `{` with at least one top-level `,` before its
-/// matching `}`, or a sequence (`{a..e}`): (open, commas, close).
-fn first_brace(chars: &[char]) -> Option<(usize, Vec<usize>, usize)> {
-    let mut index = 0;
-    while index < chars.len() {
-        match chars[index] {
-            '\\' => index += 1,
-            '{' => {
-                if let Some((commas, close)) = matching_brace(chars, index)
-                    && (!commas.is_empty() || range(&chars[index + 1..close]).is_some())
-                {
-                    return Some((index, commas, close));
-                }
-            }
-            _ => {}
-        }
-        index += 1;
-    }
-    None
-}
-
-fn matching_brace(chars: &[char], open: usize) -> Option<(Vec<usize>, usize)> {
-    let mut depth = 0usize;
-    let mut commas = Vec::new();
-    let mut index = open;
-    while index < chars.len() {
-        match chars[index] {
-            '\\' => index += 1,
-            '{' => depth += 1,
-            '}' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return Some((commas, index));
-                }
-            }
-            ',' if depth == 1 => commas.push(index),
-            _ => {}
-        }
-        index += 1;
-    }
-    None
 }
 
 /// A function body that starts processes side by side: a pipeline or `&`.

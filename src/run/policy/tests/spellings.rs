@@ -245,6 +245,13 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("cat /etc/{r..t}hadow", "sensitive-path", "names `/etc/shadow`"),
     ("rm -rf /{0..2}/../", "dangerous-command", "would delete `/` recursively"),
     ("rm -rf /{z..a..5}/../usr", "dangerous-command", "would delete `/usr` recursively"),
+    // `$'\\'` ends at its third quote in Bash; the grammar read on.
+    ("echo $'\\\\'; echo echo X | sh #'", "dangerous-command", "which the policy's grammar reads otherwise than Bash"),
+    ("echo $'a\\\\' ; rm -rf / #'", "dangerous-command", "otherwise than Bash"),
+    // Wrappers that run the command in another directory.
+    ("env -C / rm -rf *", "dangerous-command", "the working directory `env -C` sets"),
+    ("sudo -D / rm -rf etc", "dangerous-command", "the working directory `sudo -D` sets"),
+    ("env --chdir=/ rm -rf .", "dangerous-command", "the working directory `env --chdir=/` sets"),
 ];
 
 /// Near misses of each family: they still run.
@@ -344,6 +351,10 @@ const ALLOWED: &[&str] = &[
     "mkdir -p out/{01..12}",
     "echo {a..}",
     "touch file{1..3}.txt",
+    "env -C sub ls -la",
+    "echo $'a\\'b' $'\\x41' $'\\\\'",
+    "sudo -D /srv cat notes.txt",
+    "env -C / rm -f /tmp/x.lock",
     ": {a,b}{c,d}",
 ];
 
@@ -438,6 +449,19 @@ fn hostile_text_is_read_in_bounded_time() {
     // Just under the limit: read whole, and allowed.
     let under = format!(":{}", " x".repeat(60_000));
     assert_eq!(refusal(&under), Ok(()));
+    // Every glob is listed against the disk: 40,000 of them stalled.
+    let globs = format!(":{}", " *q".repeat(40_000));
+    let denial = refusal(&globs).expect_err("40,000 globs run");
+    assert!(
+        denial.message.contains("more than 512 glob patterns"),
+        "{}",
+        denial.message
+    );
+    let some = format!("ls{}", " *.md".repeat(500));
+    assert_eq!(refusal(&some), Ok(()));
+    // Line continuations make two readings of the text, both bounded.
+    let continued = format!(":{}", " x{a,b}\\\n".repeat(14_000));
+    assert_eq!(refusal(&continued), Ok(()));
     let elapsed = started.elapsed();
     assert!(elapsed.as_secs() < 30, "took {elapsed:?}");
 }
