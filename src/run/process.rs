@@ -178,18 +178,19 @@ struct Pipes {
     stderr: OwnedFd,
 }
 
-/// A pipe end being read into a capped buffer.
-struct Reader {
-    fd: Option<OwnedFd>,
-    data: Vec<u8>,
+/// A pipe end being read into a capped buffer (here and by the warm
+/// Python executor).
+pub(crate) struct Reader {
+    pub fd: Option<OwnedFd>,
+    pub data: Vec<u8>,
     cap: usize,
-    overflow: bool,
+    pub overflow: bool,
     /// Keep reading (and dropping) past the cap instead of stopping.
     drain: bool,
 }
 
 impl Reader {
-    fn new(fd: Option<OwnedFd>, cap: usize, drain: bool) -> io::Result<Self> {
+    pub fn new(fd: Option<OwnedFd>, cap: usize, drain: bool) -> io::Result<Self> {
         if let Some(fd) = &fd {
             set_nonblocking(fd.as_raw_fd())?;
         }
@@ -203,7 +204,7 @@ impl Reader {
     }
 
     /// Reads what is available; closes the end at EOF.
-    fn pump(&mut self) -> io::Result<()> {
+    pub fn pump(&mut self) -> io::Result<()> {
         let Some(fd) = &self.fd else { return Ok(()) };
         let fd = fd.as_raw_fd();
         let mut buffer = [0u8; 64 * 1024];

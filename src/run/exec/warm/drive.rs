@@ -14,7 +14,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
 use crate::run::cancel::{self, CancelToken};
-use crate::run::process::{DRAIN_GRACE, STDERR_CAP};
+use crate::run::process::{DRAIN_GRACE, Reader, STDERR_CAP};
 
 /// How a call ended, before its exit status is known.
 pub(super) enum Driven {
@@ -53,8 +53,8 @@ pub(super) fn kill_group(pid: libc::pid_t) {
 
 fn pump(watch: Watch) -> io::Result<Driven> {
     let pidfd = &watch.pidfd;
-    let mut stdout = Stream::new(watch.stdout, watch.max_output, false)?;
-    let mut stderr = Stream::new(watch.stderr, STDERR_CAP, true)?;
+    let mut stdout = Reader::new(Some(watch.stdout), watch.max_output, false)?;
+    let mut stderr = Reader::new(Some(watch.stderr), STDERR_CAP, true)?;
     let mut exited_at: Option<Instant> = None;
     loop {
         if exited_at.is_none() && watch.cancel.is_some_and(CancelToken::is_cancelled) {
@@ -77,7 +77,7 @@ fn pump(watch: Watch) -> io::Result<Driven> {
             });
         }
         // Slots: 0 stdout, 1 stderr, 2 the pidfd; -1 is ignored by poll.
-        let fd_of = |stream: &Stream| stream.fd.as_ref().map_or(-1, AsRawFd::as_raw_fd);
+        let fd_of = |stream: &Reader| stream.fd.as_ref().map_or(-1, AsRawFd::as_raw_fd);
         let mut fds = [
             poll_entry(fd_of(&stdout)),
             poll_entry(fd_of(&stderr)),
@@ -123,68 +123,6 @@ fn poll_entry(fd: RawFd) -> libc::pollfd {
         fd,
         events: libc::POLLIN,
         revents: 0,
-    }
-}
-
-/// A pipe being read into a capped buffer.
-struct Stream {
-    fd: Option<OwnedFd>,
-    data: Vec<u8>,
-    cap: usize,
-    overflow: bool,
-    /// Keep reading (and dropping) past the cap instead of stopping.
-    drain: bool,
-}
-
-impl Stream {
-    fn new(fd: OwnedFd, cap: usize, drain: bool) -> io::Result<Stream> {
-        // SAFETY: fcntl on a descriptor this process owns.
-        unsafe {
-            let raw = fd.as_raw_fd();
-            let flags = libc::fcntl(raw, libc::F_GETFL);
-            if flags < 0 || libc::fcntl(raw, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
-                return Err(io::Error::last_os_error());
-            }
-        }
-        Ok(Stream {
-            fd: Some(fd),
-            data: Vec::new(),
-            cap,
-            overflow: false,
-            drain,
-        })
-    }
-
-    /// Reads what is available; closes the end at EOF.
-    fn pump(&mut self) -> io::Result<()> {
-        let Some(fd) = &self.fd else { return Ok(()) };
-        let raw = fd.as_raw_fd();
-        let mut buffer = [0u8; 64 * 1024];
-        loop {
-            // SAFETY: the buffer is valid for writes of its length.
-            let n = unsafe { libc::read(raw, buffer.as_mut_ptr().cast(), buffer.len()) };
-            if n == 0 {
-                self.fd = None;
-                return Ok(());
-            }
-            if n < 0 {
-                let error = io::Error::last_os_error();
-                match error.kind() {
-                    io::ErrorKind::WouldBlock => return Ok(()),
-                    io::ErrorKind::Interrupted => continue,
-                    _ => return Err(error),
-                }
-            }
-            let n = n as usize;
-            let room = self.cap.saturating_add(1).saturating_sub(self.data.len());
-            self.data.extend_from_slice(&buffer[..n.min(room)]);
-            if self.data.len() > self.cap {
-                self.overflow = true;
-                if !self.drain {
-                    return Ok(());
-                }
-            }
-        }
     }
 }
 
