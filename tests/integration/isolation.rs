@@ -76,12 +76,12 @@ fn require_namespaces(runner: &Runner) {
     );
 }
 
-fn output(result: &ToolResult) -> &Value {
+pub(crate) fn output(result: &ToolResult) -> &Value {
     assert!(result.success, "{}", result.to_json_line());
     result.output.as_ref().expect("an output")
 }
 
-fn sandbox(result: &ToolResult) -> &'static str {
+pub(crate) fn sandbox(result: &ToolResult) -> &'static str {
     result
         .metadata
         .sandbox
@@ -111,7 +111,7 @@ fn alive(pid: i32) -> bool {
 /// The live processes of the machine whose TMPDIR starts with `prefix`:
 /// a call's processes, found from outside by the scratch directory
 /// toolc gave them (the test runs as root and reads every environ).
-fn processes_under(prefix: &Path) -> Vec<i32> {
+pub(crate) fn processes_under(prefix: &Path) -> Vec<i32> {
     let wanted = format!("TMPDIR={}", prefix.display());
     std::fs::read_dir("/proc")
         .unwrap()
@@ -138,7 +138,7 @@ fn survivors(prefix: &Path) -> Vec<i32> {
     }
 }
 
-fn kill_all(pids: &[i32]) {
+pub(crate) fn kill_all(pids: &[i32]) {
     for pid in pids {
         // SAFETY: signalling processes a test's tool left behind.
         unsafe {

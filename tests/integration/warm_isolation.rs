@@ -14,9 +14,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use toolc::run::{Runner, RunnerOptions, SandboxMode, ToolResult};
+use toolc::run::{Runner, RunnerOptions, SandboxMode};
 
 use crate::TempDir;
+use crate::isolation::{kill_all, output, processes_under, sandbox};
 
 const PACKAGE: &str = r#"import os
 import socket
@@ -100,54 +101,6 @@ fn runner(manifest: &Path, namespaces: bool) -> Runner {
         );
     }
     runner
-}
-
-fn output(result: &ToolResult) -> &Value {
-    assert!(result.success, "{}", result.to_json_line());
-    result.output.as_ref().expect("an output")
-}
-
-fn sandbox(result: &ToolResult) -> &'static str {
-    result
-        .metadata
-        .sandbox
-        .map_or("(absent)", SandboxMode::as_str)
-}
-
-fn alive(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        !stat
-            .rsplit(')')
-            .next()
-            .unwrap_or("")
-            .trim_start()
-            .starts_with('Z')
-    })
-}
-
-/// The live processes whose TMPDIR starts with `prefix` (the test runs
-/// as root and reads every environ).
-fn processes_under(prefix: &Path) -> Vec<i32> {
-    let wanted = format!("TMPDIR={}", prefix.display());
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
-                env.split(|b| *b == 0)
-                    .any(|var| var.starts_with(wanted.as_bytes()))
-            }) && alive(*pid)
-        })
-        .collect()
-}
-
-fn kill_all(pids: &[i32]) {
-    for pid in pids {
-        // SAFETY: signalling processes a test's tool left behind.
-        unsafe {
-            libc::kill(*pid, libc::SIGKILL);
-        }
-    }
 }
 
 /// A warm call cannot read toolc's environment (a secret put there) nor
