@@ -60,8 +60,8 @@ pub(super) struct RunArgs {
     /// Let the tool also read this directory (repeatable).
     #[arg(long, value_name = "DIR")]
     allow_read: Vec<PathBuf>,
-    /// Run without the sandbox: no namespaces, no Landlock rules (every other limit
-    /// still applies).
+    /// Run without the sandbox: no namespaces, Landlock rules or seccomp filter (every
+    /// other limit still applies).
     #[arg(long)]
     no_sandbox: bool,
     /// Let the built-in fetch reach loopback, private-network and link-local addresses

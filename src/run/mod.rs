@@ -312,7 +312,7 @@ impl Runner {
         let mut warnings = Vec::new();
         if !self.options.sandbox {
             warnings.push(
-                "the sandbox is off (--no-sandbox): tools run without namespaces or Landlock rules"
+                "the sandbox is off (--no-sandbox): tools run without namespaces, Landlock rules or a seccomp filter"
                     .to_string(),
             );
             return warnings;
