@@ -365,6 +365,29 @@ mod tests {
         dir
     }
 
+    /// A context with nothing asked of the sandbox: no untrusted
+    /// directory, no Landlock, no namespaces.
+    pub(super) fn test_context<'a>(
+        env: &'a [(OsString, OsString)],
+        cwd: &'a Path,
+        home: &'a Path,
+        cache: &'a Cache,
+    ) -> Context<'a> {
+        Context {
+            env,
+            passthrough: &[],
+            cwd,
+            home,
+            untrusted: &[],
+            allowed: &[],
+            support: Support::Unavailable,
+            namespaces: false,
+            cache,
+            timeout: Duration::from_secs(5),
+            cancel: None,
+        }
+    }
+
     /// Writes `text` to `path` with its directories, executable.
     pub(super) fn write_executable(path: &Path, text: &str) {
         use std::os::unix::fs::PermissionsExt;
@@ -470,17 +493,9 @@ mod tests {
         let cache = Cache::default();
         let untrusted = [real.join("tool")];
         let context = Context {
-            env: &env,
-            passthrough: &[],
-            cwd: &real,
-            home: Path::new("/nonexistent-home"),
             untrusted: &untrusted,
-            allowed: &[],
             support: Support::Landlock(6),
-            namespaces: false,
-            cache: &cache,
-            timeout: Duration::from_secs(5),
-            cancel: None,
+            ..test_context(&env, &real, Path::new("/nonexistent-home"), &cache)
         };
         let resolution = resolve(&real.join("tool/bin/python3"), &[], &context);
         assert!(
@@ -505,19 +520,8 @@ mod tests {
         write_executable(&real.join("tool/run"), &script);
         let env = vec![];
         let cache = Cache::default();
-        let context = Context {
-            env: &env,
-            passthrough: &[],
-            cwd: &real.join("tool"),
-            home: Path::new("/nonexistent-home"),
-            untrusted: &[],
-            allowed: &[],
-            support: Support::Unavailable,
-            namespaces: false,
-            cache: &cache,
-            timeout: Duration::from_secs(5),
-            cancel: None,
-        };
+        let tool = real.join("tool");
+        let context = test_context(&env, &tool, Path::new("/nonexistent-home"), &cache);
         let resolution = resolve(&real.join("tool/run"), &[], &context);
         assert_eq!(resolution.read, vec![real.join("tool")]);
         assert!(resolution.interpreters.is_empty());
@@ -536,19 +540,8 @@ mod tests {
         write_executable(&real.join("tool/run"), "#!/usr/bin/env interp\n");
         let env = vec![(os("PATH"), real.join("links/bin").into_os_string())];
         let cache = Cache::default();
-        let context = Context {
-            env: &env,
-            passthrough: &[],
-            cwd: &real.join("tool"),
-            home: Path::new("/nonexistent-home"),
-            untrusted: &[],
-            allowed: &[],
-            support: Support::Unavailable,
-            namespaces: false,
-            cache: &cache,
-            timeout: Duration::from_secs(5),
-            cancel: None,
-        };
+        let tool = real.join("tool");
+        let context = test_context(&env, &tool, Path::new("/nonexistent-home"), &cache);
         let resolution = resolve(&real.join("tool/run"), &[], &context);
         let named: Vec<String> = resolution
             .named()

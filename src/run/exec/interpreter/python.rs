@@ -285,8 +285,7 @@ fn holds_python(dir: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::exec::interpreter::tests::{scratch, write_executable};
-    use crate::run::sandbox::Support;
+    use crate::run::exec::interpreter::tests::{scratch, test_context, write_executable};
 
     #[test]
     fn a_python_description_is_not_taken_on_its_word() {
@@ -304,19 +303,7 @@ mod tests {
         let env = vec![];
         let cache = Cache::default();
         let home = real.join("home");
-        let context = Context {
-            env: &env,
-            passthrough: &[],
-            cwd: &real,
-            home: &home,
-            untrusted: &[],
-            allowed: &[],
-            support: Support::Unavailable,
-            namespaces: false,
-            cache: &cache,
-            timeout: Duration::from_secs(5),
-            cancel: None,
-        };
+        let context = test_context(&env, &real, &home, &cache);
         let answer = |user_site: PathBuf| Description {
             prefixes: vec![
                 text(real.join("inst")),
