@@ -307,20 +307,8 @@ fn drive(
                 stderr: stderr.data,
             });
         }
-        let mut wait = limit.saturating_duration_since(now);
-        if cancel.is_some() {
-            // The token is a flag, not a descriptor: look at it often.
-            wait = wait.min(cancel::CHECK_INTERVAL);
-        }
-        let wait_ms = wait.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
-        // SAFETY: `fds` is a valid, initialized array of its length.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, wait_ms) };
-        if ready < 0 {
-            let error = io::Error::last_os_error();
-            if error.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(error);
+        if !poll_until(&mut fds, limit, now, cancel.is_some())? {
+            continue;
         }
         let fired = |slot: usize| slots[slot] != usize::MAX && fds[slots[slot]].revents != 0;
         if fired(0) {
@@ -355,6 +343,33 @@ fn drive(
             tree.kill();
         }
     }
+}
+
+/// Waits with `poll(2)` for `fds` until `limit`, and no longer than
+/// [`cancel::CHECK_INTERVAL`] when the call can be cancelled (the token is
+/// a flag, not a descriptor: it is looked at often). `Ok(false)` when a
+/// signal interrupted the wait: look again.
+pub(crate) fn poll_until(
+    fds: &mut [libc::pollfd],
+    limit: Instant,
+    now: Instant,
+    cancellable: bool,
+) -> io::Result<bool> {
+    let mut wait = limit.saturating_duration_since(now);
+    if cancellable {
+        wait = wait.min(cancel::CHECK_INTERVAL);
+    }
+    let wait_ms = wait.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
+    // SAFETY: `fds` is a valid, initialized slice of its length.
+    let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, wait_ms) };
+    if ready < 0 {
+        let error = io::Error::last_os_error();
+        if error.kind() == io::ErrorKind::Interrupted {
+            return Ok(false);
+        }
+        return Err(error);
+    }
+    Ok(true)
 }
 
 fn set_nonblocking(fd: RawFd) -> io::Result<()> {

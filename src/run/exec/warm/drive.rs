@@ -13,8 +13,8 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
-use crate::run::cancel::{self, CancelToken};
-use crate::run::process::{DRAIN_GRACE, Reader, STDERR_CAP};
+use crate::run::cancel::CancelToken;
+use crate::run::process::{DRAIN_GRACE, Reader, STDERR_CAP, poll_until};
 
 /// How a call ended, before its exit status is known.
 pub(super) enum Driven {
@@ -87,19 +87,8 @@ fn pump(watch: Watch) -> io::Result<Driven> {
                 -1
             }),
         ];
-        let mut wait = limit.saturating_duration_since(now);
-        if watch.cancel.is_some() {
-            wait = wait.min(cancel::CHECK_INTERVAL);
-        }
-        let wait_ms = wait.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
-        // SAFETY: `fds` is a valid array of its length.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, wait_ms) };
-        if ready < 0 {
-            let error = io::Error::last_os_error();
-            if error.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(error);
+        if !poll_until(&mut fds, limit, now, watch.cancel.is_some())? {
+            continue;
         }
         if fds[0].revents != 0 {
             stdout.pump()?;
