@@ -88,6 +88,34 @@ pub(crate) fn sandbox(result: &ToolResult) -> &'static str {
         .map_or("(absent)", SandboxMode::as_str)
 }
 
+/// `toolc run MANIFEST TOOL EXTRA…` with `{}` for arguments and `name`
+/// set to `secret` in toolc's environment: the result line and toolc's
+/// pid.
+pub(crate) fn run_with_secret(
+    manifest: &Path,
+    tool: &str,
+    extra: &[&str],
+    name: &str,
+    secret: &str,
+) -> (Value, u32) {
+    let child = toolc()
+        .args(["run", "--args", "{}"])
+        .args(extra)
+        .arg(manifest)
+        .arg(tool)
+        .env(name, secret)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let toolc_pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    let line: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+    });
+    (line, toolc_pid)
+}
+
 /// `toolc` itself, to run with a chosen environment.
 fn toolc() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_toolc"));
@@ -190,23 +218,14 @@ fn a_tool_sees_no_other_process_and_reads_no_other_environ() {
     let witness_pid = witness.id() as i32;
     let secret = format!("s3cret-{}", std::process::id());
     let manifest = dir.path().join("manifest.json");
-    let look = |extra: &[&str]| -> (Value, u32) {
-        let child = toolc()
-            .args(["run", "--args", "{}"])
-            .args(extra)
-            .arg(&manifest)
-            .arg("look_around")
-            .env("TOOLC_ISOLATION_SECRET", &secret)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let toolc_pid = child.id();
-        let out = child.wait_with_output().unwrap();
-        let line: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
-        });
-        (line, toolc_pid)
+    let look = |extra: &[&str]| {
+        run_with_secret(
+            &manifest,
+            "look_around",
+            extra,
+            "TOOLC_ISOLATION_SECRET",
+            &secret,
+        )
     };
     // The witness's pid goes in through the manifest's argv.
     let script_args = |pid: i32| {

@@ -10,14 +10,13 @@
 
 use std::net::UdpSocket;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 use toolc::run::{Runner, RunnerOptions, SandboxMode};
 
 use crate::TempDir;
-use crate::isolation::{kill_all, output, processes_under, sandbox};
+use crate::isolation::{kill_all, output, processes_under, run_with_secret, sandbox};
 
 const PACKAGE: &str = r#"import os
 import socket
@@ -110,23 +109,14 @@ fn runner(manifest: &Path, namespaces: bool) -> Runner {
 fn a_warm_call_sees_only_its_namespace_and_reads_no_other_environ() {
     let (_temp, manifest) = package("warm-iso-proc");
     let secret = format!("w4rm-s3cret-{}", std::process::id());
-    let look = |extra: &[&str]| -> (Value, u32) {
-        let child = Command::new(env!("CARGO_BIN_EXE_toolc"))
-            .args(["run", "--args", "{}"])
-            .args(extra)
-            .arg(&manifest)
-            .arg("look_around")
-            .env("TOOLC_WARM_ISOLATION_SECRET", &secret)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let toolc_pid = child.id();
-        let out = child.wait_with_output().unwrap();
-        let line: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
-        });
-        (line, toolc_pid)
+    let look = |extra: &[&str]| {
+        run_with_secret(
+            &manifest,
+            "look_around",
+            extra,
+            "TOOLC_WARM_ISOLATION_SECRET",
+            &secret,
+        )
     };
     let (line, toolc_pid) = look(&[]);
     assert_eq!(line["metadata"]["sandbox"], json!("namespaces+landlock"));
