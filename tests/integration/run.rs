@@ -25,7 +25,7 @@ fn runner_with(relative: &str, options: RunnerOptions) -> Runner {
         .unwrap_or_else(|e| panic!("cannot load {relative}: {e}"))
 }
 
-fn expect_error(result: &ToolResult, code: ErrorCode) -> &toolc::run::ToolError {
+pub(crate) fn expect_error(result: &ToolResult, code: ErrorCode) -> &toolc::run::ToolError {
     assert!(
         !result.success,
         "expected {code}, got {}",

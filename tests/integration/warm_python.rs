@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use toolc::run::{CancelToken, ErrorCode, Runner, RunnerOptions, Support, ToolResult};
 
+use crate::run::expect_error;
 use crate::{TempDir, root};
 
 /// An AgentStack package whose functions report on their process and
@@ -197,17 +198,6 @@ fn server_of(runner: &Runner) -> (PathBuf, i32) {
     let pid = host_pid(&root, inner)
         .unwrap_or_else(|| panic!("no server process for {}", root.display()));
     (root, pid)
-}
-
-fn expect_error(result: &ToolResult, code: ErrorCode) -> &toolc::run::ToolError {
-    assert!(
-        !result.success,
-        "expected {code}, got {}",
-        result.to_json_line()
-    );
-    let error = result.error.as_ref().expect("an error");
-    assert_eq!(error.code, code, "{}", result.to_json_line());
-    error
 }
 
 #[test]
