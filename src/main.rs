@@ -6,8 +6,13 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    let code = toolc::command_line(std::env::args_os(), &mut stdout.lock(), &mut stderr.lock());
+    // Not locked for the whole run: `toolc serve` writes from the threads
+    // of its runtime (the protocol on stdout, its log on stderr), which a
+    // lock held here would block forever.
+    let code = toolc::command_line(
+        std::env::args_os(),
+        &mut std::io::stdout(),
+        &mut std::io::stderr(),
+    );
     ExitCode::from(code)
 }
