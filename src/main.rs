@@ -6,8 +6,13 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    let code = toolc::command_line(std::env::args_os(), &mut stdout.lock(), &mut stderr.lock());
+    // The handles, not their locks: `toolc serve` writes its log (stderr)
+    // and, on a blocking stdout, the protocol from other threads, which
+    // would wait forever for a lock this thread held.
+    let code = toolc::command_line(
+        std::env::args_os(),
+        &mut std::io::stdout(),
+        &mut std::io::stderr(),
+    );
     ExitCode::from(code)
 }
