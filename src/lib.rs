@@ -68,6 +68,7 @@ pub use cli::run as command_line;
 
 mod providers;
 mod schema;
+mod serve;
 mod suggest;
 
 /// The entry points shared by the cargo-fuzz targets (`fuzz/`) and the

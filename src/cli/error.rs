@@ -78,6 +78,8 @@ pub enum CliError {
     RunnerLoad(#[from] crate::run::LoadError),
     #[error(transparent)]
     Policy(#[from] crate::run::policy::PolicyError),
+    #[error(transparent)]
+    Serve(#[from] crate::serve::ServeError),
     /// `toolc run` on manifests with error-level findings (rendered already).
     #[error("not running tools of manifests with errors (`toolc lint {}` shows them)", manifest.display())]
     BrokenManifests {

@@ -15,6 +15,7 @@ mod gen_cmd;
 mod lint_cmd;
 mod render;
 mod run_cmd;
+mod serve_cmd;
 mod snippet;
 mod write;
 
@@ -105,6 +106,21 @@ enum Command {
     /// why), 2 the call could not be made (bad flags or arguments, a broken manifest),
     /// 130, 143, 129 toolc was stopped by SIGINT, SIGTERM, SIGHUP (the call cancelled).
     Run(run_cmd::RunArgs),
+    /// Serve the tools of manifests to MCP clients, over stdio or Streamable HTTP.
+    ///
+    /// Every tool of the manifests is listed (tools/list, in manifest order, with the
+    /// entries `toolc gen mcp` writes: input and output schemas, title, annotations) and
+    /// called through the runner, as `toolc run` calls it: validation, policy, sandbox and
+    /// limits apply to every call. A failure, a validation error, a refusal or a timeout
+    /// is a result with isError and the error's code and message; an unknown tool is a
+    /// JSON-RPC error. A cancelled request kills the call's processes. Protocol revisions
+    /// 2025-06-18, 2025-11-25 and 2026-07-28 are negotiated per client. Manifests with
+    /// errors are refused at start with the lint report.
+    ///
+    /// Exit codes: 0 the client closed stdin (or the server stopped), 1 the manifests
+    /// have errors, 2 the server could not start (bad flags, an address in use), 130,
+    /// 143, 129 stopped by SIGINT, SIGTERM, SIGHUP (running calls cancelled first).
+    Serve(serve_cmd::ServeArgs),
     /// Print a rule's documentation: what it checks, why, and how to fix it.
     Explain {
         /// A rule name (e.g. duplicate-tool-name) or code (e.g. TC102).
@@ -611,6 +627,7 @@ fn parse_and_run(
         Command::Gen(args) => gen_cmd::run(args, colors, out, err),
         Command::Convert(args) => convert_cmd::run(args, colors, out, err),
         Command::Run(args) => run_cmd::run(args, colors.err, out, err),
+        Command::Serve(args) => serve_cmd::run(args, colors.err, err),
         Command::Explain { rule } => explain::explain(rule, out),
         Command::Rules { format } => explain::list(*format, out),
         Command::Completions { shell } => completions(*shell, out),

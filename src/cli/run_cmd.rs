@@ -29,6 +29,14 @@ pub(super) struct RunArgs {
     /// List the tools and their parameters instead of calling one.
     #[arg(long, conflicts_with_all = ["tool", "args", "args_file"])]
     list: bool,
+    #[command(flatten)]
+    runner: RunnerArgs,
+}
+
+/// How the runner runs tools: the flags `toolc run` and `toolc serve`
+/// share.
+#[derive(Debug, clap::Args)]
+pub(super) struct RunnerArgs {
     /// A time limit in seconds for the tool, in place of its manifest's (agentcli
     /// timeoutSec) and of the default, 30.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
@@ -79,6 +87,37 @@ pub(super) struct RunArgs {
     cold: bool,
 }
 
+impl RunnerArgs {
+    /// The runner's options these flags give (the policy file read now).
+    pub(super) fn options(&self) -> Result<RunnerOptions, CliError> {
+        let mut policy = match &self.policy {
+            Some(path) => Policy::from_toml_file(path)?,
+            None => Policy::default(),
+        };
+        if let Some(tier) = self.allow_tier {
+            policy.allow_tier = tier;
+        }
+        Ok(RunnerOptions {
+            timeout: self.timeout,
+            max_output: usize::try_from(self.max_output).unwrap_or(usize::MAX),
+            memory: self.memory,
+            python: self.python.clone(),
+            policy,
+            sandbox: !self.no_sandbox,
+            namespaces: !self.no_namespaces,
+            read_dirs: self.allow_read.clone(),
+            workspace: self.workspace.clone(),
+            audit: self.audit.clone(),
+            fetch_reach: if self.allow_private_network {
+                Reach::Any
+            } else {
+                Reach::Public
+            },
+            cold: self.cold,
+        })
+    }
+}
+
 fn parse_seconds(text: &str) -> Result<Duration, String> {
     let seconds: f64 = text
         .trim()
@@ -99,31 +138,7 @@ pub(super) fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
-    let mut policy = match &args.policy {
-        Some(path) => Policy::from_toml_file(path)?,
-        None => Policy::default(),
-    };
-    if let Some(tier) = args.allow_tier {
-        policy.allow_tier = tier;
-    }
-    let options = RunnerOptions {
-        timeout: args.timeout,
-        max_output: usize::try_from(args.max_output).unwrap_or(usize::MAX),
-        memory: args.memory,
-        python: args.python.clone(),
-        policy,
-        sandbox: !args.no_sandbox,
-        namespaces: !args.no_namespaces,
-        read_dirs: args.allow_read.clone(),
-        workspace: args.workspace.clone(),
-        audit: args.audit.clone(),
-        fetch_reach: if args.allow_private_network {
-            Reach::Any
-        } else {
-            Reach::Public
-        },
-        cold: args.cold,
-    };
+    let options = args.runner.options()?;
     let builtin = args.manifest.as_os_str() == "builtin";
     let loaded = if builtin {
         Runner::builtin(options)

@@ -2,9 +2,11 @@
 //! "inputSchema", "outputSchema", "annotations"}]}`.
 //!
 //! The annotations say what the manifest knows about a tool's effects:
-//! AgentStack actions (`["read"]` only: read-only; `write` or `delete`:
-//! destructive) and Nachos network egress (none: a closed world), merged
-//! under the annotations an MCP input already had. What only MCP has
+//! AgentStack actions (`["read"]` only: read-only; `write`, `delete` or
+//! `execute`: destructive) and the network (Nachos egress hosts or
+//! AgentStack `allow_http: true`: an open world; none: a closed one),
+//! merged under the annotations an MCP input already had (`toolc serve`
+//! lists the same entries). What only MCP has
 //! (`outputSchema`, `icons`, `execution`, `_meta`) is carried over when the
 //! input was MCP.
 
@@ -199,7 +201,11 @@ fn annotations(set: &ToolSet, tool: &Tool, notes: &mut Vec<Note>) -> Option<Map<
     (!annotations.is_empty()).then_some(annotations)
 }
 
-/// The MCP hints that follow from a tool's permissions.
+/// The MCP hints that follow from a tool's permissions: AgentStack
+/// actions that change things (`write`, `delete`, `execute`) make a tool
+/// destructive, `read` alone read-only; a network the tool may reach
+/// (Nachos egress hosts, AgentStack `allow_http: true`) an open world, no
+/// network (an empty egress list, `allow_http: false`) a closed one.
 fn hints(permissions: &Permissions) -> Vec<(&'static str, bool)> {
     let mut hints = Vec::new();
     if let Some(actions) = permissions
@@ -208,19 +214,18 @@ fn hints(permissions: &Permissions) -> Vec<(&'static str, bool)> {
         .filter(|_| !permissions.actions_assumed)
     {
         let has = |action: &str| actions.iter().any(|a| a == action);
-        if has("write") || has("delete") {
+        if has("write") || has("delete") || has("execute") {
             hints.push(("readOnlyHint", false));
             hints.push(("destructiveHint", true));
         } else if !actions.is_empty() && actions.iter().all(|a| a == "read") {
             hints.push(("readOnlyHint", true));
         }
     }
-    if permissions
-        .network_egress
-        .as_ref()
-        .is_some_and(Vec::is_empty)
-    {
-        hints.push(("openWorldHint", false));
+    let egress = permissions.network_egress.as_ref().map(|e| !e.is_empty());
+    match (egress, permissions.allow_http) {
+        (Some(true), _) | (_, Some(true)) => hints.push(("openWorldHint", true)),
+        (Some(false), _) | (_, Some(false)) => hints.push(("openWorldHint", false)),
+        (None, None) => {}
     }
     hints
 }

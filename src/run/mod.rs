@@ -184,6 +184,13 @@ impl Runner {
     /// lint` reads them) and builds a runner for their tools. Manifests
     /// with error-level findings are refused: [`LoadError::Findings`].
     pub fn load(paths: &[PathBuf], options: RunnerOptions) -> Result<Runner, LoadError> {
+        Runner::from_toolsets(Runner::read(paths)?, options)
+    }
+
+    /// The tool sets of the manifests at `paths`, read and checked as
+    /// [`Runner::load`] reads them (for a caller that needs the tool sets
+    /// beside the runner, as `toolc serve` does).
+    pub fn read(paths: &[PathBuf]) -> Result<Vec<ToolSet>, LoadError> {
         let linter = crate::lint::Linter::new(crate::lint::LintOptions::default())?;
         let project = linter.load(paths)?;
         let report = linter.check(&project)?;
@@ -195,7 +202,7 @@ impl Runner {
         if toolsets.iter().all(|set| set.tools.is_empty()) {
             return Err(LoadError::NoTools(shown.join(", ")));
         }
-        Runner::from_toolsets(toolsets, options)
+        Ok(toolsets)
     }
 
     /// A runner for tool sets read elsewhere (their `path` locates the

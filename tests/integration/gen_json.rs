@@ -393,8 +393,11 @@ fn mcp_annotations_follow_what_the_manifest_says() {
     let read = mcp_tool(&result, "filesystem_read");
     assert_eq!(read["annotations"], json!({"openWorldHint": false}));
     assert!(read["title"].is_string());
-    // Egress to the web says nothing to annotate.
-    assert!(mcp_tool(&result, "browser").get("annotations").is_none());
+    // Egress to the web is an open world.
+    assert_eq!(
+        mcp_tool(&result, "browser")["annotations"],
+        json!({"openWorldHint": true})
+    );
 }
 
 #[test]

@@ -1,0 +1,128 @@
+//! `toolc serve`: the tools of some manifests as an MCP server, over stdio
+//! or Streamable HTTP (the server itself is [`crate::serve`]).
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use rmcp::model::ProtocolVersion;
+
+use super::run_cmd::RunnerArgs;
+use super::{CliError, Outcome, render};
+use crate::run::LoadError;
+use crate::serve::log::{self, Level};
+use crate::serve::{Ended, Handler, Served, Settings, Transport, VERSIONS};
+
+#[derive(Debug, clap::Args)]
+pub(super) struct ServeArgs {
+    /// The manifests (files, or directories read as `toolc lint` reads them), or the word
+    /// `builtin` for the built-in tools (list_files, read_file, write_file, shell, fetch).
+    #[arg(value_name = "PATH", required = true)]
+    paths: Vec<PathBuf>,
+    /// Serve Streamable HTTP at http://ADDR:PORT/mcp instead of stdio (e.g.
+    /// 127.0.0.1:8000; port 0 picks a free port). The address listened on is printed on
+    /// stderr.
+    #[arg(long, value_name = "ADDR:PORT")]
+    http: Option<SocketAddr>,
+    /// Let --http listen on an address other than loopback. Refused by default: the
+    /// server has no authentication, so anyone who can reach the address can call the
+    /// tools.
+    #[arg(long, requires = "http")]
+    allow_remote: bool,
+    /// Offer only this protocol revision (repeatable): 2025-06-18, 2025-11-25 or
+    /// 2026-07-28. Default: all three, negotiated per client.
+    #[arg(long = "protocol-version", value_name = "VERSION", value_parser = parse_version)]
+    protocol_versions: Vec<ProtocolVersion>,
+    /// The most tools one tools/list page holds; a longer list is paginated.
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    page_size: u32,
+    /// The most tool calls running at once; further calls wait for a slot.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    max_concurrency: u32,
+    /// How much the server logs on stderr (stdout carries only the protocol).
+    #[arg(long, value_enum, value_name = "LEVEL", default_value_t = Level::Warn)]
+    log_level: Level,
+    #[command(flatten)]
+    runner: RunnerArgs,
+}
+
+fn parse_version(text: &str) -> Result<ProtocolVersion, String> {
+    VERSIONS
+        .iter()
+        .find(|v| v.as_str() == text.trim())
+        .cloned()
+        .ok_or_else(|| {
+            let known: Vec<&str> = VERSIONS.iter().map(ProtocolVersion::as_str).collect();
+            format!(
+                "\"{text}\" is not a revision toolc serves ({})",
+                known.join(", ")
+            )
+        })
+}
+
+pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<Outcome, CliError> {
+    log::set_level(args.log_level);
+    let transport = match args.http {
+        None => Transport::Stdio,
+        Some(addr) if !addr.ip().is_loopback() && !args.allow_remote => {
+            return Err(CliError::Usage(format!(
+                "--http {addr} is not a loopback address: the server has no authentication, so \
+                 pass --allow-remote to let other machines call the tools"
+            )));
+        }
+        Some(addr) => Transport::Http(addr),
+    };
+    let builtin = matches!(args.paths.as_slice(), [only] if only.as_os_str() == "builtin");
+    if !builtin && let Some(missing) = args.paths.iter().find(|p| !p.exists()) {
+        return Err(CliError::PathNotFound(missing.clone()));
+    }
+    let served = match Served::load(&args.paths, args.runner.options()?) {
+        Ok(served) => served,
+        Err(LoadError::Findings(report)) => {
+            err.write_all(render::render(render::ReportFormat::Human, &report, color).as_bytes())?;
+            let shown: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+            return Err(CliError::BrokenManifests {
+                manifest: PathBuf::from(shown.join(" ")),
+                source: LoadError::Findings(report),
+            });
+        }
+        Err(error) => return Err(error.into()),
+    };
+    for warning in served.runner.warnings() {
+        log::warn(format_args!("{warning}"));
+    }
+    let mut versions: Vec<ProtocolVersion> = VERSIONS
+        .iter()
+        .filter(|v| args.protocol_versions.is_empty() || args.protocol_versions.contains(v))
+        .cloned()
+        .collect();
+    versions.dedup();
+    let settings = Settings {
+        page_size: args.page_size as usize,
+        max_concurrency: args.max_concurrency as usize,
+        versions,
+    };
+    log::info(format_args!(
+        "serving {} tool(s) over {}",
+        served.tools.len(),
+        match &transport {
+            Transport::Stdio => "stdio".to_string(),
+            Transport::Http(_) => "Streamable HTTP".to_string(),
+        }
+    ));
+    let handler = Handler::new(served, settings);
+    let mut announce = |addr: SocketAddr| {
+        // Written whatever the log level: a client (or a test that asked for
+        // port 0) needs it.
+        let _ = writeln!(
+            err,
+            "toolc serve: listening on http://{addr}{}",
+            crate::serve::HTTP_PATH
+        );
+        let _ = err.flush();
+    };
+    match crate::serve::serve(handler, transport, &mut announce)? {
+        Ended::Closed => Ok(Outcome::Clean),
+        Ended::Signal(signal) => Ok(Outcome::Interrupted(signal)),
+    }
+}

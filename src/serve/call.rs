@@ -1,0 +1,158 @@
+//! `tools/call`: one call through the runner, on a blocking thread, with a
+//! slot of the concurrency bound, cancelled when the client cancels the
+//! request (or goes away) or the server stops.
+//!
+//! The result: the tool's output as text content, plus
+//! `structuredContent` when the output is JSON and the tool declares an
+//! `outputSchema`; a failure, validation error, policy refusal or timeout
+//! is a result with `isError: true` whose text starts with the
+//! [`ToolResult`]'s code and message (and gives its details as JSON), so
+//! the model can correct itself. An unknown tool is a JSON-RPC
+//! invalid-params error.
+
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::handler::Shared;
+use super::log;
+use crate::run::{CancelToken, ErrorCode, ToolResult};
+
+/// Calls the tool `request` names; `cancelled` fires when the client
+/// cancels this request.
+pub(super) async fn call(
+    shared: &Arc<Shared>,
+    request: CallToolRequestParams,
+    cancelled: CancellationToken,
+) -> Result<CallToolResult, ErrorData> {
+    let served = shared.served();
+    let name = request.name.to_string();
+    let Some(tool) = served.tool(&name) else {
+        let known = served.tools.iter().map(|t| t.name.as_ref());
+        let data =
+            crate::suggest::did_you_mean(&name, known).map(|near| json!({"did_you_mean": near}));
+        return Err(ErrorData::invalid_params(
+            format!("no tool named \"{name}\""),
+            data,
+        ));
+    };
+    let structured = tool.output_schema.is_some();
+    let arguments = Value::Object(request.arguments.unwrap_or_default());
+    let stop = shared.shutdown.clone();
+    // A slot first: calls beyond the bound wait here, and a call cancelled
+    // while it waits never runs.
+    let permit = tokio::select! {
+        biased;
+        _ = cancelled.cancelled() => return Ok(stopped(&name, "the client cancelled the call")),
+        _ = stop.cancelled() => return Ok(stopped(&name, "the server is stopping")),
+        permit = shared.calls.clone().acquire_owned() => permit
+            .map_err(|_| ErrorData::internal_error("the server is stopping", None))?,
+    };
+    let token = CancelToken::new();
+    let runner = Arc::clone(&served.runner);
+    let (tool_name, call_token) = (name.clone(), token.clone());
+    let mut job = tokio::task::spawn_blocking(move || {
+        let result = runner.call_with(&tool_name, arguments, &call_token);
+        // The slot is free once the tool's processes are gone.
+        drop(permit);
+        result
+    });
+    let joined = tokio::select! {
+        joined = &mut job => joined,
+        _ = cancelled.cancelled() => {
+            log::info(format_args!("call {name}: cancelled by the client"));
+            token.cancel();
+            job.await
+        }
+        _ = stop.cancelled() => {
+            token.cancel();
+            job.await
+        }
+    };
+    let result = joined.map_err(|e| {
+        ErrorData::internal_error(format!("the call of \"{name}\" failed: {e}"), None)
+    })?;
+    log_result(&name, &result);
+    Ok(to_mcp(result, structured))
+}
+
+/// The MCP result of a runner's result.
+pub(super) fn to_mcp(result: ToolResult, structured: bool) -> CallToolResult {
+    if let Some(error) = &result.error {
+        let mut text = format!("{}: {}", error.code, error.message);
+        if !error.details.is_empty() {
+            let details = serde_json::to_string(&error.details).unwrap_or_default();
+            text.push_str(&format!("\ndetails: {details}"));
+        }
+        return CallToolResult::error(vec![ContentBlock::text(text)]);
+    }
+    let output = result.output.unwrap_or(Value::Null);
+    let text = match &output {
+        Value::String(text) => text.clone(),
+        other => serde_json::to_string(other).unwrap_or_default(),
+    };
+    let mut mcp = CallToolResult::success(vec![ContentBlock::text(text)]);
+    if structured && !output.is_string() {
+        mcp.structured_content = Some(output);
+    }
+    mcp
+}
+
+/// The result of a call that never started.
+fn stopped(name: &str, why: &str) -> CallToolResult {
+    let mut details = serde_json::Map::new();
+    details.insert("cancelled".to_string(), Value::Bool(true));
+    to_mcp(
+        ToolResult::fail_with(
+            ErrorCode::ExecutionError,
+            format!("\"{name}\" did not run: {why}"),
+            details,
+        ),
+        false,
+    )
+}
+
+fn log_result(name: &str, result: &ToolResult) {
+    let ms = result.metadata.duration_ms;
+    match &result.error {
+        None => log::info(format_args!("call {name}: ok in {ms} ms")),
+        Some(error) => log::info(format_args!(
+            "call {name}: {} in {ms} ms: {}",
+            error.code, error.message
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_carry_code_message_and_details() {
+        let mut details = serde_json::Map::new();
+        details.insert("rule".into(), json!("security-tier"));
+        let mcp = to_mcp(
+            ToolResult::fail_with(ErrorCode::PolicyDenied, "no", details),
+            true,
+        );
+        assert_eq!(mcp.is_error, Some(true));
+        assert_eq!(mcp.structured_content, None);
+        let text = serde_json::to_value(&mcp.content).unwrap().to_string();
+        assert!(text.contains("POLICY_DENIED: no"), "{text}");
+        assert!(text.contains("security-tier"), "{text}");
+    }
+
+    #[test]
+    fn json_output_is_structured_only_with_an_output_schema() {
+        let output = json!({"sum": 3});
+        let with = to_mcp(ToolResult::ok(output.clone()), true);
+        assert_eq!(with.structured_content, Some(output.clone()));
+        let without = to_mcp(ToolResult::ok(output), false);
+        assert_eq!(without.structured_content, None);
+        let text = to_mcp(ToolResult::ok(json!("plain")), true);
+        assert_eq!(text.structured_content, None);
+    }
+}

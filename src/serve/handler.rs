@@ -1,0 +1,186 @@
+//! The MCP handler: what the server advertises, the protocol revisions it
+//! accepts, and the state every session shares (the served tools, the
+//! peers of live legacy sessions, the concurrency bound, the stop signal).
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use super::{Served, Settings, call, list, log};
+
+/// What every session of one server shares.
+pub(crate) struct Shared {
+    served: RwLock<Arc<Served>>,
+    /// The peers of live legacy (initialize) sessions, to tell them when
+    /// the tool list changes.
+    peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// One permit per call that may run at once.
+    pub(super) calls: Arc<Semaphore>,
+    /// Cancelled when the server stops: running calls are cancelled.
+    pub(super) shutdown: CancellationToken,
+    pub(super) settings: Settings,
+}
+
+impl Shared {
+    /// The tools served now.
+    pub(crate) fn served(&self) -> Arc<Served> {
+        Arc::clone(&self.served.read().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+/// The server's handler: cheap to clone (one per HTTP session), every
+/// clone sharing one [`Shared`].
+#[derive(Clone)]
+pub(crate) struct Handler {
+    shared: Arc<Shared>,
+}
+
+impl Handler {
+    pub(crate) fn new(served: Served, settings: Settings) -> Handler {
+        let permits = settings.max_concurrency.clamp(1, Semaphore::MAX_PERMITS);
+        Handler {
+            shared: Arc::new(Shared {
+                served: RwLock::new(Arc::new(served)),
+                peers: Mutex::new(Vec::new()),
+                calls: Arc::new(Semaphore::new(permits)),
+                shutdown: CancellationToken::new(),
+                settings,
+            }),
+        }
+    }
+
+    /// The tools served now.
+    pub(crate) fn served(&self) -> Arc<Served> {
+        self.shared.served()
+    }
+
+    /// Serves `served` from the next request on; calls already running
+    /// finish with the runner they started with. Returns what was served
+    /// before.
+    #[allow(dead_code, reason = "for --watch, which reloads manifests")]
+    pub(crate) fn replace(&self, served: Served) -> Arc<Served> {
+        let mut slot = self
+            .shared
+            .served
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        std::mem::replace(&mut *slot, Arc::new(served))
+    }
+
+    /// The peers of the legacy sessions still open (closed ones are
+    /// forgotten here).
+    #[allow(dead_code, reason = "for --watch, which sends list_changed")]
+    pub(crate) fn peers(&self) -> Vec<Peer<RoleServer>> {
+        let mut peers = self
+            .shared
+            .peers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        peers.retain(|peer| !peer.is_transport_closed());
+        peers.clone()
+    }
+
+    /// Stops every running call and refuses new ones.
+    pub(crate) fn shutdown(&self) {
+        self.shared.shutdown.cancel();
+        self.shared.calls.close();
+    }
+
+    /// Cancelled when the server stops.
+    pub(crate) fn stopping(&self) -> CancellationToken {
+        self.shared.shutdown.clone()
+    }
+
+    fn remember(&self, peer: Peer<RoleServer>) {
+        let mut peers = self
+            .shared
+            .peers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        peers.retain(|peer| !peer.is_transport_closed());
+        peers.push(peer);
+    }
+}
+
+impl ServerHandler for Handler {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        let mut info = ServerConfig::new(capabilities).with_server_info(
+            Implementation::new("toolc", env!("CARGO_PKG_VERSION")).with_title("toolc serve"),
+        );
+        // The answer to a client asking for a revision this server does not
+        // offer: the newest offered one that has an initialize handshake.
+        if let Some(newest) = self
+            .shared
+            .settings
+            .versions
+            .iter()
+            .rev()
+            .find(|v| v.has_initialize())
+        {
+            info.protocol_version = newest.clone();
+        }
+        info
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Owned(self.shared.settings.versions.clone())
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let result = self.negotiate_initialize(&request)?;
+        log::info(format_args!(
+            "session started: {} {} asked for {}, speaks {}",
+            request.client_info.name,
+            request.client_info.version,
+            request.protocol_version,
+            result.protocol_version
+        ));
+        self.remember(context.peer.clone());
+        Ok(result)
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let served = self.served();
+        list::page(
+            &served.tools,
+            request.as_ref(),
+            self.shared.settings.page_size,
+        )
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        call::call(&self.shared, request, context.ct.clone())
+            .await
+            .map(CallToolResponse::Complete)
+    }
+
+    async fn on_initialized(&self, _context: NotificationContext<RoleServer>) {
+        log::debug(format_args!("client initialized"));
+    }
+}

@@ -1,0 +1,86 @@
+//! The Streamable HTTP transport: rmcp's `StreamableHttpService` (a tower
+//! service) served by hyper at `/mcp`, every other path a 404.
+//!
+//! On a loopback address rmcp checks the `Host` header against the
+//! loopback names (a guard against DNS rebinding); on another address
+//! (`--allow-remote`) any host is accepted.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Empty};
+use hyper::body::{Bytes, Incoming};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto::Builder;
+use hyper_util::service::TowerToHyperService;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+use super::{Ended, Handler, ServeError, Signals, log};
+
+/// The path the server answers on.
+pub(crate) const PATH: &str = "/mcp";
+
+type Body = BoxBody<Bytes, Infallible>;
+
+/// Accepts connections on `listener` until a signal arrives.
+pub(super) async fn serve(
+    handler: Handler,
+    listener: tokio::net::TcpListener,
+    mut signals: Signals,
+) -> Result<Ended, ServeError> {
+    let stop = handler.stopping();
+    let mut config =
+        StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
+    let loopback = listener.local_addr().is_ok_and(|a| a.ip().is_loopback());
+    if !loopback {
+        config = config.disable_allowed_hosts();
+    }
+    let factory = handler.clone();
+    let mcp = TowerToHyperService::new(StreamableHttpService::new(
+        move || Ok(factory.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    ));
+    loop {
+        let accepted = tokio::select! {
+            signal = signals.next() => return Ok(Ended::Signal(signal)),
+            _ = stop.cancelled() => return Ok(Ended::Closed),
+            accepted = listener.accept() => accepted,
+        };
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
+            Err(error) => {
+                log::warn(format_args!("cannot accept a connection: {error}"));
+                continue;
+            }
+        };
+        log::debug(format_args!("connection from {peer}"));
+        let mcp = mcp.clone();
+        let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+            let mcp = mcp.clone();
+            async move {
+                if request.uri().path() != PATH {
+                    return Ok::<Response<Body>, Infallible>(not_found());
+                }
+                hyper::service::Service::call(&mcp, request).await
+            }
+        });
+        tokio::spawn(async move {
+            let served = Builder::new(TokioExecutor::new())
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+            if let Err(error) = served {
+                log::debug(format_args!("connection from {peer} ended: {error}"));
+            }
+        });
+    }
+}
+
+fn not_found() -> Response<Body> {
+    let mut response = Response::new(Empty::<Bytes>::new().boxed());
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}

@@ -1,0 +1,159 @@
+//! `tools/list`: the served tools' MCP entries, written by
+//! [`crate::emit::mcp`] (the same entries `toolc gen mcp` writes) and
+//! paginated past the page size with an opaque cursor.
+
+use rmcp::ErrorData;
+use rmcp::model::{ListToolsResult, PaginatedRequestParams, Tool};
+use serde_json::Value;
+
+use super::log;
+use crate::ir::ToolSet;
+
+/// What every cursor starts with; the rest is the offset of the page.
+const CURSOR_PREFIX: &str = "toolc-page-";
+
+/// The MCP entries of every tool of `toolsets`, in manifest order.
+pub(super) fn tools(toolsets: &[ToolSet]) -> Vec<Tool> {
+    let document = crate::emit::mcp::document(toolsets);
+    let entries = match document.get("tools") {
+        Some(Value::Array(entries)) => entries.clone(),
+        _ => Vec::new(),
+    };
+    entries
+        .into_iter()
+        .map(without_carried)
+        .filter_map(tool)
+        .collect()
+}
+
+/// The entry without the `"x-toolc"` object of its `_meta` (how toolc
+/// runs the tool is not the client's business), and without a `_meta`
+/// left empty.
+fn without_carried(mut entry: Value) -> Value {
+    if let Some(object) = entry.as_object_mut() {
+        let empty = match object.get_mut("_meta") {
+            Some(Value::Object(meta)) => {
+                meta.remove(crate::formats::carry::X_TOOLC);
+                meta.is_empty()
+            }
+            _ => false,
+        };
+        if empty {
+            object.remove("_meta");
+        }
+    }
+    entry
+}
+
+/// One entry as rmcp's `Tool`. An entry rmcp cannot read whole keeps its
+/// name, title, description and input schema (and the rest is logged).
+fn tool(entry: Value) -> Option<Tool> {
+    match serde_json::from_value::<Tool>(entry.clone()) {
+        Ok(tool) => Some(tool),
+        Err(error) => {
+            let name = entry.get("name").and_then(Value::as_str).unwrap_or("?");
+            log::warn(format_args!(
+                "tool \"{name}\": its MCP entry is listed without its optional members ({error})"
+            ));
+            let mut kept = serde_json::Map::new();
+            for key in ["name", "title", "description", "inputSchema"] {
+                if let Some(value) = entry.get(key) {
+                    kept.insert(key.to_string(), value.clone());
+                }
+            }
+            match serde_json::from_value::<Tool>(Value::Object(kept)) {
+                Ok(tool) => Some(tool),
+                Err(error) => {
+                    log::error(format_args!(
+                        "tool \"{name}\" is not served: its MCP entry is unreadable ({error})"
+                    ));
+                    None
+                }
+            }
+        }
+    }
+}
+
+/// The page of `tools` that `request`'s cursor names (the first without
+/// one), at most `page_size` long, with the cursor of the next page when
+/// there is one. A cursor this server did not give is an invalid-params
+/// error.
+pub(super) fn page(
+    tools: &[Tool],
+    request: Option<&PaginatedRequestParams>,
+    page_size: usize,
+) -> Result<ListToolsResult, ErrorData> {
+    let start = match request.and_then(|r| r.cursor.as_deref()) {
+        None => 0,
+        Some(cursor) => offset(cursor)
+            .filter(|&offset| offset <= tools.len())
+            .ok_or_else(|| {
+                ErrorData::invalid_params(
+                    format!("unknown cursor \"{cursor}\": pass a nextCursor this server returned"),
+                    None,
+                )
+            })?,
+    };
+    let size = page_size.max(1);
+    let end = start.saturating_add(size).min(tools.len());
+    let mut result = ListToolsResult::with_all_items(tools[start..end].to_vec());
+    if end < tools.len() {
+        result.next_cursor = Some(format!("{CURSOR_PREFIX}{end}"));
+    }
+    Ok(result)
+}
+
+fn offset(cursor: &str) -> Option<usize> {
+    let digits = cursor.strip_prefix(CURSOR_PREFIX)?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(names: &[&str]) -> Vec<Tool> {
+        names
+            .iter()
+            .map(|n| {
+                serde_json::from_value(
+                    serde_json::json!({"name": n, "inputSchema": {"type": "object"}}),
+                )
+                .unwrap()
+            })
+            .collect()
+    }
+
+    fn with_cursor(cursor: &str) -> PaginatedRequestParams {
+        serde_json::from_value(serde_json::json!({"cursor": cursor})).unwrap()
+    }
+
+    #[test]
+    fn pages_follow_each_other_to_the_end() {
+        let tools = named(&["a", "b", "c", "d", "e"]);
+        let first = page(&tools, None, 2).unwrap();
+        assert_eq!(first.tools.len(), 2);
+        let cursor = first.next_cursor.unwrap();
+        let second = page(&tools, Some(&with_cursor(&cursor)), 2).unwrap();
+        assert_eq!(second.tools[0].name, "c");
+        let third = page(&tools, Some(&with_cursor(&second.next_cursor.unwrap())), 2).unwrap();
+        assert_eq!(third.tools.len(), 1);
+        assert_eq!(third.next_cursor, None);
+    }
+
+    #[test]
+    fn foreign_cursors_are_invalid_params() {
+        let tools = named(&["a"]);
+        for cursor in ["", "7", "toolc-page-", "toolc-page-x", "toolc-page-9"] {
+            let error = page(&tools, Some(&with_cursor(cursor)), 2).unwrap_err();
+            assert_eq!(
+                error.code,
+                rmcp::model::ErrorCode::INVALID_PARAMS,
+                "{cursor}"
+            );
+        }
+    }
+}
