@@ -35,7 +35,7 @@ pub(super) struct RunArgs {
 
 /// How the runner runs tools: the flags `toolc run` and `toolc serve`
 /// share.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub(super) struct RunnerArgs {
     /// A time limit in seconds for the tool, in place of its manifest's (agentcli
     /// timeoutSec) and of the default, 30.

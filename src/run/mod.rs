@@ -191,7 +191,20 @@ impl Runner {
     /// [`Runner::load`] reads them (for a caller that needs the tool sets
     /// beside the runner, as `toolc serve` does).
     pub fn read(paths: &[PathBuf]) -> Result<Vec<ToolSet>, LoadError> {
-        let linter = crate::lint::Linter::new(crate::lint::LintOptions::default())?;
+        Runner::read_logged(paths, None)
+    }
+
+    /// [`Runner::read`], counting every file it reads (manifests and
+    /// package code) in `read_log`, whether the manifests load or not:
+    /// what a watcher looks at to know when to read them again.
+    pub fn read_logged(
+        paths: &[PathBuf],
+        read_log: Option<std::sync::Arc<crate::project::ReadLog>>,
+    ) -> Result<Vec<ToolSet>, LoadError> {
+        let linter = crate::lint::Linter::new(crate::lint::LintOptions {
+            read_log,
+            ..crate::lint::LintOptions::default()
+        })?;
         let project = linter.load(paths)?;
         let report = linter.check(&project)?;
         if report.count(crate::diagnostic::Severity::Error) > 0 {
