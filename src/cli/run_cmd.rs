@@ -88,6 +88,12 @@ pub(super) struct RunnerArgs {
 }
 
 impl RunnerArgs {
+    /// The policy file given, if any (what `toolc serve --watch` watches
+    /// beside the manifests).
+    pub(super) fn policy_file(&self) -> Option<&PathBuf> {
+        self.policy.as_ref()
+    }
+
     /// The runner's options these flags give (the policy file read now).
     pub(super) fn options(&self) -> Result<RunnerOptions, CliError> {
         let mut policy = match &self.policy {

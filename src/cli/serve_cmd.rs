@@ -42,9 +42,9 @@ pub(super) struct ServeArgs {
     /// The most tool calls running at once; further calls wait for a slot.
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
     max_concurrency: u32,
-    /// Read the manifests again when they or their code change (polled twice a second),
-    /// and tell the clients when the tool list changes. A change with errors is not
-    /// loaded: the previous tools stay served and the errors are logged.
+    /// Read the manifests again when they, their code or the policy file change (polled
+    /// every 0.4 s), and tell the clients when the tool list changes. A change with
+    /// errors is not loaded: the previous tools stay served and the errors are logged.
     #[arg(long)]
     watch: bool,
     /// How much the server logs on stderr (stdout carries only the protocol).
@@ -90,10 +90,15 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
             "--watch: the built-in tools do not change; nothing to watch"
         ));
     }
-    let mut watch = watching.then(|| Watch::new(args.paths.clone()));
+    let options = args.runner.options()?;
+    let mut watch = watching.then(|| {
+        let mut roots = args.paths.clone();
+        roots.extend(args.runner.policy_file().cloned());
+        Watch::new(roots, options.audit.iter().cloned().collect())
+    });
     let before = watch.as_ref().map(Watch::snapshot);
     let read_log = watching.then(|| Arc::new(ReadLog::new()));
-    let loaded = Served::load(&args.paths, args.runner.options()?, read_log.clone());
+    let loaded = Served::load(&args.paths, options, read_log.clone());
     if let (Some(watch), Some(before), Some(read_log)) = (&mut watch, before, &read_log) {
         watch.loaded(before, read_log);
     }

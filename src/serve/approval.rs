@@ -39,6 +39,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use super::log;
 use crate::run::{Approval, Runner};
@@ -69,12 +70,14 @@ pub(crate) enum Decision {
 }
 
 /// Decides how the call `request` runs on `runner`, asking the client
-/// first when its tier needs approval (see the [module docs](self)).
+/// first when its tier needs approval (see the [module docs](self)); a
+/// question still open when the server stops (`stop`) is a refusal.
 pub(crate) async fn decide(
     pending: &Pending,
     runner: &Runner,
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
+    stop: &CancellationToken,
 ) -> Decision {
     let name = request.name.as_ref();
     let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
@@ -134,6 +137,11 @@ pub(crate) async fn decide(
         _ = context.ct.cancelled() => {
             return Decision::Run(Approval::Refused(
                 "the call was cancelled while waiting for approval".to_string(),
+            ));
+        }
+        _ = stop.cancelled() => {
+            return Decision::Run(Approval::Refused(
+                "the server stopped while waiting for approval".to_string(),
             ));
         }
     };

@@ -198,6 +198,7 @@ impl ServerHandler for Handler {
             &served.runner,
             &request,
             &context,
+            &self.shared.shutdown,
         )
         .await
         {

@@ -63,15 +63,21 @@ enum Seen {
 }
 
 impl Seen {
-    fn of(path: &Path) -> Seen {
+    /// The file at `path` now; `None` when it is one of the `ignored`
+    /// files (by device and inode, however its path is spelled).
+    fn of(path: &Path, ignored: &[(u64, u64)]) -> Option<Seen> {
+        use std::os::unix::fs::MetadataExt;
         let Ok(mut file) = std::fs::File::open(path) else {
-            return Seen::Missing;
+            return Some(Seen::Missing);
         };
         let Ok(metadata) = file.metadata() else {
-            return Seen::Missing;
+            return Some(Seen::Missing);
         };
+        if ignored.contains(&(metadata.dev(), metadata.ino())) {
+            return None;
+        }
         if !metadata.is_file() {
-            return Seen::Missing;
+            return Some(Seen::Missing);
         }
         let mut hasher = Sha256::new();
         let mut buffer = [0u8; 16 * 1024];
@@ -80,14 +86,14 @@ impl Seen {
                 Ok(0) => break,
                 Ok(n) => hasher.update(&buffer[..n]),
                 Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => return Seen::Missing,
+                Err(_) => return Some(Seen::Missing),
             }
         }
-        Seen::File {
+        Some(Seen::File {
             size: metadata.len(),
             modified: metadata.modified().ok(),
             digest: hasher.finalize().into(),
-        }
+        })
     }
 }
 
@@ -113,10 +119,19 @@ impl Fingerprint {
 struct Watched {
     roots: Vec<PathBuf>,
     read: BTreeSet<PathBuf>,
+    /// Files the server writes itself (the audit log): never a change.
+    ignored: Vec<PathBuf>,
 }
 
 impl Watched {
     fn fingerprint(&self) -> Fingerprint {
+        use std::os::unix::fs::MetadataExt;
+        let ignored: Vec<(u64, u64)> = self
+            .ignored
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| (m.dev(), m.ino()))
+            .collect();
         let mut paths = self.read.clone();
         for root in &self.roots {
             if root.is_dir() {
@@ -128,10 +143,7 @@ impl Watched {
         Fingerprint(
             paths
                 .into_iter()
-                .map(|path| {
-                    let seen = Seen::of(&path);
-                    (path, seen)
-                })
+                .filter_map(|path| Seen::of(&path, &ignored).map(|seen| (path, seen)))
                 .collect(),
         )
     }
@@ -181,13 +193,15 @@ pub(crate) struct Watch {
 }
 
 impl Watch {
-    /// Watches `roots` (the paths given to `toolc serve`); nothing is
-    /// loaded yet.
-    pub(crate) fn new(roots: Vec<PathBuf>) -> Watch {
+    /// Watches `roots` (the paths given to `toolc serve`, and the policy
+    /// file), never the `ignored` files (what the server writes itself);
+    /// nothing is loaded yet.
+    pub(crate) fn new(roots: Vec<PathBuf>, ignored: Vec<PathBuf>) -> Watch {
         Watch {
             watched: Watched {
                 roots,
                 read: BTreeSet::new(),
+                ignored,
             },
             loaded: Fingerprint::default(),
             settling: None,
@@ -428,7 +442,7 @@ mod tests {
     }
 
     fn started(dir: &Dir) -> Watch {
-        let mut watch = Watch::new(vec![dir.0.clone()]);
+        let mut watch = Watch::new(vec![dir.0.clone()], Vec::new());
         let before = watch.snapshot();
         watch.loaded(before, &ReadLog::new());
         watch
@@ -491,6 +505,20 @@ mod tests {
     }
 
     #[test]
+    fn the_servers_own_files_are_not_changes() {
+        let dir = Dir::new("ignored");
+        dir.write("tools.json", "{}");
+        let audit = dir.write("audit.json", "");
+        let mut watch = Watch::new(vec![dir.0.clone()], vec![audit.clone()]);
+        watch.loaded(watch.snapshot(), &ReadLog::new());
+        dir.write("audit.json", "{\"tool\": \"echo\"}\n");
+        assert_eq!(watch.poll(), None);
+        assert_eq!(watch.poll(), None);
+        dir.write("tools.json", "{\"a\": 1}");
+        assert!(due_after_settling(&mut watch));
+    }
+
+    #[test]
     fn a_rename_over_the_file_is_a_change() {
         let dir = Dir::new("rename");
         let path = dir.write("tools.json", "{\"a\": 1}");
@@ -509,7 +537,7 @@ mod tests {
                 "parameters": {"type": "object", "properties": {}}}"#,
         );
         let script = dir.write("main.py", "def run(params):\n    return 'hi'\n");
-        let mut watch = Watch::new(vec![manifest.clone()]);
+        let mut watch = Watch::new(vec![manifest.clone()], Vec::new());
         let before = watch.snapshot();
         assert_eq!(before.0.len(), 1, "only the manifest is named");
         let log = Arc::new(ReadLog::new());
@@ -529,7 +557,7 @@ mod tests {
     fn an_edit_during_a_load_is_loaded_again() {
         let dir = Dir::new("during");
         dir.write("tools.json", "{}");
-        let mut watch = Watch::new(vec![dir.0.clone()]);
+        let mut watch = Watch::new(vec![dir.0.clone()], Vec::new());
         let before = watch.snapshot();
         dir.write("tools.json", "{\"late\": true}");
         watch.loaded(before, &ReadLog::new());

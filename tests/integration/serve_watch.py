@@ -162,6 +162,27 @@ async def watch(config):
     return out
 
 
+async def code(config):
+    """Calls a tool, edits its code (not its manifest), waits for the
+    reload, and calls it again: the new code runs and, the tool list being
+    the same, nothing is announced."""
+    out = {}
+    changed = ListChanged()
+    errlog_path = config["errlog"]
+    with open(errlog_path, "a") as errlog:
+        async with client(config, errlog, message_handler=changed.handler) as c:
+            out["before"] = text_of(await c.call_tool(config["tool"], config["arguments"]))
+            since = len(Path(errlog_path).read_text(errors="replace"))
+            path = Path(config["edit"]["path"])
+            path.write_text(path.read_text().replace(config["edit"]["old"], config["edit"]["new"]))
+            await wait_for_log(errlog_path, "the tool list is unchanged", since)
+            out["after"] = text_of(await c.call_tool(config["tool"], config["arguments"]))
+            # A poll or two more: a late announcement would show here.
+            await anyio.sleep(1.0)
+            out["notifications"] = changed.count
+    return out
+
+
 async def approve(config):
     """Calls a tier-3 tool once per answer in CONFIG["answers"]: "accept",
     "reject" (accepted with approve false), "decline", "cancel"; with
@@ -198,7 +219,7 @@ async def approve(config):
 
 def main():
     scenario, config = sys.argv[1], json.loads(sys.argv[2])
-    run = {"watch": watch, "approve": approve}[scenario]
+    run = {"watch": watch, "code": code, "approve": approve}[scenario]
     print(json.dumps(anyio.run(run, config)))
 
 

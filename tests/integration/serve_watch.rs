@@ -237,6 +237,56 @@ fn watch_over_http_tells_every_legacy_session() {
 }
 
 #[test]
+fn watch_over_http_streams_changes_to_listeners() {
+    let watched = Watched::new("serve-watch-http-listen");
+    let path = watched.path().to_str().unwrap().to_string();
+    let server = HttpServer::start(&["--watch", "--log-level", "info", &path], &watched.errlog);
+    let mut config = watched.plan();
+    config["revision"] = json!("2026-07-28");
+    config["errlog"] = json!(watched.errlog);
+    config["urls"] = json!([server.url]);
+    let report = driver("watch", &config);
+    assert_eq!(report["revision"], json!("2026-07-28"), "{report}");
+    assert_eq!(report["honored"], json!(true), "{report}");
+    assert_reloaded(&report, &watched.log());
+}
+
+/// The code a manifest names is watched too: an edit of a NORA tool's
+/// script reloads the runner (the new code runs) and, the tool list being
+/// the same, announces nothing.
+#[test]
+fn watch_reloads_code_without_announcing() {
+    let dir = TempDir::new("serve-watch-code");
+    let fixture = root().join("fixtures/run/nora/greet");
+    for name in ["tool.json", "main.py"] {
+        dir.write(name, std::fs::read(fixture.join(name)).unwrap());
+    }
+    let errlog = dir.path().join("server.log");
+    let config = json!({
+        "revision": "2025-11-25",
+        "errlog": errlog,
+        "command": [toolc(), "serve", "--watch", "--log-level", "info", dir.path().join("tool.json")],
+        "tool": "greet",
+        "arguments": {"name": "Ada"},
+        "edit": {"path": dir.path().join("main.py"), "old": "Hello, ", "new": "Howdy, "},
+    });
+    let report = driver("code", &config);
+    let log = std::fs::read_to_string(&errlog).unwrap_or_default();
+    assert_eq!(
+        report["before"]["text"],
+        json!("Hello, Ada!"),
+        "{report}\n{log}"
+    );
+    assert_eq!(
+        report["after"]["text"],
+        json!("Howdy, Ada!"),
+        "{report}\n{log}"
+    );
+    assert_eq!(report["notifications"], json!(0), "{report}");
+    assert!(log.contains("main.py"), "the log names what changed: {log}");
+}
+
+#[test]
 fn without_watch_the_list_is_not_advertised_as_changing() {
     let script = r#"
 import json, sys, anyio
