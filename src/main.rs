@@ -6,9 +6,9 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    // The handles, not their locks: `toolc serve` writes its log (stderr)
-    // and, on a blocking stdout, the protocol from other threads, which
-    // would wait forever for a lock this thread held.
+    // Not locked for the whole run: `toolc serve` writes from the threads
+    // of its runtime (the protocol on stdout, its log on stderr), which a
+    // lock held here would block forever.
     let code = toolc::command_line(
         std::env::args_os(),
         &mut std::io::stdout(),
