@@ -217,9 +217,47 @@ async def approve(config):
     return out
 
 
+async def forge(config):
+    """Drives 2026-07-28 input-required rounds by hand: a made-up request
+    state, a real one sent with other arguments, a replayed one and one
+    sent without an answer must never run the tool; only the state of the
+    question about this very call, answered yes, once, does."""
+    out = {}
+
+    async def elicit(context, params):
+        return types.ElicitResult(action="accept", content={"approve": True})
+
+    yes = {"approval": types.ElicitResult(action="accept", content={"approve": True})}
+    tool, args = config["tool"], config["arguments"]
+    with open(config.get("errlog") or "/dev/null", "a") as errlog:
+        async with client(config, errlog, elicitation_callback=elicit) as c:
+            await c.list_tools(cache_mode="refresh")
+            session = c.session
+
+            async def send(arguments, state, responses=yes):
+                result = await session.call_tool(
+                    tool, arguments, input_responses=responses, request_state=state, allow_input_required=True
+                )
+                if isinstance(result, types.InputRequiredResult):
+                    return {"asked": sorted((result.input_requests or {}).keys()), "state": result.request_state}
+                return text_of(result)
+
+            first = await send(args, None, None)
+            out["first"] = first
+            out["made_up"] = await send(args, "0" * 32)
+            out["other_arguments"] = await send({"text": "y"}, first["state"])
+            out["replayed"] = await send(args, first["state"])
+            fresh = await send(args, None, None)
+            out["without_answer"] = await send(args, fresh["state"], None)
+            fresh = await send(args, None, None)
+            out["answered"] = await send(args, fresh["state"])
+            out["answered_again"] = await send(args, fresh["state"])
+    return out
+
+
 def main():
     scenario, config = sys.argv[1], json.loads(sys.argv[2])
-    run = {"watch": watch, "code": code, "approve": approve}[scenario]
+    run = {"watch": watch, "code": code, "approve": approve, "forge": forge}[scenario]
     print(json.dumps(anyio.run(run, config)))
 
 

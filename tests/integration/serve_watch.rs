@@ -404,6 +404,54 @@ fn tier_three_asks_for_approval_under_each_revision() {
     }
 }
 
+/// The 2026-07-28 request state is untrusted: only the handle of the
+/// question about this very call, answered yes, runs it, and only once.
+#[test]
+fn tier_three_request_state_is_a_one_shot_handle() {
+    let config = json!({
+        "revision": "2026-07-28",
+        "tool": "elevated_echo",
+        "arguments": {"text": "x"},
+        "command": [toolc(), "serve", elevated()],
+    });
+    let report = driver("forge", &config);
+    let first = &report["first"];
+    assert_eq!(first["asked"], json!(["approval"]), "{report}");
+    let state = first["state"].as_str().unwrap();
+    assert_eq!(state.len(), 32, "{report}");
+    assert!(state.bytes().all(|b| b.is_ascii_hexdigit()), "{report}");
+    for asked_again in ["made_up", "other_arguments", "replayed"] {
+        assert_eq!(
+            report[asked_again]["asked"],
+            json!(["approval"]),
+            "{asked_again}: {report}"
+        );
+        assert_ne!(report[asked_again]["state"], first["state"], "{report}");
+    }
+    let without = &report["without_answer"];
+    assert_eq!(without["is_error"], json!(true), "{report}");
+    assert!(
+        without["text"]
+            .as_str()
+            .unwrap()
+            .contains("without the user's answer"),
+        "{report}"
+    );
+    assert_eq!(report["answered"]["is_error"], json!(false), "{report}");
+    assert!(
+        report["answered"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("\"x\""),
+        "{report}"
+    );
+    assert_eq!(
+        report["answered_again"]["asked"],
+        json!(["approval"]),
+        "{report}"
+    );
+}
+
 #[test]
 fn tier_three_approval_over_http() {
     let dir = TempDir::new("serve-approve-http");
