@@ -1,6 +1,8 @@
 //! The MCP handler: what the server advertises, the protocol revisions it
 //! accepts, and the state every session shares (the served tools, the
-//! peers of live legacy sessions, the concurrency bound, the stop signal).
+//! peers of live legacy sessions, the tool list's changes for listen
+//! streams, the approvals waiting for an answer, the concurrency bound,
+//! the stop signal).
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};

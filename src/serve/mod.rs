@@ -10,7 +10,8 @@
 //! The tools served live in one replaceable [`Served`] value behind the
 //! [`Handler`]: swapping it ([`Handler::replace`]) changes what the next
 //! list and call see, while calls already running keep the runner they
-//! started with.
+//! started with. `--watch` does the swapping ([`watch`]); a tier-3 tool's
+//! call asks the client for approval first ([`approval`]).
 
 mod approval;
 mod call;
