@@ -42,6 +42,9 @@ use crate::project::ReadLog;
 /// How often the watched files are looked at.
 pub(crate) const POLL: Duration = Duration::from_millis(400);
 
+/// The longest one legacy session's `list_changed` may take to send.
+const NOTIFY_FOR: Duration = Duration::from_secs(5);
+
 /// The files a walk of a directory given watches, by extension: manifests
 /// (JSON), package code (Python, TypeScript) and configuration (TOML).
 const WATCHED_EXTENSIONS: &[&str] = &["json", "py", "ts", "mts", "cts", "toml"];
@@ -396,11 +399,23 @@ async fn publish(handler: &Handler, served: Served) {
         "reloaded {count} tool(s); telling the clients the tool list changed"
     ));
     handler.changes().announce();
+    // Each session at once, each for a bounded time: a client that does
+    // not read holds up neither the others nor the next poll.
+    let mut told = tokio::task::JoinSet::new();
     for peer in handler.peers() {
-        if let Err(error) = peer.notify_tool_list_changed().await {
-            log::debug(format_args!("a session missed list_changed: {error}"));
-        }
+        told.spawn(async move {
+            match tokio::time::timeout(NOTIFY_FOR, peer.notify_tool_list_changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => {
+                    log::debug(format_args!("a session missed list_changed: {error}"));
+                }
+                Err(_) => log::debug(format_args!(
+                    "a session missed list_changed: not sent within {NOTIFY_FOR:?}"
+                )),
+            }
+        });
     }
+    while told.join_next().await.is_some() {}
 }
 
 /// Whether two tool lists read the same to a client.
