@@ -35,7 +35,7 @@ pub(super) struct RunArgs {
 
 /// How the runner runs tools: the flags `toolc run` and `toolc serve`
 /// share.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub(super) struct RunnerArgs {
     /// A time limit in seconds for the tool, in place of its manifest's (agentcli
     /// timeoutSec) and of the default, 30.
@@ -88,6 +88,12 @@ pub(super) struct RunnerArgs {
 }
 
 impl RunnerArgs {
+    /// The policy file given, if any (what `toolc serve --watch` watches
+    /// beside the manifests).
+    pub(super) fn policy_file(&self) -> Option<&PathBuf> {
+        self.policy.as_ref()
+    }
+
     /// The runner's options these flags give (the policy file read now).
     pub(super) fn options(&self) -> Result<RunnerOptions, CliError> {
         let mut policy = match &self.policy {

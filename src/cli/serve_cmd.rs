@@ -4,13 +4,16 @@
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use rmcp::model::ProtocolVersion;
 
 use super::run_cmd::RunnerArgs;
 use super::{CliError, Outcome, render};
+use crate::project::ReadLog;
 use crate::run::LoadError;
 use crate::serve::log::{self, Level};
+use crate::serve::watch::{Load, Watch};
 use crate::serve::{Ended, Handler, Served, Settings, Transport, VERSIONS};
 
 #[derive(Debug, clap::Args)]
@@ -39,6 +42,11 @@ pub(super) struct ServeArgs {
     /// The most tool calls running at once; further calls wait for a slot.
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
     max_concurrency: u32,
+    /// Read the manifests again when they, their code or the policy file change (polled
+    /// every 0.4 s), and tell the clients when the tool list changes. A change with
+    /// errors is not loaded: the previous tools stay served and the errors are logged.
+    #[arg(long)]
+    watch: bool,
     /// How much the server logs on stderr (stdout carries only the protocol).
     #[arg(long, value_enum, value_name = "LEVEL", default_value_t = Level::Warn)]
     log_level: Level,
@@ -76,7 +84,25 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
     if !builtin && let Some(missing) = args.paths.iter().find(|p| !p.exists()) {
         return Err(CliError::PathNotFound(missing.clone()));
     }
-    let served = match Served::load(&args.paths, args.runner.options()?) {
+    let watching = args.watch && !builtin;
+    if args.watch && builtin {
+        log::warn(format_args!(
+            "--watch: the built-in tools do not change; nothing to watch"
+        ));
+    }
+    let options = args.runner.options()?;
+    let mut watch = watching.then(|| {
+        let mut roots = args.paths.clone();
+        roots.extend(args.runner.policy_file().cloned());
+        Watch::new(roots, options.audit.iter().cloned().collect())
+    });
+    let before = watch.as_ref().map(Watch::snapshot);
+    let read_log = watching.then(|| Arc::new(ReadLog::new()));
+    let loaded = Served::load(&args.paths, options, read_log.clone());
+    if let (Some(watch), Some(before), Some(read_log)) = (&mut watch, before, &read_log) {
+        watch.loaded(before, read_log);
+    }
+    let served = match loaded {
         Ok(served) => served,
         Err(LoadError::Findings(report)) => {
             err.write_all(render::render(render::ReportFormat::Human, &report, color).as_bytes())?;
@@ -101,6 +127,7 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
         page_size: args.page_size as usize,
         max_concurrency: args.max_concurrency as usize,
         versions,
+        watch: watching,
     };
     log::info(format_args!(
         "serving {} tool(s) over {}",
@@ -121,8 +148,28 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
         );
         let _ = err.flush();
     };
-    match crate::serve::serve(handler, transport, &mut announce)? {
+    let watching = watch.map(|watch| (watch, reload(args)));
+    match crate::serve::serve(handler, transport, &mut announce, watching)? {
         Ended::Closed => Ok(Outcome::Clean),
         Ended::Signal(signal) => Ok(Outcome::Interrupted(signal)),
     }
+}
+
+/// How `--watch` loads the manifests again: as at the start (the policy
+/// file read again too), a failure told as the concise lint report.
+fn reload(args: &ServeArgs) -> Arc<Load> {
+    let paths = args.paths.clone();
+    let runner = args.runner.clone();
+    Arc::new(move |read_log: &Arc<ReadLog>| {
+        let options = runner.options().map_err(|e| e.to_string())?;
+        match Served::load(&paths, options, Some(Arc::clone(read_log))) {
+            Ok(served) => Ok(served),
+            Err(LoadError::Findings(report)) => Err(render::render(
+                render::ReportFormat::Concise,
+                &report,
+                false,
+            )),
+            Err(error) => Err(error.to_string()),
+        }
+    })
 }

@@ -60,7 +60,7 @@ use serde_json::{Map, Value, json};
 use crate::ir::{Tool, ToolSet};
 use crate::project::{NameEntry, Repeats, name_clashes};
 pub use cancel::CancelToken;
-pub use policy::{Approver, Denial, DenialRule, Policy};
+pub use policy::{Approval, Approver, Denial, DenialRule, Policy};
 pub use result::{ErrorCode, Metadata, ToolError, ToolResult};
 pub use sandbox::{SandboxMode, Support, probe as probe_sandbox};
 
@@ -191,7 +191,20 @@ impl Runner {
     /// [`Runner::load`] reads them (for a caller that needs the tool sets
     /// beside the runner, as `toolc serve` does).
     pub fn read(paths: &[PathBuf]) -> Result<Vec<ToolSet>, LoadError> {
-        let linter = crate::lint::Linter::new(crate::lint::LintOptions::default())?;
+        Runner::read_logged(paths, None)
+    }
+
+    /// [`Runner::read`], counting every file it reads (manifests and
+    /// package code) in `read_log`, whether the manifests load or not:
+    /// what a watcher looks at to know when to read them again.
+    pub fn read_logged(
+        paths: &[PathBuf],
+        read_log: Option<std::sync::Arc<crate::project::ReadLog>>,
+    ) -> Result<Vec<ToolSet>, LoadError> {
+        let linter = crate::lint::Linter::new(crate::lint::LintOptions {
+            read_log,
+            ..crate::lint::LintOptions::default()
+        })?;
         let project = linter.load(paths)?;
         let report = linter.check(&project)?;
         if report.count(crate::diagnostic::Severity::Error) > 0 {
@@ -364,7 +377,7 @@ impl Runner {
     /// Calls tool `name` with `arguments` (a JSON object) and returns its
     /// result. Never panics and never fails: every failure is a result.
     pub fn call(&self, name: &str, arguments: Value) -> ToolResult {
-        self.call_inner_timed(name, arguments, None)
+        self.call_inner_timed(name, arguments, None, &Approval::Configured)
     }
 
     /// Like [`Runner::call`], but `cancel` (from any thread) stops the
@@ -372,7 +385,43 @@ impl Runner {
     /// `EXECUTION_ERROR` with `details.cancelled` set to `true`. A call
     /// whose token is cancelled before its tool starts runs nothing.
     pub fn call_with(&self, name: &str, arguments: Value, cancel: &CancelToken) -> ToolResult {
-        self.call_inner_timed(name, arguments, Some(cancel))
+        self.call_inner_timed(name, arguments, Some(cancel), &Approval::Configured)
+    }
+
+    /// Like [`Runner::call_with`], with the caller's own answer for a tier
+    /// that needs approval (see [`Runner::needs_approval`]) in place of the
+    /// policy's approver. It counts after every other rule, as the
+    /// approver's does.
+    pub fn call_approved(
+        &self,
+        name: &str,
+        arguments: Value,
+        cancel: &CancelToken,
+        approval: &Approval,
+    ) -> ToolResult {
+        self.call_inner_timed(name, arguments, Some(cancel), approval)
+    }
+
+    /// Whether a call of `name` with `arguments` runs only when approved:
+    /// its tier is above `allow_tier` and nothing else refuses it (the
+    /// tool exists, the arguments are valid and every other rule of the
+    /// policy lets it through). A caller asks its user only then, so that
+    /// nobody is asked about a call that would fail anyway; it then passes
+    /// the answer to [`Runner::call_approved`].
+    pub fn needs_approval(&self, name: &str, arguments: &Value) -> bool {
+        let Some(entry) = self.entries.iter().find(|e| e.tool.name == name) else {
+            return false;
+        };
+        let policy = &self.options.policy;
+        if !policy.needs_approval(&entry.tool) || validate(entry, arguments).is_err() {
+            return false;
+        }
+        let call = policy::Call {
+            tool: &entry.tool,
+            arguments,
+            dir: &entry.dir,
+        };
+        policy.check_approving(&call, &Approval::Granted).is_ok()
     }
 
     fn call_inner_timed(
@@ -380,9 +429,10 @@ impl Runner {
         name: &str,
         arguments: Value,
         cancel: Option<&CancelToken>,
+        approval: &Approval,
     ) -> ToolResult {
         let started = Instant::now();
-        let (mut result, decision) = self.call_inner(name, &arguments, cancel);
+        let (mut result, decision) = self.call_inner(name, &arguments, cancel, approval);
         result.metadata.duration_ms = started.elapsed().as_millis() as u64;
         if let Some(log) = &self.audit {
             audit::record(log, name, &arguments, decision, &result);
@@ -395,6 +445,7 @@ impl Runner {
         name: &str,
         arguments: &Value,
         cancel: Option<&CancelToken>,
+        approval: &Approval,
     ) -> (ToolResult, audit::Decision) {
         let Some(entry) = self.entries.iter().find(|e| e.tool.name == name) else {
             let mut details = Map::new();
@@ -419,7 +470,7 @@ impl Runner {
             arguments,
             dir: &entry.dir,
         };
-        if let Err(denial) = self.options.policy.check(&call) {
+        if let Err(denial) = self.options.policy.check_approving(&call, approval) {
             let mut details = Map::new();
             details.insert("rule".to_string(), json!(denial.rule.id()));
             return (

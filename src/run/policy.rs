@@ -24,7 +24,10 @@
 //!    `allowed-extensions`, `undeclared-action`.
 //! 6. `security-tier` again: a tier above `allow_tier` (only 3 can be)
 //!    runs when the approver says yes; the approver is asked last so that
-//!    nobody is asked about a call another rule refuses.
+//!    nobody is asked about a call another rule refuses. A caller that
+//!    asks someone itself passes the answer as the call's [`Approval`]
+//!    ([`Policy::check_approving`]), having asked only about calls that
+//!    every other rule lets through.
 //!
 //! Which arguments are paths and which are commands is guessed from their
 //! keys and values (see `arguments`). `.env.example`, `.env.sample`,
@@ -164,6 +167,20 @@ pub struct Call<'a> {
 
 /// Approves a tier-3 tool's call when `--allow-tier 3` was not given.
 pub type Approver = dyn Fn(&Tool, &Value) -> bool + Send + Sync;
+
+/// One call's answer to the approval a tier above `allow_tier` needs,
+/// when its caller asked someone itself (`toolc serve` asks the MCP
+/// client) instead of leaving it to the policy's [`Approver`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    /// Ask the policy's approver, if it has one (what [`Policy::check`] does).
+    Configured,
+    /// The caller asked and the call was approved.
+    Granted,
+    /// Not approved: the clause ends the refusal's sentence ("… above the
+    /// allowed tier 2, and {clause}."), e.g. "the client declined it".
+    Refused(String),
+}
 
 /// A default rule a config can turn off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -349,6 +366,12 @@ impl Policy {
 
     /// `Ok` when the call may run, else the first rule that refuses it.
     pub fn check(&self, call: &Call) -> Result<(), Denial> {
+        self.check_approving(call, &Approval::Configured)
+    }
+
+    /// [`Policy::check`] with this call's own `approval` standing in for
+    /// the approver; it still counts last, after every other rule.
+    pub fn check_approving(&self, call: &Call, approval: &Approval) -> Result<(), Denial> {
         let tool = call.tool;
         self.check_allowed_tools(tool)?;
         permissions::tier_bounds(tool)?;
@@ -359,7 +382,16 @@ impl Policy {
         permissions::allowed_dirs(tool, &arguments, call.dir, &self.home)?;
         permissions::allowed_extensions(tool, &arguments)?;
         permissions::actions(tool, &arguments)?;
-        self.check_approval(tool, call.arguments)
+        self.check_approval(tool, call.arguments, approval)
+    }
+
+    /// Whether the call's tier is above `allow_tier`, so that it runs only
+    /// when approved (tier 4, which never runs, and tiers outside 0..=4
+    /// are refused before approval counts).
+    pub fn needs_approval(&self, tool: &Tool) -> bool {
+        tool.permissions
+            .security_tier
+            .is_some_and(|tier| tier > self.allow_tier)
     }
 
     fn enabled(&self, rule: DefaultRule) -> bool {
@@ -439,22 +471,31 @@ impl Policy {
         Ok(())
     }
 
-    fn check_approval(&self, tool: &Tool, arguments: &Value) -> Result<(), Denial> {
+    fn check_approval(
+        &self,
+        tool: &Tool,
+        arguments: &Value,
+        approval: &Approval,
+    ) -> Result<(), Denial> {
         let Some(tier) = tool.permissions.security_tier else {
             return Ok(());
         };
         if tier <= self.allow_tier {
             return Ok(());
         }
-        if self
-            .approver
-            .as_ref()
-            .is_some_and(|approve| approve(tool, arguments))
-        {
-            return Ok(());
-        }
+        let refused = match approval {
+            Approval::Granted => return Ok(()),
+            Approval::Refused(clause) => clause.as_str(),
+            Approval::Configured => {
+                let approve = self.approver.as_ref();
+                if approve.is_some_and(|approve| approve(tool, arguments)) {
+                    return Ok(());
+                }
+                "the call was not approved"
+            }
+        };
         let reason = format!(
-            "has security tier {tier}, above the allowed tier {}, and the call was not approved",
+            "has security tier {tier}, above the allowed tier {}, and {refused}",
             self.allow_tier
         );
         Err(permissions::tool_denial(

@@ -19,14 +19,16 @@ use tokio_util::sync::CancellationToken;
 
 use super::handler::Shared;
 use super::log;
-use crate::run::{CancelToken, ErrorCode, ToolResult};
+use crate::run::{Approval, CancelToken, ErrorCode, ToolResult};
 
 /// Calls the tool `request` names; `cancelled` fires when the client
-/// cancels this request.
+/// cancels this request; `approval` answers a tier that needs it (see
+/// [`super::approval`]).
 pub(super) async fn call(
     shared: &Arc<Shared>,
     request: CallToolRequestParams,
     cancelled: CancellationToken,
+    approval: Approval,
 ) -> Result<CallToolResult, ErrorData> {
     let served = shared.served();
     let name = request.name.to_string();
@@ -55,7 +57,7 @@ pub(super) async fn call(
     let runner = Arc::clone(&served.runner);
     let (tool_name, call_token) = (name.clone(), token.clone());
     let mut job = tokio::task::spawn_blocking(move || {
-        let result = runner.call_with(&tool_name, arguments, &call_token);
+        let result = runner.call_approved(&tool_name, arguments, &call_token, &approval);
         // The slot is free once the tool's processes are gone.
         drop(permit);
         result

@@ -1,6 +1,8 @@
 //! The MCP handler: what the server advertises, the protocol revisions it
 //! accepts, and the state every session shares (the served tools, the
-//! peers of live legacy sessions, the concurrency bound, the stop signal).
+//! peers of live legacy sessions, the tool list's changes for listen
+//! streams, the approvals waiting for an answer, the concurrency bound,
+//! the stop signal).
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -8,13 +10,15 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
     InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig,
+    ServerConfig, SubscriptionFilter,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
+use super::approval::{self, Decision, Pending};
+use super::watch::Changes;
 use super::{Served, Settings, call, list, log};
 
 /// What every session of one server shares.
@@ -28,6 +32,10 @@ pub(crate) struct Shared {
     /// Cancelled when the server stops: running calls are cancelled.
     pub(super) shutdown: CancellationToken,
     pub(super) settings: Settings,
+    /// The tool list's changes, for `subscriptions/listen` streams.
+    changes: Changes,
+    /// The approvals asked of 2026-07-28 clients, waiting for an answer.
+    approvals: Pending,
 }
 
 impl Shared {
@@ -54,6 +62,8 @@ impl Handler {
                 calls: Arc::new(Semaphore::new(permits)),
                 shutdown: CancellationToken::new(),
                 settings,
+                changes: Changes::default(),
+                approvals: Pending::default(),
             }),
         }
     }
@@ -95,6 +105,11 @@ impl Handler {
         self.shared.calls.close();
     }
 
+    /// The tool list's changes, for the `subscriptions/listen` streams.
+    pub(crate) fn changes(&self) -> &Changes {
+        &self.shared.changes
+    }
+
     /// Cancelled when the server stops.
     pub(crate) fn stopping(&self) -> CancellationToken {
         self.shared.shutdown.clone()
@@ -113,10 +128,14 @@ impl Handler {
 
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_tool_list_changed()
-            .build();
+        let capabilities = if self.shared.settings.watch {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build()
+        } else {
+            ServerCapabilities::builder().enable_tools().build()
+        };
         let mut info = ServerConfig::new(capabilities).with_server_info(
             Implementation::new("toolc", env!("CARGO_PKG_VERSION")).with_title("toolc serve"),
         );
@@ -175,9 +194,36 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        call::call(&self.shared, request, context.ct.clone())
+        let served = self.served();
+        let approval = match approval::decide(
+            &self.shared.approvals,
+            &served.runner,
+            &request,
+            &context,
+            &self.shared.shutdown,
+        )
+        .await
+        {
+            Decision::Run(approval) => approval,
+            Decision::Ask(input_required) => {
+                return Ok(CallToolResponse::InputRequired(input_required));
+            }
+        };
+        call::call(&self.shared, request, context.ct.clone(), approval)
             .await
             .map(CallToolResponse::Complete)
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Changes::accepted(self.shared.settings.watch)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let stop = self.shared.shutdown.clone();
+        self.shared.changes.listen(context, stop).await
     }
 
     async fn on_initialized(&self, _context: NotificationContext<RoleServer>) {

@@ -10,13 +10,16 @@
 //! The tools served live in one replaceable [`Served`] value behind the
 //! [`Handler`]: swapping it ([`Handler::replace`]) changes what the next
 //! list and call see, while calls already running keep the runner they
-//! started with.
+//! started with. `--watch` does the swapping ([`watch`]); a tier-3 tool's
+//! call asks the client for approval first ([`approval`]).
 
+mod approval;
 mod call;
 mod handler;
 mod http;
 mod list;
 pub(crate) mod log;
+pub(crate) mod watch;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -49,7 +52,13 @@ impl Served {
     /// path `builtin` is the built-in tools) and builds their runner and
     /// entries. Manifests with error-level findings are refused:
     /// [`LoadError::Findings`].
-    pub(crate) fn load(paths: &[PathBuf], options: RunnerOptions) -> Result<Served, LoadError> {
+    /// The files it reads are counted in `read_log` when given (what
+    /// `--watch` watches).
+    pub(crate) fn load(
+        paths: &[PathBuf],
+        options: RunnerOptions,
+        read_log: Option<Arc<crate::project::ReadLog>>,
+    ) -> Result<Served, LoadError> {
         let builtin = matches!(paths, [only] if only.as_os_str() == "builtin");
         let (runner, toolsets) = if builtin {
             (
@@ -57,7 +66,7 @@ impl Served {
                 vec![crate::run::builtin::toolset()],
             )
         } else {
-            let toolsets = Runner::read(paths)?;
+            let toolsets = Runner::read_logged(paths, read_log)?;
             (Runner::from_toolsets(toolsets.clone(), options)?, toolsets)
         };
         Ok(Served::new(runner, &toolsets))
@@ -86,6 +95,9 @@ pub(crate) struct Settings {
     pub(crate) max_concurrency: usize,
     /// The revisions offered (a subset of [`VERSIONS`], oldest first).
     pub(crate) versions: Vec<ProtocolVersion>,
+    /// `--watch`: the tool list may change, and clients are told when it
+    /// does (`tools.listChanged` is advertised only then).
+    pub(crate) watch: bool,
 }
 
 /// Where the server listens.
@@ -134,12 +146,16 @@ pub(crate) fn serve(
     handler: Handler,
     transport: Transport,
     listening: &mut dyn FnMut(SocketAddr),
+    watching: Option<(watch::Watch, Arc<watch::Load>)>,
 ) -> Result<Ended, ServeError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("toolc-serve")
         .build()
         .map_err(ServeError::Runtime)?;
+    if let Some((watch, load)) = watching {
+        runtime.spawn(watch::run(handler.clone(), watch, load));
+    }
     let result = runtime.block_on(async {
         let signals = Signals::install()?;
         match transport {

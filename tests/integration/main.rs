@@ -43,6 +43,8 @@ mod rules;
 mod run;
 mod sdk;
 mod selection;
+mod serve;
+mod serve_watch;
 mod typescript_values;
 mod warm_isolation;
 mod warm_python;

@@ -204,6 +204,8 @@ fn declare(index: usize, builtin: Builtin) -> Tool {
     tool.runtime = Runtime::Unspecified;
     tool.permissions = Permissions {
         actions: Some(vec![action]),
+        // fetch reaches the network (an open world to MCP clients).
+        allow_http: (builtin == Builtin::Fetch).then_some(true),
         ..Permissions::default()
     };
     tool

@@ -63,6 +63,45 @@ fn the_approver_is_not_asked_about_a_refused_call() {
     );
 }
 
+/// A call's own approval stands in for the approver, counts only above
+/// `allow_tier`, and never lets tier 4 or another rule's refusal through.
+#[test]
+fn a_calls_own_approval() {
+    use super::super::{Approval, Call};
+    let mut p = policy();
+    p.approver = Some(Box::new(|_: &Tool, _: &Value| panic!("asked")));
+    let refused = Approval::Refused("the client declined it".to_string());
+    let check = |tool: &Tool, arguments: Value, approval: &Approval| {
+        let call = Call {
+            tool,
+            arguments: &arguments,
+            dir: std::path::Path::new(super::DIR),
+        };
+        p.check_approving(&call, approval)
+    };
+    assert_eq!(check(&tiered(3), json!({}), &Approval::Granted), Ok(()));
+    assert_eq!(check(&tiered(2), json!({}), &refused), Ok(()));
+    let denial = check(&tiered(3), json!({}), &refused).err();
+    assert_eq!(
+        denial.map(|d| d.message).as_deref(),
+        Some(
+            "Tool `tiered` has security tier 3, above the allowed tier 2, and the client declined it."
+        )
+    );
+    assert_eq!(
+        rule(check(&tiered(4), json!({}), &Approval::Granted)).as_deref(),
+        Some("security-tier")
+    );
+    let mut t = tiered(3);
+    t.name = "run".into();
+    let dangerous = check(&t, json!({"command": "rm -rf /"}), &Approval::Granted);
+    assert_eq!(rule(dangerous).as_deref(), Some("dangerous-command"));
+    assert!(p.needs_approval(&tiered(3)));
+    assert!(p.needs_approval(&tiered(4)));
+    assert!(!p.needs_approval(&tiered(2)));
+    assert!(!p.needs_approval(&tool("untiered")));
+}
+
 fn confined(dirs: &[&str]) -> Tool {
     let mut t = tool("read_file");
     t.permissions.allowed_dirs = Some(dirs.iter().map(|d| d.to_string()).collect());

@@ -1,0 +1,627 @@
+//! `toolc serve`: the official MCP Python client (`mcp`, pinned in the test
+//! venv; tests/integration/serve_client.py drives it) against the real
+//! server, over stdio and over Streamable HTTP on loopback, under each of
+//! the three protocol revisions.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::{TempDir, Test, root};
+
+/// The served fixture: agentcli tools (echo, nap, stall), a tier-3 Nachos
+/// tool with network egress, an MCP tool with an output schema.
+fn fixture() -> Vec<String> {
+    ["tools.json", "elevated", "typed/tools.mcp.json"]
+        .iter()
+        .map(|p| root().join("fixtures/serve").join(p).display().to_string())
+        .collect()
+}
+
+/// Manifest order: the files as the front end reads them (sorted by path).
+const ORDER: [&str; 5] = ["elevated_echo", "echo", "nap", "stall", "describe"];
+
+fn toolc() -> String {
+    env!("CARGO_BIN_EXE_toolc").to_string()
+}
+
+/// The client's view of a stdio server started with `flags`.
+fn stdio(flags: &[&str]) -> Value {
+    let mut command = vec![toolc(), "serve".to_string()];
+    command.extend(flags.iter().map(|f| f.to_string()));
+    command.extend(fixture());
+    json!({"command": command})
+}
+
+/// A `toolc serve --http 127.0.0.1:0` of the fixture, stopped (SIGTERM)
+/// when dropped.
+struct HttpServer {
+    child: Child,
+    url: String,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl HttpServer {
+    fn start(flags: &[&str]) -> HttpServer {
+        let mut child = Command::new(toolc())
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(flags)
+            .args(fixture())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start toolc serve --http");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+        let started = Instant::now();
+        let url = loop {
+            let Some(Ok(line)) = lines.next() else {
+                let _ = child.kill();
+                panic!(
+                    "toolc serve --http ended before listening:\n{}",
+                    stderr.lock().unwrap()
+                );
+            };
+            stderr.lock().unwrap().push_str(&format!("{line}\n"));
+            if let Some(url) = line.strip_prefix("toolc serve: listening on ") {
+                break url.trim().to_string();
+            }
+            assert!(started.elapsed() < Duration::from_secs(60), "no address");
+        };
+        assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+        assert!(url.ends_with("/mcp"), "{url}");
+        let sink = Arc::clone(&stderr);
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                sink.lock().unwrap().push_str(&format!("{line}\n"));
+            }
+        });
+        HttpServer { child, url, stderr }
+    }
+
+    fn server(&self) -> Value {
+        json!({"url": self.url})
+    }
+
+    /// Sends SIGTERM and returns the exit code and stdout (the log must
+    /// show no panic).
+    fn stop(mut self) -> (Option<i32>, String) {
+        terminate(self.child.id());
+        let status = wait_for(&mut self.child, Duration::from_secs(20));
+        let mut stdout = String::new();
+        if let Some(mut out) = self.child.stdout.take() {
+            let _ = std::io::Read::read_to_string(&mut out, &mut stdout);
+        }
+        let log = self.stderr.lock().unwrap().clone();
+        assert!(!log.contains("panicked"), "{log}");
+        (status, stdout)
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn terminate(pid: u32) {
+    let status = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+}
+
+/// The exit code of `child`, or `None` (it is killed) when it does not end
+/// within `limit`.
+fn wait_for(child: &mut Child, limit: Duration) -> Option<i32> {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status.code();
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Runs a scenario of serve_client.py against `server` and returns what the
+/// client saw; fails the test with everything the client printed.
+fn drive(scenario: &str, server: Value, mode: &str, extra: Value) -> Value {
+    let mut config = json!({"server": server, "mode": mode});
+    if let (Some(config), Some(extra)) = (config.as_object_mut(), extra.as_object()) {
+        config.extend(extra.clone());
+    }
+    let mut child = Command::new(crate::sdk::python())
+        .arg(root().join("tests/integration/serve_client.py"))
+        .arg(scenario)
+        .arg(config.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the python client");
+    let stdout = child.stdout.take().expect("stdout");
+    let stderr = child.stderr.take().expect("stderr");
+    let out = std::thread::spawn(move || std::io::read_to_string(stdout).unwrap_or_default());
+    let err = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
+    let status = wait_for(&mut child, Duration::from_secs(120));
+    let (out, err) = (out.join().unwrap(), err.join().unwrap());
+    assert_eq!(
+        status,
+        Some(0),
+        "the client's {scenario} failed ({mode}):\n{out}\n{err}"
+    );
+    serde_json::from_str(out.trim())
+        .unwrap_or_else(|e| panic!("the client printed no JSON ({e}):\n{out}\n{err}"))
+}
+
+fn names(tools: &Value) -> Vec<&str> {
+    tools
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().expect("name"))
+        .collect()
+}
+
+fn tool<'v>(tools: &'v Value, name: &str) -> &'v Value {
+    tools
+        .as_array()
+        .expect("tools")
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name} in {tools}"))
+}
+
+fn check_list(seen: &Value) {
+    let tools = &seen["tools"];
+    assert_eq!(names(tools), ORDER, "{seen}");
+    assert_eq!(seen["pages"], 1);
+    // Nachos egress to a host: an open world.
+    assert_eq!(
+        tool(tools, "elevated_echo")["annotations"],
+        json!({"openWorldHint": true})
+    );
+    // The MCP tool keeps its title, annotations and output schema; how
+    // toolc runs it (its "x-toolc" in _meta) is not listed.
+    let describe = tool(tools, "describe");
+    assert_eq!(describe["title"], "Describe the arguments");
+    assert_eq!(
+        describe["annotations"],
+        json!({"readOnlyHint": true, "idempotentHint": true})
+    );
+    assert_eq!(describe["outputSchema"]["required"], json!(["echo"]));
+    assert!(describe.get("_meta").is_none(), "{describe}");
+    // An agentcli tool says nothing of its effects.
+    let echo = tool(tools, "echo");
+    assert!(echo.get("annotations").is_none(), "{echo}");
+    assert_eq!(echo["inputSchema"]["required"], json!(["text"]));
+    // A cursor this server never gave is invalid params.
+    assert_eq!(seen["bad_cursor"]["code"], -32602, "{seen}");
+}
+
+#[test]
+fn lists_the_tools_in_manifest_order_with_their_annotations_over_stdio() {
+    check_list(&drive("list", stdio(&[]), "auto", json!({})));
+}
+
+#[test]
+fn lists_the_tools_in_manifest_order_with_their_annotations_over_http() {
+    let server = HttpServer::start(&[]);
+    check_list(&drive("list", server.server(), "auto", json!({})));
+    let (code, stdout) = server.stop();
+    assert_eq!(code, Some(143), "SIGTERM: 128 + 15");
+    assert_eq!(stdout, "", "the HTTP server prints nothing on stdout");
+}
+
+#[test]
+fn the_builtin_tools_are_annotated_from_their_actions() {
+    let workspace = TempDir::new("serve-builtin");
+    let server = json!({"command": [toolc(), "serve", "--workspace", workspace.path().display().to_string(), "builtin"]});
+    let seen = drive("list", server, "auto", json!({}));
+    let tools = &seen["tools"];
+    assert_eq!(
+        names(tools),
+        ["list_files", "read_file", "write_file", "shell", "fetch"]
+    );
+    let hints = |name| tool(tools, name)["annotations"].clone();
+    assert_eq!(hints("read_file"), json!({"readOnlyHint": true}));
+    let destructive = json!({"readOnlyHint": false, "destructiveHint": true});
+    assert_eq!(hints("write_file"), destructive);
+    assert_eq!(hints("shell"), destructive);
+    assert_eq!(
+        hints("fetch"),
+        json!({"readOnlyHint": true, "openWorldHint": true})
+    );
+}
+
+#[test]
+fn pages_follow_the_page_size() {
+    let seen = drive("list", stdio(&["--page-size", "2"]), "auto", json!({}));
+    assert_eq!(seen["pages"], 3, "{seen}");
+    assert_eq!(names(&seen["tools"]), ORDER);
+    let server = HttpServer::start(&["--page-size", "4"]);
+    let seen = drive("list", server.server(), "legacy", json!({}));
+    assert_eq!(seen["pages"], 2, "{seen}");
+    assert_eq!(names(&seen["tools"]), ORDER);
+}
+
+/// The text of a call's only content block.
+fn text(call: &Value) -> &str {
+    call["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text content in {call}"))
+}
+
+fn check_calls(seen: &Value) {
+    let calls = seen["calls"].as_array().expect("calls");
+    let [ok, typed, invalid, refused, timeout, unknown] = calls.as_slice() else {
+        panic!("six calls: {seen}");
+    };
+    // Success: the output as text; no structuredContent without a schema.
+    assert_eq!(ok["result"]["isError"], false, "{ok}");
+    let output: Value = serde_json::from_str(text(ok)).expect("JSON text");
+    assert_eq!(output, json!({"echo": {"text": "hi"}}));
+    assert!(ok["result"].get("structuredContent").is_none(), "{ok}");
+    // With an output schema, the JSON output is also structuredContent.
+    assert_eq!(
+        typed["result"]["structuredContent"],
+        json!({"echo": {"text": "typed"}}),
+        "{typed}"
+    );
+    // Validation error, policy refusal, timeout: results with isError
+    // whose text starts with the code and the message.
+    for (call, code) in [
+        (invalid, "VALIDATION_ERROR: "),
+        (refused, "POLICY_DENIED: "),
+        (timeout, "TIMEOUT: "),
+    ] {
+        assert_eq!(call["result"]["isError"], true, "{call}");
+        assert!(text(call).starts_with(code), "{call}");
+    }
+    assert!(text(invalid).contains("\"text\" is a required property"));
+    assert!(text(refused).contains("security tier 3"), "{refused}");
+    // An unknown tool is a JSON-RPC error: invalid params.
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no tool named \"ehco\""),
+        "{unknown}"
+    );
+}
+
+fn calls() -> Value {
+    json!({"calls": [
+        ["echo", {"text": "hi"}],
+        ["describe", {"text": "typed"}],
+        ["echo", {"txt": "hi"}],
+        ["elevated_echo", {"text": "hi"}],
+        ["stall", {}],
+        ["ehco", {"text": "hi"}],
+    ]})
+}
+
+#[test]
+fn calls_succeed_and_failures_are_results_over_stdio() {
+    check_calls(&drive("call", stdio(&[]), "auto", calls()));
+}
+
+#[test]
+fn calls_succeed_and_failures_are_results_over_http() {
+    let server = HttpServer::start(&[]);
+    check_calls(&drive("call", server.server(), "legacy", calls()));
+}
+
+/// The three revisions: 2026-07-28 (pinned by the client), 2025-11-25 (the
+/// client's initialize), 2025-06-18 (the only one the server offers).
+const REVISIONS: [(&str, &[&str], &str); 3] = [
+    ("2026-07-28", &[], "2026-07-28"),
+    ("legacy", &[], "2025-11-25"),
+    (
+        "legacy",
+        &["--protocol-version", "2025-06-18"],
+        "2025-06-18",
+    ),
+];
+
+fn check_revision(seen: &Value, expected: &str) {
+    assert_eq!(seen["protocol_version"], expected, "{seen}");
+    let [echo] = seen["calls"].as_array().expect("calls").as_slice() else {
+        panic!("one call: {seen}");
+    };
+    assert_eq!(echo["result"]["isError"], false, "{echo}");
+}
+
+#[test]
+fn each_revision_lists_and_calls_over_stdio() {
+    for (mode, flags, expected) in REVISIONS {
+        let calls = json!({"calls": [["echo", {"text": "hi"}]]});
+        check_revision(&drive("call", stdio(flags), mode, calls), expected);
+    }
+}
+
+#[test]
+fn each_revision_lists_and_calls_over_http() {
+    for (mode, flags, expected) in REVISIONS {
+        let server = HttpServer::start(flags);
+        let calls = json!({"calls": [["echo", {"text": "hi"}]]});
+        check_revision(&drive("call", server.server(), mode, calls), expected);
+    }
+}
+
+fn check_cancel(seen: &Value) {
+    let sleeping = |list: &Value| {
+        list.as_array()
+            .expect("processes")
+            .iter()
+            .filter(|p| p["command"].as_str().unwrap_or("").contains("sleep 300"))
+            .count()
+    };
+    assert_eq!(sleeping(&seen["during"]), 1, "the tool ran: {seen}");
+    assert_eq!(sleeping(&seen["after"]), 0, "processes left: {seen}");
+    assert_eq!(seen["outcome"], "cancelled", "{seen}");
+    assert_eq!(seen["then"]["isError"], false, "{seen}");
+}
+
+fn cancel(root: Option<u32>) -> Value {
+    json!({
+        "tool": "nap", "arguments": {"seconds": 300}, "after": 1.5,
+        "marker": "sleep 300", "then": ["echo", {"text": "after"}],
+        "root": root,
+    })
+}
+
+#[test]
+fn a_cancelled_call_leaves_no_process_behind_over_stdio() {
+    check_cancel(&drive("cancel", stdio(&[]), "legacy", cancel(None)));
+    check_cancel(&drive("cancel", stdio(&[]), "2026-07-28", cancel(None)));
+}
+
+#[test]
+fn a_cancelled_call_leaves_no_process_behind_over_http() {
+    let server = HttpServer::start(&[]);
+    let pid = Some(server.child.id());
+    check_cancel(&drive("cancel", server.server(), "legacy", cancel(pid)));
+    check_cancel(&drive("cancel", server.server(), "2026-07-28", cancel(pid)));
+}
+
+#[test]
+fn eight_concurrent_calls_overlap() {
+    let nap = 2.0;
+    let server = HttpServer::start(&["--max-concurrency", "8"]);
+    let config = json!({"tool": "nap", "arguments": {"seconds": nap}, "count": 8});
+    let seen = drive("concurrent", server.server(), "auto", config);
+    let seconds = seen["seconds"].as_f64().expect("seconds");
+    let results = seen["results"].as_array().expect("results");
+    assert_eq!(results.len(), 8);
+    for result in results {
+        assert_eq!(result["isError"], false, "{result}");
+    }
+    // One after the other they would take 16 s.
+    assert!(
+        seconds >= nap && seconds < 2.0 * nap,
+        "8 naps of {nap} s took {seconds} s"
+    );
+}
+
+#[test]
+fn calls_beyond_max_concurrency_wait_their_turn() {
+    let nap = 0.5;
+    let config = json!({"tool": "nap", "arguments": {"seconds": nap}, "count": 3});
+    let seen = drive(
+        "concurrent",
+        stdio(&["--max-concurrency", "1"]),
+        "auto",
+        config,
+    );
+    let seconds = seen["seconds"].as_f64().expect("seconds");
+    for result in seen["results"].as_array().expect("results") {
+        assert_eq!(result["isError"], false, "waiting is not refusal: {result}");
+    }
+    assert!(
+        seconds >= 3.0 * nap,
+        "3 naps of {nap} s, one at a time, took {seconds} s"
+    );
+}
+
+#[test]
+fn manifests_with_errors_are_refused_at_start_with_the_report() {
+    let dir = TempDir::new("serve-broken");
+    dir.write(
+        "tools.json",
+        r#"{"tools": [{"name": "broken", "description": "No command.", "schema": {"type": "object"}}]}"#,
+    );
+    let output = Test::new()
+        .args([
+            "serve",
+            &dir.path().join("tools.json").display().to_string(),
+        ])
+        .run();
+    // As toolc run: the tools cannot be served, exit 2.
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert_eq!(output.stdout, "");
+    assert!(
+        output.stderr.contains("TC201(empty-command)"),
+        "the report: {}",
+        output.stderr
+    );
+    assert!(
+        output
+            .stderr
+            .contains("not running tools of manifests with errors"),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
+fn a_remote_address_needs_allow_remote() {
+    let output = Test::new()
+        .args(["serve", "--http", "0.0.0.0:0"])
+        .args(fixture())
+        .run();
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert!(
+        output.stderr.contains("--allow-remote"),
+        "{}",
+        output.stderr
+    );
+    let output = Test::new()
+        .args(["serve", "--protocol-version", "2024-11-05"])
+        .args(fixture())
+        .run();
+    assert_eq!(output.code, 2, "{}", output.stderr);
+}
+
+/// JSON-RPC lines a client would send: initialize, initialized, list, call.
+fn session(call: &str, arguments: Value) -> String {
+    [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": call, "arguments": arguments}}),
+    ]
+    .iter()
+    .map(|m| format!("{m}\n"))
+    .collect()
+}
+
+#[test]
+fn stdout_carries_nothing_but_protocol_and_stdin_eof_ends_the_server() {
+    let mut child = Command::new(toolc())
+        .args(["serve", "--log-level", "debug"])
+        .args(fixture())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start toolc serve");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(session("echo", json!({"text": "hi"})).as_bytes())
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut answered = Vec::new();
+    while answered.len() < 3 {
+        let line = lines.next().expect("a response").expect("a line");
+        let message: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("not JSON-RPC on stdout ({e}): {line}"));
+        assert_eq!(message["jsonrpc"], "2.0", "{line}");
+        answered.push(message);
+    }
+    assert_eq!(answered[0]["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(names(&answered[1]["result"]["tools"]), ORDER);
+    assert_eq!(answered[2]["result"]["isError"], false);
+    drop(stdin);
+    let status = wait_for(&mut child, Duration::from_secs(20));
+    assert_eq!(status, Some(0), "stdin EOF ends the server cleanly");
+    assert!(lines.next().is_none(), "nothing more on stdout");
+    let stderr = std::io::read_to_string(child.stderr.take().unwrap()).unwrap();
+    assert!(
+        stderr.contains("toolc serve: info: call echo: ok"),
+        "{stderr}"
+    );
+}
+
+/// The processes below `pid` whose command line contains `text`.
+fn descendants_running(pid: u32, text: &str) -> Vec<u32> {
+    let mut parents = std::collections::HashMap::new();
+    let mut commands = std::collections::HashMap::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(id) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let (Ok(stat), Ok(cmdline)) = (
+            std::fs::read_to_string(entry.path().join("stat")),
+            std::fs::read(entry.path().join("cmdline")),
+        ) else {
+            continue;
+        };
+        let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+        let ppid: u32 = after
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0);
+        parents.insert(id, ppid);
+        commands.insert(id, String::from_utf8_lossy(&cmdline).replace('\0', " "));
+    }
+    let below = |mut id: u32| {
+        for _ in 0..64 {
+            match parents.get(&id) {
+                Some(&parent) if parent == pid => return true,
+                Some(&parent) if parent > 1 => id = parent,
+                _ => return false,
+            }
+        }
+        false
+    };
+    commands
+        .iter()
+        .filter(|(id, command)| below(**id) && command.contains(text))
+        .map(|(id, _)| *id)
+        .collect()
+}
+
+/// Whether process `pid` still runs a command line containing `text`.
+fn still_running(pid: u32, text: &str) -> bool {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    String::from_utf8_lossy(&cmdline)
+        .replace('\0', " ")
+        .contains(text)
+}
+
+#[test]
+fn sigterm_cancels_running_calls_and_exits_143() {
+    let mut child = Command::new(toolc())
+        .arg("serve")
+        .args(fixture())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start toolc serve");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(session("nap", json!({"seconds": 300})).as_bytes())
+        .unwrap();
+    let pid = child.id();
+    let started = Instant::now();
+    let napping = loop {
+        let napping = descendants_running(pid, "sleep 300");
+        if !napping.is_empty() {
+            break napping;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the nap never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    terminate(pid);
+    let status = wait_for(&mut child, Duration::from_secs(20));
+    assert_eq!(status, Some(143), "128 + SIGTERM");
+    // Reparented processes would no longer be below toolc: each one is
+    // looked up by its pid.
+    let left: Vec<u32> = napping
+        .into_iter()
+        .filter(|p| still_running(*p, "sleep 300"))
+        .collect();
+    assert!(left.is_empty(), "left running: {left:?}");
+    drop(stdin);
+}
