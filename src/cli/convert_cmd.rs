@@ -117,8 +117,10 @@ pub(super) fn run(
     let held = args.live.fetch()?;
     let Some(reading) = super::read_for_writing(
         &args.read,
-        &args.paths,
-        &held,
+        super::live_args::Inputs {
+            paths: &args.paths,
+            held: &held,
+        },
         args.output.as_ref(),
         args.allow_errors,
         "not converting manifests with errors (pass --allow-errors to convert anyway)",

@@ -157,8 +157,10 @@ pub(super) fn run(
     } else {
         super::read_for_writing(
             &args.read,
-            &paths,
-            &held,
+            super::live_args::Inputs {
+                paths: &paths,
+                held: &held,
+            },
             args.output.as_ref(),
             args.allow_errors,
             "not generating from manifests with errors (pass --allow-errors to generate anyway)",

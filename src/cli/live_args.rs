@@ -12,6 +12,14 @@ use crate::ir::Format;
 use crate::live::{self, Server};
 use crate::project::HeldDocument;
 
+/// What a writing command (gen, convert) reads: files and directories,
+/// and the documents of live servers.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Inputs<'a> {
+    pub(super) paths: &'a [PathBuf],
+    pub(super) held: &'a [HeldDocument],
+}
+
 #[derive(Debug, clap::Args)]
 pub(super) struct LiveArgs {
     /// Read the tools of the MCP server this command starts ("PROGRAM ARGS...": split

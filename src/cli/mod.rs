@@ -398,8 +398,7 @@ impl Reporting<'_> {
 /// the findings and `refusal`, and gives `None` (exit 1).
 fn read_for_writing<T: Send>(
     read: &ReadArgs,
-    paths: &[PathBuf],
-    held: &[crate::project::HeldDocument],
+    live_args::Inputs { paths, held }: live_args::Inputs,
     output: Option<&PathBuf>,
     allow_errors: bool,
     refusal: &str,

@@ -10,7 +10,9 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, Implementation, ListToolsRequest,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerResult,
 };
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService,
+};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 
 use super::{LiveError, MAX_PAGES, Server, words};
@@ -102,7 +104,14 @@ where
         .await
         .map_err(|error| LiveError::Handshake {
             server: shown.to_string(),
-            message: error.to_string(),
+            message: match error {
+                ClientInitializeError::ConnectionClosed(_) => {
+                    "it closed the connection before answering (it may have exited: its \
+                     standard error says why)"
+                        .to_string()
+                }
+                error => error.to_string(),
+            },
         })?;
     let name = running
         .peer_info()
