@@ -56,6 +56,19 @@ pub(super) async fn list(server: &Server, timeout: Duration) -> Result<Listing, 
             // real server) is killed with it.
             #[cfg(unix)]
             child.process_group(0);
+            // And killed by the kernel if toolc dies first (a signal):
+            // toolc's thread that starts it lives as long as toolc.
+            #[cfg(target_os = "linux")]
+            // SAFETY: between fork and exec the closure only calls
+            // prctl(2), which is async-signal-safe, and allocates nothing.
+            unsafe {
+                child.pre_exec(|| {
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
             let (transport, _) = TokioChildProcess::builder(child)
                 .stderr(Stdio::inherit())
                 .spawn()

@@ -15,7 +15,8 @@
 //! JSON-RPC error (rmcp's `ClientLifecycleMode::Auto`). One timeout covers
 //! starting, the handshake and every page. A started server runs in a
 //! process group of its own, killed whole when its listing ends, whatever
-//! the outcome; its standard error is toolc's.
+//! the outcome (and, on Linux, killed by the kernel if toolc dies first);
+//! its standard error is toolc's.
 //!
 //! rmcp is asynchronous: a current-thread tokio runtime is made for the
 //! fetch only, so runs without live servers never start one.

@@ -311,6 +311,29 @@ fn gone(pid: u32) -> bool {
     }
 }
 
+/// The server's and its `sleep`'s process ids, from the file the fake
+/// server writes them to.
+fn pids_in(file: &Path) -> Vec<u32> {
+    let text = std::fs::read_to_string(file).expect("the server started");
+    let pids: Vec<u32> = text
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    assert_eq!(pids.len(), 2, "{text}");
+    pids
+}
+
+/// Waits a little for each of `pids` to be gone, and fails if one stays.
+fn assert_gone(pids: &[u32]) {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while !pids.iter().all(|pid| gone(*pid)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for pid in pids {
+        assert!(gone(*pid), "process {pid} outlived toolc");
+    }
+}
+
 /// A server that never answers: the run ends at --mcp-timeout, and the
 /// server and what it started are killed.
 #[test]
@@ -328,19 +351,45 @@ fn a_server_that_never_answers_times_out_and_is_killed() {
         took >= Duration::from_millis(1500) && took < Duration::from_secs(8),
         "took {took:?}"
     );
-    let text = std::fs::read_to_string(&pids).expect("the server started");
-    let pids: Vec<u32> = text
-        .split_whitespace()
-        .map(|p| p.parse().unwrap())
-        .collect();
-    assert_eq!(pids.len(), 2, "{text}");
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while !pids.iter().all(|pid| gone(*pid)) && Instant::now() < deadline {
+    assert_gone(&pids_in(&pids));
+}
+
+/// A server that listed its tools is killed too, with what it started.
+#[test]
+fn a_server_is_killed_once_it_listed_its_tools() {
+    let dir = TempDir::new("live-listed");
+    let pids = dir.path().join("pids");
+    let server = format!("{} {}", fake("good"), quoted(&pids));
+    let output = lint(&["--mcp-stdio", &server, "--format", "concise"]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert_gone(&pids_in(&pids));
+}
+
+/// toolc killed while it waits for a server: the kernel kills the server
+/// (its parent-death signal), which a killed toolc cannot do itself.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_server_dies_with_a_killed_toolc() {
+    let dir = TempDir::new("live-killed");
+    let pids = dir.path().join("pids");
+    let server = format!("{} {}", fake("silent"), quoted(&pids));
+    let mut toolc = Command::new(env!("CARGO_BIN_EXE_toolc"))
+        .args(["lint", "--mcp-stdio", &server])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start toolc");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !pids.exists() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
-    for pid in pids {
-        assert!(gone(pid), "process {pid} outlived toolc");
-    }
+    let started = pids_in(&pids);
+    toolc.kill().expect("kill toolc");
+    toolc.wait().expect("wait for toolc");
+    // The server's own child is not the kernel's to kill: the test ends it.
+    let sleeper = started[1];
+    let _ = Command::new("kill").arg(sleeper.to_string()).status();
+    assert_gone(&started[..1]);
 }
 
 #[test]
