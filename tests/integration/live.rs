@@ -233,6 +233,29 @@ fn several_servers_and_files_together() {
     assert_eq!(files, ["fake-good-2.json", "fake-good.json"]);
 }
 
+/// gen rust names the tools of a second server with the same tools apart,
+/// reading its document again from memory.
+#[test]
+fn gen_rust_names_two_servers_tools_apart() {
+    let two = ["--mcp-stdio", &fake("good"), "--mcp-stdio", &fake("good")];
+    let refused = Test::new().args(["gen", "rust"]).args(two).run();
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains(r#"tool "add" is declared in both mcp://fake-good and mcp://fake-good-2"#),
+        "{}",
+        refused.stderr
+    );
+    let output = Test::new()
+        .args(["gen", "rust", "--allow-errors"])
+        .args(two)
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert!(output.stdout.contains("pub struct AddTool;"));
+    assert!(output.stdout.contains("pub struct AddTool2;"));
+}
+
 /// A legacy server answers `server/discover` with an error: the fallback
 /// to `initialize` is immediate, not rmcp's 10 s wait for an answer.
 #[test]
