@@ -110,7 +110,8 @@ where
     );
     let lifecycle = ClientLifecycleMode::Auto {
         preferred_versions: vec![ProtocolVersion::LATEST],
-        legacy_version: None,
+        // The newest version with a handshake: what a legacy server knows.
+        legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
     };
     let running = info
         .serve_with_lifecycle(transport, lifecycle)
