@@ -128,7 +128,7 @@ impl LintArgs {
             );
         }
         let stdin_named = self.paths.iter().any(|p| p.as_os_str() == STDIN);
-        if stdin_named && self.live.any() {
+        if self.live.any() && (stdin_named || self.reads_stdin()) {
             return usage(
                 "`-` (standard input) is the only input of its run: no live server with it",
             );

@@ -317,6 +317,23 @@ fn a_command_with_broken_quoting() {
 }
 
 #[test]
+fn standard_input_goes_alone() {
+    for stdin in [&["-"][..], &["--stdin-filename", "tools.json"][..]] {
+        let output = Test::new()
+            .args(["lint", "--mcp-stdio", "true"])
+            .args(stdin)
+            .stdin("{}")
+            .run();
+        assert_eq!(output.code, 2, "{stdin:?}: {}", output.stderr);
+        assert!(
+            output.stderr.contains("no live server with it"),
+            "{stdin:?}: {}",
+            output.stderr
+        );
+    }
+}
+
+#[test]
 fn save_without_a_server() {
     expect_failure(
         &["lint", "fixtures/convert/mcp/mcp.json", "--save", "x.json"],
