@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, Implementation, ListToolsRequest,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerResult, Tool,
 };
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService,
@@ -196,6 +196,19 @@ fn page_of(response: ServerResult) -> Result<ListToolsResult, String> {
         return Ok(page);
     }
     let value = serde_json::to_value(&response).map_err(|e| e.to_string())?;
+    // The first tool that is none says which it is.
+    if let Some(tools) = value.get("tools").and_then(serde_json::Value::as_array) {
+        for (index, tool) in tools.iter().enumerate() {
+            if let Err(error) = serde_json::from_value::<Tool>(tool.clone()) {
+                let name = tool
+                    .get("name")
+                    .and_then(serde_json::Value::as_str)
+                    .map(|name| format!(" (\"{name}\")"))
+                    .unwrap_or_default();
+                return Err(format!("tool {index}{name}: {error}"));
+            }
+        }
+    }
     match serde_json::from_value::<ListToolsResult>(value.clone()) {
         Err(error) => Err(error.to_string()),
         // Parsed here but not by rmcp: say what came.

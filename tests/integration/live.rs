@@ -453,6 +453,10 @@ fn a_server_answering_malformed_tools_writes_nothing() {
         ],
     );
     assert!(!saved.exists(), "a partial document was saved");
+    expect_failure(
+        &["lint", "--mcp-stdio", &fake("no-schema")],
+        &[r#"malformed data: tool 1 ("bare"): missing field `inputSchema`"#],
+    );
     // Lines that are not JSON at all are dropped by the SDK's reader: the
     // answer never comes.
     expect_failure(
