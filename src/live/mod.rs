@@ -6,6 +6,13 @@
 //! front end loads that document like a file; every diagnostic points into
 //! it.
 //!
+//! Each tool is written as rmcp models it: `name`, `title`, `description`,
+//! `inputSchema` and `outputSchema` (verbatim, in the server's key order),
+//! `annotations`, `icons`, `_meta`. Members rmcp does not know (2025-11-25's
+//! `execution`, a vendor's own keys) are not in the document; a tool rmcp
+//! cannot read at all (no `inputSchema`, a name that is no string) makes the
+//! listing malformed.
+//!
 //! This module owns the connection and the document only: which servers
 //! (the command line), what is checked or written from their tools (lint,
 //! gen, convert) and where the document is saved are the callers'.
