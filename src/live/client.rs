@@ -12,7 +12,9 @@ use rmcp::model::{
 };
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService,
+    ServiceError,
 };
+use rmcp::transport::DynamicTransportError;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 
 use super::{LiveError, MAX_PAGES, Server, words};
@@ -82,6 +84,10 @@ pub(super) async fn list(server: &Server, timeout: Duration) -> Result<Listing, 
                 .map_err(|_| timed_out())?
         }
         Server::Url(url) => {
+            let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+            if !matches!(scheme.as_deref(), Some("http" | "https")) {
+                return Err(LiveError::Url { url: url.clone() });
+            }
             let transport = StreamableHttpClientTransport::from_uri(url.as_str());
             tokio::time::timeout(timeout, session(transport, &shown))
                 .await
@@ -124,6 +130,9 @@ where
                      standard error says why)"
                         .to_string()
                 }
+                ClientInitializeError::TransportError { error, context } => {
+                    format!("{context}: {}", transport_message(&error))
+                }
                 error => error.to_string(),
             },
         })?;
@@ -157,7 +166,10 @@ async fn pages(
             .await
             .map_err(|error| LiveError::List {
                 server: shown.to_string(),
-                message: error.to_string(),
+                message: match error {
+                    ServiceError::TransportSend(error) => transport_message(&error),
+                    error => error.to_string(),
+                },
             })?;
         let page = page_of(response).map_err(|message| LiveError::Malformed {
             server: shown.to_string(),
@@ -214,6 +226,28 @@ fn page_of(response: ServerResult) -> Result<ListToolsResult, String> {
         // Parsed here but not by rmcp: say what came.
         Ok(_) => Err(format!("not a tools/list result: {value}")),
     }
+}
+
+/// What went wrong in a transport, without the transport's type: the
+/// messages of the error's causes (the first wraps the transport's own), a
+/// message that ends with the one before it left out.
+fn transport_message(error: &DynamicTransportError) -> String {
+    let mut text = String::new();
+    let mut cause = error.error.source();
+    if cause.is_none() {
+        text = error.error.to_string();
+    }
+    while let Some(next) = cause {
+        let message = next.to_string();
+        if !message.is_empty() && !text.ends_with(&message) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&message);
+        }
+        cause = next.source();
+    }
+    text
 }
 
 /// Kills the process group a server leads when dropped: the listing

@@ -80,6 +80,8 @@ pub(crate) enum LiveError {
         #[source]
         source: SplitError,
     },
+    #[error("--mcp-url \"{url}\" is not an http:// or https:// URL")]
+    Url { url: String },
     #[error("cannot start the MCP server {server}")]
     Start {
         server: String,

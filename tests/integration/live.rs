@@ -547,9 +547,14 @@ fn a_url_nothing_listens_on() {
     drop(listener);
     expect_failure(
         &["lint", "--mcp-url", &url],
-        &[&format!(
-            "the MCP server {url} (--mcp-url) did not complete the MCP handshake"
-        )],
+        &[
+            &format!("the MCP server {url} (--mcp-url) did not complete the MCP handshake"),
+            &format!("error sending request for url ({url})"),
+        ],
+    );
+    expect_failure(
+        &["lint", "--mcp-url", "127.0.0.1:8000/mcp"],
+        &["--mcp-url \"127.0.0.1:8000/mcp\" is not an http:// or https:// URL"],
     );
 }
 
