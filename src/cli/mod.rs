@@ -392,8 +392,8 @@ impl Reporting<'_> {
 /// Loads the manifests a writing command (gen, convert) works from through
 /// the front end (the files under `paths`, and the documents `held` in
 /// memory: the tools of live MCP servers), never what an earlier run wrote
-/// to `output`, lints them
-/// as its gate, and reduces each with `keep` on the worker that read it.
+/// to `output`, lints them as its gate, and reduces each with `keep` on
+/// the worker that read it.
 /// When they have error-level findings and `allow_errors` is off, shows
 /// the findings and `refusal`, and gives `None` (exit 1).
 fn read_for_writing<T: Send>(
