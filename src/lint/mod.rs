@@ -407,17 +407,16 @@ impl Linter {
                 &visit,
             )?
         };
-        let held_options = LoadOptions {
-            max_file_size: self.max_file_size(Path::new(HELD_CONFIGURED_AS))?,
-            ..self.load_options()
-        };
-        for document in held {
-            let loaded = document.load(&held_options);
-            outcomes.push(visit_as(
-                loaded,
-                KeepSource::Always,
-                Some(Path::new(HELD_CONFIGURED_AS)),
-            )?);
+        if !held.is_empty() {
+            let held_options = LoadOptions {
+                max_file_size: self.max_file_size(Path::new(HELD_CONFIGURED_AS))?,
+                ..self.load_options()
+            };
+            for document in held {
+                let loaded = document.load(&held_options);
+                let configured_as = Some(Path::new(HELD_CONFIGURED_AS));
+                outcomes.push(visit_as(loaded, KeepSource::Always, configured_as)?);
+            }
         }
         let mut report = LintReport::default();
         let mut items = Vec::new();
