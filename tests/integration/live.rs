@@ -194,6 +194,36 @@ fn human_output_names_the_server() {
     assert!(output.stdout.contains(r#""a": {"#), "{}", output.stdout);
 }
 
+/// A live server's document takes the toolc.toml of the current
+/// directory: its targets and rule levels.
+#[test]
+fn the_current_directorys_configuration_applies() {
+    let dir = TempDir::new("live-config");
+    dir.write(
+        "toolc.toml",
+        "targets = [\"openai-strict\"]\n[rules]\n\"property-missing-description\" = \"off\"\n",
+    );
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--mcp-stdio", &fake("good"), "--format", "json"])
+        .run();
+    assert_eq!(output.code, 1, "{}", output.stderr);
+    let rules: Vec<String> = output.json()["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        rules.contains(&"strict-additional-properties".to_string()),
+        "{rules:?}"
+    );
+    assert!(
+        !rules.contains(&"property-missing-description".to_string()),
+        "{rules:?}"
+    );
+}
+
 /// A server that shares another's name gets `-2`; with several servers
 /// `--save` is a directory; live servers and files go together.
 #[test]
