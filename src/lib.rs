@@ -56,6 +56,7 @@ pub mod run;
 mod cli;
 mod formats;
 mod json;
+mod live;
 mod python;
 mod source;
 mod syntax;

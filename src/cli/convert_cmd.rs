@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::live_args::LiveArgs;
 use super::render::ReportFormat;
 use std::collections::BTreeMap;
 
@@ -18,8 +19,9 @@ use crate::source::Span;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct ConvertArgs {
-    /// Manifests to convert: files, tool directories or whole trees.
-    #[arg(required = true)]
+    /// Manifests to convert: files, tool directories or whole trees (none needed when a
+    /// live server is named).
+    #[arg(required_unless_present_any = ["mcp_stdio", "mcp_url"])]
     paths: Vec<PathBuf>,
     /// The format to write: nora, agentcli, agentstack, nachos, openai, anthropic, mcp.
     #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
@@ -69,6 +71,8 @@ pub(super) struct ConvertArgs {
     templates: Option<PathBuf>,
     #[command(flatten)]
     read: ReadArgs,
+    #[command(flatten)]
+    live: LiveArgs,
 }
 
 pub(super) fn run(
@@ -110,9 +114,13 @@ pub(super) fn run(
     // then, rather than every text with a loss kept meanwhile.
     let keep_sources = !listing.groups_in(args.format);
     let keep = |manifest: Manifest| reduce(manifest, to, strict, document, keep_sources);
+    let held = args.live.fetch()?;
     let Some(reading) = super::read_for_writing(
         &args.read,
-        &args.paths,
+        super::live_args::Inputs {
+            paths: &args.paths,
+            held: &held,
+        },
         args.output.as_ref(),
         args.allow_errors,
         "not converting manifests with errors (pass --allow-errors to convert anyway)",

@@ -112,6 +112,10 @@ pub enum CliError {
     InTheWay(Vec<PathBuf>),
     #[error("cannot write output")]
     Output(#[from] std::io::Error),
+    /// A live MCP server (`--mcp-stdio`, `--mcp-url`) whose tools could not
+    /// be read.
+    #[error(transparent)]
+    Live(#[from] crate::live::LiveError),
 }
 
 fn list(paths: &[PathBuf]) -> String {

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
+use super::live_args::LiveArgs;
 use super::render::ReportFormat;
 use super::{CliError, ForWriting, Outcome, Part, ReadArgs, Reporting, findings, write};
 use crate::diagnostic::Diagnostic;
@@ -22,9 +23,9 @@ pub(super) struct GenArgs {
     /// What to generate.
     #[arg(value_enum)]
     target: Target,
-    /// Manifests (files or directories) to generate from; the word `builtin` stands for
-    /// the runner's built-in tools (list_files, read_file, write_file, shell, fetch).
-    #[arg(default_value = ".")]
+    /// Manifests (files or directories) to generate from (default: `.`, unless a live
+    /// server is named); the word `builtin` stands for the runner's built-in tools
+    /// (list_files, read_file, write_file, shell, fetch).
     paths: Vec<PathBuf>,
     /// Where to write: a file for the JSON targets and rust (default, or `-`: standard
     /// output), a directory for python (required).
@@ -71,6 +72,8 @@ pub(super) struct GenArgs {
     show_notes: bool,
     #[command(flatten)]
     read: ReadArgs,
+    #[command(flatten)]
+    live: LiveArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -127,12 +130,16 @@ pub(super) fn run(
         err,
     };
     let builtin = args.paths.iter().any(|p| p.as_os_str() == "builtin");
-    let paths: Vec<PathBuf> = args
+    let mut paths: Vec<PathBuf> = args
         .paths
         .iter()
         .filter(|p| p.as_os_str() != "builtin")
         .cloned()
         .collect();
+    if args.paths.is_empty() && !args.live.any() {
+        paths.push(PathBuf::from("."));
+    }
+    let held = args.live.fetch()?;
     let work = Work::of(args.target, args.strict);
     let emit_options = emit::Options {
         templates: &templates,
@@ -144,13 +151,16 @@ pub(super) fn run(
     // then, rather than every text with a note kept meanwhile.
     let keep_sources = !listing.groups_in(args.format);
     let keep = |manifest: Manifest| reduce(work, manifest, &emit_options, keep_sources);
-    let reload = |again: ReadAgain<'_>| reload(&args.read, args.output.as_ref(), again);
-    let read = if paths.is_empty() {
+    let reload = |again: ReadAgain<'_>| reload(&args.read, args.output.as_ref(), &held, again);
+    let read = if paths.is_empty() && held.is_empty() {
         Some(ForWriting::default())
     } else {
         super::read_for_writing(
             &args.read,
-            &paths,
+            super::live_args::Inputs {
+                paths: &paths,
+                held: &held,
+            },
             args.output.as_ref(),
             args.allow_errors,
             "not generating from manifests with errors (pass --allow-errors to generate anyway)",
@@ -453,17 +463,22 @@ impl From<emit::Output> for Output {
 /// The IR of the manifest `again` names, read again as the run read it:
 /// its text must be the one the run linted, and its package code must
 /// give the IR what it gave then, or gen would write what no check has
-/// seen.
+/// seen. A live server's document is read again from memory (`held`).
 fn reload(
     read: &ReadArgs,
     output: Option<&PathBuf>,
+    held: &[crate::project::HeldDocument],
     again: ReadAgain<'_>,
 ) -> Result<ToolSet, CliError> {
     let options = crate::lint::LintOptions {
         exclude: output.into_iter().cloned().collect(),
         ..read.options()
     };
-    let project = crate::lint::Linter::new(options)?.load(&[again.file.to_path_buf()])?;
+    let linter = crate::lint::Linter::new(options)?;
+    let project = match held.iter().find(|document| document.path == again.path) {
+        Some(document) => linter.load_held(document)?,
+        None => linter.load(&[again.file.to_path_buf()])?,
+    };
     let manifest = project
         .manifests
         .into_iter()
@@ -530,13 +545,13 @@ mod tests {
             code,
         };
 
-        let set = reload(&read, None, again()).unwrap();
+        let set = reload(&read, None, &[], again()).unwrap();
         assert_eq!(set.tools[0].name, "get_time");
 
         let swapped = linted.replace("get_time", "rm_rf_ok");
         assert_eq!(swapped.len(), linted.len());
         std::fs::write(&file, swapped).unwrap();
-        let refused = reload(&read, None, again());
+        let refused = reload(&read, None, &[], again());
         assert!(matches!(refused, Err(CliError::InputChanged(ref p)) if p == "tools.json"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -561,10 +576,10 @@ mod tests {
             text,
             code,
         };
-        assert!(reload(&read, None, again()).is_ok());
+        assert!(reload(&read, None, &[], again()).is_ok());
 
         std::fs::write(dir.join("__init__.py"), module.replace("zone", "rm_rf")).unwrap();
-        let refused = reload(&read, None, again());
+        let refused = reload(&read, None, &[], again());
         assert!(
             matches!(refused, Err(CliError::InputChanged(_))),
             "{refused:?}"

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
+use super::live_args::LiveArgs;
 use super::render::{self, FixView, ReportFormat, View, fixes, statistics};
 use super::{CliError, Outcome, ReadArgs, write_atomically};
 use crate::diagnostic::Severity;
@@ -74,6 +75,8 @@ pub(super) struct LintArgs {
     silent: bool,
     #[command(flatten)]
     read: ReadArgs,
+    #[command(flatten)]
+    live: LiveArgs,
 }
 
 impl LintArgs {
@@ -82,9 +85,9 @@ impl LintArgs {
         self.quiet || self.silent
     }
 
-    /// The paths to lint: `.` when none is named.
+    /// The paths to lint: `.` when none is named, and no live server.
     fn paths(&self) -> Vec<PathBuf> {
-        if self.paths.is_empty() {
+        if self.paths.is_empty() && !self.live.any() {
             vec![PathBuf::from(".")]
         } else {
             self.paths.clone()
@@ -119,7 +122,17 @@ impl LintArgs {
         if self.unsafe_fixes && !(self.fix || self.diff) {
             return usage("--unsafe-fixes goes with --fix or --diff");
         }
+        if self.live.any() && (self.fix || self.diff) {
+            return usage(
+                "--fix and --diff rewrite files: a live server's tools are not one (lint its --save copy)",
+            );
+        }
         let stdin_named = self.paths.iter().any(|p| p.as_os_str() == STDIN);
+        if self.live.any() && (stdin_named || self.reads_stdin()) {
+            return usage(
+                "`-` (standard input) is the only input of its run: no live server with it",
+            );
+        }
         if stdin_named && self.paths.len() > 1 {
             return usage("`-` (standard input) is the only path of its run");
         }
@@ -186,7 +199,8 @@ pub(super) fn run(
         }
         fixed = Some(fixes);
     }
-    let report = lint::lint_paths(&paths, &options)?;
+    let held = args.live.fetch()?;
+    let report = lint::Linter::new(options)?.lint_inputs(&paths, &held)?;
     show(args, &report, fixed.as_deref(), colors.out, out, err)
 }
 

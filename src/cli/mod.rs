@@ -13,6 +13,7 @@ mod explain;
 mod findings;
 mod gen_cmd;
 mod lint_cmd;
+mod live_args;
 mod render;
 mod run_cmd;
 mod serve_cmd;
@@ -405,13 +406,15 @@ impl Reporting<'_> {
 }
 
 /// Loads the manifests a writing command (gen, convert) works from through
-/// the front end, never what an earlier run wrote to `output`, lints them
-/// as its gate, and reduces each with `keep` on the worker that read it.
+/// the front end (the files under `paths`, and the documents `held` in
+/// memory: the tools of live MCP servers), never what an earlier run wrote
+/// to `output`, lints them as its gate, and reduces each with `keep` on
+/// the worker that read it.
 /// When they have error-level findings and `allow_errors` is off, shows
 /// the findings and `refusal`, and gives `None` (exit 1).
 fn read_for_writing<T: Send>(
     read: &ReadArgs,
-    paths: &[PathBuf],
+    live_args::Inputs { paths, held }: live_args::Inputs,
     output: Option<&PathBuf>,
     allow_errors: bool,
     refusal: &str,
@@ -426,7 +429,7 @@ fn read_for_writing<T: Send>(
         ..read.options()
     };
     let linter = crate::lint::Linter::new(options)?;
-    let (mut report, mut parts) = linter.lint_paths_keeping(paths, keep)?;
+    let (mut report, mut parts) = linter.lint_inputs_keeping(paths, held, keep)?;
     if report.count(crate::diagnostic::Severity::Error) > 0 && !allow_errors {
         // The warnings show too: read their texts again.
         let paths: Vec<String> = report.diagnostics.iter().map(|d| d.path.clone()).collect();

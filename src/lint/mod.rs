@@ -35,7 +35,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::ir::Format;
 use crate::lint::findings::Findings;
 use crate::project::{
-    self, Failure, LoadOptions, LoadProblem, Loaded, ProblemKind, Project, ReadLog,
+    self, Failure, HeldDocument, LoadOptions, LoadProblem, Loaded, ProblemKind, Project, ReadLog,
 };
 use crate::source::{Fingerprint, Source, Span};
 
@@ -314,8 +314,20 @@ impl Linter {
     /// Loads and checks the files under `paths`, each on a worker that
     /// keeps only its findings.
     pub fn lint_paths(&self, paths: &[PathBuf]) -> Result<LintReport, LintError> {
+        self.lint_inputs(paths, &[])
+    }
+
+    /// Like [`Linter::lint_paths`], with documents held in memory beside
+    /// the files (the tools of live MCP servers). A held document takes the
+    /// configuration of the current directory (or `--config`), and its text
+    /// stays in the report whatever is found: it cannot be read again.
+    pub fn lint_inputs(
+        &self,
+        paths: &[PathBuf],
+        held: &[HeldDocument],
+    ) -> Result<LintReport, LintError> {
         Ok(self
-            .lint_keeping(paths, KeepSource::WithFindings, &|_| ())?
+            .lint_keeping(paths, held, KeepSource::WithFindings, &|_| ())?
             .0)
     }
 
@@ -331,36 +343,81 @@ impl Linter {
         paths: &[PathBuf],
         keep: &(dyn Fn(project::Manifest) -> T + Sync),
     ) -> Result<(LintReport, Vec<T>), LintError> {
-        self.lint_keeping(paths, KeepSource::WithErrors, keep)
+        self.lint_inputs_keeping(paths, &[], keep)
+    }
+
+    /// [`Linter::lint_paths_keeping`] with documents held in memory too
+    /// (see [`Linter::lint_inputs`]); `keep` gets them as it gets files.
+    pub fn lint_inputs_keeping<T: Send>(
+        &self,
+        paths: &[PathBuf],
+        held: &[HeldDocument],
+        keep: &(dyn Fn(project::Manifest) -> T + Sync),
+    ) -> Result<(LintReport, Vec<T>), LintError> {
+        self.lint_keeping(paths, held, KeepSource::WithErrors, keep)
+    }
+
+    /// Loads a document held in memory as this run loads it (with the
+    /// size limit of the current directory's configuration).
+    pub fn load_held(&self, held: &HeldDocument) -> Result<Project, LintError> {
+        let options = LoadOptions {
+            max_file_size: self.max_file_size(Path::new(HELD_CONFIGURED_AS))?,
+            ..self.load_options()
+        };
+        Ok(Project::collect(vec![held.load(&options)]))
     }
 
     fn lint_keeping<T: Send>(
         &self,
         paths: &[PathBuf],
+        held: &[HeldDocument],
         sources: KeepSource,
         keep: &(dyn Fn(project::Manifest) -> T + Sync),
     ) -> Result<(LintReport, Vec<T>), LintError> {
-        let visit = |loaded: Loaded| -> Result<Outcome<T>, LintError> {
+        // `configured_as`: the file whose configuration applies (a held
+        // document's path is no file).
+        let visit_as = |loaded: Loaded,
+                        sources: KeepSource,
+                        configured_as: Option<&Path>|
+         -> Result<Outcome<T>, LintError> {
             Ok(match loaded {
                 Loaded::Manifest(manifest) => {
-                    let settings = self.resolver.settings_for(&manifest.file)?;
+                    let file = configured_as.unwrap_or(&manifest.file);
+                    let settings = self.resolver.settings_for(file)?;
                     let checked = check_loaded(&manifest, &settings, sources)?;
                     Outcome::Kept(Box::new(checked), keep(*manifest))
                 }
                 Loaded::Failed(failure) => {
-                    let settings = self.resolver.settings_for(&failure.file)?;
+                    let file = configured_as.unwrap_or(&failure.file);
+                    let settings = self.resolver.settings_for(file)?;
                     Outcome::Checked(Box::new(check_failure(*failure, &settings)))
                 }
                 Loaded::Skipped(skipped) => Outcome::Skipped(skipped),
                 Loaded::WalkProblem(problem) => Outcome::WalkProblem(problem),
             })
         };
-        let outcomes = project::load_each(
-            paths,
-            &self.load_options(),
-            &|path: &Path| self.max_file_size(path),
-            &visit,
-        )?;
+        let visit = |loaded: Loaded| visit_as(loaded, sources, None);
+        let mut outcomes = if paths.is_empty() && !held.is_empty() {
+            Vec::new()
+        } else {
+            project::load_each(
+                paths,
+                &self.load_options(),
+                &|path: &Path| self.max_file_size(path),
+                &visit,
+            )?
+        };
+        if !held.is_empty() {
+            let held_options = LoadOptions {
+                max_file_size: self.max_file_size(Path::new(HELD_CONFIGURED_AS))?,
+                ..self.load_options()
+            };
+            for document in held {
+                let loaded = document.load(&held_options);
+                let configured_as = Some(Path::new(HELD_CONFIGURED_AS));
+                outcomes.push(visit_as(loaded, KeepSource::Always, configured_as)?);
+            }
+        }
         let mut report = LintReport::default();
         let mut items = Vec::new();
         let mut kept = Vec::new();
@@ -439,6 +496,11 @@ impl Linter {
         Ok(())
     }
 }
+
+/// The file in the current directory whose configuration a document held
+/// in memory takes: the `toolc.toml` found from there (none matches a
+/// per-file override).
+const HELD_CONFIGURED_AS: &str = "-";
 
 /// Lints files and directories.
 pub fn lint_paths(paths: &[PathBuf], options: &LintOptions) -> Result<LintReport, LintError> {

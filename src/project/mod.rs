@@ -203,6 +203,29 @@ pub enum LoadError {
     PathNotFound(String),
 }
 
+/// A document held in memory rather than read from a file (the tools a
+/// live MCP server listed): read as `format`, whatever `--input-format`
+/// says, and shown as `path`. It cannot be read again, so a run keeps its
+/// text to the end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldDocument {
+    pub path: String,
+    pub format: Format,
+    pub text: String,
+}
+
+impl HeldDocument {
+    /// Loads the document as `options` say, with its own format.
+    pub(crate) fn load(&self, options: &LoadOptions) -> Loaded {
+        let options = LoadOptions {
+            input_format: Some(self.format),
+            ..options.clone()
+        };
+        let candidate = Candidate::named(PathBuf::from(&self.path));
+        Loader::new(&options).load_text(&candidate, self.text.as_bytes(), options.max_file_size)
+    }
+}
+
 /// Everything loaded from a set of paths or documents.
 #[derive(Debug, Default)]
 pub struct Project {
@@ -256,7 +279,7 @@ impl Project {
         Project::collect(loaded)
     }
 
-    fn collect(loaded: Vec<Loaded>) -> Project {
+    pub(crate) fn collect(loaded: Vec<Loaded>) -> Project {
         let mut project = Project::default();
         for item in loaded {
             match item {

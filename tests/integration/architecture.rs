@@ -18,6 +18,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("source", 0),
     ("suggest", 0),
     ("providers", 0),
+    // Live MCP servers as input: a reader that makes a document of them.
+    ("live", 0),
     ("syntax", 1),
     ("diagnostic", 1),
     ("json", 2),

@@ -179,10 +179,6 @@ fn generated_modules_compile_and_behave() {
 /// that building toolc put in the registry cache.
 fn check_crate(modules: &[(&str, String)], accept: Option<&str>) {
     let name = if accept.is_some() { "full" } else { "hostile" };
-    let base = root().join("target/gen-rust-check");
-    let dir = base.join(name);
-    let _ = std::fs::remove_dir_all(dir.join("src"));
-    let _ = std::fs::remove_dir_all(dir.join("tests"));
     // The two crates share a target directory (serde builds once) and are
     // built by tests running in parallel: each needs its own package name,
     // or their outputs collide and a test may link the other crate's lib.
@@ -192,6 +188,21 @@ fn check_crate(modules: &[(&str, String)], accept: Option<&str>) {
     } else {
         "toolc_gen_rust_hostile"
     };
+    check_crate_as(name, package, modules, accept);
+}
+
+/// [`check_crate`] in the directory `name` under target/gen-rust-check, as
+/// the package `package` (unique among the tests that build at once).
+pub(super) fn check_crate_as(
+    name: &str,
+    package: &str,
+    modules: &[(&str, String)],
+    accept: Option<&str>,
+) {
+    let base = root().join("target/gen-rust-check");
+    let dir = base.join(name);
+    let _ = std::fs::remove_dir_all(dir.join("src"));
+    let _ = std::fs::remove_dir_all(dir.join("tests"));
     write(
         &dir.join("Cargo.toml"),
         &CARGO_TOML.replace("toolc_gen_rust_check", package),

@@ -32,6 +32,7 @@ mod interop;
 mod interpreters;
 mod isolation;
 mod lint_cli;
+mod live;
 mod outputs;
 mod policy_shell;
 mod project;

@@ -162,8 +162,14 @@ fn fix_json(report: &LintReport, path: &str, fix: &Fix) -> Option<Value> {
 /// A path as a URI reference: relative paths stay relative (code scanning
 /// resolves them against the checkout), absolute ones become `file:` URIs;
 /// every byte outside the unreserved set and `/` is percent-encoded, so a
-/// `:` or space in a file name cannot be misread.
+/// `:` or space in a file name cannot be misread. A live server's document,
+/// `mcp://<server name>`, keeps its scheme.
 fn uri(path: &str) -> String {
+    if let Some(name) = path.strip_prefix(LIVE_SCHEME) {
+        let mut out = String::from(LIVE_SCHEME);
+        percent_encode(name, false, &mut out);
+        return out;
+    }
     let path = forward_slashes(path);
     // A Windows drive path, `C:/x`, becomes `file:///C:/x`, its colon kept.
     let drive = !path.starts_with('/') && std::path::Path::new(&path).is_absolute();
@@ -174,6 +180,16 @@ fn uri(path: &str) -> String {
     } else {
         ""
     });
+    percent_encode(&path, drive, &mut out);
+    out
+}
+
+/// The prefix of the documents live MCP servers list.
+const LIVE_SCHEME: &str = "mcp://";
+
+/// Appends `path` with every byte outside the unreserved set and `/`
+/// percent-encoded (but the colon of a `drive`).
+fn percent_encode(path: &str, drive: bool, out: &mut String) {
     for (i, byte) in path.bytes().enumerate() {
         let keep = byte.is_ascii_alphanumeric()
             || matches!(byte, b'-' | b'.' | b'_' | b'~' | b'/')
@@ -184,7 +200,6 @@ fn uri(path: &str) -> String {
             let _ = write!(out, "%{byte:02X}");
         }
     }
-    out
 }
 
 #[cfg(test)]
@@ -197,5 +212,7 @@ mod tests {
         assert_eq!(uri("a,b:c.json"), "a%2Cb%3Ac.json");
         assert_eq!(uri("/tmp/x.json"), "file:///tmp/x.json");
         assert_eq!(uri("über.json"), "%C3%BCber.json");
+        assert_eq!(uri("mcp://mcp-time"), "mcp://mcp-time");
+        assert_eq!(uri("mcp://a b/c"), "mcp://a%20b/c");
     }
 }

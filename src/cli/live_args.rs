@@ -1,0 +1,168 @@
+//! The flags that read live MCP servers (`--mcp-stdio`, `--mcp-url`,
+//! `--mcp-timeout`, `--save`), shared by lint, gen and convert, and what
+//! they do before those commands read anything else: fetch each server's
+//! tools ([`crate::live`]) into a document held in memory named
+//! `mcp://<server name>`, and save the documents when asked.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::CliError;
+use crate::ir::Format;
+use crate::live::{self, Server};
+use crate::project::HeldDocument;
+
+/// What a writing command (gen, convert) reads: files and directories,
+/// and the documents of live servers.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Inputs<'a> {
+    pub(super) paths: &'a [PathBuf],
+    pub(super) held: &'a [HeldDocument],
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct LiveArgs {
+    /// Read the tools of the MCP server this command starts ("PROGRAM ARGS...": split
+    /// into words as a shell splits them, quotes and backslashes included, and run
+    /// without a shell), over its standard input and output; its standard error is
+    /// toolc's. The tools are read as an MCP manifest named mcp://<server name>.
+    /// Repeatable; with or without paths.
+    #[arg(long = "mcp-stdio", value_name = "COMMAND")]
+    pub(super) mcp_stdio: Vec<String>,
+    /// Read the tools of the MCP server at this Streamable HTTP URL, as --mcp-stdio
+    /// does. Repeatable.
+    #[arg(long = "mcp-url", value_name = "URL")]
+    pub(super) mcp_url: Vec<String>,
+    /// The time each live server has to start, answer the handshake and list every
+    /// page of its tools, in seconds; past it the run fails (exit 2).
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    mcp_timeout: Duration,
+    /// Write what the live servers listed, the documents the findings point into
+    /// (pretty JSON), atomically: with one server, to this file; with several, into
+    /// this directory (created if needed), one <server name>.json each. Nothing is
+    /// written when a server fails.
+    #[arg(long, value_name = "PATH")]
+    save: Option<PathBuf>,
+}
+
+impl LiveArgs {
+    /// Whether a live server is named.
+    pub(super) fn any(&self) -> bool {
+        !self.mcp_stdio.is_empty() || !self.mcp_url.is_empty()
+    }
+
+    /// The servers, commands first, each kind in command-line order.
+    fn servers(&self) -> Vec<Server> {
+        let stdio = self.mcp_stdio.iter().cloned().map(Server::Stdio);
+        let urls = self.mcp_url.iter().cloned().map(Server::Url);
+        stdio.chain(urls).collect()
+    }
+
+    /// Fetches every server's tools (nothing when none is named), saves
+    /// them with `--save`, and gives them as documents to read.
+    pub(super) fn fetch(&self) -> Result<Vec<HeldDocument>, CliError> {
+        if self.save.is_some() && !self.any() {
+            return Err(CliError::Usage(
+                "--save writes what live servers list: name one with --mcp-stdio or --mcp-url"
+                    .to_string(),
+            ));
+        }
+        let servers = self.servers();
+        let fetched = live::fetch(&servers, self.mcp_timeout)?;
+        if let Some(save) = &self.save {
+            save_all(save, &fetched)?;
+        }
+        Ok(fetched
+            .into_iter()
+            .map(|f| HeldDocument {
+                path: f.path,
+                format: Format::Mcp,
+                text: f.document,
+            })
+            .collect())
+    }
+}
+
+/// `--save PATH`: one server's document in the file PATH, several in the
+/// directory PATH.
+fn save_all(save: &Path, fetched: &[live::Fetched]) -> Result<(), CliError> {
+    if let [one] = fetched {
+        return super::write_atomically(save, one.document.as_bytes());
+    }
+    std::fs::create_dir_all(save).map_err(|source| CliError::Write {
+        path: save.to_path_buf(),
+        source,
+    })?;
+    let mut taken: Vec<String> = Vec::new();
+    for document in fetched {
+        let name = file_name(&document.name, &taken);
+        super::write_atomically(&save.join(&name), document.document.as_bytes())?;
+        taken.push(name);
+    }
+    Ok(())
+}
+
+/// `<name>.json` with what a file name cannot hold as `_`, and `-N` when
+/// an earlier server took it.
+fn file_name(name: &str, taken: &[String]) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let safe = safe.trim_start_matches('.');
+    let safe = if safe.is_empty() { "server" } else { safe };
+    let first = format!("{safe}.json");
+    if !taken.contains(&first) {
+        return first;
+    }
+    (2..)
+        .map(|n| format!("{safe}-{n}.json"))
+        .find(|name| !taken.contains(name))
+        .unwrap_or(first)
+}
+
+/// `--mcp-timeout`: seconds, over zero (fractions allowed).
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("\"{text}\" is not a number of seconds"))?;
+    if !(seconds > 0.0 && seconds <= 86_400.0) {
+        return Err(format!(
+            "the timeout must be over 0 and at most 86400 seconds, not {text}"
+        ));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn saved_names_are_file_names_and_unique() {
+        assert_eq!(file_name("mcp-time", &[]), "mcp-time.json");
+        assert_eq!(
+            file_name("mcp-servers/everything", &[]),
+            "mcp-servers_everything.json"
+        );
+        assert_eq!(file_name("../x", &[]), "_x.json");
+        let taken = vec!["time.json".to_string()];
+        assert_eq!(file_name("time", &taken), "time-2.json");
+    }
+
+    #[test]
+    fn timeouts_are_positive_seconds() {
+        assert_eq!(parse_seconds("0.5"), Ok(Duration::from_millis(500)));
+        assert!(parse_seconds("0").is_err());
+        assert!(parse_seconds("-1").is_err());
+        assert!(parse_seconds("soon").is_err());
+        assert!(parse_seconds("NaN").is_err());
+    }
+}

@@ -1,0 +1,225 @@
+//! Live MCP servers as input: a reader that connects to a running server
+//! as an MCP client (a command toolc starts and speaks to over its standard
+//! input and output, or a Streamable HTTP URL), fetches every page of its
+//! `tools/list`, and turns the tools into an MCP manifest document,
+//! `{"tools": [...]}` as pretty JSON, named `mcp://<server name>`. The
+//! front end loads that document like a file; every diagnostic points into
+//! it.
+//!
+//! Each tool is written as rmcp models it: `name`, `title`, `description`,
+//! `inputSchema` and `outputSchema` (verbatim, in the server's key order),
+//! `annotations`, `icons`, `_meta`. Members rmcp does not know (2025-11-25's
+//! `execution`, a vendor's own keys) are not in the document; a tool rmcp
+//! cannot read at all (no `inputSchema`, a name that is no string) makes the
+//! listing malformed.
+//!
+//! This module owns the connection and the document only: which servers
+//! (the command line), what is checked or written from their tools (lint,
+//! gen, convert) and where the document is saved are the callers'.
+//!
+//! The handshake works with both eras of the protocol: `server/discover`
+//! first (2026-07-28), `initialize` when the server answers that with a
+//! JSON-RPC error (rmcp's `ClientLifecycleMode::Auto`). One timeout covers
+//! starting, the handshake and every page. A started server runs in a
+//! process group of its own, killed whole when its listing ends, whatever
+//! the outcome (and, on Linux, killed by the kernel if toolc dies first);
+//! its standard error is toolc's.
+//!
+//! rmcp is asynchronous: a current-thread tokio runtime is made for the
+//! fetch only, so runs without live servers never start one.
+
+mod client;
+mod words;
+
+use std::fmt;
+use std::time::Duration;
+
+pub(crate) use words::SplitError;
+
+/// The most pages of `tools/list` read from one server before it is taken
+/// for a server that never stops paginating.
+pub(crate) const MAX_PAGES: usize = 1000;
+
+/// Where a server is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Server {
+    /// A command line ("PROGRAM ARGS..."), split into words as a shell
+    /// would split them, run without a shell.
+    Stdio(String),
+    /// A Streamable HTTP endpoint.
+    Url(String),
+}
+
+impl fmt::Display for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Server::Stdio(command) => write!(f, "`{command}` (--mcp-stdio)"),
+            Server::Url(url) => write!(f, "{url} (--mcp-url)"),
+        }
+    }
+}
+
+/// What a server listed, as a document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Fetched {
+    /// `mcp://<server name>`, unique among the servers of one fetch.
+    pub(crate) path: String,
+    /// The server's name, as it gave it (or as toolc made it up when it
+    /// gave none).
+    pub(crate) name: String,
+    /// `{"tools": [...]}`, pretty JSON ending with a newline.
+    pub(crate) document: String,
+}
+
+/// Why the tools of a server could not be read. Each names the server.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum LiveError {
+    #[error("cannot read the command of --mcp-stdio \"{command}\": {source}")]
+    Split {
+        command: String,
+        #[source]
+        source: SplitError,
+    },
+    #[error("--mcp-url \"{url}\" is not an http:// or https:// URL")]
+    Url { url: String },
+    #[error("cannot start the MCP server {server}")]
+    Start {
+        server: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the MCP server {server} did not complete the MCP handshake: {message}")]
+    Handshake { server: String, message: String },
+    #[error(
+        "the MCP server {server} did not list its tools within {seconds} s (--mcp-timeout SECONDS sets the limit)"
+    )]
+    TimedOut { server: String, seconds: String },
+    #[error("the MCP server {server} could not list its tools: {message}")]
+    List { server: String, message: String },
+    #[error("the MCP server {server} answered tools/list with malformed data: {message}")]
+    Malformed { server: String, message: String },
+    #[error(
+        "the MCP server {server} gave the pagination cursor \"{cursor}\" twice: its tools/list would never end"
+    )]
+    RepeatedCursor { server: String, cursor: String },
+    #[error(
+        "the MCP server {server} gave more than {MAX_PAGES} pages of tools/list: stopped reading, as it may never end"
+    )]
+    EndlessPages { server: String },
+    #[error("cannot start the runtime of the MCP client")]
+    Runtime(#[source] std::io::Error),
+}
+
+/// Fetches the tools of every server, one after the other, each within
+/// `timeout` (starting it, the handshake and every page), and names each
+/// document `mcp://<name>`: a name two servers share gets `-2`, `-3`...
+/// on its later servers. The first failure ends the fetch.
+pub(crate) fn fetch(servers: &[Server], timeout: Duration) -> Result<Vec<Fetched>, LiveError> {
+    if servers.is_empty() {
+        return Ok(Vec::new());
+    }
+    client::install_crypto_provider();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(LiveError::Runtime)?;
+    let mut fetched: Vec<Fetched> = Vec::new();
+    for server in servers {
+        let listed = runtime.block_on(client::list(server, timeout));
+        let (name, tools) = listed?;
+        let name = name.unwrap_or_else(|| fallback_name(server));
+        let path = unique_path(&name, &fetched);
+        let document = document_of(tools).map_err(|e| LiveError::Malformed {
+            server: server.to_string(),
+            message: e.to_string(),
+        })?;
+        fetched.push(Fetched {
+            path,
+            name,
+            document,
+        });
+    }
+    // The clients' tasks end here: a server still running was killed
+    // already, and its handle goes with the runtime.
+    runtime.shutdown_background();
+    Ok(fetched)
+}
+
+/// The manifest a server's tools make: an MCP `tools/list` result of one
+/// page, in the server's order.
+fn document_of(tools: Vec<serde_json::Value>) -> serde_json::Result<String> {
+    let mut text = serde_json::to_string_pretty(&serde_json::json!({ "tools": tools }))?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// A name for a server that gave none: its program's file name, or its
+/// URL's host and port.
+fn fallback_name(server: &Server) -> String {
+    match server {
+        Server::Stdio(command) => words::split(command)
+            .ok()
+            .and_then(|words| words.into_iter().next())
+            .map(|program| {
+                std::path::Path::new(&program)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or(program)
+            })
+            .unwrap_or_else(|| "server".to_string()),
+        Server::Url(url) => {
+            let rest = url.split_once("://").map_or(url.as_str(), |(_, rest)| rest);
+            rest.split('/').next().unwrap_or(rest).to_string()
+        }
+    }
+}
+
+/// `mcp://<name>`, or with `-N` when an earlier server has that path.
+fn unique_path(name: &str, earlier: &[Fetched]) -> String {
+    let taken = |path: &str| earlier.iter().any(|f| f.path == path);
+    let first = format!("mcp://{name}");
+    if !taken(&first) {
+        return first;
+    }
+    (2..)
+        .map(|n| format!("mcp://{name}-{n}"))
+        .find(|path| !taken(path))
+        .unwrap_or(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn servers_that_share_a_name_are_told_apart() {
+        let fetched = |path: &str| Fetched {
+            path: path.to_string(),
+            name: String::new(),
+            document: String::new(),
+        };
+        assert_eq!(unique_path("time", &[]), "mcp://time");
+        let earlier = [fetched("mcp://time"), fetched("mcp://time-2")];
+        assert_eq!(unique_path("time", &earlier), "mcp://time-3");
+        assert_eq!(unique_path("clock", &earlier), "mcp://clock");
+    }
+
+    #[test]
+    fn a_server_without_a_name_is_named_by_its_program_or_host() {
+        let stdio = Server::Stdio("/usr/bin/python3 -m server".to_string());
+        assert_eq!(fallback_name(&stdio), "python3");
+        let url = Server::Url("http://127.0.0.1:8080/mcp".to_string());
+        assert_eq!(fallback_name(&url), "127.0.0.1:8080");
+    }
+
+    #[test]
+    fn the_document_is_pretty_json_in_the_servers_order() {
+        let tools = vec![
+            serde_json::json!({"name": "b", "inputSchema": {"type": "object"}}),
+            serde_json::json!({"name": "a", "inputSchema": {"type": "object"}}),
+        ];
+        let text = document_of(tools).unwrap();
+        assert!(text.starts_with("{\n  \"tools\": [\n    {\n      \"name\": \"b\""));
+        assert!(text.ends_with("}\n"));
+    }
+}

@@ -1,0 +1,624 @@
+//! Live MCP servers as input (`--mcp-stdio`, `--mcp-url`): two servers
+//! toolc did not write, run from their packages (mcp-server-time from PyPI
+//! in the test venv, @modelcontextprotocol/server-everything from npm in
+//! target/test-node, which scripts/test installs), a server made with the
+//! official Python SDK over Streamable HTTP on loopback, and a hand-written
+//! JSON-RPC server (fixtures/live/fake_server.py) that misbehaves on demand.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::sdk::python;
+use super::{Output, TempDir, Test, root};
+
+/// `path` quoted for `--mcp-stdio`, which splits words as a shell does.
+fn quoted(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+}
+
+/// mcp-server-time from the test venv, its local zone pinned.
+fn time_server() -> String {
+    format!(
+        "{} -m mcp_server_time --local-timezone UTC",
+        quoted(&python())
+    )
+}
+
+/// server-everything's dist/index.js: `TOOLC_TEST_EVERYTHING`; else the
+/// test fails.
+fn everything_server() -> String {
+    let path = std::env::var_os("TOOLC_TEST_EVERYTHING")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            panic!(
+                "TOOLC_TEST_EVERYTHING is not set: run the tests with scripts/test, which installs \
+                 @modelcontextprotocol/server-everything into target/test-node"
+            )
+        });
+    assert!(
+        path.is_file(),
+        "TOOLC_TEST_EVERYTHING={} is not a file",
+        path.display()
+    );
+    format!("node {} stdio", quoted(&path))
+}
+
+/// The hand-written server in `mode` (see fixtures/live/fake_server.py).
+fn fake(mode: &str) -> String {
+    let script = root().join("fixtures/live/fake_server.py");
+    format!("{} {} {mode}", quoted(&python()), quoted(&script))
+}
+
+fn lint(args: &[&str]) -> Output {
+    Test::new().args(["lint"]).args(args).run()
+}
+
+/// The findings of `server` under `target`, one per line; the same on a
+/// second run.
+fn findings(server: &str, target: &str) -> String {
+    let run = || {
+        let output = lint(&[
+            "--mcp-stdio",
+            server,
+            "--target",
+            target,
+            "--format",
+            "concise",
+        ]);
+        assert!(output.code <= 1, "{}", output.stderr);
+        output.stdout
+    };
+    let first = run();
+    assert_eq!(first, run(), "the findings change between runs");
+    first
+}
+
+#[test]
+fn mcp_server_time_findings_per_target() {
+    let server = time_server();
+    let strict = findings(&server, "openai-strict");
+    assert!(strict.contains("mcp://mcp-time:"), "{strict}");
+    insta::assert_snapshot!("live_time_openai_strict", strict);
+    insta::assert_snapshot!("live_time_gemini", findings(&server, "gemini"));
+}
+
+#[test]
+fn server_everything_findings_per_target() {
+    let server = everything_server();
+    let strict = findings(&server, "openai-strict");
+    assert!(strict.contains("mcp://mcp-servers/everything:"), "{strict}");
+    insta::assert_snapshot!("live_everything_openai_strict", strict);
+    insta::assert_snapshot!("live_everything_gemini", findings(&server, "gemini"));
+}
+
+/// `gen rust` from both servers at once: one module, which compiles
+/// without warnings and is formatted.
+#[test]
+fn gen_rust_of_the_third_party_tools_compiles() {
+    let output = Test::new()
+        .args(["gen", "rust", "--mcp-stdio", &time_server()])
+        .args(["--mcp-stdio", &everything_server()])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    for tool in ["pub struct GetCurrentTimeTool;", "pub struct EchoTool;"] {
+        assert!(output.stdout.contains(tool), "{tool} missing");
+    }
+    super::gen_rust::check_crate_as(
+        "live",
+        "toolc_gen_rust_live",
+        &[("lib.rs", output.stdout)],
+        None,
+    );
+}
+
+/// The text at a report's line and column (both from 1) of `text`.
+fn at(text: &str, line: u64, column: u64) -> &str {
+    let line = text
+        .lines()
+        .nth(usize::try_from(line - 1).unwrap())
+        .expect("the line is in the text");
+    let start = line
+        .char_indices()
+        .nth(usize::try_from(column - 1).unwrap())
+        .expect("the column is in the line")
+        .0;
+    &line[start..]
+}
+
+/// `--save` writes the document the findings point into, with every page
+/// of the listing; the JSON and SARIF reports name it mcp://<name>.
+#[test]
+fn saved_document_is_the_one_the_findings_point_into() {
+    let dir = TempDir::new("live-save");
+    let saved = dir.path().join("fetched.json");
+    let saved_arg = saved.to_string_lossy().into_owned();
+    let output = lint(&[
+        "--mcp-stdio",
+        &fake("good"),
+        "--save",
+        &saved_arg,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let text = std::fs::read_to_string(&saved).expect("--save wrote the document");
+    let document: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let names: Vec<&str> = document["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["add", "shout"], "both pages");
+    assert_eq!(text, format!("{:#}\n", document), "pretty JSON");
+
+    let report = output.json();
+    assert_eq!(report["files"][0]["path"], "mcp://fake-good");
+    let diagnostics = report["diagnostics"].as_array().unwrap();
+    assert!(diagnostics.len() >= 3, "{diagnostics:?}");
+    for d in diagnostics {
+        assert_eq!(d["path"], "mcp://fake-good");
+        // A missing description points at the property's key.
+        let property = d["pointer"].as_str().unwrap().split('/').nth_back(1);
+        let shown = at(
+            &text,
+            d["line"].as_u64().unwrap(),
+            d["column"].as_u64().unwrap(),
+        );
+        assert!(
+            shown.starts_with(&format!("\"{}\"", property.unwrap())),
+            "{d}: {shown}"
+        );
+    }
+
+    let sarif = lint(&["--mcp-stdio", &fake("good"), "--format", "sarif"]).json();
+    let result = &sarif["runs"][0]["results"][0];
+    let location = &result["locations"][0]["physicalLocation"];
+    assert_eq!(location["artifactLocation"]["uri"], "mcp://fake-good");
+    assert_eq!(location["region"]["startLine"], diagnostics[0]["line"]);
+    assert_eq!(location["region"]["startColumn"], diagnostics[0]["column"]);
+}
+
+/// Human output names the document and shows its lines.
+#[test]
+fn human_output_names_the_server() {
+    let output = lint(&["--mcp-stdio", &fake("good")]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert!(
+        output.stdout.contains("╭─[mcp://fake-good:9:11]"),
+        "{}",
+        output.stdout
+    );
+    assert!(output.stdout.contains(r#""a": {"#), "{}", output.stdout);
+}
+
+/// A live server's document takes the toolc.toml of the current
+/// directory: its targets and rule levels.
+#[test]
+fn the_current_directorys_configuration_applies() {
+    let dir = TempDir::new("live-config");
+    dir.write(
+        "toolc.toml",
+        "targets = [\"openai-strict\"]\n[rules]\n\"property-missing-description\" = \"off\"\n",
+    );
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--mcp-stdio", &fake("good"), "--format", "json"])
+        .run();
+    assert_eq!(output.code, 1, "{}", output.stderr);
+    let rules: Vec<String> = output.json()["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        rules.contains(&"strict-additional-properties".to_string()),
+        "{rules:?}"
+    );
+    assert!(
+        !rules.contains(&"property-missing-description".to_string()),
+        "{rules:?}"
+    );
+}
+
+/// A server that shares another's name gets `-2`; with several servers
+/// `--save` is a directory; live servers and files go together.
+#[test]
+fn several_servers_and_files_together() {
+    let dir = TempDir::new("live-several");
+    let saved = dir.path().join("saved");
+    let manifest = root().join("fixtures/convert/mcp/mcp.json");
+    let output = lint(&[
+        "--mcp-stdio",
+        &fake("good"),
+        "--mcp-stdio",
+        &fake("good"),
+        &manifest.to_string_lossy(),
+        "--save",
+        &saved.to_string_lossy(),
+        "--format",
+        "json",
+    ]);
+    assert!(output.code <= 1, "{}", output.stderr);
+    let paths: Vec<String> = output.json()["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect();
+    assert!(paths.contains(&"mcp://fake-good".to_string()), "{paths:?}");
+    assert!(
+        paths.contains(&"mcp://fake-good-2".to_string()),
+        "{paths:?}"
+    );
+    assert_eq!(paths.len(), 3, "{paths:?}");
+    let mut files: Vec<String> = std::fs::read_dir(&saved)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["fake-good-2.json", "fake-good.json"]);
+}
+
+/// gen rust names the tools of a second server with the same tools apart,
+/// reading its document again from memory.
+#[test]
+fn gen_rust_names_two_servers_tools_apart() {
+    let two = ["--mcp-stdio", &fake("good"), "--mcp-stdio", &fake("good")];
+    let refused = Test::new().args(["gen", "rust"]).args(two).run();
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains(r#"tool "add" is declared in both mcp://fake-good and mcp://fake-good-2"#),
+        "{}",
+        refused.stderr
+    );
+    let output = Test::new()
+        .args(["gen", "rust", "--allow-errors"])
+        .args(two)
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert!(output.stdout.contains("pub struct AddTool;"));
+    assert!(output.stdout.contains("pub struct AddTool2;"));
+}
+
+/// A legacy server answers `server/discover` with an error: the fallback
+/// to `initialize` is immediate, not rmcp's 10 s wait for an answer.
+#[test]
+fn a_legacy_server_costs_no_discover_timeout() {
+    let started = Instant::now();
+    let output = lint(&["--mcp-stdio", &fake("good"), "--format", "concise"]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+}
+
+/// Runs toolc with `args` and expects a failure of the run naming the
+/// server: exit 2, `needles` on standard error, nothing on standard output.
+fn expect_failure(args: &[&str], needles: &[&str]) -> Output {
+    let output = Test::new().args(args).run();
+    assert_eq!(output.code, 2, "{}\n{}", output.stdout, output.stderr);
+    for needle in needles {
+        assert!(
+            output.stderr.contains(needle),
+            "{needle}:\n{}",
+            output.stderr
+        );
+    }
+    assert!(output.stdout.is_empty(), "{}", output.stdout);
+    output
+}
+
+#[test]
+fn a_command_that_does_not_exist() {
+    expect_failure(
+        &["lint", "--mcp-stdio", "toolc-no-such-server --stdio"],
+        &[
+            "error: cannot start the MCP server `toolc-no-such-server --stdio` (--mcp-stdio)",
+            "No such file or directory",
+        ],
+    );
+}
+
+#[test]
+fn a_server_that_exits_at_once() {
+    let server = fake("exit");
+    expect_failure(
+        &["lint", "--mcp-stdio", &server],
+        &[
+            &format!("the MCP server `{server}` (--mcp-stdio) did not complete the MCP handshake"),
+            "closed the connection before answering",
+        ],
+    );
+}
+
+#[test]
+fn a_command_with_broken_quoting() {
+    expect_failure(
+        &["gen", "mcp", "--mcp-stdio", "python 'fake.py"],
+        &[
+            "cannot read the command of --mcp-stdio \"python 'fake.py\": a single quote is not closed",
+        ],
+    );
+}
+
+#[test]
+fn standard_input_goes_alone() {
+    for stdin in [&["-"][..], &["--stdin-filename", "tools.json"][..]] {
+        let output = Test::new()
+            .args(["lint", "--mcp-stdio", "true"])
+            .args(stdin)
+            .stdin("{}")
+            .run();
+        assert_eq!(output.code, 2, "{stdin:?}: {}", output.stderr);
+        assert!(
+            output.stderr.contains("no live server with it"),
+            "{stdin:?}: {}",
+            output.stderr
+        );
+    }
+}
+
+#[test]
+fn save_without_a_server() {
+    expect_failure(
+        &["lint", "fixtures/convert/mcp/mcp.json", "--save", "x.json"],
+        &["--save writes what live servers list"],
+    );
+}
+
+/// Whether the process `pid` is gone (or a zombie nobody waits for).
+fn gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// The server's and its `sleep`'s process ids, from the file the fake
+/// server writes them to.
+fn pids_in(file: &Path) -> Vec<u32> {
+    let text = std::fs::read_to_string(file).expect("the server started");
+    let pids: Vec<u32> = text
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    assert_eq!(pids.len(), 2, "{text}");
+    pids
+}
+
+/// Waits a little for each of `pids` to be gone, and fails if one stays.
+fn assert_gone(pids: &[u32]) {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while !pids.iter().all(|pid| gone(*pid)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for pid in pids {
+        assert!(gone(*pid), "process {pid} outlived toolc");
+    }
+}
+
+/// A server that never answers: the run ends at --mcp-timeout, and the
+/// server and what it started are killed.
+#[test]
+fn a_server_that_never_answers_times_out_and_is_killed() {
+    let dir = TempDir::new("live-silent");
+    let pids = dir.path().join("pids");
+    let server = format!("{} {}", fake("silent"), quoted(&pids));
+    let started = Instant::now();
+    expect_failure(
+        &["lint", "--mcp-stdio", &server, "--mcp-timeout", "1.5"],
+        &["did not list its tools within 1.5 s (--mcp-timeout"],
+    );
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(1500) && took < Duration::from_secs(8),
+        "took {took:?}"
+    );
+    assert_gone(&pids_in(&pids));
+}
+
+/// A server that listed its tools is killed too, with what it started.
+#[test]
+fn a_server_is_killed_once_it_listed_its_tools() {
+    let dir = TempDir::new("live-listed");
+    let pids = dir.path().join("pids");
+    let server = format!("{} {}", fake("good"), quoted(&pids));
+    let output = lint(&["--mcp-stdio", &server, "--format", "concise"]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert_gone(&pids_in(&pids));
+}
+
+/// toolc killed while it waits for a server: the kernel kills the server
+/// (its parent-death signal), which a killed toolc cannot do itself.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_server_dies_with_a_killed_toolc() {
+    let dir = TempDir::new("live-killed");
+    let pids = dir.path().join("pids");
+    let server = format!("{} {}", fake("silent"), quoted(&pids));
+    let mut toolc = Command::new(env!("CARGO_BIN_EXE_toolc"))
+        .args(["lint", "--mcp-stdio", &server])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start toolc");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !pids.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let started = pids_in(&pids);
+    toolc.kill().expect("kill toolc");
+    toolc.wait().expect("wait for toolc");
+    // The server's own child is not the kernel's to kill: the test ends it.
+    let sleeper = started[1];
+    let _ = Command::new("kill").arg(sleeper.to_string()).status();
+    assert_gone(&started[..1]);
+}
+
+#[test]
+fn a_server_answering_malformed_tools_writes_nothing() {
+    let dir = TempDir::new("live-malformed");
+    let saved = dir.path().join("saved.json");
+    let server = fake("malformed");
+    expect_failure(
+        &[
+            "lint",
+            "--mcp-stdio",
+            &server,
+            "--save",
+            &saved.to_string_lossy(),
+        ],
+        &[
+            &format!(
+                "the MCP server `{server}` (--mcp-stdio) answered tools/list with malformed data"
+            ),
+            "invalid type: integer `5`, expected a sequence",
+        ],
+    );
+    assert!(!saved.exists(), "a partial document was saved");
+    expect_failure(
+        &["lint", "--mcp-stdio", &fake("no-schema")],
+        &[r#"malformed data: tool 1 ("bare"): missing field `inputSchema`"#],
+    );
+    // Lines that are not JSON at all are dropped by the SDK's reader: the
+    // answer never comes.
+    expect_failure(
+        &[
+            "lint",
+            "--mcp-stdio",
+            &fake("garbage"),
+            "--mcp-timeout",
+            "1",
+        ],
+        &["(--mcp-stdio) did not list its tools within 1 s"],
+    );
+}
+
+#[test]
+fn endless_pagination_is_bounded() {
+    expect_failure(
+        &["lint", "--mcp-stdio", &fake("same-cursor")],
+        &["gave the pagination cursor \"again\" twice"],
+    );
+    expect_failure(
+        &["lint", "--mcp-stdio", &fake("endless")],
+        &["gave more than 1000 pages of tools/list"],
+    );
+}
+
+/// The server of fixtures/live/http_server.py, killed when dropped.
+struct HttpServer {
+    child: Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start() -> HttpServer {
+        let mut child = Command::new(python())
+            .arg(root().join("fixtures/live/http_server.py"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start the HTTP MCP server");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)
+            .expect("read the port");
+        let port = line
+            .trim()
+            .strip_prefix("PORT ")
+            .unwrap_or_else(|| panic!("the server said {line:?}, not its port"));
+        HttpServer {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_server_over_streamable_http() {
+    let server = HttpServer::start();
+    let output = lint(&["--mcp-url", &server.url, "--format", "json"]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let report = output.json();
+    assert_eq!(report["files"][0]["path"], "mcp://http-clock");
+    assert_eq!(report["files"][0]["tools"], 2);
+    let messages: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        messages.contains(&"property \"zone\" has no description"),
+        "{messages:?}"
+    );
+}
+
+#[test]
+fn a_url_nothing_listens_on() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    drop(listener);
+    expect_failure(
+        &["lint", "--mcp-url", &url],
+        &[
+            &format!("the MCP server {url} (--mcp-url) did not complete the MCP handshake"),
+            &format!("error sending request for url ({url})"),
+        ],
+    );
+    expect_failure(
+        &["lint", "--mcp-url", "127.0.0.1:8000/mcp"],
+        &["--mcp-url \"127.0.0.1:8000/mcp\" is not an http:// or https:// URL"],
+    );
+}
+
+/// convert from a live server writes the target's layout.
+#[test]
+fn convert_a_live_server_to_agentcli_and_nora() {
+    let dir = TempDir::new("live-convert");
+    let agentcli = dir.path().join("agentcli");
+    let output = Test::new()
+        .args(["convert", "--mcp-stdio", &fake("good"), "--to", "agentcli"])
+        .args(["-o", &agentcli.to_string_lossy()])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(agentcli.join("tools.json")).unwrap())
+            .unwrap();
+    let names: Vec<&str> = written["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["add", "shout"]);
+
+    let nora = dir.path().join("nora");
+    let output = Test::new()
+        .args(["convert", "--mcp-stdio", &fake("good"), "--to", "nora"])
+        .args(["-o", &nora.to_string_lossy()])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    for tool in ["add", "shout"] {
+        assert!(nora.join(tool).join("tool.json").is_file(), "{tool}");
+    }
+    // What convert wrote lints clean of errors.
+    let check = lint(&[&nora.to_string_lossy(), &agentcli.to_string_lossy()]);
+    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
+}
