@@ -62,6 +62,7 @@ fn parse_version(text: &str) -> Result<ProtocolVersion, String> {
 
 pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<Outcome, CliError> {
     log::set_level(args.log_level);
+    log::capture_library_events();
     let transport = match args.http {
         None => Transport::Stdio,
         Some(addr) if !addr.ip().is_loopback() && !args.allow_remote => {

@@ -165,10 +165,24 @@ pub(crate) fn serve(
 
 async fn serve_stdio(handler: Handler, mut signals: Signals) -> Result<Ended, ServeError> {
     use rmcp::ServiceExt;
-    let service = handler
-        .serve(rmcp::transport::stdio_pipes())
-        .await
-        .map_err(|e| ServeError::Session(e.to_string()))?;
+    use rmcp::service::ServerInitializeError;
+    // A signal ends the server even before a session starts.
+    let started = tokio::select! {
+        started = handler.serve(rmcp::transport::stdio_pipes()) => started,
+        signal = signals.next() => return Ok(Ended::Signal(signal)),
+    };
+    let service = match started {
+        Ok(service) => service,
+        // The client went away before it said anything usable: stdin
+        // ended, as it does after a session.
+        Err(ServerInitializeError::ConnectionClosed(during)) => {
+            log::info(format_args!(
+                "stdin ended before a session started ({during})"
+            ));
+            return Ok(Ended::Closed);
+        }
+        Err(error) => return Err(ServeError::Session(error.to_string())),
+    };
     let stop = service.cancellation_token();
     tokio::select! {
         quit = service.waiting() => {

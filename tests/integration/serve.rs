@@ -625,3 +625,10 @@ fn sigterm_cancels_running_calls_and_exits_143() {
     assert!(left.is_empty(), "left running: {left:?}");
     drop(stdin);
 }
+
+#[test]
+fn a_client_that_closes_stdin_at_once_ends_the_server_with_0() {
+    let output = Test::new().args(["serve"]).args(fixture()).run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert_eq!(output.stdout, "");
+}
