@@ -4,7 +4,8 @@
 //!
 //! The result: the tool's output as text content, plus
 //! `structuredContent` when the output is JSON and the tool declares an
-//! `outputSchema`; a failure, validation error, policy refusal or timeout
+//! `outputSchema` (which it must match, else the call is an
+//! `INVALID_OUTPUT` failure); a failure, validation error, policy refusal or timeout
 //! is a result with `isError: true` whose text starts with the
 //! [`ToolResult`]'s code and message (and gives its details as JSON), so
 //! the model can correct itself. An unknown tool is a JSON-RPC
@@ -18,7 +19,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::handler::Shared;
-use super::log;
+use super::{Served, log};
 use crate::run::{CancelToken, ErrorCode, ToolResult};
 
 /// Calls the tool `request` names; `cancelled` fires when the client
@@ -75,6 +76,7 @@ pub(super) async fn call(
     let result = joined.map_err(|e| {
         ErrorData::internal_error(format!("the call of \"{name}\" failed: {e}"), None)
     })?;
+    let result = checked(&served, &name, result, structured);
     log_result(&name, &result);
     Ok(to_mcp(result, structured))
 }
@@ -99,6 +101,28 @@ pub(super) fn to_mcp(result: ToolResult, structured: bool) -> CallToolResult {
         mcp.structured_content = Some(output);
     }
     mcp
+}
+
+/// `result`, or an `INVALID_OUTPUT` failure when its output is to be
+/// structured content and does not match the tool's `outputSchema` (MCP
+/// requires structured results to match it).
+fn checked(served: &Served, name: &str, result: ToolResult, structured: bool) -> ToolResult {
+    let Some(output) = result
+        .output
+        .as_ref()
+        .filter(|o| structured && !o.is_string())
+    else {
+        return result;
+    };
+    let Some(problems) = served.output_mismatch(name, output) else {
+        return result;
+    };
+    let mut failed = ToolResult::fail(
+        ErrorCode::InvalidOutput,
+        format!("the output of \"{name}\" does not match its outputSchema: {problems}"),
+    );
+    failed.metadata = result.metadata;
+    failed
 }
 
 /// The result of a call that never started.

@@ -18,6 +18,7 @@ mod http;
 mod list;
 pub(crate) mod log;
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -42,6 +43,9 @@ pub(crate) const VERSIONS: [ProtocolVersion; 3] = [
 pub(crate) struct Served {
     pub(crate) runner: Arc<Runner>,
     pub(crate) tools: Vec<rmcp::model::Tool>,
+    /// The compiled `outputSchema` of each tool that declares one, by
+    /// name: a structured result must match it.
+    output_schemas: HashMap<String, jsonschema::Validator>,
 }
 
 impl Served {
@@ -65,10 +69,41 @@ impl Served {
 
     /// The runner of `toolsets` and their entries.
     pub(crate) fn new(runner: Runner, toolsets: &[ToolSet]) -> Served {
+        let tools = list::tools(toolsets);
+        let mut output_schemas = HashMap::new();
+        for tool in &tools {
+            let Some(schema) = &tool.output_schema else {
+                continue;
+            };
+            match jsonschema::validator_for(&serde_json::Value::Object((**schema).clone())) {
+                Ok(validator) => {
+                    output_schemas.insert(tool.name.to_string(), validator);
+                }
+                Err(error) => log::warn(format_args!(
+                    "tool \"{}\": its outputSchema is not a valid schema ({error}); its results are not checked against it",
+                    tool.name
+                )),
+            }
+        }
         Served {
             runner: Arc::new(runner),
-            tools: list::tools(toolsets),
+            tools,
+            output_schemas,
         }
+    }
+
+    /// Why `output` does not match the `outputSchema` of tool `name`
+    /// (`None` when it does, or when the tool has no usable schema).
+    pub(crate) fn output_mismatch(&self, name: &str, output: &serde_json::Value) -> Option<String> {
+        let validator = self.output_schemas.get(name)?;
+        let problems: Vec<String> = validator
+            .iter_errors(output)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                format!("{}: {e}", if at.is_empty() { "(root)" } else { &at })
+            })
+            .collect();
+        (!problems.is_empty()).then(|| problems.join("; "))
     }
 
     /// The entry of tool `name`.

@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 use crate::{TempDir, Test, root};
 
 /// The served fixture: agentcli tools (echo, nap, stall), a tier-3 Nachos
-/// tool with network egress, an MCP tool with an output schema.
+/// tool with network egress, two MCP tools with an output schema (the
+/// output of `miscount` does not match it).
 fn fixture() -> Vec<String> {
     ["tools.json", "elevated", "typed/tools.mcp.json"]
         .iter()
@@ -22,7 +23,14 @@ fn fixture() -> Vec<String> {
 }
 
 /// Manifest order: the files as the front end reads them (sorted by path).
-const ORDER: [&str; 5] = ["elevated_echo", "echo", "nap", "stall", "describe"];
+const ORDER: [&str; 6] = [
+    "elevated_echo",
+    "echo",
+    "nap",
+    "stall",
+    "describe",
+    "miscount",
+];
 
 fn toolc() -> String {
     env!("CARGO_BIN_EXE_toolc").to_string()
@@ -265,8 +273,8 @@ fn text(call: &Value) -> &str {
 
 fn check_calls(seen: &Value) {
     let calls = seen["calls"].as_array().expect("calls");
-    let [ok, typed, invalid, refused, timeout, unknown] = calls.as_slice() else {
-        panic!("six calls: {seen}");
+    let [ok, typed, invalid, refused, timeout, unknown, miscount] = calls.as_slice() else {
+        panic!("seven calls: {seen}");
     };
     // Success: the output as text; no structuredContent without a schema.
     assert_eq!(ok["result"]["isError"], false, "{ok}");
@@ -285,12 +293,14 @@ fn check_calls(seen: &Value) {
         (invalid, "VALIDATION_ERROR: "),
         (refused, "POLICY_DENIED: "),
         (timeout, "TIMEOUT: "),
+        (miscount, "INVALID_OUTPUT: "),
     ] {
         assert_eq!(call["result"]["isError"], true, "{call}");
         assert!(text(call).starts_with(code), "{call}");
     }
     assert!(text(invalid).contains("\"text\" is a required property"));
     assert!(text(refused).contains("security tier 3"), "{refused}");
+    assert!(text(miscount).contains("\"count\" is a required property"));
     // An unknown tool is a JSON-RPC error: invalid params.
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
     assert!(
@@ -310,6 +320,7 @@ fn calls() -> Value {
         ["elevated_echo", {"text": "hi"}],
         ["stall", {}],
         ["ehco", {"text": "hi"}],
+        ["miscount", {"text": "hi"}],
     ]})
 }
 
