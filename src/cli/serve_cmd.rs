@@ -73,8 +73,9 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
         }
         Some(addr) => Transport::Http(addr),
     };
-    let builtin = matches!(args.paths.as_slice(), [only] if only.as_os_str() == "builtin");
-    if !builtin && let Some(missing) = args.paths.iter().find(|p| !p.exists()) {
+    if !crate::serve::is_builtin(&args.paths)
+        && let Some(missing) = args.paths.iter().find(|p| !p.exists())
+    {
         return Err(CliError::PathNotFound(missing.clone()));
     }
     let served = match Served::load(&args.paths, args.runner.options()?) {
@@ -92,12 +93,11 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
     for warning in served.runner.warnings() {
         log::warn(format_args!("{warning}"));
     }
-    let mut versions: Vec<ProtocolVersion> = VERSIONS
+    let versions: Vec<ProtocolVersion> = VERSIONS
         .iter()
         .filter(|v| args.protocol_versions.is_empty() || args.protocol_versions.contains(v))
         .cloned()
         .collect();
-    versions.dedup();
     let settings = Settings {
         page_size: args.page_size as usize,
         max_concurrency: args.max_concurrency as usize,

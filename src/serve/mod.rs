@@ -54,8 +54,7 @@ impl Served {
     /// entries. Manifests with error-level findings are refused:
     /// [`LoadError::Findings`].
     pub(crate) fn load(paths: &[PathBuf], options: RunnerOptions) -> Result<Served, LoadError> {
-        let builtin = matches!(paths, [only] if only.as_os_str() == "builtin");
-        let (runner, toolsets) = if builtin {
+        let (runner, toolsets) = if is_builtin(paths) {
             (
                 Runner::builtin(options)?,
                 vec![crate::run::builtin::toolset()],
@@ -112,6 +111,12 @@ impl Served {
     }
 }
 
+/// Whether `paths` is the one word `builtin`: the built-in tools, as in
+/// `toolc run builtin`.
+pub(crate) fn is_builtin(paths: &[PathBuf]) -> bool {
+    matches!(paths, [only] if only.as_os_str() == "builtin")
+}
+
 /// How the server behaves, whatever it serves.
 #[derive(Debug, Clone)]
 pub(crate) struct Settings {
@@ -154,8 +159,8 @@ pub enum ServeError {
     },
     #[error("cannot catch signals: {0}")]
     Signals(#[source] std::io::Error),
-    #[error("the MCP session failed: {0}")]
-    Session(String),
+    #[error("the MCP session could not start")]
+    Session(#[source] rmcp::service::ServerInitializeError),
 }
 
 /// How long running calls get to stop once the server ends.
@@ -216,7 +221,7 @@ async fn serve_stdio(handler: Handler, mut signals: Signals) -> Result<Ended, Se
             ));
             return Ok(Ended::Closed);
         }
-        Err(error) => return Err(ServeError::Session(error.to_string())),
+        Err(error) => return Err(ServeError::Session(error)),
     };
     let stop = service.cancellation_token();
     tokio::select! {

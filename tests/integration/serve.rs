@@ -514,8 +514,11 @@ fn session(call: &str, arguments: Value) -> String {
 
 #[test]
 fn stdout_carries_nothing_but_protocol_and_stdin_eof_ends_the_server() {
+    let dir = TempDir::new("serve-audit");
+    let audit = dir.path().join("audit.jsonl");
     let mut child = Command::new(toolc())
-        .args(["serve", "--log-level", "debug"])
+        .args(["serve", "--log-level", "debug", "--audit"])
+        .arg(&audit)
         .args(fixture())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -547,6 +550,13 @@ fn stdout_carries_nothing_but_protocol_and_stdin_eof_ends_the_server() {
         stderr.contains("toolc serve: info: call echo: ok"),
         "{stderr}"
     );
+    // --audit as in toolc run: one line per call.
+    let lines = std::fs::read_to_string(&audit).expect("the audit log");
+    let [line] = lines.lines().collect::<Vec<_>>()[..] else {
+        panic!("one call, one line: {lines}");
+    };
+    let record: Value = serde_json::from_str(line).expect("a JSON line");
+    assert_eq!(record["tool"], "echo", "{record}");
 }
 
 /// The processes below `pid` whose command line contains `text`.
