@@ -160,7 +160,7 @@ pub enum ServeError {
     #[error("cannot catch signals: {0}")]
     Signals(#[source] std::io::Error),
     #[error("the MCP session could not start")]
-    Session(#[source] rmcp::service::ServerInitializeError),
+    Session(#[source] Box<rmcp::service::ServerInitializeError>),
 }
 
 /// How long running calls get to stop once the server ends.
@@ -221,7 +221,7 @@ async fn serve_stdio(handler: Handler, mut signals: Signals) -> Result<Ended, Se
             ));
             return Ok(Ended::Closed);
         }
-        Err(error) => return Err(ServeError::Session(error)),
+        Err(error) => return Err(ServeError::Session(Box::new(error))),
     };
     let stop = service.cancellation_token();
     tokio::select! {
