@@ -197,9 +197,12 @@ pub(crate) fn serve(
         }
     });
     // Whatever ended the server, the calls still running stop now: their
-    // tokens are cancelled, and their threads reap the processes.
+    // tokens are cancelled, and their threads reap the processes. Nothing
+    // else is waited for: a thread blocked reading a terminal on stdin
+    // would hold the exit for nothing.
     handler.shutdown();
-    runtime.shutdown_timeout(STOP_GRACE);
+    runtime.block_on(handler.calls_finished(STOP_GRACE));
+    runtime.shutdown_background();
     result
 }
 

@@ -653,3 +653,52 @@ fn a_client_that_closes_stdin_at_once_ends_the_server_with_0() {
     assert_eq!(output.code, 0, "{}", output.stderr);
     assert_eq!(output.stdout, "");
 }
+
+#[test]
+fn sigint_ends_a_server_reading_a_terminal_at_once() {
+    // A terminal on stdin (as when a person starts toolc serve) is read by
+    // a blocking thread, which must not hold the exit.
+    let (mut controller, mut terminal) = (0, 0);
+    // SAFETY: openpty writes two descriptors into the given integers.
+    let opened = unsafe {
+        libc::openpty(
+            &mut controller,
+            &mut terminal,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(opened, 0, "openpty");
+    // SAFETY: both descriptors were just opened and are owned here.
+    let (controller, terminal) = unsafe {
+        use std::os::fd::FromRawFd;
+        (
+            std::fs::File::from_raw_fd(controller),
+            std::fs::File::from_raw_fd(terminal),
+        )
+    };
+    let mut child = Command::new(toolc())
+        .arg("serve")
+        .args(fixture())
+        .stdin(terminal.try_clone().unwrap())
+        .stdout(terminal)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start toolc serve");
+    std::thread::sleep(Duration::from_millis(500));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let started = Instant::now();
+    let code = wait_for(&mut child, Duration::from_secs(20));
+    assert_eq!(code, Some(130), "128 + SIGINT");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+    drop(controller);
+}
