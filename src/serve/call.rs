@@ -5,8 +5,8 @@
 //! The result: the tool's output as text content, plus
 //! `structuredContent` when the output is JSON and the tool declares an
 //! `outputSchema` (which it must match, else the call is an
-//! `INVALID_OUTPUT` failure); a failure, validation error, policy refusal or timeout
-//! is a result with `isError: true` whose text starts with the
+//! `INVALID_OUTPUT` failure); a failure, validation error, policy refusal
+//! or timeout is a result with `isError: true` whose text starts with the
 //! [`ToolResult`]'s code and message (and gives its details as JSON), so
 //! the model can correct itself. An unknown tool is a JSON-RPC
 //! invalid-params error.
@@ -53,6 +53,9 @@ pub(super) async fn call(
             .map_err(|_| ErrorData::internal_error("the server is stopping", None))?,
     };
     let token = CancelToken::new();
+    // Should rmcp ever drop this future without cancelling the request,
+    // the call stops all the same.
+    let _stop_if_dropped = CancelOnDrop(token.clone());
     let runner = Arc::clone(&served.runner);
     let (tool_name, call_token) = (name.clone(), token.clone());
     let mut job = tokio::task::spawn_blocking(move || {
@@ -79,6 +82,15 @@ pub(super) async fn call(
     let result = checked(&served, &name, result, structured);
     log_result(&name, &result);
     Ok(to_mcp(result, structured))
+}
+
+/// Cancels its token when dropped (a finished call ignores it).
+struct CancelOnDrop(CancelToken);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
 }
 
 /// The MCP result of a runner's result.
