@@ -702,3 +702,24 @@ fn sigint_ends_a_server_reading_a_terminal_at_once() {
     );
     drop(controller);
 }
+
+#[test]
+fn runner_warnings_are_logged_once_at_start() {
+    let output = Test::new()
+        .args(["serve", "--no-sandbox"])
+        .args(fixture())
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert_eq!(
+        output.stderr.matches("warning: the sandbox is off").count(),
+        1,
+        "{}",
+        output.stderr
+    );
+    let quiet = Test::new()
+        .args(["serve", "--no-sandbox", "--log-level", "error"])
+        .args(fixture())
+        .run();
+    assert_eq!(quiet.code, 0, "{}", quiet.stderr);
+    assert_eq!(quiet.stderr, "");
+}
