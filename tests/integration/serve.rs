@@ -336,8 +336,10 @@ fn calls_succeed_and_failures_are_results_over_http() {
 }
 
 /// The three revisions: 2026-07-28 (pinned by the client), 2025-11-25 (the
-/// client's initialize), 2025-06-18 (the only one the server offers).
-const REVISIONS: [(&str, &[&str], &str); 3] = [
+/// client's initialize), 2025-06-18 (the only one the server offers), and
+/// the client's own negotiation (discover, then initialize) against a
+/// server that offers only 2025-06-18.
+const REVISIONS: [(&str, &[&str], &str); 4] = [
     ("2026-07-28", &[], "2026-07-28"),
     ("legacy", &[], "2025-11-25"),
     (
@@ -345,6 +347,7 @@ const REVISIONS: [(&str, &[&str], &str); 3] = [
         &["--protocol-version", "2025-06-18"],
         "2025-06-18",
     ),
+    ("auto", &["--protocol-version", "2025-06-18"], "2025-06-18"),
 ];
 
 fn check_revision(seen: &Value, expected: &str) {
