@@ -70,6 +70,7 @@ fn parse_version(text: &str) -> Result<ProtocolVersion, String> {
 
 pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<Outcome, CliError> {
     log::set_level(args.log_level);
+    log::capture_library_events();
     let transport = match args.http {
         None => Transport::Stdio,
         Some(addr) if !addr.ip().is_loopback() && !args.allow_remote => {
@@ -80,7 +81,7 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
         }
         Some(addr) => Transport::Http(addr),
     };
-    let builtin = matches!(args.paths.as_slice(), [only] if only.as_os_str() == "builtin");
+    let builtin = crate::serve::is_builtin(&args.paths);
     if !builtin && let Some(missing) = args.paths.iter().find(|p| !p.exists()) {
         return Err(CliError::PathNotFound(missing.clone()));
     }
@@ -117,12 +118,11 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
     for warning in served.runner.warnings() {
         log::warn(format_args!("{warning}"));
     }
-    let mut versions: Vec<ProtocolVersion> = VERSIONS
+    let versions: Vec<ProtocolVersion> = VERSIONS
         .iter()
         .filter(|v| args.protocol_versions.is_empty() || args.protocol_versions.contains(v))
         .cloned()
         .collect();
-    versions.dedup();
     let settings = Settings {
         page_size: args.page_size as usize,
         max_concurrency: args.max_concurrency as usize,

@@ -4,8 +4,9 @@
 //!
 //! The result: the tool's output as text content, plus
 //! `structuredContent` when the output is JSON and the tool declares an
-//! `outputSchema`; a failure, validation error, policy refusal or timeout
-//! is a result with `isError: true` whose text starts with the
+//! `outputSchema` (which it must match, else the call is an
+//! `INVALID_OUTPUT` failure); a failure, validation error, policy refusal
+//! or timeout is a result with `isError: true` whose text starts with the
 //! [`ToolResult`]'s code and message (and gives its details as JSON), so
 //! the model can correct itself. An unknown tool is a JSON-RPC
 //! invalid-params error.
@@ -18,7 +19,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::handler::Shared;
-use super::log;
+use super::{Served, log};
 use crate::run::{Approval, CancelToken, ErrorCode, ToolResult};
 
 /// Calls the tool `request` names; `cancelled` fires when the client
@@ -54,6 +55,9 @@ pub(super) async fn call(
             .map_err(|_| ErrorData::internal_error("the server is stopping", None))?,
     };
     let token = CancelToken::new();
+    // Should rmcp ever drop this future without cancelling the request,
+    // the call stops all the same.
+    let _stop_if_dropped = CancelOnDrop(token.clone());
     let runner = Arc::clone(&served.runner);
     let (tool_name, call_token) = (name.clone(), token.clone());
     let mut job = tokio::task::spawn_blocking(move || {
@@ -77,8 +81,18 @@ pub(super) async fn call(
     let result = joined.map_err(|e| {
         ErrorData::internal_error(format!("the call of \"{name}\" failed: {e}"), None)
     })?;
+    let result = checked(&served, &name, result, structured);
     log_result(&name, &result);
     Ok(to_mcp(result, structured))
+}
+
+/// Cancels its token when dropped (a finished call ignores it).
+struct CancelOnDrop(CancelToken);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
 }
 
 /// The MCP result of a runner's result.
@@ -101,6 +115,28 @@ pub(super) fn to_mcp(result: ToolResult, structured: bool) -> CallToolResult {
         mcp.structured_content = Some(output);
     }
     mcp
+}
+
+/// `result`, or an `INVALID_OUTPUT` failure when its output is to be
+/// structured content and does not match the tool's `outputSchema` (MCP
+/// requires structured results to match it).
+fn checked(served: &Served, name: &str, result: ToolResult, structured: bool) -> ToolResult {
+    let Some(output) = result
+        .output
+        .as_ref()
+        .filter(|o| structured && !o.is_string())
+    else {
+        return result;
+    };
+    let Some(problems) = served.output_mismatch(name, output) else {
+        return result;
+    };
+    let mut failed = ToolResult::fail(
+        ErrorCode::InvalidOutput,
+        format!("the output of \"{name}\" does not match its outputSchema: {problems}"),
+    );
+    failed.metadata = result.metadata;
+    failed
 }
 
 /// The result of a call that never started.

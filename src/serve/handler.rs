@@ -29,6 +29,8 @@ pub(crate) struct Shared {
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// One permit per call that may run at once.
     pub(super) calls: Arc<Semaphore>,
+    /// How many permits `calls` has when no call runs.
+    permits: usize,
     /// Cancelled when the server stops: running calls are cancelled.
     pub(super) shutdown: CancellationToken,
     pub(super) settings: Settings,
@@ -60,6 +62,7 @@ impl Handler {
                 served: RwLock::new(Arc::new(served)),
                 peers: Mutex::new(Vec::new()),
                 calls: Arc::new(Semaphore::new(permits)),
+                permits,
                 shutdown: CancellationToken::new(),
                 settings,
                 changes: Changes::default(),
@@ -108,6 +111,17 @@ impl Handler {
     /// The tool list's changes, for the `subscriptions/listen` streams.
     pub(crate) fn changes(&self) -> &Changes {
         &self.shared.changes
+    }
+
+    /// Waits (at most `limit`) until no call runs: after [`Handler::shutdown`],
+    /// until the cancelled calls' processes are gone.
+    pub(crate) async fn calls_finished(&self, limit: std::time::Duration) {
+        let deadline = tokio::time::Instant::now() + limit;
+        while self.shared.calls.available_permits() < self.shared.permits
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
     }
 
     /// Cancelled when the server stops.

@@ -62,3 +62,89 @@ pub(crate) fn info(message: Arguments<'_>) {
 pub(crate) fn debug(message: Arguments<'_>) {
     write(Level::Debug, message);
 }
+
+/// Sends the events of rmcp and the other libraries (which report through
+/// `tracing`) to this log: at `--log-level debug` all of them down to
+/// debug, otherwise their warnings and errors (their info events are
+/// about the protocol's inner workings). Installed once per process; a
+/// second call changes nothing.
+pub(crate) fn capture_library_events() {
+    let _ = tracing::subscriber::set_global_default(Libraries);
+}
+
+/// A `tracing` subscriber that writes each enabled event as one line.
+struct Libraries;
+
+impl Libraries {
+    /// The level of `tracing` events kept at the current log level.
+    fn threshold() -> tracing::Level {
+        if enabled(Level::Debug) {
+            tracing::Level::DEBUG
+        } else if enabled(Level::Warn) {
+            tracing::Level::WARN
+        } else {
+            tracing::Level::ERROR
+        }
+    }
+}
+
+impl tracing::Subscriber for Libraries {
+    fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
+        // tracing's levels grow more verbose upwards: ERROR < ... < TRACE.
+        metadata.is_event() && *metadata.level() <= Libraries::threshold()
+    }
+
+    fn new_span(&self, _span: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        // Spans are not shown; they need an id all the same.
+        tracing::span::Id::from_u64(1)
+    }
+
+    fn record(&self, _span: &tracing::span::Id, _values: &tracing::span::Record<'_>) {}
+
+    fn record_follows_from(&self, _span: &tracing::span::Id, _follows: &tracing::span::Id) {}
+
+    fn event(&self, event: &tracing::Event<'_>) {
+        let metadata = event.metadata();
+        let level = match *metadata.level() {
+            tracing::Level::ERROR => Level::Error,
+            tracing::Level::WARN => Level::Warn,
+            tracing::Level::INFO => Level::Info,
+            _ => Level::Debug,
+        };
+        let mut text = Fields::default();
+        event.record(&mut text);
+        write(
+            level,
+            format_args!("{}: {}{}", metadata.target(), text.message, text.rest),
+        );
+    }
+
+    fn enter(&self, _span: &tracing::span::Id) {}
+
+    fn exit(&self, _span: &tracing::span::Id) {}
+}
+
+/// An event's message, then its other fields as ` name=value`.
+#[derive(Default)]
+struct Fields {
+    message: String,
+    rest: String,
+}
+
+impl tracing::field::Visit for Fields {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            self.message = format!("{value:?}");
+        } else {
+            self.rest.push_str(&format!(" {}={value:?}", field.name()));
+        }
+    }
+
+    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+        if field.name() == "message" {
+            self.message = value.to_string();
+        } else {
+            self.rest.push_str(&format!(" {}={value}", field.name()));
+        }
+    }
+}

@@ -21,6 +21,7 @@ mod list;
 pub(crate) mod log;
 pub(crate) mod watch;
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -45,6 +46,9 @@ pub(crate) const VERSIONS: [ProtocolVersion; 3] = [
 pub(crate) struct Served {
     pub(crate) runner: Arc<Runner>,
     pub(crate) tools: Vec<rmcp::model::Tool>,
+    /// The compiled `outputSchema` of each tool that declares one, by
+    /// name: a structured result must match it.
+    output_schemas: HashMap<String, jsonschema::Validator>,
 }
 
 impl Served {
@@ -59,8 +63,7 @@ impl Served {
         options: RunnerOptions,
         read_log: Option<Arc<crate::project::ReadLog>>,
     ) -> Result<Served, LoadError> {
-        let builtin = matches!(paths, [only] if only.as_os_str() == "builtin");
-        let (runner, toolsets) = if builtin {
+        let (runner, toolsets) = if is_builtin(paths) {
             (
                 Runner::builtin(options)?,
                 vec![crate::run::builtin::toolset()],
@@ -74,16 +77,53 @@ impl Served {
 
     /// The runner of `toolsets` and their entries.
     pub(crate) fn new(runner: Runner, toolsets: &[ToolSet]) -> Served {
+        let tools = list::tools(toolsets);
+        let mut output_schemas = HashMap::new();
+        for tool in &tools {
+            let Some(schema) = &tool.output_schema else {
+                continue;
+            };
+            match jsonschema::validator_for(&serde_json::Value::Object((**schema).clone())) {
+                Ok(validator) => {
+                    output_schemas.insert(tool.name.to_string(), validator);
+                }
+                Err(error) => log::warn(format_args!(
+                    "tool \"{}\": its outputSchema is not a valid schema ({error}); its results are not checked against it",
+                    tool.name
+                )),
+            }
+        }
         Served {
             runner: Arc::new(runner),
-            tools: list::tools(toolsets),
+            tools,
+            output_schemas,
         }
+    }
+
+    /// Why `output` does not match the `outputSchema` of tool `name`
+    /// (`None` when it does, or when the tool has no usable schema).
+    pub(crate) fn output_mismatch(&self, name: &str, output: &serde_json::Value) -> Option<String> {
+        let validator = self.output_schemas.get(name)?;
+        let problems: Vec<String> = validator
+            .iter_errors(output)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                format!("{}: {e}", if at.is_empty() { "(root)" } else { &at })
+            })
+            .collect();
+        (!problems.is_empty()).then(|| problems.join("; "))
     }
 
     /// The entry of tool `name`.
     pub(crate) fn tool(&self, name: &str) -> Option<&rmcp::model::Tool> {
         self.tools.iter().find(|t| t.name == name)
     }
+}
+
+/// Whether `paths` is the one word `builtin`: the built-in tools, as in
+/// `toolc run builtin`.
+pub(crate) fn is_builtin(paths: &[PathBuf]) -> bool {
+    matches!(paths, [only] if only.as_os_str() == "builtin")
 }
 
 /// How the server behaves, whatever it serves.
@@ -131,8 +171,8 @@ pub enum ServeError {
     },
     #[error("cannot catch signals: {0}")]
     Signals(#[source] std::io::Error),
-    #[error("the MCP session failed: {0}")]
-    Session(String),
+    #[error("the MCP session could not start")]
+    Session(#[source] Box<rmcp::service::ServerInitializeError>),
 }
 
 /// How long running calls get to stop once the server ends.
@@ -173,18 +213,35 @@ pub(crate) fn serve(
         }
     });
     // Whatever ended the server, the calls still running stop now: their
-    // tokens are cancelled, and their threads reap the processes.
+    // tokens are cancelled, and their threads reap the processes. Nothing
+    // else is waited for: a thread blocked reading a terminal on stdin
+    // would hold the exit for nothing.
     handler.shutdown();
-    runtime.shutdown_timeout(STOP_GRACE);
+    runtime.block_on(handler.calls_finished(STOP_GRACE));
+    runtime.shutdown_background();
     result
 }
 
 async fn serve_stdio(handler: Handler, mut signals: Signals) -> Result<Ended, ServeError> {
     use rmcp::ServiceExt;
-    let service = handler
-        .serve(rmcp::transport::stdio_pipes())
-        .await
-        .map_err(|e| ServeError::Session(e.to_string()))?;
+    use rmcp::service::ServerInitializeError;
+    // A signal ends the server even before a session starts.
+    let started = tokio::select! {
+        started = handler.serve(rmcp::transport::stdio_pipes()) => started,
+        signal = signals.next() => return Ok(Ended::Signal(signal)),
+    };
+    let service = match started {
+        Ok(service) => service,
+        // The client went away before it said anything usable: stdin
+        // ended, as it does after a session.
+        Err(ServerInitializeError::ConnectionClosed(during)) => {
+            log::info(format_args!(
+                "stdin ended before a session started ({during})"
+            ));
+            return Ok(Ended::Closed);
+        }
+        Err(error) => return Err(ServeError::Session(Box::new(error))),
+    };
     let stop = service.cancellation_token();
     tokio::select! {
         quit = service.waiting() => {

@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 use crate::{TempDir, Test, root};
 
 /// The served fixture: agentcli tools (echo, nap, stall), a tier-3 Nachos
-/// tool with network egress, an MCP tool with an output schema.
+/// tool with network egress, two MCP tools with an output schema (the
+/// output of `miscount` does not match it).
 fn fixture() -> Vec<String> {
     ["tools.json", "elevated", "typed/tools.mcp.json"]
         .iter()
@@ -22,7 +23,14 @@ fn fixture() -> Vec<String> {
 }
 
 /// Manifest order: the files as the front end reads them (sorted by path).
-const ORDER: [&str; 5] = ["elevated_echo", "echo", "nap", "stall", "describe"];
+const ORDER: [&str; 6] = [
+    "elevated_echo",
+    "echo",
+    "nap",
+    "stall",
+    "describe",
+    "miscount",
+];
 
 fn toolc() -> String {
     env!("CARGO_BIN_EXE_toolc").to_string()
@@ -265,8 +273,8 @@ fn text(call: &Value) -> &str {
 
 fn check_calls(seen: &Value) {
     let calls = seen["calls"].as_array().expect("calls");
-    let [ok, typed, invalid, refused, timeout, unknown] = calls.as_slice() else {
-        panic!("six calls: {seen}");
+    let [ok, typed, invalid, refused, timeout, unknown, miscount] = calls.as_slice() else {
+        panic!("seven calls: {seen}");
     };
     // Success: the output as text; no structuredContent without a schema.
     assert_eq!(ok["result"]["isError"], false, "{ok}");
@@ -285,12 +293,14 @@ fn check_calls(seen: &Value) {
         (invalid, "VALIDATION_ERROR: "),
         (refused, "POLICY_DENIED: "),
         (timeout, "TIMEOUT: "),
+        (miscount, "INVALID_OUTPUT: "),
     ] {
         assert_eq!(call["result"]["isError"], true, "{call}");
         assert!(text(call).starts_with(code), "{call}");
     }
     assert!(text(invalid).contains("\"text\" is a required property"));
     assert!(text(refused).contains("security tier 3"), "{refused}");
+    assert!(text(miscount).contains("\"count\" is a required property"));
     // An unknown tool is a JSON-RPC error: invalid params.
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
     assert!(
@@ -310,6 +320,7 @@ fn calls() -> Value {
         ["elevated_echo", {"text": "hi"}],
         ["stall", {}],
         ["ehco", {"text": "hi"}],
+        ["miscount", {"text": "hi"}],
     ]})
 }
 
@@ -325,8 +336,10 @@ fn calls_succeed_and_failures_are_results_over_http() {
 }
 
 /// The three revisions: 2026-07-28 (pinned by the client), 2025-11-25 (the
-/// client's initialize), 2025-06-18 (the only one the server offers).
-const REVISIONS: [(&str, &[&str], &str); 3] = [
+/// client's initialize), 2025-06-18 (the only one the server offers), and
+/// the client's own negotiation (discover, then initialize) against a
+/// server that offers only 2025-06-18.
+const REVISIONS: [(&str, &[&str], &str); 4] = [
     ("2026-07-28", &[], "2026-07-28"),
     ("legacy", &[], "2025-11-25"),
     (
@@ -334,6 +347,7 @@ const REVISIONS: [(&str, &[&str], &str); 3] = [
         &["--protocol-version", "2025-06-18"],
         "2025-06-18",
     ),
+    ("auto", &["--protocol-version", "2025-06-18"], "2025-06-18"),
 ];
 
 fn check_revision(seen: &Value, expected: &str) {
@@ -399,7 +413,7 @@ fn a_cancelled_call_leaves_no_process_behind_over_http() {
 
 #[test]
 fn eight_concurrent_calls_overlap() {
-    let nap = 2.0;
+    let nap = 3.0;
     let server = HttpServer::start(&["--max-concurrency", "8"]);
     let config = json!({"tool": "nap", "arguments": {"seconds": nap}, "count": 8});
     let seen = drive("concurrent", server.server(), "auto", config);
@@ -409,7 +423,8 @@ fn eight_concurrent_calls_overlap() {
     for result in results {
         assert_eq!(result["isError"], false, "{result}");
     }
-    // One after the other they would take 16 s.
+    // One after the other they would take 24 s; overlapping, 3 s and the
+    // cost of starting 8 sandboxed processes on a busy machine.
     assert!(
         seconds >= nap && seconds < 2.0 * nap,
         "8 naps of {nap} s took {seconds} s"
@@ -503,8 +518,11 @@ fn session(call: &str, arguments: Value) -> String {
 
 #[test]
 fn stdout_carries_nothing_but_protocol_and_stdin_eof_ends_the_server() {
+    let dir = TempDir::new("serve-audit");
+    let audit = dir.path().join("audit.jsonl");
     let mut child = Command::new(toolc())
-        .args(["serve", "--log-level", "debug"])
+        .args(["serve", "--log-level", "debug", "--audit"])
+        .arg(&audit)
         .args(fixture())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -536,6 +554,13 @@ fn stdout_carries_nothing_but_protocol_and_stdin_eof_ends_the_server() {
         stderr.contains("toolc serve: info: call echo: ok"),
         "{stderr}"
     );
+    // --audit as in toolc run: one line per call.
+    let lines = std::fs::read_to_string(&audit).expect("the audit log");
+    let [line] = lines.lines().collect::<Vec<_>>()[..] else {
+        panic!("one call, one line: {lines}");
+    };
+    let record: Value = serde_json::from_str(line).expect("a JSON line");
+    assert_eq!(record["tool"], "echo", "{record}");
 }
 
 /// The processes below `pid` whose command line contains `text`.
@@ -624,4 +649,81 @@ fn sigterm_cancels_running_calls_and_exits_143() {
         .collect();
     assert!(left.is_empty(), "left running: {left:?}");
     drop(stdin);
+}
+
+#[test]
+fn a_client_that_closes_stdin_at_once_ends_the_server_with_0() {
+    let output = Test::new().args(["serve"]).args(fixture()).run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert_eq!(output.stdout, "");
+}
+
+#[test]
+fn sigint_ends_a_server_reading_a_terminal_at_once() {
+    // A terminal on stdin (as when a person starts toolc serve) is read by
+    // a blocking thread, which must not hold the exit.
+    let (mut controller, mut terminal) = (0, 0);
+    // SAFETY: openpty writes two descriptors into the given integers.
+    let opened = unsafe {
+        libc::openpty(
+            &mut controller,
+            &mut terminal,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(opened, 0, "openpty");
+    // SAFETY: both descriptors were just opened and are owned here.
+    let (controller, terminal) = unsafe {
+        use std::os::fd::FromRawFd;
+        (
+            std::fs::File::from_raw_fd(controller),
+            std::fs::File::from_raw_fd(terminal),
+        )
+    };
+    let mut child = Command::new(toolc())
+        .arg("serve")
+        .args(fixture())
+        .stdin(terminal.try_clone().unwrap())
+        .stdout(terminal)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start toolc serve");
+    std::thread::sleep(Duration::from_millis(500));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let started = Instant::now();
+    let code = wait_for(&mut child, Duration::from_secs(20));
+    assert_eq!(code, Some(130), "128 + SIGINT");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+    drop(controller);
+}
+
+#[test]
+fn runner_warnings_are_logged_once_at_start() {
+    let output = Test::new()
+        .args(["serve", "--no-sandbox"])
+        .args(fixture())
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert_eq!(
+        output.stderr.matches("warning: the sandbox is off").count(),
+        1,
+        "{}",
+        output.stderr
+    );
+    let quiet = Test::new()
+        .args(["serve", "--no-sandbox", "--log-level", "error"])
+        .args(fixture())
+        .run();
+    assert_eq!(quiet.code, 0, "{}", quiet.stderr);
+    assert_eq!(quiet.stderr, "");
 }
