@@ -17,22 +17,14 @@
 // A benchmark program: a failed setup step aborts it with its reason.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
+mod common;
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use common::{count, ms};
 use serde_json::{Value, json};
 use toolc::run::{Runner, RunnerOptions};
-
-fn count(variable: &str, default: usize) -> usize {
-    std::env::var(variable)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn ms(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1000.0
-}
 
 /// Calls per second, median and p90 of `calls` calls.
 fn measure(

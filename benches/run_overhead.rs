@@ -21,34 +21,16 @@
 // A benchmark program: a failed setup step aborts it with its reason.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
+mod common;
+
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{count, median, ms, percentile};
 use serde_json::json;
 use toolc::run::{Runner, RunnerOptions};
-
-fn count(variable: &str, default: usize) -> usize {
-    std::env::var(variable)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn median(samples: &mut [Duration]) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
-}
-
-fn percentile(samples: &[Duration], p: f64) -> Duration {
-    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
-    samples[index]
-}
-
-fn ms(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1000.0
-}
 
 fn direct(program: &PathBuf, dir: &PathBuf, input: &[u8]) -> Duration {
     let started = Instant::now();

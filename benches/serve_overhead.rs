@@ -22,11 +22,14 @@
 // A benchmark program: a failed setup step aborts it with its reason.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::{count, median, ms, percentile};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
@@ -38,27 +41,6 @@ use toolc::run::{Runner, RunnerOptions};
 const CLIENTS: usize = 8;
 
 type Client = RunningService<RoleClient, ()>;
-
-fn count(variable: &str, default: usize) -> usize {
-    std::env::var(variable)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn median(samples: &mut [Duration]) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
-}
-
-fn percentile(samples: &[Duration], p: f64) -> Duration {
-    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
-    samples[index]
-}
-
-fn ms(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1000.0
-}
 
 fn echo_arguments() -> Map<String, Value> {
     match json!({"text": "hello"}) {
