@@ -48,7 +48,7 @@ pub use package::{
     ReadLog, UntypedParameter,
 };
 pub use read::source_again;
-pub(crate) use walk::{Candidate, CanonicalDirs};
+pub(crate) use walk::{Candidate, CanonicalDirs, walk_builder};
 pub use walk::{DEFAULT_EXCLUDE, Exclusion, display_path};
 
 /// Files larger than this are reported, not read, unless the caller says

@@ -193,13 +193,13 @@ impl Excluded {
     }
 }
 
-fn walk_directory(
-    root: &Path,
-    excluded: Excluded,
-    exclusion: Option<Arc<dyn Exclusion>>,
-) -> impl Iterator<Item = Found> + Send + use<> {
-    let root = root.to_path_buf();
-    let walker = ignore::WalkBuilder::new(&root)
+/// A walk of `root` as the front end walks: hidden files included,
+/// `.gitignore` files (nested, and their parents') obeyed whether or not
+/// `root` is in a git repository, no global git excludes, no `.ignore`
+/// files, links followed. The caller adds what it leaves out.
+pub(crate) fn walk_builder(root: &Path) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
         .hidden(false)
         .git_ignore(true)
         .git_exclude(true)
@@ -207,7 +207,17 @@ fn walk_directory(
         .require_git(false)
         .ignore(false)
         .parents(true)
-        .follow_links(true)
+        .follow_links(true);
+    builder
+}
+
+fn walk_directory(
+    root: &Path,
+    excluded: Excluded,
+    exclusion: Option<Arc<dyn Exclusion>>,
+) -> impl Iterator<Item = Found> + Send + use<> {
+    let root = root.to_path_buf();
+    let walker = walk_builder(&root)
         .filter_entry(move |entry| {
             entry.depth() == 0
                 || !(is_left_out(entry, exclusion.as_deref()) || excluded.covers_entry(entry))

@@ -155,15 +155,7 @@ impl Watched {
 /// Adds the watched files under `root` to `paths`, walking as the front
 /// end walks (see [`crate::project::DEFAULT_EXCLUDE`]).
 fn walk(root: &Path, paths: &mut BTreeSet<PathBuf>) {
-    let walker = ignore::WalkBuilder::new(root)
-        .hidden(false)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(false)
-        .require_git(false)
-        .ignore(false)
-        .parents(true)
-        .follow_links(true)
+    let walker = crate::project::walk_builder(root)
         .filter_entry(|entry| {
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
             entry.depth() == 0
