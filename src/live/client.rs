@@ -2,20 +2,25 @@
 //! Streamable HTTP), the handshake of either protocol era, and the pages of
 //! `tools/list`, all within one timeout.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::pin::Pin;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll};
 use std::time::Duration;
+
+use tokio::io::{AsyncRead, ReadBuf};
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, Implementation, ListToolsRequest,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerResult, Tool,
 };
 use rmcp::service::{
-    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService,
-    ServiceError,
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, PeerRequestOptions, RoleClient,
+    RunningService, ServiceError,
 };
 use rmcp::transport::DynamicTransportError;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::StreamableHttpClientTransport;
 
 use super::{LiveError, MAX_PAGES, Server, words};
 
@@ -52,36 +57,58 @@ pub(super) async fn list(server: &Server, timeout: Duration) -> Result<Listing, 
                     });
                 }
             };
-            let mut child = tokio::process::Command::new(program);
-            child.args(args).kill_on_drop(true);
+            let mut command = tokio::process::Command::new(program);
+            command
+                .args(args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit())
+                .kill_on_drop(true);
             // A group of its own: whatever the server starts (a wrapper's
             // real server) is killed with it.
             #[cfg(unix)]
-            child.process_group(0);
+            command.process_group(0);
             // And killed by the kernel if toolc dies first (a signal):
             // toolc's thread that starts it lives as long as toolc.
             #[cfg(target_os = "linux")]
             // SAFETY: between fork and exec the closure only calls
             // prctl(2), which is async-signal-safe, and allocates nothing.
             unsafe {
-                child.pre_exec(|| {
+                command.pre_exec(|| {
                     if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
                         return Err(std::io::Error::last_os_error());
                     }
                     Ok(())
                 });
             }
-            let (transport, _) = TokioChildProcess::builder(child)
-                .stderr(Stdio::inherit())
-                .spawn()
-                .map_err(|source| LiveError::Start {
+            let mut child = command.spawn().map_err(|source| LiveError::Start {
+                server: shown.clone(),
+                source,
+            })?;
+            let _group = KillOnDrop(child.id());
+            let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
+                return Err(LiveError::Start {
                     server: shown.clone(),
-                    source,
-                })?;
-            let _group = KillOnDrop(transport.id());
-            tokio::time::timeout(timeout, session(transport, &shown))
-                .await
-                .map_err(|_| timed_out())?
+                    source: std::io::Error::other("its standard input or output is not a pipe"),
+                });
+            };
+            // rmcp reads the protocol; the document is what the server
+            // wrote, as toolc saw it go by.
+            let capture = Shared::default();
+            let reader = Tee {
+                inner: output,
+                capture: capture.clone(),
+            };
+            let listed =
+                tokio::time::timeout(timeout, session((reader, input), &shown, Some(&capture)))
+                    .await;
+            if let Some(line) = lock(&capture).not_json.take() {
+                return Err(LiveError::NotJson {
+                    server: shown.clone(),
+                    line,
+                });
+            }
+            listed.map_err(|_| timed_out())?
         }
         Server::Url(url) => {
             let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
@@ -89,7 +116,7 @@ pub(super) async fn list(server: &Server, timeout: Duration) -> Result<Listing, 
                 return Err(LiveError::Url { url: url.clone() });
             }
             let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-            tokio::time::timeout(timeout, session(transport, &shown))
+            tokio::time::timeout(timeout, session(transport, &shown, None))
                 .await
                 .map_err(|_| timed_out())?
         }
@@ -103,7 +130,13 @@ fn seconds(timeout: Duration) -> String {
 }
 
 /// The handshake and the listing over `transport`.
-async fn session<T, E, A>(transport: T, shown: &str) -> Result<Listing, LiveError>
+/// With `raw`, the tools are the ones the server wrote (every member, in
+/// its order); without, they are rmcp's reading of them.
+async fn session<T, E, A>(
+    transport: T,
+    shown: &str,
+    raw: Option<&Shared>,
+) -> Result<Listing, LiveError>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
@@ -140,7 +173,7 @@ where
         .peer_info()
         .and_then(|info| info.server_info.as_ref().map(|s| s.name.trim().to_string()))
         .filter(|name| !name.is_empty());
-    let tools = pages(&running, shown).await?;
+    let tools = pages(&running, shown, raw).await?;
     // Not `cancel()`: that closes the child's input and waits for it to
     // exit; the caller kills it instead.
     drop(running);
@@ -149,38 +182,50 @@ where
 
 /// Every page of `tools/list`, following `nextCursor` until a page has
 /// none; a cursor given twice, or more than [`MAX_PAGES`] pages, is an
-/// error.
+/// error. With `raw`, each page's tools are the `tools` of the answer
+/// with the request's id, as the server wrote them.
 async fn pages(
     running: &RunningService<RoleClient, ClientConfig>,
     shown: &str,
+    raw: Option<&Shared>,
 ) -> Result<Vec<serde_json::Value>, LiveError> {
+    let list_error = |error: ServiceError| LiveError::List {
+        server: shown.to_string(),
+        message: match error {
+            ServiceError::TransportSend(error) => transport_message(&error),
+            error => error.to_string(),
+        },
+    };
+    let malformed = |message: String| LiveError::Malformed {
+        server: shown.to_string(),
+        message,
+    };
     let mut tools = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen = HashSet::new();
     for _ in 0..MAX_PAGES {
         let params = PaginatedRequestParams::default().with_cursor(cursor.take());
         let request = ClientRequest::ListToolsRequest(ListToolsRequest::with_param(params));
-        let response = running
+        let handle = running
             .peer()
-            .send_request(request)
+            .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
-            .map_err(|error| LiveError::List {
-                server: shown.to_string(),
-                message: match error {
-                    ServiceError::TransportSend(error) => transport_message(&error),
-                    error => error.to_string(),
-                },
-            })?;
-        let page = page_of(response).map_err(|message| LiveError::Malformed {
-            server: shown.to_string(),
-            message,
-        })?;
-        for tool in page.tools {
-            let value = serde_json::to_value(tool).map_err(|e| LiveError::Malformed {
-                server: shown.to_string(),
-                message: e.to_string(),
-            })?;
-            tools.push(value);
+            .map_err(list_error)?;
+        let id = serde_json::to_value(&handle.id)
+            .map_err(|e| malformed(e.to_string()))?
+            .to_string();
+        let response = handle.await_response().await.map_err(list_error)?;
+        let page = page_of(response).map_err(malformed)?;
+        match raw {
+            Some(capture) => {
+                let written = lock(capture).tools.remove(&id);
+                tools.extend(raw_page(written, &page.tools, &id).map_err(malformed)?);
+            }
+            None => {
+                for tool in &page.tools {
+                    tools.push(serde_json::to_value(tool).map_err(|e| malformed(e.to_string()))?);
+                }
+            }
         }
         match page.next_cursor {
             Some(next) if !next.is_empty() => {
@@ -198,6 +243,36 @@ async fn pages(
     Err(LiveError::EndlessPages {
         server: shown.to_string(),
     })
+}
+
+/// The tools of one page as the server wrote them (`written`, the `tools`
+/// member of its answer with the id `id`), checked against rmcp's reading
+/// of the same answer: the same tools, by name, in the same order.
+fn raw_page(
+    written: Option<serde_json::Value>,
+    parsed: &[Tool],
+    id: &str,
+) -> Result<Vec<serde_json::Value>, String> {
+    let Some(serde_json::Value::Array(written)) = written else {
+        return Err(format!(
+            "the answer with id {id} is not on the server's standard output as toolc read it"
+        ));
+    };
+    let names = |tools: &[serde_json::Value]| -> Vec<Option<String>> {
+        tools
+            .iter()
+            .map(|t| t.get("name").and_then(|n| n.as_str()).map(str::to_string))
+            .collect()
+    };
+    let expected: Vec<Option<String>> = parsed.iter().map(|t| Some(t.name.to_string())).collect();
+    if names(&written) != expected {
+        return Err(format!(
+            "the tools of the answer with id {id} ({}) are not the ones the MCP SDK read ({})",
+            written.len(),
+            parsed.len()
+        ));
+    }
+    Ok(written)
 }
 
 /// A `tools/list` result, or why the answer is none: rmcp takes what does
@@ -248,6 +323,125 @@ fn transport_message(error: &DynamicTransportError) -> String {
         cause = next.source();
     }
     text
+}
+
+/// The most bytes of one line of a server's output: rmcp's own limit.
+const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
+
+/// How much of a line that is not JSON an error shows, in characters.
+const SHOWN: usize = 80;
+
+/// What a server wrote on its standard output, as toolc read it: the
+/// `tools` member of every answer (by its id, as compact JSON), and the
+/// first line that is not JSON.
+#[derive(Default)]
+struct Capture {
+    /// The line being read, up to its newline.
+    line: Vec<u8>,
+    tools: HashMap<String, serde_json::Value>,
+    /// Why a line is not JSON, and its start.
+    not_json: Option<String>,
+}
+
+type Shared = Arc<Mutex<Capture>>;
+
+/// The capture, whatever a thread that panicked with it left.
+fn lock(capture: &Shared) -> MutexGuard<'_, Capture> {
+    capture.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Capture {
+    /// Takes bytes read from the server, line by line; a line that is not
+    /// JSON (or longer than [`MAX_LINE`]) is an error of the read, which
+    /// ends the session.
+    fn record(&mut self, mut bytes: &[u8]) -> std::io::Result<()> {
+        while let Some(end) = bytes.iter().position(|b| *b == b'\n') {
+            self.line.extend_from_slice(&bytes[..end]);
+            bytes = &bytes[end + 1..];
+            let line = std::mem::take(&mut self.line);
+            self.take(&line)?;
+        }
+        self.line.extend_from_slice(bytes);
+        if self.line.len() > MAX_LINE {
+            let shown = start_of(&self.line);
+            return self.refuse(format!("a line longer than {MAX_LINE} bytes: {shown}"));
+        }
+        Ok(())
+    }
+
+    /// One whole line, without its newline: rmcp skips an empty line and
+    /// a byte order mark.
+    fn take(&mut self, line: &[u8]) -> std::io::Result<()> {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        match serde_json::from_slice::<serde_json::Value>(line) {
+            Err(error) => {
+                let shown = start_of(line);
+                self.refuse(format!("a line that is not JSON ({error}): {shown}"))
+            }
+            Ok(serde_json::Value::Object(mut message)) => {
+                let tools = message
+                    .get_mut("result")
+                    .and_then(serde_json::Value::as_object_mut)
+                    .and_then(|result| result.remove("tools"));
+                if let (Some(id), Some(tools)) = (message.get("id"), tools) {
+                    self.tools.insert(id.to_string(), tools);
+                }
+                Ok(())
+            }
+            // rmcp decides what other JSON is.
+            Ok(_) => Ok(()),
+        }
+    }
+
+    /// Records why the output is malformed, and fails the read.
+    fn refuse(&mut self, why: String) -> std::io::Result<()> {
+        self.not_json.get_or_insert(why);
+        Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the server wrote malformed data",
+        ))
+    }
+}
+
+/// The start of `line`, quoted, at most [`SHOWN`] characters.
+fn start_of(line: &[u8]) -> String {
+    let head = &line[..line.len().min(SHOWN * 4)];
+    let text = String::from_utf8_lossy(head);
+    let mut shown: String = text.chars().take(SHOWN).collect();
+    let cut = shown.len() < line.len();
+    shown = format!("{shown:?}");
+    if cut {
+        shown.push_str(" (cut)");
+    }
+    shown
+}
+
+/// The server's standard output as rmcp reads it, recorded on the way.
+struct Tee<R> {
+    inner: R,
+    capture: Shared,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for Tee<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = polled {
+            let read = &buf.filled()[before..];
+            if let Err(error) = lock(&self.capture).record(read) {
+                return Poll::Ready(Err(error));
+            }
+        }
+        polled
+    }
 }
 
 /// Kills the process group a server leads when dropped: the listing

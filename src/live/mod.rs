@@ -6,12 +6,15 @@
 //! front end loads that document like a file; every diagnostic points into
 //! it.
 //!
-//! Each tool is written as rmcp models it: `name`, `title`, `description`,
-//! `inputSchema` and `outputSchema` (verbatim, in the server's key order),
-//! `annotations`, `icons`, `_meta`. Members rmcp does not know (2025-11-25's
-//! `execution`, a vendor's own keys) are not in the document; a tool rmcp
-//! cannot read at all (no `inputSchema`, a name that is no string) makes the
-//! listing malformed.
+//! Over stdio each tool is written as the server wrote it: every member
+//! (2025-11-25's `execution`, a vendor's own keys, annotation keys no SDK
+//! knows), in the server's order, taken from the bytes of its answers
+//! while rmcp speaks the protocol; a line of its output that is not JSON is
+//! malformed data. Over HTTP each tool is written as rmcp models it: `name`,
+//! `title`, `description`, `inputSchema` and `outputSchema` (verbatim, in
+//! the server's key order), `annotations`, `icons`, `_meta`; other members
+//! are not in the document. Either way a tool rmcp cannot read at all (no
+//! `inputSchema`, a name that is no string) makes the listing malformed.
 //!
 //! This module owns the connection and the document only: which servers
 //! (the command line), what is checked or written from their tools (lint,
@@ -98,6 +101,8 @@ pub(crate) enum LiveError {
     List { server: String, message: String },
     #[error("the MCP server {server} answered tools/list with malformed data: {message}")]
     Malformed { server: String, message: String },
+    #[error("the MCP server {server} wrote malformed data on its standard output: {line}")]
+    NotJson { server: String, line: String },
     #[error(
         "the MCP server {server} gave the pagination cursor \"{cursor}\" twice: its tools/list would never end"
     )]
