@@ -3,7 +3,9 @@
 //! in the test venv, @modelcontextprotocol/server-everything from npm in
 //! target/test-node, which scripts/test installs), a server made with the
 //! official Python SDK over Streamable HTTP on loopback, and a hand-written
-//! JSON-RPC server (fixtures/live/fake_server.py) that misbehaves on demand.
+//! JSON-RPC server (fixtures/live/fake_server.py) that misbehaves on demand,
+//! and another (fixtures/live/raw_server.py) whose tools carry members no
+//! SDK models.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -487,17 +489,124 @@ fn a_server_answering_malformed_tools_writes_nothing() {
         &["lint", "--mcp-stdio", &fake("no-schema")],
         &[r#"malformed data: tool 1 ("bare"): missing field `inputSchema`"#],
     );
-    // Lines that are not JSON at all are dropped by the SDK's reader: the
-    // answer never comes.
+    // A line that is not JSON ends the listing at once (the SDK's reader
+    // would drop it, and the answer would never come).
+    let started = Instant::now();
     expect_failure(
+        &["lint", "--mcp-stdio", &fake("garbage")],
         &[
-            "lint",
-            "--mcp-stdio",
-            &fake("garbage"),
-            "--mcp-timeout",
-            "1",
+            "(--mcp-stdio) wrote malformed data on its standard output: a line that is not \
+             JSON (expected ident at line 1 column 2): \"this is not JSON at all }{\"",
         ],
-        &["(--mcp-stdio) did not list its tools within 1 s"],
+    );
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+}
+
+/// The hand-written server of fixtures/live/raw_server.py, with `args`.
+fn raw(args: &str) -> String {
+    let script = root().join("fixtures/live/raw_server.py");
+    format!("{} {} {args}", quoted(&python()), quoted(&script))
+}
+
+/// The document holds the tools as the server wrote them: members no SDK
+/// models (`execution`, a vendor's key, an annotation key of its own), in
+/// the server's order, over both pages; findings point at them.
+#[test]
+fn the_document_keeps_what_the_server_wrote() {
+    let dir = TempDir::new("live-raw");
+    let saved = dir.path().join("raw.json");
+    let output = lint(&[
+        "--mcp-stdio",
+        &raw(""),
+        "--target",
+        "mcp",
+        "--save",
+        &saved.to_string_lossy(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let text = std::fs::read_to_string(&saved).expect("--save wrote the document");
+    let document: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let keys = |value: &serde_json::Value| -> Vec<String> {
+        value.as_object().unwrap().keys().cloned().collect()
+    };
+    let tools = document["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 2, "{text}");
+    assert_eq!(
+        keys(&tools[0]),
+        [
+            "x-vendor",
+            "name",
+            "execution",
+            "inputSchema",
+            "annotations",
+            "description"
+        ]
+    );
+    assert_eq!(
+        tools[0]["x-vendor"],
+        serde_json::json!({"team": "infra", "tier": 2})
+    );
+    assert_eq!(tools[0]["execution"]["taskSupport"], "optional");
+    assert_eq!(
+        keys(&tools[0]["annotations"]),
+        ["x-audience", "readOnlyHint", "destructiveHint", "title"]
+    );
+    assert_eq!(tools[0]["annotations"]["x-audience"], "operators");
+    assert_eq!(
+        keys(&tools[1]),
+        ["description", "name", "inputSchema", "execution"]
+    );
+    assert_eq!(tools[1]["execution"]["taskSupport"], "forbidden");
+
+    // The vendor's key is unknown to the mcp format, and the annotations
+    // contradict each other: both findings point at the member.
+    let report = output.json();
+    let diagnostics = report["diagnostics"].as_array().unwrap();
+    for (rule, pointer, key) in [
+        ("unknown-field", "/tools/0/x-vendor", "\"x-vendor\""),
+        (
+            "mcp-annotation-conflict",
+            "/tools/0/annotations/destructiveHint",
+            "\"destructiveHint\"",
+        ),
+    ] {
+        let found = diagnostics
+            .iter()
+            .find(|d| d["rule"] == rule)
+            .unwrap_or_else(|| panic!("no {rule}: {diagnostics:?}"));
+        assert_eq!(found["pointer"], pointer, "{found}");
+        let shown = at(
+            &text,
+            found["line"].as_u64().unwrap(),
+            found["column"].as_u64().unwrap(),
+        );
+        assert!(shown.starts_with(key), "{found}: {shown}");
+    }
+}
+
+/// A server that logs a line to its standard output before it speaks the
+/// protocol: malformed data, with the start of the line, bounded.
+#[test]
+fn a_banner_on_standard_output_is_malformed_data() {
+    let server = raw("banner");
+    let output = expect_failure(
+        &["gen", "mcp", "--mcp-stdio", &server],
+        &[
+            &format!(
+                "the MCP server `{server}` (--mcp-stdio) wrote malformed data on its standard \
+                 output: a line that is not JSON (expected value at line 1 column 1): \
+                 \"raw-server 1.0 listening on stdio; log log"
+            ),
+            "\" (cut)",
+        ],
+    );
+    assert!(
+        output.stderr.len() < server.len() + 400,
+        "{}",
+        output.stderr
     );
 }
 
