@@ -731,3 +731,25 @@ fn convert_a_live_server_to_agentcli_and_nora() {
     let check = lint(&[&nora.to_string_lossy(), &agentcli.to_string_lossy()]);
     assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
 }
+
+/// `gen mcp` of server-everything keeps what the server wrote of its
+/// tools that no SDK models: 2025-11-25's `execution`.
+#[test]
+fn gen_mcp_of_server_everything_keeps_execution() {
+    let output = Test::new()
+        .args(["gen", "mcp", "--mcp-stdio", &everything_server()])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let document: serde_json::Value = serde_json::from_str(&output.stdout).unwrap();
+    let tools = document["tools"].as_array().unwrap();
+    let echo = tools.iter().find(|t| t["name"] == "echo").expect("echo");
+    assert_eq!(echo["execution"]["taskSupport"], "forbidden", "{echo}");
+    let research = tools
+        .iter()
+        .find(|t| t["name"] == "simulate-research-query")
+        .expect("simulate-research-query");
+    assert_eq!(
+        research["execution"]["taskSupport"], "required",
+        "{research}"
+    );
+}
