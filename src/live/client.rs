@@ -409,15 +409,17 @@ impl Capture {
 
 /// The start of `line`, quoted, at most [`SHOWN`] characters.
 fn start_of(line: &[u8]) -> String {
+    // A character is at most 4 bytes: enough bytes for SHOWN of them.
     let head = &line[..line.len().min(SHOWN * 4)];
     let text = String::from_utf8_lossy(head);
-    let mut shown: String = text.chars().take(SHOWN).collect();
-    let cut = shown.len() < line.len();
-    shown = format!("{shown:?}");
+    let mut chars = text.chars();
+    let shown: String = chars.by_ref().take(SHOWN).collect();
+    let cut = chars.next().is_some() || head.len() < line.len();
     if cut {
-        shown.push_str(" (cut)");
+        format!("{shown:?} (cut)")
+    } else {
+        format!("{shown:?}")
     }
-    shown
 }
 
 /// The server's standard output as rmcp reads it, recorded on the way.
@@ -458,5 +460,97 @@ impl Drop for KillOnDrop {
                 libc::kill(-pid, libc::SIGKILL);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `capture` made of `chunks`, read one after the other: the
+    /// tools by id, and why it refused a line.
+    fn read(chunks: &[&[u8]]) -> (Vec<(String, serde_json::Value)>, Option<String>) {
+        let mut capture = Capture::default();
+        for chunk in chunks {
+            if capture.record(chunk).is_err() {
+                break;
+            }
+        }
+        let mut tools: Vec<_> = capture.tools.into_iter().collect();
+        tools.sort_by(|a, b| a.0.cmp(&b.0));
+        (tools, capture.not_json)
+    }
+
+    #[test]
+    fn answers_are_taken_by_id_across_reads() {
+        let (tools, refused) = read(&[
+            b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"serverInfo\":{}}}\r\n\r\n  \n{\"jsonrpc\":\"2.0\",",
+            b"\"id\":2,\"result\":{\"tools\":[{\"z\":1,\"name\":\"a\"}]}}\n",
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{\"tools\":[]}}\n{\"method\":\"notifications/message\"}\n[1]\n",
+        ]);
+        assert_eq!(refused, None);
+        assert_eq!(
+            tools,
+            [
+                ("\"x\"".to_string(), serde_json::json!([])),
+                ("2".to_string(), serde_json::json!([{"z": 1, "name": "a"}])),
+            ]
+        );
+        let keys: Vec<&String> = tools[1].1[0].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["z", "name"], "the server's order");
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_is_refused_with_its_start() {
+        let (_, refused) = read(&[b"Server ready\n", b"{}\n"]);
+        assert_eq!(
+            refused.as_deref(),
+            Some("a line that is not JSON (expected value at line 1 column 1): \"Server ready\"")
+        );
+        let long = format!("{}\n", "é".repeat(200));
+        let (_, refused) = read(&[long.as_bytes()]);
+        let refused = refused.unwrap();
+        assert!(
+            refused.ends_with(&format!("\"{}\" (cut)", "é".repeat(SHOWN))),
+            "{refused}"
+        );
+        // A half line is not judged before its end.
+        let (_, refused) = read(&[b"{\"id\": 1,"]);
+        assert_eq!(refused, None);
+    }
+
+    #[test]
+    fn a_line_without_end_is_refused_past_the_limit() {
+        let mut capture = Capture::default();
+        let chunk = vec![b' '; 1 << 20];
+        let mut refused = false;
+        for _ in 0..=MAX_LINE / chunk.len() {
+            refused = capture.record(&chunk).is_err();
+            if refused {
+                break;
+            }
+        }
+        assert!(refused);
+        let why = capture.not_json.unwrap();
+        assert!(why.starts_with("a line longer than"), "{why}");
+        assert!(why.len() < 200, "{why}");
+    }
+
+    #[test]
+    fn a_page_is_the_servers_when_its_names_are_rmcps() {
+        let written = serde_json::json!([
+            {"x-vendor": 1, "name": "a", "inputSchema": {"type": "object"}},
+            {"name": "b", "inputSchema": {"type": "object"}, "execution": {}}
+        ]);
+        let parsed: Vec<Tool> = serde_json::from_value(written.clone()).unwrap();
+        let page = raw_page(Some(written.clone()), &parsed, "3").unwrap();
+        assert_eq!(serde_json::Value::Array(page), written);
+        let error = raw_page(Some(written), &parsed[..1], "3").unwrap_err();
+        assert!(
+            error.contains("(2) are not the ones the MCP SDK read (1)"),
+            "{error}"
+        );
+        let error = raw_page(None, &parsed, "3").unwrap_err();
+        assert!(error.contains("the answer with id 3 is not"), "{error}");
     }
 }
