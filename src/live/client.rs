@@ -1,6 +1,9 @@
 //! One server's listing through rmcp: the transport (a child process or
 //! Streamable HTTP), the handshake of either protocol era, and the pages of
-//! `tools/list`, all within one timeout.
+//! `tools/list`, all within one timeout. A child's standard output is read
+//! through a tee that keeps the `tools` of each answer as the server wrote
+//! them, by JSON-RPC id, and stops at a line that is not JSON (rmcp would
+//! skip it); each page rmcp parsed is then replaced by those raw tools.
 
 use std::collections::{HashMap, HashSet};
 use std::pin::Pin;
