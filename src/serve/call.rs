@@ -3,8 +3,11 @@
 //! request (or goes away) or the server stops.
 //!
 //! The result: the tool's output as text content, plus
-//! `structuredContent` when the output is JSON and the tool declares an
-//! `outputSchema`; a failure, validation error, policy refusal or timeout
+//! `structuredContent` when the tool declares an `outputSchema`. The spec
+//! says structured content must conform to that schema, and clients check
+//! (the official Python client raises on a mismatch), so an output that
+//! does not conform is an `INVALID_OUTPUT` failure naming the violations,
+//! never a success the client rejects. A failure, validation error, policy refusal or timeout
 //! is a result with `isError: true` whose text starts with the
 //! [`ToolResult`]'s code and message (and gives its details as JSON), so
 //! the model can correct itself. An unknown tool is a JSON-RPC
@@ -41,7 +44,8 @@ pub(super) async fn call(
             data,
         ));
     };
-    let structured = tool.output_schema.is_some();
+    let output_schema = tool.output_schema.clone();
+    let structured = output_schema.is_some();
     let arguments = Value::Object(request.arguments.unwrap_or_default());
     let stop = shared.shutdown.clone();
     // A slot first: calls beyond the bound wait here, and a call cancelled
@@ -77,8 +81,51 @@ pub(super) async fn call(
     let result = joined.map_err(|e| {
         ErrorData::internal_error(format!("the call of \"{name}\" failed: {e}"), None)
     })?;
+    let result = match &output_schema {
+        Some(schema) => conforming(result, schema),
+        None => result,
+    };
     log_result(&name, &result);
     Ok(to_mcp(result, structured))
+}
+
+/// `result`, or an `INVALID_OUTPUT` failure when it is a success whose
+/// output does not conform to the tool's output schema.
+fn conforming(result: ToolResult, schema: &serde_json::Map<String, Value>) -> ToolResult {
+    let Some(output) = result.output.as_ref().filter(|_| result.error.is_none()) else {
+        return result;
+    };
+    let validator = match jsonschema::validator_for(&Value::Object(schema.clone())) {
+        Ok(validator) => validator,
+        Err(error) => {
+            return ToolResult::fail(
+                ErrorCode::InternalError,
+                format!("the tool's output schema is invalid: {error}"),
+            );
+        }
+    };
+    let mut violations: Vec<Value> = validator
+        .iter_errors(output)
+        .map(|e| json!({"pointer": e.instance_path().to_string(), "message": e.to_string()}))
+        .collect();
+    if !output.is_object() && violations.is_empty() {
+        violations
+            .push(json!({"pointer": "", "message": "structured content must be a JSON object"}));
+    }
+    if violations.is_empty() {
+        return result;
+    }
+    let first = violations[0]["message"].as_str().unwrap_or("").to_string();
+    let mut details = serde_json::Map::new();
+    details.insert("violations".to_string(), Value::Array(violations));
+    details.insert("output".to_string(), output.clone());
+    let mut failed = ToolResult::fail_with(
+        ErrorCode::InvalidOutput,
+        format!("the tool's output does not conform to its output schema: {first}"),
+        details,
+    );
+    failed.metadata = result.metadata;
+    failed
 }
 
 /// The MCP result of a runner's result.
@@ -97,7 +144,7 @@ pub(super) fn to_mcp(result: ToolResult, structured: bool) -> CallToolResult {
         other => serde_json::to_string(other).unwrap_or_default(),
     };
     let mut mcp = CallToolResult::success(vec![ContentBlock::text(text)]);
-    if structured && !output.is_string() {
+    if structured {
         mcp.structured_content = Some(output);
     }
     mcp
@@ -154,7 +201,28 @@ mod tests {
         assert_eq!(with.structured_content, Some(output.clone()));
         let without = to_mcp(ToolResult::ok(output), false);
         assert_eq!(without.structured_content, None);
-        let text = to_mcp(ToolResult::ok(json!("plain")), true);
-        assert_eq!(text.structured_content, None);
+    }
+
+    #[test]
+    fn output_that_breaks_the_output_schema_is_invalid_output() {
+        let schema = json!({"type": "object", "properties": {"count": {"type": "integer"}},
+            "required": ["count"]});
+        let schema = schema.as_object().unwrap();
+        let ok = conforming(ToolResult::ok(json!({"count": 3})), schema);
+        assert!(ok.error.is_none());
+        for output in [
+            json!({"count": "three"}),
+            json!({}),
+            json!("plain"),
+            json!([1]),
+        ] {
+            let failed = conforming(ToolResult::ok(output.clone()), schema);
+            let error = failed.error.expect("a failure");
+            assert_eq!(error.code, ErrorCode::InvalidOutput, "{output}");
+            assert_eq!(error.details["output"], output);
+        }
+        let failure = ToolResult::fail(ErrorCode::Timeout, "slow");
+        let kept = conforming(failure, schema);
+        assert_eq!(kept.error.unwrap().code, ErrorCode::Timeout);
     }
 }
