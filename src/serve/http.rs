@@ -2,8 +2,10 @@
 //! service) served by hyper at `/mcp`, every other path a 404.
 //!
 //! On a loopback address rmcp checks the `Host` header against the
-//! loopback names (a guard against DNS rebinding); on another address
-//! (`--allow-remote`) any host is accepted.
+//! loopback names, and an `Origin` header (sent by browsers) must be a
+//! loopback origin too: the spec's guard against DNS rebinding and against
+//! web pages calling a local server (a forbidden one is a 403). On another
+//! address (`--allow-remote`) any host and origin are accepted.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -23,6 +25,16 @@ use super::{Ended, Handler, ServeError, Signals, log};
 /// The path the server answers on.
 pub(crate) const PATH: &str = "/mcp";
 
+/// The browser origins a loopback server accepts (any port).
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "https://localhost:*",
+    "http://127.0.0.1:*",
+    "https://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://[::1]:*",
+];
+
 type Body = BoxBody<Bytes, Infallible>;
 
 /// Accepts connections on `listener` until a signal arrives.
@@ -35,7 +47,9 @@ pub(super) async fn serve(
     let mut config =
         StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
     let loopback = listener.local_addr().is_ok_and(|a| a.ip().is_loopback());
-    if !loopback {
+    if loopback {
+        config = config.with_allowed_origins(LOOPBACK_ORIGINS);
+    } else {
         config = config.disable_allowed_hosts();
     }
     let factory = handler.clone();

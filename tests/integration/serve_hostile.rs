@@ -6,6 +6,8 @@
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use std::io::{Read, Write};
+
 use serde_json::{Value, json};
 
 use crate::{TempDir, root};
@@ -116,5 +118,112 @@ fn output_breaking_the_output_schema_is_an_error_result_the_client_accepts() {
         let text = call["result"]["content"][0]["text"].as_str().unwrap_or("");
         assert!(text.starts_with("INVALID_OUTPUT: "), "{seen}");
         assert!(text.contains("output schema"), "{seen}");
+    }
+}
+
+/// A `toolc serve --http 127.0.0.1:0` of `paths`, killed when dropped.
+struct HttpServer {
+    child: Child,
+    port: u16,
+}
+
+impl HttpServer {
+    fn start(flags: &[&str], paths: &[String]) -> HttpServer {
+        use std::io::BufRead;
+        let mut child = Command::new(toolc())
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(flags)
+            .args(paths)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start toolc serve --http");
+        let mut lines = std::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+        let port = loop {
+            let line = lines
+                .next()
+                .expect("toolc serve --http ended before listening")
+                .expect("a line");
+            if let Some(url) = line.strip_prefix("toolc serve: listening on http://127.0.0.1:") {
+                break url.trim_end_matches("/mcp").parse().expect("a port");
+            }
+        };
+        std::thread::spawn(move || lines.map_while(Result::ok).for_each(drop));
+        HttpServer { child, port }
+    }
+
+    /// Sends one POST /mcp of `body` with the extra `headers`; the status
+    /// and the response's first bytes.
+    fn post(&self, headers: &[(&str, String)], body: &str) -> (u16, String) {
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .expect("timeout");
+        let mut request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+             Connection: close\r\n",
+            self.port,
+            body.len()
+        );
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(body);
+        stream.write_all(request.as_bytes()).expect("send");
+        let mut response = Vec::new();
+        let mut chunk = [0u8; 4096];
+        // Enough to see the status line and the start of the body.
+        while response.len() < 400 {
+            match stream.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => response.extend_from_slice(&chunk[..n]),
+            }
+        }
+        let text = String::from_utf8_lossy(&response).to_string();
+        let status = text
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no HTTP status in {text:?}"));
+        (status, text)
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn initialize() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}})
+    .to_string()
+}
+
+#[test]
+fn a_loopback_http_server_refuses_foreign_origins() {
+    let dir = TempDir::new("serve-hostile-origin");
+    let server = HttpServer::start(&[], &[typed_tool(&dir)]);
+    let origin = |value: &str| vec![("Origin", value.to_string())];
+    // No Origin (not a browser) and a loopback origin are served.
+    assert_eq!(server.post(&[], &initialize()).0, 200);
+    let local = format!("http://localhost:{}", server.port);
+    assert_eq!(server.post(&origin(&local), &initialize()).0, 200);
+    assert_eq!(
+        server
+            .post(&origin("http://127.0.0.1:5173"), &initialize())
+            .0,
+        200
+    );
+    // A web page elsewhere (or a rebound DNS name) is forbidden.
+    for foreign in ["http://evil.example", "https://evil.example:8443", "null"] {
+        let (status, response) = server.post(&origin(foreign), &initialize());
+        assert_eq!(status, 403, "Origin {foreign}: {response}");
     }
 }
