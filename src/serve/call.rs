@@ -58,6 +58,11 @@ pub(super) async fn call(
             .map_err(|_| ErrorData::internal_error("the server is stopping", None))?,
     };
     let token = CancelToken::new();
+    // When this future is dropped before the call ends (the session
+    // ended, the server is shutting down its runtime), nothing would
+    // cancel the token any more: the guard does, so the tool's processes
+    // are killed now rather than left to the runtime's shutdown timeout.
+    let _guard = CancelOnDrop(token.clone());
     let runner = Arc::clone(&served.runner);
     let (tool_name, call_token) = (name.clone(), token.clone());
     let mut job = tokio::task::spawn_blocking(move || {
@@ -126,6 +131,15 @@ fn conforming(result: ToolResult, schema: &serde_json::Map<String, Value>) -> To
     );
     failed.metadata = result.metadata;
     failed
+}
+
+/// Cancels its token when dropped.
+struct CancelOnDrop(CancelToken);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
 }
 
 /// The MCP result of a runner's result.

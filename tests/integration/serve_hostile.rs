@@ -227,3 +227,85 @@ fn a_loopback_http_server_refuses_foreign_origins() {
         assert_eq!(status, 403, "Origin {foreign}: {response}");
     }
 }
+
+/// The pids of the processes whose command line contains `text`.
+fn running(text: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline)
+            .replace('\0', " ")
+            .contains(text)
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// The served fixture of serve.rs (its `nap` tool sleeps in a child).
+fn fixture() -> Vec<String> {
+    ["tools.json", "elevated", "typed/tools.mcp.json"]
+        .iter()
+        .map(|p| root().join("fixtures/serve").join(p).display().to_string())
+        .collect()
+}
+
+/// A stdio `toolc serve` of the fixture, initialized, running
+/// `nap(seconds)` (a value no other test uses: the marker).
+fn napping_server(seconds: &str) -> (Child, std::process::ChildStdin) {
+    let mut child = Command::new(toolc())
+        .arg("serve")
+        .args(fixture())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start toolc serve");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "nap", "arguments": {"seconds": seconds.parse::<f64>().unwrap()}}}),
+    ];
+    for message in messages {
+        writeln!(stdin, "{message}").expect("send");
+    }
+    let marker = format!("sleep {seconds}");
+    let started = Instant::now();
+    while running(&marker).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the nap never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (child, stdin)
+}
+
+#[test]
+fn sigterm_kills_running_tools_at_once_not_after_the_runtime_grace() {
+    let (mut child, _stdin) = napping_server("297.25");
+    let sent = Instant::now();
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let code = wait_for(&mut child, Duration::from_secs(20));
+    let took = sent.elapsed();
+    assert_eq!(code, Some(143), "128 + SIGTERM");
+    assert!(
+        running("sleep 297.25").is_empty(),
+        "the nap outlived the server"
+    );
+    // The calls are cancelled when the server stops: their processes die
+    // within a few polls, not when the runtime's 5 s shutdown grace ends.
+    assert!(took < Duration::from_secs(3), "SIGTERM took {took:?}");
+}
