@@ -9,6 +9,7 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Duration;
 
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Empty};
@@ -24,6 +25,9 @@ use super::{Ended, Handler, ServeError, Signals, log};
 
 /// The path the server answers on.
 pub(crate) const PATH: &str = "/mcp";
+
+/// How long the server waits before accepting again after a failure.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
 /// The browser origins a loopback server accepts (any port).
 const LOOPBACK_ORIGINS: [&str; 6] = [
@@ -68,7 +72,14 @@ pub(super) async fn serve(
             Ok(accepted) => accepted,
             Err(error) => {
                 log::warn(format_args!("cannot accept a connection: {error}"));
-                continue;
+                // Out of file descriptors (EMFILE) stays so until some
+                // connection closes, and the listener stays readable:
+                // retrying at once spins a core and floods the log.
+                tokio::select! {
+                    signal = signals.next() => return Ok(Ended::Signal(signal)),
+                    _ = stop.cancelled() => return Ok(Ended::Closed),
+                    _ = tokio::time::sleep(ACCEPT_BACKOFF) => continue,
+                }
             }
         };
         log::debug(format_args!("connection from {peer}"));

@@ -309,3 +309,88 @@ fn sigterm_kills_running_tools_at_once_not_after_the_runtime_grace() {
     // within a few polls, not when the runtime's 5 s shutdown grace ends.
     assert!(took < Duration::from_secs(3), "SIGTERM took {took:?}");
 }
+
+/// A `toolc serve --http 127.0.0.1:0` of `paths` allowed `files` open
+/// file descriptors; its port, and its stderr's lines counted as they come.
+fn limited_http_server(
+    files: u32,
+    paths: &[String],
+) -> (Child, u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::BufRead;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -n {files} && exec \"$0\" serve --http 127.0.0.1:0 \"$@\""
+        ))
+        .arg(toolc())
+        .args(paths)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start toolc serve --http");
+    let mut lines = std::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let port = loop {
+        let line = lines
+            .next()
+            .expect("toolc serve --http ended before listening")
+            .expect("a line");
+        if let Some(url) = line.strip_prefix("toolc serve: listening on http://127.0.0.1:") {
+            break url.trim_end_matches("/mcp").parse().expect("a port");
+        }
+    };
+    let counted = std::sync::Arc::new(AtomicUsize::new(0));
+    let count = std::sync::Arc::clone(&counted);
+    std::thread::spawn(move || {
+        for _ in lines.map_while(Result::ok) {
+            count.fetch_add(1, Ordering::Relaxed);
+        }
+    });
+    (child, port, counted)
+}
+
+/// The CPU time (user + system, in clock ticks) process `pid` used.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+    after
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|t| t.parse::<u64>().ok())
+        .sum()
+}
+
+#[test]
+fn out_of_file_descriptors_the_server_neither_spins_nor_floods_its_log() {
+    use std::sync::atomic::Ordering;
+    let (mut child, port, lines) = limited_http_server(48, &fixture());
+    // Idle connections until accept fails with EMFILE (the kernel's
+    // backlog keeps taking connections the server cannot accept).
+    let mut idle = Vec::new();
+    for _ in 0..80 {
+        let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+        if let Ok(stream) = std::net::TcpStream::connect_timeout(&address, Duration::from_secs(1)) {
+            idle.push(stream);
+        }
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let (ticks, logged) = (cpu_ticks(child.id()), lines.load(Ordering::Relaxed));
+    std::thread::sleep(Duration::from_secs(2));
+    let ticks = cpu_ticks(child.id()) - ticks;
+    let logged = lines.load(Ordering::Relaxed) - logged;
+    drop(idle);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        logged > 0,
+        "accept never failed: the test opened too few connections"
+    );
+    // One retry (and one warning) per backoff, not a busy loop.
+    assert!(logged < 100, "{logged} log lines in 2 s");
+    assert!(
+        ticks < 50,
+        "{ticks} ticks of CPU in 2 s while out of descriptors"
+    );
+}
