@@ -15,7 +15,7 @@ use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Empty};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::service::TowerToHyperService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -25,6 +25,9 @@ use super::{Ended, Handler, ServeError, Signals, log};
 
 /// The path the server answers on.
 pub(crate) const PATH: &str = "/mcp";
+
+/// How long a connection has to send a request's head.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long the server waits before accepting again after a failure.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
@@ -56,6 +59,16 @@ pub(super) async fn serve(
     } else {
         config = config.disable_allowed_hosts();
     }
+    // A client must send a request's head within HEADER_TIMEOUT of
+    // connecting (or of its previous response): idle or trickling
+    // connections (slowloris) are closed instead of holding a descriptor
+    // each until the server runs out. Only HTTP/1 is served, so no bytes
+    // are awaited to guess the version before the timeout applies.
+    let mut connections = Builder::new(TokioExecutor::new()).http1_only();
+    connections
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT);
     let factory = handler.clone();
     let mcp = TowerToHyperService::new(StreamableHttpService::new(
         move || Ok(factory.clone()),
@@ -93,8 +106,9 @@ pub(super) async fn serve(
                 hyper::service::Service::call(&mcp, request).await
             }
         });
+        let connections = connections.clone();
         tokio::spawn(async move {
-            let served = Builder::new(TokioExecutor::new())
+            let served = connections
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
             if let Err(error) = served {

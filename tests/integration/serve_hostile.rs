@@ -394,3 +394,42 @@ fn out_of_file_descriptors_the_server_neither_spins_nor_floods_its_log() {
         "{ticks} ticks of CPU in 2 s while out of descriptors"
     );
 }
+
+/// Whether the server closed `stream` (a read ends, rather than waiting).
+fn closed_by_server(stream: &mut std::net::TcpStream) -> bool {
+    stream
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .expect("timeout");
+    let mut byte = [0u8; 512];
+    loop {
+        match stream.read(&mut byte) {
+            Ok(0) => return true,
+            // A 408 or the like before the close is fine.
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return true,
+            Err(_) => return false,
+        }
+    }
+}
+
+#[test]
+fn connections_that_send_no_request_head_are_closed() {
+    let server = HttpServer::start(&[], &fixture());
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], server.port));
+    let mut silent = std::net::TcpStream::connect(address).expect("connect");
+    let mut trickle = std::net::TcpStream::connect(address).expect("connect");
+    trickle
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .expect("send");
+    std::thread::sleep(Duration::from_secs(12));
+    // A client that comes in time is served meanwhile.
+    assert_eq!(server.post(&[], &initialize()).0, 200);
+    assert!(
+        closed_by_server(&mut silent),
+        "a silent connection stays open"
+    );
+    assert!(
+        closed_by_server(&mut trickle),
+        "a slow head keeps its connection"
+    );
+}
