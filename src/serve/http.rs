@@ -18,9 +18,9 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::service::TowerToHyperService;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
+use super::sessions::{Bounded, MAX_SESSIONS};
 use super::{Ended, Handler, ServeError, Signals, log};
 
 /// The path the server answers on.
@@ -72,7 +72,7 @@ pub(super) async fn serve(
     let factory = handler.clone();
     let mcp = TowerToHyperService::new(StreamableHttpService::new(
         move || Ok(factory.clone()),
-        Arc::new(LocalSessionManager::default()),
+        Arc::new(Bounded::new(MAX_SESSIONS)),
         config,
     ));
     loop {

@@ -433,3 +433,50 @@ fn connections_that_send_no_request_head_are_closed() {
         "a slow head keeps its connection"
     );
 }
+
+/// The `Mcp-Session-Id` of an HTTP response.
+fn session_id(response: &str) -> Option<String> {
+    response.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.eq_ignore_ascii_case("mcp-session-id")
+            .then(|| value.trim().to_string())
+    })
+}
+
+#[test]
+fn http_sessions_are_bounded_and_a_closed_one_makes_room() {
+    const MAX_SESSIONS: usize = 1024;
+    let server = HttpServer::start(&[], &fixture());
+    let mut first = None;
+    for n in 0..MAX_SESSIONS {
+        let (status, response) = server.post(&[], &initialize());
+        assert_eq!(status, 200, "session {n}: {response}");
+        first = first.or_else(|| session_id(&response));
+    }
+    // One more is refused: a client opening sessions in a loop cannot
+    // grow the server's memory without end.
+    let (status, response) = server.post(&[], &initialize());
+    assert_eq!(status, 500, "{response}");
+    // Deleting one makes room for the next.
+    let first = first.expect("a session id");
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    write!(
+        stream,
+        "DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nMcp-Session-Id: {first}\r\n\
+         MCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\n\r\n",
+        server.port
+    )
+    .expect("send");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 2"), "{answer}");
+    let started = Instant::now();
+    loop {
+        let (status, response) = server.post(&[], &initialize());
+        if status == 200 {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "{response}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
