@@ -70,7 +70,14 @@ impl Seen {
     /// files (by device and inode, however its path is spelled).
     fn of(path: &Path, ignored: &[(u64, u64)]) -> Option<Seen> {
         use std::os::unix::fs::MetadataExt;
-        let Ok(mut file) = std::fs::File::open(path) else {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Non-blocking: opening a FIFO for reading otherwise waits for a
+        // writer, and the poll (and with it --watch) would hang for good.
+        let opened = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path);
+        let Ok(mut file) = opened else {
             return Some(Seen::Missing);
         };
         let Ok(metadata) = file.metadata() else {

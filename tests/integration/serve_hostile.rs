@@ -480,3 +480,126 @@ fn http_sessions_are_bounded_and_a_closed_one_makes_room() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// A raw JSON-RPC client of a stdio `toolc serve`: lines in, lines out.
+struct RawStdio {
+    child: Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+    next_id: u64,
+}
+
+impl RawStdio {
+    fn start(args: &[String]) -> RawStdio {
+        use std::io::BufRead;
+        let mut child = Command::new(toolc())
+            .arg("serve")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start toolc serve");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut client = RawStdio {
+            child,
+            stdin,
+            lines,
+            next_id: 1,
+        };
+        let initialized = client.request(
+            "initialize",
+            json!({
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}),
+        );
+        assert!(initialized.get("result").is_some(), "{initialized}");
+        writeln!(
+            client.stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        )
+        .expect("send");
+        client
+    }
+
+    /// Sends a request and returns its response (notifications skipped).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(self.stdin, "{message}").expect("send");
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(30))
+                .unwrap_or_else(|e| panic!("no answer to {method} ({e})"));
+            let answer: Value = serde_json::from_str(&line).expect("JSON-RPC");
+            if answer["id"] == id {
+                return answer;
+            }
+        }
+    }
+
+    fn tool_names(&mut self) -> Vec<String> {
+        let listed = self.request("tools/list", json!({}));
+        listed["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{listed}"))
+            .iter()
+            .filter_map(|t| t["name"].as_str().map(str::to_string))
+            .collect()
+    }
+}
+
+impl Drop for RawStdio {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_fifo_among_the_watched_files_does_not_hang_watch() {
+    let dir = TempDir::new("serve-hostile-fifo");
+    let manifest = dir.write(
+        "tools.json",
+        json!({"tools": [{
+        "name": "first", "description": "Print nothing much.",
+        "schema": {"type": "object"}, "command": ["/bin/true"]}]})
+        .to_string(),
+    );
+    let mut client = RawStdio::start(&["--watch".to_string(), dir.path().display().to_string()]);
+    assert_eq!(client.tool_names(), ["first"]);
+    // A named pipe with a watched extension: opening it to read would
+    // wait for a writer that never comes.
+    let fifo = dir.path().join("pipe.json");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    std::thread::sleep(Duration::from_millis(1500));
+    std::fs::remove_file(&fifo).expect("remove the fifo");
+    std::fs::write(
+        &manifest,
+        json!({"tools": [{"name": "second", "description": "Print nothing much.",
+            "schema": {"type": "object"}, "command": ["/bin/true"]}]})
+        .to_string(),
+    )
+    .expect("edit");
+    let started = Instant::now();
+    while client.tool_names() != ["second"] {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "--watch no longer sees edits once a FIFO appeared"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
