@@ -603,3 +603,35 @@ fn a_fifo_among_the_watched_files_does_not_hang_watch() {
         std::thread::sleep(Duration::from_millis(200));
     }
 }
+
+#[test]
+fn watching_thousands_of_unchanged_files_costs_little_cpu() {
+    let dir = TempDir::new("serve-hostile-many");
+    dir.write(
+        "tools.json",
+        json!({"tools": [{
+        "name": "first", "description": "Print nothing much.",
+        "schema": {"type": "object"}, "command": ["/bin/true"]}]})
+        .to_string(),
+    );
+    // Package code beside the manifest: watched (it could join the next
+    // load), 24 MB in all.
+    let code = "x = 1\n".repeat(1300);
+    for n in 0..3000 {
+        dir.write(&format!("pkg/module_{n}.py"), &code);
+    }
+    let mut client = RawStdio::start(&["--watch".to_string(), dir.path().display().to_string()]);
+    assert_eq!(client.tool_names(), ["first"]);
+    // Past the first polls, with every file older than a status-change
+    // window, nothing changes: a poll should stat, not read and hash.
+    std::thread::sleep(Duration::from_secs(4));
+    let before = cpu_ticks(client.child.id());
+    std::thread::sleep(Duration::from_secs(3));
+    let ticks = cpu_ticks(client.child.id()) - before;
+    // Hashing 24 MB every 0.4 s took ~200 ticks (of 300) in 3 s.
+    assert!(
+        ticks < 80,
+        "{ticks} ticks of CPU in 3 s watching unchanged files"
+    );
+    assert_eq!(client.tool_names(), ["first"]);
+}
