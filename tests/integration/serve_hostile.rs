@@ -635,3 +635,52 @@ fn watching_thousands_of_unchanged_files_costs_little_cpu() {
     );
     assert_eq!(client.tool_names(), ["first"]);
 }
+
+#[test]
+fn a_cursor_of_a_tool_list_changed_since_is_refused() {
+    let dir = TempDir::new("serve-hostile-pages");
+    let manifest = |names: &[&str]| {
+        let tools: Vec<Value> = names
+            .iter()
+            .map(|name| {
+                json!({"name": name, "description": "Print nothing much.",
+                "schema": {"type": "object"}, "command": ["/bin/true"]})
+            })
+            .collect();
+        json!({ "tools": tools }).to_string()
+    };
+    let path = dir.write("tools.json", manifest(&["alpha", "beta", "gamma"]));
+    let mut client = RawStdio::start(&[
+        "--watch".to_string(),
+        "--page-size".to_string(),
+        "1".to_string(),
+        dir.path().display().to_string(),
+    ]);
+    let first = client.request("tools/list", json!({}));
+    assert_eq!(first["result"]["tools"][0]["name"], "alpha", "{first}");
+    let cursor = first["result"]["nextCursor"]
+        .as_str()
+        .expect("a cursor")
+        .to_string();
+    // The list changes between two pages: alpha goes.
+    std::fs::write(&path, manifest(&["beta", "gamma"])).expect("edit");
+    let started = Instant::now();
+    while client.tool_names() != ["beta"] {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "never reloaded"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The old cursor (offset 1) would now skip beta: it is refused, and
+    // says to list again.
+    let stale = client.request("tools/list", json!({"cursor": cursor}));
+    assert_eq!(stale["error"]["code"], -32602, "{stale}");
+    assert!(
+        stale["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("changed"),
+        "{stale}"
+    );
+}
