@@ -72,7 +72,7 @@ pub(super) async fn serve(
     let factory = handler.clone();
     let mcp = TowerToHyperService::new(StreamableHttpService::new(
         move || Ok(factory.clone()),
-        Arc::new(Bounded::new(MAX_SESSIONS)),
+        Arc::new(Bounded::new(MAX_SESSIONS, stop.child_token())),
         config,
     ));
     loop {
