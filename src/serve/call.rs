@@ -111,7 +111,7 @@ pub(super) fn to_mcp(result: ToolResult, structured: bool) -> CallToolResult {
         other => serde_json::to_string(other).unwrap_or_default(),
     };
     let mut mcp = CallToolResult::success(vec![ContentBlock::text(text)]);
-    if structured && !output.is_string() {
+    if structured {
         mcp.structured_content = Some(output);
     }
     mcp
@@ -124,12 +124,19 @@ fn checked(served: &Served, name: &str, result: ToolResult, structured: bool) ->
     let Some(output) = result
         .output
         .as_ref()
-        .filter(|o| structured && !o.is_string())
+        .filter(|_| structured && result.error.is_none())
     else {
         return result;
     };
-    let Some(problems) = served.output_mismatch(name, output) else {
-        return result;
+    // A client checks structured content against the schema, and wants
+    // some: a text output (a bare JSON string) of such a tool is no result
+    // it accepts either.
+    let problems = match served.output_mismatch(name, output) {
+        Some(problems) => problems,
+        None if !output.is_object() => {
+            "(root): structured content must be a JSON object".to_string()
+        }
+        None => return result,
     };
     let mut failed = ToolResult::fail(
         ErrorCode::InvalidOutput,
@@ -190,7 +197,5 @@ mod tests {
         assert_eq!(with.structured_content, Some(output.clone()));
         let without = to_mcp(ToolResult::ok(output), false);
         assert_eq!(without.structured_content, None);
-        let text = to_mcp(ToolResult::ok(json!("plain")), true);
-        assert_eq!(text.structured_content, None);
     }
 }

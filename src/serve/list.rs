@@ -1,6 +1,10 @@
 //! `tools/list`: the served tools' MCP entries, written by
 //! [`crate::emit::mcp`] (the same entries `toolc gen mcp` writes) and
-//! paginated past the page size with an opaque cursor.
+//! paginated past the page size with an opaque cursor. The cursor names
+//! the list it paged (a digest of the entries) as well as the offset: under
+//! `--watch` the list can change between two pages, and a cursor of the
+//! old list is refused (list again from the start) rather than giving a
+//! page that skips or repeats tools.
 
 use rmcp::ErrorData;
 use rmcp::model::{ListToolsResult, PaginatedRequestParams, Tool};
@@ -83,32 +87,58 @@ pub(super) fn page(
     request: Option<&PaginatedRequestParams>,
     page_size: usize,
 ) -> Result<ListToolsResult, ErrorData> {
+    let tag = list_tag(tools);
     let start = match request.and_then(|r| r.cursor.as_deref()) {
         None => 0,
-        Some(cursor) => offset(cursor)
-            .filter(|&offset| offset <= tools.len())
-            .ok_or_else(|| {
-                ErrorData::invalid_params(
+        Some(cursor) => match parse(cursor) {
+            Some((of, offset)) if of == tag && offset <= tools.len() => offset,
+            Some(_) => {
+                return Err(ErrorData::invalid_params(
+                    format!(
+                        "cursor \"{cursor}\" pages a tool list that has changed since: list \
+                         again without a cursor"
+                    ),
+                    None,
+                ));
+            }
+            None => {
+                return Err(ErrorData::invalid_params(
                     format!("unknown cursor \"{cursor}\": pass a nextCursor this server returned"),
                     None,
-                )
-            })?,
+                ));
+            }
+        },
     };
     let size = page_size.max(1);
     let end = start.saturating_add(size).min(tools.len());
     let mut result = ListToolsResult::with_all_items(tools[start..end].to_vec());
     if end < tools.len() {
-        result.next_cursor = Some(format!("{CURSOR_PREFIX}{end}"));
+        result.next_cursor = Some(format!("{CURSOR_PREFIX}{tag:016x}-{end}"));
     }
     Ok(result)
 }
 
-fn offset(cursor: &str) -> Option<usize> {
-    let digits = cursor.strip_prefix(CURSOR_PREFIX)?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+/// The list tag and the offset a cursor names.
+fn parse(cursor: &str) -> Option<(u64, usize)> {
+    let (tag, digits) = cursor.strip_prefix(CURSOR_PREFIX)?.split_once('-')?;
+    if tag.len() != 16 || digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    digits.parse().ok()
+    Some((u64::from_str_radix(tag, 16).ok()?, digits.parse().ok()?))
+}
+
+/// A digest of the entries (as listed), naming this list in its cursors.
+fn list_tag(tools: &[Tool]) -> u64 {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    for tool in tools {
+        hasher.update(serde_json::to_vec(tool).unwrap_or_default());
+        hasher.update([0]);
+    }
+    let digest = hasher.finalize();
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    u64::from_be_bytes(first)
 }
 
 #[cfg(test)]
@@ -142,6 +172,20 @@ mod tests {
         let third = page(&tools, Some(&with_cursor(&second.next_cursor.unwrap())), 2).unwrap();
         assert_eq!(third.tools.len(), 1);
         assert_eq!(third.next_cursor, None);
+    }
+
+    #[test]
+    fn a_cursor_of_a_changed_list_is_refused() {
+        let before = named(&["a", "b", "c"]);
+        let cursor = page(&before, None, 1).unwrap().next_cursor.unwrap();
+        let after = named(&["b", "c"]);
+        let error = page(&after, Some(&with_cursor(&cursor)), 1).unwrap_err();
+        assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+        assert!(error.message.contains("changed"), "{}", error.message);
+        assert_eq!(
+            page(&before, Some(&with_cursor(&cursor)), 1).unwrap().tools[0].name,
+            "b"
+        );
     }
 
     #[test]

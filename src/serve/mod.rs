@@ -19,6 +19,7 @@ mod handler;
 mod http;
 mod list;
 pub(crate) mod log;
+mod sessions;
 pub(crate) mod watch;
 
 use std::collections::HashMap;

@@ -68,9 +68,16 @@ enum Seen {
 impl Seen {
     /// The file at `path` now; `None` when it is one of the `ignored`
     /// files (by device and inode, however its path is spelled).
-    fn of(path: &Path, ignored: &[(u64, u64)]) -> Option<Seen> {
+    fn of(path: &Path, ignored: &[(u64, u64)], digests: &mut Digests) -> Option<Seen> {
         use std::os::unix::fs::MetadataExt;
-        let Ok(mut file) = std::fs::File::open(path) else {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Non-blocking: opening a FIFO for reading otherwise waits for a
+        // writer, and the poll (and with it --watch) would hang for good.
+        let opened = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path);
+        let Ok(mut file) = opened else {
             return Some(Seen::Missing);
         };
         let Ok(metadata) = file.metadata() else {
@@ -82,6 +89,14 @@ impl Seen {
         if !metadata.is_file() {
             return Some(Seen::Missing);
         }
+        let stamp = Stamp::of(&metadata);
+        if let Some(digest) = digests.reusable(path, &stamp) {
+            return Some(Seen::File {
+                size: metadata.len(),
+                modified: metadata.modified().ok(),
+                digest,
+            });
+        }
         let mut hasher = Sha256::new();
         let mut buffer = [0u8; 16 * 1024];
         loop {
@@ -92,11 +107,65 @@ impl Seen {
                 Err(_) => return Some(Seen::Missing),
             }
         }
+        let digest: [u8; 32] = hasher.finalize().into();
+        digests.0.insert(path.to_path_buf(), (stamp, digest));
         Some(Seen::File {
             size: metadata.len(),
             modified: metadata.modified().ok(),
-            digest: hasher.finalize().into(),
+            digest,
         })
+    }
+}
+
+/// A file's identity and times, as `stat` gives them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    modified: (i64, i64),
+    changed: (i64, i64),
+}
+
+impl Stamp {
+    fn of(metadata: &std::fs::Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        Stamp {
+            dev: metadata.dev(),
+            ino: metadata.ino(),
+            size: metadata.len(),
+            modified: (metadata.mtime(), metadata.mtime_nsec()),
+            changed: (metadata.ctime(), metadata.ctime_nsec()),
+        }
+    }
+}
+
+/// How recent a file's status change must be for its digest to be taken
+/// again even though its stamp is the same: more than the coarsest
+/// timestamp granularity of a file system.
+const RECENT: Duration = Duration::from_secs(2);
+
+/// The digests of the last poll, by path, with the stamp they were taken
+/// at. Hashing every watched file every poll cost most of a core for a few
+/// thousand files; a file whose stamp is unchanged and whose last status
+/// change is older than [`RECENT`] cannot have been written since (a
+/// write, or setting its times back, makes its ctime now), so its digest
+/// is reused.
+#[derive(Debug, Default)]
+struct Digests(BTreeMap<PathBuf, (Stamp, [u8; 32])>);
+
+impl Digests {
+    fn reusable(&self, path: &Path, stamp: &Stamp) -> Option<[u8; 32]> {
+        let (known, digest) = self.0.get(path)?;
+        if known != stamp {
+            return None;
+        }
+        let changed = std::time::UNIX_EPOCH.checked_add(Duration::new(
+            u64::try_from(stamp.changed.0).ok()?,
+            u32::try_from(stamp.changed.1).ok()?,
+        ))?;
+        let age = SystemTime::now().duration_since(changed).ok()?;
+        (age > RECENT).then_some(*digest)
     }
 }
 
@@ -124,6 +193,8 @@ struct Watched {
     read: BTreeSet<PathBuf>,
     /// Files the server writes itself (the audit log): never a change.
     ignored: Vec<PathBuf>,
+    /// The digests of the last fingerprint.
+    digests: std::sync::Mutex<Digests>,
 }
 
 impl Watched {
@@ -143,12 +214,24 @@ impl Watched {
                 paths.insert(root.clone());
             }
         }
-        Fingerprint(
-            paths
-                .into_iter()
-                .filter_map(|path| Seen::of(&path, &ignored).map(|seen| (path, seen)))
-                .collect(),
-        )
+        let mut digests = self
+            .digests
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut fresh = Digests::default();
+        let seen = paths
+            .into_iter()
+            .filter_map(|path| {
+                let seen = Seen::of(&path, &ignored, &mut digests)?;
+                if let Some(entry) = digests.0.remove(&path) {
+                    fresh.0.insert(path.clone(), entry);
+                }
+                Some((path, seen))
+            })
+            .collect();
+        // Only the paths of this poll are kept: files gone are forgotten.
+        *digests = fresh;
+        Fingerprint(seen)
     }
 }
 
@@ -197,6 +280,7 @@ impl Watch {
                 roots,
                 read: BTreeSet::new(),
                 ignored,
+                digests: Default::default(),
             },
             loaded: Fingerprint::default(),
             settling: None,

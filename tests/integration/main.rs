@@ -45,6 +45,7 @@ mod run;
 mod sdk;
 mod selection;
 mod serve;
+mod serve_hostile;
 mod serve_watch;
 mod typescript_values;
 mod warm_isolation;
