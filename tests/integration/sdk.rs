@@ -6,7 +6,10 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 /// The venv's python: `TOOLC_TEST_PYTHON`; else the test fails.
 pub fn python() -> PathBuf {
@@ -82,4 +85,50 @@ fn the_venv_has_the_pinned_sdks() {
             "{line} is installed but scripts/test-requirements.txt pins another version"
         );
     }
+}
+
+/// Waits at most `limit` for `child`: its exit code, or `None` when it
+/// had to be killed (or was ended by a signal).
+pub fn wait_for(child: &mut Child, limit: Duration) -> Option<i32> {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status.code();
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Runs the Python driver `script` (a file under tests/integration) with
+/// the venv's python, a scenario and its JSON configuration, for at most
+/// two minutes; returns the JSON it printed, or fails the test with
+/// everything it printed.
+pub fn drive(script: &str, scenario: &str, config: &Value) -> Value {
+    let mut child = Command::new(python())
+        .arg(crate::root().join("tests/integration").join(script))
+        .arg(scenario)
+        .arg(config.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the Python driver");
+    let stdout = child.stdout.take().expect("stdout");
+    let stderr = child.stderr.take().expect("stderr");
+    let out = std::thread::spawn(move || std::io::read_to_string(stdout).unwrap_or_default());
+    let err = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
+    let status = wait_for(&mut child, Duration::from_secs(120));
+    let (out, err) = (out.join().unwrap(), err.join().unwrap());
+    assert_eq!(
+        status,
+        Some(0),
+        "{script} {scenario} ({config}) failed or overran:\n{out}\n{err}"
+    );
+    serde_json::from_str(out.trim())
+        .unwrap_or_else(|e| panic!("{script} printed no JSON ({e}):\n{out}\n{err}"))
 }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::sdk::wait_for;
 use crate::{TempDir, Test, root};
 
 /// The served fixture: agentcli tools (echo, nap, stall), a tier-3 Nachos
@@ -125,52 +126,14 @@ fn terminate(pid: u32) {
     assert!(status.success());
 }
 
-/// The exit code of `child`, or `None` (it is killed) when it does not end
-/// within `limit`.
-fn wait_for(child: &mut Child, limit: Duration) -> Option<i32> {
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            return status.code();
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// Runs a scenario of serve_client.py against `server` and returns what the
 /// client saw; fails the test with everything the client printed.
-fn drive(scenario: &str, server: Value, mode: &str, extra: Value) -> Value {
+pub(crate) fn drive(scenario: &str, server: Value, mode: &str, extra: Value) -> Value {
     let mut config = json!({"server": server, "mode": mode});
     if let (Some(config), Some(extra)) = (config.as_object_mut(), extra.as_object()) {
         config.extend(extra.clone());
     }
-    let mut child = Command::new(crate::sdk::python())
-        .arg(root().join("tests/integration/serve_client.py"))
-        .arg(scenario)
-        .arg(config.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the python client");
-    let stdout = child.stdout.take().expect("stdout");
-    let stderr = child.stderr.take().expect("stderr");
-    let out = std::thread::spawn(move || std::io::read_to_string(stdout).unwrap_or_default());
-    let err = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
-    let status = wait_for(&mut child, Duration::from_secs(120));
-    let (out, err) = (out.join().unwrap(), err.join().unwrap());
-    assert_eq!(
-        status,
-        Some(0),
-        "the client's {scenario} failed ({mode}):\n{out}\n{err}"
-    );
-    serde_json::from_str(out.trim())
-        .unwrap_or_else(|e| panic!("the client printed no JSON ({e}):\n{out}\n{err}"))
+    crate::sdk::drive("serve_client.py", scenario, &config)
 }
 
 fn names(tools: &Value) -> Vec<&str> {

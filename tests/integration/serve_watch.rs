@@ -11,14 +11,11 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::{TempDir, root, sdk};
-
-/// How long one driver run may take.
-const DRIVER_LIMIT: Duration = Duration::from_secs(120);
 
 const REVISIONS: [&str; 3] = ["2025-06-18", "2025-11-25", "2026-07-28"];
 
@@ -28,41 +25,7 @@ fn toolc() -> &'static str {
 
 /// Runs serve_watch.py's `scenario` with `config`; its JSON report.
 fn driver(scenario: &str, config: &Value) -> Value {
-    let script = root().join("tests/integration/serve_watch.py");
-    let mut child = Command::new(sdk::python())
-        .arg(&script)
-        .arg(scenario)
-        .arg(config.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the Python driver");
-    let stdout = child.stdout.take().expect("stdout");
-    let stderr = child.stderr.take().expect("stderr");
-    let out = std::thread::spawn(move || std::io::read_to_string(stdout).unwrap_or_default());
-    let err = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if started.elapsed() > DRIVER_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "the driver ({scenario}) did not finish within {DRIVER_LIMIT:?}:\n{}",
-                err.join().unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let (stdout, stderr) = (out.join().unwrap(), err.join().unwrap());
-    assert!(
-        status.success(),
-        "the driver ({scenario}, {config}) failed: {status}\n{stdout}\n{stderr}"
-    );
-    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"))
+    sdk::drive("serve_watch.py", scenario, config)
 }
 
 /// A copy of the echo fixture to edit, the server's log file, and the
