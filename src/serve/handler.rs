@@ -91,15 +91,8 @@ impl Handler {
 
     /// The peers of the legacy sessions still open (closed ones are
     /// forgotten here).
-    #[allow(dead_code, reason = "for --watch, which sends list_changed")]
     pub(crate) fn peers(&self) -> Vec<Peer<RoleServer>> {
-        let mut peers = self
-            .shared
-            .peers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        peers.retain(|peer| !peer.is_transport_closed());
-        peers.clone()
+        self.open_peers().clone()
     }
 
     /// Stops every running call and refuses new ones.
@@ -130,13 +123,18 @@ impl Handler {
     }
 
     fn remember(&self, peer: Peer<RoleServer>) {
+        self.open_peers().push(peer);
+    }
+
+    /// The list of legacy peers, those whose session closed dropped.
+    fn open_peers(&self) -> std::sync::MutexGuard<'_, Vec<Peer<RoleServer>>> {
         let mut peers = self
             .shared
             .peers
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         peers.retain(|peer| !peer.is_transport_closed());
-        peers.push(peer);
+        peers
     }
 }
 
