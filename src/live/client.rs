@@ -17,7 +17,7 @@ use rmcp::service::{
 use rmcp::transport::DynamicTransportError;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 
-use super::{LiveError, MAX_PAGES, Server, words};
+use super::{LiveError, MAX_PAGES, Server, url, words};
 
 /// What a listing gives: the server's name (when it said one) and its
 /// tools as JSON, in its order.
@@ -83,16 +83,42 @@ pub(super) async fn list(server: &Server, timeout: Duration) -> Result<Listing, 
                 .await
                 .map_err(|_| timed_out())?
         }
-        Server::Url(url) => {
-            let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+        Server::Url(address) => {
+            let scheme = address
+                .split_once("://")
+                .map(|(s, _)| s.to_ascii_lowercase());
             if !matches!(scheme.as_deref(), Some("http" | "https")) {
-                return Err(LiveError::Url { url: url.clone() });
+                return Err(LiveError::Url {
+                    url: url::redacted(address),
+                });
             }
-            let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+            let transport = StreamableHttpClientTransport::from_uri(address.as_str());
             tokio::time::timeout(timeout, session(transport, &shown))
                 .await
                 .map_err(|_| timed_out())?
+                .map_err(|error| scrubbed(address, error))
         }
+    }
+}
+
+/// `error` without the credentials of `address`, which the HTTP client's
+/// messages may quote.
+fn scrubbed(address: &str, error: LiveError) -> LiveError {
+    let scrub = |message: String| url::scrub(address, &message);
+    match error {
+        LiveError::Handshake { server, message } => LiveError::Handshake {
+            server,
+            message: scrub(message),
+        },
+        LiveError::List { server, message } => LiveError::List {
+            server,
+            message: scrub(message),
+        },
+        LiveError::Malformed { server, message } => LiveError::Malformed {
+            server,
+            message: scrub(message),
+        },
+        error => error,
     }
 }
 

@@ -29,6 +29,7 @@
 //! fetch only, so runs without live servers never start one.
 
 mod client;
+mod url;
 mod words;
 
 use std::fmt;
@@ -46,7 +47,8 @@ pub(crate) enum Server {
     /// A command line ("PROGRAM ARGS..."), split into words as a shell
     /// would split them, run without a shell.
     Stdio(String),
-    /// A Streamable HTTP endpoint.
+    /// A Streamable HTTP endpoint. Shown without its user information
+    /// and query, which may hold credentials.
     Url(String),
 }
 
@@ -54,7 +56,7 @@ impl fmt::Display for Server {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Server::Stdio(command) => write!(f, "`{command}` (--mcp-stdio)"),
-            Server::Url(url) => write!(f, "{url} (--mcp-url)"),
+            Server::Url(address) => write!(f, "{} (--mcp-url)", url::redacted(address)),
         }
     }
 }
@@ -167,10 +169,7 @@ fn fallback_name(server: &Server) -> String {
                     .unwrap_or(program)
             })
             .unwrap_or_else(|| "server".to_string()),
-        Server::Url(url) => {
-            let rest = url.split_once("://").map_or(url.as_str(), |(_, rest)| rest);
-            rest.split('/').next().unwrap_or(rest).to_string()
-        }
+        Server::Url(address) => url::host(address),
     }
 }
 

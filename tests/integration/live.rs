@@ -622,3 +622,39 @@ fn convert_a_live_server_to_agentcli_and_nora() {
     let check = lint(&[&nora.to_string_lossy(), &agentcli.to_string_lossy()]);
     assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
 }
+
+/// Credentials in an `--mcp-url` (user information, which the HTTP client
+/// sends as basic authentication, and a query's token) show nowhere: not
+/// in an error, not in a report.
+#[test]
+fn credentials_in_a_url_are_never_shown() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    drop(listener);
+    let url = format!("http://alice:pw-s3cret@{address}/mcp?token=tok-s3cret");
+    let output = expect_failure(
+        &["lint", "--mcp-url", &url],
+        &[&format!(
+            "the MCP server http://***@{address}/mcp?*** (--mcp-url)"
+        )],
+    );
+    assert!(!output.stderr.contains("s3cret"), "{}", output.stderr);
+    let output = expect_failure(
+        &["lint", "--mcp-url", "ftp://alice:pw-s3cret@127.0.0.1/"],
+        &["is not an http:// or https:// URL"],
+    );
+    assert!(!output.stderr.contains("s3cret"), "{}", output.stderr);
+
+    let server = HttpServer::start();
+    let with_credentials = server
+        .url
+        .replace("http://", "http://alice:pw-s3cret@")
+        .replace("/mcp", "/mcp?token=tok-s3cret");
+    for format in ["sarif", "json", "human"] {
+        let output = lint(&["--mcp-url", &with_credentials, "--format", format]);
+        assert_eq!(output.code, 0, "{}", output.stderr);
+        let all = format!("{}{}", output.stdout, output.stderr);
+        assert!(all.contains("mcp://http-clock"), "{format}: {all}");
+        assert!(!all.contains("s3cret"), "{format}: {all}");
+    }
+}
