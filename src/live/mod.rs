@@ -129,7 +129,10 @@ pub(crate) fn fetch(servers: &[Server], timeout: Duration) -> Result<Vec<Fetched
     for server in servers {
         let listed = runtime.block_on(client::list(server, timeout));
         let (name, tools) = listed?;
-        let name = name.unwrap_or_else(|| fallback_name(server));
+        let name = name
+            .map(|name| printable(&name))
+            .filter(|name| !name.is_empty())
+            .unwrap_or_else(|| fallback_name(server));
         let path = unique_path(&name, &fetched);
         let document = document_of(tools).map_err(|e| LiveError::Malformed {
             server: server.to_string(),
@@ -153,6 +156,29 @@ fn document_of(tools: Vec<serde_json::Value>) -> serde_json::Result<String> {
     let mut text = serde_json::to_string_pretty(&serde_json::json!({ "tools": tools }))?;
     text.push('\n');
     Ok(text)
+}
+
+/// The longest server name kept, in characters: the name becomes a
+/// document path in every report and a file name under `--save DIR`.
+const MAX_NAME: usize = 100;
+
+/// A server's name as toolc shows it: what a terminal would act on
+/// (control characters: escape sequences, newlines; the bidirectional
+/// overrides that reorder text) replaced by `_`, at most [`MAX_NAME`]
+/// characters, trimmed. The server chose it; it is printed raw by the
+/// human report.
+fn printable(name: &str) -> String {
+    let shown: String = name
+        .chars()
+        .map(|c| if c.is_control() || bidi(c) { '_' } else { c })
+        .take(MAX_NAME)
+        .collect();
+    shown.trim().to_string()
+}
+
+/// Whether `c` is a bidirectional mark, embedding, override or isolate.
+fn bidi(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// A name for a server that gave none: its program's file name, or its
@@ -201,6 +227,16 @@ mod tests {
         let earlier = [fetched("mcp://time"), fetched("mcp://time-2")];
         assert_eq!(unique_path("time", &earlier), "mcp://time-3");
         assert_eq!(unique_path("clock", &earlier), "mcp://clock");
+    }
+
+    #[test]
+    fn names_are_printable_and_short() {
+        assert_eq!(printable("evil\n\u{1b}[31mred\u{202e}"), "evil__[31mred_");
+        assert_eq!(printable(&"x".repeat(10_000)).len(), MAX_NAME);
+        assert_eq!(
+            printable("mcp-servers/everything"),
+            "mcp-servers/everything"
+        );
     }
 
     #[test]

@@ -658,3 +658,34 @@ fn credentials_in_a_url_are_never_shown() {
         assert!(!all.contains("s3cret"), "{format}: {all}");
     }
 }
+
+/// A server's name is the server's to choose: a newline, a terminal escape
+/// sequence or a bidirectional override in it reaches no report, and a name
+/// of 10 000 characters is cut short enough to name a file under --save.
+#[test]
+fn a_nasty_server_name_is_made_printable_and_short() {
+    let dir = TempDir::new("live-nasty-name");
+    let saved = dir.path().join("saved");
+    let output = lint(&[
+        "--mcp-stdio",
+        &fake("nasty-name"),
+        "--mcp-stdio",
+        &fake("good"),
+        "--save",
+        &saved.to_string_lossy(),
+    ]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let name = format!("evil__[31mRED_[0m_{}", "x".repeat(82));
+    assert!(
+        output.stdout.contains(&format!("[mcp://{name}:9:11]")),
+        "{}",
+        output.stdout
+    );
+    for bad in ['\u{1b}', '\u{202e}'] {
+        assert!(!output.stdout.contains(bad), "{bad:?} in {}", output.stdout);
+    }
+    assert!(!output.stdout.contains("evil\n"), "{}", output.stdout);
+    let file = format!("{}.json", name.replace('[', "_"));
+    assert!(saved.join(file).is_file());
+    assert!(saved.join("fake-good.json").is_file());
+}
