@@ -17,7 +17,7 @@ use rmcp::service::{
 use rmcp::transport::DynamicTransportError;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 
-use super::{LiveError, MAX_PAGES, Server, url, words};
+use super::{LiveError, MAX_LISTING_BYTES, MAX_PAGES, Server, url, words};
 
 /// What a listing gives: the server's name (when it said one) and its
 /// tools as JSON, in its order.
@@ -174,8 +174,8 @@ where
 }
 
 /// Every page of `tools/list`, following `nextCursor` until a page has
-/// none; a cursor given twice, or more than [`MAX_PAGES`] pages, is an
-/// error.
+/// none; a cursor given twice, more than [`MAX_PAGES`] pages, or more than
+/// [`MAX_LISTING_BYTES`] of tools and cursors, is an error.
 async fn pages(
     running: &RunningService<RoleClient, ClientConfig>,
     shown: &str,
@@ -183,6 +183,10 @@ async fn pages(
     let mut tools = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen = HashSet::new();
+    let mut size = 0usize;
+    let too_large = || LiveError::TooLarge {
+        server: shown.to_string(),
+    };
     for _ in 0..MAX_PAGES {
         let params = PaginatedRequestParams::default().with_cursor(cursor.take());
         let request = ClientRequest::ListToolsRequest(ListToolsRequest::with_param(params));
@@ -206,10 +210,18 @@ async fn pages(
                 server: shown.to_string(),
                 message: e.to_string(),
             })?;
+            size = size.saturating_add(json_size(&value));
+            if size > MAX_LISTING_BYTES {
+                return Err(too_large());
+            }
             tools.push(value);
         }
         match page.next_cursor {
             Some(next) if !next.is_empty() => {
+                size = size.saturating_add(next.len());
+                if size > MAX_LISTING_BYTES {
+                    return Err(too_large());
+                }
                 if !seen.insert(next.clone()) {
                     return Err(LiveError::RepeatedCursor {
                         server: shown.to_string(),
@@ -224,6 +236,25 @@ async fn pages(
     Err(LiveError::EndlessPages {
         server: shown.to_string(),
     })
+}
+
+/// The length of `value` as compact JSON, counted without writing it.
+fn json_size(value: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(bytes.len());
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing to a counter fails only where serializing fails, which a
+    // `Value` does not.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 /// A `tools/list` result, or why the answer is none: rmcp takes what does

@@ -41,6 +41,12 @@ pub(crate) use words::SplitError;
 /// for a server that never stops paginating.
 pub(crate) const MAX_PAGES: usize = 1000;
 
+/// The most JSON a server's listing may add up to (its tools, and the
+/// cursors toolc keeps to tell a repeated one), in bytes: past it the
+/// server is taken for one that would exhaust toolc's memory, as each of a
+/// thousand pages may be as large as rmcp reads (16 MB a message).
+pub(crate) const MAX_LISTING_BYTES: usize = 64 * 1024 * 1024;
+
 /// Where a server is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Server {
@@ -108,6 +114,11 @@ pub(crate) enum LiveError {
         "the MCP server {server} gave more than {MAX_PAGES} pages of tools/list: stopped reading, as it may never end"
     )]
     EndlessPages { server: String },
+    #[error(
+        "the MCP server {server} listed more than {} MB of tools: stopped reading",
+        MAX_LISTING_BYTES / (1024 * 1024)
+    )]
+    TooLarge { server: String },
     #[error("cannot start the runtime of the MCP client")]
     Runtime(#[source] std::io::Error),
 }

@@ -511,6 +511,15 @@ fn endless_pagination_is_bounded() {
         &["lint", "--mcp-stdio", &fake("endless")],
         &["gave more than 1000 pages of tools/list"],
     );
+    // A thousand pages of 2 MB would be 2 GB held: the listing stops at
+    // 64 MB, quickly.
+    let started = Instant::now();
+    expect_failure(
+        &["lint", "--mcp-stdio", &fake("bulky"), "--mcp-timeout", "30"],
+        &["listed more than 64 MB of tools: stopped reading"],
+    );
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(25), "took {took:?}");
 }
 
 /// The server of fixtures/live/http_server.py, killed when dropped.
