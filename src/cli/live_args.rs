@@ -24,7 +24,8 @@ pub(super) struct Inputs<'a> {
 pub(super) struct LiveArgs {
     /// Read the tools of the MCP server this command starts ("PROGRAM ARGS...": split
     /// into words as a shell splits them, quotes and backslashes included, and run
-    /// without a shell), over its standard input and output; its standard error is
+    /// without a shell: pipes, redirections, `$` and `~` outside quotes are refused),
+    /// over its standard input and output; its standard error is
     /// toolc's. The tools are read as an MCP manifest named mcp://<server name>.
     /// Repeatable; with or without paths.
     #[arg(long = "mcp-stdio", value_name = "COMMAND")]

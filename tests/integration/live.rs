@@ -343,6 +343,10 @@ fn a_command_with_broken_quoting() {
         &[
             "cannot read the command of --mcp-stdio \"python 'fake.py\": a single quote is not closed",
         ],
+    ); // A pipe would have run `echo` with the arguments `|` and `cat`.
+    expect_failure(
+        &["lint", "--mcp-stdio", "echo hi | cat"],
+        &["`|` outside quotes is shell syntax, and the command runs without a shell"],
     );
 }
 
