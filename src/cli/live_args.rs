@@ -60,13 +60,18 @@ impl LiveArgs {
     }
 
     /// Fetches every server's tools (nothing when none is named), saves
-    /// them with `--save`, and gives them as documents to read.
-    pub(super) fn fetch(&self) -> Result<Vec<HeldDocument>, CliError> {
-        if self.save.is_some() && !self.any() {
-            return Err(CliError::Usage(
-                "--save writes what live servers list: name one with --mcp-stdio or --mcp-url"
-                    .to_string(),
-            ));
+    /// them with `--save` (never over one of the files named as `inputs`:
+    /// the user's own manifest would be lost), and gives them as
+    /// documents to read.
+    pub(super) fn fetch(&self, inputs: &[PathBuf]) -> Result<Vec<HeldDocument>, CliError> {
+        if let Some(save) = &self.save {
+            if !self.any() {
+                return Err(CliError::Usage(
+                    "--save writes what live servers list: name one with --mcp-stdio or --mcp-url"
+                        .to_string(),
+                ));
+            }
+            super::refuse_output_among_inputs(save, inputs)?;
         }
         let servers = self.servers();
         let fetched = live::fetch(&servers, self.mcp_timeout)?;

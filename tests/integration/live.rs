@@ -367,6 +367,37 @@ fn standard_input_goes_alone() {
     }
 }
 
+/// `--save` onto a manifest read in the same run would replace the user's
+/// file with the server's tools: refused, the file left as it was.
+#[test]
+fn save_never_replaces_an_input() {
+    let dir = TempDir::new("live-save-input");
+    let manifest = dir.path().join("tools.json");
+    let text = std::fs::read_to_string(root().join("fixtures/convert/mcp/mcp.json")).unwrap();
+    std::fs::write(&manifest, &text).unwrap();
+    let manifest_arg = manifest.to_string_lossy().into_owned();
+    let out = dir.path().join("out").to_string_lossy().into_owned();
+    let convert = ["convert", "--to", "agentcli", "-o", &out];
+    for command in [&["lint"][..], &["gen", "mcp"], &convert] {
+        let output = Test::new()
+            .args(command)
+            .args([&manifest_arg, "--mcp-stdio", &fake("good")])
+            .args(["--save", &manifest_arg])
+            .run();
+        assert_eq!(output.code, 2, "{command:?}: {}", output.stderr);
+        assert!(
+            output.stderr.contains("is the input"),
+            "{command:?}: {}",
+            output.stderr
+        );
+        assert_eq!(
+            std::fs::read_to_string(&manifest).unwrap(),
+            text,
+            "{command:?}"
+        );
+    }
+}
+
 #[test]
 fn save_without_a_server() {
     expect_failure(
