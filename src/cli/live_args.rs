@@ -95,6 +95,13 @@ fn save_all(save: &Path, fetched: &[live::Fetched]) -> Result<(), CliError> {
     if let [one] = fetched {
         return super::write_atomically(save, one.document.as_bytes());
     }
+    if std::fs::metadata(save).is_ok_and(|m| !m.is_dir()) {
+        return Err(CliError::Usage(format!(
+            "--save {}: the tools of several servers are saved into a directory, one file \
+             each, and this is a file",
+            save.display()
+        )));
+    }
     std::fs::create_dir_all(save).map_err(|source| CliError::Write {
         path: save.to_path_buf(),
         source,

@@ -398,6 +398,29 @@ fn save_never_replaces_an_input() {
     }
 }
 
+/// Several servers go into a directory: a file there is said to be one
+/// (it was "File exists (os error 17)"), and left as it was.
+#[test]
+fn save_of_several_servers_onto_a_file() {
+    let dir = TempDir::new("live-save-several");
+    let file = dir.path().join("saved.json");
+    std::fs::write(&file, "{}\n").unwrap();
+    let good = fake("good");
+    let output = Test::new()
+        .args(["lint", "--mcp-stdio", &good, "--mcp-stdio", &good])
+        .args(["--save", &file.to_string_lossy()])
+        .run();
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert!(
+        output
+            .stderr
+            .contains("the tools of several servers are saved into a directory"),
+        "{}",
+        output.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{}\n");
+}
+
 #[test]
 fn save_without_a_server() {
     expect_failure(
