@@ -321,5 +321,86 @@ impl Drop for KillOnDrop {
                 libc::kill(-pid, libc::SIGKILL);
             }
         }
+        #[cfg(target_os = "linux")]
+        kill_orphans();
     }
+}
+
+/// Makes toolc the reaper of what its servers leave behind while it lives
+/// (Linux): a daemon a server starts in a session of its own (out of its
+/// process group) is toolc's child once its parent ends, and
+/// [`kill_orphans`] finds it. Without it such a daemon outlived toolc and
+/// held toolc's standard error open, so a pipe reading it never ended.
+#[cfg(target_os = "linux")]
+pub(super) struct Reaper(());
+
+#[cfg(target_os = "linux")]
+impl Reaper {
+    pub(super) fn start() -> Reaper {
+        // SAFETY: prctl(2) with integer arguments takes no memory.
+        unsafe {
+            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
+        }
+        Reaper(())
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        // SAFETY: as in `start`.
+        unsafe {
+            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 0);
+        }
+    }
+}
+
+/// Kills toolc's children, each with its process group: while servers are
+/// fetched, toolc starts no other process, so its children are servers
+/// (killed already) and what they left behind. A process whose parent was
+/// just killed comes to toolc a moment later: the children are looked at
+/// again until all are gone, for at most 100 ms.
+#[cfg(target_os = "linux")]
+fn kill_orphans() {
+    for _ in 0..20 {
+        let living: Vec<i32> = children().into_iter().filter(|pid| !zombie(*pid)).collect();
+        if living.is_empty() {
+            return;
+        }
+        for pid in living {
+            // SAFETY: kill(2) takes no memory; a process or group that
+            // ended makes it fail harmlessly.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The children of every thread of toolc.
+#[cfg(target_os = "linux")]
+fn children() -> Vec<i32> {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|text| {
+            text.split_whitespace()
+                .filter_map(|pid| pid.parse().ok())
+                .collect::<Vec<i32>>()
+        })
+        .collect()
+}
+
+/// Whether `pid` ended and waits to be reaped (or is gone).
+#[cfg(target_os = "linux")]
+fn zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+        stat.rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X']))
+    })
 }

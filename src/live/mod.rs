@@ -22,7 +22,8 @@
 //! JSON-RPC error (rmcp's `ClientLifecycleMode::Auto`). One timeout covers
 //! starting, the handshake and every page. A started server runs in a
 //! process group of its own, killed whole when its listing ends, whatever
-//! the outcome (and, on Linux, killed by the kernel if toolc dies first);
+//! the outcome (and, on Linux, killed by the kernel if toolc dies first,
+//! and what it left in sessions of their own killed with it);
 //! its standard error is toolc's.
 //!
 //! rmcp is asynchronous: a current-thread tokio runtime is made for the
@@ -132,6 +133,8 @@ pub(crate) fn fetch(servers: &[Server], timeout: Duration) -> Result<Vec<Fetched
         return Ok(Vec::new());
     }
     client::install_crypto_provider();
+    #[cfg(target_os = "linux")]
+    let _reaper = client::Reaper::start();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -493,6 +493,24 @@ fn a_server_is_killed_once_it_listed_its_tools() {
     assert_gone(&pids_in(&pids));
 }
 
+/// A daemon the server starts in a session of its own escapes the kill of
+/// the server's process group: toolc kills it too, and a reader of toolc's
+/// standard error (this harness) is not held up by it for 20 s.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_daemon_the_server_leaves_is_killed() {
+    let dir = TempDir::new("live-daemon");
+    let pid = dir.path().join("pid");
+    let server = format!("{} {}", fake("daemon"), quoted(&pid));
+    let started = Instant::now();
+    let output = lint(&["--mcp-stdio", &server, "--format", "concise"]);
+    let took = started.elapsed();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    let daemon: u32 = std::fs::read_to_string(&pid).unwrap().parse().unwrap();
+    assert_gone(&[daemon]);
+}
+
 /// toolc killed while it waits for a server: the kernel kills the server
 /// (its parent-death signal), which a killed toolc cannot do itself.
 #[cfg(target_os = "linux")]
