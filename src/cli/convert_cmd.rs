@@ -114,7 +114,7 @@ pub(super) fn run(
     // then, rather than every text with a loss kept meanwhile.
     let keep_sources = !listing.groups_in(args.format);
     let keep = |manifest: Manifest| reduce(manifest, to, strict, document, keep_sources);
-    let held = args.live.fetch()?;
+    let held = args.live.fetch(&args.paths)?;
     let Some(reading) = super::read_for_writing(
         &args.read,
         super::live_args::Inputs {

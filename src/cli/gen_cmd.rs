@@ -139,7 +139,7 @@ pub(super) fn run(
     if args.paths.is_empty() && !args.live.any() {
         paths.push(PathBuf::from("."));
     }
-    let held = args.live.fetch()?;
+    let held = args.live.fetch(&paths)?;
     let work = Work::of(args.target, args.strict);
     let emit_options = emit::Options {
         templates: &templates,

@@ -199,7 +199,7 @@ pub(super) fn run(
         }
         fixed = Some(fixes);
     }
-    let held = args.live.fetch()?;
+    let held = args.live.fetch(&paths)?;
     let report = lint::Linter::new(options)?.lint_inputs(&paths, &held)?;
     show(args, &report, fixed.as_deref(), colors.out, out, err)
 }

@@ -24,7 +24,8 @@ pub(super) struct Inputs<'a> {
 pub(super) struct LiveArgs {
     /// Read the tools of the MCP server this command starts ("PROGRAM ARGS...": split
     /// into words as a shell splits them, quotes and backslashes included, and run
-    /// without a shell), over its standard input and output; its standard error is
+    /// without a shell: pipes, redirections, `$` and `~` outside quotes are refused),
+    /// over its standard input and output; its standard error is
     /// toolc's. The tools are read as an MCP manifest named mcp://<server name>.
     /// Repeatable; with or without paths.
     #[arg(long = "mcp-stdio", value_name = "COMMAND")]
@@ -59,13 +60,18 @@ impl LiveArgs {
     }
 
     /// Fetches every server's tools (nothing when none is named), saves
-    /// them with `--save`, and gives them as documents to read.
-    pub(super) fn fetch(&self) -> Result<Vec<HeldDocument>, CliError> {
-        if self.save.is_some() && !self.any() {
-            return Err(CliError::Usage(
-                "--save writes what live servers list: name one with --mcp-stdio or --mcp-url"
-                    .to_string(),
-            ));
+    /// them with `--save` (never over one of the files named as `inputs`:
+    /// the user's own manifest would be lost), and gives them as
+    /// documents to read.
+    pub(super) fn fetch(&self, inputs: &[PathBuf]) -> Result<Vec<HeldDocument>, CliError> {
+        if let Some(save) = &self.save {
+            if !self.any() {
+                return Err(CliError::Usage(
+                    "--save writes what live servers list: name one with --mcp-stdio or --mcp-url"
+                        .to_string(),
+                ));
+            }
+            super::refuse_output_among_inputs(save, inputs)?;
         }
         let servers = self.servers();
         let fetched = live::fetch(&servers, self.mcp_timeout)?;
@@ -88,6 +94,13 @@ impl LiveArgs {
 fn save_all(save: &Path, fetched: &[live::Fetched]) -> Result<(), CliError> {
     if let [one] = fetched {
         return super::write_atomically(save, one.document.as_bytes());
+    }
+    if std::fs::metadata(save).is_ok_and(|m| !m.is_dir()) {
+        return Err(CliError::Usage(format!(
+            "--save {}: the tools of several servers are saved into a directory, one file \
+             each, and this is a file",
+            save.display()
+        )));
     }
     std::fs::create_dir_all(save).map_err(|source| CliError::Write {
         path: save.to_path_buf(),

@@ -25,7 +25,7 @@ use rmcp::service::{
 use rmcp::transport::DynamicTransportError;
 use rmcp::transport::StreamableHttpClientTransport;
 
-use super::{LiveError, MAX_PAGES, Server, words};
+use super::{LiveError, MAX_LISTING_BYTES, MAX_PAGES, Server, url, words};
 
 /// What a listing gives: the server's name (when it said one) and its
 /// tools as JSON, in its order.
@@ -113,16 +113,42 @@ pub(super) async fn list(server: &Server, timeout: Duration) -> Result<Listing, 
             }
             listed.map_err(|_| timed_out())?
         }
-        Server::Url(url) => {
-            let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+        Server::Url(address) => {
+            let scheme = address
+                .split_once("://")
+                .map(|(s, _)| s.to_ascii_lowercase());
             if !matches!(scheme.as_deref(), Some("http" | "https")) {
-                return Err(LiveError::Url { url: url.clone() });
+                return Err(LiveError::Url {
+                    url: url::redacted(address),
+                });
             }
-            let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+            let transport = StreamableHttpClientTransport::from_uri(address.as_str());
             tokio::time::timeout(timeout, session(transport, &shown, None))
                 .await
                 .map_err(|_| timed_out())?
+                .map_err(|error| scrubbed(address, error))
         }
+    }
+}
+
+/// `error` without the credentials of `address`, which the HTTP client's
+/// messages may quote.
+fn scrubbed(address: &str, error: LiveError) -> LiveError {
+    let scrub = |message: String| url::scrub(address, &message);
+    match error {
+        LiveError::Handshake { server, message } => LiveError::Handshake {
+            server,
+            message: scrub(message),
+        },
+        LiveError::List { server, message } => LiveError::List {
+            server,
+            message: scrub(message),
+        },
+        LiveError::Malformed { server, message } => LiveError::Malformed {
+            server,
+            message: scrub(message),
+        },
+        error => error,
     }
 }
 
@@ -184,8 +210,8 @@ where
 }
 
 /// Every page of `tools/list`, following `nextCursor` until a page has
-/// none; a cursor given twice, or more than [`MAX_PAGES`] pages, is an
-/// error. With `raw`, each page's tools are the `tools` of the answer
+/// none; a cursor given twice, more than [`MAX_PAGES`] pages, or more than
+/// [`MAX_LISTING_BYTES`] of tools and cursors, is an error. With `raw`, each page's tools are the `tools` of the answer
 /// with the request's id, as the server wrote them.
 async fn pages(
     running: &RunningService<RoleClient, ClientConfig>,
@@ -206,6 +232,10 @@ async fn pages(
     let mut tools = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen = HashSet::new();
+    let mut size = 0usize;
+    let too_large = || LiveError::TooLarge {
+        server: shown.to_string(),
+    };
     for _ in 0..MAX_PAGES {
         let params = PaginatedRequestParams::default().with_cursor(cursor.take());
         let request = ClientRequest::ListToolsRequest(ListToolsRequest::with_param(params));
@@ -219,19 +249,30 @@ async fn pages(
             .to_string();
         let response = handle.await_response().await.map_err(list_error)?;
         let page = page_of(response).map_err(malformed)?;
-        match raw {
+        let page_tools = match raw {
             Some(capture) => {
                 let written = lock(capture).tools.remove(&id);
-                tools.extend(raw_page(written, &page.tools, &id).map_err(malformed)?);
+                raw_page(written, &page.tools, &id).map_err(malformed)?
             }
-            None => {
-                for tool in &page.tools {
-                    tools.push(serde_json::to_value(tool).map_err(|e| malformed(e.to_string()))?);
-                }
+            None => page
+                .tools
+                .iter()
+                .map(|tool| serde_json::to_value(tool).map_err(|e| malformed(e.to_string())))
+                .collect::<Result<_, _>>()?,
+        };
+        for tool in page_tools {
+            size = size.saturating_add(json_size(&tool));
+            if size > MAX_LISTING_BYTES {
+                return Err(too_large());
             }
+            tools.push(tool);
         }
         match page.next_cursor {
             Some(next) if !next.is_empty() => {
+                size = size.saturating_add(next.len());
+                if size > MAX_LISTING_BYTES {
+                    return Err(too_large());
+                }
                 if !seen.insert(next.clone()) {
                     return Err(LiveError::RepeatedCursor {
                         server: shown.to_string(),
@@ -276,6 +317,25 @@ fn raw_page(
         ));
     }
     Ok(written)
+}
+
+/// The length of `value` as compact JSON, counted without writing it.
+fn json_size(value: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(bytes.len());
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing to a counter fails only where serializing fails, which a
+    // `Value` does not.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 /// A `tools/list` result, or why the answer is none: rmcp takes what does
@@ -463,7 +523,88 @@ impl Drop for KillOnDrop {
                 libc::kill(-pid, libc::SIGKILL);
             }
         }
+        #[cfg(target_os = "linux")]
+        kill_orphans();
     }
+}
+
+/// Makes toolc the reaper of what its servers leave behind while it lives
+/// (Linux): a daemon a server starts in a session of its own (out of its
+/// process group) is toolc's child once its parent ends, and
+/// [`kill_orphans`] finds it. Without it such a daemon outlived toolc and
+/// held toolc's standard error open, so a pipe reading it never ended.
+#[cfg(target_os = "linux")]
+pub(super) struct Reaper(());
+
+#[cfg(target_os = "linux")]
+impl Reaper {
+    pub(super) fn start() -> Reaper {
+        // SAFETY: prctl(2) with integer arguments takes no memory.
+        unsafe {
+            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
+        }
+        Reaper(())
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        // SAFETY: as in `start`.
+        unsafe {
+            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 0);
+        }
+    }
+}
+
+/// Kills toolc's children, each with its process group: while servers are
+/// fetched, toolc starts no other process, so its children are servers
+/// (killed already) and what they left behind. A process whose parent was
+/// just killed comes to toolc a moment later: the children are looked at
+/// again until all are gone, for at most 100 ms.
+#[cfg(target_os = "linux")]
+fn kill_orphans() {
+    for _ in 0..20 {
+        let living: Vec<i32> = children().into_iter().filter(|pid| !zombie(*pid)).collect();
+        if living.is_empty() {
+            return;
+        }
+        for pid in living {
+            // SAFETY: kill(2) takes no memory; a process or group that
+            // ended makes it fail harmlessly.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The children of every thread of toolc.
+#[cfg(target_os = "linux")]
+fn children() -> Vec<i32> {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|text| {
+            text.split_whitespace()
+                .filter_map(|pid| pid.parse().ok())
+                .collect::<Vec<i32>>()
+        })
+        .collect()
+}
+
+/// Whether `pid` ended and waits to be reaped (or is gone).
+#[cfg(target_os = "linux")]
+fn zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+        stat.rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X']))
+    })
 }
 
 #[cfg(test)]

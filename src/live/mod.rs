@@ -25,13 +25,15 @@
 //! JSON-RPC error (rmcp's `ClientLifecycleMode::Auto`). One timeout covers
 //! starting, the handshake and every page. A started server runs in a
 //! process group of its own, killed whole when its listing ends, whatever
-//! the outcome (and, on Linux, killed by the kernel if toolc dies first);
+//! the outcome (and, on Linux, killed by the kernel if toolc dies first,
+//! and what it left in sessions of their own killed with it);
 //! its standard error is toolc's.
 //!
 //! rmcp is asynchronous: a current-thread tokio runtime is made for the
 //! fetch only, so runs without live servers never start one.
 
 mod client;
+mod url;
 mod words;
 
 use std::fmt;
@@ -43,13 +45,20 @@ pub(crate) use words::SplitError;
 /// for a server that never stops paginating.
 pub(crate) const MAX_PAGES: usize = 1000;
 
+/// The most JSON a server's listing may add up to (its tools, and the
+/// cursors toolc keeps to tell a repeated one), in bytes: past it the
+/// server is taken for one that would exhaust toolc's memory, as each of a
+/// thousand pages may be as large as rmcp reads (16 MB a message).
+pub(crate) const MAX_LISTING_BYTES: usize = 64 * 1024 * 1024;
+
 /// Where a server is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Server {
     /// A command line ("PROGRAM ARGS..."), split into words as a shell
     /// would split them, run without a shell.
     Stdio(String),
-    /// A Streamable HTTP endpoint.
+    /// A Streamable HTTP endpoint. Shown without its user information
+    /// and query, which may hold credentials.
     Url(String),
 }
 
@@ -57,7 +66,7 @@ impl fmt::Display for Server {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Server::Stdio(command) => write!(f, "`{command}` (--mcp-stdio)"),
-            Server::Url(url) => write!(f, "{url} (--mcp-url)"),
+            Server::Url(address) => write!(f, "{} (--mcp-url)", url::redacted(address)),
         }
     }
 }
@@ -113,6 +122,11 @@ pub(crate) enum LiveError {
         "the MCP server {server} gave more than {MAX_PAGES} pages of tools/list: stopped reading, as it may never end"
     )]
     EndlessPages { server: String },
+    #[error(
+        "the MCP server {server} listed more than {} MB of tools: stopped reading",
+        MAX_LISTING_BYTES / (1024 * 1024)
+    )]
+    TooLarge { server: String },
     #[error("cannot start the runtime of the MCP client")]
     Runtime(#[source] std::io::Error),
 }
@@ -126,6 +140,8 @@ pub(crate) fn fetch(servers: &[Server], timeout: Duration) -> Result<Vec<Fetched
         return Ok(Vec::new());
     }
     client::install_crypto_provider();
+    #[cfg(target_os = "linux")]
+    let _reaper = client::Reaper::start();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -134,7 +150,10 @@ pub(crate) fn fetch(servers: &[Server], timeout: Duration) -> Result<Vec<Fetched
     for server in servers {
         let listed = runtime.block_on(client::list(server, timeout));
         let (name, tools) = listed?;
-        let name = name.unwrap_or_else(|| fallback_name(server));
+        let name = name
+            .map(|name| printable(&name))
+            .filter(|name| !name.is_empty())
+            .unwrap_or_else(|| fallback_name(server));
         let path = unique_path(&name, &fetched);
         let document = document_of(tools).map_err(|e| LiveError::Malformed {
             server: server.to_string(),
@@ -160,6 +179,29 @@ fn document_of(tools: Vec<serde_json::Value>) -> serde_json::Result<String> {
     Ok(text)
 }
 
+/// The longest server name kept, in characters: the name becomes a
+/// document path in every report and a file name under `--save DIR`.
+const MAX_NAME: usize = 100;
+
+/// A server's name as toolc shows it: what a terminal would act on
+/// (control characters: escape sequences, newlines; the bidirectional
+/// overrides that reorder text) replaced by `_`, at most [`MAX_NAME`]
+/// characters, trimmed. The server chose it; it is printed raw by the
+/// human report.
+fn printable(name: &str) -> String {
+    let shown: String = name
+        .chars()
+        .map(|c| if c.is_control() || bidi(c) { '_' } else { c })
+        .take(MAX_NAME)
+        .collect();
+    shown.trim().to_string()
+}
+
+/// Whether `c` is a bidirectional mark, embedding, override or isolate.
+fn bidi(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 /// A name for a server that gave none: its program's file name, or its
 /// URL's host and port.
 fn fallback_name(server: &Server) -> String {
@@ -174,10 +216,7 @@ fn fallback_name(server: &Server) -> String {
                     .unwrap_or(program)
             })
             .unwrap_or_else(|| "server".to_string()),
-        Server::Url(url) => {
-            let rest = url.split_once("://").map_or(url.as_str(), |(_, rest)| rest);
-            rest.split('/').next().unwrap_or(rest).to_string()
-        }
+        Server::Url(address) => url::host(address),
     }
 }
 
@@ -209,6 +248,16 @@ mod tests {
         let earlier = [fetched("mcp://time"), fetched("mcp://time-2")];
         assert_eq!(unique_path("time", &earlier), "mcp://time-3");
         assert_eq!(unique_path("clock", &earlier), "mcp://clock");
+    }
+
+    #[test]
+    fn names_are_printable_and_short() {
+        assert_eq!(printable("evil\n\u{1b}[31mred\u{202e}"), "evil__[31mred_");
+        assert_eq!(printable(&"x".repeat(10_000)).len(), MAX_NAME);
+        assert_eq!(
+            printable("mcp-servers/everything"),
+            "mcp-servers/everything"
+        );
     }
 
     #[test]

@@ -13,6 +13,11 @@ pub(crate) enum SplitError {
     Unclosed(&'static str),
     #[error("it ends with a lone backslash")]
     TrailingBackslash,
+    #[error(
+        "`{0}` outside quotes is shell syntax, and the command runs without a shell: quote it \
+         to pass it to the program as it is, or run a shell (\"sh -c '...'\")"
+    )]
+    Shell(char),
 }
 
 /// The words of `command`, the program first.
@@ -68,6 +73,8 @@ pub(crate) fn split(command: &str) -> Result<Vec<String>, SplitError> {
                     None => return Err(SplitError::TrailingBackslash),
                 }
             }
+            c @ ('|' | ';' | '&' | '<' | '>' | '`' | '$') => return Err(SplitError::Shell(c)),
+            '~' if !started => return Err(SplitError::Shell('~')),
             c => {
                 started = true;
                 word.push(c);
@@ -109,5 +116,13 @@ mod tests {
         assert_eq!(split("a 'b"), Err(SplitError::Unclosed("single")));
         assert_eq!(split("a \"b"), Err(SplitError::Unclosed("double")));
         assert_eq!(split("a b\\"), Err(SplitError::TrailingBackslash));
+        assert_eq!(split("a | b"), Err(SplitError::Shell('|')));
+        assert_eq!(split("a >/dev/null"), Err(SplitError::Shell('>')));
+        assert_eq!(split("node $HOME/s.js"), Err(SplitError::Shell('$')));
+        assert_eq!(split("~/bin/server"), Err(SplitError::Shell('~')));
+        assert_eq!(
+            split(r#"a '|' "&&" \; x~y "$" b\$"#).unwrap(),
+            ["a", "|", "&&", ";", "x~y", "$", "b$"]
+        );
     }
 }

@@ -345,6 +345,10 @@ fn a_command_with_broken_quoting() {
         &[
             "cannot read the command of --mcp-stdio \"python 'fake.py\": a single quote is not closed",
         ],
+    ); // A pipe would have run `echo` with the arguments `|` and `cat`.
+    expect_failure(
+        &["lint", "--mcp-stdio", "echo hi | cat"],
+        &["`|` outside quotes is shell syntax, and the command runs without a shell"],
     );
 }
 
@@ -363,6 +367,60 @@ fn standard_input_goes_alone() {
             output.stderr
         );
     }
+}
+
+/// `--save` onto a manifest read in the same run would replace the user's
+/// file with the server's tools: refused, the file left as it was.
+#[test]
+fn save_never_replaces_an_input() {
+    let dir = TempDir::new("live-save-input");
+    let manifest = dir.path().join("tools.json");
+    let text = std::fs::read_to_string(root().join("fixtures/convert/mcp/mcp.json")).unwrap();
+    std::fs::write(&manifest, &text).unwrap();
+    let manifest_arg = manifest.to_string_lossy().into_owned();
+    let out = dir.path().join("out").to_string_lossy().into_owned();
+    let convert = ["convert", "--to", "agentcli", "-o", &out];
+    for command in [&["lint"][..], &["gen", "mcp"], &convert] {
+        let output = Test::new()
+            .args(command)
+            .args([&manifest_arg, "--mcp-stdio", &fake("good")])
+            .args(["--save", &manifest_arg])
+            .run();
+        assert_eq!(output.code, 2, "{command:?}: {}", output.stderr);
+        assert!(
+            output.stderr.contains("is the input"),
+            "{command:?}: {}",
+            output.stderr
+        );
+        assert_eq!(
+            std::fs::read_to_string(&manifest).unwrap(),
+            text,
+            "{command:?}"
+        );
+    }
+}
+
+/// Several servers go into a directory: a file there is said to be one
+/// (it was "File exists (os error 17)"), and left as it was.
+#[test]
+fn save_of_several_servers_onto_a_file() {
+    let dir = TempDir::new("live-save-several");
+    let file = dir.path().join("saved.json");
+    std::fs::write(&file, "{}\n").unwrap();
+    let good = fake("good");
+    let output = Test::new()
+        .args(["lint", "--mcp-stdio", &good, "--mcp-stdio", &good])
+        .args(["--save", &file.to_string_lossy()])
+        .run();
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert!(
+        output
+            .stderr
+            .contains("the tools of several servers are saved into a directory"),
+        "{}",
+        output.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{}\n");
 }
 
 #[test]
@@ -435,6 +493,24 @@ fn a_server_is_killed_once_it_listed_its_tools() {
     let output = lint(&["--mcp-stdio", &server, "--format", "concise"]);
     assert_eq!(output.code, 0, "{}", output.stderr);
     assert_gone(&pids_in(&pids));
+}
+
+/// A daemon the server starts in a session of its own escapes the kill of
+/// the server's process group: toolc kills it too, and a reader of toolc's
+/// standard error (this harness) is not held up by it for 20 s.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_daemon_the_server_leaves_is_killed() {
+    let dir = TempDir::new("live-daemon");
+    let pid = dir.path().join("pid");
+    let server = format!("{} {}", fake("daemon"), quoted(&pid));
+    let started = Instant::now();
+    let output = lint(&["--mcp-stdio", &server, "--format", "concise"]);
+    let took = started.elapsed();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    let daemon: u32 = std::fs::read_to_string(&pid).unwrap().parse().unwrap();
+    assert_gone(&[daemon]);
 }
 
 /// toolc killed while it waits for a server: the kernel kills the server
@@ -621,6 +697,15 @@ fn endless_pagination_is_bounded() {
         &["lint", "--mcp-stdio", &fake("endless")],
         &["gave more than 1000 pages of tools/list"],
     );
+    // A thousand pages of 2 MB would be 2 GB held: the listing stops at
+    // 64 MB, quickly.
+    let started = Instant::now();
+    expect_failure(
+        &["lint", "--mcp-stdio", &fake("bulky"), "--mcp-timeout", "30"],
+        &["listed more than 64 MB of tools: stopped reading"],
+    );
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(25), "took {took:?}");
 }
 
 /// The server of fixtures/live/http_server.py, killed when dropped.
@@ -753,4 +838,71 @@ fn gen_mcp_of_server_everything_keeps_execution() {
         research["execution"]["taskSupport"], "required",
         "{research}"
     );
+}
+
+/// Credentials in an `--mcp-url` (user information, which the HTTP client
+/// sends as basic authentication, and a query's token) show nowhere: not
+/// in an error, not in a report.
+#[test]
+fn credentials_in_a_url_are_never_shown() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    drop(listener);
+    let url = format!("http://alice:pw-s3cret@{address}/mcp?token=tok-s3cret");
+    let output = expect_failure(
+        &["lint", "--mcp-url", &url],
+        &[&format!(
+            "the MCP server http://***@{address}/mcp?*** (--mcp-url)"
+        )],
+    );
+    assert!(!output.stderr.contains("s3cret"), "{}", output.stderr);
+    let output = expect_failure(
+        &["lint", "--mcp-url", "ftp://alice:pw-s3cret@127.0.0.1/"],
+        &["is not an http:// or https:// URL"],
+    );
+    assert!(!output.stderr.contains("s3cret"), "{}", output.stderr);
+
+    let server = HttpServer::start();
+    let with_credentials = server
+        .url
+        .replace("http://", "http://alice:pw-s3cret@")
+        .replace("/mcp", "/mcp?token=tok-s3cret");
+    for format in ["sarif", "json", "human"] {
+        let output = lint(&["--mcp-url", &with_credentials, "--format", format]);
+        assert_eq!(output.code, 0, "{}", output.stderr);
+        let all = format!("{}{}", output.stdout, output.stderr);
+        assert!(all.contains("mcp://http-clock"), "{format}: {all}");
+        assert!(!all.contains("s3cret"), "{format}: {all}");
+    }
+}
+
+/// A server's name is the server's to choose: a newline, a terminal escape
+/// sequence or a bidirectional override in it reaches no report, and a name
+/// of 10 000 characters is cut short enough to name a file under --save.
+#[test]
+fn a_nasty_server_name_is_made_printable_and_short() {
+    let dir = TempDir::new("live-nasty-name");
+    let saved = dir.path().join("saved");
+    let output = lint(&[
+        "--mcp-stdio",
+        &fake("nasty-name"),
+        "--mcp-stdio",
+        &fake("good"),
+        "--save",
+        &saved.to_string_lossy(),
+    ]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let name = format!("evil__[31mRED_[0m_{}", "x".repeat(82));
+    assert!(
+        output.stdout.contains(&format!("[mcp://{name}:9:11]")),
+        "{}",
+        output.stdout
+    );
+    for bad in ['\u{1b}', '\u{202e}'] {
+        assert!(!output.stdout.contains(bad), "{bad:?} in {}", output.stdout);
+    }
+    assert!(!output.stdout.contains("evil\n"), "{}", output.stdout);
+    let file = format!("{}.json", name.replace('[', "_"));
+    assert!(saved.join(file).is_file());
+    assert!(saved.join("fake-good.json").is_file());
 }
