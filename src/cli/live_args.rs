@@ -41,7 +41,8 @@ pub(super) struct LiveArgs {
     /// Write what the live servers listed, the documents the findings point into
     /// (pretty JSON), atomically: with one server, to this file; with several, into
     /// this directory (created if needed), one <server name>.json each. Nothing is
-    /// written when a server fails.
+    /// written when a server fails. An earlier --save is replaced; any other file in the
+    /// way is not.
     #[arg(long, value_name = "PATH")]
     save: Option<PathBuf>,
 }
@@ -93,7 +94,7 @@ impl LiveArgs {
 /// directory PATH.
 fn save_all(save: &Path, fetched: &[live::Fetched]) -> Result<(), CliError> {
     if let [one] = fetched {
-        return super::write_atomically(save, one.document.as_bytes());
+        return save_one(save, &one.document);
     }
     if std::fs::metadata(save).is_ok_and(|m| !m.is_dir()) {
         return Err(CliError::Usage(format!(
@@ -109,10 +110,35 @@ fn save_all(save: &Path, fetched: &[live::Fetched]) -> Result<(), CliError> {
     let mut taken: Vec<String> = Vec::new();
     for document in fetched {
         let name = file_name(&document.name, &taken);
-        super::write_atomically(&save.join(&name), document.document.as_bytes())?;
+        save_one(&save.join(&name), &document.document)?;
         taken.push(name);
     }
     Ok(())
+}
+
+/// Writes `document` to `path`, which may hold an earlier `--save` (a
+/// JSON object of one member, `tools`) but nothing else: a file of the
+/// user's that happens to be there is never replaced.
+fn save_one(path: &Path, document: &str) -> Result<(), CliError> {
+    if std::fs::metadata(path).is_ok_and(|m| m.is_file()) && !holds_a_saved_list(path) {
+        return Err(CliError::Usage(format!(
+            "--save {}: the file exists and is not a tool list --save wrote; toolc does not \
+             replace it (remove it, or save elsewhere)",
+            path.display()
+        )));
+    }
+    super::write_atomically(path, document.as_bytes())
+}
+
+/// Whether `path` holds what `--save` writes: `{"tools": [...]}`.
+fn holds_a_saved_list(path: &Path) -> bool {
+    let Ok(text) = std::fs::read(path) else {
+        return false;
+    };
+    let Ok(serde_json::Value::Object(object)) = serde_json::from_slice(&text) else {
+        return false;
+    };
+    object.len() == 1 && object.get("tools").is_some_and(serde_json::Value::is_array)
 }
 
 /// `<name>.json` with what a file name cannot hold as `_`, and `-N` when

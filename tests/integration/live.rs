@@ -400,6 +400,43 @@ fn save_never_replaces_an_input() {
     }
 }
 
+/// `--save` replaces what an earlier `--save` wrote (a CI job saves on
+/// every run), and never another file that is in the way: a manifest or a
+/// configuration of the user's is left as it was.
+#[test]
+fn save_replaces_an_earlier_save_and_nothing_else() {
+    let dir = TempDir::new("live-save-over");
+    let saved = dir.path().join("saved.json");
+    let saved_arg = saved.to_string_lossy().into_owned();
+    std::fs::write(&saved, "{\"tools\": []}\n").unwrap();
+    let output = lint(&["--mcp-stdio", &fake("good"), "--save", &saved_arg]);
+    assert!(output.code < 2, "{}", output.stderr);
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    assert!(
+        !written["tools"].as_array().unwrap().is_empty(),
+        "{written}"
+    );
+
+    for other in [
+        "{\"mcpServers\": {}}\n",
+        "not JSON at all\n",
+        "{\"tools\": [], \"x\": 1}\n",
+    ] {
+        std::fs::write(&saved, other).unwrap();
+        let output = lint(&["--mcp-stdio", &fake("good"), "--save", &saved_arg]);
+        assert_eq!(output.code, 2, "{}", output.stderr);
+        assert!(
+            output
+                .stderr
+                .contains("the file exists and is not a tool list --save wrote"),
+            "{}",
+            output.stderr
+        );
+        assert_eq!(std::fs::read_to_string(&saved).unwrap(), other);
+    }
+}
+
 /// Several servers go into a directory: a file there is said to be one
 /// (it was "File exists (os error 17)"), and left as it was.
 #[test]
