@@ -45,6 +45,45 @@ fn stdio(flags: &[&str]) -> Value {
     json!({"command": command})
 }
 
+/// The URL a `toolc serve --http` child says it listens on (its stderr
+/// line `toolc serve: listening on URL`), within a minute. Every line of
+/// its stderr, that one included, goes to `sink`, now and later (a thread
+/// keeps reading, so the server never blocks on a full pipe); the test
+/// fails with those lines if the server ends before it listens.
+pub(crate) fn listening(child: &mut Child, mut sink: impl FnMut(&str) + Send + 'static) -> String {
+    let stderr = child.stderr.take().expect("stderr piped");
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut seen = String::new();
+        let mut sender = Some(sender);
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            sink(&line);
+            if let Some(url) = line.strip_prefix("toolc serve: listening on ") {
+                if let Some(sender) = sender.take() {
+                    let _ = sender.send(Ok(url.trim().to_string()));
+                }
+            } else if sender.is_some() {
+                seen.push_str(&line);
+                seen.push('\n');
+            }
+        }
+        if let Some(sender) = sender {
+            let _ = sender.send(Err(seen));
+        }
+    });
+    match receiver.recv_timeout(Duration::from_secs(60)) {
+        Ok(Ok(url)) => url,
+        Ok(Err(seen)) => {
+            let _ = child.kill();
+            panic!("toolc serve --http ended before listening:\n{seen}")
+        }
+        Err(_) => {
+            let _ = child.kill();
+            panic!("toolc serve --http did not say where it listens within a minute")
+        }
+    }
+}
+
 /// A `toolc serve --http 127.0.0.1:0` of the fixture, stopped (SIGTERM)
 /// when dropped.
 struct HttpServer {
@@ -65,30 +104,12 @@ impl HttpServer {
             .spawn()
             .expect("start toolc serve --http");
         let stderr = Arc::new(Mutex::new(String::new()));
-        let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-        let started = Instant::now();
-        let url = loop {
-            let Some(Ok(line)) = lines.next() else {
-                let _ = child.kill();
-                panic!(
-                    "toolc serve --http ended before listening:\n{}",
-                    stderr.lock().unwrap()
-                );
-            };
-            stderr.lock().unwrap().push_str(&format!("{line}\n"));
-            if let Some(url) = line.strip_prefix("toolc serve: listening on ") {
-                break url.trim().to_string();
-            }
-            assert!(started.elapsed() < Duration::from_secs(60), "no address");
-        };
+        let sink = Arc::clone(&stderr);
+        let url = listening(&mut child, move |line| {
+            sink.lock().unwrap().push_str(&format!("{line}\n"));
+        });
         assert!(url.starts_with("http://127.0.0.1:"), "{url}");
         assert!(url.ends_with("/mcp"), "{url}");
-        let sink = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            for line in lines.map_while(Result::ok) {
-                sink.lock().unwrap().push_str(&format!("{line}\n"));
-            }
-        });
         HttpServer { child, url, stderr }
     }
 

@@ -81,6 +81,14 @@ fn output_breaking_the_output_schema_is_an_error_result_the_client_accepts() {
     }
 }
 
+/// The port of a loopback `http://127.0.0.1:PORT/mcp`.
+fn port_of(url: &str) -> u16 {
+    url.strip_prefix("http://127.0.0.1:")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .and_then(|port| port.parse().ok())
+        .unwrap_or_else(|| panic!("not a loopback MCP URL: {url}"))
+}
+
 /// A `toolc serve --http 127.0.0.1:0` of `paths`, killed when dropped.
 struct HttpServer {
     child: Child,
@@ -89,7 +97,6 @@ struct HttpServer {
 
 impl HttpServer {
     fn start(flags: &[&str], paths: &[String]) -> HttpServer {
-        use std::io::BufRead;
         let mut child = Command::new(toolc())
             .args(["serve", "--http", "127.0.0.1:0"])
             .args(flags)
@@ -99,17 +106,7 @@ impl HttpServer {
             .stderr(Stdio::piped())
             .spawn()
             .expect("start toolc serve --http");
-        let mut lines = std::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
-        let port = loop {
-            let line = lines
-                .next()
-                .expect("toolc serve --http ended before listening")
-                .expect("a line");
-            if let Some(url) = line.strip_prefix("toolc serve: listening on http://127.0.0.1:") {
-                break url.trim_end_matches("/mcp").parse().expect("a port");
-            }
-        };
-        std::thread::spawn(move || lines.map_while(Result::ok).for_each(drop));
+        let port = port_of(&crate::serve::listening(&mut child, |_| {}));
         HttpServer { child, port }
     }
 
@@ -276,7 +273,6 @@ fn limited_http_server(
     files: u32,
     paths: &[String],
 ) -> (Child, u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
-    use std::io::BufRead;
     use std::sync::atomic::{AtomicUsize, Ordering};
     let mut child = Command::new("sh")
         .arg("-c")
@@ -290,23 +286,12 @@ fn limited_http_server(
         .stderr(Stdio::piped())
         .spawn()
         .expect("start toolc serve --http");
-    let mut lines = std::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
-    let port = loop {
-        let line = lines
-            .next()
-            .expect("toolc serve --http ended before listening")
-            .expect("a line");
-        if let Some(url) = line.strip_prefix("toolc serve: listening on http://127.0.0.1:") {
-            break url.trim_end_matches("/mcp").parse().expect("a port");
-        }
-    };
     let counted = std::sync::Arc::new(AtomicUsize::new(0));
     let count = std::sync::Arc::clone(&counted);
-    std::thread::spawn(move || {
-        for _ in lines.map_while(Result::ok) {
-            count.fetch_add(1, Ordering::Relaxed);
-        }
+    let url = crate::serve::listening(&mut child, move |_| {
+        count.fetch_add(1, Ordering::Relaxed);
     });
+    let port = port_of(&url);
     (child, port, counted)
 }
 

@@ -8,10 +8,8 @@
 //! (elicitation, or an input-required result under 2026-07-28), and is
 //! refused for a client that cannot be asked.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -150,30 +148,13 @@ impl HttpServer {
             .stderr(Stdio::piped())
             .spawn()
             .expect("start toolc serve --http");
-        let stderr = child.stderr.take().expect("stderr");
-        let (sender, receiver) = std::sync::mpsc::channel();
-        // Copies the server's stderr to the log file, and hands over the
-        // address it listens on.
-        std::thread::spawn(move || {
+        // The server's stderr goes to the log file.
+        let mut log = log;
+        let url = crate::serve::listening(&mut child, move |line| {
             use std::io::Write;
-            let mut log = log;
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(url) = line.strip_prefix("toolc serve: listening on ") {
-                    let _ = sender.send(url.to_string());
-                }
-                let _ = writeln!(log, "{line}");
-                let _ = log.flush();
-            }
+            let _ = writeln!(log, "{line}");
+            let _ = log.flush();
         });
-        let url = receiver
-            .recv_timeout(Duration::from_secs(30))
-            .unwrap_or_else(|_| {
-                let _ = child.kill();
-                panic!(
-                    "toolc serve --http did not say where it listens:\n{}",
-                    std::fs::read_to_string(errlog).unwrap_or_default()
-                )
-            });
         HttpServer { child, url }
     }
 }
