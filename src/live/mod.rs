@@ -45,6 +45,15 @@ pub(crate) use words::SplitError;
 /// for a server that never stops paginating.
 pub(crate) const MAX_PAGES: usize = 1000;
 
+/// The prefix of the documents live servers list: `mcp://<server name>`.
+pub(crate) const SCHEME: &str = "mcp://";
+
+/// Whether `path` names a document a live server listed (which no file
+/// holds: `--fix` cannot write it back).
+pub(crate) fn is_live(path: &str) -> bool {
+    path.starts_with(SCHEME)
+}
+
 /// The most JSON a server's listing may add up to (its tools, and the
 /// cursors toolc keeps to tell a repeated one), in bytes: past it the
 /// server is taken for one that would exhaust toolc's memory, as each of a
@@ -223,12 +232,12 @@ fn fallback_name(server: &Server) -> String {
 /// `mcp://<name>`, or with `-N` when an earlier server has that path.
 fn unique_path(name: &str, earlier: &[Fetched]) -> String {
     let taken = |path: &str| earlier.iter().any(|f| f.path == path);
-    let first = format!("mcp://{name}");
+    let first = format!("{SCHEME}{name}");
     if !taken(&first) {
         return first;
     }
     (2..)
-        .map(|n| format!("mcp://{name}-{n}"))
+        .map(|n| format!("{SCHEME}{name}-{n}"))
         .find(|path| !taken(path))
         .unwrap_or(first)
 }

@@ -84,6 +84,11 @@ fn mcp_server_time_findings_per_target() {
     assert!(strict.contains("mcp://mcp-time:"), "{strict}");
     insta::assert_snapshot!("live_time_openai_strict", strict);
     insta::assert_snapshot!("live_time_gemini", findings(&server, "gemini"));
+    // The findings have fixes, but --fix refuses a live server's document:
+    // the summary offers none.
+    let human = lint(&["--mcp-stdio", &server, "--target", "openai-strict"]);
+    assert!(human.stdout.contains("Found 2 errors"), "{}", human.stdout);
+    assert!(!human.stdout.contains("--fix"), "{}", human.stdout);
 }
 
 #[test]

@@ -14,7 +14,13 @@ use crate::lint::LintReport;
 fn counts(report: &LintReport, unsafe_fixes: bool) -> (usize, usize) {
     let mut applicable = 0;
     let mut hidden = 0;
-    for fix in report.diagnostics.iter().filter_map(|d| d.fix.as_ref()) {
+    // A live server's document is no file: `--fix` refuses it.
+    let fixes = report
+        .diagnostics
+        .iter()
+        .filter(|d| !crate::live::is_live(&d.path))
+        .filter_map(|d| d.fix.as_ref());
+    for fix in fixes {
         if fix.applies(unsafe_fixes) {
             applicable += 1;
         } else if fix.applicability == Applicability::Unsafe {
@@ -49,7 +55,8 @@ pub(in crate::cli) fn fixable_by_file(
 ) -> Vec<(String, Vec<(&'static Rule, usize)>)> {
     let mut files: BTreeMap<&str, BTreeMap<&'static str, (&'static Rule, usize)>> = BTreeMap::new();
     for d in &report.diagnostics {
-        if d.fix.as_ref().is_some_and(|f| f.applies(unsafe_fixes)) {
+        if d.fix.as_ref().is_some_and(|f| f.applies(unsafe_fixes)) && !crate::live::is_live(&d.path)
+        {
             let rules = files.entry(&d.path).or_default();
             rules.entry(d.rule.code).or_insert((d.rule, 0)).1 += 1;
         }

@@ -165,8 +165,8 @@ fn fix_json(report: &LintReport, path: &str, fix: &Fix) -> Option<Value> {
 /// `:` or space in a file name cannot be misread. A live server's document,
 /// `mcp://<server name>`, keeps its scheme.
 fn uri(path: &str) -> String {
-    if let Some(name) = path.strip_prefix(LIVE_SCHEME) {
-        let mut out = String::from(LIVE_SCHEME);
+    if let Some(name) = path.strip_prefix(crate::live::SCHEME) {
+        let mut out = String::from(crate::live::SCHEME);
         percent_encode(name, false, &mut out);
         return out;
     }
@@ -183,9 +183,6 @@ fn uri(path: &str) -> String {
     percent_encode(&path, drive, &mut out);
     out
 }
-
-/// The prefix of the documents live MCP servers list.
-const LIVE_SCHEME: &str = "mcp://";
 
 /// Appends `path` with every byte outside the unreserved set and `/`
 /// percent-encoded (but the colon of a `drive`).
