@@ -64,10 +64,12 @@ pub(crate) fn debug(message: Arguments<'_>) {
 }
 
 /// Sends the events of rmcp and the other libraries (which report through
-/// `tracing`) to this log: at `--log-level debug` all of them down to
-/// debug, otherwise their warnings and errors (their info events are
-/// about the protocol's inner workings). Installed once per process; a
-/// second call changes nothing.
+/// `tracing`) to this log, one level quieter than they say: rmcp warns of
+/// every error answer the server sends, which is the client's mistake
+/// (an unknown tool, a stale cursor), not the server's; its errors (a
+/// session that failed) are toolc's warnings. At `--log-level debug`
+/// every event shows. Installed once per process; a second call changes
+/// nothing.
 pub(crate) fn capture_library_events() {
     let _ = tracing::subscriber::set_global_default(Libraries);
 }
@@ -80,7 +82,7 @@ impl Libraries {
     fn threshold() -> tracing::Level {
         if enabled(Level::Debug) {
             tracing::Level::DEBUG
-        } else if enabled(Level::Warn) {
+        } else if enabled(Level::Info) {
             tracing::Level::WARN
         } else {
             tracing::Level::ERROR
@@ -106,9 +108,8 @@ impl tracing::Subscriber for Libraries {
     fn event(&self, event: &tracing::Event<'_>) {
         let metadata = event.metadata();
         let level = match *metadata.level() {
-            tracing::Level::ERROR => Level::Error,
-            tracing::Level::WARN => Level::Warn,
-            tracing::Level::INFO => Level::Info,
+            tracing::Level::ERROR => Level::Warn,
+            tracing::Level::WARN => Level::Info,
             _ => Level::Debug,
         };
         let mut text = Fields::default();

@@ -500,6 +500,41 @@ fn session(call: &str, arguments: Value) -> String {
     .collect()
 }
 
+/// A client's mistake (a call of a tool that is not there) is answered,
+/// not logged as the server's warning: at the default level stderr stays
+/// empty; at info the SDK's account of the error answer shows.
+#[test]
+fn a_clients_mistake_is_no_warning_of_the_server() {
+    for (level, logged) in [("warn", false), ("info", true)] {
+        let mut child = Command::new(toolc())
+            .args(["serve", "--log-level", level])
+            .args(fixture())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start toolc serve");
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(session("no_such_tool", json!({})).as_bytes())
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let answers: Vec<Value> = (0..3)
+            .map(|_| serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap())
+            .collect();
+        let call = answers
+            .iter()
+            .find(|a| a["id"] == 3)
+            .expect("the call's answer");
+        assert_eq!(call["error"]["code"], -32602, "{call}");
+        drop(stdin);
+        assert_eq!(wait_for(&mut child, Duration::from_secs(20)), Some(0));
+        let stderr = std::io::read_to_string(child.stderr.take().unwrap()).unwrap();
+        assert!(!stderr.contains("warning"), "{level}: {stderr}");
+        assert_eq!(stderr.contains("no_such_tool"), logged, "{level}: {stderr}");
+    }
+}
+
 #[test]
 fn stdout_carries_nothing_but_protocol_and_stdin_eof_ends_the_server() {
     let dir = TempDir::new("serve-audit");
