@@ -118,9 +118,10 @@ enum Command {
     /// 2025-06-18, 2025-11-25 and 2026-07-28 are negotiated per client. Manifests with
     /// errors are refused at start with the lint report.
     ///
-    /// Exit codes: 0 the client closed stdin, 2 the server could not start (bad flags,
-    /// manifests with errors, an address in use), 130, 143, 129 stopped by SIGINT,
-    /// SIGTERM, SIGHUP (running calls cancelled first).
+    /// Exit codes: 0 the stdio client closed stdin (an HTTP server runs until a signal), 2
+    /// the server could not start (bad flags, manifests with errors, an address in use) or
+    /// the stdio client could not (a revision the server does not offer), 130, 143, 129
+    /// stopped by SIGINT, SIGTERM, SIGHUP (running calls cancelled first).
     Serve(serve_cmd::ServeArgs),
     /// Print a rule's documentation: what it checks, why, and how to fix it.
     Explain {

@@ -23,9 +23,9 @@ pub(super) struct ServeArgs {
     #[arg(value_name = "PATH", required = true)]
     paths: Vec<PathBuf>,
     /// Serve Streamable HTTP at http://ADDR:PORT/mcp instead of stdio (e.g.
-    /// 127.0.0.1:8000; port 0 picks a free port). The address listened on is printed on
-    /// stderr.
-    #[arg(long, value_name = "ADDR:PORT")]
+    /// 127.0.0.1:8000, [::1]:8000 or localhost:8000; port 0 picks a free port). The
+    /// address listened on is printed on stderr.
+    #[arg(long, value_name = "ADDR:PORT", value_parser = parse_address)]
     http: Option<SocketAddr>,
     /// Let --http listen on an address other than loopback. Refused by default: the
     /// server has no authentication, so anyone who can reach the address can call the
@@ -52,6 +52,27 @@ pub(super) struct ServeArgs {
     log_level: Level,
     #[command(flatten)]
     runner: RunnerArgs,
+}
+
+/// An IP address and a port; `localhost:PORT` is 127.0.0.1 (no name is
+/// looked up: the server listens where the user can see it does).
+fn parse_address(text: &str) -> Result<SocketAddr, String> {
+    let text = text.trim();
+    if let Ok(address) = text.parse() {
+        return Ok(address);
+    }
+    match text.rsplit_once(':') {
+        Some((host, port)) if host.eq_ignore_ascii_case("localhost") => port
+            .parse::<u16>()
+            .map(|port| SocketAddr::from(([127, 0, 0, 1], port)))
+            .map_err(|_| format!("\"{port}\" is not a port (0 to 65535)")),
+        Some(_) => Err(format!(
+            "\"{text}\" is not an IP address and a port: give e.g. 127.0.0.1:8000"
+        )),
+        None => Err(format!(
+            "\"{text}\" has no port: give an IP address and a port, e.g. 127.0.0.1:8000"
+        )),
+    }
 }
 
 fn parse_version(text: &str) -> Result<ProtocolVersion, String> {
@@ -172,4 +193,29 @@ fn reload(args: &ServeArgs) -> Arc<Load> {
             Err(error) => Err(error.to_string()),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_addresses_are_ip_and_port_or_localhost() {
+        let parsed = |text: &str| parse_address(text).map(|a| a.to_string());
+        assert_eq!(parsed("127.0.0.1:8000").unwrap(), "127.0.0.1:8000");
+        assert_eq!(parsed("[::1]:0").unwrap(), "[::1]:0");
+        assert_eq!(parsed("localhost:8000").unwrap(), "127.0.0.1:8000");
+        assert_eq!(parsed(" LocalHost:0 ").unwrap(), "127.0.0.1:0");
+        assert!(
+            parsed("localhost:70000")
+                .unwrap_err()
+                .contains("is not a port")
+        );
+        assert!(
+            parsed("example.com:80")
+                .unwrap_err()
+                .contains("127.0.0.1:8000")
+        );
+        assert!(parsed("127.0.0.1").unwrap_err().contains("has no port"));
+    }
 }
