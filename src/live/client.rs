@@ -111,7 +111,18 @@ pub(super) async fn list(server: &Server, timeout: Duration) -> Result<Listing, 
                     line,
                 });
             }
-            listed.map_err(|_| timed_out())?
+            let listed = listed.map_err(|_| timed_out())?;
+            match listed {
+                Err(LiveError::Handshake { server, message }) => Err(LiveError::Handshake {
+                    message: with_exit(message, &mut child).await,
+                    server,
+                }),
+                Err(LiveError::List { server, message }) => Err(LiveError::List {
+                    message: with_exit(message, &mut child).await,
+                    server,
+                }),
+                listed => listed,
+            }
         }
         Server::Url(address) => {
             let scheme = address
@@ -150,6 +161,31 @@ fn scrubbed(address: &str, error: LiveError) -> LiveError {
         },
         error => error,
     }
+}
+
+/// `message`, and how the server ended when it did (within a moment):
+/// a server that exits before it answers is the usual cause of a broken
+/// handshake, and its status says more than the pipe's error.
+async fn with_exit(message: String, child: &mut tokio::process::Child) -> String {
+    let status = tokio::time::timeout(Duration::from_millis(500), child.wait()).await;
+    match status {
+        Ok(Ok(status)) => match (status.code(), exit_signal(&status)) {
+            (Some(code), _) => format!("{message}; it exited with status {code}"),
+            (None, Some(signal)) => format!("{message}; it was killed by signal {signal}"),
+            (None, None) => message,
+        },
+        _ => message,
+    }
+}
+
+#[cfg(unix)]
+fn exit_signal(status: &std::process::ExitStatus) -> Option<i32> {
+    std::os::unix::process::ExitStatusExt::signal(status)
+}
+
+#[cfg(not(unix))]
+fn exit_signal(_status: &std::process::ExitStatus) -> Option<i32> {
+    None
 }
 
 /// The timeout as the command line spells it.

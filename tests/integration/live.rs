@@ -338,7 +338,7 @@ fn a_server_that_exits_at_once() {
         &["lint", "--mcp-stdio", &server],
         &[
             &format!("the MCP server `{server}` (--mcp-stdio) did not complete the MCP handshake"),
-            "closed the connection before answering",
+            "it exited with status 3",
         ],
     );
 }
