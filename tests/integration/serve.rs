@@ -500,25 +500,40 @@ fn session(call: &str, arguments: Value) -> String {
     .collect()
 }
 
+/// `toolc serve FLAGS <fixture>` over pipes, with one raw `session` (see
+/// [`session`]) written to its stdin, which stays open: dropping it is the
+/// client's end. The child, its stdin, and its stdout's lines.
+fn raw_stdio(
+    flags: &[&str],
+    session: &str,
+) -> (
+    Child,
+    std::process::ChildStdin,
+    std::io::Lines<BufReader<std::process::ChildStdout>>,
+) {
+    let mut child = Command::new(toolc())
+        .arg("serve")
+        .args(flags)
+        .args(fixture())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start toolc serve");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(session.as_bytes()).unwrap();
+    let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    (child, stdin, lines)
+}
+
 /// A client's mistake (a call of a tool that is not there) is answered,
 /// not logged as the server's warning: at the default level stderr stays
 /// empty; at info the SDK's account of the error answer shows.
 #[test]
 fn a_clients_mistake_is_no_warning_of_the_server() {
     for (level, logged) in [("warn", false), ("info", true)] {
-        let mut child = Command::new(toolc())
-            .args(["serve", "--log-level", level])
-            .args(fixture())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start toolc serve");
-        let mut stdin = child.stdin.take().expect("stdin");
-        stdin
-            .write_all(session("no_such_tool", json!({})).as_bytes())
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let (mut child, stdin, mut lines) =
+            raw_stdio(&["--log-level", level], &session("no_such_tool", json!({})));
         let answers: Vec<Value> = (0..3)
             .map(|_| serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap())
             .collect();
@@ -539,20 +554,11 @@ fn a_clients_mistake_is_no_warning_of_the_server() {
 fn stdout_carries_nothing_but_protocol_and_stdin_eof_ends_the_server() {
     let dir = TempDir::new("serve-audit");
     let audit = dir.path().join("audit.jsonl");
-    let mut child = Command::new(toolc())
-        .args(["serve", "--log-level", "debug", "--audit"])
-        .arg(&audit)
-        .args(fixture())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start toolc serve");
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin
-        .write_all(session("echo", json!({"text": "hi"})).as_bytes())
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let audit_arg = audit.to_string_lossy().into_owned();
+    let (mut child, stdin, mut lines) = raw_stdio(
+        &["--log-level", "debug", "--audit", &audit_arg],
+        &session("echo", json!({"text": "hi"})),
+    );
     let mut answered = Vec::new();
     while answered.len() < 3 {
         let line = lines.next().expect("a response").expect("a line");
@@ -632,18 +638,7 @@ fn still_running(pid: u32, text: &str) -> bool {
 
 #[test]
 fn sigterm_cancels_running_calls_and_exits_143() {
-    let mut child = Command::new(toolc())
-        .arg("serve")
-        .args(fixture())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start toolc serve");
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin
-        .write_all(session("nap", json!({"seconds": 300})).as_bytes())
-        .unwrap();
+    let (mut child, stdin, _lines) = raw_stdio(&[], &session("nap", json!({"seconds": 300})));
     let pid = child.id();
     let started = Instant::now();
     let napping = loop {
