@@ -33,6 +33,7 @@ mod interpreters;
 mod isolation;
 mod lint_cli;
 mod live;
+mod live_errors;
 mod outputs;
 mod policy_shell;
 mod project;
