@@ -37,12 +37,15 @@ use error::Outcome;
 #[command(
     name = "toolc",
     version,
-    about = "A compiler for LLM-agent tool manifests: lint them, generate provider tool JSON and code from them, convert them between formats.",
+    about = "A compiler for LLM-agent tool manifests: lint them, generate provider tool JSON and code from them, convert them between formats, run and serve their tools.",
     long_about = "toolc reads the tool manifests agent frameworks use (NORA tool.json, agentcli tools.json, \
 AgentStack config.json, Nachos manifest.json, and OpenAI, Anthropic and MCP tool JSON), checks them with \
 precise diagnostics, generates provider tool JSON, Rust stubs and Python skeletons from them, and converts \
-them from one format into another, reporting what the target cannot express.\n\n\
-Exit codes: 0 no error-level finding, 1 at least one error-level finding, 2 the run itself failed."
+them from one format into another, reporting what the target cannot express. It runs their tools \
+(validated, under a policy and a sandbox) and serves them to MCP clients; lint, gen and convert also \
+read the tools of a running MCP server (--mcp-stdio, --mcp-url).\n\n\
+Exit codes: 0 no error-level finding, 1 at least one error-level finding, 2 the run itself failed \
+(run and serve say their own in their help)."
 )]
 pub struct Cli {
     #[command(subcommand)]
