@@ -41,8 +41,9 @@ pub(super) struct LiveArgs {
     /// Write what the live servers listed, the documents the findings point into
     /// (pretty JSON), atomically: with one server, to this file; with several, into
     /// this directory (created if needed), one <server name>.json each. Nothing is
-    /// written when a server fails. An earlier --save is replaced; any other file in the
-    /// way is not.
+    /// written when a server fails, nor where the run reads (an input, or under an input
+    /// directory). A file already there is replaced only when it holds a bare tool list
+    /// ({"tools": [...]}, what --save writes).
     #[arg(long, value_name = "PATH")]
     save: Option<PathBuf>,
 }
@@ -77,7 +78,7 @@ impl LiveArgs {
         let servers = self.servers();
         let fetched = live::fetch(&servers, self.mcp_timeout)?;
         if let Some(save) = &self.save {
-            save_all(save, &fetched)?;
+            save_all(save, &fetched, inputs)?;
         }
         Ok(fetched
             .into_iter()
@@ -91,35 +92,75 @@ impl LiveArgs {
 }
 
 /// `--save PATH`: one server's document in the file PATH, several in the
-/// directory PATH.
-fn save_all(save: &Path, fetched: &[live::Fetched]) -> Result<(), CliError> {
-    if let [one] = fetched {
-        return save_one(save, &one.document);
+/// directory PATH. Every file is checked before any is written.
+fn save_all(save: &Path, fetched: &[live::Fetched], inputs: &[PathBuf]) -> Result<(), CliError> {
+    let targets: Vec<(PathBuf, &str)> = if let [one] = fetched {
+        vec![(save.to_path_buf(), one.document.as_str())]
+    } else {
+        if std::fs::metadata(save).is_ok_and(|m| !m.is_dir()) {
+            return Err(CliError::Usage(format!(
+                "--save {}: the tools of several servers are saved into a directory, one file \
+                 each, and this is a file",
+                save.display()
+            )));
+        }
+        let mut taken: Vec<String> = Vec::new();
+        fetched
+            .iter()
+            .map(|document| {
+                let name = file_name(&document.name, &taken);
+                let path = save.join(&name);
+                taken.push(name);
+                (path, document.document.as_str())
+            })
+            .collect()
+    };
+    for (path, _) in &targets {
+        may_replace(path, inputs)?;
     }
-    if std::fs::metadata(save).is_ok_and(|m| !m.is_dir()) {
-        return Err(CliError::Usage(format!(
-            "--save {}: the tools of several servers are saved into a directory, one file \
-             each, and this is a file",
-            save.display()
-        )));
+    if targets.len() > 1 {
+        std::fs::create_dir_all(save).map_err(|source| CliError::Write {
+            path: save.to_path_buf(),
+            source,
+        })?;
     }
-    std::fs::create_dir_all(save).map_err(|source| CliError::Write {
-        path: save.to_path_buf(),
-        source,
-    })?;
-    let mut taken: Vec<String> = Vec::new();
-    for document in fetched {
-        let name = file_name(&document.name, &taken);
-        save_one(&save.join(&name), &document.document)?;
-        taken.push(name);
+    for (path, document) in targets {
+        super::write_atomically(&path, document.as_bytes())?;
     }
     Ok(())
 }
 
-/// Writes `document` to `path`, which may hold an earlier `--save` (a
-/// JSON object of one member, `tools`) but nothing else: a file of the
-/// user's that happens to be there is never replaced.
-fn save_one(path: &Path, document: &str) -> Result<(), CliError> {
+/// Whether `--save` may write `path`: never a file this run reads (an
+/// input, or a file under an input directory), and of files already
+/// there only one that holds what `--save` writes (a JSON object whose
+/// one member is a `tools` list). A hand-written MCP manifest has that
+/// shape too: outside the run's inputs, it is replaced.
+fn may_replace(path: &Path, inputs: &[PathBuf]) -> Result<(), CliError> {
+    super::refuse_output_among_inputs(path, inputs)?;
+    let canonical = |p: &Path| std::fs::canonicalize(p).ok();
+    let target = path
+        .parent()
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
+            }
+        })
+        .and_then(canonical);
+    let within = inputs.iter().find(|input| {
+        input.is_dir()
+            && canonical(input)
+                .zip(target.as_ref())
+                .is_some_and(|(dir, target)| target.starts_with(dir))
+    });
+    if let Some(dir) = within {
+        return Err(CliError::Usage(format!(
+            "--save {}: it is under {}, which this run reads; save elsewhere",
+            path.display(),
+            dir.display()
+        )));
+    }
     if std::fs::metadata(path).is_ok_and(|m| m.is_file()) && !holds_a_saved_list(path) {
         return Err(CliError::Usage(format!(
             "--save {}: the file exists and is not a tool list --save wrote; toolc does not \
@@ -127,7 +168,7 @@ fn save_one(path: &Path, document: &str) -> Result<(), CliError> {
             path.display()
         )));
     }
-    super::write_atomically(path, document.as_bytes())
+    Ok(())
 }
 
 /// Whether `path` holds what `--save` writes: `{"tools": [...]}`.

@@ -310,3 +310,52 @@ fn a_server_answering_malformed_tools_writes_nothing() {
     let took = started.elapsed();
     assert!(took < Duration::from_secs(10), "took {took:?}");
 }
+
+/// `--save` into a directory the run reads would have the saved copy read
+/// again (and a manifest there replaced): refused before anything runs.
+/// With several servers every file is checked before any is written.
+#[test]
+fn save_checks_every_file_before_writing_any() {
+    let dir = TempDir::new("live-save-checks");
+    let manifest = dir.path().join("tools.json");
+    let text = std::fs::read_to_string(root().join("fixtures/convert/mcp/mcp.json")).unwrap();
+    std::fs::write(&manifest, &text).unwrap();
+    let inside = dir.path().join("fetched.json");
+    let output = Test::new()
+        .args([
+            "lint",
+            &dir.path().to_string_lossy(),
+            "--mcp-stdio",
+            &fake("good"),
+        ])
+        .args(["--save", &inside.to_string_lossy()])
+        .run();
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert!(
+        output.stderr.contains("which this run reads"),
+        "{}",
+        output.stderr
+    );
+    assert!(!inside.exists());
+
+    let saved = TempDir::new("live-save-several-checked");
+    let good = fake("good");
+    // The second server's file is in the way: the first is not written.
+    std::fs::write(saved.path().join("fake-good-2.json"), "hand-written\n").unwrap();
+    let saved_arg = saved.path().to_string_lossy().into_owned();
+    let output = lint(&[
+        "--mcp-stdio",
+        &good,
+        "--mcp-stdio",
+        &good,
+        "--save",
+        &saved_arg,
+    ]);
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert!(
+        output.stderr.contains("fake-good-2.json"),
+        "{}",
+        output.stderr
+    );
+    assert!(!saved.path().join("fake-good.json").exists());
+}
