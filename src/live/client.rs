@@ -438,6 +438,9 @@ struct Capture {
     /// The line being read, up to its newline.
     line: Vec<u8>,
     tools: HashMap<String, serde_json::Value>,
+    /// The bytes of the lines whose tools are held in `tools`, all told:
+    /// answers to ids toolc never asked for count too.
+    held: usize,
     /// Why a line is not JSON, and its start.
     not_json: Option<String>,
 }
@@ -479,7 +482,10 @@ impl Capture {
         match serde_json::from_slice::<serde_json::Value>(line) {
             Err(error) => {
                 let shown = start_of(line);
-                self.refuse(format!("a line that is not JSON ({error}): {shown}"))
+                self.refuse(format!(
+                    "a line that is not JSON ({error}): {shown}; over stdio a server may write \
+                     only JSON-RPC messages there (its logs belong on standard error)"
+                ))
             }
             Ok(serde_json::Value::Object(mut message)) => {
                 let tools = message
@@ -487,6 +493,13 @@ impl Capture {
                     .and_then(serde_json::Value::as_object_mut)
                     .and_then(|result| result.remove("tools"));
                 if let (Some(id), Some(tools)) = (message.get("id"), tools) {
+                    self.held = self.held.saturating_add(line.len());
+                    if self.held > MAX_LISTING_BYTES {
+                        return self.refuse(format!(
+                            "answers holding more than {} MiB of tools",
+                            MAX_LISTING_BYTES >> 20
+                        ));
+                    }
                     self.tools.insert(id.to_string(), tools);
                 }
                 Ok(())
@@ -685,18 +698,41 @@ mod tests {
         let (_, refused) = read(&[b"Server ready\n", b"{}\n"]);
         assert_eq!(
             refused.as_deref(),
-            Some("a line that is not JSON (expected value at line 1 column 1): \"Server ready\"")
+            Some(
+                "a line that is not JSON (expected value at line 1 column 1): \"Server ready\"; \
+                 over stdio a server may write only JSON-RPC messages there (its logs belong on \
+                 standard error)"
+            )
         );
         let long = format!("{}\n", "é".repeat(200));
         let (_, refused) = read(&[long.as_bytes()]);
         let refused = refused.unwrap();
         assert!(
-            refused.ends_with(&format!("\"{}\" (cut)", "é".repeat(SHOWN))),
+            refused.contains(&format!("\"{}\" (cut);", "é".repeat(SHOWN))),
             "{refused}"
         );
         // A half line is not judged before its end.
         let (_, refused) = read(&[b"{\"id\": 1,"]);
         assert_eq!(refused, None);
+    }
+
+    #[test]
+    fn answers_to_ids_never_asked_are_bounded_too() {
+        let mut capture = Capture::default();
+        let name = "x".repeat(1 << 20);
+        let mut refused = false;
+        for id in 0..=(MAX_LISTING_BYTES >> 20) {
+            let line = format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"tools\":[{{\"name\":\"{name}\"}}]}}}}\n"
+            );
+            refused = capture.record(line.as_bytes()).is_err();
+            if refused {
+                break;
+            }
+        }
+        assert!(refused);
+        let why = capture.not_json.unwrap();
+        assert!(why.contains("more than 64 MiB of tools"), "{why}");
     }
 
     #[test]

@@ -119,9 +119,7 @@ pub(crate) enum LiveError {
     List { server: String, message: String },
     #[error("the MCP server {server} answered tools/list with malformed data: {message}")]
     Malformed { server: String, message: String },
-    #[error(
-        "the MCP server {server} wrote malformed data on its standard output: {line}; over stdio a server may write only JSON-RPC messages there (its logs belong on standard error)"
-    )]
+    #[error("the MCP server {server} wrote malformed data on its standard output: {line}")]
     NotJson { server: String, line: String },
     #[error(
         "the MCP server {server} gave the pagination cursor \"{cursor}\" twice: its tools/list would never end"
