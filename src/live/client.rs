@@ -287,7 +287,7 @@ async fn pages(
         let page = page_of(response).map_err(malformed)?;
         let page_tools = match raw {
             Some(capture) => {
-                let written = lock(capture).tools.remove(&id);
+                let written = lock(capture).answer(&id);
                 raw_page(written, &page.tools, &id).map_err(malformed)?
             }
             None => page
@@ -437,9 +437,11 @@ const SHOWN: usize = 80;
 struct Capture {
     /// The line being read, up to its newline.
     line: Vec<u8>,
-    tools: HashMap<String, serde_json::Value>,
-    /// The bytes of the lines whose tools are held in `tools`, all told:
-    /// answers to ids toolc never asked for count too.
+    /// The `tools` of each answer not yet taken, by id, with the length
+    /// of its line.
+    tools: HashMap<String, (serde_json::Value, usize)>,
+    /// The bytes of the lines whose tools are held in `tools`: answers to
+    /// ids toolc never asked for stay, and count.
     held: usize,
     /// Why a line is not JSON, and its start.
     not_json: Option<String>,
@@ -500,13 +502,23 @@ impl Capture {
                             MAX_LISTING_BYTES >> 20
                         ));
                     }
-                    self.tools.insert(id.to_string(), tools);
+                    if let Some((_, size)) = self.tools.insert(id.to_string(), (tools, line.len()))
+                    {
+                        self.held = self.held.saturating_sub(size);
+                    }
                 }
                 Ok(())
             }
             // rmcp decides what other JSON is.
             Ok(_) => Ok(()),
         }
+    }
+
+    /// The tools of the answer with the id `id`, taken out.
+    fn answer(&mut self, id: &str) -> Option<serde_json::Value> {
+        let (tools, size) = self.tools.remove(id)?;
+        self.held = self.held.saturating_sub(size);
+        Some(tools)
     }
 
     /// Records why the output is malformed, and fails the read.
@@ -669,7 +681,11 @@ mod tests {
                 break;
             }
         }
-        let mut tools: Vec<_> = capture.tools.into_iter().collect();
+        let mut tools: Vec<_> = capture
+            .tools
+            .into_iter()
+            .map(|(id, (tools, _))| (id, tools))
+            .collect();
         tools.sort_by(|a, b| a.0.cmp(&b.0));
         (tools, capture.not_json)
     }
