@@ -13,8 +13,8 @@ use crate::lint;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct LintArgs {
-    /// Files and directories to check (default: .); `-` reads one manifest from
-    /// standard input.
+    /// Files and directories to check (default: ., unless a live server is named);
+    /// `-` reads one manifest from standard input.
     paths: Vec<PathBuf>,
     /// Output format (also `--output-format`, as ruff names it; or the
     /// TOOLC_OUTPUT_FORMAT environment variable).

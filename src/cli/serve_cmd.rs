@@ -43,7 +43,7 @@ pub(super) struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
     max_concurrency: u32,
     /// Read the manifests again when they, their code or the policy file change (polled
-    /// every 0.4 s), and tell the clients when the tool list changes. A change with
+    /// a few times a second), and tell the clients when the tool list changes. A change with
     /// errors is not loaded: the previous tools stay served and the errors are logged.
     #[arg(long)]
     watch: bool,

@@ -1,6 +1,7 @@
 //! `tools/call`: one call through the runner, on a blocking thread, with a
 //! slot of the concurrency bound, cancelled when the client cancels the
-//! request (or goes away) or the server stops.
+//! request (or, under 2026-07-28 over HTTP, goes away) or the server
+//! stops.
 //!
 //! The result: the tool's output as text content, plus
 //! `structuredContent` when the output is JSON and the tool declares an

@@ -79,7 +79,6 @@ impl Handler {
     /// Serves `served` from the next request on; calls already running
     /// finish with the runner they started with. Returns what was served
     /// before.
-    #[allow(dead_code, reason = "for --watch, which reloads manifests")]
     pub(crate) fn replace(&self, served: Served) -> Arc<Served> {
         let mut slot = self
             .shared

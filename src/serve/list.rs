@@ -13,7 +13,8 @@ use serde_json::Value;
 use super::log;
 use crate::ir::ToolSet;
 
-/// What every cursor starts with; the rest is the offset of the page.
+/// What every cursor starts with; then a digest of the list it pages
+/// (its tag), `-` and the offset of the page.
 const CURSOR_PREFIX: &str = "toolc-page-";
 
 /// The MCP entries of every tool of `toolsets`, in manifest order.
@@ -92,6 +93,12 @@ pub(super) fn page(
         None => 0,
         Some(cursor) => match parse(cursor) {
             Some((of, offset)) if of == tag && offset <= tools.len() => offset,
+            Some((of, _)) if of == tag => {
+                return Err(ErrorData::invalid_params(
+                    format!("cursor \"{cursor}\" points past the end of the tool list"),
+                    None,
+                ));
+            }
             Some(_) => {
                 return Err(ErrorData::invalid_params(
                     format!(

@@ -68,7 +68,7 @@ pub(crate) fn debug(message: Arguments<'_>) {
 /// every error answer the server sends, which is the client's mistake
 /// (an unknown tool, a stale cursor), not the server's; its errors (a
 /// session that failed) are toolc's warnings. At `--log-level debug`
-/// every event shows. Installed once per process; a second call changes
+/// their debug events show too (trace events never do). Installed once per process; a second call changes
 /// nothing.
 pub(crate) fn capture_library_events() {
     let _ = tracing::subscriber::set_global_default(Libraries);

@@ -1,8 +1,8 @@
 //! The Streamable HTTP sessions of `toolc serve --http`: rmcp's
 //! in-memory session manager, with a bound on how many live at once.
 //!
-//! A session lives until its client deletes it or it is idle for rmcp's
-//! keep-alive (5 minutes), and each costs memory (a worker task and its
+//! A session lives until its client deletes it or it is idle (see
+//! below), and each costs memory (a worker task and its
 //! channels, ~80 kB): without a bound, a client opening sessions in a loop
 //! (nothing but `initialize` requests) grows the server's memory without
 //! end. Past [`MAX_SESSIONS`] a new session is refused (HTTP 500 from

@@ -4,10 +4,13 @@
 //! What is watched is what a load read (its [`ReadLog`]: the manifests and
 //! the package code they named, Python and TypeScript) plus every file that
 //! could join the next load: the JSON, Python, TypeScript and TOML files
-//! under the directories given, walked as lint walks them (`.gitignore`
-//! applies; VCS, build, dependency and virtual-environment directories are
-//! left out). Each poll ([`POLL`]) takes a [`Fingerprint`] of these files:
-//! path, size, modification time and a SHA-256 digest of the content. The
+//! under the directories given, walked as the front end walks them
+//! (`.gitignore` applies; VCS, build, dependency and virtual-environment
+//! directories are left out; toolc.toml's excludes are not read, so more
+//! may be watched than is loaded). Each poll ([`POLL`]) takes a
+//! [`Fingerprint`] of these files: path, size, modification time and a
+//! SHA-256 digest of the content (hashed again only when the file's stat
+//! changed, or changed lately). The
 //! digest catches an edit that keeps the size and lands within the
 //! clock's resolution; a file replaced by a rename (as editors save) is a
 //! new size, time or digest like any other edit, and a file that appears
@@ -476,7 +479,7 @@ async fn publish(handler: &Handler, served: Served) {
     ));
     handler.changes().announce();
     // Each session at once, each for a bounded time: a client that does
-    // not read holds up neither the others nor the next poll.
+    // not read holds up no other, and the next poll at most NOTIFY_FOR.
     let mut told = tokio::task::JoinSet::new();
     for peer in handler.peers() {
         told.spawn(async move {
