@@ -110,27 +110,27 @@ fn assert_ran_in_venv(result: &Value, venv: &Path, stderr: &str) {
     assert_eq!(output["venv_only"], json!("from the venv"));
 }
 
+/// `tools/bin/where.py` of `tool` with the `#!` line `shebang` (written
+/// over any earlier one), executable, and the manifest that runs it as
+/// the tool `where`.
+fn where_script(tool: &TempDir, shebang: &str) -> PathBuf {
+    let script = tool.write("tools/bin/where.py", format!("{shebang}\n{WHERE}"));
+    executable(&script);
+    manifest(tool, "where", &["./tools/bin/where.py"])
+}
+
 #[test]
 fn a_shebang_tool_runs_sandboxed_with_a_venv_first_on_path() {
     let envs = TempDir::new("interp-venv");
     let venv = venv(&envs);
     let tool = TempDir::new("interp-venv-tool");
-    let script = tool.write(
-        "tools/bin/where.py",
-        format!("#!/usr/bin/env python3\n{WHERE}"),
-    );
-    executable(&script);
-    let manifest = manifest(&tool, "where", &["./tools/bin/where.py"]);
+    let manifest = where_script(&tool, "#!/usr/bin/env python3");
     let (code, result, stderr) = run_tool(&manifest, "where", &path_with(&venv.join("bin")), &[]);
     assert_ran_in_venv(&result, &venv, &stderr);
     assert_eq!(code, 0);
 
     // `env -S` with an option before the name resolves alike.
-    let script = tool.write(
-        "tools/bin/where.py",
-        format!("#!/usr/bin/env -S -u PYTHONWARNINGS python3 -B\n{WHERE}"),
-    );
-    executable(&script);
+    where_script(&tool, "#!/usr/bin/env -S -u PYTHONWARNINGS python3 -B");
     let (_, result, stderr) = run_tool(&manifest, "where", &path_with(&venv.join("bin")), &[]);
     assert_ran_in_venv(&result, &venv, &stderr);
 }
@@ -141,12 +141,7 @@ fn a_venv_shipped_inside_the_tools_directory_runs_sandboxed() {
     // the installations of its symlink hops are enough.
     let tool = TempDir::new("interp-inner");
     let venv = venv(&tool);
-    let script = tool.write(
-        "tools/bin/where.py",
-        format!("#!/usr/bin/env python3\n{WHERE}"),
-    );
-    executable(&script);
-    let manifest = manifest(&tool, "where", &["./tools/bin/where.py"]);
+    let manifest = where_script(&tool, "#!/usr/bin/env python3");
     let (code, result, stderr) = run_tool(&manifest, "where", &path_with(&venv.join("bin")), &[]);
     assert_ran_in_venv(&result, &venv, &stderr);
     assert_eq!(code, 0);
