@@ -495,6 +495,16 @@ impl RawStdio {
         }
     }
 
+    /// Lists until the tools are `names` (a reload landed), for at most
+    /// 10 s; past it the test fails with `why`.
+    fn wait_for_tools(&mut self, names: &[&str], why: &str) {
+        let started = Instant::now();
+        while self.tool_names() != names {
+            assert!(started.elapsed() < Duration::from_secs(10), "{why}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     fn tool_names(&mut self) -> Vec<String> {
         let listed = self.request("tools/list", json!({}));
         listed["result"]["tools"]
@@ -539,14 +549,10 @@ fn a_fifo_among_the_watched_files_does_not_hang_watch() {
         .to_string(),
     )
     .expect("edit");
-    let started = Instant::now();
-    while client.tool_names() != ["second"] {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "--watch no longer sees edits once a FIFO appeared"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    client.wait_for_tools(
+        &["second"],
+        "--watch no longer sees edits once a FIFO appeared",
+    );
 }
 
 #[test]
@@ -609,14 +615,7 @@ fn a_cursor_of_a_tool_list_changed_since_is_refused() {
         .to_string();
     // The list changes between two pages: alpha goes.
     std::fs::write(&path, manifest(&["beta", "gamma"])).expect("edit");
-    let started = Instant::now();
-    while client.tool_names() != ["beta"] {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "never reloaded"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    client.wait_for_tools(&["beta"], "never reloaded");
     // The old cursor (offset 1) would now skip beta: it is refused, and
     // says to list again.
     let stale = client.request("tools/list", json!({"cursor": cursor}));
