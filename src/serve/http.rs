@@ -103,7 +103,13 @@ pub(super) async fn serve(
                 if request.uri().path() != PATH {
                     return Ok::<Response<Body>, Infallible>(not_found());
                 }
-                hyper::service::Service::call(&mcp, request).await
+                let closing = request.method() == hyper::Method::DELETE;
+                let response = hyper::service::Service::call(&mcp, request).await?;
+                Ok(if closing {
+                    session_closed(response)
+                } else {
+                    response
+                })
             }
         });
         let connections = connections.clone();
@@ -116,6 +122,20 @@ pub(super) async fn serve(
             }
         });
     }
+}
+
+/// The answer to a `DELETE` that closed a session. rmcp answers 202
+/// Accepted; the transport specification's answers are 200 or 204 (405
+/// where closing is not allowed), and the official Python client logs
+/// "Session termination failed: 202" on every exit. Any other answer (a
+/// 404 for an unknown session, a 403 for a foreign origin) is kept.
+fn session_closed(response: Response<Body>) -> Response<Body> {
+    if response.status() != StatusCode::ACCEPTED {
+        return response;
+    }
+    let mut closed = Response::new(Empty::<Bytes>::new().boxed());
+    *closed.status_mut() = StatusCode::NO_CONTENT;
+    closed
 }
 
 fn not_found() -> Response<Body> {

@@ -319,6 +319,21 @@ fn calls_succeed_and_failures_are_results_over_http() {
     check_calls(&drive("call", server.server(), "legacy", calls()));
 }
 
+/// A client that closes its session (HTTP DELETE, under the revisions
+/// that have sessions) is answered as the transport specification says
+/// (200 or 204): the official client logs "Session termination failed" on
+/// anything else, and Python warnings are errors in the driver.
+#[test]
+fn closing_an_http_session_draws_no_complaint_from_the_sdk() {
+    for (mode, flags, expected) in REVISIONS {
+        let server = HttpServer::start(flags);
+        let seen = drive("close", server.server(), mode, json!({}));
+        assert_eq!(seen["protocol_version"], expected, "{seen}");
+        assert!(seen["tools"].as_u64().is_some_and(|n| n > 0), "{seen}");
+        assert_eq!(seen["complaints"], json!([]), "{mode} {flags:?}: {seen}");
+    }
+}
+
 /// The three revisions: 2026-07-28 (pinned by the client), 2025-11-25 (the
 /// client's initialize), 2025-06-18 (the only one the server offers), and
 /// the client's own negotiation (discover, then initialize) against a

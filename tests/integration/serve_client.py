@@ -10,9 +10,11 @@ Prints one JSON object on stdout: what the scenario saw.
 
 import asyncio
 import json
+import logging
 import os
 import sys
 import time
+import warnings
 
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
@@ -144,7 +146,26 @@ async def scenario_concurrent(client, config):
     return {"seconds": time.monotonic() - started, "results": [dump(r) for r in results]}
 
 
+class Complaints(logging.Handler):
+    """Keeps every record at WARNING or above that the SDK logs."""
+
+    def __init__(self):
+        super().__init__(level=logging.WARNING)
+        self.seen = []
+
+    def emit(self, record):
+        self.seen.append(f"{record.name}: {record.getMessage()}")
+
+
+async def scenario_close(client, config):
+    """Lists the tools; the session is closed when the client exits (over
+    HTTP, with a DELETE), and main() reports what the SDK complained of."""
+    pages, tools = await list_all(client)
+    return {"tools": len(tools)}
+
+
 SCENARIOS = {
+    "close": scenario_close,
     "list": scenario_list,
     "call": scenario_call,
     "cancel": scenario_cancel,
@@ -154,9 +175,15 @@ SCENARIOS = {
 
 async def main():
     scenario, config = sys.argv[1], json.loads(sys.argv[2])
+    # Python warnings are errors, and the SDK's own warnings (logged, as
+    # "Session termination failed") are collected for the test to see.
+    warnings.simplefilter("error")
+    complaints = Complaints()
+    logging.getLogger().addHandler(complaints)
     async with connect(config) as client:
         out = await SCENARIOS[scenario](client, config)
         out["protocol_version"] = client.protocol_version
+    out["complaints"] = complaints.seen
     print(json.dumps(out))
 
 
