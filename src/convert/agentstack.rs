@@ -316,7 +316,7 @@ fn python_skeleton<'a>(
             let found = crate::formats::agentstack_python::function_schema(module, function)?;
             let mut schema = found.schema;
             carry::restore_parameter_names(&mut schema, renamed);
-            Some((schema, found.summary))
+            Some((schema, found.description))
         })
         .collect();
     Ok(Skeleton {

@@ -16,7 +16,7 @@
 //!   `None`; literal defaults become `default`;
 //! - the docstring's parameter sections (Google `Args:`, NumPy
 //!   `Parameters` / `----------`, reST `:param name:`) give the property
-//!   descriptions, and its first line the tool's summary.
+//!   descriptions, and the paragraphs before them the tool's description.
 //!
 //! `self`, `cls`, `*args` and `**kwargs` are not parameters of the tool, and
 //! functions whose name starts with `_` are never tools. Lowering stays pure:
@@ -29,11 +29,11 @@ use serde_json::{Map, Value, json};
 use crate::python::{self, ParameterKind};
 
 /// What one AgentStack function gives its tool: the parameter schema and
-/// summary, and where each part came from, for findings about them.
+/// description, and where each part came from, for findings about them.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct FunctionSchema {
     pub(crate) schema: Value,
-    pub(crate) summary: Option<String>,
+    pub(crate) description: Option<String>,
     /// Bytes of the `def` statement in the module's text.
     pub(crate) def_span: Range<usize>,
     /// The parameters that became properties, in order.
@@ -55,8 +55,8 @@ pub(crate) struct ParameterSource {
     pub(crate) type_unknown: bool,
 }
 
-/// The parameter schema of `function` in `module`, its docstring's summary
-/// line and where each parameter is; `None` when the module does not define
+/// The parameter schema of `function` in `module`, its docstring's
+/// description and where each parameter is; `None` when the module does not define
 /// the function at top level or it is private.
 pub(crate) fn function_schema(module: &python::Module, function: &str) -> Option<FunctionSchema> {
     if function.starts_with('_') {
@@ -119,7 +119,7 @@ pub(crate) fn function_schema(module: &python::Module, function: &str) -> Option
     }
     Some(FunctionSchema {
         schema: Value::Object(root),
-        summary: docs.and_then(|d| d.summary),
+        description: docs.and_then(|d| d.description),
         def_span: def.span.clone(),
         parameters: sources,
     })
@@ -315,7 +315,7 @@ mod tests {
         )
         .expect("parses");
         let found = function_schema(&module, "f").expect("defined");
-        assert_eq!(found.summary.as_deref(), Some("Do f."));
+        assert_eq!(found.description.as_deref(), Some("Do f."));
         let schema = found.schema;
         assert_eq!(
             schema,

@@ -564,7 +564,7 @@ fn python_parameters(toolset: &ToolSet, module: &PythonModule) -> Vec<Derived> {
                 origin,
                 untyped,
             },
-            description: found.summary,
+            description: found.description,
             title: None,
         });
     }

@@ -74,7 +74,12 @@ fn tools_are_the_listed_public_functions() {
 fn google_style_function() {
     let tools = generate(PACKAGE);
     let search = function(&tools, "search_papers");
-    assert_eq!(search["description"], "Search the paper index for a query.");
+    // The whole description before `Args:`, as LangChain's and CrewAI's
+    // tool wrappers give it to the model, not only its first line.
+    assert_eq!(
+        search["description"],
+        "Search the paper index for a query.\n\nResults come back as JSON lines, best match first."
+    );
     assert_eq!(
         property_names(search),
         [

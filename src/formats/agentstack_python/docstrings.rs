@@ -1,32 +1,66 @@
 //! The parameter descriptions a docstring gives, in the three styles
 //! Python projects use: Google (`Args:`), NumPy (`Parameters` underlined)
-//! and reST (`:param name:`), and its summary: the first paragraph.
+//! and reST (`:param name:`), and its description: every paragraph before
+//! the first section, as LangChain's and CrewAI's tool wrappers take it.
 
-/// What a docstring says: its summary paragraph and each parameter's text.
+/// What a docstring says: its description and each parameter's text.
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct Docs {
-    pub(super) summary: Option<String>,
+    /// The paragraphs before the first section (`Args:`, a NumPy heading,
+    /// a reST field): each paragraph's lines joined by a space, the
+    /// paragraphs by a blank line.
+    pub(super) description: Option<String>,
     pub(super) params: Vec<(String, String)>,
 }
 
 pub(super) fn parse_docstring(doc: &str) -> Docs {
     let lines: Vec<&str> = doc.lines().collect();
-    // The summary is the whole first paragraph, its lines joined, up to a
-    // blank line or the first section.
-    let summary_lines: Vec<&str> = lines
-        .iter()
-        .map(|l| l.trim())
-        .skip_while(|l| l.is_empty())
-        .take_while(|l| !l.is_empty() && !is_section_header(l) && !l.starts_with(':'))
-        .collect();
-    let summary = (!summary_lines.is_empty()).then(|| summary_lines.join(" "));
+    let description = description(&lines);
     let mut params = google_params(&lines);
     for (name, text) in numpy_params(&lines).into_iter().chain(rest_params(&lines)) {
         if !params.iter().any(|(n, _)| *n == name) {
             params.push((name, text));
         }
     }
-    Docs { summary, params }
+    Docs {
+        description,
+        params,
+    }
+}
+
+/// The paragraphs before the first section, reflowed: a docstring's lines
+/// are wrapped for the source file, not for the model.
+fn description(lines: &[&str]) -> Option<String> {
+    let mut paragraphs = Vec::new();
+    let mut paragraph = String::new();
+    for (at, line) in lines.iter().enumerate() {
+        let line = line.trim();
+        if is_section_header(line) || line.starts_with(':') || underlined(lines, at) {
+            break;
+        }
+        if line.is_empty() {
+            if !paragraph.is_empty() {
+                paragraphs.push(std::mem::take(&mut paragraph));
+            }
+            continue;
+        }
+        push_text(&mut paragraph, line);
+    }
+    if !paragraph.is_empty() {
+        paragraphs.push(paragraph);
+    }
+    (!paragraphs.is_empty()).then(|| paragraphs.join("\n\n"))
+}
+
+/// Whether the line at `at` is a NumPy section heading: text underlined
+/// by a line of `-` (or `=`) on the next line.
+fn underlined(lines: &[&str], at: usize) -> bool {
+    let Some(next) = lines.get(at + 1).map(|l| l.trim()) else {
+        return false;
+    };
+    !lines[at].trim().is_empty()
+        && next.len() >= 3
+        && (next.chars().all(|c| c == '-') || next.chars().all(|c| c == '='))
 }
 
 fn indent(line: &str) -> usize {
@@ -49,6 +83,14 @@ fn is_section_header(line: &str) -> bool {
             | "Example:"
             | "Note:"
             | "Notes:"
+            | "Return:"
+            | "Yield:"
+            | "Attributes:"
+            | "Other Parameters:"
+            | "See Also:"
+            | "Warning:"
+            | "Warnings:"
+            | "Todo:"
     )
 }
 
@@ -212,7 +254,10 @@ mod tests {
         let docs = parse_docstring(
             "Search the web.\n\nLonger text.\n\nArgs:\n    query (str): What to look for.\n    limit: How many\n        results to return.\n    *args: Ignored.\n\nReturns:\n    limit: not a parameter.\n",
         );
-        assert_eq!(docs.summary.as_deref(), Some("Search the web."));
+        assert_eq!(
+            docs.description.as_deref(),
+            Some("Search the web.\n\nLonger text.")
+        );
         assert_eq!(
             docs.params,
             vec![
@@ -231,7 +276,7 @@ mod tests {
         let docs = parse_docstring(
             "Resize an image.\n\nParameters\n----------\nwidth, height : int\n    New size\n    in pixels.\nmode : {'fit', 'fill'}, optional\n    How to resize.\n\nReturns\n-------\nstr\n    The path.\n",
         );
-        assert_eq!(docs.summary.as_deref(), Some("Resize an image."));
+        assert_eq!(docs.description.as_deref(), Some("Resize an image."));
         assert_eq!(
             docs.params,
             vec![
@@ -247,7 +292,7 @@ mod tests {
         let docs = parse_docstring(
             "Send a message.\n\n:param channel: The channel id.\n:param str text: The message\n    body.\n:type text: str\n:returns: the timestamp.\n",
         );
-        assert_eq!(docs.summary.as_deref(), Some("Send a message."));
+        assert_eq!(docs.description.as_deref(), Some("Send a message."));
         assert_eq!(
             docs.params,
             vec![
@@ -257,11 +302,32 @@ mod tests {
         );
     }
 
+    /// Every paragraph before the first section, hard wraps reflowed, in
+    /// each style.
+    #[test]
+    fn descriptions_are_every_paragraph_before_the_sections() {
+        let google = parse_docstring(
+            "Fetch a page.\n\nThe body is returned as text,\n    at most 1 MB.\n\nRedirects are followed.\nArgs:\n    url: The page.\n",
+        );
+        let expected = "Fetch a page.\n\nThe body is returned as text, at most 1 MB.\n\nRedirects are followed.";
+        assert_eq!(google.description.as_deref(), Some(expected));
+        let numpy = parse_docstring(
+            "Fetch a page.\n\nThe body is returned as text,\nat most 1 MB.\n\nRedirects are followed.\n\nParameters\n----------\nurl : str\n    The page.\n",
+        );
+        assert_eq!(numpy.description.as_deref(), Some(expected));
+        let rest = parse_docstring(
+            "Fetch a page.\n\nThe body is returned as text,\nat most 1 MB.\n\nRedirects are followed.\n:param url: The page.\n",
+        );
+        assert_eq!(rest.description.as_deref(), Some(expected));
+        let sections_only = parse_docstring("\n\nReturns:\n    The page.\n");
+        assert_eq!(sections_only.description, None);
+    }
+
     #[test]
     fn docstrings_without_parameters() {
         assert_eq!(parse_docstring(""), Docs::default());
         let docs = parse_docstring("Args:\n    x: y\n");
-        assert_eq!(docs.summary, None);
+        assert_eq!(docs.description, None);
         assert_eq!(docs.params, vec![("x".to_string(), "y".to_string())]);
     }
 }
