@@ -342,7 +342,21 @@ fn workflow(style: &Style) {
                 assert_eq!(read, vec![(name.clone(), tool.clone())]);
             }
         }
-        _ => assert_eq!(model_view(dir.path(), "out/weather"), expected),
+        _ => {
+            // AgentStack reads the signatures (an optional parameter is
+            // nullable there): the package reads back as one generated
+            // afresh from the new manifest does.
+            let fresh = Test::new()
+                .current_dir(dir.path())
+                .args(["gen", "python", "--style", "agentstack", "-o", "fresh", "weather"])
+                .run();
+            assert_eq!(fresh.code, 0, "{}", fresh.stderr);
+            let read = model_view(dir.path(), "out/weather");
+            assert_eq!(read, model_view(dir.path(), "fresh/weather"));
+            let names: Vec<&str> = read.iter().map(|(n, _)| n.as_str()).collect();
+            assert_eq!(names, ["get_tide", "get_time", "get_weather"]);
+            assert!(read[2].1["inputSchema"]["properties"]["days"].is_object(), "{read:?}");
+        }
     }
 
     let check = generate(dir.path(), style.name, &["--check"]);
@@ -481,12 +495,12 @@ fn agentcli(dir: &TempDir, manifest: &Value) {
         .map(|t| {
             let name = t["name"].as_str().unwrap();
             json!({"name": name, "description": t["description"], "schema": t["inputSchema"],
-                   "command": [format!("./bin/{name}")]})
+                   "command": [format!("./tools/bin/{name}")]})
         })
         .collect();
     for tool in &tools {
         let name = tool["name"].as_str().unwrap();
-        let path = dir.write(&format!("weather/bin/{name}"), "#!/bin/sh\necho '{}'\n");
+        let path = dir.write(&format!("weather/tools/bin/{name}"), "#!/bin/sh\necho '{}'\n");
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
