@@ -82,6 +82,8 @@ struct ImplementationContext<'a> {
     /// The package's dataclasses its hints name, imported for type
     /// checkers only (the package imports this module).
     classes: Vec<String>,
+    /// `    from .. import A, B` fits on one line.
+    classes_fit: bool,
 }
 
 /// An empty context, for the templates that take no variables.
@@ -318,6 +320,8 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
                 package: &context.package,
                 f,
                 typing_imports,
+                classes_fit: format!("    from .. import {}", classes.join(", ")).len()
+                    <= super::layout::LINE_LENGTH,
                 classes,
             },
         )?;
