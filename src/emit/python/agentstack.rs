@@ -54,6 +54,8 @@ struct PackageDoc {
 #[derive(Debug, Serialize)]
 struct Function {
     name: String,
+    /// Its implementation's module: `impl/<module>.py`.
+    module: String,
     description_doc: String,
     /// Required parameters first, then optional ones, each in manifest order.
     parameters: Vec<FunctionParameter>,
@@ -236,6 +238,11 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
     let mut taken: Vec<&str> = function_names.iter().map(String::as_str).collect();
     taken.extend(MODULE_NAMES);
     let mut module_hints = Hints::new(&taken);
+    let name_refs: Vec<&str> = function_names.iter().map(String::as_str).collect();
+    // Module names are snake_case (N999), apart within the package.
+    let mut modules = Namer::default()
+        .assign(&name_refs, Kind::Tool, Keep::SnakeCase)
+        .into_iter();
     let mut function_names = function_names.into_iter();
     let mut functions = Vec::new();
     let mut permissions = Map::new();
@@ -252,7 +259,8 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
                     format!("AgentStack calls a tool by its function's name: tool \"{}\" is function \"{name}\"", tool.name),
                 );
             }
-            let function = function(out, set, tool, name.clone(), &mut module_hints);
+            let module = modules.next().unwrap_or_default();
+            let function = function(out, set, tool, name.clone(), module, &mut module_hints);
             let (mut entry, declared) = tool_permissions(tool);
             crate::formats::carry::record_parameter_names(&mut entry, &function.renamed);
             functions.push(function);
@@ -315,7 +323,7 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
         out.render(
             options,
             "agentstack/implementation.py.j2",
-            format!("{directory}/impl/{}.py", f.name),
+            format!("{directory}/impl/{}.py", f.module),
             ImplementationContext {
                 package: &context.package,
                 f,
@@ -461,6 +469,7 @@ fn function(
     set: &ToolSet,
     tool: &Tool,
     name: String,
+    module: String,
     module_hints: &mut Hints,
 ) -> Function {
     let (properties, root) = super::parameters(tool);
@@ -585,6 +594,7 @@ fn function(
         open: '(',
         close: ')',
         items: vec![
+            Expr::Str(module.clone()),
             Expr::Str(name.clone()),
             Expr::pair("required", "=", names(true)),
             Expr::pair("optional", "=", names(false)),
@@ -602,6 +612,7 @@ fn function(
         trailing_comma: true,
     };
     Function {
+        module,
         bind_literal: bind.layout(0, format!("_impl_{name} = ").len(), 0),
         call_literal: call.layout(4, "    return ".len(), 0),
         name,
