@@ -359,7 +359,10 @@ fn names_become_identifiers_where_python_needs_them() {
     }
     assert!(class_module.contains("class ClassToolSpec(BaseTool):"));
     let skeleton = std::fs::read_to_string(basetool.join("tools/class_.py")).expect("read");
-    assert!(skeleton.contains("class ClassTool(ClassToolSpec):"), "{skeleton}");
+    assert!(
+        skeleton.contains("class ClassTool(ClassToolSpec):"),
+        "{skeleton}"
+    );
     let init = std::fs::read_to_string(basetool.join("tools/__init__.py")).expect("read");
     assert!(init.contains("from .base import BaseTool2\n"), "{init}");
 

@@ -89,7 +89,10 @@ const NORA: Style = Style {
             "get_weather/main.py",
             "units = params.get(\"units\") or \"metric\"\nreturn f\"sunny in {params['city']} ({units})\"",
         ),
-        ("get_time/main.py", "return \"12:00 in \" + params[\"zone\"]"),
+        (
+            "get_time/main.py",
+            "return \"12:00 in \" + params[\"zone\"]",
+        ),
     ],
     driver: r#"
 import importlib.util
@@ -205,7 +208,12 @@ fn fill_in(path: &Path, body: &str) -> String {
     let stub: Vec<usize> = (0..lines.len())
         .filter(|&i| lines[i].contains("is not implemented yet"))
         .collect();
-    assert_eq!(stub.len(), 1, "one stub line in {}:\n{text}", path.display());
+    assert_eq!(
+        stub.len(),
+        1,
+        "one stub line in {}:\n{text}",
+        path.display()
+    );
     let line = lines[stub[0]];
     let indent = &line[..line.len() - line.trim_start().len()];
     let filled: Vec<String> = body.lines().map(|l| format!("{indent}{l}")).collect();
@@ -227,7 +235,13 @@ fn ruff_passes(out: &Path) {
         .expect("TOOLC_TEST_RUFF: run the tests with scripts/test");
     for select in [None, Some("E,F,W")] {
         let mut command = Command::new(&ruff);
-        command.args(["check", "--isolated", "--no-cache", "--output-format", "concise"]);
+        command.args([
+            "check",
+            "--isolated",
+            "--no-cache",
+            "--output-format",
+            "concise",
+        ]);
         if let Some(select) = select {
             command.args(["--select", select]);
         }
@@ -271,7 +285,10 @@ fn model_view(dir: &Path, input: &str) -> Vec<(String, Value)> {
         .iter()
         .map(|t| {
             let name = t["name"].as_str().expect("name").to_string();
-            (name, json!({"description": t["description"], "inputSchema": t["inputSchema"]}))
+            (
+                name,
+                json!({"description": t["description"], "inputSchema": t["inputSchema"]}),
+            )
         })
         .collect();
     tools.sort_by(|a, b| a.0.cmp(&b.0));
@@ -310,12 +327,18 @@ fn workflow(style: &Style) {
     }
     ruff_passes(&out);
     let answers = drive(style.driver, &out).unwrap_or_else(|e| panic!("{}: {e}", style.name));
-    assert_eq!(answers["get_weather"], "sunny in Oslo (metric)", "{answers}");
+    assert_eq!(
+        answers["get_weather"], "sunny in Oslo (metric)",
+        "{answers}"
+    );
     assert_eq!(answers["get_time"], "12:00 in UTC", "{answers}");
     let tide = answers["get_tide"].as_str().unwrap_or_default();
     assert!(tide.contains("not implemented"), "{answers}");
     let missing = answers["get_tide_missing"].as_str().unwrap_or_default();
-    assert!(missing.contains("missing") && missing.contains("port"), "{answers}");
+    assert!(
+        missing.contains("missing") && missing.contains("port"),
+        "{answers}"
+    );
     if style.name != "nora" {
         // The filled get_weather does not take the new `days`: said, not
         // silently dropped.
@@ -348,19 +371,34 @@ fn workflow(style: &Style) {
             // afresh from the new manifest does.
             let fresh = Test::new()
                 .current_dir(dir.path())
-                .args(["gen", "python", "--style", "agentstack", "-o", "fresh", "weather"])
+                .args([
+                    "gen",
+                    "python",
+                    "--style",
+                    "agentstack",
+                    "-o",
+                    "fresh",
+                    "weather",
+                ])
                 .run();
             assert_eq!(fresh.code, 0, "{}", fresh.stderr);
             let read = model_view(dir.path(), "out/weather");
             assert_eq!(read, model_view(dir.path(), "fresh/weather"));
             let names: Vec<&str> = read.iter().map(|(n, _)| n.as_str()).collect();
             assert_eq!(names, ["get_tide", "get_time", "get_weather"]);
-            assert!(read[2].1["inputSchema"]["properties"]["days"].is_object(), "{read:?}");
+            assert!(
+                read[2].1["inputSchema"]["properties"]["days"].is_object(),
+                "{read:?}"
+            );
         }
     }
 
     let check = generate(dir.path(), style.name, &["--check"]);
-    assert_eq!(check.code, 0, "--check after gen: {}{}", check.stdout, check.stderr);
+    assert_eq!(
+        check.code, 0,
+        "--check after gen: {}{}",
+        check.stdout, check.stderr
+    );
     write_manifest(&dir, &manifest_v3());
     let check = generate(dir.path(), style.name, &["--check"]);
     assert_eq!(
@@ -500,7 +538,10 @@ fn agentcli(dir: &TempDir, manifest: &Value) {
         .collect();
     for tool in &tools {
         let name = tool["name"].as_str().unwrap();
-        let path = dir.write(&format!("weather/tools/bin/{name}"), "#!/bin/sh\necho '{}'\n");
+        let path = dir.write(
+            &format!("weather/tools/bin/{name}"),
+            "#!/bin/sh\necho '{}'\n",
+        );
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
@@ -515,9 +556,26 @@ fn stale_tool_list_help_names_a_command_that_fixes_it() {
     let dir = TempDir::new("gen-python-keep-stale-help");
     agentcli(&dir, &manifest_v1());
     for (args, what) in [
-        (vec!["gen", "python", "--style", "nora", "-o", "nora", "weather"], "nora"),
-        (vec!["gen", "python", "--style", "agentstack", "-o", "stack", "weather"], "agentstack"),
-        (vec!["gen", "openai", "-o", "openai.json", "weather"], "openai"),
+        (
+            vec!["gen", "python", "--style", "nora", "-o", "nora", "weather"],
+            "nora",
+        ),
+        (
+            vec![
+                "gen",
+                "python",
+                "--style",
+                "agentstack",
+                "-o",
+                "stack",
+                "weather",
+            ],
+            "agentstack",
+        ),
+        (
+            vec!["gen", "openai", "-o", "openai.json", "weather"],
+            "openai",
+        ),
     ] {
         let output = Test::new().current_dir(dir.path()).args(args).run();
         assert_eq!(output.code, 0, "{what}: {}", output.stderr);

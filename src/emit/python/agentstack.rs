@@ -132,11 +132,13 @@ fn implementation_imports(f: &Function, classes: &[Dataclass]) -> (String, Vec<S
         used.extend(identifiers_in(&p.hint));
         used.extend(p.default.as_deref().map(identifiers_in).unwrap_or_default());
     }
-    let classes: Vec<String> = classes
+    let mut classes: Vec<String> = classes
         .iter()
         .filter(|c| used.contains(c.name.as_str()))
         .map(|c| c.name.clone())
         .collect();
+    // isort's order.
+    classes.sort();
     let mut typing: Vec<&str> = TYPING_NAMES
         .iter()
         .copied()

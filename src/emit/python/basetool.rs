@@ -200,7 +200,10 @@ fn run_hint(schema: &Value, required: bool) -> String {
     };
     let mut hints: Vec<&str> = match schema.get("type") {
         Some(Value::String(t)) => vec![one(t)],
-        Some(Value::Array(types)) => types.iter().map(|t| one(t.as_str().unwrap_or(""))).collect(),
+        Some(Value::Array(types)) => types
+            .iter()
+            .map(|t| one(t.as_str().unwrap_or("")))
+            .collect(),
         _ => vec!["Any"],
     };
     if hints.contains(&"Any") {
@@ -252,15 +255,14 @@ pub(super) fn generate(
             .then(|| Expr::from_json(&Value::Object(root)).layout(8, "        extra=".len(), 1));
         let spec_name = classes.unique_class(format!("{class_name}Spec"));
         let keys: Vec<&str> = properties.iter().map(|p| p.key.as_str()).collect();
-        let keywords = Namer::with_reserved(RUN_RESERVED).assign(
-            &keys,
-            Kind::Parameter,
-            Keep::Identifiers,
-        );
+        let keywords =
+            Namer::with_reserved(RUN_RESERVED).assign(&keys, Kind::Parameter, Keep::Identifiers);
         let arguments: Vec<Expr> = keys
             .iter()
             .zip(&keywords)
-            .map(|(key, keyword)| tuple(vec![Expr::Str(key.to_string()), Expr::Str(keyword.clone())]))
+            .map(|(key, keyword)| {
+                tuple(vec![Expr::Str(key.to_string()), Expr::Str(keyword.clone())])
+            })
             .collect();
         let mut run_parameters: Vec<RunParameter> = properties
             .iter()
@@ -279,8 +281,11 @@ pub(super) fn generate(
             arguments_literal: tuple_layout(arguments, 4, "    arguments = ".len()),
             description_doc: doc(&fallback_description),
             name_literal: layout::string_literal(&tool.name),
-            description_literal: Expr::Str(tool.description.clone().unwrap_or_default())
-                .layout(4, "    description = ".len(), 0),
+            description_literal: Expr::Str(tool.description.clone().unwrap_or_default()).layout(
+                4,
+                "    description = ".len(),
+                0,
+            ),
             properties_literal: Expr::from_json(&Value::Object(properties_value)).layout(
                 8,
                 "        properties=".len(),
