@@ -96,7 +96,7 @@ const WRITER: &str = "toolc gen python";
 const SKELETONS: &[&str] = &[
     "nora/main.py.j2",
     "basetool/tool.py.j2",
-    "agentstack/__init__.py.j2",
+    "agentstack/implementation.py.j2",
 ];
 
 /// What a style generator accumulates.

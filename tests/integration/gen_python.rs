@@ -340,12 +340,13 @@ fn names_become_identifiers_where_python_needs_them() {
             "tools/get_time_2.py",
             "tools/list_.py",
             "tools/max_bytes.py",
+            "tools/specs.py",
             "tools/tool_2d.py",
             "tools/types.py",
             "tools/types_.py",
         ]
     );
-    let class_module = std::fs::read_to_string(basetool.join("tools/class_.py")).expect("read");
+    let class_module = std::fs::read_to_string(basetool.join("tools/specs.py")).expect("read");
     // The wire names stay the schema's keys.
     for key in [
         "\"from\": {",
@@ -356,7 +357,12 @@ fn names_become_identifiers_where_python_needs_them() {
     ] {
         assert!(class_module.contains(key), "{key} in\n{class_module}");
     }
-    assert!(class_module.contains("class ClassTool(BaseTool):"));
+    assert!(class_module.contains("class ClassToolSpec(BaseTool):"));
+    let skeleton = std::fs::read_to_string(basetool.join("tools/class_.py")).expect("read");
+    assert!(
+        skeleton.contains("class ClassTool(ClassToolSpec):"),
+        "{skeleton}"
+    );
     let init = std::fs::read_to_string(basetool.join("tools/__init__.py")).expect("read");
     assert!(init.contains("from .base import BaseTool2\n"), "{init}");
 

@@ -23,6 +23,7 @@ mod gen_lints_clean;
 mod gen_nachos;
 mod gen_policy;
 mod gen_python;
+mod gen_python_keep;
 mod gen_rust;
 mod gen_rust_validate;
 mod gen_typescript;

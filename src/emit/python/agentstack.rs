@@ -54,14 +54,102 @@ struct PackageDoc {
 #[derive(Debug, Serialize)]
 struct Function {
     name: String,
+    /// Its implementation's module: `impl/<module>.py`.
+    module: String,
     description_doc: String,
     /// Required parameters first, then optional ones, each in manifest order.
     parameters: Vec<FunctionParameter>,
     /// The required parameters that may not be `None`.
     required: Vec<String>,
+    /// `_bind("name", required=[...], optional=[...])`, laid out after
+    /// `_impl_name = `: the implementation, checked at import.
+    bind_literal: String,
+    /// The call of the implementation with every argument by name, laid
+    /// out after `    return `.
+    call_literal: String,
     /// (Python name, manifest name) of the parameters renamed for Python.
     #[serde(skip)]
     renamed: Vec<(String, String)>,
+}
+
+/// `python/agentstack/implementation.py.j2`'s context: the skeleton of one
+/// tool's implementation, `impl/<function>.py`, the developer's.
+#[derive(Debug, Serialize)]
+struct ImplementationContext<'a> {
+    package: &'a PackageDoc,
+    f: &'a Function,
+    /// The `typing` names its hints use (`TYPE_CHECKING` when it names a
+    /// dataclass), comma-separated, or empty.
+    typing_imports: String,
+    /// The package's dataclasses its hints name, imported for type
+    /// checkers only (the package imports this module).
+    classes: Vec<String>,
+    /// `    from .. import A, B` fits on one line.
+    classes_fit: bool,
+}
+
+/// An empty context, for the templates that take no variables.
+#[derive(Debug, Serialize)]
+struct NoContext {}
+
+/// The `typing` names a hint may use.
+const TYPING_NAMES: &[&str] = &["Any", "Literal"];
+
+/// The identifiers of a hint's source text, outside its string literals.
+fn identifiers_in(hint: &str) -> std::collections::BTreeSet<&str> {
+    let mut found = std::collections::BTreeSet::new();
+    let mut rest = hint;
+    while let Some(c) = rest.chars().next() {
+        if c == '"' || c == '\'' {
+            // Skip the literal, escapes included.
+            let mut escaped = false;
+            let end = rest[1..]
+                .char_indices()
+                .find(|&(_, d)| {
+                    let closes = d == c && !escaped;
+                    escaped = d == '\\' && !escaped;
+                    closes
+                })
+                .map_or(rest.len(), |(i, _)| i + 2);
+            rest = &rest[end..];
+        } else if c.is_alphabetic() || c == '_' {
+            let end = rest
+                .find(|d: char| !(d.is_alphanumeric() || d == '_'))
+                .unwrap_or(rest.len());
+            found.insert(&rest[..end]);
+            rest = &rest[end..];
+        } else {
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    found
+}
+
+/// What the implementation of `f` imports: `typing` names and dataclasses.
+fn implementation_imports(f: &Function, classes: &[Dataclass]) -> (String, Vec<String>) {
+    let mut used = std::collections::BTreeSet::new();
+    for p in &f.parameters {
+        used.extend(identifiers_in(&p.hint));
+        used.extend(p.default.as_deref().map(identifiers_in).unwrap_or_default());
+    }
+    let mut classes: Vec<String> = classes
+        .iter()
+        .filter(|c| used.contains(c.name.as_str()))
+        .map(|c| c.name.clone())
+        .collect();
+    // isort's order.
+    classes.sort();
+    let mut typing: Vec<&str> = TYPING_NAMES
+        .iter()
+        .copied()
+        .filter(|t| used.contains(t))
+        .collect();
+    typing.sort_unstable();
+    if !classes.is_empty() {
+        // isort puts constants before classes.
+        typing.insert(0, "TYPE_CHECKING");
+    }
+    (typing.join(", "), classes)
 }
 
 #[derive(Debug, Serialize)]
@@ -152,6 +240,11 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
     let mut taken: Vec<&str> = function_names.iter().map(String::as_str).collect();
     taken.extend(MODULE_NAMES);
     let mut module_hints = Hints::new(&taken);
+    let name_refs: Vec<&str> = function_names.iter().map(String::as_str).collect();
+    // Module names are snake_case (N999), apart within the package.
+    let mut modules = Namer::default()
+        .assign(&name_refs, Kind::Tool, Keep::SnakeCase)
+        .into_iter();
     let mut function_names = function_names.into_iter();
     let mut functions = Vec::new();
     let mut permissions = Map::new();
@@ -168,7 +261,8 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
                     format!("AgentStack calls a tool by its function's name: tool \"{}\" is function \"{name}\"", tool.name),
                 );
             }
-            let function = function(out, set, tool, name.clone(), &mut module_hints);
+            let module = modules.next().unwrap_or_default();
+            let function = function(out, set, tool, name.clone(), module, &mut module_hints);
             let (mut entry, declared) = tool_permissions(tool);
             crate::formats::carry::record_parameter_names(&mut entry, &function.renamed);
             functions.push(function);
@@ -218,8 +312,31 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
         options,
         "agentstack/__init__.py.j2",
         format!("{directory}/__init__.py"),
-        context,
-    )
+        &context,
+    )?;
+    out.render(
+        options,
+        "agentstack/impl__init__.py.j2",
+        format!("{directory}/impl/__init__.py"),
+        NoContext {},
+    )?;
+    for f in &context.functions {
+        let (typing_imports, classes) = implementation_imports(f, &context.classes);
+        out.render(
+            options,
+            "agentstack/implementation.py.j2",
+            format!("{directory}/impl/{}.py", f.module),
+            ImplementationContext {
+                package: &context.package,
+                f,
+                typing_imports,
+                classes_fit: format!("    from .. import {}", classes.join(", ")).len()
+                    <= super::layout::LINE_LENGTH,
+                classes,
+            },
+        )?;
+    }
+    Ok(())
 }
 
 /// The first AgentStack package data among the package's manifests.
@@ -354,6 +471,7 @@ fn function(
     set: &ToolSet,
     tool: &Tool,
     name: String,
+    module: String,
     module_hints: &mut Hints,
 ) -> Function {
     let (properties, root) = super::parameters(tool);
@@ -466,7 +584,39 @@ fn function(
             ),
         );
     }
+    let names = |required: bool| -> Expr {
+        let names = parameters
+            .iter()
+            .filter(|p| p.default.is_none() == required)
+            .map(|p| Expr::Str(p.name.clone()));
+        Expr::list(names.collect())
+    };
+    let bind = Expr::Seq {
+        head: "_bind".to_string(),
+        open: '(',
+        close: ')',
+        items: vec![
+            Expr::Str(module.clone()),
+            Expr::Str(name.clone()),
+            Expr::pair("required", "=", names(true)),
+            Expr::pair("optional", "=", names(false)),
+        ],
+        trailing_comma: true,
+    };
+    let call = Expr::Seq {
+        head: format!("_impl_{name}"),
+        open: '(',
+        close: ')',
+        items: parameters
+            .iter()
+            .map(|p| Expr::pair(&p.name, "=", Expr::atom(&p.name)))
+            .collect(),
+        trailing_comma: true,
+    };
     Function {
+        module,
+        bind_literal: bind.layout(0, format!("_impl_{name} = ").len(), 0),
+        call_literal: call.layout(4, "    return ".len(), 0),
         name,
         description_doc: doc(&description),
         parameters,

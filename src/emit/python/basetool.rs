@@ -55,17 +55,50 @@ struct InitTool {
 /// ruff's line length.
 const LINE_LENGTH: usize = 88;
 
-/// `python/basetool/tool.py.j2`'s context.
+/// `python/basetool/tool.py.j2`'s context: the skeleton of one tool's
+/// class, the developer's. It holds no fact the model is sent: those are
+/// its spec's, in `specs.py`.
 #[derive(Debug, Serialize)]
 struct ToolContext {
     source_doc: String,
-    tool: ToolClass,
+    tool: ToolSkeleton,
 }
 
 #[derive(Debug, Serialize)]
-struct ToolClass {
+struct ToolSkeleton {
     name_doc: String,
     class_name: String,
+    spec_name: String,
+    /// `from .specs import Spec` does not fit in 88 columns.
+    wrap_spec: bool,
+    /// A hint of `run` names `Any`.
+    uses_any: bool,
+    run_parameters: Vec<RunParameter>,
+}
+
+/// One keyword `run` takes.
+#[derive(Debug, Serialize)]
+struct RunParameter {
+    name: String,
+    /// Its hint (`| None` added when it is optional).
+    hint: String,
+    required: bool,
+}
+
+/// `python/basetool/specs.py.j2`'s context.
+#[derive(Debug, Serialize)]
+struct SpecsContext {
+    tools: Vec<ToolClass>,
+}
+
+/// One tool's spec: what the model is sent.
+#[derive(Debug, Serialize)]
+struct ToolClass {
+    name_doc: String,
+    spec_name: String,
+    source_doc: String,
+    /// `(("wire name", "keyword"), ...)`, laid out after `    arguments = `.
+    arguments_literal: String,
     /// The class docstring's prose: the description (or a fallback).
     description_doc: String,
     name_literal: String,
@@ -126,6 +159,63 @@ fn isort_key(name: &str) -> (u8, Vec<Piece>) {
     (category, pieces)
 }
 
+/// Names a keyword of `run` may not take: `self`, and the names its
+/// module uses.
+const RUN_RESERVED: &[&str] = &["self", "ToolResult", "Any", "None"];
+
+/// A tuple literal.
+fn tuple(items: Vec<Expr>) -> Expr {
+    let mut tuple = Expr::list(items);
+    if let Expr::Seq { open, close, .. } = &mut tuple {
+        *open = '(';
+        *close = ')';
+    }
+    tuple
+}
+
+/// A tuple literal laid out like [`Expr::layout`]: one item on one line
+/// takes a comma, or `(x)` would be no tuple.
+fn tuple_layout(items: Vec<Expr>, indent: usize, column: usize) -> String {
+    let single = items.len() == 1;
+    let text = tuple(items).layout(indent, column, 0);
+    match text.strip_suffix(')') {
+        Some(inner) if single && !text.contains('\n') => format!("{inner},)"),
+        _ => text,
+    }
+}
+
+/// The hint of a keyword of `run`: the Python type of the JSON the model
+/// sends (`dict[str, Any]` for an object, `list[Any]` for an array), with
+/// `| None` when the argument is optional.
+fn run_hint(schema: &Value, required: bool) -> String {
+    let one = |t: &str| match t {
+        "string" => "str",
+        "integer" => "int",
+        "number" => "float",
+        "boolean" => "bool",
+        "array" => "list[Any]",
+        "object" => "dict[str, Any]",
+        "null" => "None",
+        _ => "Any",
+    };
+    let mut hints: Vec<&str> = match schema.get("type") {
+        Some(Value::String(t)) => vec![one(t)],
+        Some(Value::Array(types)) => types
+            .iter()
+            .map(|t| one(t.as_str().unwrap_or("")))
+            .collect(),
+        _ => vec!["Any"],
+    };
+    if hints.contains(&"Any") {
+        return "Any".to_string();
+    }
+    hints.dedup();
+    if !required && !hints.contains(&"None") {
+        hints.push("None");
+    }
+    hints.join(" | ")
+}
+
 /// An empty context, for the templates that take no variables.
 #[derive(Debug, Serialize)]
 struct NoContext {}
@@ -137,10 +227,11 @@ pub(super) fn generate(
 ) -> Result<(), EmitError> {
     let tools: Vec<_> = crate::emit::tools(toolsets).collect();
     let names: Vec<&str> = tools.iter().map(|(_, tool)| tool.name.as_str()).collect();
-    let mut reserved = vec!["bases", "types"];
+    let mut reserved = vec!["bases", "types", "specs"];
     reserved.extend(HINT_BUILTINS);
     let modules = Namer::with_reserved(&reserved).assign(&names, Kind::Tool, Keep::SnakeCase);
     let mut classes = Namer::with_reserved(&["BaseTool", "ToolResult"]);
+    let mut specs = SpecsContext { tools: Vec::new() };
     let mut init = InitContext {
         tools: Vec::new(),
         exports: Vec::new(),
@@ -162,31 +253,65 @@ pub(super) fn generate(
             .collect();
         let extra_literal = (!root.is_empty())
             .then(|| Expr::from_json(&Value::Object(root)).layout(8, "        extra=".len(), 1));
+        let spec_name = classes.unique_class(format!("{class_name}Spec"));
+        let keys: Vec<&str> = properties.iter().map(|p| p.key.as_str()).collect();
+        let keywords =
+            Namer::with_reserved(RUN_RESERVED).assign(&keys, Kind::Parameter, Keep::Identifiers);
+        let arguments: Vec<Expr> = keys
+            .iter()
+            .zip(&keywords)
+            .map(|(key, keyword)| {
+                tuple(vec![Expr::Str(key.to_string()), Expr::Str(keyword.clone())])
+            })
+            .collect();
+        let mut run_parameters: Vec<RunParameter> = properties
+            .iter()
+            .zip(&keywords)
+            .map(|(p, keyword)| RunParameter {
+                name: keyword.clone(),
+                hint: run_hint(&p.schema, p.required),
+                required: p.required,
+            })
+            .collect();
+        run_parameters.sort_by_key(|p| !p.required);
+        specs.tools.push(ToolClass {
+            name_doc: doc_line(&tool.name),
+            spec_name: spec_name.clone(),
+            source_doc: doc(&set.path),
+            arguments_literal: tuple_layout(arguments, 4, "    arguments = ".len()),
+            description_doc: doc(&fallback_description),
+            name_literal: layout::string_literal(&tool.name),
+            description_literal: Expr::Str(tool.description.clone().unwrap_or_default()).layout(
+                4,
+                "    description = ".len(),
+                0,
+            ),
+            properties_literal: Expr::from_json(&Value::Object(properties_value)).layout(
+                8,
+                "        properties=".len(),
+                1,
+            ),
+            required_literal: Expr::list(required).layout(8, "        required=".len(), 1),
+            extra_literal,
+            parameters: properties
+                .iter()
+                .map(|p| ClassParameter {
+                    key_doc: doc_line(&p.key),
+                    json_type_doc: doc_line(&super::hints::json_type(&p.schema)),
+                    required: p.required,
+                    description_doc: doc(&parameter_text(p, ALL_DETAILS, None)),
+                })
+                .collect(),
+        });
         let context = ToolContext {
             source_doc: doc(&set.path),
-            tool: ToolClass {
+            tool: ToolSkeleton {
                 name_doc: doc_line(&tool.name),
                 class_name: class_name.clone(),
-                description_doc: doc(&fallback_description),
-                name_literal: layout::string_literal(&tool.name),
-                description_literal: Expr::Str(tool.description.clone().unwrap_or_default())
-                    .layout(4, "    description = ".len(), 0),
-                properties_literal: Expr::from_json(&Value::Object(properties_value)).layout(
-                    8,
-                    "        properties=".len(),
-                    1,
-                ),
-                required_literal: Expr::list(required).layout(8, "        required=".len(), 1),
-                extra_literal,
-                parameters: properties
-                    .iter()
-                    .map(|p| ClassParameter {
-                        key_doc: doc_line(&p.key),
-                        json_type_doc: doc_line(&super::hints::json_type(&p.schema)),
-                        required: p.required,
-                        description_doc: doc(&parameter_text(p, ALL_DETAILS, None)),
-                    })
-                    .collect(),
+                wrap_spec: format!("from .specs import {spec_name}").chars().count() > LINE_LENGTH,
+                spec_name,
+                uses_any: run_parameters.iter().any(|p| p.hint.contains("Any")),
+                run_parameters,
             },
         };
         out.render(
@@ -231,6 +356,12 @@ pub(super) fn generate(
         "basetool/__init__.py.j2",
         format!("{PACKAGE}/__init__.py"),
         &init,
+    )?;
+    out.render(
+        options,
+        "basetool/specs.py.j2",
+        format!("{PACKAGE}/specs.py"),
+        &specs,
     )?;
     out.render(
         options,

@@ -71,6 +71,15 @@ impl Expr {
         }
     }
 
+    /// `key=value` in a call (`separator` `=`), or `"key": value`.
+    pub(crate) fn pair(key: &str, separator: &'static str, value: Expr) -> Expr {
+        Expr::Pair {
+            key: Box::new(Expr::atom(key)),
+            separator,
+            value: Box::new(value),
+        }
+    }
+
     pub(crate) fn union(alternatives: Vec<Expr>) -> Expr {
         Expr::Union(alternatives)
     }

@@ -10,9 +10,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::layout::{self, Expr};
 use super::names::{Keep, Kind, Namer, snake_case};
-use super::{ALL_DETAILS, Parameter, Tree, doc, doc_line, json_text, parameter_text};
+use super::{Parameter, Tree, doc, doc_line, json_text};
 use crate::diagnostic::Severity;
 use crate::emit::{EmitError, Options};
 use crate::ir::{Tool, ToolSet};
@@ -26,7 +25,9 @@ const ANY_TYPE: [&str; 7] = [
     "string", "number", "integer", "boolean", "array", "object", "null",
 ];
 
-/// `python/nora/main.py.j2`'s context.
+/// `python/nora/main.py.j2`'s context: the skeleton holds no fact of the
+/// manifest (it reads tool.json, toolc's, when it is loaded), so that a
+/// changed manifest leaves nothing stale in the file the developer owns.
 #[derive(Debug, Serialize)]
 struct MainContext {
     /// The manifest the tool came from, escaped for a docstring.
@@ -37,20 +38,6 @@ struct MainContext {
 #[derive(Debug, Serialize)]
 struct MainTool {
     name_doc: String,
-    name_literal: String,
-    description_doc: String,
-    /// The names `run` checks for, a list literal laid out after `REQUIRED = `.
-    required_literal: String,
-    parameters: Vec<MainParameter>,
-}
-
-#[derive(Debug, Serialize)]
-struct MainParameter {
-    /// The key in `params` (as in tool.json), escaped for a docstring.
-    key_doc: String,
-    json_type_doc: String,
-    required: bool,
-    description_doc: String,
 }
 
 /// `python/nora/tool.json.j2`'s context.
@@ -98,32 +85,10 @@ pub(super) fn generate(
                 tool_json: json_text(&manifest)?,
             },
         )?;
-        let required: Vec<Expr> = properties
-            .iter()
-            .filter(|p| p.required)
-            .map(|p| Expr::Str(p.key.clone()))
-            .collect();
         let context = MainContext {
             source_doc: doc(&set.path),
             tool: MainTool {
                 name_doc: doc_line(&tool.name),
-                name_literal: layout::string_literal(&tool.name),
-                description_doc: doc(&description),
-                required_literal: Expr::list(required).layout(0, "REQUIRED = ".len(), 0),
-                parameters: properties
-                    .iter()
-                    .map(|p| {
-                        // The type as tool.json says it (inferred where the
-                        // manifest has none).
-                        let written = &manifest["parameters"]["properties"][&p.key];
-                        MainParameter {
-                            key_doc: doc_line(&p.key),
-                            json_type_doc: doc_line(&super::hints::json_type(written)),
-                            required: p.required,
-                            description_doc: doc(&parameter_text(p, ALL_DETAILS, None)),
-                        }
-                    })
-                    .collect(),
             },
         };
         out.render(

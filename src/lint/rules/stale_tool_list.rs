@@ -19,10 +19,12 @@
 //! `openai.json`, generated before it was renamed, still says `address`.
 //!
 //! ## Use instead
-//! Generate it again (`toolc gen openai -o openai.json`), and check it in
-//! CI with `toolc gen openai -o openai.json --check`.
+//! Generate it again with the command the help names (`toolc gen openai
+//! tools.json -o openai.json --force`; for a manifest `toolc gen python`
+//! wrote, the `gen python` command that writes its directory again, which
+//! keeps the tool bodies), and check it in CI with `--check`.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
@@ -89,13 +91,10 @@ fn parameter_shape(tool: &Tool) -> Vec<(&str, Vec<&str>, &str)> {
     let mut shape: Vec<(&str, Vec<&str>, &str)> = properties
         .iter()
         .map(|(name, property)| {
-            let mut types: Vec<&str> = match property.get("type") {
-                Some(Value::String(one)) => vec![one.as_str()],
-                Some(Value::Array(several)) => several.iter().filter_map(Value::as_str).collect(),
-                _ => Vec::new(),
-            };
+            let mut types = types_of(property);
             types.retain(|t| *t != "null");
             types.sort_unstable();
+            types.dedup();
             let description = property
                 .get("description")
                 .and_then(Value::as_str)
@@ -106,6 +105,22 @@ fn parameter_shape(tool: &Tool) -> Vec<(&str, Vec<&str>, &str)> {
         .collect();
     shape.sort_unstable();
     shape
+}
+
+/// A property's JSON types: its `type`, else those of its `anyOf` or
+/// `oneOf` branches (an AgentStack function's optional `T | None` reads
+/// back as `anyOf: [T, null]`).
+fn types_of(property: &Value) -> Vec<&str> {
+    match property.get("type") {
+        Some(Value::String(one)) => vec![one.as_str()],
+        Some(Value::Array(several)) => several.iter().filter_map(Value::as_str).collect(),
+        _ => ["anyOf", "oneOf"]
+            .iter()
+            .filter_map(|k| property.get(*k).and_then(Value::as_array))
+            .flatten()
+            .flat_map(types_of)
+            .collect(),
+    }
 }
 
 /// The facts of a manifest's tools.
@@ -162,6 +177,10 @@ pub(crate) fn check_views(all: &[ToolFacts], out: &mut Vec<Diagnostic>) {
     for declarations in declared.values_mut() {
         declarations.sort_by(|a, b| a.path.cmp(&b.path));
     }
+    // Each view's tools with their declarations, and the manifests each
+    // view repeats: the help regenerates it from all of them.
+    let mut stale = Vec::new();
+    let mut sources_of: HashMap<&str, BTreeSet<&str>> = HashMap::new();
     for tool in all {
         let Some(scope) = scopes.get(tool.path.as_ref()) else {
             continue;
@@ -172,6 +191,10 @@ pub(crate) fn check_views(all: &[ToolFacts], out: &mut Vec<Diagnostic>) {
         let Some(source) = source else {
             continue;
         };
+        sources_of
+            .entry(&tool.path)
+            .or_default()
+            .insert(&source.path);
         let what = match (
             tool.description != source.description,
             tool.parameters != source.parameters,
@@ -181,6 +204,10 @@ pub(crate) fn check_views(all: &[ToolFacts], out: &mut Vec<Diagnostic>) {
             (false, true) => "its parameters differ",
             (false, false) => continue,
         };
+        stale.push((tool, *source, what));
+    }
+    for (tool, source, what) in stale {
+        let sources = sources_of.get(tool.path.as_ref());
         out.push(
             RULE.diagnostic(
                 &tool.path,
@@ -191,7 +218,10 @@ pub(crate) fn check_views(all: &[ToolFacts], out: &mut Vec<Diagnostic>) {
                     tool.name, source.path, source.line
                 ),
             )
-            .with_help(regenerate_help(tool))
+            .with_help(regenerate_help(
+                tool,
+                sources.into_iter().flatten().copied(),
+            ))
             .with_related(Related {
                 path: source.path.to_string(),
                 span: source.span,
@@ -201,12 +231,51 @@ pub(crate) fn check_views(all: &[ToolFacts], out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn regenerate_help(tool: &ToolFacts) -> String {
-    if crate::project::declares_runtime(tool.format) {
-        return "generate it again with the toolc gen python command that wrote it (its tool bodies are kept)".to_string();
+/// The command that writes the view `tool` is in again, from `sources`
+/// (the manifests its tools repeat), as it was written: `--force`
+/// replaces the out-of-date file (a provider list carries no mark of
+/// toolc's), and `gen python` never replaces the bodies the developer
+/// filled in.
+fn regenerate_help<'a>(tool: &ToolFacts, sources: impl Iterator<Item = &'a str>) -> String {
+    let sources: Vec<String> = sources.map(shell_word).collect();
+    let sources = sources.join(" ");
+    let style = match tool.format {
+        Format::Nora => Some("nora"),
+        Format::Agentstack => Some("agentstack"),
+        _ => None,
+    };
+    match style {
+        // `gen python` writes DIR/<tool>/tool.json, DIR/<package>/config.json.
+        Some(style) if tool.generated => {
+            let dir = std::path::Path::new(tool.path.as_ref())
+                .parent()
+                .and_then(std::path::Path::parent)
+                .map(|d| d.to_string_lossy().into_owned())
+                .filter(|d| !d.is_empty())
+                .unwrap_or_else(|| ".".to_string());
+            format!(
+                "generate it again (the tool bodies you filled in are kept): `toolc gen python --style {style} -o {} {sources} --force`",
+                shell_word(&dir)
+            )
+        }
+        _ => format!(
+            "generate it again: `toolc gen {} {sources} -o {} --force` (and check it in CI with --check)",
+            tool.format,
+            shell_word(&tool.path)
+        ),
     }
-    format!(
-        "generate it again: toolc gen {} -o {} (and check it in CI with --check)",
-        tool.format, tool.path
-    )
+}
+
+/// `word` as one shell word: quoted when it holds anything but letters,
+/// digits and `_./-+:@`.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./-+:@".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
