@@ -191,7 +191,7 @@ fn gen_python_keeps_the_filled_in_stubs() {
         let stub = match style {
             "nora" => "py/fetch_url/main.py",
             "basetool" => "py/tools/fetch_url.py",
-            _ => "py/fetch_url/__init__.py",
+            _ => "py/fetch_url/impl/fetch_url.py",
         };
         let stub = dir.path().join(stub);
         let mut code = std::fs::read_to_string(&stub).unwrap_or_else(|e| panic!("{style}: {e}"));
