@@ -2,11 +2,21 @@
 //! one of three styles.
 //!
 //! - `nora`: `<tool>/tool.json` (a NORA manifest, parameters in NORA's
-//!   dialect) and `<tool>/main.py` with `run(params) -> str`.
+//!   dialect) and `<tool>/main.py` with `run(params) -> str`, which reads
+//!   the parameters it requires from `tool.json` when loaded.
 //! - `basetool`: a `tools` package with a small `BaseTool` ABC, a `ToolResult`
-//!   dataclass and a `BaseTool` subclass per tool.
+//!   dataclass, `specs.py` with each tool's name, description and schema,
+//!   and a subclass per tool (`tools/<module>.py`) whose `run` is the
+//!   developer's.
 //! - `agentstack`: `<package>/config.json` and `<package>/__init__.py` with a
-//!   typed function per tool.
+//!   typed, documented function per tool (what AgentStack reads), each
+//!   calling the developer's function in `<package>/impl/<module>.py`.
+//!
+//! What the model is sent (names, descriptions, schemas, signatures) is in
+//! files toolc owns and rewrites ([`FileKind::Owned`], marked `@generated
+//! by toolc`); the bodies are in skeletons written once and never again
+//! ([`FileKind::Skeleton`]). The owned code checks at import time that
+//! each skeleton still takes the tool's parameters.
 //!
 //! Every file's text comes from a template under `templates/python/<style>/`;
 //! this module computes what the templates receive: Python identifiers for

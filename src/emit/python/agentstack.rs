@@ -1,5 +1,7 @@
 //! The `agentstack` style: `<package>/config.json` and
-//! `<package>/__init__.py` with one typed function per tool.
+//! `<package>/__init__.py` (toolc's) with one typed, documented function per
+//! tool, calling the developer's function in `<package>/impl/<module>.py`
+//! (written once), bound and checked by `<package>/impl/__init__.py`.
 //!
 //! Each manifest becomes a package named after its AgentStack package name,
 //! else its only tool, else its directory; manifests that get the same name
