@@ -27,6 +27,7 @@ mod gen_rust;
 mod gen_rust_keep;
 mod gen_rust_validate;
 mod gen_typescript;
+mod gen_write;
 mod generated;
 mod hostile;
 mod interop;
