@@ -228,7 +228,7 @@ fn the_user_workflow_keeps_filled_code_and_builds_on_both_editions() {
             &krate,
             &package,
             edition,
-            &version,
+            version,
             &["clippy", "--all-targets", "--quiet", "--", "-D", "warnings"],
         );
         assert!(
