@@ -39,8 +39,10 @@ pub(super) fn write_rust(
             let text = rendered.stubs.file(options)?;
             files.push((stubs_path, vec![text], Ownership::Grows));
         }
-        Some(text) => {
-            if let Some((appendix, names)) = rendered.stubs.missing_from(&text, options)? {
+        Some(text) => match rendered.stubs.missing_from(&text, options)? {
+            // Listed, so that --dry-run says it is kept.
+            None => files.push((stubs_path, vec![text], Ownership::Skeleton)),
+            Some((appendix, names)) => {
                 if !mode.check && !mode.dry_run {
                     for name in &names {
                         writeln!(
@@ -52,7 +54,7 @@ pub(super) fn write_rust(
                 }
                 files.push((stubs_path, vec![text, appendix], Ownership::Grows));
             }
-        }
+        },
     }
     write::write_files(mode, &files, out, err)
 }
