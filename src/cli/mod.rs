@@ -12,6 +12,7 @@ mod error;
 mod explain;
 mod findings;
 mod gen_cmd;
+mod gen_rust;
 mod lint_cmd;
 mod live_args;
 mod render;

@@ -1,12 +1,21 @@
 //! Writing generated files: plan first, then write each through a
-//! temporary file and a rename; never overwrite a file whose content
-//! differs without `--force`.
+//! temporary file and a rename.
+//!
+//! Who a file on disk belongs to decides what may happen to it
+//! ([`crate::emit::marker`]): a file toolc wrote (its mark, and its digest
+//! when it has one, say so) is rewritten without `--force`; a file with the
+//! mark whose digest shows it was edited since, or one written before its
+//! generator signed its files, is never rewritten if that would drop a
+//! line (the lines are listed, `--force` or not); a file without the mark
+//! is toolc's to replace only with `--force`. Skeletons are the
+//! developer's: written once, never rewritten; a stubs file may only grow.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{CliError, Outcome, write_pieces_atomically};
+use crate::emit::marker::{self, Provenance};
 use crate::emit::{FileKind, GeneratedFile};
 
 /// How to write: `--force`, `--dry-run` and `--check`.
@@ -19,12 +28,42 @@ pub(super) struct WriteMode {
     pub(super) check: bool,
 }
 
-/// What writing a file would do.
+/// Who a file to write belongs to once written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ownership {
+    /// toolc's: rewritten from the manifests every time.
+    Toolc,
+    /// The developer's: written when missing, then never touched.
+    Skeleton,
+    /// The developer's, to which toolc only adds: written when missing;
+    /// when there, replaced only by a text that begins with all of it.
+    Grows,
+}
+
+impl From<FileKind> for Ownership {
+    fn from(kind: FileKind) -> Ownership {
+        match kind {
+            FileKind::Owned => Ownership::Toolc,
+            FileKind::Skeleton => Ownership::Skeleton,
+        }
+    }
+}
+
+/// What writing a file would do.
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Plan {
     New,
     Unchanged,
+    /// A file toolc did not write (no mark) is there: replaced only with
+    /// `--force`.
     Changed,
+    /// toolc's own file, as it wrote it: rewritten.
+    Update,
+    /// Writing would drop these lines (line number, text) that toolc
+    /// cannot vouch for: never written.
+    Drops(Vec<(usize, String)>),
+    /// A stubs file that gains what the new text adds at its end.
+    Append,
     /// Something that is not a regular file is in the way (a directory where
     /// the file goes, a file where a directory goes): nothing can be written.
     Blocked,
@@ -32,20 +71,65 @@ enum Plan {
     Kept,
 }
 
-fn plan(path: &Path, pieces: &[&str], kind: FileKind, above: &mut Above) -> Plan {
+fn plan(path: &Path, pieces: &[&str], kind: Ownership, above: &mut Above) -> Plan {
     if path.parent().is_some_and(|parent| above.blocked(parent)) {
         return Plan::Blocked;
     }
     match std::fs::symlink_metadata(path) {
         Err(_) => Plan::New,
         Ok(_) if !path.is_file() => Plan::Blocked,
-        Ok(_) if kind == FileKind::Skeleton => Plan::Kept,
+        Ok(_) if kind == Ownership::Skeleton => Plan::Kept,
         Ok(_) => match holds(path, pieces) {
             Ok(true) => Plan::Unchanged,
-            Ok(false) => Plan::Changed,
+            Ok(false) => match std::fs::read(path) {
+                Ok(bytes) => plan_replacing(path, &String::from_utf8_lossy(&bytes), pieces, kind),
+                Err(_) => Plan::Blocked,
+            },
             Err(_) => Plan::Blocked,
         },
     }
+}
+
+/// What replacing `old`, the text at `path`, with `pieces` would do.
+fn plan_replacing(path: &Path, old: &str, pieces: &[&str], kind: Ownership) -> Plan {
+    let new = pieces.concat();
+    if kind == Ownership::Grows {
+        return if new.starts_with(old) {
+            Plan::Append
+        } else {
+            Plan::Drops(dropped_lines(old, &new))
+        };
+    }
+    let json = path.extension().is_some_and(|e| e == "json");
+    let vouched = match marker::provenance(old, json) {
+        Provenance::Foreign => return Plan::Changed,
+        Provenance::Intact => true,
+        // Written before its generator signed its files, or by one that
+        // does not sign: only a signing generator cannot vouch for it.
+        Provenance::Marked => !new.contains(marker::DIGEST_KEY),
+        Provenance::Edited => false,
+    };
+    if vouched {
+        return Plan::Update;
+    }
+    match dropped_lines(old, &new) {
+        dropped if dropped.is_empty() => Plan::Update,
+        dropped => Plan::Drops(dropped),
+    }
+}
+
+/// The lines of `old` (numbered from 1) that are not in `new`, blank
+/// ones aside.
+fn dropped_lines(old: &str, new: &str) -> Vec<(usize, String)> {
+    let diff = similar::TextDiff::from_lines(old, new);
+    diff.iter_all_changes()
+        .filter(|change| change.tag() == similar::ChangeTag::Delete)
+        .filter_map(|change| {
+            let line = change.value().trim_end_matches(['\n', '\r']);
+            let number = change.old_index()? + 1;
+            (!line.trim().is_empty()).then(|| (number, line.to_string()))
+        })
+        .collect()
 }
 
 /// What is known of the directories above the files of a run: whether
@@ -142,8 +226,28 @@ pub(super) fn write_document(
         return Ok(Outcome::Clean);
     };
     let pieces = pieces.iter().map(String::as_str).collect();
-    let file = (path.to_path_buf(), pieces, FileKind::Owned);
+    let file = (path.to_path_buf(), pieces, Ownership::Toolc);
     write_planned(args, vec![file], None, &[], out, err)
+}
+
+/// Writes files named one by one, each with its owner, all or none.
+pub(super) fn write_files(
+    args: &WriteMode,
+    files: &[(PathBuf, Vec<String>, Ownership)],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Outcome, CliError> {
+    let files = files
+        .iter()
+        .map(|(path, pieces, kind)| {
+            (
+                path.clone(),
+                pieces.iter().map(String::as_str).collect(),
+                *kind,
+            )
+        })
+        .collect();
+    write_planned(args, files, None, &[], out, err)
 }
 
 /// Writes files under `dir`: all of them, or, when an existing one would
@@ -158,7 +262,7 @@ pub(super) fn write_tree(
 ) -> Result<Outcome, CliError> {
     let files = files
         .iter()
-        .map(|f| (dir.join(&f.path), vec![f.contents.as_str()], f.kind))
+        .map(|f| (dir.join(&f.path), vec![f.contents.as_str()], f.kind.into()))
         .collect();
     write_planned(args, files, Some(dir), known, out, err)
 }
@@ -167,30 +271,38 @@ pub(super) fn write_tree(
 /// planned; `dir` is the output directory of a tree.
 fn write_planned(
     args: &WriteMode,
-    files: Vec<(PathBuf, Vec<&str>, FileKind)>,
+    files: Vec<(PathBuf, Vec<&str>, Ownership)>,
     dir: Option<&Path>,
     known: &[PathBuf],
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
     let mut above = Above::default();
-    let planned: Vec<(PathBuf, Plan, Vec<&str>)> = files
+    let planned: Vec<Planned> = files
         .into_iter()
         .map(|(path, pieces, kind)| {
             let plan = plan(&path, &pieces, kind, &mut above);
-            (path, plan, pieces)
+            Planned {
+                path,
+                plan,
+                pieces,
+                kind,
+            }
         })
         .collect();
     if args.dry_run {
-        for (path, plan, _) in &planned {
-            let what = match plan {
+        for file in &planned {
+            let what = match &file.plan {
                 Plan::New => "would create",
-                Plan::Changed => "would overwrite",
+                Plan::Changed => "would overwrite (with --force: toolc did not write it)",
+                Plan::Update => "would update",
+                Plan::Drops(_) => "cannot write (it holds lines toolc did not write)",
+                Plan::Append => "would append to",
                 Plan::Unchanged => "unchanged",
                 Plan::Kept => "kept (a skeleton, yours to fill in)",
                 Plan::Blocked => "cannot write (something else is in the way)",
             };
-            writeln!(err, "{what}: {}", path.display())?;
+            writeln!(err, "{what}: {}", file.path.display())?;
         }
         return Ok(Outcome::Clean);
     }
@@ -199,28 +311,32 @@ fn write_planned(
     }
     let blocked: Vec<PathBuf> = planned
         .iter()
-        .filter(|(_, plan, _)| *plan == Plan::Blocked)
-        .map(|(path, _, _)| path.clone())
+        .filter(|file| file.plan == Plan::Blocked)
+        .map(|file| file.path.clone())
         .collect();
     if !blocked.is_empty() {
         return Err(CliError::InTheWay(blocked));
     }
+    if refuse_drops(&planned, err)? {
+        return Ok(Outcome::Refused);
+    }
     let changed: Vec<&PathBuf> = planned
         .iter()
-        .filter(|(_, plan, _)| *plan == Plan::Changed)
-        .map(|(path, _, _)| path)
+        .filter(|file| file.plan == Plan::Changed)
+        .map(|file| &file.path)
         .collect();
     if !changed.is_empty() && !args.force {
         for path in &changed {
             writeln!(
                 err,
-                "error: {} exists and differs from what would be generated",
-                path.display()
+                "error: {} exists, differs from what would be generated, and toolc did not write it (it has no \"{}\" mark)",
+                path.display(),
+                GENERATED_MARK_SHOWN
             )?;
         }
         writeln!(
             err,
-            "error: nothing was written; pass --force to overwrite, or --dry-run to see the plan"
+            "error: nothing was written; pass --force to replace it, or --dry-run to see the plan"
         )?;
         return Ok(Outcome::Refused);
     }
@@ -229,11 +345,11 @@ fn write_planned(
     }
     // Each directory is made once, before its first file.
     let mut made: HashSet<&Path> = HashSet::new();
-    for (path, plan, pieces) in &planned {
-        if matches!(plan, Plan::Unchanged | Plan::Kept) {
+    for file in &planned {
+        if matches!(file.plan, Plan::Unchanged | Plan::Kept) {
             continue;
         }
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
+        if let Some(parent) = file.path.parent().filter(|p| !p.as_os_str().is_empty())
             && made.insert(parent)
         {
             std::fs::create_dir_all(parent).map_err(|source| CliError::Write {
@@ -241,47 +357,111 @@ fn write_planned(
                 source,
             })?;
         }
-        let bytes: Vec<&[u8]> = pieces.iter().map(|p| p.as_bytes()).collect();
-        write_pieces_atomically(path, &bytes)?;
+        let bytes: Vec<&[u8]> = file.pieces.iter().map(|p| p.as_bytes()).collect();
+        write_pieces_atomically(&file.path, &bytes)?;
     }
     Ok(Outcome::Clean)
+}
+
+/// How the mark reads in messages.
+const GENERATED_MARK_SHOWN: &str = "Generated by toolc";
+
+/// A file of a run with its plan.
+struct Planned<'a> {
+    path: PathBuf,
+    plan: Plan,
+    pieces: Vec<&'a str>,
+    kind: Ownership,
+}
+
+/// Refuses a run in which writing a file would drop lines toolc did not
+/// write, naming each file and line; `--force` does not change that.
+fn refuse_drops(planned: &[Planned], err: &mut dyn Write) -> Result<bool, CliError> {
+    /// Lines shown per file; the rest are counted.
+    const SHOWN: usize = 8;
+    let mut refused = false;
+    for file in planned {
+        let Plan::Drops(lines) = &file.plan else {
+            continue;
+        };
+        refused = true;
+        let why = if file.kind == Ownership::Grows {
+            "is yours, and toolc only adds to it"
+        } else {
+            "holds lines toolc did not write (edited since, or written by an older toolc)"
+        };
+        writeln!(
+            err,
+            "error: {} {why}; writing it would drop:",
+            file.path.display()
+        )?;
+        for (number, line) in lines.iter().take(SHOWN) {
+            writeln!(err, "  {}:{number}: {line}", file.path.display())?;
+        }
+        if lines.len() > SHOWN {
+            writeln!(err, "  ... and {} more lines", lines.len() - SHOWN)?;
+        }
+    }
+    if refused {
+        writeln!(
+            err,
+            "error: nothing was written (--force never drops such lines); move your code to the file that is yours, or remove the file, then run gen again"
+        )?;
+    }
+    Ok(refused)
 }
 
 /// `--check`: the difference between the files on disk and what would be
 /// written, as a unified diff on `out` (`/dev/null` for a file that is
 /// missing), each stale file named on `err`; exit 1 when there is one.
-/// Skeletons already there are the developer's, and never stale.
+/// Files that are the developer's (skeletons, stubs) are never stale.
 fn check_planned(
-    planned: &[(PathBuf, Plan, Vec<&str>)],
+    planned: &[Planned],
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
     let mut stale = 0;
-    for (path, plan, pieces) in planned {
+    let mut checked = 0;
+    for file in planned {
+        let path = &file.path;
         let shown = path.display().to_string();
-        let (old, old_name) = match plan {
+        if file.kind != Ownership::Toolc {
+            if matches!(file.plan, Plan::New | Plan::Append) {
+                let what = if file.plan == Plan::New {
+                    "would be created"
+                } else {
+                    "would gain stubs"
+                };
+                writeln!(err, "note: {shown} {what} (yours: not checked)")?;
+            }
+            continue;
+        }
+        checked += 1;
+        let (old, old_name) = match &file.plan {
             Plan::Unchanged | Plan::Kept => continue,
             // Writing would fail too: the check cannot say what to do.
             Plan::Blocked => return Err(CliError::InTheWay(vec![path.clone()])),
             Plan::New => (String::new(), "/dev/null".to_string()),
-            Plan::Changed => match std::fs::read(path) {
-                Ok(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), shown.clone()),
-                Err(source) => {
-                    return Err(CliError::Write {
-                        path: path.clone(),
-                        source,
-                    });
+            Plan::Changed | Plan::Update | Plan::Drops(_) | Plan::Append => {
+                match std::fs::read(path) {
+                    Ok(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), shown.clone()),
+                    Err(source) => {
+                        return Err(CliError::Write {
+                            path: path.clone(),
+                            source,
+                        });
+                    }
                 }
-            },
+            }
         };
-        let new: String = pieces.concat();
+        let new: String = file.pieces.concat();
         let diff = similar::TextDiff::from_lines(&old, &new)
             .unified_diff()
             .context_radius(3)
             .header(&old_name, &shown)
             .to_string();
         out.write_all(diff.as_bytes())?;
-        let what = if *plan == Plan::New {
+        let what = if file.plan == Plan::New {
             "missing"
         } else {
             "differs from what would be generated"
@@ -292,9 +472,8 @@ fn check_planned(
     if stale == 0 {
         writeln!(
             err,
-            "up to date: {} file{}",
-            planned.len(),
-            if planned.len() == 1 { "" } else { "s" }
+            "up to date: {checked} file{}",
+            if checked == 1 { "" } else { "s" }
         )?;
         return Ok(Outcome::Clean);
     }
@@ -312,7 +491,7 @@ fn check_planned(
 /// reads the directory would still find them.
 fn warn_about_files_not_generated(
     dir: &Path,
-    planned: &[(PathBuf, Plan, Vec<&str>)],
+    planned: &[Planned],
     known: &[PathBuf],
     err: &mut dyn Write,
 ) -> Result<(), CliError> {
@@ -320,7 +499,7 @@ fn warn_about_files_not_generated(
         return Ok(());
     }
     let generated: std::collections::HashSet<&PathBuf> =
-        planned.iter().map(|(p, _, _)| p).chain(known).collect();
+        planned.iter().map(|file| &file.path).chain(known).collect();
     for entry in walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()

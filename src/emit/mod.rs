@@ -10,6 +10,7 @@
 
 pub mod anthropic;
 pub mod gemini;
+pub mod marker;
 pub mod mcp;
 pub mod openai;
 mod parameters;

@@ -1,7 +1,14 @@
-//! `toolc gen rust`: one Rust module holding the Nachos tool contract (the
+//! `toolc gen rust`: two files, split as prost and tonic split generated
+//! code from the code that uses it. The module is toolc's, rewritten every
+//! time and signed ([`super::marker`]): the Nachos tool contract (the
 //! `Tool` trait and its result types), a typed arguments struct per tool
-//! derived from its JSON Schema, and a stub per tool that validates its
-//! arguments and answers `NOT_IMPLEMENTED`, ready to fill in. Validation
+//! derived from its JSON Schema, and each tool's `Tool` impl, whose
+//! `execute` validates and parses the arguments and calls the tool's
+//! `Run::run`. The stubs file beside it is the developer's: an `impl Run`
+//! per tool answering `NOT_IMPLEMENTED`, written once; later runs only
+//! append the stubs of tools it lacks ([`Stubs::missing_from`]), so a
+//! changed signature is a compile error in the developer's `run`, never a
+//! lost line. The module names the stubs file in a `#[path]` attribute. Validation
 //! is a JSON Schema check the module carries (`validator.rs.jinja`), not
 //! the typed struct: it answers valid, invalid, or undecided where it
 //! cannot check a keyword, and never valid for what the schema rejects.
@@ -23,7 +30,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use super::{EmitError, Generated, Note, Options, Output};
+use super::{EmitError, FileKind, Generated, GeneratedFile, Note, Options, Output};
 use crate::ir::{Tool, ToolSet};
 use literals::{comment_text, doc_lines, raw_json_literal, string_literal};
 use names::{Names, camel_case};
@@ -32,17 +39,113 @@ use types::{TypeBuilder, TypeDef};
 /// The template that renders the whole module (it includes the others).
 const MODULE_TEMPLATE: &str = "rust/module.rs.jinja";
 
-/// Generates the module from every tool of the run, in input order.
+/// The oldest Rust the generated files build with (`Option::is_none_or`
+/// is the newest API they use); the module's header says it.
+pub const RUST_VERSION: &str = "1.82";
+
+/// The stubs file of the module written to `module_file` (a file name):
+/// beside it, its stem followed by `_impl`.
+pub fn stubs_file_name(module_file: &str) -> String {
+    let stem = module_file.strip_suffix(".rs").unwrap_or(module_file);
+    format!("{stem}_impl.rs")
+}
+
+/// Generates the module (`tools.rs`) and its stubs file (`tools_impl.rs`,
+/// a skeleton) from every tool of the run, in input order.
 pub fn generate(toolsets: &[ToolSet], options: &Options) -> Result<Generated, EmitError> {
     let mut module = Module::new();
     for set in toolsets {
         module.add_set(set, options)?;
     }
-    let (pieces, notes) = module.render_pieces(options)?;
+    let module_file = "tools.rs";
+    let rendered = module.render(options, module_file)?;
+    let stubs = rendered.stubs.file(options)?;
     Ok(Generated {
-        output: Output::Document(pieces.concat()),
-        notes,
+        output: Output::Tree(vec![
+            GeneratedFile {
+                path: module_file.into(),
+                contents: rendered.pieces.concat(),
+                kind: FileKind::Owned,
+            },
+            GeneratedFile {
+                path: rendered.stubs.file_name.clone().into(),
+                contents: stubs,
+                kind: FileKind::Skeleton,
+            },
+        ]),
+        notes: rendered.notes,
     })
+}
+
+/// A rendered module: its text in pieces, its notes, and its stubs.
+pub struct Rendered {
+    pub pieces: Vec<String>,
+    pub notes: Vec<Note>,
+    pub stubs: Stubs,
+}
+
+/// The stubs file of a module: what its tools need from the developer.
+pub struct Stubs {
+    /// The module's file name, and the stubs file's.
+    module_file: String,
+    pub file_name: String,
+    tools: Vec<StubTool>,
+}
+
+/// What a tool's stub names.
+#[derive(Debug, Clone, Serialize)]
+struct StubTool {
+    name: String,
+    struct_name: String,
+    args_name: String,
+}
+
+/// The template of the whole stubs file, and of one tool's stub.
+const STUBS_TEMPLATE: &str = "rust/stubs.rs.jinja";
+const RUN_TEMPLATE: &str = "rust/run.rs.jinja";
+
+impl Stubs {
+    /// The stubs file as first written: a stub per tool.
+    pub fn file(&self, options: &Options) -> Result<String, EmitError> {
+        let context = minijinja::context! {
+            module_file => comment_text(&self.module_file),
+            tools => minijinja::Value::from(minijinja::value::Serde(&self.tools)),
+        };
+        options.templates.render_value(STUBS_TEMPLATE, context)
+    }
+
+    /// What to append to `text`, the stubs file as the developer keeps it,
+    /// for the tools it has no `impl Run` of, and their names; `None` when
+    /// it has them all.
+    pub fn missing_from(
+        &self,
+        text: &str,
+        options: &Options,
+    ) -> Result<Option<(String, Vec<String>)>, EmitError> {
+        let words: Vec<&str> = text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|word| !word.is_empty())
+            .collect();
+        let has = |tool: &StubTool| {
+            words
+                .windows(3)
+                .any(|w| w[0] == "Run" && w[1] == "for" && w[2] == tool.struct_name)
+        };
+        let mut appendix = String::new();
+        let mut names = Vec::new();
+        for tool in self.tools.iter().filter(|tool| !has(tool)) {
+            if appendix.is_empty() && !text.is_empty() && !text.ends_with('\n') {
+                appendix.push('\n');
+            }
+            appendix.push('\n');
+            let stub = options
+                .templates
+                .render(RUN_TEMPLATE, &minijinja::context! { tool => minijinja::Value::from(minijinja::value::Serde(tool)) })?;
+            appendix.push_str(&stub);
+            names.push(tool.name.clone());
+        }
+        Ok((!names.is_empty()).then_some((appendix, names)))
+    }
 }
 
 /// The templates the built-in module template includes for each tool,
@@ -105,6 +208,7 @@ enum ModuleTool {
 struct RenderedTool {
     name: String,
     struct_name: String,
+    args_name: String,
     #[serde(skip)]
     arguments: String,
     #[serde(skip)]
@@ -132,6 +236,7 @@ impl ModuleTool {
         Ok(ModuleTool::Rendered(RenderedTool {
             name: context.name,
             struct_name: context.struct_name,
+            args_name: context.args_name,
             arguments,
             stub,
         }))
@@ -197,12 +302,47 @@ impl Module {
         }
     }
 
+    /// The module's text (to be written to `module_file`, a file name), in
+    /// pieces to write one after the other and signed, its notes, and its
+    /// stubs.
+    pub fn render(self, options: &Options, module_file: &str) -> Result<Rendered, EmitError> {
+        let tools = self
+            .tools
+            .iter()
+            .map(|tool| match tool {
+                ModuleTool::Context(t) => (&t.name, &t.struct_name, &t.args_name),
+                ModuleTool::Rendered(t) => (&t.name, &t.struct_name, &t.args_name),
+            })
+            .map(|(name, struct_name, args_name)| StubTool {
+                name: name.clone(),
+                struct_name: struct_name.clone(),
+                args_name: args_name.clone(),
+            })
+            .collect();
+        let stubs = Stubs {
+            module_file: module_file.to_string(),
+            file_name: stubs_file_name(module_file),
+            tools,
+        };
+        let (mut pieces, notes) = self.render_pieces(options, &stubs)?;
+        super::marker::sign(&mut pieces);
+        Ok(Rendered {
+            pieces,
+            notes,
+            stubs,
+        })
+    }
+
     /// The module's text, in pieces to write one after the other, and the
     /// notes. The template sees `tools` as a list whose items become
     /// template values as it reads them; tools whose text is made already
     /// stand in it as marks, replaced by their text piece by piece, so the
     /// module's text is held once.
-    pub fn render_pieces(self, options: &Options) -> Result<(Vec<String>, Vec<Note>), EmitError> {
+    fn render_pieces(
+        self,
+        options: &Options,
+        stubs: &Stubs,
+    ) -> Result<(Vec<String>, Vec<Note>), EmitError> {
         let mut texts = Vec::new();
         let mut tools = self.tools;
         for tool in &mut tools {
@@ -214,6 +354,10 @@ impl Module {
         let context = minijinja::context! {
             sources => self.sources,
             tools => minijinja::value::Value::from_object(ToolList(tools)),
+            digest_placeholder => super::marker::DIGEST_PLACEHOLDER,
+            rust_version => RUST_VERSION,
+            stubs_file => comment_text(&stubs.file_name),
+            stubs_path_literal => string_literal(&stubs.file_name),
         };
         let templates = options.templates;
         if texts.is_empty() {

@@ -46,10 +46,43 @@ fn corpus_module_snapshot() {
     insta::assert_snapshot!(gen_rust(AGENTCLI).stdout);
 }
 
+/// The files `toolc ARGS -o NAME` writes, as (file name, text): the
+/// module, then its stubs file.
+pub(super) fn gen_rust_files(args: &[&str], name: &str) -> Vec<(String, String)> {
+    let dir = TempDir::new(&format!("gen-rust-files-{name}"));
+    let output = Test::new()
+        .args(args)
+        .args(["-o", dir.path().join(name).to_str().expect("a UTF-8 path")])
+        .run();
+    assert_eq!(output.code, 0, "{args:?}: {}", output.stderr);
+    let stubs = format!("{}_impl.rs", name.trim_end_matches(".rs"));
+    [name.to_string(), stubs]
+        .into_iter()
+        .map(|file| {
+            let text = std::fs::read_to_string(dir.path().join(&file)).expect("a written file");
+            (file, text)
+        })
+        .collect()
+}
+
+#[test]
+fn stubs_snapshot() {
+    let files = gen_rust_files(&["gen", "rust", FIXTURE], "tools.rs");
+    assert_eq!(files[1].0, "tools_impl.rs");
+    insta::assert_snapshot!(files[1].1);
+}
+
 #[test]
 fn what_becomes_value_is_noted_at_its_source() {
     let stderr = gen_rust(FIXTURE).stderr;
-    let notes: Vec<&str> = stderr.lines().collect();
+    let mut notes: Vec<&str> = stderr.lines().collect();
+    // Without -o, the module alone goes out, and gen says where its stubs go.
+    assert_eq!(
+        notes.pop(),
+        Some(
+            "note: the module calls each tool's `run` in tools_impl.rs beside it; write both with -o FILE"
+        )
+    );
     assert_eq!(
         notes,
         [
@@ -133,7 +166,17 @@ fn hostile_names_and_descriptions_stay_inert() {
         text.contains("    #[serde(deserialize_with = \"Option::deserialize\")]\n    pub text: Option<String>,"),
         "{text}"
     );
-    check_crate(&[("lib.rs", text)], None);
+    let files = gen_rust_files(
+        &[
+            "gen",
+            "rust",
+            "--allow-errors",
+            manifest.to_str().expect("utf-8 path"),
+        ],
+        "lib.rs",
+    );
+    assert!(files[0].1.contains("pub struct V2faArgs {"));
+    check_crate(&files, None);
 }
 
 /// Generated modules compile without warnings, are formatted, and pass the
@@ -155,15 +198,11 @@ fn generated_modules_compile_and_behave() {
     assert!(nachos.contains("pub struct CodeRunnerPythonTool;"));
     let accept =
         std::fs::read_to_string(root().join(FIXTURE).join("accept.rs")).expect("read accept.rs");
-    let lib = format!("{fixture}\npub mod goagent;\npub mod nachos;\n");
-    check_crate(
-        &[
-            ("lib.rs", lib),
-            ("goagent.rs", goagent),
-            ("nachos.rs", nachos),
-        ],
-        Some(&accept),
-    );
+    let mut files = gen_rust_files(&["gen", "rust", FIXTURE], "lib.rs");
+    files[0].1.push_str("\npub mod goagent;\npub mod nachos;\n");
+    files.extend(gen_rust_files(&["gen", "rust", AGENTCLI], "goagent.rs"));
+    files.extend(gen_rust_files(&["gen", "rust", NACHOS_TOOLS], "nachos.rs"));
+    check_crate(&files, Some(&accept));
 }
 
 /// Builds a crate from `modules` (files under src/, lib.rs first) and the
@@ -177,7 +216,7 @@ fn generated_modules_compile_and_behave() {
 /// compiled once. The network is not used: `--offline` with toolc's own
 /// Cargo.lock (cargo prunes what the crate does not use) takes the versions
 /// that building toolc put in the registry cache.
-fn check_crate(modules: &[(&str, String)], accept: Option<&str>) {
+fn check_crate(modules: &[(String, String)], accept: Option<&str>) {
     let name = if accept.is_some() { "full" } else { "hostile" };
     // The two crates share a target directory (serde builds once) and are
     // built by tests running in parallel: each needs its own package name,
@@ -196,7 +235,7 @@ fn check_crate(modules: &[(&str, String)], accept: Option<&str>) {
 pub(super) fn check_crate_as(
     name: &str,
     package: &str,
-    modules: &[(&str, String)],
+    modules: &[(String, String)],
     accept: Option<&str>,
 ) {
     let base = root().join("target/gen-rust-check");

@@ -29,8 +29,9 @@ const COMBINATORS: &str = "fixtures/gen/rust-validate/tools.json";
 
 #[test]
 fn generated_validate_agrees_with_jsonschema() {
-    let modules = generated_modules();
-    let binary = build_crate(&modules);
+    let groups = generated_modules();
+    let binary = build_crate(&groups);
+    let modules: Vec<String> = groups.into_iter().map(|(_, module)| module).collect();
     let described = run(&binary, "describe", "[]");
     let tools = described.as_array().expect("describe prints a list");
     let stubs: usize = modules
@@ -158,7 +159,7 @@ fn manifests() -> Vec<String> {
 /// The modules: manifests that gen rust accepts on their own, put
 /// together in groups whose tool names differ (gen refuses one module
 /// with two tools of the same name).
-fn generated_modules() -> Vec<String> {
+fn generated_modules() -> Vec<(Vec<String>, String)> {
     let mut groups: Vec<(Vec<String>, BTreeSet<String>)> = Vec::new();
     let mut accepted = 0;
     for path in manifests() {
@@ -198,11 +199,12 @@ fn generated_modules() -> Vec<String> {
         .collect()
 }
 
-/// The module of `paths`, or of its halves when gen refuses them together.
-fn generate(paths: &[String]) -> Vec<String> {
+/// The module of `paths` (with them), or of its halves when gen refuses
+/// them together.
+fn generate(paths: &[String]) -> Vec<(Vec<String>, String)> {
     let output = Test::new().args(["gen", "rust"]).args(paths).run();
     if output.code == 0 {
-        return vec![output.stdout];
+        return vec![(paths.to_vec(), output.stdout)];
     }
     assert!(paths.len() > 1, "gen rust {paths:?}: {}", output.stderr);
     let (first, second) = paths.split_at(paths.len() / 2);
@@ -222,9 +224,10 @@ fn tool_names(module: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Writes the crate (module `m<i>` per module, and the main) and builds
-/// it once, warnings denied; the path of its binary.
-fn build_crate(modules: &[String]) -> std::path::PathBuf {
+/// Writes the crate (module `m<i>` and its stubs `m<i>_impl.rs`, as gen
+/// rust writes them, per group of manifests, and the main) and builds it
+/// once, warnings denied; the path of its binary.
+fn build_crate(modules: &[(Vec<String>, String)]) -> std::path::PathBuf {
     let base = root().join("target/gen-rust-check");
     let dir = base.join(CRATE);
     let _ = std::fs::remove_dir_all(dir.join("src"));
@@ -233,8 +236,18 @@ fn build_crate(modules: &[String]) -> std::path::PathBuf {
         &CARGO_TOML.replace("toolc_gen_rust_check", PACKAGE),
     );
     std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).expect("copy Cargo.lock");
-    for (index, module) in modules.iter().enumerate() {
-        write(&dir.join(format!("src/m{index}.rs")), module);
+    for (index, (paths, module)) in modules.iter().enumerate() {
+        let file = dir.join(format!("src/m{index}.rs"));
+        let _ = std::fs::create_dir_all(dir.join("src"));
+        let output = Test::new()
+            .args(["gen", "rust"])
+            .args(paths)
+            .args(["-o", file.to_str().expect("a UTF-8 path")])
+            .run();
+        assert_eq!(output.code, 0, "{paths:?}: {}", output.stderr);
+        let written = std::fs::read_to_string(&file).expect("the module");
+        let count = |text: &str| text.matches("        Box::new(").count();
+        assert_eq!(count(&written), count(module), "{paths:?}");
     }
     write(&dir.join("src/main.rs"), &main_rs(modules.len()));
     let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string()))

@@ -115,7 +115,17 @@ fn gen_rust_of_the_third_party_tools_compiles() {
     super::gen_rust::check_crate_as(
         "live",
         "toolc_gen_rust_live",
-        &[("lib.rs", output.stdout)],
+        &super::gen_rust::gen_rust_files(
+            &[
+                "gen",
+                "rust",
+                "--mcp-stdio",
+                &time_server(),
+                "--mcp-stdio",
+                &everything_server(),
+            ],
+            "lib.rs",
+        ),
         None,
     );
 }
