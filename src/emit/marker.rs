@@ -54,6 +54,14 @@ pub fn sign(pieces: &mut [String]) {
     }
 }
 
+/// [`sign`] for a text in one piece.
+pub fn signed(text: String) -> String {
+    let mut pieces = [text];
+    sign(&mut pieces);
+    let [text] = pieces;
+    text
+}
+
 /// Who `text`, a file's content, belongs to. `json` says whether it is a
 /// JSON document, whose mark is its `"x-toolc"` `generated` member.
 pub fn provenance(text: &str, json: bool) -> Provenance {

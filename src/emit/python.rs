@@ -125,7 +125,7 @@ impl Tree {
         path: String,
         context: impl Serialize,
     ) -> Result<(), EmitError> {
-        let contents = options
+        let mut contents = options
             .templates
             .render(&format!("python/{template}"), context)?;
         let kind = if SKELETONS.contains(&template) {
@@ -133,6 +133,12 @@ impl Tree {
         } else {
             FileKind::Owned
         };
+        // toolc's files are signed: the writer then tells one it may
+        // rewrite from one edited since, or a skeleton an older toolc
+        // wrote under the same name, whose lines it must not drop.
+        if kind == FileKind::Owned {
+            contents = super::marker::signed(contents);
+        }
         self.files.push(GeneratedFile {
             path: path.into(),
             contents,
