@@ -294,7 +294,7 @@ fn write_planned(
         for file in &planned {
             let what = match &file.plan {
                 Plan::New => "would create",
-                Plan::Changed => "would overwrite (with --force: toolc did not write it)",
+                Plan::Changed => "would overwrite",
                 Plan::Update => "would update",
                 Plan::Drops(_) => "cannot write (it holds lines toolc did not write)",
                 Plan::Append => "would append to",
@@ -302,7 +302,11 @@ fn write_planned(
                 Plan::Kept => "kept (a skeleton, yours to fill in)",
                 Plan::Blocked => "cannot write (something else is in the way)",
             };
-            writeln!(err, "{what}: {}", file.path.display())?;
+            let why = match file.plan {
+                Plan::Changed => " (only with --force: toolc did not write it)",
+                _ => "",
+            };
+            writeln!(err, "{what}: {}{why}", file.path.display())?;
         }
         return Ok(Outcome::Clean);
     }
@@ -329,7 +333,7 @@ fn write_planned(
         for path in &changed {
             writeln!(
                 err,
-                "error: {} exists, differs from what would be generated, and toolc did not write it (it has no \"{}\" mark)",
+                "error: {} exists and differs from what would be generated, and toolc did not write it (it has no \"{}\" mark)",
                 path.display(),
                 GENERATED_MARK_SHOWN
             )?;
