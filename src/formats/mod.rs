@@ -102,7 +102,16 @@ pub struct Detection {
 /// Decides the format of a parsed file named `file_name`; `None` when it
 /// is no tool manifest. Content wins over the name when it clearly is
 /// another format (an OpenAI tool list saved as `tools.json`).
-pub fn detect(file_name: &str, forced: Option<Format>, value: &Value) -> Option<Detection> {
+///
+/// `package_code_beside` says whether the file has its package's code
+/// beside it (an `__init__.py` next to a `config.json`): an AgentStack
+/// config without a `category` is one then, and only then.
+pub fn detect(
+    file_name: &str,
+    forced: Option<Format>,
+    value: &Value,
+    package_code_beside: bool,
+) -> Option<Detection> {
     let decided = |format, decided| Detection {
         format,
         decided,
@@ -127,34 +136,62 @@ pub fn detect(file_name: &str, forced: Option<Format>, value: &Value) -> Option<
         Some(_) if clear_format(value).is_some_and(|f| !declares_runtime(f)) => {
             clear_format(value).map(|format| decided(format, Decided::ByContent { named }))
         }
-        Some(format) if content_matches(format, value) => Some(decided(format, Decided::ByName)),
+        Some(format) if content_matches(format, value, package_code_beside) => {
+            Some(decided(format, Decided::ByName))
+        }
         _ => detect_by_content(value).map(|format| decided(format, Decided::ByContent { named })),
     }
 }
 
 /// Whether `value` plausibly is a manifest of `format` whose generic name
 /// implies it.
-fn content_matches(format: Format, value: &Value) -> bool {
+fn content_matches(format: Format, value: &Value, package_code_beside: bool) -> bool {
     match format {
-        Format::Agentstack => is_agentstack_config(value),
+        Format::Agentstack => {
+            is_agentstack_config(value) || package_code_beside && names_agentstack_members(value)
+        }
         Format::Nachos => is_nachos_manifest(value),
         _ => false,
     }
 }
 
-/// An AgentStack `config.json`: a `tools` list (of function names) or map
-/// (of permission objects) beside the package's `name` or `category`.
+/// An AgentStack `config.json`: the package's `name` and `category`, and
+/// its `tools`, a list of function names or a map of permission objects
+/// (even an empty or broken map: lint says what is wrong with it). A web
+/// project's `config.json` (`{"name": "site", "tools": ["eslint"]}`) has
+/// no `category`.
 fn is_agentstack_config(value: &Value) -> bool {
     let Some(object) = value.as_object() else {
         return false;
     };
-    // A list (of function names) or a map (of permissions), even an
-    // empty or broken one: lint says what is wrong with it.
+    let tools = match object.get("tools") {
+        Some(Value::Array(names)) => names.iter().all(Value::is_string),
+        Some(Value::Object(_)) => true,
+        _ => false,
+    };
+    tools && object.contains_key("name") && object.contains_key("category")
+}
+
+/// The members an AgentStack config has, loosely: a `tools` list or map
+/// beside `name` or `category`. Enough when the package's code is beside
+/// the file; a hint otherwise.
+fn names_agentstack_members(value: &Value) -> bool {
+    let Some(object) = value.as_object() else {
+        return false;
+    };
     let tools = matches!(
         object.get("tools"),
         Some(Value::Array(_) | Value::Object(_))
     );
     tools && (object.contains_key("category") || object.contains_key("name"))
+}
+
+/// Whether `value` holds agentcli tools: a list (the document, or its
+/// `tools` member) that is empty or has a tool object in it. A
+/// `tools.json` that lists strings (a build tool's, an editor's) is no
+/// agentcli manifest.
+pub fn holds_agentcli_tools(value: &Value) -> bool {
+    list_entries(value).is_some_and(|items| items.is_empty() || items.iter().any(Value::is_object))
 }
 
 fn is_nachos_manifest(value: &Value) -> bool {
@@ -220,7 +257,7 @@ fn clear_format(value: &Value) -> Option<Format> {
 /// top-level members): said as a hint, never decided on.
 fn looks_like(value: &Value) -> Option<Format> {
     detect_by_content(value)
-        .or_else(|| is_agentstack_config(value).then_some(Format::Agentstack))
+        .or_else(|| names_agentstack_members(value).then_some(Format::Agentstack))
         .or_else(|| is_nachos_manifest(value).then_some(Format::Nachos))
 }
 

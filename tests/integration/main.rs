@@ -34,6 +34,7 @@ mod isolation;
 mod lint_cli;
 mod live;
 mod live_errors;
+mod mixed_repositories;
 mod outputs;
 mod policy_shell;
 mod project;
