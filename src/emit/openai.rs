@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 
 use super::parameters::{
     SchemaNotes, ensure_root_object, in_2020_12, one_object_root, parameters_or_empty,
-    properties_as_objects, require_types,
+    properties_as_objects, remove_root_refused, require_types,
 };
 use super::{EmitError, Generated, Note, Options, Schema};
 use crate::ir::{Tool, ToolSet};
@@ -72,6 +72,9 @@ pub(crate) fn entry(
             declare_array_items(root, &mut sink);
         }
     }
+    // After the combinators are merged or flattened: a branch may have
+    // brought one of these to the root.
+    remove_root_refused(&mut parameters, Target::Openai, &mut sink);
     let mut function = Map::new();
     function.insert("name".into(), Value::String(tool.name.clone()));
     if let Some(description) = &tool.description {

@@ -41,6 +41,7 @@ mod project;
 mod python_schemas;
 mod quickstart;
 mod reports;
+mod root_keywords;
 mod round_trips;
 mod rules;
 mod run;
