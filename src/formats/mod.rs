@@ -14,6 +14,7 @@ pub(crate) mod agentcli_command;
 mod agentstack;
 pub(crate) mod agentstack_python;
 pub mod carry;
+pub(crate) mod gemini;
 pub(crate) mod nachos;
 pub(crate) mod nora;
 mod provider;
@@ -212,6 +213,8 @@ fn entry_format(entry: &Value) -> Option<Format> {
             object.get("function").is_some_and(Value::is_object),
             Format::Openai,
         ),
+        (is_responses_tool(object), Format::OpenaiResponses),
+        (gemini::is_gemini_tool(entry), Format::Gemini),
         (object.contains_key("inputSchema"), Format::Mcp),
         (object.contains_key("input_schema"), Format::Anthropic),
         (object.contains_key("command"), Format::Agentcli),
@@ -221,6 +224,51 @@ fn entry_format(entry: &Value) -> Option<Format> {
         (Some(format), None) => Some(format),
         _ => None,
     }
+}
+
+/// A Responses API function tool: `{"type": "function", "name", ...}`,
+/// the Chat Completions tool without its `function` wrapper.
+fn is_responses_tool(object: &Map<String, Value>) -> bool {
+    object.get("type").and_then(Value::as_str) == Some("function")
+        && !object.contains_key("function")
+        && object.contains_key("name")
+}
+
+/// The two shapes of OpenAI function tools, as messages name them.
+fn openai_shape(format: Format) -> &'static str {
+    match format {
+        Format::OpenaiResponses => {
+            "a Responses API function tool ({\"type\": \"function\", \"name\", ...})"
+        }
+        _ => "a Chat Completions function tool ({\"type\": \"function\", \"function\": {...}})",
+    }
+}
+
+/// Where a tool list mixes OpenAI's two shapes (Chat Completions' and the
+/// Responses API's), which no OpenAI endpoint takes: the pointer of the
+/// first entry whose shape differs from the first entry's, and a message
+/// that says which entry is which.
+pub fn mixed_openai_shapes(value: &Value) -> Option<(String, String)> {
+    let entries = tool_entries(value);
+    let shape = |entry: &Value| {
+        entry_format(entry).filter(|f| matches!(f, Format::Openai | Format::OpenaiResponses))
+    };
+    let (first_at, first) = entries
+        .iter()
+        .find_map(|(at, entry)| shape(entry).map(|f| (at.clone(), f)))?;
+    let (other_at, other) = entries.iter().find_map(|(at, entry)| {
+        shape(entry)
+            .filter(|f| *f != first)
+            .map(|f| (at.clone(), f))
+    })?;
+    let message = format!(
+        "this tool list mixes OpenAI's two shapes: the entry at {first_at} is {}, the entry at \
+         {other_at} is {}; an OpenAI request takes one (Chat Completions' or the Responses \
+         API's), so write every entry in that one",
+        openai_shape(first),
+        openai_shape(other)
+    );
+    Some((other_at, message))
 }
 
 /// The tool entries of a list document (`[...]` or `{"tools": [...]}`).
@@ -243,6 +291,9 @@ fn clear_format(value: &Value) -> Option<Format> {
             .all(|item| entry_format(item) == Some(first))
             .then_some(first);
     }
+    if gemini::is_gemini_document(value) {
+        return Some(Format::Gemini);
+    }
     let object = value.as_object()?;
     if object.contains_key("entrypoint") && object.contains_key("parameters") {
         return Some(Format::Nora);
@@ -263,6 +314,9 @@ fn looks_like(value: &Value) -> Option<Format> {
 
 /// Recognizes a manifest by its shape alone.
 pub fn detect_by_content(value: &Value) -> Option<Format> {
+    if gemini::is_gemini_document(value) {
+        return Some(Format::Gemini);
+    }
     match value {
         Value::Array(items) => items
             .first()
@@ -295,6 +349,8 @@ pub fn lower(format: Format, document: &Document, path: &str) -> ToolSet {
         Format::Agentstack => agentstack::lower(value),
         Format::Nachos => nachos::lower(value),
         Format::Openai => (None, provider::lower_openai(value)),
+        Format::OpenaiResponses => (None, provider::lower_responses(value)),
+        Format::Gemini => (None, gemini::lower(value)),
         Format::Anthropic => (None, provider::lower_anthropic(value)),
         Format::Mcp => (None, provider::lower_mcp(value)),
     };
@@ -322,6 +378,7 @@ pub fn lower(format: Format, document: &Document, path: &str) -> ToolSet {
 pub fn standard_parameters(format: Format, raw: &Value) -> Value {
     match format {
         Format::Nora => nora::lower_parameters(raw),
+        Format::Gemini => gemini::lower_parameters(raw),
         _ => raw.clone(),
     }
 }

@@ -26,6 +26,8 @@ pub fn schema_text(format: Format) -> &'static str {
         Format::Agentstack => include_str!("../../schemas/agentstack.schema.json"),
         Format::Nachos => include_str!("../../schemas/nachos.schema.json"),
         Format::Openai => include_str!("../../schemas/openai.schema.json"),
+        Format::OpenaiResponses => include_str!("../../schemas/openai-responses.schema.json"),
+        Format::Gemini => include_str!("../../schemas/gemini.schema.json"),
         Format::Anthropic => include_str!("../../schemas/anthropic.schema.json"),
         Format::Mcp => include_str!("../../schemas/mcp.schema.json"),
     }

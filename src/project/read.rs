@@ -227,6 +227,25 @@ pub(super) fn load_bytes(
             return reading.fail(Some(source), kind, span, message);
         }
     };
+    // A list of OpenAI tools in both shapes is meant as tools, whatever
+    // its name, and no OpenAI endpoint takes it.
+    if loader.options.input_format.is_none()
+        && let Some((at, message)) = formats::mixed_openai_shapes(&document.value)
+    {
+        let span = Some(document.map.locate(&at).span);
+        return Loaded::Failed(Box::new(Failure {
+            file: candidate.path.clone(),
+            path: path.to_string(),
+            format: None,
+            source: Some(source),
+            problem: LoadProblem {
+                kind: ProblemKind::UnknownFormat,
+                path: path.to_string(),
+                span,
+                message,
+            },
+        }));
+    }
     let package_code_beside = reading.named_format == Some(Format::Agentstack)
         && manifest_dir(&candidate.path).join("__init__.py").is_file();
     let detection = formats::detect(
