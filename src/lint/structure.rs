@@ -37,7 +37,7 @@ type Compiled = (Value, jsonschema::Validator);
 
 /// The schema of `format` and its validator, compiled at first use: a
 /// run that reads one format (`toolc run` of one manifest) compiles one
-/// of the seven.
+/// of the nine.
 fn compiled(format: Format) -> Result<&'static Compiled, String> {
     static COMPILED: [OnceLock<Result<Compiled, String>>; Format::ALL.len()] =
         [const { OnceLock::new() }; Format::ALL.len()];

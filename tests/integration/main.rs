@@ -38,6 +38,7 @@ mod mixed_repositories;
 mod outputs;
 mod policy_shell;
 mod project;
+mod provider_inputs;
 mod python_schemas;
 mod quickstart;
 mod reports;
