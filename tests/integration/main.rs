@@ -41,6 +41,7 @@ mod project;
 mod provider_inputs;
 mod python_schemas;
 mod quickstart;
+mod read_back;
 mod reports;
 mod root_keywords;
 mod round_trips;
