@@ -14,7 +14,7 @@
 use serde_json::{Map, Value};
 
 use super::{extensions, lower_entries, no_parameters, string_field};
-use crate::ir::Tool;
+use crate::ir::{Format, Tool};
 use crate::json;
 
 /// The member of a declaration holding a JSON Schema rather than
@@ -33,8 +33,10 @@ pub(super) fn is_gemini_tool(value: &Value) -> bool {
         .is_some_and(Value::is_array)
 }
 
-/// Whether the document is Gemini's: a tool object, or a list of them
-/// (alone or as `tools`), each holding `functionDeclarations`.
+/// Whether the document is Gemini's: a tool object, or a list of Gemini
+/// tool objects (alone or as `tools`) of which one at least holds
+/// `functionDeclarations` (the others may be Gemini's own tools, such as
+/// `googleSearch`, but no other format's tool).
 pub(super) fn is_gemini_document(value: &Value) -> bool {
     if is_gemini_tool(value) {
         return true;
@@ -47,7 +49,12 @@ pub(super) fn is_gemini_document(value: &Value) -> bool {
         },
         _ => return false,
     };
-    !items.is_empty() && items.iter().all(is_gemini_tool)
+    items.iter().any(is_gemini_tool)
+        && items.iter().all(|item| {
+            item.is_object()
+                && matches!(super::entry_format(item), None | Some(Format::Gemini))
+                && item.get("name").is_none()
+        })
 }
 
 /// Every declaration of the document, with its pointer.

@@ -294,7 +294,7 @@ mod tests {
             let refused: Vec<&str> = target.root_refused().map(|k| k.name).collect();
             for combinator in ["anyOf", "oneOf", "allOf"] {
                 assert_eq!(
-                    refused.contains(combinator),
+                    refused.contains(&combinator),
                     target.rejects_root_combinators()
                 );
             }

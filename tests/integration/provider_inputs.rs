@@ -199,7 +199,7 @@ fn gen_gemini_output_reads_back_as_the_same_tools() {
 }
 
 /// A Gemini request's tools, in the OpenAPI spelling users write:
-/// capital types, `nullable`, `propertyOrdering`.
+/// capital types, `nullable`, `propertyOrdering`; beside a built-in tool.
 #[test]
 fn gemini_request_tools_in_openapi_spelling_lower_to_json_schema() {
     let dir = TempDir::new("gemini-openapi");
@@ -216,7 +216,7 @@ fn gemini_request_tools_in_openapi_spelling_lower_to_json_schema() {
             },
             "required": ["time"]
         }
-    }]}]});
+    }]}, {"googleSearch": {}}]});
     dir.write("request.json", request.to_string());
     let report = lint(&dir, "request.json");
     assert_eq!(report["files"][0]["format"], "gemini", "{report:#}");
