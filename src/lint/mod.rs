@@ -598,69 +598,20 @@ enum KeepSource {
     WithErrors,
 }
 
-/// The settings of a manifest that is a request to one provider by its
-/// shape: a Responses API tool list is checked for OpenAI, and for strict
-/// mode when a tool is strict (the API's default,
-/// [`crate::providers::openai::RESPONSES_STRICT_BY_DEFAULT`]), whatever the
-/// targets. `None` for every other manifest.
-fn own_provider_settings(loaded: &project::Manifest, settings: &Settings) -> Option<Settings> {
-    if loaded.format() != Format::OpenaiResponses {
-        return None;
-    }
-    let mut own = settings.clone();
-    own.targets.insert(Target::Openai);
-    if loaded.toolset.tools.iter().any(responses_tool_is_strict) {
-        own.targets.insert(Target::OpenaiStrict);
-    }
-    Some(own)
-}
-
-/// Whether a Responses tool is strict (lowering records the default).
-fn responses_tool_is_strict(tool: &crate::ir::Tool) -> bool {
-    tool.extensions
-        .get("strict")
-        .and_then(serde_json::Value::as_bool)
-        == Some(true)
-}
-
-/// Drops the strict-mode findings about a Responses tool that says
-/// `"strict": false`: strict mode's rules are for the strict ones.
-fn drop_strict_findings_of_lax_tools(
-    loaded: &project::Manifest,
-    diagnostics: &mut Vec<Diagnostic>,
-) {
-    let lax: Vec<String> = loaded
-        .toolset
-        .tools
-        .iter()
-        .filter(|tool| !responses_tool_is_strict(tool))
-        .map(|tool| format!("{}/", tool.origin))
-        .collect();
-    if lax.is_empty() {
-        return;
-    }
-    diagnostics.retain(|d| {
-        d.rule.targets != [Target::OpenaiStrict]
-            || !lax
-                .iter()
-                .any(|origin| d.pointer.starts_with(origin.as_str()))
-    });
-}
-
 /// Checks one loaded manifest, keeping its source as `keep` says.
 fn check_loaded(
     loaded: &project::Manifest,
     settings: &Settings,
     keep: KeepSource,
 ) -> Result<Checked, LintError> {
-    let own = own_provider_settings(loaded, settings);
+    let own = settings::own_provider_settings(loaded.format(), &loaded.toolset.tools, settings);
     let settings = own.as_ref().unwrap_or(settings);
     let manifest = Manifest { loaded, settings };
     let mut findings = Findings::new();
     check_manifest(&manifest, &mut findings)?;
     let mut diagnostics = findings.finish(loaded.path());
     if own.is_some() {
-        drop_strict_findings_of_lax_tools(loaded, &mut diagnostics);
+        settings::drop_strict_findings_of_lax_tools(&loaded.toolset.tools, &mut diagnostics);
     }
     diagnostics.retain_mut(|d| apply_level(d, settings));
     if let Some(mut hint) = rules::format_from_content::check_failed(&manifest, &diagnostics)
