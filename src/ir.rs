@@ -20,19 +20,28 @@ pub enum Format {
     Agentstack,
     Nachos,
     Openai,
+    /// OpenAI's Responses API function tools: `{"type": "function", "name",
+    /// "parameters", "strict"}`, without Chat Completions' `function`
+    /// wrapper.
+    #[serde(rename = "openai-responses")]
+    OpenaiResponses,
     Anthropic,
     Mcp,
+    /// Gemini function declarations (`functionDeclarations`).
+    Gemini,
 }
 
 impl Format {
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 9] = [
         Format::Nora,
         Format::Agentcli,
         Format::Agentstack,
         Format::Nachos,
         Format::Openai,
+        Format::OpenaiResponses,
         Format::Anthropic,
         Format::Mcp,
+        Format::Gemini,
     ];
 
     pub fn name(self) -> &'static str {
@@ -42,8 +51,10 @@ impl Format {
             Format::Agentstack => "agentstack",
             Format::Nachos => "nachos",
             Format::Openai => "openai",
+            Format::OpenaiResponses => "openai-responses",
             Format::Anthropic => "anthropic",
             Format::Mcp => "mcp",
+            Format::Gemini => "gemini",
         }
     }
 

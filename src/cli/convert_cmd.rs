@@ -23,7 +23,8 @@ pub(super) struct ConvertArgs {
     /// live server is named).
     #[arg(required_unless_present_any = ["mcp_stdio", "mcp_url"])]
     paths: Vec<PathBuf>,
-    /// The format to write: nora, agentcli, agentstack, nachos, openai, anthropic, mcp.
+    /// The format to write: nora, agentcli, agentstack, nachos, openai, anthropic, mcp
+    /// (openai-responses and gemini, which toolc reads, are written by gen).
     #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
     to: Format,
     /// Where to write. nora, agentstack and nachos: a directory (a directory per tool
@@ -81,6 +82,11 @@ pub(super) fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
+    if !convert::writes(args.to) {
+        return Err(CliError::Usage(
+            convert::unsupported_target(args.to).to_string(),
+        ));
+    }
     let document = convert::writes_document(args.to);
     if !document && args.output.is_none() {
         return Err(CliError::Usage(format!(

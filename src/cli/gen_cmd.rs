@@ -55,7 +55,8 @@ pub(super) struct GenArgs {
     /// reported as errors and nothing is written.
     #[arg(long)]
     allow_errors: bool,
-    /// openai: emit strict mode ("strict": true and OpenAI's strict schema subset).
+    /// openai, openai-responses: emit strict mode ("strict": true and OpenAI's strict
+    /// schema subset).
     #[arg(long)]
     strict: bool,
     /// python: the skeleton style.
@@ -86,6 +87,9 @@ pub(super) struct GenArgs {
 enum Target {
     /// OpenAI function tools: [{"type": "function", "function": {...}}].
     Openai,
+    /// OpenAI Responses API function tools: [{"type": "function", "name", ..., "strict"}]
+    /// (strict unless "strict": false, so gen writes it: false, or true with --strict).
+    OpenaiResponses,
     /// Anthropic tools: [{"name", "description", "input_schema"}].
     Anthropic,
     /// An MCP tools/list result: {"tools": [{"name", "inputSchema", ...}]}.
@@ -218,7 +222,9 @@ pub(super) fn run(
     findings::show(&mut reporting, &report, listing)?;
     let Reporting { out, err, .. } = reporting;
     let target = match (args.target, args.strict) {
-        (Target::Openai, true) => "openai --strict".to_string(),
+        (Target::Openai | Target::OpenaiResponses, true) => {
+            format!("{} --strict", value_name(args.target))
+        }
         (target, _) => value_name(target),
     };
     if findings::refuse_on_errors(errors, args.allow_errors, &target, err)? {
@@ -266,6 +272,7 @@ impl Work {
     fn of(target: Target, strict: bool) -> Work {
         match target {
             Target::Openai => Work::Json(JsonTarget::Openai { strict }),
+            Target::OpenaiResponses => Work::Json(JsonTarget::OpenaiResponses { strict }),
             Target::Anthropic => Work::Json(JsonTarget::Anthropic),
             Target::Mcp => Work::Json(JsonTarget::Mcp),
             Target::Gemini => Work::Json(JsonTarget::Gemini),

@@ -156,7 +156,7 @@ enum Command {
 #[derive(Debug, clap::Args)]
 struct ReadArgs {
     /// Treat every file as this format instead of detecting it
-    /// (nora, agentcli, agentstack, nachos, openai, anthropic, mcp).
+    /// (nora, agentcli, agentstack, nachos, openai, openai-responses, anthropic, mcp, gemini).
     #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
     input_format: Option<Format>,
     /// Report files larger than this instead of reading them (e.g. 16MiB, 512KiB, 1000000;

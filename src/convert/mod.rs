@@ -81,6 +81,19 @@ pub fn writes_document(format: Format) -> bool {
     matches!(format, Format::Openai | Format::Anthropic | Format::Mcp)
 }
 
+/// What convert says of a format it reads but does not write: gen writes
+/// it.
+pub fn unsupported_target(to: Format) -> EmitError {
+    EmitError::Unsupported(format!(
+        "convert does not write {to}; `toolc gen {to}` does"
+    ))
+}
+
+/// Whether convert writes `format`.
+pub fn writes(format: Format) -> bool {
+    !matches!(format, Format::OpenaiResponses | Format::Gemini)
+}
+
 /// Converts every tool of `toolsets` into `to`.
 pub fn convert(
     toolsets: &[ToolSet],
@@ -103,6 +116,7 @@ pub fn convert(
         Format::Openai | Format::Anthropic | Format::Mcp => {
             provider::write(&mut toolsets, to, &mut out)?
         }
+        Format::OpenaiResponses | Format::Gemini => return Err(unsupported_target(to)),
     }
     out.losses
         .sort_by(|a, b| (&a.path, &a.pointer).cmp(&(&b.path, &b.pointer)));

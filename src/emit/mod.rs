@@ -101,7 +101,13 @@ pub fn json_document(value: &serde_json::Value) -> Result<String, EmitError> {
 /// The provider documents: JSON built a tool at a time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JsonTarget {
-    Openai { strict: bool },
+    Openai {
+        strict: bool,
+    },
+    /// The Responses API's function tools.
+    OpenaiResponses {
+        strict: bool,
+    },
     Anthropic,
     Mcp,
     Gemini,
@@ -111,7 +117,9 @@ impl JsonTarget {
     /// Where the document holds its tools.
     pub fn tools_at(self) -> ToolsAt {
         match self {
-            JsonTarget::Openai { .. } | JsonTarget::Anthropic => ToolsAt::Root,
+            JsonTarget::Openai { .. }
+            | JsonTarget::OpenaiResponses { .. }
+            | JsonTarget::Anthropic => ToolsAt::Root,
             JsonTarget::Mcp => ToolsAt::Member("tools"),
             JsonTarget::Gemini => ToolsAt::Member("functionDeclarations"),
         }
@@ -126,7 +134,10 @@ impl JsonTarget {
                 .into_iter()
                 .map(|(key, value)| (key.to_string(), value))
                 .collect(),
-            JsonTarget::Openai { .. } | JsonTarget::Anthropic | JsonTarget::Gemini => Vec::new(),
+            JsonTarget::Openai { .. }
+            | JsonTarget::OpenaiResponses { .. }
+            | JsonTarget::Anthropic
+            | JsonTarget::Gemini => Vec::new(),
         }
     }
 
@@ -146,6 +157,9 @@ impl JsonTarget {
     ) -> (serde_json::Value, Vec<Note>) {
         match self {
             JsonTarget::Openai { strict } => openai::entry(set, tool, strict, schema),
+            JsonTarget::OpenaiResponses { strict } => {
+                openai::responses_entry(set, tool, strict, schema)
+            }
             JsonTarget::Anthropic => anthropic::entry(set, tool, schema),
             JsonTarget::Mcp => {
                 let mut notes = Vec::new();

@@ -1,4 +1,5 @@
-//! OpenAI function tools: `[{"type": "function", "function": {...}}]`.
+//! OpenAI function tools: `[{"type": "function", "function": {...}}]`, and
+//! the Responses API's `[{"type": "function", "name", ..., "strict"}]`.
 //!
 //! With `--strict`, each function gets `"strict": true` and its parameters
 //! are rewritten into the subset of JSON Schema that strict mode
@@ -15,7 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::parameters::{
     SchemaNotes, ensure_root_object, in_2020_12, one_object_root, parameters_or_empty,
-    properties_as_objects, require_types,
+    properties_as_objects, remove_root_refused, require_types,
 };
 use super::{EmitError, Generated, Note, Options, Schema};
 use crate::ir::{Tool, ToolSet};
@@ -72,6 +73,9 @@ pub(crate) fn entry(
             declare_array_items(root, &mut sink);
         }
     }
+    // After the combinators are merged or flattened: a branch may have
+    // brought one of these to the root.
+    remove_root_refused(&mut parameters, Target::Openai, &mut sink);
     let mut function = Map::new();
     function.insert("name".into(), Value::String(tool.name.clone()));
     if let Some(description) = &tool.description {
@@ -87,6 +91,34 @@ pub(crate) fn entry(
         json!({"type": "function", "function": function}),
         sink.into_notes(),
     )
+}
+
+/// One tool's Responses API entry, `{"type": "function", "name",
+/// "description", "parameters", "strict"}`: the function of [`entry`]
+/// without its wrapper, with the same schema and notes. `strict` is always
+/// written, since a Responses tool without it is strict
+/// ([`crate::providers::openai::RESPONSES_STRICT_BY_DEFAULT`]): `true` with `--strict`, otherwise
+/// what the manifest said, else `false` (the schema was not made strict).
+pub(crate) fn responses_entry(
+    set: &ToolSet,
+    tool: &Tool,
+    strict: bool,
+    schema: Schema,
+) -> (Value, Vec<Note>) {
+    let (chat, notes) = entry(set, tool, strict, schema);
+    let mut flat = Map::new();
+    flat.insert("type".into(), Value::String("function".into()));
+    if let Value::Object(mut chat) = chat
+        && let Some(Value::Object(function)) = chat.shift_remove("function")
+    {
+        flat.extend(function);
+    }
+    // Unsaid, strict would be on (`RESPONSES_STRICT_BY_DEFAULT`) for a
+    // schema not made strict: said `false` instead.
+    let said = tool.extensions.get("strict").and_then(Value::as_bool);
+    let written = strict || said.unwrap_or(false);
+    flat.insert("strict".into(), Value::Bool(written));
+    (Value::Object(flat), notes)
 }
 
 /// Gives every array schema without `items` (or `prefixItems`) an items

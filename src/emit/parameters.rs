@@ -187,6 +187,35 @@ pub(crate) fn one_object_root(schema: &mut Value, notes: &mut impl RewriteNotes)
     }
 }
 
+/// Removes what `target` refuses at the root of a parameter schema and no
+/// rewrite keeps ([`Target::root_refused`]: OpenAI's root `enum` and
+/// `not`), each with a warning that says what is lost. The combinators are
+/// [`one_object_root`]'s (or strict mode's).
+pub(crate) fn remove_root_refused(
+    schema: &mut Value,
+    target: crate::providers::Target,
+    notes: &mut impl RewriteNotes,
+) {
+    let Value::Object(root) = schema else {
+        return;
+    };
+    for keyword in target.root_refused() {
+        let crate::providers::GenHandling::RemovedLosing(loss) = keyword.when_generating else {
+            continue;
+        };
+        if root.shift_remove(keyword.name).is_some() {
+            notes.warning(
+                &json::join("", keyword.name),
+                format!(
+                    "removed the root \"{}\", which {} refuses at the root of the parameters: {loss}",
+                    keyword.name,
+                    target.display()
+                ),
+            );
+        }
+    }
+}
+
 /// Puts a schema into JSON Schema 2020-12, the dialect OpenAI and
 /// Anthropic read: a `$schema` naming another dialect goes (draft-07's
 /// meaning is kept where it differs in spelling: a list of `items` is

@@ -84,6 +84,8 @@ pub fn portable_keys(format: Format) -> &'static [&'static str] {
         Format::Agentstack => &[],
         Format::Nachos => &["name", "description"],
         Format::Openai => &["type"],
+        Format::OpenaiResponses => &["type", "name", "description", "parameters"],
+        Format::Gemini => super::gemini::DECLARATION_KEYS,
         Format::Anthropic => &["name", "description", "input_schema"],
         Format::Mcp => &["name", "title", "description", "inputSchema"],
     }
@@ -120,10 +122,12 @@ fn x_toolc_pointer(format: Format, origin: &str) -> String {
 fn root_is_set(format: Format, value: &Value) -> bool {
     match format {
         Format::Agentcli | Format::Agentstack => value.is_object(),
-        Format::Openai | Format::Anthropic | Format::Mcp => {
+        Format::Openai | Format::OpenaiResponses | Format::Anthropic | Format::Mcp => {
             value.as_object().is_some_and(|o| o.contains_key("tools"))
         }
-        Format::Nora | Format::Nachos => false,
+        // A Gemini document's root is a tool object (or a request): its
+        // other members are Gemini's, none of a tool set.
+        Format::Nora | Format::Nachos | Format::Gemini => false,
     }
 }
 

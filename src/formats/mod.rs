@@ -14,6 +14,7 @@ pub(crate) mod agentcli_command;
 mod agentstack;
 pub(crate) mod agentstack_python;
 pub mod carry;
+pub(crate) mod gemini;
 pub(crate) mod nachos;
 pub(crate) mod nora;
 mod provider;
@@ -102,7 +103,16 @@ pub struct Detection {
 /// Decides the format of a parsed file named `file_name`; `None` when it
 /// is no tool manifest. Content wins over the name when it clearly is
 /// another format (an OpenAI tool list saved as `tools.json`).
-pub fn detect(file_name: &str, forced: Option<Format>, value: &Value) -> Option<Detection> {
+///
+/// `package_code_beside` says whether the file has its package's code
+/// beside it (an `__init__.py` next to a `config.json`): an AgentStack
+/// config without a `category` is one then, and only then.
+pub fn detect(
+    file_name: &str,
+    forced: Option<Format>,
+    value: &Value,
+    package_code_beside: bool,
+) -> Option<Detection> {
     let decided = |format, decided| Detection {
         format,
         decided,
@@ -127,34 +137,62 @@ pub fn detect(file_name: &str, forced: Option<Format>, value: &Value) -> Option<
         Some(_) if clear_format(value).is_some_and(|f| !declares_runtime(f)) => {
             clear_format(value).map(|format| decided(format, Decided::ByContent { named }))
         }
-        Some(format) if content_matches(format, value) => Some(decided(format, Decided::ByName)),
+        Some(format) if content_matches(format, value, package_code_beside) => {
+            Some(decided(format, Decided::ByName))
+        }
         _ => detect_by_content(value).map(|format| decided(format, Decided::ByContent { named })),
     }
 }
 
 /// Whether `value` plausibly is a manifest of `format` whose generic name
 /// implies it.
-fn content_matches(format: Format, value: &Value) -> bool {
+fn content_matches(format: Format, value: &Value, package_code_beside: bool) -> bool {
     match format {
-        Format::Agentstack => is_agentstack_config(value),
+        Format::Agentstack => {
+            is_agentstack_config(value) || package_code_beside && names_agentstack_members(value)
+        }
         Format::Nachos => is_nachos_manifest(value),
         _ => false,
     }
 }
 
-/// An AgentStack `config.json`: a `tools` list (of function names) or map
-/// (of permission objects) beside the package's `name` or `category`.
+/// An AgentStack `config.json`: the package's `name` and `category`, and
+/// its `tools`, a list of function names or a map of permission objects
+/// (even an empty or broken map: lint says what is wrong with it). A web
+/// project's `config.json` (`{"name": "site", "tools": ["eslint"]}`) has
+/// no `category`.
 fn is_agentstack_config(value: &Value) -> bool {
     let Some(object) = value.as_object() else {
         return false;
     };
-    // A list (of function names) or a map (of permissions), even an
-    // empty or broken one: lint says what is wrong with it.
+    let tools = match object.get("tools") {
+        Some(Value::Array(names)) => names.iter().all(Value::is_string),
+        Some(Value::Object(_)) => true,
+        _ => false,
+    };
+    tools && object.contains_key("name") && object.contains_key("category")
+}
+
+/// The members an AgentStack config has, loosely: a `tools` list or map
+/// beside `name` or `category`. Enough when the package's code is beside
+/// the file; a hint otherwise.
+fn names_agentstack_members(value: &Value) -> bool {
+    let Some(object) = value.as_object() else {
+        return false;
+    };
     let tools = matches!(
         object.get("tools"),
         Some(Value::Array(_) | Value::Object(_))
     );
     tools && (object.contains_key("category") || object.contains_key("name"))
+}
+
+/// Whether `value` holds agentcli tools: a list (the document, or its
+/// `tools` member) that is empty or has a tool object in it. A
+/// `tools.json` that lists strings (a build tool's, an editor's) is no
+/// agentcli manifest.
+pub fn holds_agentcli_tools(value: &Value) -> bool {
+    list_entries(value).is_some_and(|items| items.is_empty() || items.iter().any(Value::is_object))
 }
 
 fn is_nachos_manifest(value: &Value) -> bool {
@@ -175,6 +213,8 @@ fn entry_format(entry: &Value) -> Option<Format> {
             object.get("function").is_some_and(Value::is_object),
             Format::Openai,
         ),
+        (is_responses_tool(object), Format::OpenaiResponses),
+        (gemini::is_gemini_tool(entry), Format::Gemini),
         (object.contains_key("inputSchema"), Format::Mcp),
         (object.contains_key("input_schema"), Format::Anthropic),
         (object.contains_key("command"), Format::Agentcli),
@@ -184,6 +224,51 @@ fn entry_format(entry: &Value) -> Option<Format> {
         (Some(format), None) => Some(format),
         _ => None,
     }
+}
+
+/// A Responses API function tool: `{"type": "function", "name", ...}`,
+/// the Chat Completions tool without its `function` wrapper.
+fn is_responses_tool(object: &Map<String, Value>) -> bool {
+    object.get("type").and_then(Value::as_str) == Some("function")
+        && !object.contains_key("function")
+        && object.contains_key("name")
+}
+
+/// The two shapes of OpenAI function tools, as messages name them.
+fn openai_shape(format: Format) -> &'static str {
+    match format {
+        Format::OpenaiResponses => {
+            "a Responses API function tool ({\"type\": \"function\", \"name\", ...})"
+        }
+        _ => "a Chat Completions function tool ({\"type\": \"function\", \"function\": {...}})",
+    }
+}
+
+/// Where a tool list mixes OpenAI's two shapes (Chat Completions' and the
+/// Responses API's), which no OpenAI endpoint takes: the pointer of the
+/// first entry whose shape differs from the first entry's, and a message
+/// that says which entry is which.
+pub fn mixed_openai_shapes(value: &Value) -> Option<(String, String)> {
+    let entries = tool_entries(value);
+    let shape = |entry: &Value| {
+        entry_format(entry).filter(|f| matches!(f, Format::Openai | Format::OpenaiResponses))
+    };
+    let (first_at, first) = entries
+        .iter()
+        .find_map(|(at, entry)| shape(entry).map(|f| (at.clone(), f)))?;
+    let (other_at, other) = entries.iter().find_map(|(at, entry)| {
+        shape(entry)
+            .filter(|f| *f != first)
+            .map(|f| (at.clone(), f))
+    })?;
+    let message = format!(
+        "this tool list mixes OpenAI's two shapes: the entry at {first_at} is {}, the entry at \
+         {other_at} is {}; an OpenAI request takes one (Chat Completions' or the Responses \
+         API's), so write every entry in that one",
+        openai_shape(first),
+        openai_shape(other)
+    );
+    Some((other_at, message))
 }
 
 /// The tool entries of a list document (`[...]` or `{"tools": [...]}`).
@@ -206,6 +291,9 @@ fn clear_format(value: &Value) -> Option<Format> {
             .all(|item| entry_format(item) == Some(first))
             .then_some(first);
     }
+    if gemini::is_gemini_document(value) {
+        return Some(Format::Gemini);
+    }
     let object = value.as_object()?;
     if object.contains_key("entrypoint") && object.contains_key("parameters") {
         return Some(Format::Nora);
@@ -220,12 +308,15 @@ fn clear_format(value: &Value) -> Option<Format> {
 /// top-level members): said as a hint, never decided on.
 fn looks_like(value: &Value) -> Option<Format> {
     detect_by_content(value)
-        .or_else(|| is_agentstack_config(value).then_some(Format::Agentstack))
+        .or_else(|| names_agentstack_members(value).then_some(Format::Agentstack))
         .or_else(|| is_nachos_manifest(value).then_some(Format::Nachos))
 }
 
 /// Recognizes a manifest by its shape alone.
 pub fn detect_by_content(value: &Value) -> Option<Format> {
+    if gemini::is_gemini_document(value) {
+        return Some(Format::Gemini);
+    }
     match value {
         Value::Array(items) => items
             .first()
@@ -258,6 +349,8 @@ pub fn lower(format: Format, document: &Document, path: &str) -> ToolSet {
         Format::Agentstack => agentstack::lower(value),
         Format::Nachos => nachos::lower(value),
         Format::Openai => (None, provider::lower_openai(value)),
+        Format::OpenaiResponses => (None, provider::lower_responses(value)),
+        Format::Gemini => (None, gemini::lower(value)),
         Format::Anthropic => (None, provider::lower_anthropic(value)),
         Format::Mcp => (None, provider::lower_mcp(value)),
     };
@@ -285,6 +378,7 @@ pub fn lower(format: Format, document: &Document, path: &str) -> ToolSet {
 pub fn standard_parameters(format: Format, raw: &Value) -> Value {
     match format {
         Format::Nora => nora::lower_parameters(raw),
+        Format::Gemini => gemini::lower_parameters(raw),
         _ => raw.clone(),
     }
 }

@@ -1,11 +1,13 @@
-//! Provider tool JSON as input: OpenAI function tools, Anthropic tools and
-//! MCP `Tool` objects. They carry names, descriptions and parameter schemas,
-//! and nothing about how to run the tool.
+//! Provider tool JSON as input: OpenAI function tools (Chat Completions'
+//! and the Responses API's), Anthropic tools and MCP `Tool` objects. They
+//! carry names, descriptions and parameter schemas, and nothing about how
+//! to run the tool.
 
 use serde_json::{Map, Value};
 
 use super::{extensions, lower_entries, no_parameters, string_field, tool_entries};
 use crate::ir::Tool;
+use crate::providers::openai::RESPONSES_STRICT_BY_DEFAULT;
 
 /// `[{"type": "function", "function": {...}}]` or `{"tools": [...]}`.
 pub(super) fn lower_openai(value: &Value) -> Vec<Tool> {
@@ -19,6 +21,35 @@ pub(super) fn lower_openai(value: &Value) -> Vec<Tool> {
             &["name", "description", "parameters"],
         );
         tool.origin = origin;
+        Some(tool)
+    })
+}
+
+/// The Responses API's `[{"type": "function", "name", "description",
+/// "parameters", "strict"}]` or `{"tools": [...]}`. A tool that does not
+/// say `strict` is strict ([`RESPONSES_STRICT_BY_DEFAULT`]): the IR says
+/// so, so that a Chat Completions tool written from it (where the default
+/// is the other one) keeps its meaning.
+pub(super) fn lower_responses(value: &Value) -> Vec<Tool> {
+    lower_entries(tool_entries(value), |(origin, entry)| {
+        let object = entry.as_object()?;
+        if object.contains_key("function") {
+            return None;
+        }
+        let mut tool = lower_one(
+            object,
+            &origin,
+            "parameters",
+            &["type", "name", "description", "parameters"],
+        );
+        match tool.extensions.get("strict") {
+            Some(Value::Bool(_)) => {}
+            Some(Value::Null) | None => {
+                tool.extensions
+                    .insert("strict".into(), Value::Bool(RESPONSES_STRICT_BY_DEFAULT));
+            }
+            Some(_) => {}
+        }
         Some(tool)
     })
 }

@@ -233,12 +233,19 @@ const CONVERT_REFUSALS: [&str; 4] = [
 /// `convert --to` each format: the run ends in 0 or 1 with a JSON report
 /// (or in one of the [`CONVERT_REFUSALS`]); what it wrote reads back as the
 /// target format with every tool of the input. The selector: bits 0-2 the
-/// target (`Format::ALL`, modulo 7), bits 3-5 the file.
+/// target (the formats convert writes, in `Format::ALL`'s order, modulo
+/// their count), bits 3-5 the file.
 pub fn convert(data: &[u8]) -> Checked {
     let Some((&selector, rest)) = data.split_first() else {
         return Ok(());
     };
-    let to = Format::ALL[usize::from(selector & 7) % Format::ALL.len()];
+    let targets: Vec<Format> = Format::ALL
+        .into_iter()
+        .filter(|f| crate::convert::writes(*f))
+        .collect();
+    let Some(&to) = targets.get(usize::from(selector & 7) % targets.len().max(1)) else {
+        return Ok(());
+    };
     let kind = Kind::of(selector >> 3);
     let case = Case::write(kind, rest)?;
     let document = crate::convert::writes_document(to);

@@ -559,7 +559,7 @@ fn problem_diagnostic(problem: &LoadProblem) -> Diagnostic {
         ),
         ProblemKind::UnknownFormat => (
             &unknown_format::RULE,
-            "name the format with --input-format (nora, agentcli, agentstack, nachos, openai, anthropic, mcp)",
+            "name the format with --input-format (nora, agentcli, agentstack, nachos, openai, openai-responses, anthropic, mcp, gemini)",
         ),
     };
     rule.diagnostic(&problem.path, "", problem.span, problem.message.clone())
@@ -604,10 +604,15 @@ fn check_loaded(
     settings: &Settings,
     keep: KeepSource,
 ) -> Result<Checked, LintError> {
+    let own = settings::own_provider_settings(loaded.format(), &loaded.toolset.tools, settings);
+    let settings = own.as_ref().unwrap_or(settings);
     let manifest = Manifest { loaded, settings };
     let mut findings = Findings::new();
     check_manifest(&manifest, &mut findings)?;
     let mut diagnostics = findings.finish(loaded.path());
+    if own.is_some() {
+        settings::drop_strict_findings_of_lax_tools(&loaded.toolset.tools, &mut diagnostics);
+    }
     diagnostics.retain_mut(|d| apply_level(d, settings));
     if let Some(mut hint) = rules::format_from_content::check_failed(&manifest, &diagnostics)
         && apply_level(&mut hint, settings)

@@ -12,6 +12,10 @@
 //! of the code they are about. A derived schema's findings never carry a
 //! fix: no edit of the JSON can change the code.
 //!
+//! A Gemini declaration's `parameters` is Gemini's schema dialect: the
+//! rules see it lowered to JSON Schema (its subschemas keep their
+//! pointers), and offer no fix for it.
+//!
 //! A rule reports through [`ParameterSchema::at_value`] and `at_key` with
 //! pointers below [`ParameterSchema::root`]; for a derived schema these are
 //! pointers into the derived value (root `""`). The runner deduplicates a
@@ -46,11 +50,19 @@ impl<'m> ParameterSchema<'m> {
         let loaded = manifest.loaded;
         let in_document = loaded.toolset.tools.iter().filter_map(move |tool| {
             let root = tool.parameters_at.as_deref()?;
+            // Gemini's schema is not JSON Schema (`"STRING"`, `nullable`):
+            // the rules see it lowered, which keeps every subschema at its
+            // pointer.
+            let value = if loaded.format() == Format::Gemini {
+                tool.parameters.as_ref()?
+            } else {
+                json::value_at(&loaded.document.value, root)?
+            };
             Some(ParameterSchema {
                 manifest,
                 tool,
                 root,
-                value: json::value_at(&loaded.document.value, root)?,
+                value,
                 derived: None,
             })
         });
@@ -79,6 +91,9 @@ impl<'m> ParameterSchema<'m> {
     /// schema, which no edit of the manifest can change.
     pub(crate) fn editable(&self) -> Option<Manifest<'m>> {
         match self.derived {
+            // A fix computed on a lowered Gemini schema would edit text
+            // that says it otherwise.
+            None if self.format() == Format::Gemini => None,
             None => Some(self.manifest),
             Some(_) => None,
         }

@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 
 use super::Rule;
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::ir::{Format, Tool};
 use crate::providers::openai;
 
 /// The providers live with what they accept; lint names them here too.
@@ -150,6 +151,54 @@ impl Settings {
             .copied()
             .filter(|t| rule.targets.iter().any(|r| t.includes(*r)))
     }
+}
+
+/// The settings of a manifest that is a request to one provider by its
+/// shape: a Responses API tool list is checked for OpenAI, and for strict
+/// mode when a tool is strict (the API's default,
+/// [`crate::providers::openai::RESPONSES_STRICT_BY_DEFAULT`]), whatever the
+/// targets. `None` for every other manifest.
+pub(crate) fn own_provider_settings(
+    format: Format,
+    tools: &[Tool],
+    settings: &Settings,
+) -> Option<Settings> {
+    if format != Format::OpenaiResponses {
+        return None;
+    }
+    let mut own = settings.clone();
+    own.targets.insert(Target::Openai);
+    if tools.iter().any(responses_tool_is_strict) {
+        own.targets.insert(Target::OpenaiStrict);
+    }
+    Some(own)
+}
+
+/// Whether a Responses tool is strict (lowering records the default).
+fn responses_tool_is_strict(tool: &Tool) -> bool {
+    tool.extensions
+        .get("strict")
+        .and_then(serde_json::Value::as_bool)
+        == Some(true)
+}
+
+/// Drops the strict-mode findings about a Responses tool that says
+/// `"strict": false`: strict mode's rules are for the strict ones.
+pub(crate) fn drop_strict_findings_of_lax_tools(tools: &[Tool], diagnostics: &mut Vec<Diagnostic>) {
+    let lax: Vec<String> = tools
+        .iter()
+        .filter(|tool| !responses_tool_is_strict(tool))
+        .map(|tool| format!("{}/", tool.origin))
+        .collect();
+    if lax.is_empty() {
+        return;
+    }
+    diagnostics.retain(|d| {
+        d.rule.targets != [Target::OpenaiStrict]
+            || !lax
+                .iter()
+                .any(|origin| d.pointer.starts_with(origin.as_str()))
+    });
 }
 
 /// "OpenAI", "OpenAI and Anthropic", "OpenAI, Anthropic and Gemini".

@@ -26,6 +26,8 @@ pub fn schema_text(format: Format) -> &'static str {
         Format::Agentstack => include_str!("../../schemas/agentstack.schema.json"),
         Format::Nachos => include_str!("../../schemas/nachos.schema.json"),
         Format::Openai => include_str!("../../schemas/openai.schema.json"),
+        Format::OpenaiResponses => include_str!("../../schemas/openai-responses.schema.json"),
+        Format::Gemini => include_str!("../../schemas/gemini.schema.json"),
         Format::Anthropic => include_str!("../../schemas/anthropic.schema.json"),
         Format::Mcp => include_str!("../../schemas/mcp.schema.json"),
     }
@@ -35,7 +37,7 @@ type Compiled = (Value, jsonschema::Validator);
 
 /// The schema of `format` and its validator, compiled at first use: a
 /// run that reads one format (`toolc run` of one manifest) compiles one
-/// of the seven.
+/// of the nine.
 fn compiled(format: Format) -> Result<&'static Compiled, String> {
     static COMPILED: [OnceLock<Result<Compiled, String>>; Format::ALL.len()] =
         [const { OnceLock::new() }; Format::ALL.len()];

@@ -391,7 +391,11 @@ impl Cache {
                 code.programs = programs(toolset, &document.value, dir);
                 Vec::new()
             }
-            Format::Openai | Format::Anthropic | Format::Mcp => Vec::new(),
+            Format::Openai
+            | Format::OpenaiResponses
+            | Format::Anthropic
+            | Format::Mcp
+            | Format::Gemini => Vec::new(),
         };
         add_derived_parameters(toolset, &document.value, &derived);
         formats::carry::keep_absent_descriptions(&document.value, toolset);

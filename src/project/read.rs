@@ -12,6 +12,7 @@ use crate::formats;
 use crate::ir::Format;
 use crate::json::{self, ParseErrorKind};
 use crate::source::{Fingerprint, ReadError, Source, Span};
+use serde_json::Value;
 
 /// What decides how a file's problems are reported.
 struct Reading<'a> {
@@ -89,12 +90,30 @@ impl<'a> Reading<'a> {
         })
     }
 
+    /// Whether a file met in a walk whose name decided its format holds
+    /// what that format's files hold: a `tools.json` that lists no tool
+    /// objects (a build tool's list of names) is somebody else's, and
+    /// skipped. A file named on the command line is read as its name
+    /// says, and lint reports what is wrong with it.
+    fn holds_its_names_format(&self, detection: &formats::Detection, value: &Value) -> bool {
+        self.candidate.explicit
+            || detection.decided != formats::Decided::ByName
+            || detection.format != Format::Agentcli
+            || formats::holds_agentcli_tools(value)
+    }
+
     /// Why a file that parsed is no manifest.
     fn no_format(&self) -> String {
         match self.named_format {
             Some(Format::Agentstack) => format!(
-                "a {} without an AgentStack package's `tools` beside `name` or `category` \
-                 (--input-format agentstack lints it as one)",
+                "a {} without an AgentStack package's `name`, `category` and `tools` (function \
+                 names or permissions), and no `__init__.py` beside it (--input-format \
+                 agentstack lints it as one)",
+                self.file_name
+            ),
+            Some(Format::Agentcli) => format!(
+                "a {} without agentcli tool objects (a list of them, or `tools` holding one) \
+                 (--input-format agentcli lints it as one)",
                 self.file_name
             ),
             Some(Format::Nachos) => format!(
@@ -208,13 +227,38 @@ pub(super) fn load_bytes(
             return reading.fail(Some(source), kind, span, message);
         }
     };
+    // A list of OpenAI tools in both shapes is meant as tools, whatever
+    // its name, and no OpenAI endpoint takes it.
+    if loader.options.input_format.is_none()
+        && let Some((at, message)) = formats::mixed_openai_shapes(&document.value)
+    {
+        let span = Some(document.map.locate(&at).span);
+        return Loaded::Failed(Box::new(Failure {
+            file: candidate.path.clone(),
+            path: path.to_string(),
+            format: None,
+            source: Some(source),
+            problem: LoadProblem {
+                kind: ProblemKind::UnknownFormat,
+                path: path.to_string(),
+                span,
+                message,
+            },
+        }));
+    }
+    let package_code_beside = reading.named_format == Some(Format::Agentstack)
+        && manifest_dir(&candidate.path).join("__init__.py").is_file();
     let detection = formats::detect(
         &reading.file_name,
         loader.options.input_format,
         &document.value,
-    );
+        package_code_beside,
+    )
+    .filter(|detection| reading.holds_its_names_format(detection, &document.value));
     let Some(detection) = detection else {
-        if !reading.reportable {
+        if !reading.reportable
+            || reading.named_format == Some(Format::Agentcli) && !candidate.explicit
+        {
             return reading.skip(reading.no_format());
         }
         let span = Some(source.char_span(0));

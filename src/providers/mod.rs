@@ -139,12 +139,21 @@ impl Target {
         matches!(self, Target::Openai | Target::OpenaiStrict | Target::Gemini)
     }
 
-    /// Whether the provider refuses a combinator (`ROOT_COMBINATORS`) at
+    /// Whether the provider refuses a combinator (`anyOf`, `oneOf`, `allOf`) at
     /// the root of a parameter schema: Anthropic (`input_schema does not
     /// support oneOf, allOf, or anyOf at the top level`) and OpenAI strict
     /// mode.
     pub fn rejects_root_combinators(self) -> bool {
         ROOT_COMBINATOR_REJECTERS.contains(&self)
+    }
+
+    /// The keywords the provider refuses at the root of a parameter schema
+    /// ([`ROOT_REFUSED`]), each with what gen does with it there.
+    pub(crate) fn root_refused(self) -> impl Iterator<Item = &'static Keyword> {
+        ROOT_REFUSED
+            .iter()
+            .filter(move |(_, refusers)| refusers.contains(&self))
+            .map(|(keyword, _)| keyword)
     }
 
     /// How many tools one request may offer, if the provider sets a limit:
@@ -159,9 +168,61 @@ impl Target {
     }
 }
 
-/// The combinators some providers refuse at the root of a parameter
-/// schema ([`Target::rejects_root_combinators`]).
-pub(crate) const ROOT_COMBINATORS: &[&str] = &["anyOf", "oneOf", "allOf"];
+const OPENAI_ONLY: &[Target] = &[Target::Openai, Target::OpenaiStrict];
+
+/// Every keyword a provider refuses at the root of a parameter schema, and
+/// the providers that refuse it there: the combinators (refused by
+/// [`ROOT_COMBINATOR_REJECTERS`]), and,
+/// for OpenAI, strict mode or not, `enum` and `not` too (the parameters
+/// must be one plain object schema: `schema must have type 'object' and not
+/// have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level`). gen
+/// merges or flattens the combinators and removes the rest.
+pub(crate) const ROOT_REFUSED: &[(Keyword, &[Target])] = &[
+    (
+        Keyword {
+            name: "anyOf",
+            instead: "declare every property at the root and say in the descriptions which to give",
+            when_generating: GenHandling::Rewritten,
+        },
+        ROOT_COMBINATOR_REJECTERS,
+    ),
+    (
+        Keyword {
+            name: "oneOf",
+            instead: "declare every property at the root and say in the descriptions which to give",
+            when_generating: GenHandling::Rewritten,
+        },
+        ROOT_COMBINATOR_REJECTERS,
+    ),
+    (
+        Keyword {
+            name: "allOf",
+            instead: "merge the branches into the root schema",
+            when_generating: GenHandling::Rewritten,
+        },
+        ROOT_COMBINATOR_REJECTERS,
+    ),
+    (
+        Keyword {
+            name: "enum",
+            instead: "list the allowed values of each property on the property",
+            when_generating: GenHandling::RemovedLosing(
+                "the arguments are no longer limited to the values it listed",
+            ),
+        },
+        OPENAI_ONLY,
+    ),
+    (
+        Keyword {
+            name: "not",
+            instead: "state what is allowed instead, on the properties it concerns",
+            when_generating: GenHandling::RemovedLosing(
+                "the arguments it excluded are accepted again",
+            ),
+        },
+        OPENAI_ONLY,
+    ),
+];
 
 /// A JSON Schema keyword a provider does not take as it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,5 +286,20 @@ mod tests {
         assert_eq!(Target::OpenaiStrict.description_max_length(), Some(1024));
         assert_eq!(Target::Anthropic.description_max_length(), None);
         assert_eq!(Target::Gemini.max_tools(), Some(512));
+    }
+
+    #[test]
+    fn root_refusals_agree_with_the_combinator_table() {
+        for target in Target::ALL {
+            let refused: Vec<&str> = target.root_refused().map(|k| k.name).collect();
+            for combinator in ["anyOf", "oneOf", "allOf"] {
+                assert_eq!(
+                    refused.contains(&combinator),
+                    target.rejects_root_combinators()
+                );
+            }
+        }
+        let openai: Vec<&str> = Target::Openai.root_refused().map(|k| k.name).collect();
+        assert_eq!(openai, ["anyOf", "oneOf", "allOf", "enum", "not"]);
     }
 }

@@ -5,6 +5,13 @@
 
 use super::{GenHandling, Keyword};
 
+/// Whether a Responses API function tool that does not say `strict` (or
+/// says `null`) is strict: it is (`strict`: "Whether to enforce strict
+/// parameter validation. Default `true`."), where a Chat Completions
+/// function is not. So gen writes `strict` on every Responses tool, and
+/// lint checks a Responses tool for strict mode unless it says `false`.
+pub const RESPONSES_STRICT_BY_DEFAULT: bool = true;
+
 const CONDITION: &str = "drop the condition and say it in the \"description\", or split the tool";
 const CONDITION_LOST: &str = "the condition is no longer checked";
 const DEPENDENCY: &str =

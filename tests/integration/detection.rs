@@ -129,6 +129,12 @@ fn an_agentstack_config_without_category_is_found_and_reported() {
     // wrong with them.
     dir.write("empty/config.json", r#"{"name": "x", "tools": []}"#);
     dir.write("broken/config.json", r#"{"name": "x", "tools": ["a", 3]}"#);
+    // Without `category`, the package's code beside the file says it is
+    // one (a web project's config.json has a name and a list of tools
+    // too: mixed_repositories.rs).
+    for package in ["list", "map", "empty", "broken"] {
+        dir.write(&format!("{package}/__init__.py"), "");
+    }
     let output = lint_json(&dir, &[]);
     assert_eq!(output.code, 1, "{}", output.stdout);
     let report = output.json();

@@ -74,7 +74,13 @@ fn description_at(manifest: &Manifest, tool: &Tool) -> Option<String> {
     match manifest.format() {
         Format::Agentstack => None,
         Format::Nachos => Some("/description".to_string()),
-        Format::Nora | Format::Agentcli | Format::Openai | Format::Anthropic | Format::Mcp => tool
+        Format::Nora
+        | Format::Agentcli
+        | Format::Openai
+        | Format::OpenaiResponses
+        | Format::Anthropic
+        | Format::Mcp
+        | Format::Gemini => tool
             .name_at
             .rsplit_once('/')
             .map(|(parent, _)| format!("{parent}/description")),

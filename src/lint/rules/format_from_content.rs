@@ -45,6 +45,8 @@ fn described(format: Format) -> &'static str {
         Format::Agentstack => "an AgentStack config.json",
         Format::Nachos => "a Nachos manifest.json",
         Format::Openai => "an OpenAI tool list",
+        Format::OpenaiResponses => "an OpenAI Responses API tool list",
+        Format::Gemini => "Gemini function declarations",
         Format::Anthropic => "Anthropic tool JSON",
         Format::Mcp => "MCP tool JSON",
     }

@@ -1,6 +1,8 @@
 //! ## What it does
 //! Reports `anyOf`, `oneOf` or `allOf` at the root of a tool's parameter
-//! schema. Runs only with `--target anthropic`, `openai` or `openai-strict`.
+//! schema, and, for OpenAI, `enum` and `not` there too (the keywords each
+//! provider refuses at the root are one table in `src/providers`). Runs
+//! only with `--target anthropic`, `openai` or `openai-strict`.
 //!
 //! ## Why is this bad?
 //! They reject the schema, and with it the whole request:
@@ -40,7 +42,7 @@ use crate::lint::Rule;
 use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
 use crate::lint::settings::{agree, provider_list};
-use crate::providers::ROOT_COMBINATORS;
+use crate::providers::ROOT_REFUSED;
 
 pub(crate) const RULE: Rule = Rule {
     name: "root-combinator",
@@ -55,8 +57,20 @@ pub(crate) fn check(parameters: &ParameterSchema, out: &mut Findings) {
     let Value::Object(schema) = parameters.value else {
         return;
     };
-    let rejecting = parameters.manifest.settings.providers(&RULE);
-    for keyword in ROOT_COMBINATORS.iter().filter(|k| schema.contains_key(**k)) {
+    let enabled = parameters.manifest.settings.providers(&RULE);
+    for (keyword, _) in ROOT_REFUSED
+        .iter()
+        .filter(|(k, _)| schema.contains_key(k.name))
+    {
+        let keyword = keyword.name;
+        let rejecting: Vec<_> = enabled
+            .iter()
+            .copied()
+            .filter(|t| t.root_refused().any(|k| k.name == keyword))
+            .collect();
+        if rejecting.is_empty() {
+            continue;
+        }
         out.push(
             parameters
                 .at_key(

@@ -50,9 +50,6 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[Target::OpenaiStrict],
 };
 
-/// Combinators at the root are reported by `root-combinator`.
-const ROOT_COMBINATORS: &[&str] = &["allOf", "oneOf"];
-
 /// Checks one subschema of a tool's parameters (called for every node by
 /// the shared schema walk).
 pub(crate) fn check_node(
@@ -73,7 +70,13 @@ pub(crate) fn check_node(
         if !node.contains_key(*keyword) {
             continue;
         }
-        if ROOT_COMBINATORS.contains(keyword) && parameters.is_root(pointer) {
+        // What OpenAI refuses at the root is reported there by
+        // `root-combinator`.
+        if parameters.is_root(pointer)
+            && Target::OpenaiStrict
+                .root_refused()
+                .any(|refused| refused.name == *keyword)
+        {
             continue;
         }
         out.push(
