@@ -39,7 +39,7 @@ fn plan(path: &Path, pieces: &[&str], kind: FileKind, above: &mut Above) -> Plan
     match std::fs::symlink_metadata(path) {
         Err(_) => Plan::New,
         Ok(_) if !path.is_file() => Plan::Blocked,
-        Ok(_) if kind == FileKind::Skeleton => Plan::Kept,
+        Ok(_) if kind != FileKind::Owned => Plan::Kept,
         Ok(_) => match holds(path, pieces) {
             Ok(true) => Plan::Unchanged,
             Ok(false) => Plan::Changed,
@@ -174,6 +174,11 @@ fn write_planned(
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
     let mut above = Above::default();
+    let programs: HashSet<PathBuf> = files
+        .iter()
+        .filter(|(_, _, kind)| *kind == FileKind::Program)
+        .map(|(path, _, _)| path.clone())
+        .collect();
     let planned: Vec<(PathBuf, Plan, Vec<&str>)> = files
         .into_iter()
         .map(|(path, pieces, kind)| {
@@ -242,9 +247,50 @@ fn write_planned(
             })?;
         }
         let bytes: Vec<&[u8]> = pieces.iter().map(|p| p.as_bytes()).collect();
-        write_pieces_atomically(path, &bytes)?;
+        if programs.contains(path) {
+            write_program_atomically(path, &bytes)?;
+        } else {
+            write_pieces_atomically(path, &bytes)?;
+        }
     }
     Ok(Outcome::Clean)
+}
+
+/// Writes a new program (a [`FileKind::Program`], never written over an
+/// existing file) through a temporary file made executable (0755) before
+/// the rename, so that it never exists without its mode.
+fn write_program_atomically(path: &Path, pieces: &[&[u8]]) -> Result<(), CliError> {
+    let wrap = |source| CliError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (temp, file) = super::create_temp_beside(&dir, &name).map_err(wrap)?;
+    let result = super::write_pieces(file, pieces)
+        .and_then(|()| make_executable(&temp))
+        .and_then(|()| std::fs::rename(&temp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result.map_err(wrap)
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+}
+
+#[cfg(not(unix))]
+fn make_executable(_path: &Path) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// `--check`: the difference between the files on disk and what would be

@@ -97,7 +97,7 @@ pub fn convert(
         .collect();
     match to {
         Format::Nora => nora::write(&toolsets, options, &mut out)?,
-        Format::Agentcli => agentcli::write(&toolsets, &mut out)?,
+        Format::Agentcli => agentcli::write(&toolsets, options, &mut out)?,
         Format::Agentstack => agentstack::write(&toolsets, options, &mut out)?,
         Format::Nachos => nachos::write(&toolsets, options, &mut out)?,
         Format::Openai | Format::Anthropic | Format::Mcp => {

@@ -42,6 +42,9 @@ pub enum FileKind {
     /// Code for the developer to fill in (a tool's body): written only
     /// when the output has no such file yet, never overwritten.
     Skeleton,
+    /// A skeleton that is a program to run (an agentcli tool's command):
+    /// like [`FileKind::Skeleton`], and written executable (mode 0755).
+    Program,
 }
 
 /// One generated file of a tree.

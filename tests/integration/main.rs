@@ -39,6 +39,7 @@ mod policy_shell;
 mod project;
 mod python_schemas;
 mod quickstart;
+mod renames;
 mod reports;
 mod round_trips;
 mod rules;
