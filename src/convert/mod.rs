@@ -95,6 +95,10 @@ pub fn convert(
         .filter(|s| !s.tools.is_empty())
         .cloned()
         .collect();
+    for set in &mut toolsets {
+        restore_original_names(set);
+    }
+    in_recorded_order(&mut toolsets);
     match to {
         Format::Nora => nora::write(&toolsets, options, &mut out)?,
         Format::Agentcli => agentcli::write(&toolsets, options, &mut out)?,
@@ -133,6 +137,7 @@ pub fn convert_to_document(mut set: ToolSet, to: Format) -> Result<DocumentPart,
             "{to} is a tree of files, not one document"
         )));
     }
+    restore_original_names(&mut set);
     let mut out = Converted::default();
     let mut part = DocumentPart::default();
     match declares_nothing(&set) {
@@ -195,6 +200,85 @@ impl DocumentRoot {
         }
         JsonItems::pieces(parts, target.tools_at(), &members)
     }
+}
+
+/// Gives the parameters of every tool of `set` the names the tool was
+/// declared with, where an earlier writer renamed them: each target starts
+/// from the original names, and renames again only what it cannot spell.
+fn restore_original_names(set: &mut ToolSet) {
+    for tool in &mut set.tools {
+        let names = std::mem::take(&mut tool.original_names);
+        if let Some(parameters) = &mut tool.parameters
+            && !names.is_empty()
+        {
+            let pairs: Vec<(String, String)> = names.into_iter().collect();
+            carry::restore_parameter_names(parameters, &pairs);
+        }
+    }
+}
+
+/// Puts manifests of one tool each back in the order their tools had in
+/// the manifest they were declared in, when every one recorded it (see
+/// [`crate::ir::Tool::position`]): NORA's directories are read in name
+/// order.
+fn in_recorded_order(toolsets: &mut [ToolSet]) {
+    let position = |set: &ToolSet| match set.tools.as_slice() {
+        [tool] => tool.position,
+        _ => None,
+    };
+    if toolsets.iter().all(|set| position(set).is_some()) {
+        toolsets.sort_by_key(position);
+    }
+}
+
+/// Reports each parameter a writer renamed (an info with both names, at
+/// the parameter in the source) and each it could not rename (an error:
+/// the target would refuse the tool). `file` is where the new names are.
+fn report_renames(
+    out: &mut Converted,
+    set: &ToolSet,
+    tool: &Tool,
+    renames: &crate::schema::Renames,
+    file: &str,
+) {
+    let at = |name: &str| {
+        let parameters = tool.parameters_at.as_deref().unwrap_or(&tool.origin);
+        json::join(&json::join(parameters, "properties"), name)
+    };
+    for (new, original) in &renames.renamed {
+        out.note(
+            set,
+            &at(original),
+            Severity::Info,
+            format!(
+                "{file} cannot name the parameter \"{original}\" of tool \"{}\": it is \"{new}\" there, recorded in \"x-toolc\" so that running the tool and converting back give it \"{original}\" again",
+                tool.name
+            ),
+        );
+    }
+    for name in &renames.refused {
+        out.note(
+            set,
+            &at(name),
+            Severity::Error,
+            format!(
+                "{file} can name the parameter \"{name}\" of tool \"{}\" in no way its format takes",
+                tool.name
+            ),
+        );
+    }
+}
+
+/// The `parameter_names` record of `renames` (see
+/// [`carry::PARAMETER_NAMES`]): new name → original name.
+fn names_record(renames: &crate::schema::Renames) -> Value {
+    Value::Object(
+        renames
+            .renamed
+            .iter()
+            .map(|(new, original)| (new.clone(), Value::String(original.clone())))
+            .collect(),
+    )
 }
 
 /// The note about a tool set without tools, which converts to nothing.

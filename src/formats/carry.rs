@@ -214,6 +214,24 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
             }
             tool.parameters = Some(exact);
         }
+        // AgentStack's record is of its code's names, which reading the
+        // code maps back (see `project::package`).
+        if format != Format::Agentstack {
+            tool.original_names = original_names(x, tool.parameters.as_ref());
+        }
+        tool.position = x
+            .get(POSITION)
+            .and_then(Value::as_u64)
+            .and_then(|p| usize::try_from(p).ok());
+        // An entrypoint a converter made up, still the one it made up, is
+        // no field of the tool's: converting back does not carry it.
+        if format == Format::Nora
+            && let Some(assumed) = x.get(ASSUMED_ENTRYPOINT)
+            && object.get("entrypoint") == Some(assumed)
+        {
+            tool.carried
+                .retain(|c| !(c.format == Format::Nora && c.key == "entrypoint"));
+        }
     }
     for tool in &mut toolset.tools {
         command_runtime(tool);
@@ -296,6 +314,15 @@ pub fn keep_absent_descriptions(value: &Value, toolset: &mut ToolSet) {
         }
     }
 }
+
+/// The member of a NORA tool's `"x-toolc"` that holds the entrypoint a
+/// converter made up for a tool that named none (NORA needs one): while the
+/// manifest's is that one, it is not carried back into other formats.
+pub const ASSUMED_ENTRYPOINT: &str = "assumed_entrypoint";
+
+/// The member of a tool's `"x-toolc"` that holds its place among the tools
+/// of the manifest it was declared in (see [`crate::ir::Tool::position`]).
+pub const POSITION: &str = "position";
 
 /// The member of a tool's `"x-toolc"` that holds the AgentStack actions a
 /// converter made up for a tool that declared none (AgentStack needs some).
@@ -443,6 +470,32 @@ pub fn parameter_names(value: &Value, format: Format, origin: &str) -> Vec<(Stri
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The original names of the top-level parameters that an `"x-toolc"`
+/// object `x` records (see [`PARAMETER_NAMES`]) and that `parameters` still
+/// has under their new names: a parameter renamed since, or one whose
+/// original name is back, is the user's.
+fn original_names(
+    x: &Map<String, Value>,
+    parameters: Option<&Value>,
+) -> std::collections::BTreeMap<String, String> {
+    let properties = parameters
+        .and_then(|p| p.get("properties"))
+        .and_then(Value::as_object);
+    let (Some(names), Some(properties)) = (
+        x.get(PARAMETER_NAMES).and_then(Value::as_object),
+        properties,
+    ) else {
+        return std::collections::BTreeMap::new();
+    };
+    names
+        .iter()
+        .filter_map(|(new, original)| Some((new.clone(), original.as_str()?.to_string())))
+        .filter(|(new, original)| {
+            new != original && properties.contains_key(new) && !properties.contains_key(original)
+        })
+        .collect()
 }
 
 /// Gives the properties of a parameter schema read from code the names

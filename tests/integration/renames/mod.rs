@@ -2,6 +2,8 @@
 //! are renamed (and mapped back), round trips through NORA give back the
 //! agentcli file, and `convert --to agentcli` writes programs that run.
 
+mod nora;
+mod round_trip;
 mod stubs;
 
 use std::path::Path;
