@@ -127,6 +127,9 @@ pub struct DocumentPart {
     /// Sorted by pointer, each once.
     pub losses: Vec<Loss>,
     pub notes: Vec<Note>,
+    /// Each tool's parameters the target had to rename (new, original),
+    /// for the record beside the document (`carry::sidecar`).
+    pub renamed: Vec<(String, Vec<(String, String)>)>,
 }
 
 /// Converts one manifest into `to`, which must write one document. The
@@ -140,6 +143,13 @@ pub fn convert_to_document(mut set: ToolSet, to: Format) -> Result<DocumentPart,
     restore_original_names(&mut set);
     let mut out = Converted::default();
     let mut part = DocumentPart::default();
+    let target = provider::json_target(to);
+    part.renamed = set
+        .tools
+        .iter()
+        .map(|tool| (tool.name.clone(), target.renamed_parameters(tool)))
+        .filter(|(_, pairs)| !pairs.is_empty())
+        .collect();
     match declares_nothing(&set) {
         Some(note) => out.notes.push(note),
         None => (part.items, part.root_fields) = provider::write_set(&mut set, to, &mut out)?,

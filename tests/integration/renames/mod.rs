@@ -3,6 +3,7 @@
 //! agentcli file, and `convert --to agentcli` writes programs that run.
 
 mod nora;
+mod providers;
 mod round_trip;
 mod stubs;
 
