@@ -99,7 +99,7 @@ pub(crate) fn rename_properties(schema: &mut Value, rule: NameRule) -> Renames {
 /// The name `name` gets: its spelling under `rule`, with `_2`, `_3`, ...
 /// where that is taken; `None` when the rule takes no such name.
 fn free_name(name: &str, rule: NameRule, taken: &[String]) -> Option<String> {
-    let base = spelled(name, rule)?;
+    let base = spelled(name, rule);
     for n in 1..=taken.len() + 1 {
         let suffix = if n == 1 {
             String::new()
@@ -121,7 +121,7 @@ fn free_name(name: &str, rule: NameRule, taken: &[String]) -> Option<String> {
 
 /// `name` with every character but ASCII letters, digits and `_` made
 /// `_`, and a `_` in front if the rule still rejects how it starts.
-fn spelled(name: &str, rule: NameRule) -> Option<String> {
+fn spelled(name: &str, rule: NameRule) -> String {
     let mut spelled: String = name
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
@@ -133,7 +133,7 @@ fn spelled(name: &str, rule: NameRule) -> Option<String> {
     if spelled.is_empty() || starts_badly(&spelled) {
         spelled.insert(0, '_');
     }
-    Some(spelled)
+    spelled
 }
 
 #[cfg(test)]

@@ -76,8 +76,9 @@ fn an_existing_program_is_never_replaced() {
         dir.path(),
     );
     assert_eq!(std::fs::read_to_string(&program).expect("read"), mine);
-    // Converting again keeps the stubs it wrote the first time, too.
+    // The other tool got its stub; converting again keeps it, too.
     let count = dir.path().join("out/tools/bin/count");
+    assert!(count.is_file(), "no stub at {}", count.display());
     std::fs::write(&count, "#!/bin/sh\necho '{}'\n").expect("write");
     toolc(
         &["convert", "--to", "agentcli", "-o", "out", "mcp.json"],
