@@ -96,7 +96,7 @@ pub(super) fn write(
             // back restores it.
             // (Compared as written: JSON objects compare equal in any
             // order, and the order of the keywords is kept too.)
-            if read_back.to_string() != parameters.to_string() {
+            if serde_json::to_string(&read_back).ok() != serde_json::to_string(&parameters).ok() {
                 extra.push(("parameters", parameters.clone()));
             }
             manifest.insert("parameters".into(), dialect);
