@@ -6,6 +6,7 @@
 //! restore them. Every tool remembers the JSON Pointers it came from so that
 //! checks on the IR can point back into the source text.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -159,6 +160,16 @@ pub struct Tool {
     pub origin: String,
     /// Format-specific fields of the tool (see [`Carried`]).
     pub carried: Vec<Carried>,
+    /// Top-level parameters this manifest names otherwise than the tool
+    /// was declared: their name here, and the original name, which the
+    /// tool's program reads. A writer renamed them because its format could
+    /// not spell the original (`max-bytes` in NORA is `max_bytes`) and
+    /// recorded it; see [`Tool::original_name`].
+    pub original_names: BTreeMap<String, String>,
+    /// The tool's place among the tools of the manifest it was declared
+    /// in, where a writer spread them over one file each (NORA) and
+    /// recorded it: converting back puts them in that order again.
+    pub position: Option<usize>,
 }
 
 /// How a tool is executed.
@@ -296,6 +307,32 @@ impl Tool {
             extensions: BTreeMap::new(),
             origin,
             carried: Vec::new(),
+            original_names: BTreeMap::new(),
+            position: None,
+        }
+    }
+
+    /// The name the tool was declared with for its top-level parameter
+    /// `property` (as this manifest names it): what its program reads,
+    /// and what converting back restores. The same name unless a writer
+    /// renamed it.
+    pub fn original_name<'a>(&'a self, property: &'a str) -> &'a str {
+        self.original_names
+            .get(property)
+            .map_or(property, String::as_str)
+    }
+
+    /// `arguments` (an object keyed as this manifest names the parameters)
+    /// keyed as the tool was declared: what the tool's program receives.
+    pub fn arguments_as_declared<'a>(&self, arguments: &'a Value) -> Cow<'a, Value> {
+        match arguments {
+            Value::Object(members) if !self.original_names.is_empty() => Cow::Owned(Value::Object(
+                members
+                    .iter()
+                    .map(|(key, value)| (self.original_name(key).to_string(), value.clone()))
+                    .collect(),
+            )),
+            other => Cow::Borrowed(other),
         }
     }
 }

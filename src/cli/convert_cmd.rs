@@ -189,6 +189,13 @@ pub(super) fn run(
     if document {
         // With --format json, -o is given (checked above): the report alone
         // goes to standard output.
+        if let Some(record) = crate::formats::carry::sidecar(&joined.renamed) {
+            let wrote =
+                super::gen_cmd::write_record(&mode, args.output.as_deref(), &record, out, err)?;
+            if !matches!(wrote, Outcome::Clean) {
+                return Ok(wrote);
+            }
+        }
         return write::write_document(&mode, args.output.as_deref(), &joined.pieces, out, err);
     }
     let dir = args.output.as_deref().unwrap_or(Path::new("."));
@@ -291,6 +298,8 @@ struct Joined {
     files: Vec<convert::OutputFile>,
     diagnostics: Vec<Diagnostic>,
     losses: usize,
+    /// Each tool's renamed parameters (one-document targets).
+    renamed: Vec<(String, Vec<(String, String)>)>,
 }
 
 fn join(
@@ -304,6 +313,7 @@ fn join(
         files: Vec::new(),
         diagnostics: Vec::new(),
         losses: 0,
+        renamed: Vec::new(),
     };
     let mut root = DocumentRoot::new(to);
     let mut items = Vec::new();
@@ -326,6 +336,7 @@ fn join(
                         joined.diagnostics.push(findings::loss(span, loss, strict));
                     }
                 }
+                joined.renamed.extend(converted.renamed);
                 items.push(converted.items);
             }
             ConvertPart::Ir(set, map) => {

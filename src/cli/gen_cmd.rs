@@ -205,7 +205,7 @@ pub(super) fn run(
         .as_deref()
         .and_then(Path::file_name)
         .map_or_else(|| "tools.rs".into(), |name| name.to_string_lossy());
-    let joined = join(
+    let (output, diagnostics, record) = join(
         args.target,
         work,
         reading.parts,
@@ -213,7 +213,6 @@ pub(super) fn run(
         &reload,
         &module_file,
     )?;
-    let (output, diagnostics) = joined;
     let errors = findings::errors_in(&diagnostics);
     let mut report = findings::report(&reading.report, diagnostics);
     if !keep_sources {
@@ -235,6 +234,12 @@ pub(super) fn run(
         dry_run: args.dry_run,
         check: args.check,
     };
+    if let Some(record) = record {
+        let wrote = write_record(&mode, args.output.as_deref(), &record, out, err)?;
+        if !matches!(wrote, Outcome::Clean) {
+            return Ok(wrote);
+        }
+    }
     match output {
         Output::Document(text) => {
             write::write_document(&mode, args.output.as_deref(), &[text], out, err)
@@ -255,6 +260,30 @@ pub(super) fn run(
             err,
         ),
     }
+}
+
+/// Writes the record of renamed parameters beside the document `output`
+/// (see `formats::carry::SIDECAR_SUFFIX`), first, so that a document never
+/// goes out without it; on standard output there is no beside, and the
+/// record is not kept (said on `err`).
+pub(super) fn write_record(
+    mode: &write::WriteMode,
+    output: Option<&Path>,
+    record: &serde_json::Value,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<Outcome, CliError> {
+    let Some(output) = output else {
+        writeln!(
+            err,
+            "warning: the record of the renamed parameters is written beside an output file (-o FILE gets FILE{}); on standard output it is not kept",
+            crate::formats::carry::SIDECAR_SUFFIX
+        )?;
+        return Ok(Outcome::Clean);
+    };
+    let text = crate::emit::json_document(record)?;
+    let path = crate::formats::carry::sidecar_path(output);
+    write::write_document(mode, Some(&path), &[text], out, err)
 }
 
 /// How a target is generated: the provider documents a tool at a time on
@@ -290,6 +319,9 @@ struct GenPart {
     /// The generator's notes, positioned.
     notes: Vec<Diagnostic>,
     output: PartOutput,
+    /// Each tool's parameters the target had to rename (new, original),
+    /// for the record beside the document.
+    renamed: Vec<(String, Vec<(String, String)>)>,
 }
 
 #[derive(Debug)]
@@ -383,8 +415,18 @@ fn reduce_set(
                 unknown,
                 notes: Vec::new(),
                 output: PartOutput::Ir(Box::new(set), map),
+                renamed: Vec::new(),
             };
         }
+    };
+    let renamed = match work {
+        Work::Json(target) => set
+            .tools
+            .iter()
+            .map(|tool| (tool.name.clone(), target.renamed_parameters(tool)))
+            .filter(|(_, pairs)| !pairs.is_empty())
+            .collect(),
+        _ => Vec::new(),
     };
     let notes = notes
         .into_iter()
@@ -397,6 +439,7 @@ fn reduce_set(
         unknown,
         notes,
         output,
+        renamed,
     }
 }
 
@@ -417,16 +460,18 @@ fn join(
     options: &emit::Options,
     reload: &Reload,
     module_file: &str,
-) -> Result<(Output, Vec<Diagnostic>), CliError> {
+) -> Result<(Output, Vec<Diagnostic>, Option<serde_json::Value>), CliError> {
     let mut module = emit::rust::Module::new();
     let mut diagnostics = Vec::new();
     let mut notes = Vec::new();
     let mut items = Vec::new();
     let mut toolsets = Vec::new();
     let mut maps = BTreeMap::new();
+    let mut renamed = Vec::new();
     for part in parts {
         diagnostics.extend(part.kept.unknown);
         notes.extend(part.kept.notes);
+        renamed.extend(part.kept.renamed);
         match part.kept.output {
             PartOutput::Json(output) => items.push(output?),
             PartOutput::Rust(output, code) => {
@@ -475,7 +520,11 @@ fn join(
         }
     };
     diagnostics.extend(notes);
-    Ok((output, diagnostics))
+    Ok((
+        output,
+        diagnostics,
+        crate::formats::carry::sidecar(&renamed),
+    ))
 }
 
 /// What gen writes: a document (in pieces, when joined from the parts), a

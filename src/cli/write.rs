@@ -38,6 +38,9 @@ pub(super) enum Ownership {
     /// The developer's, to which toolc only adds: written when missing;
     /// when there, replaced only by a text that begins with all of it.
     Grows,
+    /// The developer's program (a stub `convert --to agentcli` writes):
+    /// written when missing, executable, then never touched.
+    Program,
 }
 
 impl From<FileKind> for Ownership {
@@ -45,6 +48,7 @@ impl From<FileKind> for Ownership {
         match kind {
             FileKind::Owned => Ownership::Toolc,
             FileKind::Skeleton => Ownership::Skeleton,
+            FileKind::Program => Ownership::Program,
         }
     }
 }
@@ -78,7 +82,7 @@ fn plan(path: &Path, pieces: &[&str], kind: Ownership, above: &mut Above) -> Pla
     match std::fs::symlink_metadata(path) {
         Err(_) => Plan::New,
         Ok(_) if !path.is_file() => Plan::Blocked,
-        Ok(_) if kind == Ownership::Skeleton => Plan::Kept,
+        Ok(_) if matches!(kind, Ownership::Skeleton | Ownership::Program) => Plan::Kept,
         Ok(_) => match holds(path, pieces) {
             Ok(true) => Plan::Unchanged,
             Ok(false) => match std::fs::read(path) {
@@ -362,7 +366,11 @@ fn write_planned(
             })?;
         }
         let bytes: Vec<&[u8]> = file.pieces.iter().map(|p| p.as_bytes()).collect();
-        write_pieces_atomically(&file.path, &bytes)?;
+        if file.kind == Ownership::Program {
+            write_program_atomically(&file.path, &bytes)?;
+        } else {
+            write_pieces_atomically(&file.path, &bytes)?;
+        }
     }
     Ok(Outcome::Clean)
 }
@@ -413,6 +421,43 @@ fn refuse_drops(planned: &[Planned], err: &mut dyn Write) -> Result<bool, CliErr
         )?;
     }
     Ok(refused)
+}
+
+/// Writes a new program (a [`FileKind::Program`], never written over an
+/// existing file) through a temporary file made executable (0755) before
+/// the rename, so that it never exists without its mode.
+fn write_program_atomically(path: &Path, pieces: &[&[u8]]) -> Result<(), CliError> {
+    let wrap = |source| CliError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (temp, file) = super::create_temp_beside(&dir, &name).map_err(wrap)?;
+    let result = super::write_pieces(file, pieces)
+        .and_then(|()| make_executable(&temp))
+        .and_then(|()| std::fs::rename(&temp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result.map_err(wrap)
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+}
+
+#[cfg(not(unix))]
+fn make_executable(_path: &Path) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// `--check`: the difference between the files on disk and what would be

@@ -1,11 +1,14 @@
-//! agentcli: one `OUT/tools.json` holding every tool.
+//! agentcli: one `OUT/tools.json` holding every tool, and a program stub
+//! (`OUT/tools/bin/<program>`, executable) for each command whose program
+//! the output does not have yet.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use super::{
-    Converted, FileKind, OutputFile, attach_x_toolc, document, place_set, place_tool,
+    Converted, FileKind, Options, OutputFile, attach_x_toolc, document, place_set, place_tool,
     x_toolc_object,
 };
 use crate::diagnostic::Severity;
@@ -13,7 +16,12 @@ use crate::emit::EmitError;
 use crate::ir::{Format, Runtime, ToolSet};
 use crate::lint::command_path::{BIN_PREFIX, CommandPath, classify, program};
 
-pub(super) fn write(toolsets: &[ToolSet], out: &mut Converted) -> Result<(), EmitError> {
+pub(super) fn write(
+    toolsets: &[ToolSet],
+    options: &Options,
+    out: &mut Converted,
+) -> Result<(), EmitError> {
+    let mut stubs = BTreeSet::new();
     let mut root = Map::new();
     root.insert("tools".into(), Value::Array(Vec::new()));
     let mut entries = Vec::new();
@@ -60,9 +68,18 @@ pub(super) fn write(toolsets: &[ToolSet], out: &mut Converted) -> Result<(), Emi
                 );
             }
             let placed = place_tool(out, set, tool, Format::Agentcli, &mut entry, true);
-            if let Some(program) = program(entry.get("command"))
-                && let CommandPath::EscapesBin(resolved) = classify(program)
+            let command = program(entry.get("command")).map(|p| (p, classify(p)));
+            if let Some((_, CommandPath::InsideBin(relative))) = &command
+                && !super::exists_in_output(options, Path::new(relative))
+                && stubs.insert(relative.clone())
             {
+                out.files.push(OutputFile {
+                    path: PathBuf::from(relative),
+                    contents: program_stub(&tool.name, options)?,
+                    kind: FileKind::Program,
+                });
+            }
+            if let Some((program, CommandPath::EscapesBin(resolved))) = &command {
                 out.note(
                     set,
                     &tool.origin,
@@ -88,4 +105,13 @@ pub(super) fn write(toolsets: &[ToolSet], out: &mut Converted) -> Result<(), Emi
         kind: FileKind::Owned,
     });
     Ok(())
+}
+
+/// The program stub of a tool (`agentcli/program.py.j2`).
+fn program_stub(name: &str, options: &Options) -> Result<String, EmitError> {
+    let name_literal = serde_json::to_string(name)?;
+    options.templates.render(
+        "agentcli/program.py.j2",
+        serde_json::json!({ "name_literal": name_literal }),
+    )
 }

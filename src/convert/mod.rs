@@ -108,9 +108,13 @@ pub fn convert(
         .filter(|s| !s.tools.is_empty())
         .cloned()
         .collect();
+    for set in &mut toolsets {
+        restore_original_names(set);
+    }
+    in_recorded_order(&mut toolsets);
     match to {
         Format::Nora => nora::write(&toolsets, options, &mut out)?,
-        Format::Agentcli => agentcli::write(&toolsets, &mut out)?,
+        Format::Agentcli => agentcli::write(&toolsets, options, &mut out)?,
         Format::Agentstack => agentstack::write(&toolsets, options, &mut out)?,
         Format::Nachos => nachos::write(&toolsets, options, &mut out)?,
         Format::Openai | Format::Anthropic | Format::Mcp => {
@@ -137,6 +141,9 @@ pub struct DocumentPart {
     /// Sorted by pointer, each once.
     pub losses: Vec<Loss>,
     pub notes: Vec<Note>,
+    /// Each tool's parameters the target had to rename (new, original),
+    /// for the record beside the document (`carry::sidecar`).
+    pub renamed: Vec<(String, Vec<(String, String)>)>,
 }
 
 /// Converts one manifest into `to`, which must write one document. The
@@ -147,8 +154,16 @@ pub fn convert_to_document(mut set: ToolSet, to: Format) -> Result<DocumentPart,
             "{to} is a tree of files, not one document"
         )));
     }
+    restore_original_names(&mut set);
     let mut out = Converted::default();
     let mut part = DocumentPart::default();
+    let target = provider::json_target(to);
+    part.renamed = set
+        .tools
+        .iter()
+        .map(|tool| (tool.name.clone(), target.renamed_parameters(tool)))
+        .filter(|(_, pairs)| !pairs.is_empty())
+        .collect();
     match declares_nothing(&set) {
         Some(note) => out.notes.push(note),
         None => (part.items, part.root_fields) = provider::write_set(&mut set, to, &mut out)?,
@@ -209,6 +224,85 @@ impl DocumentRoot {
         }
         JsonItems::pieces(parts, target.tools_at(), &members)
     }
+}
+
+/// Gives the parameters of every tool of `set` the names the tool was
+/// declared with, where an earlier writer renamed them: each target starts
+/// from the original names, and renames again only what it cannot spell.
+fn restore_original_names(set: &mut ToolSet) {
+    for tool in &mut set.tools {
+        let names = std::mem::take(&mut tool.original_names);
+        if let Some(parameters) = &mut tool.parameters
+            && !names.is_empty()
+        {
+            let pairs: Vec<(String, String)> = names.into_iter().collect();
+            carry::restore_parameter_names(parameters, &pairs);
+        }
+    }
+}
+
+/// Puts manifests of one tool each back in the order their tools had in
+/// the manifest they were declared in, when every one recorded it (see
+/// [`crate::ir::Tool::position`]): NORA's directories are read in name
+/// order.
+fn in_recorded_order(toolsets: &mut [ToolSet]) {
+    let position = |set: &ToolSet| match set.tools.as_slice() {
+        [tool] => tool.position,
+        _ => None,
+    };
+    if toolsets.iter().all(|set| position(set).is_some()) {
+        toolsets.sort_by_key(position);
+    }
+}
+
+/// Reports each parameter a writer renamed (an info with both names, at
+/// the parameter in the source) and each it could not rename (an error:
+/// the target would refuse the tool). `file` is where the new names are.
+fn report_renames(
+    out: &mut Converted,
+    set: &ToolSet,
+    tool: &Tool,
+    renames: &crate::schema::Renames,
+    file: &str,
+) {
+    let at = |name: &str| {
+        let parameters = tool.parameters_at.as_deref().unwrap_or(&tool.origin);
+        json::join(&json::join(parameters, "properties"), name)
+    };
+    for (new, original) in &renames.renamed {
+        out.note(
+            set,
+            &at(original),
+            Severity::Info,
+            format!(
+                "{file} cannot name the parameter \"{original}\" of tool \"{}\": it is \"{new}\" there, recorded in \"x-toolc\" so that running the tool and converting back give it \"{original}\" again",
+                tool.name
+            ),
+        );
+    }
+    for name in &renames.refused {
+        out.note(
+            set,
+            &at(name),
+            Severity::Error,
+            format!(
+                "{file} can name the parameter \"{name}\" of tool \"{}\" in no way its format takes",
+                tool.name
+            ),
+        );
+    }
+}
+
+/// The `parameter_names` record of `renames` (see
+/// [`carry::PARAMETER_NAMES`]): new name → original name.
+fn names_record(renames: &crate::schema::Renames) -> Value {
+    Value::Object(
+        renames
+            .renamed
+            .iter()
+            .map(|(new, original)| (new.clone(), Value::String(original.clone())))
+            .collect(),
+    )
 }
 
 /// The note about a tool set without tools, which converts to nothing.

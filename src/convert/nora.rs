@@ -12,8 +12,16 @@ use super::{
 };
 use crate::diagnostic::Severity;
 use crate::emit::EmitError;
-use crate::formats::nora::{PARAMETER_PLACEHOLDER, TOOL_PLACEHOLDER};
+use crate::formats::carry;
+use crate::formats::nora::{PARAMETER_PLACEHOLDER, TOOL_PLACEHOLDER, is_parameter_name};
 use crate::ir::{Format, ToolSet};
+use crate::schema::{NameRule, rename_properties};
+
+/// The parameter names NORA takes.
+const NORA_NAMES: NameRule = NameRule {
+    accepts: is_parameter_name,
+    max_len: None,
+};
 
 /// The entrypoint a tool gets when no NORA field says otherwise.
 const DEFAULT_ENTRYPOINT: &str = "main.py";
@@ -26,7 +34,7 @@ pub(super) fn write(
     let mut directories = Directories::default();
     for set in toolsets {
         let set_fields = place_set(out, set, Format::Nora, None, true);
-        for tool in &set.tools {
+        for (index, tool) in set.tools.iter().enumerate() {
             let directory = directories.assign(&tool.name);
             let mut manifest = Map::new();
             manifest.insert("name".into(), Value::String(tool.name.clone()));
@@ -50,7 +58,12 @@ pub(super) fn write(
                 }
             }
             manifest.insert("entrypoint".into(), Value::from(DEFAULT_ENTRYPOINT));
-            let parameters = parameters_or_empty(out, set, tool, Format::Nora);
+            let mut parameters = parameters_or_empty(out, set, tool, Format::Nora);
+            let renames = rename_properties(&mut parameters, NORA_NAMES);
+            super::report_renames(out, set, tool, &renames, &format!("{directory}/tool.json"));
+            if !renames.renamed.is_empty() {
+                extra.push((carry::PARAMETER_NAMES, super::names_record(&renames)));
+            }
             let mut dialect = nora_dialect(&parameters);
             let exact = crate::formats::standard_parameters(Format::Nora, &dialect) == parameters;
             if !exact {
@@ -81,10 +94,25 @@ pub(super) fn write(
             // A root given the `properties` NORA requires, or a dialect that
             // cannot say it all: the exact schema goes along, and reading it
             // back restores it.
-            if read_back != parameters {
+            // (Compared as written: JSON objects compare equal in any
+            // order, and the order of the keywords is kept too.)
+            if serde_json::to_string(&read_back).ok() != serde_json::to_string(&parameters).ok() {
                 extra.push(("parameters", parameters.clone()));
             }
             manifest.insert("parameters".into(), dialect);
+            let declared_entrypoint = tool
+                .carried
+                .iter()
+                .any(|c| c.format == Format::Nora && c.key == "entrypoint");
+            if !declared_entrypoint {
+                extra.push((carry::ASSUMED_ENTRYPOINT, Value::from(DEFAULT_ENTRYPOINT)));
+            }
+            // One directory per tool: the order of a manifest's tools is
+            // recorded, for converting back.
+            let position = tool.position.or((set.tools.len() > 1).then_some(index));
+            if let Some(position) = position {
+                extra.push((carry::POSITION, Value::from(position)));
+            }
             let placed = place_tool(out, set, tool, Format::Nora, &mut manifest, true);
             attach_x_toolc(&mut manifest, x_toolc_object(placed, &set_fields, extra));
             let entrypoint = manifest

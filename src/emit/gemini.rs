@@ -19,7 +19,7 @@
 use serde_json::{Map, Value, json};
 
 use super::parameters::{SchemaNotes, ensure_root_object, parameters_or_empty};
-use super::{EmitError, Generated, Note, Options};
+use super::{EmitError, Generated, Note, Options, Schema};
 use crate::ir::{Tool, ToolSet};
 use crate::json;
 use crate::providers::GenHandling;
@@ -36,9 +36,12 @@ pub fn generate(toolsets: &[ToolSet], _options: &Options) -> Result<Generated, E
 
 /// One function declaration, and the notes about what was changed to make
 /// Gemini accept it.
-pub(crate) fn declaration(set: &ToolSet, tool: &Tool) -> (Value, Vec<Note>) {
+pub(crate) fn declaration(set: &ToolSet, tool: &Tool, schema: Schema) -> (Value, Vec<Note>) {
     let mut sink = SchemaNotes::for_tool(set, tool);
-    let mut schema = parameters_or_empty(tool);
+    let mut schema = match schema {
+        Schema::Adapted => parameters_or_empty(tool),
+        Schema::Adapt(given) => given,
+    };
     ensure_root_object(&mut schema, &mut sink);
     let parameters = gemini_schema(schema, &mut sink);
     let mut declaration = Map::new();
@@ -585,20 +588,23 @@ impl Conversion<'_, '_, '_> {
         }
     }
 
-    /// Gemini's property names are identifiers; a rename is the author's
-    /// call (the tool reads the names), so it is only reported.
+    /// Gemini's property names are identifiers. The top-level ones were
+    /// renamed already, and recorded (`JsonTarget::entry_with`); a nested
+    /// one is refused: no record says how to give it back.
     fn property_names(&mut self, node: &Map<String, Value>, at: &str, origins: &Origins) {
         let Some(Value::Object(properties)) = node.get("properties") else {
             return;
         };
-        // No rename keeps the tool working (the arguments would come back
-        // under the new name): refused, and nothing is written.
+        // A nested name is not renamed: the record of renames covers the
+        // tool's parameters, not what is inside them, so the arguments
+        // would come back under a name the tool does not know. Refused.
         for name in properties.keys().filter(|n| !gemini::is_property_name(n)) {
             self.notes.error(
                 &property_at(at, origins, name),
                 format!(
                     "Gemini rejects the property name \"{name}\" (a letter or _, then letters, \
-                     digits and _, at most {PROPERTY_NAME_MAX_LENGTH} characters); rename it"
+                     digits and _, at most {PROPERTY_NAME_MAX_LENGTH} characters), and toolc \
+                     renames only a tool's own parameters, not the properties inside them; rename it"
                 ),
             );
         }

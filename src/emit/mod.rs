@@ -43,6 +43,9 @@ pub enum FileKind {
     /// Code for the developer to fill in (a tool's body): written only
     /// when the output has no such file yet, never overwritten.
     Skeleton,
+    /// A skeleton that is a program to run (an agentcli tool's command):
+    /// like [`FileKind::Skeleton`], and written executable (mode 0755).
+    Program,
 }
 
 /// One generated file of a tree.
@@ -155,7 +158,8 @@ impl JsonTarget {
         tool: &crate::ir::Tool,
         schema: Schema,
     ) -> (serde_json::Value, Vec<Note>) {
-        match self {
+        let (schema, renamed) = self.with_parameter_names(set, tool, schema);
+        let (entry, mut notes) = match self {
             JsonTarget::Openai { strict } => openai::entry(set, tool, strict, schema),
             JsonTarget::OpenaiResponses { strict } => {
                 openai::responses_entry(set, tool, strict, schema)
@@ -166,7 +170,108 @@ impl JsonTarget {
                 let entry = mcp::entry(set, tool, schema, &mut notes);
                 (entry, notes)
             }
-            JsonTarget::Gemini => gemini::declaration(set, tool),
+            JsonTarget::Gemini => gemini::declaration(set, tool, schema),
+        };
+        notes.extend(renamed);
+        (entry, notes)
+    }
+
+    /// The names this target takes for a tool's top-level parameters, where
+    /// it takes fewer than JSON Schema (see `crate::providers`).
+    pub(crate) fn parameter_names(self) -> Option<crate::schema::NameRule> {
+        match self {
+            JsonTarget::Gemini => Some(crate::schema::NameRule {
+                accepts: crate::providers::gemini::is_property_name,
+                max_len: Some(crate::providers::gemini::PROPERTY_NAME_MAX_LENGTH),
+            }),
+            JsonTarget::Anthropic => Some(crate::schema::NameRule {
+                accepts: crate::providers::anthropic::is_property_name,
+                max_len: Some(crate::providers::anthropic::PROPERTY_NAME_MAX_LENGTH),
+            }),
+            JsonTarget::Openai { .. } | JsonTarget::OpenaiResponses { .. } | JsonTarget::Mcp => {
+                None
+            }
+        }
+    }
+
+    /// The top-level parameters of `tool` this target cannot name, renamed:
+    /// (name in the output, original name). What
+    /// [`JsonTarget::entry_with`] writes, for a record beside the output.
+    pub fn renamed_parameters(self, tool: &crate::ir::Tool) -> Vec<(String, String)> {
+        let Some(rule) = self.parameter_names() else {
+            return Vec::new();
+        };
+        let Some(mut parameters) = tool.parameters.clone() else {
+            return Vec::new();
+        };
+        crate::schema::rename_properties(&mut parameters, rule).renamed
+    }
+
+    /// `schema` with the top-level parameters this target cannot name
+    /// renamed, and an info note for each (an error for one no name fits).
+    fn with_parameter_names(
+        self,
+        set: &ToolSet,
+        tool: &crate::ir::Tool,
+        schema: Schema,
+    ) -> (Schema, Vec<Note>) {
+        let Some(rule) = self.parameter_names() else {
+            return (schema, Vec::new());
+        };
+        let given = match &schema {
+            Schema::Adapted => tool.parameters.as_ref(),
+            Schema::Adapt(given) => Some(given),
+        };
+        let rejects = given
+            .and_then(|p| p.get("properties"))
+            .and_then(serde_json::Value::as_object)
+            .is_some_and(|p| p.keys().any(|name| !(rule.accepts)(name)));
+        if !rejects {
+            return (schema, Vec::new());
+        }
+        let mut given = match schema {
+            Schema::Adapted => parameters::parameters_or_empty(tool),
+            Schema::Adapt(given) => given,
+        };
+        let renames = crate::schema::rename_properties(&mut given, rule);
+        let at = |name: &str| {
+            let parameters = tool.parameters_at.as_deref().unwrap_or(&tool.origin);
+            crate::json::join(&crate::json::join(parameters, "properties"), name)
+        };
+        let provider = self.display();
+        let mut notes: Vec<Note> = renames
+            .renamed
+            .iter()
+            .map(|(new, original)| Note {
+                path: set.path.clone(),
+                pointer: at(original),
+                severity: Severity::Info,
+                message: format!(
+                    "{provider} cannot name the parameter \"{original}\" of tool \"{}\": it is \"{new}\" there, recorded beside the output (FILE{}) so that the arguments can be given back as \"{original}\"",
+                    tool.name,
+                    crate::formats::carry::SIDECAR_SUFFIX
+                ),
+            })
+            .collect();
+        notes.extend(renames.refused.iter().map(|name| Note {
+            path: set.path.clone(),
+            pointer: at(name),
+            severity: Severity::Error,
+            message: format!(
+                "{provider} can name the parameter \"{name}\" of tool \"{}\" in no way it takes",
+                tool.name
+            ),
+        }));
+        (Schema::Adapt(given), notes)
+    }
+
+    /// The provider's name as people write it.
+    fn display(self) -> &'static str {
+        match self {
+            JsonTarget::Openai { .. } | JsonTarget::OpenaiResponses { .. } => "OpenAI",
+            JsonTarget::Anthropic => "Anthropic",
+            JsonTarget::Mcp => "MCP",
+            JsonTarget::Gemini => "Gemini",
         }
     }
 

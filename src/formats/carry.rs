@@ -218,6 +218,24 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
             }
             tool.parameters = Some(exact);
         }
+        // AgentStack's record is of its code's names, which reading the
+        // code maps back (see `project::package`).
+        if format != Format::Agentstack {
+            tool.original_names = original_names(x, tool.parameters.as_ref());
+        }
+        tool.position = x
+            .get(POSITION)
+            .and_then(Value::as_u64)
+            .and_then(|p| usize::try_from(p).ok());
+        // An entrypoint a converter made up, still the one it made up, is
+        // no field of the tool's: converting back does not carry it.
+        if format == Format::Nora
+            && let Some(assumed) = x.get(ASSUMED_ENTRYPOINT)
+            && object.get("entrypoint") == Some(assumed)
+        {
+            tool.carried
+                .retain(|c| !(c.format == Format::Nora && c.key == "entrypoint"));
+        }
     }
     for tool in &mut toolset.tools {
         command_runtime(tool);
@@ -300,6 +318,78 @@ pub fn keep_absent_descriptions(value: &Value, toolset: &mut ToolSet) {
         }
     }
 }
+
+/// What a one-document output that has no room for `"x-toolc"` (Gemini's
+/// `functionDeclarations`, Anthropic's tool list: the API refuses unknown
+/// keys) gets beside it: `FILE` + this suffix, a JSON object
+/// `{"x-toolc": {"parameter_names": {"<tool>": {"<new>": "<original>"}}}}`,
+/// written where a parameter was renamed. It matches no format, so a
+/// directory walk skips it; the front end reads it with the document (see
+/// [`apply_sidecar`]).
+pub const SIDECAR_SUFFIX: &str = ".x-toolc.json";
+
+/// Where the record of the document at `document` is.
+pub fn sidecar_path(document: &std::path::Path) -> std::path::PathBuf {
+    let mut path = document.as_os_str().to_owned();
+    path.push(SIDECAR_SUFFIX);
+    std::path::PathBuf::from(path)
+}
+
+/// The record beside a document (see [`SIDECAR_SUFFIX`]): each tool's
+/// renamed parameters, (new name, original name) pairs; `None` when none
+/// was renamed.
+pub fn sidecar(renamed: &[(String, Vec<(String, String)>)]) -> Option<Value> {
+    let tools: Map<String, Value> = renamed
+        .iter()
+        .filter(|(_, pairs)| !pairs.is_empty())
+        .map(|(tool, pairs)| {
+            let names = pairs
+                .iter()
+                .map(|(new, original)| (new.clone(), Value::String(original.clone())))
+                .collect();
+            (tool.clone(), Value::Object(names))
+        })
+        .collect();
+    if tools.is_empty() {
+        return None;
+    }
+    let mut x = Map::new();
+    x.insert(PARAMETER_NAMES.to_string(), Value::Object(tools));
+    let mut root = Map::new();
+    root.insert(X_TOOLC.to_string(), Value::Object(x));
+    Some(Value::Object(root))
+}
+
+/// Gives the tools of `toolset` the original names the record `sidecar`
+/// (read from beside its document) keeps for them, by tool name, as
+/// [`crate::ir::Tool::original_names`]: the same fact an `"x-toolc"`
+/// object gives where the format has room for one.
+pub fn apply_sidecar(sidecar: &Value, toolset: &mut ToolSet) {
+    let Some(tools) = sidecar
+        .get(X_TOOLC)
+        .and_then(|x| x.get(PARAMETER_NAMES))
+        .and_then(Value::as_object)
+    else {
+        return;
+    };
+    for tool in &mut toolset.tools {
+        let Some(Value::Object(names)) = tools.get(&tool.name) else {
+            continue;
+        };
+        let mut x = Map::new();
+        x.insert(PARAMETER_NAMES.to_string(), Value::Object(names.clone()));
+        tool.original_names = original_names(&x, tool.parameters.as_ref());
+    }
+}
+
+/// The member of a NORA tool's `"x-toolc"` that holds the entrypoint a
+/// converter made up for a tool that named none (NORA needs one): while the
+/// manifest's is that one, it is not carried back into other formats.
+pub const ASSUMED_ENTRYPOINT: &str = "assumed_entrypoint";
+
+/// The member of a tool's `"x-toolc"` that holds its place among the tools
+/// of the manifest it was declared in (see [`crate::ir::Tool::position`]).
+pub const POSITION: &str = "position";
 
 /// The member of a tool's `"x-toolc"` that holds the AgentStack actions a
 /// converter made up for a tool that declared none (AgentStack needs some).
@@ -447,6 +537,32 @@ pub fn parameter_names(value: &Value, format: Format, origin: &str) -> Vec<(Stri
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The original names of the top-level parameters that an `"x-toolc"`
+/// object `x` records (see [`PARAMETER_NAMES`]) and that `parameters` still
+/// has under their new names: a parameter renamed since, or one whose
+/// original name is back, is the user's.
+fn original_names(
+    x: &Map<String, Value>,
+    parameters: Option<&Value>,
+) -> std::collections::BTreeMap<String, String> {
+    let properties = parameters
+        .and_then(|p| p.get("properties"))
+        .and_then(Value::as_object);
+    let (Some(names), Some(properties)) = (
+        x.get(PARAMETER_NAMES).and_then(Value::as_object),
+        properties,
+    ) else {
+        return std::collections::BTreeMap::new();
+    };
+    names
+        .iter()
+        .filter_map(|(new, original)| Some((new.clone(), original.as_str()?.to_string())))
+        .filter(|(new, original)| {
+            new != original && properties.contains_key(new) && !properties.contains_key(original)
+        })
+        .collect()
 }
 
 /// Gives the properties of a parameter schema read from code the names

@@ -20,6 +20,12 @@ pub const TOOL_PLACEHOLDER: &str = "TODO: describe this tool (toolc convert foun
 /// it is none.
 pub const PARAMETER_PLACEHOLDER: &str = "TODO: describe this parameter";
 
+/// Whether NORA takes `name` as a parameter name (`^[a-zA-Z0-9_]+$`, as
+/// `schemas/nora.schema.json` says).
+pub fn is_parameter_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 pub(super) fn lower(value: &Value) -> Vec<Tool> {
     let Some(object) = value.as_object() else {
         return Vec::new();

@@ -171,6 +171,18 @@ pub fn source_again(file: &std::path::Path, shown: &str, first: Fingerprint) -> 
     (Fingerprint::of(text) == first).then(|| Source::new(shown, text))
 }
 
+/// Applies the record beside the document at `file`, if there is one
+/// that parses (it is optional: one that does not is no record).
+fn read_sidecar(file: &std::path::Path, toolset: &mut crate::ir::ToolSet, max_size: u64) {
+    let path = formats::carry::sidecar_path(file);
+    let Ok(bytes) = crate::source::read_regular_file(&path, max_size) else {
+        return;
+    };
+    if let Ok(record) = serde_json::from_slice::<serde_json::Value>(without_bom(&bytes)) {
+        formats::carry::apply_sidecar(&record, toolset);
+    }
+}
+
 /// Parses and lowers a file's content.
 pub(super) fn load_bytes(
     loader: &Loader,
@@ -277,6 +289,14 @@ pub(super) fn load_bytes(
     };
     let format = detection.format;
     let mut toolset = formats::lower(format, &document, path);
+    // A provider document has no room for "x-toolc": the record of renamed
+    // parameters is beside it (see `formats::carry::SIDECAR_SUFFIX`).
+    if !matches!(
+        format,
+        Format::Nora | Format::Agentcli | Format::Agentstack | Format::Nachos
+    ) {
+        read_sidecar(&candidate.path, &mut toolset, max_size);
+    }
     let generated = formats::carry::is_generated(&document.value);
     let dir = manifest_dir(&candidate.path);
     let code = loader

@@ -11,6 +11,7 @@
 //! `lint::settings::Limits`). This module is a low layer: it knows the
 //! providers and JSON, nothing of lint, emit or the CLI.
 
+pub(crate) mod anthropic;
 pub(crate) mod gemini;
 pub(crate) mod openai;
 

@@ -481,8 +481,16 @@ impl Runner {
         if cancel.is_some_and(CancelToken::is_cancelled) {
             return (exec::cancelled(&[]), audit::Decision::Allowed);
         }
+        // A command the tool came with (an agentcli program, carried into
+        // a format that had to rename some parameters) reads the names it
+        // was declared with (see `Tool::original_names`); a script written
+        // for this manifest (a NORA skeleton) reads this manifest's names.
+        let declared = match entry.tool.runtime {
+            crate::ir::Runtime::Command { .. } => entry.tool.arguments_as_declared(arguments),
+            _ => std::borrow::Cow::Borrowed(arguments),
+        };
         (
-            entry.executor.run(self, entry, arguments, cancel),
+            entry.executor.run(self, entry, &declared, cancel),
             audit::Decision::Allowed,
         )
     }

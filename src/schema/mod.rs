@@ -14,6 +14,7 @@
 mod merge;
 mod meta;
 mod refs;
+mod rename;
 
 use std::collections::BTreeMap;
 
@@ -24,6 +25,7 @@ use crate::json;
 pub(crate) use merge::{flatten_root_unions, merge_all_of};
 pub(crate) use meta::{DIALECT as META_DIALECT, surely_valid};
 pub(crate) use refs::{RefGuard, Refusal, resolve_local_ref};
+pub(crate) use rename::{NameRule, Renames, rename_properties};
 
 /// Keywords whose value is one subschema.
 pub(crate) const SINGLE: &[&str] = &[

@@ -660,12 +660,27 @@ fn schemas_that_only_some_readers_take_are_written_so_that_all_do() {
 }
 
 #[test]
-fn gemini_property_names_gemini_rejects_are_refused() {
+fn gemini_property_names_gemini_rejects_are_renamed_or_refused() {
     let dir = TempDir::new("interop-gemini-names");
+    // A tool's own parameter is renamed (issue 27; see renames::providers).
     dir.write(
         "tools.json",
         r#"{"tools": [{"name": "names", "description": "T.", "inputSchema": {"type": "object",
             "properties": {"a b": {"type": "string", "description": "Spaced."}}}}]}"#,
+    );
+    let renamed = toolc_in(dir.path(), &["gen", "gemini", "tools.json"], 0);
+    let document: serde_json::Value = serde_json::from_str(&renamed.stdout).expect("JSON");
+    assert!(
+        document["functionDeclarations"][0]["parameters"]["properties"]["a_b"].is_object(),
+        "{}",
+        renamed.stdout
+    );
+    // A property inside one is refused: no record says how to give it back.
+    dir.write(
+        "tools.json",
+        r#"{"tools": [{"name": "names", "description": "T.", "inputSchema": {"type": "object",
+            "properties": {"o": {"type": "object", "description": "O.",
+                "properties": {"a b": {"type": "string", "description": "Spaced."}}}}}}]}"#,
     );
     let refused = toolc_in(dir.path(), &["gen", "gemini", "tools.json"], 1);
     assert!(refused.stdout.is_empty(), "{}", refused.stdout);

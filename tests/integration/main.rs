@@ -45,6 +45,7 @@ mod provider_inputs;
 mod python_schemas;
 mod quickstart;
 mod read_back;
+mod renames;
 mod reports;
 mod root_keywords;
 mod round_trips;
