@@ -149,15 +149,105 @@ struct ToolView {
     parameters: String,
 }
 
-/// The renames `target` made to fit its narrower names, recorded where
-/// that target records them (`"x-toolc"`, or a sidecar file beside the
-/// output at `out`), undone: the read-back tools under the names of the
-/// input. None are recorded today; the branch that adds renames fills
-/// this in at merge. A name that differs and is not undone here fails the
-/// test with a message saying so.
+/// The renames the output at `out` made to fit its target's narrower names,
+/// undone from the records toolc writes with them: a tool's `"x-toolc"`
+/// `parameter_names` (NORA's `tool.json`, AgentStack's `config.json`: new
+/// name -> original), or the record beside a provider document,
+/// `FILE.x-toolc.json` (tool -> new name -> original). A name that differs
+/// and is recorded nowhere stays as it is, and the comparison reports it.
 fn undo_renames(target: &Target, out: &Path, tools: Vec<ToolView>) -> Vec<ToolView> {
-    let _ = (target.label, out);
+    let _ = target.label;
+    let records = rename_records(out);
     tools
+        .into_iter()
+        .map(|mut tool| {
+            let Some(names) = records.get(&tool.name) else {
+                return tool;
+            };
+            let Ok(mut parameters) = serde_json::from_str::<Value>(&tool.parameters) else {
+                return tool;
+            };
+            let original = |name: &str| names.get(name).cloned().unwrap_or(name.to_string());
+            if let Some(Value::Object(properties)) = parameters.get_mut("properties") {
+                let renamed = std::mem::take(properties);
+                for (name, property) in renamed {
+                    properties.insert(original(&name), property);
+                }
+            }
+            if let Some(Value::Array(required)) = parameters.get_mut("required") {
+                for name in required.iter_mut() {
+                    if let Some(text) = name.as_str() {
+                        *name = Value::String(original(text));
+                    }
+                }
+            }
+            tool.parameters = parameters.to_string();
+            tool
+        })
+        .collect()
+}
+
+/// Every rename record of the output at `out` (a file, or a tree): tool
+/// name -> (name in the output -> original name).
+fn rename_records(out: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut records = BTreeMap::new();
+    let files: Vec<PathBuf> = if out.is_dir() {
+        walkdir::WalkDir::new(out)
+            .into_iter()
+            .filter_map(Result::ok)
+            .map(|entry| entry.into_path())
+            .filter(|path| path.extension().is_some_and(|e| e == "json"))
+            .collect()
+    } else {
+        let mut beside = out.as_os_str().to_owned();
+        beside.push(".x-toolc.json");
+        vec![PathBuf::from(beside)]
+    };
+    let names = |value: &Value| -> BTreeMap<String, String> {
+        value
+            .as_object()
+            .map(|map| {
+                map.iter()
+                    .filter_map(|(new, old)| Some((new.clone(), old.as_str()?.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let Ok(document) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        let sidecar = file.to_string_lossy().ends_with(".x-toolc.json");
+        if sidecar {
+            let by_tool = &document["x-toolc"]["parameter_names"];
+            for (tool, renamed) in by_tool.as_object().into_iter().flatten() {
+                records.insert(tool.clone(), names(renamed));
+            }
+            continue;
+        }
+        // NORA: one tool per file, its record at the top.
+        if let (Some(tool), record) = (
+            document["name"].as_str(),
+            &document["x-toolc"]["parameter_names"],
+        ) && record.is_object()
+            && document.get("entrypoint").is_some()
+        {
+            records.insert(tool.to_string(), names(record));
+        }
+        // AgentStack: each listed function's entry.
+        if let Some(Value::Object(tools)) = document.get("tools") {
+            for (tool, entry) in tools {
+                let record = &entry["x-toolc"]["parameter_names"];
+                if record.is_object() {
+                    records.insert(tool.clone(), names(record));
+                }
+            }
+        }
+    }
+    records
 }
 
 /// The tools of `paths` (relative to `dir`) as the front end reads them.
