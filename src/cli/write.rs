@@ -97,6 +97,10 @@ fn plan(path: &Path, pieces: &[&str], kind: Ownership, above: &mut Above) -> Pla
 /// What replacing `old`, the text at `path`, with `pieces` would do.
 fn plan_replacing(path: &Path, old: &str, pieces: &[&str], kind: Ownership) -> Plan {
     let new = pieces.concat();
+    // Line ends a checkout converted change nothing the file says.
+    if old.contains("\r\n") && old.replace("\r\n", "\n") == new {
+        return Plan::Unchanged;
+    }
     if kind == Ownership::Grows {
         return if new.starts_with(old) {
             Plan::Append
@@ -105,6 +109,13 @@ fn plan_replacing(path: &Path, old: &str, pieces: &[&str], kind: Ownership) -> P
         };
     }
     let json = path.extension().is_some_and(|e| e == "json");
+    // A signed file whose digest is the new text's says the same, laid out
+    // otherwise (a formatter, a checkout's line ends): left as it is.
+    if let (Some(was), Some(will)) = (marker::intact_digest(old), marker::intact_digest(&new))
+        && was.eq_ignore_ascii_case(will)
+    {
+        return Plan::Unchanged;
+    }
     let vouched = match marker::provenance(old, json) {
         Provenance::Foreign => return Plan::Changed,
         Provenance::Intact => true,

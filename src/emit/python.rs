@@ -99,6 +99,14 @@ pub fn generate(toolsets: &[ToolSet], options: &Options) -> Result<Generated, Em
 /// What the manifests `gen python` writes say wrote them.
 const WRITER: &str = "toolc gen python";
 
+/// Their `"x-toolc"` `generated` member: the writer and the digest's
+/// placeholder, which [`Tree::render`] signs like the Python files' (a hand
+/// edit to `tool.json` or `config.json`, a permission added, is then
+/// never dropped without a word).
+fn signed_writer() -> String {
+    format!("{WRITER}; {}", super::marker::DIGEST_PLACEHOLDER)
+}
+
 /// The templates of the files the developer fills in (the tools'
 /// bodies): written when absent, never overwritten. The others (manifests,
 /// bases, types, the package's `__init__.py`) are toolc's, and follow the

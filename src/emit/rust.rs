@@ -98,6 +98,9 @@ struct StubTool {
     name: String,
     struct_name: String,
     args_name: String,
+    /// The tool's id as a string literal: the stub checks, as it compiles,
+    /// that its type still stands for this tool.
+    id_literal: String,
 }
 
 /// The template of the whole stubs file, and of one tool's stub.
@@ -209,6 +212,7 @@ struct RenderedTool {
     name: String,
     struct_name: String,
     args_name: String,
+    id_literal: String,
     #[serde(skip)]
     arguments: String,
     #[serde(skip)]
@@ -237,6 +241,7 @@ impl ModuleTool {
             name: context.name,
             struct_name: context.struct_name,
             args_name: context.args_name,
+            id_literal: context.id_literal,
             arguments,
             stub,
         }))
@@ -310,13 +315,14 @@ impl Module {
             .tools
             .iter()
             .map(|tool| match tool {
-                ModuleTool::Context(t) => (&t.name, &t.struct_name, &t.args_name),
-                ModuleTool::Rendered(t) => (&t.name, &t.struct_name, &t.args_name),
+                ModuleTool::Context(t) => (&t.name, &t.struct_name, &t.args_name, &t.id_literal),
+                ModuleTool::Rendered(t) => (&t.name, &t.struct_name, &t.args_name, &t.id_literal),
             })
-            .map(|(name, struct_name, args_name)| StubTool {
+            .map(|(name, struct_name, args_name, id_literal)| StubTool {
                 name: name.clone(),
                 struct_name: struct_name.clone(),
                 args_name: args_name.clone(),
+                id_literal: id_literal.clone(),
             })
             .collect();
         let stubs = Stubs {

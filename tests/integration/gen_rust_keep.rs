@@ -283,6 +283,51 @@ fn a_changed_signature_is_a_compile_error_naming_the_tool() {
     );
 }
 
+/// Two tool names that make the same type name (`greet`, `Greet`) are
+/// told apart by their order; a tool added in front hands `GreetTool` to
+/// another tool. The filled `run` must not silently serve that tool: the
+/// crate fails to build, naming the tool the code was written for.
+#[test]
+fn a_type_that_changes_tool_is_a_compile_error_naming_the_tool() {
+    let temp = TempDir::new("gen-rust-keep-moved");
+    let dir = temp.path();
+    temp.write("tools.json", FIRST);
+    assert_eq!(gen_rust(dir, &[]).code, 0);
+    let stubs_path = dir.join("src/tools_impl.rs");
+    let stubs = std::fs::read_to_string(&stubs_path).expect("the stubs file");
+    let filled = fill(&stubs, "Greet", GREET_FIRST);
+    std::fs::write(&stubs_path, &filled).expect("fill the stub");
+
+    let in_front = FIRST.replace(
+        "{\"tools\": [",
+        r#"{"tools": [
+  {"name": "Greet", "description": "Deletes someone.", "command": ["/bin/true"],
+   "schema": {"type": "object", "properties": {}}},"#,
+    );
+    temp.write("tools.json", in_front);
+    let again = gen_rust(dir, &[]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let kept = std::fs::read_to_string(&stubs_path).expect("the stubs file");
+    assert!(kept.starts_with(&filled), "the user's code is untouched");
+
+    let krate = crate_dir("keep-moved", dir);
+    std::fs::remove_file(krate.join("tests/accept.rs")).expect("no acceptance test here");
+    let build = cargo(
+        &krate,
+        "toolc_gen_rust_keep_moved",
+        "2021",
+        "1.82",
+        &["build", "--quiet"],
+    );
+    let text = report(&build);
+    assert!(!build.status.success(), "the crate must not build:\n{text}");
+    assert!(
+        text.contains("now stands for another tool")
+            && text.contains(r#"is_tool_id(GreetTool::TOOL_ID, "greet")"#),
+        "the error names the tool the code was written for:\n{text}"
+    );
+}
+
 /// A module the user edited (or one an older toolc wrote, unsigned, with
 /// the user's code in it): gen refuses to drop those lines, with --force
 /// too, naming the file and line; nothing is written.

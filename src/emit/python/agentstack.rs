@@ -287,7 +287,7 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
         }
     }
     let mut config = config(package, permissions);
-    crate::formats::carry::mark_generated(&mut config, super::WRITER);
+    crate::formats::carry::mark_generated(&mut config, &super::signed_writer());
     let directory = &package.name;
     out.render(
         options,

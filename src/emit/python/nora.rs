@@ -76,7 +76,7 @@ pub(super) fn generate(
             "entrypoint": "main.py",
             "parameters": nora_parameters(out, set, tool, &properties, root),
         });
-        crate::formats::carry::mark_generated(&mut manifest, super::WRITER);
+        crate::formats::carry::mark_generated(&mut manifest, &super::signed_writer());
         out.render(
             options,
             "nora/tool.json.j2",
