@@ -443,12 +443,6 @@ const EXPECTED_TODAY: &[(&str, Kind, &str)] = &[
         Kind::Description,
         "a NORA tool.json needs a description: a tool without one gets its name",
     ),
-    (
-        "gen python --style nora",
-        Kind::PropertiesLost,
-        "parameters whose names are no Python identifier (max-bytes, größe, 名前) are renamed in \
-         the tool.json, and nothing records the original",
-    ),
 ];
 
 /// Where the output of `target` goes under `dir`.

@@ -69,13 +69,18 @@ pub(super) fn generate(
             );
         }
         let (properties, root) = super::parameters(tool);
-        let properties = nora_keys(out, set, tool, properties);
+        let mut renamed = Vec::new();
+        let properties = nora_keys(out, set, tool, properties, &mut renamed);
         let mut manifest = json!({
             "name": tool.name,
             "description": description,
             "entrypoint": "main.py",
             "parameters": nora_parameters(out, set, tool, &properties, root),
         });
+        // Reading tool.json back, and converting it, restore the names.
+        if let Some(entry) = manifest.as_object_mut() {
+            crate::formats::carry::record_parameter_names(entry, &renamed);
+        }
         crate::formats::carry::mark_generated(&mut manifest, &super::signed_writer());
         out.render(
             options,
@@ -102,12 +107,15 @@ pub(super) fn generate(
 }
 
 /// NORA allows only `[A-Za-z0-9_]` in property names: others get their
-/// snake_case identifier (distinct from the names kept), with a warning.
+/// snake_case identifier (distinct from the names kept), with an info
+/// giving both names; the pairs (new name, original) go to `renamed`, to
+/// be recorded in tool.json.
 fn nora_keys(
     out: &mut Tree,
     set: &ToolSet,
     tool: &Tool,
     properties: Vec<Parameter>,
+    renamed: &mut Vec<(String, String)>,
 ) -> Vec<Parameter> {
     let valid =
         |key: &str| !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
@@ -119,17 +127,17 @@ fn nora_keys(
         .into_iter()
         .map(|mut p| {
             if !valid(&p.key) {
-                let renamed = namer.unique(snake_case(&p.key, Kind::Parameter));
+                let new_name = namer.unique(snake_case(&p.key, Kind::Parameter));
                 out.note(
                     set,
                     p.pointer.clone(),
-                    Severity::Warning,
+                    Severity::Info,
                     format!(
-                        "tool \"{}\": NORA property names may hold only letters, digits and _; \"{}\" is \"{renamed}\" in tool.json and main.py",
+                        "tool \"{}\": NORA property names may hold only letters, digits and _; \"{}\" is \"{new_name}\" in tool.json and main.py (recorded in \"x-toolc\", so reading it back restores the name)",
                         tool.name, p.key
                     ),
                 );
-                p.key = renamed;
+                renamed.push((new_name.clone(), std::mem::replace(&mut p.key, new_name)));
             }
             p
         })
