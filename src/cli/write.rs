@@ -326,7 +326,10 @@ fn write_planned(
         return Ok(Outcome::Clean);
     }
     if args.check {
-        return check_planned(&planned, out, err);
+        let left = dir
+            .map(|dir| left_behind(dir, &planned, known))
+            .unwrap_or_default();
+        return check_planned(&planned, &left, out, err);
     }
     let blocked: Vec<PathBuf> = planned
         .iter()
@@ -477,11 +480,22 @@ fn make_executable(_path: &Path) -> std::io::Result<()> {
 /// Files that are the developer's (skeletons, stubs) are never stale.
 fn check_planned(
     planned: &[Planned],
+    left: &[PathBuf],
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
     let mut stale = 0;
     let mut checked = 0;
+    // toolc's files that no tool of the manifests gives any more: a loader
+    // reading the directory still offers them to the model.
+    for path in left {
+        writeln!(
+            err,
+            "stale: {} is toolc's, and this run no longer generates it (its tool is gone?): remove it",
+            path.display()
+        )?;
+        stale += 1;
+    }
     for file in planned {
         let path = &file.path;
         let shown = path.display().to_string();
@@ -544,6 +558,29 @@ fn check_planned(
         if stale == 1 { "it" } else { "them" }
     )?;
     Ok(Outcome::Findings)
+}
+
+/// The files under `dir` that toolc wrote (they carry its mark) and that
+/// this run does not generate: what a tool removed from the manifest left.
+fn left_behind(dir: &Path, planned: &[Planned], known: &[PathBuf]) -> Vec<PathBuf> {
+    if dir.as_os_str().is_empty() || !dir.is_dir() {
+        return Vec::new();
+    }
+    let generated: HashSet<&PathBuf> = planned.iter().map(|file| &file.path).chain(known).collect();
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+        .filter(|entry| entry.file_type().is_file())
+        .map(walkdir::DirEntry::into_path)
+        .filter(|path| !generated.contains(path))
+        .filter(|path| {
+            let json = path.extension().is_some_and(|e| e == "json");
+            std::fs::read(path).is_ok_and(|bytes| {
+                marker::provenance(&String::from_utf8_lossy(&bytes), json) != Provenance::Foreign
+            })
+        })
+        .collect()
 }
 
 /// Files in the output directory that this run did not generate (a tool

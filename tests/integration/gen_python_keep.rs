@@ -621,3 +621,37 @@ fn an_older_skeleton_in_a_file_toolc_now_owns_is_never_dropped() {
         assert_eq!(std::fs::read_to_string(&init).expect("read"), older);
     }
 }
+
+/// A tool removed from the manifest leaves toolc's files for it in the
+/// output (a loader still offers it to the model): `--check` fails and
+/// names them, in every style; the user's skeletons do not count.
+#[test]
+fn check_fails_while_a_removed_tool_is_still_in_the_output() {
+    for (style, left) in [
+        ("nora", "out/get_tide/tool.json"),
+        ("agentstack", "out/weather/impl/get_tide.py"),
+    ] {
+        let dir = TempDir::new(&format!("gen-python-keep-removed-{style}"));
+        write_manifest(&dir, &manifest_v2());
+        let first = generate(dir.path(), style, &[]);
+        assert_eq!(first.code, 0, "{style}: {}", first.stderr);
+        write_manifest(&dir, &manifest_v1());
+        let check = generate(dir.path(), style, &["--check"]);
+        match style {
+            "nora" => {
+                assert_eq!(check.code, 1, "{style}: {}", check.stderr);
+                assert!(
+                    check.stderr.contains(&format!("stale: {left} is toolc's")),
+                    "{style}: {}",
+                    check.stderr
+                );
+            }
+            // The removed tool's implementation is the user's: no failure
+            // for it, but __init__.py no longer offers the tool.
+            _ => {
+                assert_eq!(check.code, 1, "{style}: {}", check.stderr);
+                assert!(!check.stderr.contains(left), "{style}: {}", check.stderr);
+            }
+        }
+    }
+}
