@@ -248,11 +248,12 @@ fn the_user_workflow_keeps_filled_code_and_builds_on_both_editions() {
     assert_eq!(check.code, 0, "{}", check.stderr);
 }
 
-/// A parameter renamed in the manifest: gen keeps the user's `run`, and
-/// the crate no longer builds, with an error that names the tool's types.
-#[test]
-fn a_changed_signature_is_a_compile_error_naming_the_tool() {
-    let temp = TempDir::new("gen-rust-keep-signature");
+/// Generates from FIRST, fills in greet's stub, generates again from
+/// `changed`, and builds the crate (edition 2021, the oldest Rust): the
+/// user's code must be untouched, and the crate must not build. Returns
+/// what cargo said.
+fn filled_then_broken_by(name: &str, changed: &str) -> String {
+    let temp = TempDir::new(&format!("gen-rust-keep-{name}"));
     let dir = temp.path();
     temp.write("tools.json", FIRST);
     assert_eq!(gen_rust(dir, &[]).code, 0);
@@ -261,22 +262,30 @@ fn a_changed_signature_is_a_compile_error_naming_the_tool() {
     let filled = fill(&stubs, "Greet", GREET_FIRST);
     std::fs::write(&stubs_path, &filled).expect("fill the stub");
 
-    let renamed = FIRST
-        .replace(r#"["name"]"#, r#"["who"]"#)
-        .replace(r#"{"name": {"type""#, r#"{"who": {"type""#);
-    assert_ne!(renamed, FIRST);
-    temp.write("tools.json", renamed);
+    assert_ne!(changed, FIRST);
+    temp.write("tools.json", changed);
     let again = gen_rust(dir, &[]);
     assert_eq!(again.code, 0, "{}", again.stderr);
     let kept = std::fs::read_to_string(&stubs_path).expect("the stubs file");
-    assert_eq!(kept, filled, "the user's code is untouched");
+    assert!(kept.starts_with(&filled), "the user's code is untouched");
 
-    let krate = crate_dir("keep-signature", dir);
+    let krate = crate_dir(&format!("keep-{name}"), dir);
     std::fs::remove_file(krate.join("tests/accept.rs")).expect("no acceptance test here");
-    let package = "toolc_gen_rust_keep_signature";
-    let build = cargo(&krate, package, "2021", "1.82", &["build", "--quiet"]);
+    let package = format!("toolc_gen_rust_keep_{name}");
+    let build = cargo(&krate, &package, "2021", "1.82", &["build", "--quiet"]);
     let text = report(&build);
     assert!(!build.status.success(), "the crate must not build:\n{text}");
+    text
+}
+
+/// A renamed parameter: the filled `run` no longer compiles, and the
+/// error names the tool's arguments.
+#[test]
+fn a_changed_signature_is_a_compile_error_naming_the_tool() {
+    let renamed = FIRST
+        .replace(r#"["name"]"#, r#"["who"]"#)
+        .replace(r#"{"name": {"type""#, r#"{"who": {"type""#);
+    let text = filled_then_broken_by("signature", &renamed);
     assert!(
         text.contains("no field `name` on type `tools::GreetArgs`"),
         "the error names the tool's arguments:\n{text}"
@@ -289,38 +298,13 @@ fn a_changed_signature_is_a_compile_error_naming_the_tool() {
 /// crate fails to build, naming the tool the code was written for.
 #[test]
 fn a_type_that_changes_tool_is_a_compile_error_naming_the_tool() {
-    let temp = TempDir::new("gen-rust-keep-moved");
-    let dir = temp.path();
-    temp.write("tools.json", FIRST);
-    assert_eq!(gen_rust(dir, &[]).code, 0);
-    let stubs_path = dir.join("src/tools_impl.rs");
-    let stubs = std::fs::read_to_string(&stubs_path).expect("the stubs file");
-    let filled = fill(&stubs, "Greet", GREET_FIRST);
-    std::fs::write(&stubs_path, &filled).expect("fill the stub");
-
     let in_front = FIRST.replace(
         "{\"tools\": [",
         r#"{"tools": [
   {"name": "Greet", "description": "Deletes someone.", "command": ["/bin/true"],
    "schema": {"type": "object", "properties": {}}},"#,
     );
-    temp.write("tools.json", in_front);
-    let again = gen_rust(dir, &[]);
-    assert_eq!(again.code, 0, "{}", again.stderr);
-    let kept = std::fs::read_to_string(&stubs_path).expect("the stubs file");
-    assert!(kept.starts_with(&filled), "the user's code is untouched");
-
-    let krate = crate_dir("keep-moved", dir);
-    std::fs::remove_file(krate.join("tests/accept.rs")).expect("no acceptance test here");
-    let build = cargo(
-        &krate,
-        "toolc_gen_rust_keep_moved",
-        "2021",
-        "1.82",
-        &["build", "--quiet"],
-    );
-    let text = report(&build);
-    assert!(!build.status.success(), "the crate must not build:\n{text}");
+    let text = filled_then_broken_by("moved", &in_front);
     assert!(
         text.contains("now stands for another tool")
             && text.contains(r#"is_tool_id(GreetTool::TOOL_ID, "greet")"#),
