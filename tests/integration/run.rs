@@ -667,7 +667,9 @@ fn generated_python_skeletons_run() {
         text.replace(todo, "    return params[\"text\"][::-1]"),
     )
     .unwrap();
-    let init_py = agentstack.with_file_name("__init__.py");
+    // The AgentStack body is the user's impl/<module>.py; __init__.py is
+    // toolc's and calls it.
+    let init_py = agentstack.with_file_name("impl").join("echo.py");
     let text = std::fs::read_to_string(&init_py).unwrap();
     let todo = "    return \"Error: echo is not implemented yet.\"";
     assert!(text.contains(todo), "{text}");
