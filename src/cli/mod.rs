@@ -666,6 +666,17 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError
 /// [`write_atomically`] for a file given in pieces, written one after the
 /// other.
 fn write_pieces_atomically(path: &std::path::Path, pieces: &[&[u8]]) -> Result<(), CliError> {
+    write_pieces_with_mode(path, pieces, false)
+}
+
+/// [`write_pieces_atomically`]; `program`: a new file gets the mode of a
+/// program (0755) before the rename, so that it never exists without it
+/// (an existing file keeps its own owner and mode either way).
+fn write_pieces_with_mode(
+    path: &std::path::Path,
+    pieces: &[&[u8]],
+    program: bool,
+) -> Result<(), CliError> {
     let wrap = |source| CliError::Write {
         path: path.to_path_buf(),
         source,
@@ -695,6 +706,7 @@ fn write_pieces_atomically(path: &std::path::Path, pieces: &[&[u8]]) -> Result<(
     let result = write_pieces(file, pieces)
         .and_then(|()| match &existing {
             Some(existing) => keep_owner_and_mode(&temp, existing),
+            None if program => make_executable(&temp),
             None => Ok(()),
         })
         .and_then(|()| std::fs::rename(&temp, path));
@@ -702,6 +714,17 @@ fn write_pieces_atomically(path: &std::path::Path, pieces: &[&[u8]]) -> Result<(
         let _ = std::fs::remove_file(&temp);
     }
     result.map_err(wrap)
+}
+
+#[cfg(unix)]
+fn make_executable(path: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+}
+
+#[cfg(not(unix))]
+fn make_executable(_path: &std::path::Path) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// A new temporary file in `dir` for an output named `name`: created only

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{CliError, Outcome, write_pieces_atomically};
+use super::{CliError, Outcome, write_pieces_with_mode};
 use crate::emit::marker::{self, Provenance};
 use crate::emit::{FileKind, GeneratedFile};
 
@@ -380,11 +380,7 @@ fn write_planned(
             })?;
         }
         let bytes: Vec<&[u8]> = file.pieces.iter().map(|p| p.as_bytes()).collect();
-        if file.kind == Ownership::Program {
-            write_program_atomically(&file.path, &bytes)?;
-        } else {
-            write_pieces_atomically(&file.path, &bytes)?;
-        }
+        write_pieces_with_mode(&file.path, &bytes, file.kind == Ownership::Program)?;
     }
     Ok(Outcome::Clean)
 }
@@ -435,43 +431,6 @@ fn refuse_drops(planned: &[Planned], err: &mut dyn Write) -> Result<bool, CliErr
         )?;
     }
     Ok(refused)
-}
-
-/// Writes a new program (a [`FileKind::Program`], never written over an
-/// existing file) through a temporary file made executable (0755) before
-/// the rename, so that it never exists without its mode.
-fn write_program_atomically(path: &Path, pieces: &[&[u8]]) -> Result<(), CliError> {
-    let wrap = |source| CliError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let (temp, file) = super::create_temp_beside(&dir, &name).map_err(wrap)?;
-    let result = super::write_pieces(file, pieces)
-        .and_then(|()| make_executable(&temp))
-        .and_then(|()| std::fs::rename(&temp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result.map_err(wrap)
-}
-
-#[cfg(unix)]
-fn make_executable(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-}
-
-#[cfg(not(unix))]
-fn make_executable(_path: &Path) -> std::io::Result<()> {
-    Ok(())
 }
 
 /// `--check`: the difference between the files on disk and what would be

@@ -62,19 +62,7 @@ fn declarations(value: &Value) -> Vec<(String, &Value)> {
     let tools: Vec<(String, &Value)> = if is_gemini_tool(value) {
         vec![(String::new(), value)]
     } else {
-        let (base, items) = match value {
-            Value::Array(items) => ("", items),
-            Value::Object(object) => match object.get("tools") {
-                Some(Value::Array(items)) => ("/tools", items),
-                _ => return Vec::new(),
-            },
-            _ => return Vec::new(),
-        };
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| (format!("{base}/{i}"), item))
-            .collect()
+        super::tool_entries(value)
     };
     let mut found = Vec::new();
     for (at, tool) in tools {

@@ -82,6 +82,23 @@ impl<'a> Reading<'a> {
         }))
     }
 
+    /// The file holds no format toolc reads (or two at once): a problem
+    /// whatever its name, with no format to show it in.
+    fn unknown_format(&self, source: Source, span: Span, message: String) -> Loaded {
+        Loaded::Failed(Box::new(Failure {
+            file: self.candidate.path.clone(),
+            path: self.candidate.display.clone(),
+            format: None,
+            source: Some(source),
+            problem: LoadProblem {
+                kind: ProblemKind::UnknownFormat,
+                path: self.candidate.display.clone(),
+                span: Some(span),
+                message,
+            },
+        }))
+    }
+
     fn skip(&self, why: String) -> Loaded {
         Loaded::Skipped(Skipped {
             path: self.candidate.display.clone(),
@@ -244,19 +261,8 @@ pub(super) fn load_bytes(
     if loader.options.input_format.is_none()
         && let Some((at, message)) = formats::mixed_openai_shapes(&document.value)
     {
-        let span = Some(document.map.locate(&at).span);
-        return Loaded::Failed(Box::new(Failure {
-            file: candidate.path.clone(),
-            path: path.to_string(),
-            format: None,
-            source: Some(source),
-            problem: LoadProblem {
-                kind: ProblemKind::UnknownFormat,
-                path: path.to_string(),
-                span,
-                message,
-            },
-        }));
+        let span = document.map.locate(&at).span;
+        return reading.unknown_format(source, span, message);
     }
     let package_code_beside = reading.named_format == Some(Format::Agentstack)
         && manifest_dir(&candidate.path).join("__init__.py").is_file();
@@ -273,19 +279,9 @@ pub(super) fn load_bytes(
         {
             return reading.skip(reading.no_format());
         }
-        let span = Some(source.char_span(0));
-        return Loaded::Failed(Box::new(Failure {
-            file: candidate.path.clone(),
-            path: path.to_string(),
-            format: None,
-            source: Some(source),
-            problem: LoadProblem {
-                kind: ProblemKind::UnknownFormat,
-                path: path.to_string(),
-                span,
-                message: "this file matches no manifest format toolc reads".to_string(),
-            },
-        }));
+        let span = source.char_span(0);
+        let message = "this file matches no manifest format toolc reads".to_string();
+        return reading.unknown_format(source, span, message);
     };
     let format = detection.format;
     let mut toolset = formats::lower(format, &document, path);
