@@ -324,15 +324,149 @@ impl Tool {
 
     /// `arguments` (an object keyed as this manifest names the parameters)
     /// keyed as the tool was declared: what the tool's program receives.
+    /// Members of objects inside them that a writer renamed (recorded by
+    /// their pointer in the parameters) get their names back too.
     pub fn arguments_as_declared<'a>(&self, arguments: &'a Value) -> Cow<'a, Value> {
-        match arguments {
-            Value::Object(members) if !self.original_names.is_empty() => Cow::Owned(Value::Object(
-                members
-                    .iter()
-                    .map(|(key, value)| (self.original_name(key).to_string(), value.clone()))
-                    .collect(),
-            )),
-            other => Cow::Borrowed(other),
+        let Value::Object(members) = arguments else {
+            return Cow::Borrowed(arguments);
+        };
+        if self.original_names.is_empty() {
+            return Cow::Borrowed(arguments);
         }
+        let mut nested: Vec<(&String, &String)> = self
+            .original_names
+            .iter()
+            .filter(|(at, _)| at.starts_with('/'))
+            .collect();
+        let mut declared: serde_json::Map<String, Value> = members
+            .iter()
+            .map(|(key, value)| (self.original_name(key).to_string(), value.clone()))
+            .collect();
+        // The deepest first: a record inside a renamed member names it by
+        // its new name, which the top-level pass above already undid, so
+        // nested paths are read with the top-level name given back.
+        nested.sort_by_key(|(at, _)| std::cmp::Reverse(at.matches('/').count()));
+        for (at, original) in nested {
+            let Some(path) = instance_path(at) else {
+                continue;
+            };
+            let path = match path.split_first() {
+                Some((Step::Member(first), rest)) => {
+                    let mut path = vec![Step::Member(self.original_name(first).to_string())];
+                    path.extend(rest.iter().cloned());
+                    path
+                }
+                _ => path,
+            };
+            rename_member(&mut declared, &path, original);
+        }
+        Cow::Owned(Value::Object(declared))
+    }
+}
+
+/// One step from a value to a value inside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    /// The member of an object with this name.
+    Member(String),
+    /// Every element of an array.
+    Each,
+}
+
+/// Where, in an argument value, the property a schema pointer names is:
+/// `/properties/headers/items/properties/x_trace` is the member `x_trace`
+/// of every element of the member `headers`. A union's branch is the
+/// value itself. `None` for a pointer that does not end at a property or
+/// passes through anything else.
+fn instance_path(at: &str) -> Option<Vec<Step>> {
+    let mut tokens = crate::json::pointer_tokens(at);
+    let mut path = Vec::new();
+    while let Some(token) = tokens.next() {
+        match token.as_str() {
+            "properties" => path.push(Step::Member(tokens.next()?)),
+            "items" => path.push(Step::Each),
+            "anyOf" | "oneOf" | "allOf" => {
+                tokens.next()?;
+            }
+            _ => return None,
+        }
+    }
+    matches!(path.last(), Some(Step::Member(_))).then_some(path)
+}
+
+/// Renames, in `object`, the member at the end of `path` to `original`
+/// (unless that name is taken there), following the path through objects
+/// and every element of arrays; a value that is not there is left alone.
+fn rename_member(object: &mut serde_json::Map<String, Value>, path: &[Step], original: &str) {
+    match path {
+        [Step::Member(name)] => {
+            if object.contains_key(original) {
+                return;
+            }
+            if !object.contains_key(name.as_str()) {
+                return;
+            }
+            *object = std::mem::take(object)
+                .into_iter()
+                .map(|(key, value)| match key == *name {
+                    true => (original.to_string(), value),
+                    false => (key, value),
+                })
+                .collect();
+        }
+        [Step::Member(name), rest @ ..] => {
+            if let Some(value) = object.get_mut(name.as_str()) {
+                rename_in(value, rest, original);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// [`rename_member`] from any value.
+fn rename_in(value: &mut Value, path: &[Step], original: &str) {
+    match (value, path.first()) {
+        (Value::Object(object), Some(Step::Member(_))) => rename_member(object, path, original),
+        (Value::Array(items), Some(Step::Each)) => {
+            for item in items {
+                rename_in(item, &path[1..], original);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn arguments_get_their_declared_names_back_at_every_depth() {
+        let mut tool = Tool::new("fetch".into(), String::new(), String::new());
+        for (at, original) in [
+            ("http_headers", "http-headers"),
+            ("/properties/http_headers/properties/x_trace", "x-trace"),
+            (
+                "/properties/filters/items/anyOf/0/properties/field_name_2",
+                "field.name",
+            ),
+            ("/properties/missing/properties/a_b", "a-b"),
+        ] {
+            tool.original_names.insert(at.into(), original.into());
+        }
+        let arguments = json!({
+            "http_headers": {"x_trace": "t", "other": 1},
+            "filters": [{"field_name_2": "a", "field_name": "b"}, {"field_name": "c"}, 3],
+            "plain": {"x_trace": "not renamed here"}
+        });
+        assert_eq!(
+            *tool.arguments_as_declared(&arguments),
+            json!({
+                "http-headers": {"x-trace": "t", "other": 1},
+                "filters": [{"field.name": "a", "field_name": "b"}, {"field_name": "c"}, 3],
+                "plain": {"x_trace": "not renamed here"}
+            })
+        );
     }
 }

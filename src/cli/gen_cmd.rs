@@ -423,7 +423,7 @@ fn reduce_set(
         Work::Json(target) => set
             .tools
             .iter()
-            .map(|tool| (tool.name.clone(), target.renamed_parameters(tool)))
+            .map(|tool| (tool.name.clone(), target.renamed_parameters(&set, tool)))
             .filter(|(_, pairs)| !pairs.is_empty())
             .collect(),
         _ => Vec::new(),

@@ -161,7 +161,7 @@ pub fn convert_to_document(mut set: ToolSet, to: Format) -> Result<DocumentPart,
     part.renamed = set
         .tools
         .iter()
-        .map(|tool| (tool.name.clone(), target.renamed_parameters(tool)))
+        .map(|tool| (tool.name.clone(), target.renamed_parameters(&set, tool)))
         .filter(|(_, pairs)| !pairs.is_empty())
         .collect();
     match declares_nothing(&set) {

@@ -25,8 +25,8 @@ use crate::json;
 use crate::providers::GenHandling;
 use crate::providers::gemini::{self, PROPERTY_NAME_MAX_LENGTH};
 use crate::schema::{
-    Origins, RefGuard, Refusal, RewriteNotes, merge_all_of, one_of_to_any_of, property_at,
-    rename_key, resolve_local_ref,
+    NestedRenames, Origins, RefGuard, Refusal, RewriteNotes, merge_all_of, one_of_to_any_of,
+    property_at, rename_key, rename_nested_properties, resolve_local_ref,
 };
 
 /// `toolc gen gemini`.
@@ -37,13 +37,25 @@ pub fn generate(toolsets: &[ToolSet], _options: &Options) -> Result<Generated, E
 /// One function declaration, and the notes about what was changed to make
 /// Gemini accept it.
 pub(crate) fn declaration(set: &ToolSet, tool: &Tool, schema: Schema) -> (Value, Vec<Note>) {
+    let (declaration, notes, _) = declaration_and_renames(set, tool, schema);
+    (declaration, notes)
+}
+
+/// [`declaration`], and the properties below the top level it renamed
+/// (the top-level ones are renamed before, by `JsonTarget::entry_with`).
+pub(crate) fn declaration_and_renames(
+    set: &ToolSet,
+    tool: &Tool,
+    schema: Schema,
+) -> (Value, Vec<Note>, NestedRenames) {
     let mut sink = SchemaNotes::for_tool(set, tool);
     let mut schema = match schema {
         Schema::Adapted => parameters_or_empty(tool),
         Schema::Adapt(given) => given,
     };
     ensure_root_object(&mut schema, &mut sink);
-    let parameters = gemini_schema(schema, &mut sink);
+    let mut parameters = gemini_schema(schema, &mut sink);
+    let renames = nested_names(&mut parameters, tool, &mut sink);
     let mut declaration = Map::new();
     declaration.insert("name".into(), Value::String(tool.name.clone()));
     if let Some(description) = &tool.description {
@@ -59,7 +71,47 @@ pub(crate) fn declaration(set: &ToolSet, tool: &Tool, schema: Schema) -> (Value,
     if has_properties || parameters.get("anyOf").is_some() {
         declaration.insert("parameters".into(), parameters);
     }
-    (Value::Object(declaration), sink.into_notes())
+    (Value::Object(declaration), sink.into_notes(), renames)
+}
+
+/// Gemini's property names are identifiers. The top-level ones were
+/// renamed already; those inside them are renamed here, in the converted
+/// schema, so that the record of each (its pointer there) names the
+/// property as the declaration has it. An info for each, an error for one
+/// no identifier can stand for.
+fn nested_names(parameters: &mut Value, tool: &Tool, sink: &mut SchemaNotes) -> NestedRenames {
+    let Some(rule) = super::JsonTarget::Gemini.parameter_names() else {
+        return NestedRenames::default();
+    };
+    let renames = rename_nested_properties(parameters, rule);
+    for rename in &renames.renamed {
+        let new = rename.at.rsplit('/').next().unwrap_or_default();
+        sink.info(
+            &rename.was_at,
+            format!(
+                "Gemini cannot name the property \"{}\" inside the parameters of tool \"{}\": it \
+                 is \"{new}\" there, recorded beside the output (FILE{}) so that the arguments can \
+                 be given back as \"{}\"",
+                rename.original,
+                tool.name,
+                crate::formats::carry::SIDECAR_SUFFIX,
+                rename.original
+            ),
+        );
+    }
+    for at in &renames.refused {
+        let name = at.rsplit('/').next().unwrap_or_default();
+        sink.error(
+            at,
+            format!(
+                "Gemini can name the property \"{name}\" of tool \"{}\" in no way it takes \
+                 (a letter or _, then letters, digits and _, at most {PROPERTY_NAME_MAX_LENGTH} \
+                 characters)",
+                tool.name
+            ),
+        );
+    }
+    renames
 }
 
 /// `schema` in Gemini's subset.
@@ -130,7 +182,6 @@ impl Conversion<'_, '_, '_> {
         self.infer_type(&mut node, at);
         self.format(&mut node, at);
         self.object_keywords(&mut node, at);
-        self.property_names(&node, at, origins);
         Value::Object(node)
     }
 
@@ -584,28 +635,6 @@ impl Conversion<'_, '_, '_> {
             self.notes.warning(
                 &json::join(at, "required"),
                 format!("removed {name} from \"required\": it is not a declared property, which Gemini refuses"),
-            );
-        }
-    }
-
-    /// Gemini's property names are identifiers. The top-level ones were
-    /// renamed already, and recorded (`JsonTarget::entry_with`); a nested
-    /// one is refused: no record says how to give it back.
-    fn property_names(&mut self, node: &Map<String, Value>, at: &str, origins: &Origins) {
-        let Some(Value::Object(properties)) = node.get("properties") else {
-            return;
-        };
-        // A nested name is not renamed: the record of renames covers the
-        // tool's parameters, not what is inside them, so the arguments
-        // would come back under a name the tool does not know. Refused.
-        for name in properties.keys().filter(|n| !gemini::is_property_name(n)) {
-            self.notes.error(
-                &property_at(at, origins, name),
-                format!(
-                    "Gemini rejects the property name \"{name}\" (a letter or _, then letters, \
-                     digits and _, at most {PROPERTY_NAME_MAX_LENGTH} characters), and toolc \
-                     renames only a tool's own parameters, not the properties inside them; rename it"
-                ),
             );
         }
     }

@@ -194,17 +194,29 @@ impl JsonTarget {
         }
     }
 
-    /// The top-level parameters of `tool` this target cannot name, renamed:
-    /// (name in the output, original name). What
-    /// [`JsonTarget::entry_with`] writes, for a record beside the output.
-    pub fn renamed_parameters(self, tool: &crate::ir::Tool) -> Vec<(String, String)> {
+    /// The parameters of `tool` this target cannot name, renamed: (name in
+    /// the output, original name) for a top-level one, (pointer to it in
+    /// the output's parameters, original name) for one inside them (only
+    /// Gemini renames those). What [`JsonTarget::entry_with`] writes, for a
+    /// record beside the output.
+    pub fn renamed_parameters(
+        self,
+        set: &ToolSet,
+        tool: &crate::ir::Tool,
+    ) -> Vec<(String, String)> {
         let Some(rule) = self.parameter_names() else {
             return Vec::new();
         };
-        let Some(mut parameters) = tool.parameters.clone() else {
-            return Vec::new();
+        let mut renamed = match tool.parameters.clone() {
+            Some(mut parameters) => crate::schema::rename_properties(&mut parameters, rule).renamed,
+            None => Vec::new(),
         };
-        crate::schema::rename_properties(&mut parameters, rule).renamed
+        if self == JsonTarget::Gemini {
+            let (schema, _) = self.with_parameter_names(set, tool, Schema::Adapted);
+            let (_, _, nested) = gemini::declaration_and_renames(set, tool, schema);
+            renamed.extend(nested.renamed.into_iter().map(|r| (r.at, r.original)));
+        }
+        renamed
     }
 
     /// `schema` with the top-level parameters this target cannot name

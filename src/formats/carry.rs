@@ -560,16 +560,47 @@ fn original_names(
         .iter()
         .filter_map(|(new, original)| Some((new.clone(), original.as_str()?.to_string())))
         .filter(|(new, original)| {
+            if new.starts_with('/') {
+                return nested_still_named(parameters, new, original);
+            }
             new != original && properties.contains_key(new) && !properties.contains_key(original)
         })
         .collect()
+}
+
+/// Whether the parameters still have a property at `at` (the pointer a
+/// record of a property renamed below the top level gives, see
+/// [`crate::schema::NestedRename`]), and none named `original` beside it.
+fn nested_still_named(parameters: Option<&Value>, at: &str, original: &str) -> bool {
+    let Some(parameters) = parameters else {
+        return false;
+    };
+    let Some((properties_at, _)) = at.rsplit_once('/') else {
+        return false;
+    };
+    json::value_at(parameters, at).is_some()
+        && json::value_at(parameters, properties_at)
+            .and_then(Value::as_object)
+            .is_some_and(|properties| !properties.contains_key(original))
 }
 
 /// Gives the properties of a parameter schema read from code the names
 /// they stand for (`renamed`: code name, wire name), in place, keeping
 /// their order; `required` follows. A name the schema already uses is not
 /// taken twice.
+///
+/// A record of a property below the top level (its key a pointer, see
+/// [`crate::schema::NestedRename`]) is restored there, the deepest first,
+/// since a record inside a renamed property names it by its new name.
 pub fn restore_parameter_names(schema: &mut Value, renamed: &[(String, String)]) {
+    let mut nested: Vec<&(String, String)> = renamed
+        .iter()
+        .filter(|(at, _)| at.starts_with('/'))
+        .collect();
+    nested.sort_by_key(|(at, _)| std::cmp::Reverse(at.matches('/').count()));
+    for (at, original) in nested {
+        crate::schema::restore_nested_name(schema, at, original);
+    }
     let Some(Value::Object(properties)) = schema.get("properties") else {
         return;
     };

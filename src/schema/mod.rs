@@ -25,7 +25,10 @@ use crate::json;
 pub(crate) use merge::{flatten_root_unions, merge_all_of};
 pub(crate) use meta::{DIALECT as META_DIALECT, surely_valid};
 pub(crate) use refs::{RefGuard, Refusal, resolve_local_ref};
-pub(crate) use rename::{NameRule, Renames, rename_properties};
+pub(crate) use rename::{
+    NameRule, NestedRenames, Renames, rename_nested_properties, rename_properties,
+    restore_nested_name,
+};
 
 /// Keywords whose value is one subschema.
 pub(crate) const SINGLE: &[&str] = &[

@@ -660,7 +660,7 @@ fn schemas_that_only_some_readers_take_are_written_so_that_all_do() {
 }
 
 #[test]
-fn gemini_property_names_gemini_rejects_are_renamed_or_refused() {
+fn gemini_property_names_gemini_rejects_are_renamed_at_every_depth() {
     let dir = TempDir::new("interop-gemini-names");
     // A tool's own parameter is renamed (issue 27; see renames::providers).
     dir.write(
@@ -675,21 +675,20 @@ fn gemini_property_names_gemini_rejects_are_renamed_or_refused() {
         "{}",
         renamed.stdout
     );
-    // A property inside one is refused: no record says how to give it back.
+    // So is a property inside one (recorded by its place in the parameters).
     dir.write(
         "tools.json",
         r#"{"tools": [{"name": "names", "description": "T.", "inputSchema": {"type": "object",
             "properties": {"o": {"type": "object", "description": "O.",
                 "properties": {"a b": {"type": "string", "description": "Spaced."}}}}}}]}"#,
     );
-    let refused = toolc_in(dir.path(), &["gen", "gemini", "tools.json"], 1);
-    assert!(refused.stdout.is_empty(), "{}", refused.stdout);
+    let nested = toolc_in(dir.path(), &["gen", "gemini", "tools.json"], 0);
+    let document: serde_json::Value = serde_json::from_str(&nested.stdout).expect("JSON");
+    let inner = &document["functionDeclarations"][0]["parameters"]["properties"]["o"];
     assert!(
-        refused
-            .stderr
-            .contains("Gemini rejects the property name \"a b\""),
+        inner["properties"]["a_b"].is_object() && inner["properties"].get("a b").is_none(),
         "{}",
-        refused.stderr
+        nested.stdout
     );
 }
 

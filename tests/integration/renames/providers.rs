@@ -108,3 +108,98 @@ fn anthropic_renames_and_reading_back_restores() {
         std::fs::remove_file(dir.path().join("back.json")).expect("remove");
     }
 }
+
+/// Every property name at every depth of `schema`'s object properties,
+/// array items and union branches.
+fn names_at_every_depth(schema: &Value, found: &mut Vec<String>) {
+    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+        for (name, property) in properties {
+            found.push(name.clone());
+            names_at_every_depth(property, found);
+        }
+    }
+    if let Some(items) = schema.get("items") {
+        names_at_every_depth(items, found);
+    }
+    if let Some(branches) = schema.get("anyOf").and_then(Value::as_array) {
+        for branch in branches {
+            names_at_every_depth(branch, found);
+        }
+    }
+}
+
+#[test]
+fn gemini_renames_inside_parameters_and_converting_back_restores_them() {
+    let dir = TempDir::new("renames-gemini-nested");
+    // A renamed parameter holding a renamed property, an array of objects
+    // with one, a property two levels down, and a name Gemini takes beside
+    // a rejected one that would be spelled like it.
+    let properties = json!({
+        "http-headers": {"type": "object", "properties": {
+            "x-trace": {"type": "string"},
+            "user agent": {"type": "string"}
+        }, "required": ["x-trace"]},
+        "filters": {"type": "array", "items": {"type": "object", "properties": {
+            "field.name": {"type": "string"},
+            "field_name": {"type": "string"}
+        }}},
+        "options": {"type": "object", "properties": {
+            "deep": {"type": "object", "properties": {"2fa": {"type": "boolean"}}}
+        }}
+    });
+    project(&dir, properties.clone(), json!(["http-headers"]));
+    let output = Test::new()
+        .args(["gen", "gemini", "-o", "gemini.json", "a", "--show-notes"])
+        .current_dir(dir.path())
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    for (original, new) in [
+        ("x-trace", "x_trace"),
+        ("user agent", "user_agent"),
+        ("field.name", "field_name_2"),
+        ("2fa", "_2fa"),
+    ] {
+        assert!(
+            output.stderr.lines().any(
+                |l| l.contains(&format!("\"{original}\"")) && l.contains(&format!("\"{new}\""))
+            ),
+            "no note with {original} and {new}:\n{}",
+            output.stderr
+        );
+    }
+    let document = read_json(&dir.path().join("gemini.json"));
+    let parameters = &document["functionDeclarations"][0]["parameters"];
+    let mut names = Vec::new();
+    names_at_every_depth(parameters, &mut names);
+    let identifier = |n: &str| {
+        n.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    assert!(
+        names.iter().all(|n| identifier(n)),
+        "a name Gemini rejects is left: {names:?}"
+    );
+    assert_eq!(
+        parameters["properties"]["http_headers"]["required"],
+        json!(["x_trace"])
+    );
+    // Converting the declarations back gives every original name, at every
+    // depth, and the required lists with them.
+    toolc(
+        &["convert", "gemini.json", "--to", "agentcli", "-o", "back"],
+        dir.path(),
+    );
+    let back = read_json(&dir.path().join("back/tools.json"));
+    let schema = &back["tools"][0]["schema"];
+    let mut restored = Vec::new();
+    names_at_every_depth(schema, &mut restored);
+    let mut original = Vec::new();
+    names_at_every_depth(&json!({"properties": properties}), &mut original);
+    assert_eq!(restored, original);
+    assert_eq!(
+        schema["properties"]["http-headers"]["required"],
+        json!(["x-trace"])
+    );
+}
