@@ -154,25 +154,7 @@ fn check_python(style: &str, out: &Path, scratch: &Path) -> usize {
             .env("PYTHONPYCACHEPREFIX", scratch.join("pycache")),
         "py_compile",
     );
-    let ruff = ruff();
-    for select in [None, Some("E,F,W")] {
-        let mut command = Command::new(&ruff);
-        command.args([
-            "check",
-            "--isolated",
-            "--no-cache",
-            "--output-format",
-            "concise",
-        ]);
-        if let Some(select) = select {
-            command.args(["--select", select]);
-        }
-        let report = run(
-            command.arg(out),
-            &format!("ruff check ({style}, {select:?})"),
-        );
-        assert!(report.contains("All checks passed!"), "{report}");
-    }
+    ruff_passes(out, style);
     let driver = scratch.join(format!("drive_{style}.py"));
     let source = match style {
         "nora" => DRIVE_NORA,
@@ -191,6 +173,30 @@ fn check_python(style: &str, out: &Path, scratch: &Path) -> usize {
         .trim()
         .parse()
         .unwrap_or_else(|e| panic!("driver output {called:?}: {e}"))
+}
+
+/// ruff finds nothing in the Python under `out` (`what` says whose), with
+/// its default rules and then with pycodestyle's and pyflakes' (E, F, W).
+pub(super) fn ruff_passes(out: &Path, what: &str) {
+    let ruff = ruff();
+    for select in [None, Some("E,F,W")] {
+        let mut command = Command::new(&ruff);
+        command.args([
+            "check",
+            "--isolated",
+            "--no-cache",
+            "--output-format",
+            "concise",
+        ]);
+        if let Some(select) = select {
+            command.args(["--select", select]);
+        }
+        let report = run(
+            command.arg(out),
+            &format!("ruff check ({what}, {select:?})"),
+        );
+        assert!(report.contains("All checks passed!"), "{report}");
+    }
 }
 
 /// `toolc lint` finds nothing at all in the JSON of a generated tree.

@@ -229,32 +229,6 @@ fn venv_python() -> PathBuf {
     super::sdk::python()
 }
 
-fn ruff_passes(out: &Path) {
-    let ruff = std::env::var_os("TOOLC_TEST_RUFF")
-        .map(PathBuf::from)
-        .expect("TOOLC_TEST_RUFF: run the tests with scripts/test");
-    for select in [None, Some("E,F,W")] {
-        let mut command = Command::new(&ruff);
-        command.args([
-            "check",
-            "--isolated",
-            "--no-cache",
-            "--output-format",
-            "concise",
-        ]);
-        if let Some(select) = select {
-            command.args(["--select", select]);
-        }
-        let output = command.arg(out).output().expect("run ruff");
-        assert!(
-            output.status.success(),
-            "ruff {select:?}:\n{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-}
-
 /// Runs `driver` on `out` with the venv's Python: its JSON, or its failure
 /// (exit code and stderr).
 fn drive(driver: &str, out: &Path) -> Result<Value, String> {
@@ -324,7 +298,7 @@ fn workflow(style: &Style) {
             path.display()
         );
     }
-    ruff_passes(&out);
+    super::gen_python::ruff_passes(&out, "kept workflow");
     let answers = drive(style.driver, &out).unwrap_or_else(|e| panic!("{}: {e}", style.name));
     assert_eq!(
         answers["get_weather"], "sunny in Oslo (metric)",
