@@ -75,7 +75,8 @@ fn digest(value: impl Hash) -> u64 {
 }
 
 /// The top-level parameters as every generated list keeps them, sorted
-/// by name: each one's name, type and description. What a provider's
+/// by name: each one's name (the one it was declared with, where a writer
+/// renamed it and recorded that), type and description. What a provider's
 /// generation changes is left out: strict mode makes every property
 /// required and its type nullable (`["string", "null"]`), so `required`
 /// and a `"null"` in a type are not compared.
@@ -100,7 +101,7 @@ fn parameter_shape(tool: &Tool) -> Vec<(&str, Vec<&str>, &str)> {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .trim();
-            (name.as_str(), types, description)
+            (tool.original_name(name), types, description)
         })
         .collect();
     shape.sort_unstable();

@@ -203,3 +203,36 @@ fn gemini_renames_inside_parameters_and_converting_back_restores_them() {
         json!(["x-trace"])
     );
 }
+
+/// What toolc just wrote with renamed parameters is not out of date: the
+/// stale-tool-list check compares the names the parameters were declared
+/// with, which the records give back.
+#[test]
+fn fresh_output_with_renames_is_not_stale() {
+    let dir = TempDir::new("renames-not-stale");
+    project(
+        &dir,
+        json!({"url": {"type": "string", "description": "The URL."},
+               "max-bytes": {"type": "integer", "description": "Limit."},
+               "follow.links": {"type": "boolean", "description": "Follow."}}),
+        json!(["url", "max-bytes"]),
+    );
+    for args in [
+        &["gen", "gemini", "a", "-o", "gemini.json"][..],
+        &["gen", "anthropic", "a", "-o", "anthropic.json"],
+        &["gen", "python", "a", "-o", "py"],
+        &["convert", "--to", "nora", "a", "-o", "nora"],
+    ] {
+        toolc(args, dir.path());
+    }
+    let lint = Test::new()
+        .args(["lint", ".", "--format", "concise"])
+        .current_dir(dir.path())
+        .run();
+    assert!(
+        !lint.stdout.contains("stale-tool-list"),
+        "{}{}",
+        lint.stdout,
+        lint.stderr
+    );
+}
