@@ -89,8 +89,10 @@ enum Command {
     /// tolerates extra keys, kept in an "x-toolc" object that converting back reads.
     /// What the target requires and the source lacks is filled with a marked
     /// placeholder and a warning (a NORA description: "TODO: describe ..."); what the
-    /// target cannot accept at all (a property name NORA cannot spell, a NORA
-    /// parameter without a type) is an error, and then nothing is written (exit 1). Everything written
+    /// target cannot accept at all (a NORA parameter without a type) is an error, and
+    /// then nothing is written (exit 1); a parameter name it cannot spell is renamed
+    /// (`max-bytes` is `max_bytes` in NORA), said in an info and recorded so that
+    /// converting back and running the tool restore it. Everything written
     /// lints without errors. Provider documents are adapted as `toolc gen` adapts them.
     /// Code skeletons are written only where none exists; manifests that differ are
     /// only overwritten with --force.

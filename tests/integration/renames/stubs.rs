@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use super::super::TempDir;
+use super::super::{TempDir, Test};
 use super::{run_result, toolc};
 
 /// An MCP document of two tools, which say no program to run.
@@ -45,22 +45,24 @@ fn converted_tools_get_executable_stubs_that_run() {
         assert_eq!(mode(&program), 0o755, "{}", program.display());
     }
     let out = dir.path().join("out");
-    let stdout = toolc(
-        &[
+    let run = Test::new()
+        .args([
             "run",
             "tools.json",
             "lookup",
             "--args",
             r#"{"word": "kept"}"#,
-        ],
-        &out,
-    );
-    let result = run_result(&stdout);
-    assert_eq!(result["success"], json!(true), "{result}");
-    // The stub read its arguments from stdin and answered in JSON.
-    assert_eq!(
-        result["output"]["arguments"],
-        json!({"word": "kept"}),
+        ])
+        .current_dir(&out)
+        .run();
+    assert_ne!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let result = run_result(&run.stdout);
+    // Until it is written the stub fails, saying so, with the arguments it
+    // read from stdin: an unwritten tool is no success.
+    assert_eq!(result["success"], json!(false), "{result}");
+    let error = result["error"].to_string();
+    assert!(
+        error.contains("lookup is not implemented yet") && error.contains("kept"),
         "{result}"
     );
 }
