@@ -168,6 +168,9 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
             }
         }
     }
+    if format == Format::Gemini {
+        set_carried.extend(super::gemini::other_tools(value));
+    }
     for tool in &mut toolset.tools {
         let Some(Value::Object(object)) = json::value_at(value, &tool.origin) else {
             continue;

@@ -79,6 +79,36 @@ fn declarations(value: &Value) -> Vec<(String, &Value)> {
     found
 }
 
+/// The members of the document's tool objects besides
+/// `functionDeclarations`: Gemini's own tools (`googleSearch`,
+/// `codeExecution`, ...), which no other format can express. The tool
+/// set's fields, so that a conversion reports them instead of dropping
+/// them unsaid.
+pub(super) fn other_tools(value: &Value) -> Vec<crate::ir::Carried> {
+    let tools: Vec<(String, &Value)> = if is_gemini_tool(value) {
+        vec![(String::new(), value)]
+    } else {
+        super::tool_entries(value)
+    };
+    let mut found = Vec::new();
+    for (at, tool) in tools {
+        let Some(object) = tool.as_object() else {
+            continue;
+        };
+        for (key, member) in object {
+            if key != "functionDeclarations" {
+                found.push(crate::ir::Carried {
+                    format: crate::ir::Format::Gemini,
+                    key: key.clone(),
+                    value: member.clone(),
+                    at: json::join(&at, key),
+                });
+            }
+        }
+    }
+    found
+}
+
 /// The tools of a Gemini document.
 pub(super) fn lower(value: &Value) -> Vec<Tool> {
     lower_entries(declarations(value), |(origin, entry)| {

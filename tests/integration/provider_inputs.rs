@@ -240,3 +240,55 @@ fn gemini_request_tools_in_openapi_spelling_lower_to_json_schema() {
         .collect();
     assert_eq!(order, ["time", "label", "days"]);
 }
+
+/// Gemini's own tools beside the declarations (`googleSearch`) are no
+/// function any other format can hold: converting says so, where it is,
+/// rather than dropping them unsaid; MCP keeps them for the way back.
+#[test]
+fn gemini_built_in_tools_are_reported_when_converting() {
+    let dir = TempDir::new("gemini-built-ins");
+    dir.write(
+        "gemini.json",
+        json!({"tools": [
+            {"functionDeclarations": [{"name": "f", "description": "F.", "parameters": parameters()}]},
+            {"googleSearch": {}},
+            {"codeExecution": {}}
+        ]})
+        .to_string(),
+    );
+    let to_openai = toolc(
+        &dir,
+        &[
+            "convert",
+            "--to",
+            "openai",
+            "gemini.json",
+            "-o",
+            "openai.json",
+            "--show-losses",
+        ],
+    );
+    assert_eq!(to_openai.code, 0, "{}", to_openai.stderr);
+    for key in ["googleSearch", "codeExecution"] {
+        assert!(
+            to_openai.stderr.contains(&format!(
+                "gemini field \"{key}\" cannot be expressed in openai"
+            )),
+            "{key} dropped unsaid:\n{}",
+            to_openai.stderr
+        );
+    }
+    let strict = toolc(
+        &dir,
+        &[
+            "convert",
+            "--to",
+            "openai",
+            "gemini.json",
+            "-o",
+            "strict.json",
+            "--strict",
+        ],
+    );
+    assert_eq!(strict.code, 1, "{}", strict.stderr);
+}
