@@ -27,6 +27,42 @@ pub(crate) fn commands<'m>(manifest: &Manifest<'m>) -> Vec<(String, Option<&'m V
         .collect()
 }
 
+/// [`commands`], and in a manifest of another format the agentcli command
+/// a tool was converted from and runs (its `"x-toolc"` object keeps it):
+/// whether the program is there. agentcli's rules on where a program may
+/// be (`./tools/bin/`) are agentcli's runner's, not checked on those.
+pub(crate) fn programs_run<'m>(manifest: &Manifest<'m>) -> Vec<(String, Option<&'m Value>)> {
+    if manifest.format() == Format::Agentcli {
+        return commands(manifest);
+    }
+    let loaded: &'m crate::project::Manifest = manifest.loaded;
+    loaded
+        .toolset
+        .tools
+        .iter()
+        .filter(|t| matches!(t.runtime, Runtime::Command { .. }))
+        .filter_map(|t| {
+            let carried = t
+                .carried
+                .iter()
+                .find(|c| c.format == Format::Agentcli && c.key == "command")?;
+            Some((carried.at.clone(), Some(&carried.value)))
+        })
+        .collect()
+}
+
+/// Where a relative program of `manifest` is looked for, for a help text.
+pub(crate) fn where_programs_are(manifest: &Manifest) -> String {
+    match manifest.format() {
+        Format::Agentcli => {
+            "relative programs resolve against the directory of tools.json".to_string()
+        }
+        format => format!(
+            "this {format} manifest runs the agentcli program its tool was converted from (kept in \"x-toolc\"), and a relative one resolves against the manifest's directory; put the program there, or remove \"agentcli\" from the tool's \"x-toolc\" to run its {format} code instead"
+        ),
+    }
+}
+
 /// The program of a command array, if it is a non-empty string.
 pub(crate) fn program(command: Option<&Value>) -> Option<&str> {
     command?

@@ -387,16 +387,16 @@ impl Cache {
                 code.entrypoint = self.entrypoint(&document.value, dir, limit);
                 Vec::new()
             }
-            Format::Agentcli => {
-                code.programs = programs(toolset, &document.value, dir);
-                Vec::new()
-            }
+            Format::Agentcli => Vec::new(),
             Format::Openai
             | Format::OpenaiResponses
             | Format::Anthropic
             | Format::Mcp
             | Format::Gemini => Vec::new(),
         };
+        // An agentcli tool's program, or the one another format's tool
+        // was converted with (its runtime, from "x-toolc").
+        code.programs = programs(toolset, toolset.format, dir);
         add_derived_parameters(toolset, &document.value, &derived);
         formats::carry::keep_absent_descriptions(&document.value, toolset);
         formats::carry::mark_assumed_actions(&document.value, toolset);
@@ -423,25 +423,23 @@ impl Cache {
     }
 }
 
-/// The programs agentcli commands name by path, with their state on disk.
-fn programs(toolset: &ToolSet, manifest: &Value, dir: &Path) -> Vec<ProgramFile> {
+/// The programs the tools' commands name by path, with their state on
+/// disk.
+fn programs(toolset: &ToolSet, format: Format, dir: &Path) -> Vec<ProgramFile> {
     let mut programs: Vec<ProgramFile> = Vec::new();
     for tool in &toolset.tools {
-        if !matches!(tool.runtime, Runtime::Command { .. }) {
+        let Runtime::Command { argv, .. } = &tool.runtime else {
             continue;
-        }
-        let command = json::value_at(manifest, &format!("{}/command", tool.origin));
-        let Some(program) = command
-            .and_then(Value::as_array)
-            .and_then(|argv| argv.first())
-            .and_then(Value::as_str)
-            .filter(|p| !p.trim().is_empty())
-        else {
+        };
+        let Some(program) = argv.first().filter(|p| !p.trim().is_empty()) else {
             continue;
         };
         let path = match agentcli_command::classify(program) {
             CommandPath::Absolute => PathBuf::from(program),
             CommandPath::InsideBin(relative) => dir.join(relative),
+            // Another format's tool runs a carried command as toolc's
+            // runner does: a path with a `/` from the manifest's directory.
+            _ if format != Format::Agentcli && program.contains('/') => dir.join(program),
             CommandPath::OutsideBin | CommandPath::EscapesBin(_) => continue,
         };
         if programs.iter().any(|p| p.program == *program) {

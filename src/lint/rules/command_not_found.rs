@@ -1,7 +1,10 @@
 //! ## What it does
 //! Warns when an agentcli program (under `./tools/bin/` or absolute) does
 //! not exist or is not executable. Relative programs resolve against the
-//! directory of `tools.json`, not the directory toolc runs in.
+//! directory of `tools.json`, not the directory toolc runs in. A manifest
+//! of another format converted from agentcli runs the program its
+//! `"x-toolc"` object keeps, resolved against that manifest's directory:
+//! it is checked the same way.
 //!
 //! ## Why is this bad?
 //! Every call of the tool will fail. Before a build this is expected (the
@@ -16,7 +19,7 @@
 //! Build the tool (`make tools`), fix the path, or `chmod +x` the program.
 
 use crate::diagnostic::Severity;
-use crate::lint::command_path::{commands, program};
+use crate::lint::command_path::{program, programs_run, where_programs_are};
 use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 use crate::project::FileState;
@@ -31,7 +34,7 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
-    for (pointer, command) in commands(manifest) {
+    for (pointer, command) in programs_run(manifest) {
         let Some(program) = program(command) else {
             continue;
         };
@@ -52,7 +55,10 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
                     format!("{pointer}/0"),
                     format!("program \"{program}\" {problem} ({})", resolved.display()),
                 )
-                .with_help("build the tool or fix the path; relative programs resolve against the directory of tools.json"),
+                .with_help(format!(
+                    "build the tool or fix the path; {}",
+                    where_programs_are(manifest)
+                )),
         );
     }
 }

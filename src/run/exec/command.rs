@@ -40,6 +40,9 @@ pub(in crate::run) struct CommandTool {
     pub timeout_sec: Option<u64>,
     /// Environment variables passed through when set.
     pub env_passthrough: Vec<String>,
+    /// The format of the manifest, when it is not agentcli: the tool runs
+    /// the agentcli command it was converted from (kept in `"x-toolc"`).
+    pub converted_into: Option<crate::ir::Format>,
 }
 
 /// Runs an agentcli tool's program.
@@ -70,12 +73,19 @@ pub(super) fn run(call: &Call, tool: &CommandTool, arguments: &Value) -> ToolRes
         }
     };
     if !program.is_file() {
+        let converted = tool.converted_into.map(|format| {
+            format!(
+                ": this {format} tool runs the agentcli program it was converted from (kept in \"x-toolc\"), resolved against {}; put the program there, or remove \"agentcli\" from the tool's \"x-toolc\" to run its {format} code instead",
+                entry.dir.display()
+            )
+        });
         return ToolResult::fail(
             ErrorCode::ExecutionError,
             format!(
-                "the program {} of \"{}\" does not exist",
+                "the program {} of \"{}\" does not exist{}",
                 program.display(),
-                entry.tool.name
+                entry.tool.name,
+                converted.unwrap_or_default()
             ),
         );
     }

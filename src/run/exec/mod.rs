@@ -66,6 +66,7 @@ impl Executor {
                 argv: argv.clone(),
                 timeout_sec: *timeout_sec,
                 env_passthrough: env_passthrough.clone(),
+                converted_into: (format != Format::Agentcli).then_some(format),
             }),
             Runtime::PythonScript {
                 entrypoint,

@@ -125,3 +125,60 @@ fn converting_back_restores_the_names() {
         schema().to_string()
     );
 }
+
+/// A NORA tool converted from agentcli runs the program it came with,
+/// resolved against its own directory: while that program is not there,
+/// lint warns where the command is kept and says what to do, and `run`
+/// says the same instead of naming only a path.
+#[test]
+fn a_missing_carried_program_is_explained_by_lint_and_run() {
+    let dir = TempDir::new("renames-nora-missing");
+    project(&dir);
+    toolc(&["convert", "--to", "nora", "-o", "n", "a"], dir.path());
+    let lint = super::super::Test::new()
+        .args(["lint", "n", "--format", "json"])
+        .current_dir(dir.path())
+        .run();
+    let report: Value = serde_json::from_str(&lint.stdout).expect("JSON report");
+    let found: Vec<&Value> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == "command-not-found")
+        .collect();
+    assert_eq!(found.len(), 1, "{}", lint.stdout);
+    let help = found[0]["help"].as_str().unwrap_or_default();
+    assert!(
+        help.contains("x-toolc") && help.contains("converted from"),
+        "{help}"
+    );
+    let run = super::super::Test::new()
+        .args([
+            "run",
+            "n/head",
+            "head",
+            "--args",
+            r#"{"path": "x", "max_bytes": 3}"#,
+        ])
+        .current_dir(dir.path())
+        .run();
+    assert_ne!(run.code, 0);
+    let result = run_result(&run.stdout);
+    let message = result["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("converted from") && message.contains("remove \"agentcli\""),
+        "{result}"
+    );
+    // With the program in place, it runs (see the test above).
+    install_echo(&dir.path().join("n/head/tools/bin/head"));
+    toolc(
+        &[
+            "run",
+            "n/head",
+            "head",
+            "--args",
+            r#"{"path": "x", "max_bytes": 3}"#,
+        ],
+        dir.path(),
+    );
+}
