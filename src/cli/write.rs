@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{CliError, Outcome, write_pieces_with_mode};
+use super::{CliError, Outcome, staged};
 use crate::emit::marker::{self, Provenance};
 use crate::emit::{FileKind, GeneratedFile};
 
@@ -365,24 +365,44 @@ fn write_planned(
     if let Some(dir) = dir {
         warn_about_files_not_generated(dir, &planned, known, err)?;
     }
-    // Each directory is made once, before its first file.
-    let mut made: HashSet<&Path> = HashSet::new();
-    for file in &planned {
+    stage_and_commit(&planned)?;
+    Ok(Outcome::Clean)
+}
+
+/// Writes every file that changes: all staged first (each directory made
+/// once, before its first file), then all renamed into place; a failure
+/// while staging removes what was staged and writes nothing.
+fn stage_and_commit(planned: &[Planned]) -> Result<(), CliError> {
+    let mut made_dirs: HashSet<&Path> = HashSet::new();
+    let mut made = Vec::new();
+    let mut staged = Vec::new();
+    for file in planned {
         if matches!(file.plan, Plan::Unchanged | Plan::Kept) {
             continue;
         }
-        if let Some(parent) = file.path.parent().filter(|p| !p.as_os_str().is_empty())
-            && made.insert(parent)
-        {
-            std::fs::create_dir_all(parent).map_err(|source| CliError::Write {
-                path: parent.to_path_buf(),
-                source,
-            })?;
-        }
+        let parent = file.path.parent().filter(|p| !p.as_os_str().is_empty());
+        let dirs = match parent {
+            Some(parent) if made_dirs.insert(parent) => staged::make_dirs(parent),
+            _ => Ok(Vec::new()),
+        };
         let bytes: Vec<&[u8]> = file.pieces.iter().map(|p| p.as_bytes()).collect();
-        write_pieces_with_mode(&file.path, &bytes, file.kind == Ownership::Program)?;
+        let step = dirs.and_then(|dirs| {
+            // Deepest first, for `abandon`.
+            made.splice(0..0, dirs);
+            staged::stage(&file.path, &bytes, file.kind == Ownership::Program)
+        });
+        match step {
+            Ok(file) => staged.push(file),
+            Err(error) => {
+                staged::abandon(staged, &made);
+                return Err(match error {
+                    CliError::Write { path, source } => CliError::NotWritten { path, source },
+                    other => other,
+                });
+            }
+        }
     }
-    Ok(Outcome::Clean)
+    staged::commit(staged)
 }
 
 /// How the mark reads in messages.

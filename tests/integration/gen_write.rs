@@ -66,3 +66,58 @@ fn an_unmarked_file_needs_force() {
     let forced = toolc(&dir, &[&args[..], &["--force"]].concat());
     assert_eq!(forced.code, 0, "{}", forced.stderr);
 }
+
+/// Every file under `dir`, with its bytes, sorted by path.
+fn snapshot(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut files: Vec<_> = walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_file())
+        .map(|entry| {
+            let bytes = std::fs::read(entry.path()).expect("read");
+            (entry.into_path(), bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// A run that writes two files and fails on the second (its temporary
+/// file's name is one byte too long for the file system, which only
+/// writing finds out, whoever runs the test) changes neither: the module
+/// toolc would update is byte for byte what it was, and no temporary file
+/// is left behind.
+#[test]
+fn a_write_failing_halfway_changes_no_file() {
+    let dir = TempDir::new("gen-write-halfway");
+    dir.write("tools.json", MANIFEST);
+    // `.<stem>_impl.rs.toolc-<16 hex>.tmp` is the stem + 36 bytes: over
+    // 255 for this stem, while the module's own temporary name fits.
+    let stem = "m".repeat(222);
+    let module = format!("src/{stem}.rs");
+    // A module toolc wrote (signed), with its stubs file beside it missing.
+    let short = toolc(&dir, &["gen", "rust", "tools.json", "-o", "src/tools.rs"]);
+    assert_eq!(short.code, 0, "{}", short.stderr);
+    std::fs::rename(dir.path().join("src/tools.rs"), dir.path().join(&module)).expect("rename");
+    std::fs::remove_file(dir.path().join("src/tools_impl.rs")).expect("remove the stubs");
+    dir.write(
+        "tools.json",
+        MANIFEST.replace("Greets someone.", "Greets anyone."),
+    );
+    let before = snapshot(dir.path());
+
+    let failed = toolc(&dir, &["gen", "rust", "tools.json", "-o", &module]);
+    assert_eq!(failed.code, 2, "{}", failed.stderr);
+    assert!(
+        failed.stderr.contains(&format!("{stem}_impl.rs"))
+            && failed.stderr.contains("nothing was written"),
+        "the error names the file that could not be written and says nothing changed:\n{}",
+        failed.stderr
+    );
+    assert_eq!(
+        snapshot(dir.path()),
+        before,
+        "no file changed and no temporary file is left"
+    );
+}
