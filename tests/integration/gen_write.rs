@@ -121,3 +121,86 @@ fn a_write_failing_halfway_changes_no_file() {
         "no file changed and no temporary file is left"
     );
 }
+
+/// The provider documents (no room for a mark in them: the API refuses
+/// unknown keys) are toolc's by the record beside them, `FILE.x-toolc.json`,
+/// which holds their digest: after the manifest changes, gen updates them
+/// without `--force`, and `--check` tells the truth about them.
+#[test]
+fn a_provider_document_toolc_wrote_is_updated_without_force() {
+    for target in ["openai", "openai-responses", "anthropic", "gemini", "mcp"] {
+        let dir = TempDir::new(&format!("gen-write-provider-{target}"));
+        dir.write("tools.json", MANIFEST);
+        let args = ["gen", target, "tools.json", "-o", "out.json"];
+        let first = toolc(&dir, &args);
+        assert_eq!(first.code, 0, "{target}: {}", first.stderr);
+        let check: Vec<&str> = [&args[..], &["--check"]].concat();
+        let fresh = toolc(&dir, &check);
+        assert_eq!(fresh.code, 0, "{target}: {}{}", fresh.stdout, fresh.stderr);
+
+        dir.write(
+            "tools.json",
+            MANIFEST.replace("Greets someone.", "Greets anyone."),
+        );
+        let stale = toolc(&dir, &check);
+        assert_eq!(stale.code, 1, "{target}: {}", stale.stderr);
+        assert!(
+            stale.stderr.contains("stale: out.json"),
+            "{target}: {}",
+            stale.stderr
+        );
+        let again = toolc(&dir, &args);
+        assert_eq!(
+            again.code, 0,
+            "{target}: no --force needed: {}",
+            again.stderr
+        );
+        let updated = std::fs::read_to_string(dir.path().join("out.json")).expect("out.json");
+        assert!(updated.contains("Greets anyone."), "{target}: {updated}");
+        let fresh = toolc(&dir, &check);
+        assert_eq!(fresh.code, 0, "{target}: {}{}", fresh.stdout, fresh.stderr);
+    }
+}
+
+/// A provider document edited since toolc wrote it (its digest no longer
+/// matches the record beside it) is the user's now: refused without
+/// `--force`, left as it is, and `--check` calls it stale.
+#[test]
+fn a_provider_document_edited_since_needs_force() {
+    let dir = TempDir::new("gen-write-provider-edited");
+    dir.write("tools.json", MANIFEST);
+    let args = ["gen", "openai", "tools.json", "-o", "out.json"];
+    assert_eq!(toolc(&dir, &args).code, 0);
+    let written = std::fs::read_to_string(dir.path().join("out.json")).expect("out.json");
+    let edited = written.replace("Greets someone.", "Greets someone, by hand.");
+    assert_ne!(edited, written);
+    dir.write("out.json", &edited);
+
+    let check = toolc(&dir, &[&args[..], &["--check"]].concat());
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    assert!(check.stderr.contains("stale: out.json"), "{}", check.stderr);
+    dir.write(
+        "tools.json",
+        MANIFEST.replace("Greets someone.", "Greets anyone."),
+    );
+    let refused = toolc(&dir, &args);
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("out.json")
+            && refused.stderr.contains("edited since toolc wrote it"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.json")).expect("kept"),
+        edited
+    );
+    let forced = toolc(&dir, &[&args[..], &["--force"]].concat());
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    let updated = std::fs::read_to_string(dir.path().join("out.json")).expect("out.json");
+    assert!(updated.contains("Greets anyone."), "{updated}");
+    // Replaced with --force, it is toolc's again.
+    dir.write("tools.json", MANIFEST);
+    let again = toolc(&dir, &args);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+}
