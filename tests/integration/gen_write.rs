@@ -120,6 +120,14 @@ fn a_write_failing_halfway_changes_no_file() {
         before,
         "no file changed and no temporary file is left"
     );
+
+    // Into directories that do not exist yet: those made for the run go
+    // again with its temporary files.
+    let fresh = format!("fresh/deeper/{stem}.rs");
+    let failed = toolc(&dir, &["gen", "rust", "tools.json", "-o", &fresh]);
+    assert_eq!(failed.code, 2, "{}", failed.stderr);
+    assert!(!dir.path().join("fresh").exists(), "no directory is left");
+    assert_eq!(snapshot(dir.path()), before);
 }
 
 /// The provider documents (no room for a mark in them: the API refuses
