@@ -189,14 +189,9 @@ pub(super) fn run(
     if document {
         // With --format json, -o is given (checked above): the report alone
         // goes to standard output.
-        if let Some(record) = crate::formats::carry::sidecar(&joined.renamed) {
-            let wrote =
-                super::gen_cmd::write_record(&mode, args.output.as_deref(), &record, out, err)?;
-            if !matches!(wrote, Outcome::Clean) {
-                return Ok(wrote);
-            }
-        }
-        return write::write_document(&mode, args.output.as_deref(), &joined.pieces, out, err);
+        let record = crate::formats::carry::sidecar(&joined.renamed);
+        let output = args.output.as_deref();
+        return super::gen_cmd::write_with_record(&mode, output, joined.pieces, record, out, err);
     }
     let dir = args.output.as_deref().unwrap_or(Path::new("."));
     let skeletons_kept = kept_skeletons(dir, &joined.files);

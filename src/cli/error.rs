@@ -107,6 +107,22 @@ pub enum CliError {
         #[source]
         source: std::io::Error,
     },
+    /// A file of a run could not be written; no file of the run was.
+    #[error("nothing was written: cannot write {}", path.display())]
+    NotWritten {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Every file of a run was written, but one could not be put in place:
+    /// those before it were.
+    #[error("cannot put {} in place; already replaced: {}", path.display(), if done.is_empty() { "none".to_string() } else { list(done) })]
+    PartlyWritten {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+        done: Vec<PathBuf>,
+    },
     /// Something that is not a regular file is where a generated file goes.
     #[error("nothing was written: something that is not a regular file is in the way of {}", list(.0))]
     InTheWay(Vec<PathBuf>),

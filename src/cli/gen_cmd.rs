@@ -205,7 +205,7 @@ pub(super) fn run(
         .as_deref()
         .and_then(Path::file_name)
         .map_or_else(|| "tools.rs".into(), |name| name.to_string_lossy());
-    let (output, diagnostics, record) = join(
+    let (output, diagnostics, renamed) = join(
         args.target,
         work,
         reading.parts,
@@ -234,18 +234,19 @@ pub(super) fn run(
         dry_run: args.dry_run,
         check: args.check,
     };
-    if let Some(record) = record {
-        let wrote = write_record(&mode, args.output.as_deref(), &record, out, err)?;
-        if !matches!(wrote, Outcome::Clean) {
-            return Ok(wrote);
-        }
-    }
     match output {
         Output::Document(text) => {
             write::write_document(&mode, args.output.as_deref(), &[text], out, err)
         }
+        // A provider document: its record goes beside it, with its digest
+        // (the document has no room for toolc's mark), so that gen knows
+        // it as its own next time.
         Output::Pieces(pieces) => {
-            write::write_document(&mode, args.output.as_deref(), &pieces, out, err)
+            let generator = format!("toolc gen {}", value_name(args.target));
+            let digest = crate::emit::marker::digest(pieces.iter().map(String::as_str));
+            let record = crate::formats::carry::signed_sidecar(&generator, &digest, &renamed);
+            let record = (args.output.is_some() || !renamed.is_empty()).then_some(record);
+            write_with_record(&mode, args.output.as_deref(), pieces, record, out, err)
         }
         Output::Tree(files) => {
             let dir = args.output.as_deref().unwrap_or(Path::new("."));
@@ -262,28 +263,35 @@ pub(super) fn run(
     }
 }
 
-/// Writes the record of renamed parameters beside the document `output`
-/// (see `formats::carry::SIDECAR_SUFFIX`), first, so that a document never
-/// goes out without it; on standard output there is no beside, and the
-/// record is not kept (said on `err`).
-pub(super) fn write_record(
+/// Writes the document `pieces` to `output` and, when there is one, its
+/// record beside it (see `formats::carry::SIDECAR_SUFFIX`): both or
+/// neither. On standard output there is no beside, and the record is not
+/// kept (said on `err`).
+pub(super) fn write_with_record(
     mode: &write::WriteMode,
     output: Option<&Path>,
-    record: &serde_json::Value,
+    pieces: Vec<String>,
+    record: Option<serde_json::Value>,
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
 ) -> Result<Outcome, CliError> {
     let Some(output) = output else {
-        writeln!(
-            err,
-            "warning: the record of the renamed parameters is written beside an output file (-o FILE gets FILE{}); on standard output it is not kept",
-            crate::formats::carry::SIDECAR_SUFFIX
-        )?;
-        return Ok(Outcome::Clean);
+        if record.is_some() {
+            writeln!(
+                err,
+                "warning: the record of the renamed parameters is written beside an output file (-o FILE gets FILE{}); on standard output it is not kept",
+                crate::formats::carry::SIDECAR_SUFFIX
+            )?;
+        }
+        return write::write_document(mode, None, &pieces, out, err);
     };
-    let text = crate::emit::json_document(record)?;
-    let path = crate::formats::carry::sidecar_path(output);
-    write::write_document(mode, Some(&path), &[text], out, err)
+    let mut files = vec![(output.to_path_buf(), pieces, write::Ownership::Toolc)];
+    if let Some(record) = record {
+        let text = crate::emit::json_document(&record)?;
+        let path = crate::formats::carry::sidecar_path(output);
+        files.push((path, vec![text], write::Ownership::Toolc));
+    }
+    write::write_files(mode, &files, out, err)
 }
 
 /// How a target is generated: the provider documents a tool at a time on
@@ -460,7 +468,7 @@ fn join(
     options: &emit::Options,
     reload: &Reload,
     module_file: &str,
-) -> Result<(Output, Vec<Diagnostic>, Option<serde_json::Value>), CliError> {
+) -> Result<(Output, Vec<Diagnostic>, Renamed), CliError> {
     let mut module = emit::rust::Module::new();
     let mut diagnostics = Vec::new();
     let mut notes = Vec::new();
@@ -520,12 +528,11 @@ fn join(
         }
     };
     diagnostics.extend(notes);
-    Ok((
-        output,
-        diagnostics,
-        crate::formats::carry::sidecar(&renamed),
-    ))
+    Ok((output, diagnostics, renamed))
 }
+
+/// Each tool's parameters the target renamed (new, original).
+type Renamed = Vec<(String, Vec<(String, String)>)>;
 
 /// What gen writes: a document (in pieces, when joined from the parts), a
 /// tree, or a Rust module with its stubs.

@@ -19,6 +19,7 @@ mod render;
 mod run_cmd;
 mod serve_cmd;
 mod snippet;
+mod staged;
 mod write;
 
 use std::ffi::OsString;
@@ -33,6 +34,7 @@ use crate::lint::{Level, Rule, Target};
 
 pub use error::CliError;
 use error::Outcome;
+use staged::write_atomically;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -653,145 +655,4 @@ fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<Outco
     clap_complete::generate(shell, &mut Cli::command(), "toolc", &mut script);
     out.write_all(&script)?;
     Ok(Outcome::Clean)
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same directory
-/// and a rename, so readers never see a partial file and a failure leaves
-/// the old file intact.
-///
-/// A symbolic link is written through (its target is replaced, the link
-/// stays), and an existing file keeps its permissions.
-fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError> {
-    write_pieces_atomically(path, &[bytes])
-}
-
-/// [`write_atomically`] for a file given in pieces, written one after the
-/// other.
-fn write_pieces_atomically(path: &std::path::Path, pieces: &[&[u8]]) -> Result<(), CliError> {
-    write_pieces_with_mode(path, pieces, false)
-}
-
-/// [`write_pieces_atomically`]; `program`: a new file gets the mode of a
-/// program (0755) before the rename, so that it never exists without it
-/// (an existing file keeps its own owner and mode either way).
-fn write_pieces_with_mode(
-    path: &std::path::Path,
-    pieces: &[&[u8]],
-    program: bool,
-) -> Result<(), CliError> {
-    let wrap = |source| CliError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    // A symbolic link is replaced where it points, not itself; any other
-    // path is written where it is (a temporary file beside it and a
-    // rename), whatever links lead to its directory.
-    let here = std::fs::symlink_metadata(path).ok();
-    let resolved = here
-        .as_ref()
-        .filter(|m| m.file_type().is_symlink())
-        .and_then(|_| std::fs::canonicalize(path).ok());
-    let path = resolved.as_deref().unwrap_or(path);
-    let existing = match (&resolved, here) {
-        (None, Some(here)) if !here.file_type().is_symlink() => Some(here),
-        _ => std::fs::metadata(path).ok(),
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let (temp, file) = create_temp_beside(&dir, &name).map_err(wrap)?;
-    let result = write_pieces(file, pieces)
-        .and_then(|()| match &existing {
-            Some(existing) => keep_owner_and_mode(&temp, existing),
-            None if program => make_executable(&temp),
-            None => Ok(()),
-        })
-        .and_then(|()| std::fs::rename(&temp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result.map_err(wrap)
-}
-
-#[cfg(unix)]
-fn make_executable(path: &std::path::Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-}
-
-#[cfg(not(unix))]
-fn make_executable(_path: &std::path::Path) -> std::io::Result<()> {
-    Ok(())
-}
-
-/// A new temporary file in `dir` for an output named `name`: created only
-/// if nothing is there yet (never through a link someone planted), under a
-/// name no one can guess in advance.
-fn create_temp_beside(dir: &Path, name: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
-    use std::hash::{BuildHasher, Hasher};
-    let mut tries = 0;
-    loop {
-        let mut random = std::collections::hash_map::RandomState::new().build_hasher();
-        random.write_u32(std::process::id());
-        random.write_u32(tries);
-        let temp = dir.join(format!(".{name}.toolc-{:016x}.tmp", random.finish()));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)
-        {
-            Ok(file) => return Ok((temp, file)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 16 => tries += 1,
-            Err(e) => return Err(e),
-        }
-    }
-}
-
-fn write_pieces(mut file: std::fs::File, pieces: &[&[u8]]) -> std::io::Result<()> {
-    for piece in pieces {
-        file.write_all(piece)?;
-    }
-    Ok(())
-}
-
-/// Gives the new file the old one's permissions and, where the process may,
-/// its owner (a file fixed by root stays the user's). Hard links to the old
-/// file keep the old content: a rename cannot carry them.
-fn keep_owner_and_mode(
-    temp: &std::path::Path,
-    existing: &std::fs::Metadata,
-) -> std::io::Result<()> {
-    std::fs::set_permissions(temp, existing.permissions())?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        // Only root may give a file away; for anyone else this is a no-op
-        // or fails harmlessly, and the file keeps the writer as owner.
-        let _ = std::os::unix::fs::chown(temp, Some(existing.uid()), Some(existing.gid()));
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn temporary_files_are_new_files_under_names_not_known_in_advance() {
-        let dir = std::env::temp_dir().join(format!("toolc-temp-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let (first, _) = create_temp_beside(&dir, "out.json").unwrap();
-        let (second, _) = create_temp_beside(&dir, "out.json").unwrap();
-        assert_ne!(first, second);
-        for temp in [&first, &second] {
-            let name = temp.file_name().unwrap().to_string_lossy().into_owned();
-            assert!(name.starts_with(".out.json.toolc-"), "{name}");
-        }
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 }

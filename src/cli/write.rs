@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{CliError, Outcome, write_pieces_with_mode};
+use super::{CliError, Outcome, staged};
 use crate::emit::marker::{self, Provenance};
 use crate::emit::{FileKind, GeneratedFile};
 
@@ -63,6 +63,9 @@ enum Plan {
     Changed,
     /// toolc's own file, as it wrote it: rewritten.
     Update,
+    /// A document toolc wrote, edited since (its digest, in the record
+    /// beside it, no longer matches): replaced only with `--force`.
+    Edited,
     /// Writing would drop these lines (line number, text) that toolc
     /// cannot vouch for: never written.
     Drops(Vec<(usize, String)>),
@@ -116,7 +119,15 @@ fn plan_replacing(path: &Path, old: &str, pieces: &[&str], kind: Ownership) -> P
     {
         return Plan::Unchanged;
     }
-    let vouched = match marker::provenance(old, json) {
+    let by_mark = marker::provenance(old, json);
+    if json && by_mark == Provenance::Foreign {
+        return match marker::provenance_by_record(old, record_beside(path).as_deref()) {
+            Provenance::Intact => Plan::Update,
+            Provenance::Edited => Plan::Edited,
+            Provenance::Foreign | Provenance::Marked => Plan::Changed,
+        };
+    }
+    let vouched = match by_mark {
         Provenance::Foreign => return Plan::Changed,
         Provenance::Intact => true,
         // Written before its generator signed its files, or by one that
@@ -131,6 +142,19 @@ fn plan_replacing(path: &Path, old: &str, pieces: &[&str], kind: Ownership) -> P
         dropped if dropped.is_empty() => Plan::Update,
         dropped => Plan::Drops(dropped),
     }
+}
+
+/// The text of the record beside the JSON document at `path` (see
+/// `formats::carry::SIDECAR_SUFFIX`), if there is one toolc may read.
+fn record_beside(path: &Path) -> Option<String> {
+    /// A record holds a digest and a few names: anything larger is not one.
+    const LIMIT: u64 = 16 * 1024 * 1024;
+    let record = crate::formats::carry::sidecar_path(path);
+    let meta = std::fs::metadata(&record).ok()?;
+    if !meta.is_file() || meta.len() > LIMIT {
+        return None;
+    }
+    std::fs::read_to_string(&record).ok()
 }
 
 /// The lines of `old` (numbered from 1) that are not in `new`, blank
@@ -309,7 +333,7 @@ fn write_planned(
         for file in &planned {
             let what = match &file.plan {
                 Plan::New => "would create",
-                Plan::Changed => "would overwrite",
+                Plan::Changed | Plan::Edited => "would overwrite",
                 Plan::Update => "would update",
                 Plan::Drops(_) => "cannot write (it holds lines toolc did not write)",
                 Plan::Append => "would append to",
@@ -319,6 +343,7 @@ fn write_planned(
             };
             let why = match file.plan {
                 Plan::Changed => " (only with --force: toolc did not write it)",
+                Plan::Edited => " (only with --force: edited since toolc wrote it)",
                 _ => "",
             };
             writeln!(err, "{what}: {}{why}", file.path.display())?;
@@ -342,19 +367,25 @@ fn write_planned(
     if refuse_drops(&planned, err)? {
         return Ok(Outcome::Refused);
     }
-    let changed: Vec<&PathBuf> = planned
+    let changed: Vec<&Planned> = planned
         .iter()
-        .filter(|file| file.plan == Plan::Changed)
-        .map(|file| &file.path)
+        .filter(|file| matches!(file.plan, Plan::Changed | Plan::Edited))
         .collect();
     if !changed.is_empty() && !args.force {
-        for path in &changed {
-            writeln!(
-                err,
-                "error: {} exists and differs from what would be generated, and toolc did not write it (it has no \"{}\" mark)",
-                path.display(),
-                GENERATED_MARK_SHOWN
-            )?;
+        for file in &changed {
+            let path = file.path.display();
+            if file.plan == Plan::Edited {
+                writeln!(
+                    err,
+                    "error: {path} exists and differs from what would be generated, and was edited since toolc wrote it (its digest in {} does not match)",
+                    crate::formats::carry::sidecar_path(&file.path).display()
+                )?;
+            } else {
+                writeln!(
+                    err,
+                    "error: {path} exists and differs from what would be generated, and toolc did not write it (it has no \"{GENERATED_MARK_SHOWN}\" mark)",
+                )?;
+            }
         }
         writeln!(
             err,
@@ -365,24 +396,44 @@ fn write_planned(
     if let Some(dir) = dir {
         warn_about_files_not_generated(dir, &planned, known, err)?;
     }
-    // Each directory is made once, before its first file.
-    let mut made: HashSet<&Path> = HashSet::new();
-    for file in &planned {
+    stage_and_commit(&planned)?;
+    Ok(Outcome::Clean)
+}
+
+/// Writes every file that changes: all staged first (each directory made
+/// once, before its first file), then all renamed into place; a failure
+/// while staging removes what was staged and writes nothing.
+fn stage_and_commit(planned: &[Planned]) -> Result<(), CliError> {
+    let mut made_dirs: HashSet<&Path> = HashSet::new();
+    let mut made = Vec::new();
+    let mut staged = Vec::new();
+    for file in planned {
         if matches!(file.plan, Plan::Unchanged | Plan::Kept) {
             continue;
         }
-        if let Some(parent) = file.path.parent().filter(|p| !p.as_os_str().is_empty())
-            && made.insert(parent)
-        {
-            std::fs::create_dir_all(parent).map_err(|source| CliError::Write {
-                path: parent.to_path_buf(),
-                source,
-            })?;
-        }
+        let parent = file.path.parent().filter(|p| !p.as_os_str().is_empty());
+        let dirs = match parent {
+            Some(parent) if made_dirs.insert(parent) => staged::make_dirs(parent),
+            _ => Ok(Vec::new()),
+        };
         let bytes: Vec<&[u8]> = file.pieces.iter().map(|p| p.as_bytes()).collect();
-        write_pieces_with_mode(&file.path, &bytes, file.kind == Ownership::Program)?;
+        let step = dirs.and_then(|dirs| {
+            // Deepest first, for `abandon`.
+            made.splice(0..0, dirs);
+            staged::stage(&file.path, &bytes, file.kind == Ownership::Program)
+        });
+        match step {
+            Ok(file) => staged.push(file),
+            Err(error) => {
+                staged::abandon(staged, &made);
+                return Err(match error {
+                    CliError::Write { path, source } => CliError::NotWritten { path, source },
+                    other => other,
+                });
+            }
+        }
     }
-    Ok(Outcome::Clean)
+    staged::commit(staged)
 }
 
 /// How the mark reads in messages.
@@ -475,7 +526,7 @@ fn check_planned(
             // Writing would fail too: the check cannot say what to do.
             Plan::Blocked => return Err(CliError::InTheWay(vec![path.clone()])),
             Plan::New => (String::new(), "/dev/null".to_string()),
-            Plan::Changed | Plan::Update | Plan::Drops(_) | Plan::Append => {
+            Plan::Changed | Plan::Edited | Plan::Update | Plan::Drops(_) | Plan::Append => {
                 match std::fs::read(path) {
                     Ok(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), shown.clone()),
                     Err(source) => {

@@ -115,6 +115,40 @@ pub fn provenance(text: &str, json: bool) -> Provenance {
     }
 }
 
+/// The digest of a document given in pieces (whitespace and a byte order
+/// mark left out, as for a signed file): what the record beside a document
+/// that has no room for a mark keeps of it (see [`provenance_by_record`]).
+pub fn digest<'a>(pieces: impl IntoIterator<Item = &'a str>) -> String {
+    digest_of(pieces)
+}
+
+/// Who `text`, a JSON document with no room for a mark (a provider's tool
+/// list: the API refuses unknown keys), belongs to by `record`, the text
+/// of the record beside it (`FILE.x-toolc.json`), if there is one: toolc's
+/// and untouched when the record is toolc's (its `"x-toolc"` `generated`
+/// member) and keeps the document's [`digest`]; edited since when it keeps
+/// another; otherwise not toolc's.
+pub fn provenance_by_record(text: &str, record: Option<&str>) -> Provenance {
+    let Some(record) = record.and_then(|r| serde_json::from_str::<serde_json::Value>(r).ok())
+    else {
+        return Provenance::Foreign;
+    };
+    let kept = record
+        .get(crate::formats::carry::X_TOOLC)
+        .and_then(|x| x.get(crate::formats::carry::DIGEST))
+        .and_then(serde_json::Value::as_str);
+    match kept {
+        Some(kept) if crate::formats::carry::is_generated(&record) => {
+            if kept.eq_ignore_ascii_case(&digest([text])) {
+                Provenance::Intact
+            } else {
+                Provenance::Edited
+            }
+        }
+        _ => Provenance::Foreign,
+    }
+}
+
 fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     let mut text = String::with_capacity(bytes.len() * 2);
@@ -154,5 +188,40 @@ mod tests {
         let json = r#"{"x-toolc": {"generated": "toolc gen python"}}"#;
         assert_eq!(provenance(json, true), Provenance::Marked);
         assert_eq!(provenance(json, false), Provenance::Foreign);
+    }
+
+    #[test]
+    fn a_record_vouches_for_the_document_whose_digest_it_keeps() {
+        let document = "[{\"type\": \"function\"}]\n";
+        let record = |generated: &str, digest: &str| {
+            format!(r#"{{"x-toolc": {{"generated": "{generated}", "digest": "{digest}"}}}}"#)
+        };
+        let kept = digest([document]);
+        let intact = record("toolc gen openai", &kept);
+        assert_eq!(
+            provenance_by_record(document, Some(&intact)),
+            Provenance::Intact
+        );
+        let laid_out = document.replace(' ', "\n  ");
+        assert_eq!(
+            provenance_by_record(&laid_out, Some(&intact)),
+            Provenance::Intact
+        );
+        let edited = document.replace("function", "tool");
+        assert_eq!(
+            provenance_by_record(&edited, Some(&intact)),
+            Provenance::Edited
+        );
+        assert_eq!(provenance_by_record(document, None), Provenance::Foreign);
+        let unsigned = r#"{"x-toolc": {"parameter_names": {}}}"#;
+        assert_eq!(
+            provenance_by_record(document, Some(unsigned)),
+            Provenance::Foreign
+        );
+        let not_toolc = r#"{"x-toolc": {"digest": "00"}}"#;
+        assert_eq!(
+            provenance_by_record(document, Some(not_toolc)),
+            Provenance::Foreign
+        );
     }
 }

@@ -101,6 +101,9 @@ struct StubTool {
     /// The tool's id as a string literal: the stub checks, as it compiles,
     /// that its type still stands for this tool.
     id_literal: String,
+    /// The fields of the arguments struct: the stub's pattern names each,
+    /// so that a parameter added, removed or renamed stops the build there.
+    fields: Vec<String>,
 }
 
 /// The template of the whole stubs file, and of one tool's stub.
@@ -118,36 +121,49 @@ impl Stubs {
     }
 
     /// What to append to `text`, the stubs file as the developer keeps it,
-    /// for the tools it has no `impl Run` of, and their names; `None` when
-    /// it has them all.
+    /// for the tools it does not implement, and their names; `None` when
+    /// it implements them all. A tool is implemented when the text names
+    /// its type (`GreetTool`) anywhere, as a word: in `impl Run for
+    /// GreetTool`, or in a macro that writes the impl. The appended text
+    /// ends its lines as the file does (CRLF when its first line does).
     pub fn missing_from(
         &self,
         text: &str,
         options: &Options,
     ) -> Result<Option<(String, Vec<String>)>, EmitError> {
-        let words: Vec<&str> = text
+        let words: HashSet<&str> = text
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
             .filter(|word| !word.is_empty())
             .collect();
-        let has = |tool: &StubTool| {
-            words
-                .windows(3)
-                .any(|w| w[0] == "Run" && w[1] == "for" && w[2] == tool.struct_name)
-        };
         let mut appendix = String::new();
         let mut names = Vec::new();
-        for tool in self.tools.iter().filter(|tool| !has(tool)) {
+        for tool in self
+            .tools
+            .iter()
+            .filter(|tool| !words.contains(tool.struct_name.as_str()))
+        {
             if appendix.is_empty() && !text.is_empty() && !text.ends_with('\n') {
                 appendix.push('\n');
             }
             appendix.push('\n');
-            let stub = options
-                .templates
-                .render(RUN_TEMPLATE, &minijinja::context! { tool => minijinja::Value::from(minijinja::value::Serde(tool)) })?;
+            let context = minijinja::value::Serde(tool);
+            let stub = options.templates.render(
+                RUN_TEMPLATE,
+                &minijinja::context! { tool => minijinja::Value::from(context) },
+            )?;
             appendix.push_str(&stub);
             names.push(tool.name.clone());
         }
-        Ok((!names.is_empty()).then_some((appendix, names)))
+        if names.is_empty() {
+            return Ok(None);
+        }
+        let crlf = text
+            .split_once('\n')
+            .is_some_and(|(line, _)| line.ends_with('\r'));
+        if crlf {
+            appendix = appendix.replace("\r\n", "\n").replace('\n', "\r\n");
+        }
+        Ok(Some((appendix, names)))
     }
 }
 
@@ -213,6 +229,8 @@ struct RenderedTool {
     struct_name: String,
     args_name: String,
     id_literal: String,
+    /// The arguments struct's fields (see [`StubTool`]).
+    fields: Vec<String>,
     #[serde(skip)]
     arguments: String,
     #[serde(skip)]
@@ -237,7 +255,13 @@ impl ModuleTool {
         let included = Included { tool: &context };
         let arguments = options.templates.render(ARGUMENTS_TEMPLATE, &included)?;
         let stub = options.templates.render(TOOL_TEMPLATE, &included)?;
+        let fields = context
+            .types
+            .first()
+            .map(TypeDef::field_names)
+            .unwrap_or_default();
         Ok(ModuleTool::Rendered(RenderedTool {
+            fields,
             name: context.name,
             struct_name: context.struct_name,
             args_name: context.args_name,
@@ -315,14 +339,24 @@ impl Module {
             .tools
             .iter()
             .map(|tool| match tool {
-                ModuleTool::Context(t) => (&t.name, &t.struct_name, &t.args_name, &t.id_literal),
-                ModuleTool::Rendered(t) => (&t.name, &t.struct_name, &t.args_name, &t.id_literal),
-            })
-            .map(|(name, struct_name, args_name, id_literal)| StubTool {
-                name: name.clone(),
-                struct_name: struct_name.clone(),
-                args_name: args_name.clone(),
-                id_literal: id_literal.clone(),
+                ModuleTool::Context(t) => StubTool {
+                    name: t.name.clone(),
+                    struct_name: t.struct_name.clone(),
+                    args_name: t.args_name.clone(),
+                    id_literal: t.id_literal.clone(),
+                    fields: t
+                        .types
+                        .first()
+                        .map(TypeDef::field_names)
+                        .unwrap_or_default(),
+                },
+                ModuleTool::Rendered(t) => StubTool {
+                    name: t.name.clone(),
+                    struct_name: t.struct_name.clone(),
+                    args_name: t.args_name.clone(),
+                    id_literal: t.id_literal.clone(),
+                    fields: t.fields.clone(),
+                },
             })
             .collect();
         let stubs = Stubs {

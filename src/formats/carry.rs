@@ -363,6 +363,29 @@ pub fn sidecar(renamed: &[(String, Vec<(String, String)>)]) -> Option<Value> {
     Some(Value::Object(root))
 }
 
+/// The member of the record beside a document ([`SIDECAR_SUFFIX`]) that
+/// keeps the document's digest (`crate::emit::marker::digest`): `toolc
+/// gen` writes the record, with [`GENERATED`], beside every provider
+/// document it writes to a file, so that it knows its own output again
+/// (the document itself has no room for a mark).
+pub const DIGEST: &str = "digest";
+
+/// The record `toolc gen` writes beside a document (see [`DIGEST`]):
+/// what wrote it, the document's digest, and any renamed parameters (as
+/// [`sidecar`] has them).
+pub fn signed_sidecar(
+    generator: &str,
+    digest: &str,
+    renamed: &[(String, Vec<(String, String)>)],
+) -> Value {
+    let mut record = sidecar(renamed).unwrap_or_else(|| Value::Object(Map::new()));
+    mark_generated(&mut record, generator);
+    if let Some(x) = record.get_mut(X_TOOLC).and_then(Value::as_object_mut) {
+        x.insert(DIGEST.to_string(), Value::String(digest.to_string()));
+    }
+    record
+}
+
 /// Gives the tools of `toolset` the original names the record `sidecar`
 /// (read from beside its document) keeps for them, by tool name, as
 /// [`crate::ir::Tool::original_names`]: the same fact an `"x-toolc"`

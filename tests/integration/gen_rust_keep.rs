@@ -206,9 +206,14 @@ fn the_user_workflow_keeps_filled_code_and_builds_on_both_editions() {
     let check = gen_rust(dir, &["--check"]);
     assert_eq!(check.code, 0, "{}", check.stderr);
 
-    // Use the new parameter, fill the new stub; the crate builds.
+    // Use the new parameter (and list it with greet's parameters), fill
+    // the new stub; the crate builds.
+    let listed = "|GreetArgs { name: _ }|";
+    assert!(kept.contains(listed), "{kept}");
     let refilled = fill(
-        &kept.replace(GREET_FIRST, GREET_SECOND),
+        &kept
+            .replace(GREET_FIRST, GREET_SECOND)
+            .replace(listed, "|GreetArgs { name: _, punctuation: _ }|"),
         "Farewell",
         FAREWELL,
     );
@@ -376,4 +381,103 @@ fn gen_never_drops_lines_toolc_did_not_write() {
     assert!(refused.stderr.contains("--force"), "{}", refused.stderr);
     let forced = gen_rust(dir, &["--force"]);
     assert_eq!(forced.code, 0, "{}", forced.stderr);
+}
+
+/// A new required parameter: the filled `run` (which never looks at it)
+/// no longer compiles; the stub's list of the tool's parameters names
+/// the tool's arguments and the new field.
+#[test]
+fn a_new_required_parameter_is_a_compile_error_naming_the_tool() {
+    let required = FIRST
+        .replace(
+            r#""required": ["name"]"#,
+            r#""required": ["name", "greeting"]"#,
+        )
+        .replace(
+            r#""description": "Who."}"#,
+            r#""description": "Who."}, "greeting": {"type": "string"}"#,
+        );
+    let text = filled_then_broken_by("required", &required);
+    assert!(
+        text.contains("pattern does not mention field `greeting`")
+            && text.contains("|GreetArgs { name: _ }| {}; // the `greet` tool"),
+        "the error names the tool's arguments and the new parameter:\n{text}"
+    );
+}
+
+/// A stubs file with CRLF line ends gains its new stubs with CRLF too.
+#[test]
+fn stubs_are_appended_in_the_files_own_line_ends() {
+    let temp = TempDir::new("gen-rust-keep-crlf");
+    let dir = temp.path();
+    temp.write("tools.json", FIRST);
+    assert_eq!(gen_rust(dir, &[]).code, 0);
+    let stubs_path = dir.join("src/tools_impl.rs");
+    let stubs = std::fs::read_to_string(&stubs_path).expect("the stubs file");
+    let crlf = fill(&stubs, "Greet", GREET_FIRST).replace('\n', "\r\n");
+    std::fs::write(&stubs_path, &crlf).expect("a CRLF checkout");
+
+    temp.write("tools.json", SECOND);
+    let again = gen_rust(dir, &[]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let grown = std::fs::read_to_string(&stubs_path).expect("the stubs file");
+    assert!(grown.starts_with(&crlf), "the user's text is kept");
+    assert!(
+        grown.contains("impl Run for FarewellTool {\r\n"),
+        "{grown:?}"
+    );
+    let lone = grown
+        .match_indices('\n')
+        .filter(|(at, _)| !grown[..*at].ends_with('\r'))
+        .count();
+    assert_eq!(lone, 0, "every line ends in CRLF:\n{grown:?}");
+}
+
+/// A tool implemented through a macro (no `impl Run for GreetTool` in the
+/// text) is implemented all the same: the stubs file mentions its type,
+/// and gen appends no second stub, which would not build.
+#[test]
+fn a_tool_implemented_through_a_macro_gets_no_second_stub() {
+    let temp = TempDir::new("gen-rust-keep-macro");
+    let dir = temp.path();
+    temp.write("tools.json", FIRST);
+    assert_eq!(gen_rust(dir, &[]).code, 0);
+    let stubs_path = dir.join("src/tools_impl.rs");
+    let stubs = std::fs::read_to_string(&stubs_path).expect("the stubs file");
+    let header = stubs.find("// The `greet` tool.").expect("the greet stub");
+    let by_macro = format!(
+        "{}{}",
+        &stubs[..header],
+        r#"macro_rules! impl_tool {
+    ($tool:ident, $args:ident, $run:expr) => {
+        impl Run for $tool {
+            fn run(&self, args: $args) -> ToolResult {
+                $run(args)
+            }
+        }
+    };
+}
+
+impl_tool!(GreetTool, GreetArgs, |args: GreetArgs| {
+    ToolResult::success(Value::from(format!("Hello, {}.", args.name)))
+});
+"#
+    );
+    std::fs::write(&stubs_path, &by_macro).expect("implement through a macro");
+
+    let again = gen_rust(dir, &[]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(!again.stderr.contains("appended"), "{}", again.stderr);
+    let kept = std::fs::read_to_string(&stubs_path).expect("the stubs file");
+    assert_eq!(kept, by_macro, "no stub was appended");
+
+    let krate = crate_dir("keep-macro", dir);
+    std::fs::remove_file(krate.join("tests/accept.rs")).expect("no acceptance test here");
+    let package = "toolc_gen_rust_keep_macro";
+    let build = cargo(&krate, package, "2021", "1.82", &["build", "--quiet"]);
+    assert!(
+        build.status.success(),
+        "the crate builds:\n{}",
+        report(&build)
+    );
 }

@@ -31,6 +31,16 @@ pub(super) enum TypeDef {
     },
 }
 
+impl TypeDef {
+    /// The Rust names of a struct's fields, in order (none for an enum).
+    pub(super) fn field_names(&self) -> Vec<String> {
+        match self {
+            TypeDef::Struct { fields, .. } => fields.iter().map(|f| f.name.clone()).collect(),
+            TypeDef::Enum { .. } => Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Serialize)]
 pub(super) struct FieldDef {
     name: String,

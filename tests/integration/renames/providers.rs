@@ -66,10 +66,12 @@ fn gemini_renames_reports_and_records() {
     assert_eq!(parameters["required"], json!(["url", "user_agent"]));
     let record = read_json(&dir.path().join("gemini.json.x-toolc.json"));
     assert_eq!(
-        record,
-        json!({"x-toolc": {"parameter_names": {"fetch": {
-            "user_agent": "user-agent", "follow_links": "follow-links"}}}})
+        record["x-toolc"]["parameter_names"],
+        json!({"fetch": {"user_agent": "user-agent", "follow_links": "follow-links"}})
     );
+    // With what wrote the document and its digest (gen knows it as its own).
+    assert_eq!(record["x-toolc"]["generated"], json!("toolc gen gemini"));
+    assert!(record["x-toolc"]["digest"].is_string(), "{record}");
 }
 
 #[test]
