@@ -351,9 +351,12 @@ fn write_planned(
         return Ok(Outcome::Clean);
     }
     if args.check {
-        let left = dir
+        let left: Vec<PathBuf> = dir
             .map(|dir| left_behind(dir, &planned, known))
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(path, _)| path)
+            .collect();
         return check_planned(&planned, &left, out, err);
     }
     let blocked: Vec<PathBuf> = planned
@@ -393,11 +396,79 @@ fn write_planned(
         )?;
         return Ok(Outcome::Refused);
     }
+    // toolc's files that no tool of the manifests gives any more, exactly
+    // as toolc wrote them: a loader reading the directory would still offer
+    // them to the model, so they go once the new files are in place.
+    // Only those of this run's generator: another generator's output in the
+    // same directory is not this run's to remove.
+    let generator = planned
+        .iter()
+        .filter(|file| file.kind == Ownership::Toolc)
+        .find_map(|file| file.pieces.iter().find_map(|piece| generator_of(piece)));
+    let gone: Vec<PathBuf> = dir
+        .zip(generator)
+        .map(|(dir, generator)| {
+            left_behind(dir, &planned, known)
+                .into_iter()
+                .filter(|(path, provenance)| {
+                    *provenance == Provenance::Intact
+                        && std::fs::read(path).is_ok_and(|bytes| {
+                            generator_of(&String::from_utf8_lossy(&bytes)) == Some(generator)
+                        })
+                })
+                .map(|(path, _)| path)
+                .collect()
+        })
+        .unwrap_or_default();
     if let Some(dir) = dir {
-        warn_about_files_not_generated(dir, &planned, known, err)?;
+        warn_about_files_not_generated(dir, &planned, known, &gone, err)?;
     }
     stage_and_commit(&planned)?;
+    if let Some(dir) = dir {
+        remove_left_behind(dir, &gone, err)?;
+    }
     Ok(Outcome::Clean)
+}
+
+/// The generator a file's mark names: `toolc gen python` in `"toolc gen
+/// python; toolc-digest: ..."` or `(`toolc gen rust`)`.
+fn generator_of(text: &str) -> Option<&str> {
+    const GEN: &str = "toolc gen ";
+    let start = text.find(GEN)?;
+    let rest = &text[start + GEN.len()..];
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &text[start..start + GEN.len() + end])
+}
+
+/// Removes the files toolc wrote for tools that are gone (see
+/// [`left_behind`]), saying so, and the directories under `dir` that this
+/// leaves empty.
+fn remove_left_behind(dir: &Path, gone: &[PathBuf], err: &mut dyn Write) -> Result<(), CliError> {
+    for path in gone {
+        match std::fs::remove_file(path) {
+            Ok(()) => writeln!(
+                err,
+                "removed: {} (toolc's, and no tool of the manifests gives it any more)",
+                path.display()
+            )?,
+            Err(error) => writeln!(
+                err,
+                "warning: {} is toolc's and no tool gives it any more, but it could not be removed: {error}",
+                path.display()
+            )?,
+        }
+        let mut parent = path.parent();
+        while let Some(here) = parent.filter(|p| p.starts_with(dir) && *p != dir) {
+            // Fails, and stops, at the first directory that is not empty.
+            if std::fs::remove_dir(here).is_err() {
+                break;
+            }
+            parent = here.parent();
+        }
+    }
+    Ok(())
 }
 
 /// Writes every file that changes: all staged first (each directory made
@@ -501,7 +572,7 @@ fn check_planned(
     for path in left {
         writeln!(
             err,
-            "stale: {} is toolc's, and this run no longer generates it (its tool is gone?): remove it",
+            "stale: {} is toolc's, and this run no longer generates it (its tool is gone?): gen removes it unless it was edited since",
             path.display()
         )?;
         stale += 1;
@@ -571,8 +642,9 @@ fn check_planned(
 }
 
 /// The files under `dir` that toolc wrote (they carry its mark) and that
-/// this run does not generate: what a tool removed from the manifest left.
-fn left_behind(dir: &Path, planned: &[Planned], known: &[PathBuf]) -> Vec<PathBuf> {
+/// this run does not generate: what a tool removed from the manifest left;
+/// each with what its mark says.
+fn left_behind(dir: &Path, planned: &[Planned], known: &[PathBuf]) -> Vec<(PathBuf, Provenance)> {
     if dir.as_os_str().is_empty() || !dir.is_dir() {
         return Vec::new();
     }
@@ -584,11 +656,11 @@ fn left_behind(dir: &Path, planned: &[Planned], known: &[PathBuf]) -> Vec<PathBu
         .filter(|entry| entry.file_type().is_file())
         .map(walkdir::DirEntry::into_path)
         .filter(|path| !generated.contains(path))
-        .filter(|path| {
+        .filter_map(|path| {
             let json = path.extension().is_some_and(|e| e == "json");
-            std::fs::read(path).is_ok_and(|bytes| {
-                marker::provenance(&String::from_utf8_lossy(&bytes), json) != Provenance::Foreign
-            })
+            let bytes = std::fs::read(&path).ok()?;
+            let provenance = marker::provenance(&String::from_utf8_lossy(&bytes), json);
+            (provenance != Provenance::Foreign).then_some((path, provenance))
         })
         .collect()
 }
@@ -600,13 +672,18 @@ fn warn_about_files_not_generated(
     dir: &Path,
     planned: &[Planned],
     known: &[PathBuf],
+    removed: &[PathBuf],
     err: &mut dyn Write,
 ) -> Result<(), CliError> {
     if dir.as_os_str().is_empty() || !dir.is_dir() {
         return Ok(());
     }
-    let generated: std::collections::HashSet<&PathBuf> =
-        planned.iter().map(|file| &file.path).chain(known).collect();
+    let generated: std::collections::HashSet<&PathBuf> = planned
+        .iter()
+        .map(|file| &file.path)
+        .chain(known)
+        .chain(removed)
+        .collect();
     for entry in walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()

@@ -627,5 +627,53 @@ fn check_fails_while_a_removed_tool_is_still_in_the_output() {
                 assert!(!check.stderr.contains(left), "{style}: {}", check.stderr);
             }
         }
+        // What the check says to run fixes it: gen removes toolc's file for
+        // the removed tool (the user's skeleton for it stays, said), and the
+        // check passes.
+        let again = generate(dir.path(), style, &[]);
+        assert_eq!(again.code, 0, "{style}: {}", again.stderr);
+        let left_path = dir.path().join(left);
+        match style {
+            "nora" => {
+                assert!(!left_path.exists(), "{style}: {left} is still there");
+                assert!(
+                    again.stderr.contains(&format!("removed: {left}")),
+                    "{style}: {}",
+                    again.stderr
+                );
+                let skeleton = dir.path().join("out/get_tide/main.py");
+                assert!(skeleton.is_file(), "{style}: the user's main.py went");
+            }
+            _ => assert!(left_path.is_file(), "{style}: the user's {left} went"),
+        }
+        let check = generate(dir.path(), style, &["--check"]);
+        assert_eq!(check.code, 0, "{style}: {}", check.stderr);
     }
+}
+
+/// A file toolc wrote for a tool that is gone is removed only while it is
+/// exactly what toolc wrote, and only by the generator that wrote it.
+#[test]
+fn gen_removes_only_its_own_untouched_files() {
+    let dir = TempDir::new("gen-python-keep-removed-edited");
+    write_manifest(&dir, &manifest_v2());
+    assert_eq!(generate(dir.path(), "nora", &[]).code, 0);
+    // Another generator's signed output in the same directory.
+    let rust = Test::new()
+        .args(["gen", "rust", "weather", "-o", "out/tools.rs"])
+        .current_dir(dir.path())
+        .run();
+    assert_eq!(rust.code, 0, "{}", rust.stderr);
+    let edited = dir.path().join("out/get_tide/tool.json");
+    let text = std::fs::read_to_string(&edited).expect("read");
+    std::fs::write(&edited, text.replacen('{', "{\n  \"mine\": 1,", 1)).expect("edit");
+    write_manifest(&dir, &manifest_v1());
+    let again = generate(dir.path(), "nora", &[]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(edited.is_file(), "an edited file was removed");
+    assert!(
+        dir.path().join("out/tools.rs").is_file(),
+        "gen rust's module was removed"
+    );
+    assert!(!again.stderr.contains("removed:"), "{}", again.stderr);
 }
