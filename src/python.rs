@@ -178,6 +178,10 @@ pub enum ParameterKind {
 pub use crate::syntax::SyntaxError;
 use crate::syntax::error_at;
 
+mod strings;
+
+use strings::{cleandoc, string_value};
+
 /// Parses a module and lists its top-level definitions, or reports the
 /// first syntax error.
 pub fn parse(text: &str) -> Result<Module, SyntaxError> {
@@ -566,58 +570,6 @@ fn string_statement(first: Node, text: &str) -> Option<String> {
         _ => return None,
     };
     Some(cleandoc(&raw))
-}
-
-/// The characters between a string literal's quotes; `None` for f-strings
-/// and bytes, which are not docstrings.
-fn string_value(literal: &str) -> Option<String> {
-    let quote_at = literal.find(['"', '\''])?;
-    let prefix = literal[..quote_at].to_ascii_lowercase();
-    if prefix.contains('f') || prefix.contains('b') || prefix.contains('t') {
-        return None;
-    }
-    let quoted = &literal[quote_at..];
-    for quote in ["\"\"\"", "'''", "\"", "'"] {
-        if quoted.len() >= 2 * quote.len() && quoted.starts_with(quote) && quoted.ends_with(quote) {
-            return quoted
-                .get(quote.len()..quoted.len() - quote.len())
-                .map(str::to_string);
-        }
-    }
-    None
-}
-
-/// Python's `inspect.cleandoc`: tabs expanded, leading and trailing blank
-/// lines dropped, the common indentation of the lines after the first
-/// removed, the first line stripped.
-fn cleandoc(doc: &str) -> String {
-    let expanded = doc.replace('\t', "        ");
-    let lines: Vec<&str> = expanded.lines().collect();
-    let indent = lines
-        .iter()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start().len())
-        .min()
-        .unwrap_or(0);
-    let mut cleaned: Vec<String> = lines
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            if i == 0 {
-                l.trim().to_string()
-            } else {
-                l.get(indent..).unwrap_or("").trim_end().to_string()
-            }
-        })
-        .collect();
-    while cleaned.first().is_some_and(|l| l.is_empty()) {
-        cleaned.remove(0);
-    }
-    while cleaned.last().is_some_and(|l| l.is_empty()) {
-        cleaned.pop();
-    }
-    cleaned.join("\n")
 }
 
 /// The earliest ERROR or MISSING node (or empty block), and what to say

@@ -125,14 +125,15 @@ struct Tree {
 }
 
 impl Tree {
-    /// Renders `template` (under `python/`) into the file at `path`.
+    /// Renders `template` (under `python/`) into the file at `path`, and
+    /// gives its text.
     fn render(
         &mut self,
         options: &Options,
         template: &str,
         path: String,
         context: impl Serialize,
-    ) -> Result<(), EmitError> {
+    ) -> Result<&str, EmitError> {
         let mut contents = options
             .templates
             .render(&format!("python/{template}"), context)?;
@@ -147,12 +148,13 @@ impl Tree {
         if kind == FileKind::Owned {
             contents = super::marker::signed(contents);
         }
-        self.files.push(GeneratedFile {
+        let file = GeneratedFile {
             path: path.into(),
             contents,
             kind,
-        });
-        Ok(())
+        };
+        self.files.push(file);
+        Ok(self.files.last().map_or("", |f| f.contents.as_str()))
     }
 
     fn note(&mut self, set: &ToolSet, pointer: String, severity: Severity, message: String) {
@@ -288,6 +290,18 @@ fn description_or_fallback(tool: &Tool) -> (String, bool) {
     }
 }
 
+/// Sets `key` of the `"x-toolc"` object of `entry` (a tool object of a
+/// manifest this module writes), made when absent: what reading the
+/// manifest back needs to undo a change the format forced.
+fn record_in_x_toolc(entry: &mut Map<String, Value>, key: &str, value: Value) {
+    let x = entry
+        .entry(crate::formats::carry::X_TOOLC)
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(x) = x {
+        x.insert(key.to_string(), value);
+    }
+}
+
 /// What a parameter's docstring entry adds to its description.
 #[derive(Debug, Clone, Copy)]
 struct Details {
@@ -336,6 +350,14 @@ fn parameter_text(parameter: &Parameter, details: Details, also: Option<String>)
 /// Docstring prose (wrapped, escaped).
 fn doc(text: &str) -> String {
     layout::docstring_text(text, layout::TEXT_WIDTH)
+}
+
+/// A text a docstring must give back exactly, line for line (escaped,
+/// never reflowed), for a docstring that opens at column `indent`, its
+/// lines after the first indented (not by the template): a tool's
+/// description, which reading the code takes from the docstring.
+fn doc_exact(text: &str, indent: usize) -> String {
+    layout::docstring_exact(text, indent)
 }
 
 /// A short text for a docstring, on one line (escaped, not wrapped).

@@ -140,7 +140,7 @@ fn run(command: &mut Command, what: &str) -> String {
 /// Compiles every .py under `out` (bytecode goes to `scratch`), runs ruff
 /// on the tree, then the style's driver, which imports and calls every tool
 /// and prints how many it called.
-fn check_python(style: &str, out: &Path, scratch: &Path) -> usize {
+pub(crate) fn check_python(style: &str, out: &Path, scratch: &Path) -> usize {
     let sources: Vec<PathBuf> = tree(out)
         .into_iter()
         .filter(|(path, _)| path.ends_with(".py"))

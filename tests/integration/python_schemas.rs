@@ -224,7 +224,7 @@ fn docstring_args_describe_the_properties() {
     assert_eq!(parameters["properties"]["a"]["description"], "A number.");
     assert_eq!(
         *description,
-        json!("A summary that runs over three lines of the docstring.")
+        json!("A summary that runs\nover three lines\nof the docstring.")
     );
 }
 

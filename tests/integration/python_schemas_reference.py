@@ -7,10 +7,11 @@ Imports PACKAGE_DIR/__init__.py and prints one JSON object: for each
 function, "parameters" is pydantic's JSON Schema of a model with one field
 per parameter, `create_model(name, param=(hint, default or ...))`, the model
 LangChain's `create_schema_from_function` builds from a signature (CrewAI and
-AgentStack go through it too); "summary" is the docstring's first paragraph,
-its lines joined by spaces, as `inspect.cleandoc` leaves it, up to a blank
-line or a Google-style section header (`Args:`), where LangChain's docstring
-reading ends the description too.
+AgentStack go through it too); "summary" is the docstring's text before its
+first Google-style section header (`Args:`), where LangChain's docstring
+reading ends the description too, its lines as `inspect.getdoc` leaves them
+(not reflowed: LangChain keeps a paragraph's line breaks as well), without
+the blank lines around it.
 
 Modules the package imports that the venv does not have (a package's SDK)
 are stood in for by empty modules whose attributes are `object`, so that
@@ -98,11 +99,11 @@ def summary(function):
     if not doc:
         return None
     lines = []
-    for line in doc.strip().splitlines():
-        if not line.strip() or line.strip() in SECTIONS:
+    for line in doc.split("\n"):
+        if line.strip() in SECTIONS:
             break
-        lines.append(line.strip())
-    return " ".join(lines) or None
+        lines.append(line)
+    return "\n".join(lines).strip("\n") or None
 
 
 SECTIONS = {"Args:", "Arguments:", "Parameters:", "Returns:", "Raises:", "Yields:", "Examples:", "Example:", "Note:", "Notes:"}

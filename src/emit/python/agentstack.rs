@@ -8,8 +8,18 @@
 //! share one package. AgentStack finds a tool by its function's name and
 //! reads its parameters from the signature, so in this style the Python
 //! identifiers are the wire names: a renamed tool or parameter is reported,
-//! and a renamed parameter's manifest name is recorded in the tool's
-//! `"x-toolc"` (`parameter_names`) so that reading the code maps it back.
+//! and recorded in the tool's `"x-toolc"` in config.json so that reading
+//! the package gives the manifest's names back: a parameter's in
+//! `parameter_names`, a tool's in `name` (with `name_as`, the function it
+//! stands for), which `toolc run` and `toolc serve` then call it by.
+//!
+//! A tool's description is its function's docstring, before the sections,
+//! written line for line so that Python (`inspect.getdoc`) and toolc's
+//! reader give back the text of the manifest; a tool without one gets a
+//! docstring of sections only. What a docstring cannot hold exactly
+//! (whitespace around it, a tab, a line that reads as a section heading)
+//! is kept in the tool's `"x-toolc"` `description`, as the reader finds
+//! when the module is read back.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -58,7 +68,12 @@ struct Function {
     name: String,
     /// Its implementation's module: `impl/<module>.py`.
     module: String,
-    description_doc: String,
+    /// The tool's description for the docstring, exact and indented (see
+    /// [`super::doc_exact`]); none when the tool has none.
+    description_doc: Option<String>,
+    /// The description (or a stand-in) wrapped, for the skeleton's
+    /// docstring, which is not read back.
+    skeleton_doc: String,
     /// Required parameters first, then optional ones, each in manifest order.
     parameters: Vec<FunctionParameter>,
     /// The required parameters that may not be `None`.
@@ -249,7 +264,8 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
         .into_iter();
     let mut function_names = function_names.into_iter();
     let mut functions = Vec::new();
-    let mut permissions = Map::new();
+    // Each tool's config entry, by its function's name.
+    let mut entries: Vec<(String, Map<String, Value>, &Tool)> = Vec::new();
     for set in &package.sets {
         let mut defaulted = Vec::new();
         let mut defaulted_at = None;
@@ -260,19 +276,23 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
                     set,
                     tool.name_at.clone(),
                     Severity::Info,
-                    format!("AgentStack calls a tool by its function's name: tool \"{}\" is function \"{name}\"", tool.name),
+                    format!("AgentStack calls a tool by its function's name: tool \"{}\" is function \"{name}\" (config.json keeps its name in \"x-toolc\": reading the package back, toolc run and toolc serve call it \"{}\")", tool.name, tool.name),
                 );
             }
             let module = modules.next().unwrap_or_default();
             let function = function(out, set, tool, name.clone(), module, &mut module_hints);
             let (mut entry, declared) = tool_permissions(tool);
             crate::formats::carry::record_parameter_names(&mut entry, &function.renamed);
+            if name != tool.name {
+                super::record_in_x_toolc(&mut entry, "name", json!(tool.name));
+                super::record_in_x_toolc(&mut entry, "name_as", json!(name));
+            }
             functions.push(function);
             if !declared {
                 defaulted.push(format!("\"{name}\""));
                 defaulted_at.get_or_insert_with(|| super::tool_pointer(tool));
             }
-            permissions.insert(name, Value::Object(entry));
+            entries.push((name, entry, tool));
         }
         if !defaulted.is_empty() {
             out.note(
@@ -286,17 +306,6 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
             );
         }
     }
-    let mut config = config(package, permissions);
-    crate::formats::carry::mark_generated(&mut config, &super::signed_writer());
-    let directory = &package.name;
-    out.render(
-        options,
-        "agentstack/config.json.j2",
-        format!("{directory}/config.json"),
-        ConfigContext {
-            config_json: json_text(&config)?,
-        },
-    )?;
     let description = agentstack_package(package)
         .and_then(|p| p.description.clone())
         .unwrap_or_else(|| format!("AgentStack tools: {}.", package.name));
@@ -310,11 +319,31 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
         classes: module_hints.dataclasses,
         functions,
     };
-    out.render(
+    let directory = &package.name;
+    let module = out.render(
         options,
         "agentstack/__init__.py.j2",
         format!("{directory}/__init__.py"),
         &context,
+    )?;
+    let read_back = docstring_descriptions(module, entries.iter().map(|(name, ..)| name));
+    let mut permissions = Map::new();
+    for ((name, mut entry, tool), read) in entries.into_iter().zip(read_back) {
+        // What the docstring cannot hold, config.json keeps.
+        if read != tool.description {
+            super::record_in_x_toolc(&mut entry, "description", json!(tool.description));
+        }
+        permissions.insert(name, Value::Object(entry));
+    }
+    let mut config = config(package, permissions);
+    crate::formats::carry::mark_generated(&mut config, &super::signed_writer());
+    out.render(
+        options,
+        "agentstack/config.json.j2",
+        format!("{directory}/config.json"),
+        ConfigContext {
+            config_json: json_text(&config)?,
+        },
     )?;
     out.render(
         options,
@@ -339,6 +368,21 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
         )?;
     }
     Ok(())
+}
+
+/// The description toolc's reader takes from each of `functions`' docstring
+/// in the module text `module` (none where it finds no function).
+fn docstring_descriptions<'a>(
+    module: &str,
+    functions: impl Iterator<Item = &'a String>,
+) -> Vec<Option<String>> {
+    let parsed = crate::python::parse(module).ok();
+    functions
+        .map(|name| {
+            let parsed = parsed.as_ref()?;
+            crate::formats::agentstack_python::function_schema(parsed, name)?.description
+        })
+        .collect()
 }
 
 /// The first AgentStack package data among the package's manifests.
@@ -478,18 +522,9 @@ fn function(
 ) -> Function {
     let (properties, root) = super::parameters(tool);
     super::note_root_constraints(out, set, tool, &root);
+    // A tool without a description gets a docstring of sections only;
+    // the skeleton's docstring says something.
     let (description, fallback) = super::description_or_fallback(tool);
-    if fallback {
-        out.note(
-            set,
-            super::tool_pointer(tool),
-            Severity::Info,
-            format!(
-                "tool \"{}\" has no description; its docstring says \"{description}\"",
-                tool.name
-            ),
-        );
-    }
     let keys: Vec<&str> = properties.iter().map(|p| p.key.as_str()).collect();
     let python_names =
         Namer::with_reserved(PARAMETER_RESERVED).assign(&keys, Kind::Parameter, Keep::Identifiers);
@@ -620,7 +655,8 @@ fn function(
         bind_literal: bind.layout(0, format!("_impl_{name} = ").len(), 0),
         call_literal: call.layout(4, "    return ".len(), 0),
         name,
-        description_doc: doc(&description),
+        description_doc: (!fallback).then(|| super::doc_exact(&description, 4)),
+        skeleton_doc: doc(&description),
         parameters,
         required,
         renamed: renamed_names,

@@ -304,6 +304,107 @@ pub(crate) fn docstring_text(text: &str, width: usize) -> String {
     lines.join("\n")
 }
 
+/// A text for a docstring that Python reads back as exactly that text
+/// once `inspect.cleandoc` has taken the docstring's indentation off (and
+/// toolc's reader with it), laid out for a docstring whose quotes open at
+/// column `indent` (the lines after the first indented by `indent`): each
+/// line as written, never reflowed; backslashes and triple quotes
+/// escaped, control characters and line or paragraph separators written
+/// as escapes, and so is whitespace at the end of a line (which a linter
+/// would take for a slip, and a formatter would remove). A line longer
+/// than [`LINE_LENGTH`] goes on in the next line of the file after a
+/// backslash (preferably after a space), at column 0: a backslash before
+/// a newline is no character of the string, and indentation would be.
+/// Some texts no docstring can hold, as `cleandoc` reads it: whitespace
+/// at the start or blank lines at the end, a tab; the writer checks what
+/// reads back.
+pub(crate) fn docstring_exact(text: &str, indent: usize) -> String {
+    let mut out = String::new();
+    for (i, line) in text.split('\n').enumerate() {
+        let units = exact_units(line);
+        if i > 0 {
+            out.push('\n');
+            if !units.is_empty() {
+                out.push_str(&" ".repeat(indent));
+            }
+        }
+        let column = if i == 0 { indent + 3 } else { indent };
+        continued(&units, column, &mut out);
+    }
+    out
+}
+
+/// The pieces of a line as the literal writes them, one per character
+/// (escaped where need be), never split by a line break.
+fn exact_units(line: &str) -> Vec<String> {
+    let body = line.trim_end_matches(char::is_whitespace);
+    let mut units: Vec<String> = body
+        .chars()
+        .map(|c| match c {
+            '\\' => "\\\\".to_string(),
+            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => python_escape(c),
+            c => c.to_string(),
+        })
+        .collect();
+    units.extend(line[body.len()..].chars().map(python_escape));
+    // Every third quote in a row is escaped with the two before it.
+    let mut quotes = 0;
+    for at in 0..units.len() {
+        if units[at] != "\"" {
+            quotes = 0;
+            continue;
+        }
+        quotes += 1;
+        if quotes == 3 {
+            for unit in &mut units[at - 2..=at] {
+                *unit = "\\\"".to_string();
+            }
+            quotes = 0;
+        }
+    }
+    units
+}
+
+/// Writes `units` from `column` on, going on in a new line (after a
+/// backslash) where a line would pass [`LINE_LENGTH`]; a character outside
+/// ASCII counts two columns, as a wide one does.
+fn continued(units: &[String], column: usize, out: &mut String) {
+    let width = |unit: &String| {
+        unit.chars()
+            .map(|c| if c.is_ascii() { 1 } else { 2 })
+            .sum::<usize>()
+    };
+    let mut line: Vec<&String> = Vec::new();
+    let mut used = column;
+    for unit in units {
+        // One column for the backslash.
+        if used + width(unit) + 1 > LINE_LENGTH && !line.is_empty() {
+            let keep = line
+                .iter()
+                .rposition(|u| u.as_str() == " ")
+                .filter(|&at| at > 0)
+                .map_or(line.len(), |at| at + 1);
+            let rest = line.split_off(keep);
+            out.extend(line.iter().map(|u| u.as_str()));
+            out.push_str("\\\n");
+            used = rest.iter().map(|u| width(u)).sum();
+            line = rest;
+        }
+        used += width(unit);
+        line.push(unit);
+    }
+    out.extend(line.iter().map(|u| u.as_str()));
+}
+
+/// `c` as a Python escape: `\xhh`, `\uhhhh` or `\Uhhhhhhhh`.
+fn python_escape(c: char) -> String {
+    match u32::from(c) {
+        code @ 0..=0xff => format!("\\x{code:02x}"),
+        code @ 0x100..=0xffff => format!("\\u{code:04x}"),
+        code => format!("\\U{code:08x}"),
+    }
+}
+
 fn docstring_escape(word: &str) -> String {
     let mut out = String::with_capacity(word.len());
     for c in word.chars() {
@@ -365,6 +466,34 @@ mod tests {
     #[test]
     fn string_literals_escape() {
         assert_eq!(string_literal("a\"b\\c\nd\u{1}"), r#""a\"b\\c\nd\x01""#);
+    }
+
+    #[test]
+    fn docstring_exact_keeps_lines_and_escapes() {
+        let text = docstring_exact("a  \n\n\nq\"\"\"\"\\d\t\u{2028}\u{a0}", 4);
+        assert_eq!(
+            text,
+            "a\\x20\\x20\n\n\n    q\\\"\\\"\\\"\"\\\\d\\x09\\u2028\\xa0"
+        );
+    }
+
+    #[test]
+    fn docstring_exact_goes_on_after_a_backslash_past_the_line_length() {
+        let long = "word ".repeat(30);
+        let text = docstring_exact(long.trim_end(), 4);
+        let lines: Vec<&str> = text.split('\n').collect();
+        assert!(lines.len() > 1, "{text}");
+        assert!(lines[0].chars().count() + 7 <= LINE_LENGTH, "{text}");
+        for line in &lines[..lines.len() - 1] {
+            assert!(line.ends_with(" \\"), "{line}");
+        }
+        assert_eq!(text.replace("\\\n", ""), long.trim_end());
+        // No space: the break comes where the line is full, never inside
+        // an escape.
+        let text = docstring_exact(&"\\".repeat(60), 0);
+        let lines: Vec<&str> = text.split('\n').collect();
+        assert_eq!(lines[0].len(), LINE_LENGTH - 3);
+        assert_eq!(text.replace("\\\n", ""), "\\\\".repeat(60));
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! back without findings: every top-level property carries `type`,
 //! `description` and a boolean `required`; property names are limited to
 //! `[A-Za-z0-9_]`; a description is written wherever one is missing. What
-//! that changes is reported as a note. main.py reads the parameters by
+//! that changes is reported as a note, and recorded in the tool's
+//! `"x-toolc"` where reading tool.json back must undo it (a renamed
+//! property's name, a tool description made up: `"description": null`). main.py reads the parameters by
 //! their tool.json names (dict keys need no Python identifiers).
 
 use serde::Serialize;
@@ -63,7 +65,7 @@ pub(super) fn generate(
                 super::tool_pointer(tool),
                 Severity::Info,
                 format!(
-                    "tool \"{}\" has no description; NORA requires one: tool.json says \"{description}\"",
+                    "tool \"{}\" has no description; NORA requires one: tool.json says \"{description}\" (and records in \"x-toolc\" that the tool has none, so reading it back gives none)",
                     tool.name
                 ),
             );
@@ -77,9 +79,13 @@ pub(super) fn generate(
             "entrypoint": "main.py",
             "parameters": nora_parameters(out, set, tool, &properties, root),
         });
-        // Reading tool.json back, and converting it, restore the names.
+        // Reading tool.json back, and converting it, restore the names,
+        // and take the stand-in description for none.
         if let Some(entry) = manifest.as_object_mut() {
             crate::formats::carry::record_parameter_names(entry, &renamed);
+            if fallback {
+                super::record_in_x_toolc(entry, "description", Value::Null);
+            }
         }
         crate::formats::carry::mark_generated(&mut manifest, &super::signed_writer());
         out.render(

@@ -1,20 +1,22 @@
 //! The parameter descriptions a docstring gives, in the three styles
 //! Python projects use: Google (`Args:`), NumPy (`Parameters` underlined)
-//! and reST (`:param name:`), and its description: every paragraph before
-//! the first section, as LangChain's and CrewAI's tool wrappers take it.
+//! and reST (`:param name:`), and its description: every line before the
+//! first section, as written (as LangChain's and CrewAI's tool wrappers
+//! take it: the text before the sections).
 
 /// What a docstring says: its description and each parameter's text.
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct Docs {
-    /// The paragraphs before the first section (`Args:`, a NumPy heading,
-    /// a reST field): each paragraph's lines joined by a space, the
-    /// paragraphs by a blank line.
+    /// The lines before the first section (`Args:`, a NumPy heading, a
+    /// reST field), as written.
     pub(super) description: Option<String>,
     pub(super) params: Vec<(String, String)>,
 }
 
 pub(super) fn parse_docstring(doc: &str) -> Docs {
-    let lines: Vec<&str> = doc.lines().collect();
+    // Split on `\n` alone: a `\r` in the text is the text's (Python has
+    // made the source's line ends `\n`).
+    let lines: Vec<&str> = doc.split('\n').collect();
     let description = description(&lines);
     let mut params = google_params(&lines);
     for (name, text) in numpy_params(&lines).into_iter().chain(rest_params(&lines)) {
@@ -28,28 +30,21 @@ pub(super) fn parse_docstring(doc: &str) -> Docs {
     }
 }
 
-/// The paragraphs before the first section, reflowed: a docstring's lines
-/// are wrapped for the source file, not for the model.
+/// The lines before the first section, as written (no reflowing: a line
+/// break in a tool's description is the description's, and a docstring
+/// toolc writes must read back as the text it was written from), without
+/// the blank lines around them.
 fn description(lines: &[&str]) -> Option<String> {
-    let mut paragraphs = Vec::new();
-    let mut paragraph = String::new();
-    for (at, line) in lines.iter().enumerate() {
-        let line = line.trim();
-        if is_section_header(line) || line.starts_with(':') || underlined(lines, at) {
-            break;
-        }
-        if line.is_empty() {
-            if !paragraph.is_empty() {
-                paragraphs.push(std::mem::take(&mut paragraph));
-            }
-            continue;
-        }
-        push_text(&mut paragraph, line);
-    }
-    if !paragraph.is_empty() {
-        paragraphs.push(paragraph);
-    }
-    (!paragraphs.is_empty()).then(|| paragraphs.join("\n\n"))
+    let end = (0..lines.len())
+        .find(|&at| {
+            let line = lines[at].trim();
+            is_section_header(line) || line.starts_with(':') || underlined(lines, at)
+        })
+        .unwrap_or(lines.len());
+    let before = &lines[..end];
+    let first = before.iter().position(|l| !l.trim().is_empty())?;
+    let last = before.iter().rposition(|l| !l.trim().is_empty())?;
+    Some(before[first..=last].join("\n"))
 }
 
 /// Whether the line at `at` is a NumPy section heading: text underlined
@@ -302,23 +297,27 @@ mod tests {
         );
     }
 
-    /// Every paragraph before the first section, hard wraps reflowed, in
-    /// each style.
+    /// Every line before the first section, as written, in each style.
     #[test]
-    fn descriptions_are_every_paragraph_before_the_sections() {
+    fn descriptions_are_every_line_before_the_sections() {
+        let expected = "Fetch a page.\n\nThe body is returned as text,\nat most 1 MB.\n\n\nRedirects are followed.";
         let google = parse_docstring(
-            "Fetch a page.\n\nThe body is returned as text,\n    at most 1 MB.\n\nRedirects are followed.\nArgs:\n    url: The page.\n",
+            "Fetch a page.\n\nThe body is returned as text,\nat most 1 MB.\n\n\nRedirects are followed.\n\nArgs:\n    url: The page.\n",
         );
-        let expected = "Fetch a page.\n\nThe body is returned as text, at most 1 MB.\n\nRedirects are followed.";
         assert_eq!(google.description.as_deref(), Some(expected));
         let numpy = parse_docstring(
-            "Fetch a page.\n\nThe body is returned as text,\nat most 1 MB.\n\nRedirects are followed.\n\nParameters\n----------\nurl : str\n    The page.\n",
+            "Fetch a page.\n\nThe body is returned as text,\nat most 1 MB.\n\n\nRedirects are followed.\n\nParameters\n----------\nurl : str\n    The page.\n",
         );
         assert_eq!(numpy.description.as_deref(), Some(expected));
         let rest = parse_docstring(
-            "Fetch a page.\n\nThe body is returned as text,\nat most 1 MB.\n\nRedirects are followed.\n:param url: The page.\n",
+            "Fetch a page.\n\nThe body is returned as text,\nat most 1 MB.\n\n\nRedirects are followed.\n:param url: The page.\n",
         );
         assert_eq!(rest.description.as_deref(), Some(expected));
+        let indented = parse_docstring("  A list:\n    - one  \n    - two\r\n\nArgs:\n");
+        assert_eq!(
+            indented.description.as_deref(),
+            Some("  A list:\n    - one  \n    - two\r")
+        );
         let sections_only = parse_docstring("\n\nReturns:\n    The page.\n");
         assert_eq!(sections_only.description, None);
     }
