@@ -170,6 +170,31 @@ pub struct Tool {
     /// in, where a writer spread them over one file each (NORA) and
     /// recorded it: converting back puts them in that order again.
     pub position: Option<usize>,
+    /// How the tool was written in a manifest of a format that keeps its
+    /// file's text (agentcli), for giving that text back (see [`Layout`]).
+    #[serde(skip)]
+    pub layout: Option<Layout>,
+}
+
+/// The text of one tool's entry in a manifest that holds several (an
+/// agentcli `tools.json`), exactly as written, and the file's text around
+/// the entries: what a writer of that format needs to give the file back
+/// byte for byte while the tools are unchanged. The agentcli reader takes
+/// it from the file; a NORA tool converted from agentcli keeps it in its
+/// `"x-toolc"` (`formats::carry::LAYOUT`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    /// The format of the file the text is from.
+    pub format: Format,
+    /// The file's text before its first entry.
+    pub head: String,
+    /// The text between the previous entry and this one; `None` for the
+    /// first entry.
+    pub before: Option<String>,
+    /// The entry itself.
+    pub text: String,
+    /// The file's text after its last entry.
+    pub tail: String,
 }
 
 /// How a tool is executed.
@@ -309,6 +334,7 @@ impl Tool {
             carried: Vec::new(),
             original_names: BTreeMap::new(),
             position: None,
+            layout: None,
         }
     }
 

@@ -113,6 +113,11 @@ pub(super) fn write(
             if let Some(position) = position {
                 extra.push((carry::POSITION, Value::from(position)));
             }
+            // How the tool was written, for a writer of that format to
+            // give the text back (not NORA's own: NORA has one tool a file).
+            if let Some(layout) = tool.layout.as_ref().filter(|l| l.format != Format::Nora) {
+                extra.push((carry::LAYOUT, carry::layout_record(layout)));
+            }
             let placed = place_tool(out, set, tool, Format::Nora, &mut manifest, true);
             attach_x_toolc(&mut manifest, x_toolc_object(placed, &set_fields, extra));
             let entrypoint = manifest

@@ -4,7 +4,8 @@
 use serde_json::Value;
 
 use super::{extensions, lower_entries, no_parameters, string_field, string_list, tool_entries};
-use crate::ir::{Runtime, Tool};
+use crate::ir::{Format, Layout, Runtime, Tool};
+use crate::json::Document;
 
 const KNOWN: &[&str] = &[
     "name",
@@ -33,4 +34,62 @@ pub(super) fn lower(value: &Value) -> Vec<Tool> {
         tool.extensions = extensions(object, KNOWN);
         Some(tool)
     })
+}
+
+/// Gives each tool the text of its entry and the file's text around the
+/// entries (see [`Layout`]), when every entry of the file's `tools` array
+/// is one of `tools`, in order.
+pub(super) fn record_layouts(document: &Document, tools: &mut [Tool]) {
+    let entries = document
+        .value
+        .get("tools")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    if entries == 0 || entries != tools.len() {
+        return;
+    }
+    let spans: Option<Vec<_>> = tools
+        .iter()
+        .map(|tool| document.map.value_span(&tool.origin))
+        .collect();
+    let Some(spans) = spans else {
+        return;
+    };
+    let text = document.map.text();
+    let in_order = spans.windows(2).all(|pair| pair[0].end <= pair[1].start);
+    let (Some(first), Some(last)) = (spans.first(), spans.last()) else {
+        return;
+    };
+    if !in_order || last.end > text.len() {
+        return;
+    }
+    let piece = |from: usize, to: usize| text.get(from..to).map(str::to_string);
+    let (Some(head), Some(tail)) = (piece(0, first.start), piece(last.end, text.len())) else {
+        return;
+    };
+    let mut layouts = Vec::with_capacity(spans.len());
+    let mut previous_end: Option<usize> = None;
+    for span in &spans {
+        let before = match previous_end {
+            None => None,
+            Some(end) => match piece(end, span.start) {
+                Some(between) => Some(between),
+                None => return,
+            },
+        };
+        let Some(entry) = piece(span.start, span.end) else {
+            return;
+        };
+        previous_end = Some(span.end);
+        layouts.push(Layout {
+            format: Format::Agentcli,
+            head: head.clone(),
+            before,
+            text: entry,
+            tail: tail.clone(),
+        });
+    }
+    for (tool, layout) in tools.iter_mut().zip(layouts) {
+        tool.layout = Some(layout);
+    }
 }

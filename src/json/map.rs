@@ -105,6 +105,11 @@ pub struct Located {
 }
 
 impl SourceMap {
+    /// The text of the document.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
     /// How many values the document holds (every scalar, array and object).
     pub fn values(&self) -> usize {
         self.nodes.len()
