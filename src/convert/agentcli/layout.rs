@@ -38,9 +38,10 @@ pub(super) fn written_without_schema(layout: Option<&Layout>) -> bool {
 
 /// The text of `root` (the document the writer built, its `tools` the
 /// values of `entries`) in the layout its tools were written in: each
-/// entry as its recorded text where it still reads as that, otherwise in
-/// toolc's layout at the file's indentation; the file's head, tail and
-/// separators around them. `None` when no entry has a layout, when they
+/// entry as its recorded text where it still reads as that, or that text
+/// with the members changed since written anew, otherwise (a new tool, a
+/// member added or removed) in toolc's layout at the file's indentation;
+/// the file's head, tail and separators around them. `None` when no entry has a layout, when they
 /// come from different files or out of their order, or when the result
 /// would not read as `root`.
 pub(super) fn assemble(root: &Value, entries: &[Entry]) -> Option<String> {
@@ -75,13 +76,56 @@ pub(super) fn assemble(root: &Value, entries: &[Entry]) -> Option<String> {
                     .unwrap_or(&separator),
             );
         }
-        match layout.filter(|l| reads_as(&l.text, entry.value)) {
-            Some(layout) => text.push_str(&layout.text),
-            None => text.push_str(&indented(entry.value, indent)?),
-        }
+        let written = match layout {
+            Some(layout) if reads_as(&layout.text, entry.value) => layout.text.clone(),
+            Some(layout) => match patched(&layout.text, entry.value) {
+                Some(patched) => patched,
+                None => indented(entry.value, indent)?,
+            },
+            None => indented(entry.value, indent)?,
+        };
+        text.push_str(&written);
     }
     text.push_str(&first.tail);
     means(&text, root).then_some(text)
+}
+
+/// The recorded text of an entry with each member whose value changed
+/// since written anew (in toolc's layout, at its line's indentation), the
+/// others as they were: an edit changes only what was edited. `None`
+/// when a member was added or removed, or the result would not read as
+/// `value`.
+fn patched(text: &str, value: &Value) -> Option<String> {
+    let recorded = crate::json::parse(&std::sync::Arc::from(text)).ok()?;
+    let (Value::Object(old), Value::Object(new)) = (&recorded.value, value) else {
+        return None;
+    };
+    if old.len() != new.len() || !old.keys().all(|key| new.contains_key(key)) {
+        return None;
+    }
+    let mut changes = Vec::new();
+    for (key, old_value) in old {
+        let new_value = new.get(key)?;
+        if same_text(old_value, new_value) {
+            continue;
+        }
+        let span = recorded.map.value_span(&crate::json::join("", key))?;
+        let line_start = text.get(..span.start)?.rfind('\n').map_or(0, |at| at + 1);
+        let line = text.get(line_start..span.start)?;
+        let indent_len = line.len() - line.trim_start_matches([' ', '\t']).len();
+        let indent = line.get(..indent_len)?;
+        changes.push((span, indented(new_value, indent)?));
+    }
+    changes.sort_by_key(|(span, _)| span.start);
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (span, replacement) in changes {
+        out.push_str(text.get(at..span.start)?);
+        out.push_str(&replacement);
+        at = span.end;
+    }
+    out.push_str(text.get(at..)?);
+    reads_as(&out, value).then_some(out)
 }
 
 /// The spaces and tabs that begin the last line of `head`, where the

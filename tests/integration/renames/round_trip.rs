@@ -253,9 +253,18 @@ fn an_edited_tool_comes_back_edited_and_the_others_as_written() {
             );
         }
     }
-    // The file around the tools is the file's own.
+    // The file around the tools is the file's own, and of the edited
+    // tool only the edited line changed.
     let head = &original[..original.find(texts[0]).expect("first entry")];
     assert!(back_text.starts_with(head), "{back_text}");
+    let changed: Vec<(&str, &str)> = original
+        .lines()
+        .zip(back_text.lines())
+        .filter(|(old, new)| old != new)
+        .collect();
+    assert_eq!(original.lines().count(), back_text.lines().count());
+    assert_eq!(changed.len(), 1, "{changed:#?}");
+    assert!(changed[0].1.contains("(edited in NORA)"), "{changed:#?}");
     lints_clean(&back_path);
 }
 
