@@ -108,8 +108,9 @@ pub(super) fn write(
                 extra.push((carry::ASSUMED_ENTRYPOINT, Value::from(DEFAULT_ENTRYPOINT)));
             }
             // One directory per tool: the order of a manifest's tools is
-            // recorded, for converting back.
-            let position = tool.position.or((set.tools.len() > 1).then_some(index));
+            // recorded, for converting back (a tool added since goes after).
+            let recorded = set.tools.len() > 1 || tool.layout.is_some();
+            let position = tool.position.or(recorded.then_some(index));
             if let Some(position) = position {
                 extra.push((carry::POSITION, Value::from(position)));
             }

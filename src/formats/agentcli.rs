@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{extensions, lower_entries, no_parameters, string_field, string_list, tool_entries};
-use crate::ir::{Format, Layout, Runtime, Tool};
+use crate::ir::{Format, Layout, LayoutPieces, Runtime, Tool};
 use crate::json::Document;
 
 const KNOWN: &[&str] = &[
@@ -55,39 +55,28 @@ pub(super) fn record_layouts(document: &Document, tools: &mut [Tool]) {
     let Some(spans) = spans else {
         return;
     };
-    let text = document.map.text();
+    let text = document.map.shared_text();
     let in_order = spans.windows(2).all(|pair| pair[0].end <= pair[1].start);
     let (Some(first), Some(last)) = (spans.first(), spans.last()) else {
         return;
     };
-    if !in_order || last.end > text.len() {
+    if !in_order {
         return;
     }
-    let piece = |from: usize, to: usize| text.get(from..to).map(str::to_string);
-    let (Some(head), Some(tail)) = (piece(0, first.start), piece(last.end, text.len())) else {
-        return;
-    };
     let mut layouts = Vec::with_capacity(spans.len());
-    let mut previous_end: Option<usize> = None;
+    let mut previous_end = None;
     for span in &spans {
-        let before = match previous_end {
-            None => None,
-            Some(end) => match piece(end, span.start) {
-                Some(between) => Some(between),
-                None => return,
-            },
+        let pieces = LayoutPieces {
+            head: 0..first.start,
+            before: previous_end.map(|end| end..span.start),
+            entry: span.start..span.end,
+            tail: last.end..text.len(),
         };
-        let Some(entry) = piece(span.start, span.end) else {
+        let Some(layout) = Layout::of_text(Format::Agentcli, text.clone(), pieces) else {
             return;
         };
         previous_end = Some(span.end);
-        layouts.push(Layout {
-            format: Format::Agentcli,
-            head: head.clone(),
-            before,
-            text: entry,
-            tail: tail.clone(),
-        });
+        layouts.push(layout);
     }
     for (tool, layout) in tools.iter_mut().zip(layouts) {
         tool.layout = Some(layout);

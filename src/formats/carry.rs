@@ -39,7 +39,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::ir::{Carried, Format, Layout, Runtime, Tool, ToolSet};
+use crate::ir::{Carried, Format, Layout, LayoutPieces, Runtime, Tool, ToolSet};
 use crate::json;
 
 /// The key of toolc's carrier object.
@@ -404,30 +404,31 @@ pub const LAYOUT: &str = "layout";
 pub fn layout_record(layout: &Layout) -> Value {
     let mut record = Map::new();
     record.insert("format".into(), Value::from(layout.format.name()));
-    record.insert("head".into(), Value::from(layout.head.as_str()));
-    if let Some(before) = &layout.before {
-        record.insert("before".into(), Value::from(before.as_str()));
+    record.insert("head".into(), Value::from(layout.head()));
+    if let Some(before) = layout.before() {
+        record.insert("before".into(), Value::from(before));
     }
-    record.insert("text".into(), Value::from(layout.text.as_str()));
-    record.insert("tail".into(), Value::from(layout.tail.as_str()));
+    record.insert("text".into(), Value::from(layout.entry()));
+    record.insert("tail".into(), Value::from(layout.tail()));
     Value::Object(record)
 }
 
 /// The [`Layout`] a [`LAYOUT`] record holds; `None` when it is not one.
 fn read_layout(record: &Value) -> Option<Layout> {
-    let text = |key: &str| record.get(key).and_then(Value::as_str).map(str::to_string);
+    let text = |key: &str| record.get(key).and_then(Value::as_str);
     let before = match record.get("before") {
         None => None,
-        Some(Value::String(before)) => Some(before.clone()),
+        Some(Value::String(before)) => Some(before.as_str()),
         Some(_) => return None,
     };
-    Some(Layout {
-        format: Format::from_name(record.get("format")?.as_str()?)?,
+    let format = Format::from_name(text("format")?)?;
+    let pieces = LayoutPieces {
         head: text("head")?,
         before,
-        text: text("text")?,
+        entry: text("text")?,
         tail: text("tail")?,
-    })
+    };
+    Some(Layout::of_pieces(format, pieces))
 }
 
 /// The member of a tool's `"x-toolc"` that holds the AgentStack actions a

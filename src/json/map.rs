@@ -110,6 +110,11 @@ impl SourceMap {
         &self.text
     }
 
+    /// The text of the document, shared.
+    pub fn shared_text(&self) -> std::sync::Arc<str> {
+        self.text.clone()
+    }
+
     /// How many values the document holds (every scalar, array and object).
     pub fn values(&self) -> usize {
         self.nodes.len()

@@ -14,6 +14,8 @@ use serde_json::{Map, Value};
 
 use crate::formats::SCHEMA_KEY;
 use crate::ir::{Format, Layout};
+use crate::json::Document;
+use crate::source::Span;
 
 /// A tool entry the writer built, and how the tool was written.
 pub(super) struct Entry<'a> {
@@ -32,7 +34,7 @@ fn agentcli(layout: Option<&Layout>) -> Option<&Layout> {
 /// as no parameters: an empty object schema is then no schema to add.
 pub(super) fn written_without_schema(layout: Option<&Layout>) -> bool {
     agentcli(layout)
-        .and_then(|l| serde_json::from_str::<Value>(&l.text).ok())
+        .and_then(|l| serde_json::from_str::<Value>(l.entry()).ok())
         .is_some_and(|entry| entry.as_object().is_some_and(|o| !o.contains_key("schema")))
 }
 
@@ -41,9 +43,9 @@ pub(super) fn written_without_schema(layout: Option<&Layout>) -> bool {
 /// entry as its recorded text where it still reads as that, or that text
 /// with the members changed since written anew, otherwise (a new tool, a
 /// member added or removed) in toolc's layout at the file's indentation;
-/// the file's head, tail and separators around them. `None` when no entry has a layout, when they
-/// come from different files or out of their order, or when the result
-/// would not read as `root`.
+/// the file's head, tail and separators around them. `None` when no
+/// entry has a layout, when they come from different files or out of
+/// their order, or when the result would not read as `root`.
 pub(super) fn assemble(root: &Value, entries: &[Entry]) -> Option<String> {
     let layouts: Vec<(usize, &Layout)> = entries
         .iter()
@@ -52,33 +54,29 @@ pub(super) fn assemble(root: &Value, entries: &[Entry]) -> Option<String> {
     let (_, first) = layouts.first()?;
     let one_file = layouts
         .iter()
-        .all(|(_, l)| l.head == first.head && l.tail == first.tail);
+        .all(|(_, l)| l.head() == first.head() && l.tail() == first.tail());
     let in_order = layouts.windows(2).all(|pair| pair[0].0 < pair[1].0);
     if !one_file || !in_order {
         return None;
     }
-    let indent = last_line_indent(&first.head);
+    let indent = last_line_indent(first.head());
     let separator = layouts
         .iter()
         .rev()
-        .find_map(|(_, l)| l.before.clone())
-        .unwrap_or_else(|| match first.head.contains('\n') {
+        .find_map(|(_, l)| l.before().map(str::to_string))
+        .unwrap_or_else(|| match first.head().contains('\n') {
             true => format!(",\n{indent}"),
             false => ", ".to_string(),
         });
-    let mut text = first.head.clone();
+    let mut text = first.head().to_string();
     for (index, entry) in entries.iter().enumerate() {
         let layout = agentcli(entry.layout);
         if index > 0 {
-            text.push_str(
-                layout
-                    .and_then(|l| l.before.as_deref())
-                    .unwrap_or(&separator),
-            );
+            text.push_str(layout.and_then(Layout::before).unwrap_or(&separator));
         }
         let written = match layout {
-            Some(layout) if reads_as(&layout.text, entry.value) => layout.text.clone(),
-            Some(layout) => match patched(&layout.text, entry.value) {
+            Some(layout) if reads_as(layout.entry(), entry.value) => layout.entry().to_string(),
+            Some(layout) => match patched(layout.entry(), entry.value) {
                 Some(patched) => patched,
                 None => indented(entry.value, indent)?,
             },
@@ -86,37 +84,22 @@ pub(super) fn assemble(root: &Value, entries: &[Entry]) -> Option<String> {
         };
         text.push_str(&written);
     }
-    text.push_str(&first.tail);
+    text.push_str(first.tail());
     means(&text, root).then_some(text)
 }
 
-/// The recorded text of an entry with each member whose value changed
-/// since written anew (in toolc's layout, at its line's indentation), the
-/// others as they were: an edit changes only what was edited. `None`
-/// when a member was added or removed, or the result would not read as
+/// The recorded text of an entry with each value that changed since
+/// written anew (in toolc's layout, at its line's indentation), the rest
+/// as it was: an edit changes only what was edited. An object whose keys
+/// are the same (in the same order, below the entry) is patched member by
+/// member; any other changed value is written whole. `None` when the
+/// entry gained or lost a member, or the result would not read as
 /// `value`.
 fn patched(text: &str, value: &Value) -> Option<String> {
     let recorded = crate::json::parse(&std::sync::Arc::from(text)).ok()?;
-    let (Value::Object(old), Value::Object(new)) = (&recorded.value, value) else {
-        return None;
-    };
-    if old.len() != new.len() || !old.keys().all(|key| new.contains_key(key)) {
-        return None;
-    }
     let mut changes = Vec::new();
-    for (key, old_value) in old {
-        let new_value = new.get(key)?;
-        if same_text(old_value, new_value) {
-            continue;
-        }
-        let span = recorded.map.value_span(&crate::json::join("", key))?;
-        let line_start = text.get(..span.start)?.rfind('\n').map_or(0, |at| at + 1);
-        let line = text.get(line_start..span.start)?;
-        let indent_len = line.len() - line.trim_start_matches([' ', '\t']).len();
-        let indent = line.get(..indent_len)?;
-        changes.push((span, indented(new_value, indent)?));
-    }
-    changes.sort_by_key(|(span, _)| span.start);
+    changed_spans(&recorded, "", &recorded.value, value, &mut changes)?;
+    changes.sort_by_key(|(span, _): &(Span, String)| span.start);
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for (span, replacement) in changes {
@@ -126,6 +109,50 @@ fn patched(text: &str, value: &Value) -> Option<String> {
     }
     out.push_str(text.get(at..)?);
     reads_as(&out, value).then_some(out)
+}
+
+/// Adds to `changes` the span of each value under `pointer` of the
+/// recorded entry that `new` changes, with its new text.
+fn changed_spans(
+    recorded: &Document,
+    pointer: &str,
+    old: &Value,
+    new: &Value,
+    changes: &mut Vec<(Span, String)>,
+) -> Option<()> {
+    if same_text(old, new) {
+        return Some(());
+    }
+    let entry = pointer.is_empty();
+    match (old, new) {
+        (Value::Object(old), Value::Object(new)) if same_keys(old, new, entry) => {
+            for (key, member) in old {
+                let at = crate::json::join(pointer, key);
+                changed_spans(recorded, &at, member, new.get(key)?, changes)?;
+            }
+            Some(())
+        }
+        _ if entry => None,
+        _ => {
+            let span = recorded.map.value_span(pointer)?;
+            let text = recorded.map.text();
+            let line_start = text.get(..span.start)?.rfind('\n').map_or(0, |at| at + 1);
+            let line = text.get(line_start..span.start)?;
+            let indent = line.get(..line.len() - line.trim_start_matches([' ', '\t']).len())?;
+            changes.push((span, indented(new, indent)?));
+            Some(())
+        }
+    }
+}
+
+/// Whether two objects have the same keys: in the same order, unless
+/// `any_order` (an entry's members, which agentcli reads in any order).
+fn same_keys(a: &Map<String, Value>, b: &Map<String, Value>, any_order: bool) -> bool {
+    a.len() == b.len()
+        && match any_order {
+            true => a.keys().all(|key| b.contains_key(key)),
+            false => a.keys().eq(b.keys()),
+        }
 }
 
 /// The spaces and tabs that begin the last line of `head`, where the

@@ -271,16 +271,18 @@ fn an_edited_tool_comes_back_edited_and_the_others_as_written() {
 #[test]
 fn a_tool_added_in_nora_joins_the_others_and_none_is_lost() {
     let temp = TempDir::new("renames-round-trip-add");
-    // One tool without a schema: it must not come back with one.
+    // One tool without a schema: it must not come back with one. The new
+    // tool's directory comes first by name, its entry after the tools that
+    // were there.
     let manifest = root().join("fixtures/rules/conversion-loss/good/tools.json");
     let before = tools_of(&manifest);
     assert!(before.iter().all(|tool| tool.get("schema").is_none()));
     let nora = temp.path().join("nora");
     converted(&manifest, "nora", &nora);
-    let added = nora.join("zz_added");
+    let added = nora.join("a_added");
     std::fs::create_dir_all(&added).expect("mkdir");
     let tool = serde_json::json!({
-        "name": "zz_added",
+        "name": "a_added",
         "description": "A tool written in NORA.",
         "entrypoint": "main.py",
         "parameters": {"type": "object", "properties": {
@@ -304,7 +306,7 @@ fn a_tool_added_in_nora_joins_the_others_and_none_is_lost() {
         report
             .lines()
             .filter(|line| line.contains("tool.json"))
-            .all(|line| line.contains("zz_added")),
+            .all(|line| line.contains("a_added")),
         "{report}"
     );
     let back_path = temp.path().join("back/tools.json");
@@ -316,7 +318,7 @@ fn a_tool_added_in_nora_joins_the_others_and_none_is_lost() {
         "the tools that were there changed"
     );
     let new = &after[before.len()];
-    assert_eq!(new["name"], "zz_added");
+    assert_eq!(new["name"], "a_added");
     assert_eq!(new["description"], "A tool written in NORA.");
     assert_eq!(new["schema"]["required"], serde_json::json!(["text"]));
     lints_clean(&back_path);
