@@ -170,6 +170,126 @@ pub struct Tool {
     /// in, where a writer spread them over one file each (NORA) and
     /// recorded it: converting back puts them in that order again.
     pub position: Option<usize>,
+    /// How the tool was written in a manifest of a format that keeps its
+    /// file's text (agentcli), for giving that text back (see [`Layout`]).
+    #[serde(skip)]
+    pub layout: Option<Layout>,
+}
+
+/// The text of one tool's entry in a manifest that holds several (an
+/// agentcli `tools.json`), exactly as written, and the file's text around
+/// the entries: what a writer of that format needs to give the file back
+/// byte for byte while the tools are unchanged. The agentcli reader takes
+/// it from the file (sharing the file's text, not copying it); a NORA tool
+/// converted from agentcli keeps it in its `"x-toolc"`
+/// (`formats::carry::LAYOUT`).
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// The format of the file the text is from.
+    pub format: Format,
+    /// The text the ranges below are of.
+    text: std::sync::Arc<str>,
+    /// The file's text before its first entry.
+    head: std::ops::Range<usize>,
+    /// The text between the previous entry and this one; `None` for the
+    /// first entry.
+    before: Option<std::ops::Range<usize>>,
+    /// The entry itself.
+    entry: std::ops::Range<usize>,
+    /// The file's text after its last entry.
+    tail: std::ops::Range<usize>,
+}
+
+/// The pieces of a [`Layout`], as text or as ranges of one text.
+#[derive(Debug, Clone)]
+pub struct LayoutPieces<T> {
+    pub head: T,
+    pub before: Option<T>,
+    pub entry: T,
+    pub tail: T,
+}
+
+impl Layout {
+    /// The layout whose pieces are these ranges of `text`; `None` when one
+    /// is not a range of it.
+    pub fn of_text(
+        format: Format,
+        text: std::sync::Arc<str>,
+        pieces: LayoutPieces<std::ops::Range<usize>>,
+    ) -> Option<Layout> {
+        let outside = [&pieces.head, &pieces.entry, &pieces.tail]
+            .into_iter()
+            .chain(pieces.before.as_ref())
+            .any(|range| text.get(range.clone()).is_none());
+        if outside {
+            return None;
+        }
+        Some(Layout {
+            format,
+            text,
+            head: pieces.head,
+            before: pieces.before,
+            entry: pieces.entry,
+            tail: pieces.tail,
+        })
+    }
+
+    /// The layout of these pieces of text.
+    pub fn of_pieces(format: Format, pieces: LayoutPieces<&str>) -> Layout {
+        let mut text = String::new();
+        let mut take = |piece: &str| {
+            let start = text.len();
+            text.push_str(piece);
+            start..text.len()
+        };
+        let head = take(pieces.head);
+        let before = pieces.before.map(&mut take);
+        let entry = take(pieces.entry);
+        let tail = take(pieces.tail);
+        Layout {
+            format,
+            text: std::sync::Arc::from(text),
+            head,
+            before,
+            entry,
+            tail,
+        }
+    }
+
+    fn piece(&self, range: &std::ops::Range<usize>) -> &str {
+        self.text.get(range.clone()).unwrap_or_default()
+    }
+
+    /// The file's text before its first entry.
+    pub fn head(&self) -> &str {
+        self.piece(&self.head)
+    }
+
+    /// The text between the previous entry and this one; `None` for the
+    /// file's first entry.
+    pub fn before(&self) -> Option<&str> {
+        self.before.as_ref().map(|range| self.piece(range))
+    }
+
+    /// The entry's text.
+    pub fn entry(&self) -> &str {
+        self.piece(&self.entry)
+    }
+
+    /// The file's text after its last entry.
+    pub fn tail(&self) -> &str {
+        self.piece(&self.tail)
+    }
+}
+
+impl PartialEq for Layout {
+    fn eq(&self, other: &Layout) -> bool {
+        self.format == other.format
+            && self.head() == other.head()
+            && self.before() == other.before()
+            && self.entry() == other.entry()
+            && self.tail() == other.tail()
+    }
 }
 
 /// How a tool is executed.
@@ -309,6 +429,7 @@ impl Tool {
             carried: Vec::new(),
             original_names: BTreeMap::new(),
             position: None,
+            layout: None,
         }
     }
 

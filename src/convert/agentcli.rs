@@ -1,6 +1,10 @@
 //! agentcli: one `OUT/tools.json` holding every tool, and a program stub
 //! (`OUT/tools/bin/<program>`, executable) for each command whose program
-//! the output does not have yet.
+//! the output does not have yet. A file whose tools were read from an
+//! agentcli file (directly, or through NORA) is written as that file was,
+//! where its tools still read as they were written (see [`layout`]).
+
+mod layout;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -25,15 +29,20 @@ pub(super) fn write(
     let mut root = Map::new();
     root.insert("tools".into(), Value::Array(Vec::new()));
     let mut entries = Vec::new();
+    let mut layouts = Vec::new();
     for set in toolsets {
         let set_fields = place_set(out, set, Format::Agentcli, Some(&mut root), true);
-        for tool in &set.tools {
+        for (index, tool) in set.tools.iter().enumerate() {
             let mut entry = Map::new();
             entry.insert("name".into(), Value::String(tool.name.clone()));
             if let Some(description) = &tool.description {
                 entry.insert("description".into(), Value::String(description.clone()));
             }
             match &tool.parameters {
+                // Absent stays absent: agentcli reads no schema as this.
+                Some(parameters)
+                    if *parameters == crate::formats::no_parameters()
+                        && layout::written_without_schema(tool.layout.as_ref()) => {}
                 Some(parameters) => {
                     entry.insert("schema".into(), parameters.clone());
                 }
@@ -92,16 +101,32 @@ pub(super) fn write(
             }
             attach_x_toolc(&mut entry, x_toolc_object(placed, &set_fields, Vec::new()));
             entries.push(Value::Object(entry));
+            layouts.push((tool.layout.as_ref(), tool.position.unwrap_or(index)));
         }
     }
     root.insert("tools".into(), Value::Array(entries));
     let root = Value::Object(root);
+    let written = root.get("tools").and_then(Value::as_array).map(|tools| {
+        let entries: Vec<layout::Entry> = tools
+            .iter()
+            .zip(&layouts)
+            .map(|(value, (layout, position))| layout::Entry {
+                value,
+                layout: *layout,
+                position: *position,
+            })
+            .collect();
+        layout::assemble(&root, &entries)
+    });
     if let Some(first) = toolsets.first() {
         out.check_structure(Format::Agentcli, &root, Path::new("tools.json"), first, "");
     }
     out.files.push(OutputFile {
         path: PathBuf::from("tools.json"),
-        contents: document(&root)?,
+        contents: match written.flatten() {
+            Some(text) => text,
+            None => document(&root)?,
+        },
         kind: FileKind::Owned,
     });
     Ok(())

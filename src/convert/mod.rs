@@ -242,16 +242,17 @@ fn restore_original_names(set: &mut ToolSet) {
 }
 
 /// Puts manifests of one tool each back in the order their tools had in
-/// the manifest they were declared in, when every one recorded it (see
+/// the manifest they were declared in, where they recorded it (see
 /// [`crate::ir::Tool::position`]): NORA's directories are read in name
-/// order.
+/// order. A manifest that recorded none (a tool added since) comes after
+/// those that did, in the order it was read.
 fn in_recorded_order(toolsets: &mut [ToolSet]) {
     let position = |set: &ToolSet| match set.tools.as_slice() {
         [tool] => tool.position,
         _ => None,
     };
-    if toolsets.iter().all(|set| position(set).is_some()) {
-        toolsets.sort_by_key(position);
+    if toolsets.iter().any(|set| position(set).is_some()) {
+        toolsets.sort_by_key(|set| (position(set).is_none(), position(set)));
     }
 }
 

@@ -108,10 +108,16 @@ pub(super) fn write(
                 extra.push((carry::ASSUMED_ENTRYPOINT, Value::from(DEFAULT_ENTRYPOINT)));
             }
             // One directory per tool: the order of a manifest's tools is
-            // recorded, for converting back.
-            let position = tool.position.or((set.tools.len() > 1).then_some(index));
+            // recorded, for converting back (a tool added since goes after).
+            let recorded = set.tools.len() > 1 || tool.layout.is_some();
+            let position = tool.position.or(recorded.then_some(index));
             if let Some(position) = position {
                 extra.push((carry::POSITION, Value::from(position)));
+            }
+            // How the tool was written, for a writer of that format to
+            // give the text back (not NORA's own: NORA has one tool a file).
+            if let Some(layout) = tool.layout.as_ref().filter(|l| l.format != Format::Nora) {
+                extra.push((carry::LAYOUT, carry::layout_record(layout)));
             }
             let placed = place_tool(out, set, tool, Format::Nora, &mut manifest, true);
             attach_x_toolc(&mut manifest, x_toolc_object(placed, &set_fields, extra));

@@ -39,7 +39,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::ir::{Carried, Format, Runtime, Tool, ToolSet};
+use crate::ir::{Carried, Format, Layout, LayoutPieces, Runtime, Tool, ToolSet};
 use crate::json;
 
 /// The key of toolc's carrier object.
@@ -226,6 +226,7 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
         if format != Format::Agentstack {
             tool.original_names = original_names(x, tool.parameters.as_ref());
         }
+        tool.layout = x.get(LAYOUT).and_then(read_layout);
         tool.position = x
             .get(POSITION)
             .and_then(Value::as_u64)
@@ -416,6 +417,45 @@ pub const ASSUMED_ENTRYPOINT: &str = "assumed_entrypoint";
 /// The member of a tool's `"x-toolc"` that holds its place among the tools
 /// of the manifest it was declared in (see [`crate::ir::Tool::position`]).
 pub const POSITION: &str = "position";
+
+/// The member of a tool's `"x-toolc"` that holds how the tool was written
+/// in the file it was converted from (see [`Layout`]): `{"format":
+/// "agentcli", "head": ..., "before": ..., "text": ..., "tail": ...}`
+/// (`before` absent for the file's first entry). Its place among that
+/// file's tools is [`POSITION`]. Only a writer of that format reads it,
+/// and only while the tool still reads as `text` does it write `text`.
+pub const LAYOUT: &str = "layout";
+
+/// The [`LAYOUT`] record of `layout`.
+pub fn layout_record(layout: &Layout) -> Value {
+    let mut record = Map::new();
+    record.insert("format".into(), Value::from(layout.format.name()));
+    record.insert("head".into(), Value::from(layout.head()));
+    if let Some(before) = layout.before() {
+        record.insert("before".into(), Value::from(before));
+    }
+    record.insert("text".into(), Value::from(layout.entry()));
+    record.insert("tail".into(), Value::from(layout.tail()));
+    Value::Object(record)
+}
+
+/// The [`Layout`] a [`LAYOUT`] record holds; `None` when it is not one.
+fn read_layout(record: &Value) -> Option<Layout> {
+    let text = |key: &str| record.get(key).and_then(Value::as_str);
+    let before = match record.get("before") {
+        None => None,
+        Some(Value::String(before)) => Some(before.as_str()),
+        Some(_) => return None,
+    };
+    let format = Format::from_name(text("format")?)?;
+    let pieces = LayoutPieces {
+        head: text("head")?,
+        before,
+        entry: text("text")?,
+        tail: text("tail")?,
+    };
+    Some(Layout::of_pieces(format, pieces))
+}
 
 /// The member of a tool's `"x-toolc"` that holds the AgentStack actions a
 /// converter made up for a tool that declared none (AgentStack needs some).

@@ -371,6 +371,9 @@ pub fn lower(format: Format, document: &Document, path: &str) -> ToolSet {
         }
     }
     carry::collect(value, &mut toolset);
+    if format == Format::Agentcli {
+        agentcli::record_layouts(document, &mut toolset.tools);
+    }
     toolset
 }
 

@@ -105,6 +105,16 @@ pub struct Located {
 }
 
 impl SourceMap {
+    /// The text of the document.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The text of the document, shared.
+    pub fn shared_text(&self) -> std::sync::Arc<str> {
+        self.text.clone()
+    }
+
     /// How many values the document holds (every scalar, array and object).
     pub fn values(&self) -> usize {
         self.nodes.len()
