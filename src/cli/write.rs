@@ -567,6 +567,7 @@ fn check_planned(
 ) -> Result<Outcome, CliError> {
     let mut stale = 0;
     let mut checked = 0;
+    let mut blocked = 0;
     // toolc's files that no tool of the manifests gives any more: a loader
     // reading the directory still offers them to the model.
     for path in left {
@@ -616,10 +617,23 @@ fn check_planned(
             .header(&old_name, &shown)
             .to_string();
         out.write_all(diff.as_bytes())?;
-        let what = if file.plan == Plan::New {
-            "missing"
-        } else {
-            "differs from what would be generated"
+        // What running gen would do with it, where that is not simply
+        // writing it: the advice below must name a command that works.
+        let what = match &file.plan {
+            Plan::New => "missing",
+            Plan::Drops(_) => {
+                blocked += 1;
+                "differs from what would be generated, and holds lines toolc did not write: move them to the file that is yours (or delete them) first, since gen never drops them"
+            }
+            Plan::Changed => {
+                blocked += 1;
+                "differs from what would be generated, and toolc did not write it: gen replaces it only with --force"
+            }
+            Plan::Edited => {
+                blocked += 1;
+                "differs from what would be generated, and was edited since toolc wrote it: gen replaces it only with --force"
+            }
+            _ => "differs from what would be generated",
         };
         writeln!(err, "stale: {shown} {what}")?;
         stale += 1;
@@ -632,9 +646,14 @@ fn check_planned(
         )?;
         return Ok(Outcome::Clean);
     }
+    let then = if blocked == 0 {
+        ""
+    } else {
+        " (after doing what is said above for the files gen would not replace as they are)"
+    };
     writeln!(
         err,
-        "error: {stale} generated file{} out of date; run the same command without --check to write {}",
+        "error: {stale} generated file{} out of date; run the same command without --check to write {}{then}",
         if stale == 1 { " is" } else { "s are" },
         if stale == 1 { "it" } else { "them" }
     )?;

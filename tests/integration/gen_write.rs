@@ -212,3 +212,37 @@ fn a_provider_document_edited_since_needs_force() {
     let again = toolc(&dir, &args);
     assert_eq!(again.code, 0, "{}", again.stderr);
 }
+
+/// `--check` on a file gen would not replace as it is names what to do
+/// first: the command it advises then works.
+#[test]
+fn check_advice_for_an_edited_module_names_what_to_do_first() {
+    let dir = TempDir::new("gen-write-check-advice");
+    dir.write("tools.json", MANIFEST);
+    let args = ["gen", "rust", "tools.json", "-o", "src/tools.rs"];
+    let first = toolc(&dir, &args);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let module = dir.path().join("src/tools.rs");
+    let text = std::fs::read_to_string(&module).expect("module");
+    std::fs::write(&module, format!("{text}\npub fn mine() {{}}\n")).expect("edit");
+    dir.write(
+        "tools.json",
+        MANIFEST.replace("Greets someone.", "Greets anyone."),
+    );
+    let mut check_args = args.to_vec();
+    check_args.push("--check");
+    let check = toolc(&dir, &check_args);
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    assert!(
+        check
+            .stderr
+            .contains("holds lines toolc did not write: move them"),
+        "{}",
+        check.stderr
+    );
+    // Doing what it says, then what it advises, brings the check to 0.
+    std::fs::write(&module, &text).expect("undo the edit");
+    let again = toolc(&dir, &args);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(toolc(&dir, &check_args).code, 0);
+}
