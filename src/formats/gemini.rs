@@ -57,15 +57,20 @@ pub(super) fn is_gemini_document(value: &Value) -> bool {
         })
 }
 
-/// Every declaration of the document, with its pointer.
-fn declarations(value: &Value) -> Vec<(String, &Value)> {
-    let tools: Vec<(String, &Value)> = if is_gemini_tool(value) {
+/// The document's Gemini tool objects, with their pointers: the document
+/// itself, or each entry of its list.
+fn tool_objects(value: &Value) -> Vec<(String, &Value)> {
+    if is_gemini_tool(value) {
         vec![(String::new(), value)]
     } else {
         super::tool_entries(value)
-    };
+    }
+}
+
+/// Every declaration of the document, with its pointer.
+fn declarations(value: &Value) -> Vec<(String, &Value)> {
     let mut found = Vec::new();
-    for (at, tool) in tools {
+    for (at, tool) in tool_objects(value) {
         let Some(Value::Array(list)) = tool.get("functionDeclarations") else {
             continue;
         };
@@ -85,13 +90,8 @@ fn declarations(value: &Value) -> Vec<(String, &Value)> {
 /// set's fields, so that a conversion reports them instead of dropping
 /// them unsaid.
 pub(super) fn other_tools(value: &Value) -> Vec<crate::ir::Carried> {
-    let tools: Vec<(String, &Value)> = if is_gemini_tool(value) {
-        vec![(String::new(), value)]
-    } else {
-        super::tool_entries(value)
-    };
     let mut found = Vec::new();
-    for (at, tool) in tools {
+    for (at, tool) in tool_objects(value) {
         let Some(object) = tool.as_object() else {
             continue;
         };

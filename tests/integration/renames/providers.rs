@@ -31,6 +31,18 @@ fn property_names(schema: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Each (original, new) pair is named together on one line of `stderr`.
+fn assert_notes_name(stderr: &str, pairs: &[(&str, &str)]) {
+    for (original, new) in pairs {
+        assert!(
+            stderr.lines().any(
+                |l| l.contains(&format!("\"{original}\"")) && l.contains(&format!("\"{new}\""))
+            ),
+            "no note with {original} and {new}:\n{stderr}"
+        );
+    }
+}
+
 #[test]
 fn gemini_renames_reports_and_records() {
     let dir = TempDir::new("renames-gemini");
@@ -45,18 +57,13 @@ fn gemini_renames_reports_and_records() {
         .current_dir(dir.path())
         .run();
     assert_eq!(output.code, 0, "{}", output.stderr);
-    for (original, new) in [
-        ("user-agent", "user_agent"),
-        ("follow-links", "follow_links"),
-    ] {
-        assert!(
-            output.stderr.lines().any(
-                |l| l.contains(&format!("\"{original}\"")) && l.contains(&format!("\"{new}\""))
-            ),
-            "no note with {original} and {new}:\n{}",
-            output.stderr
-        );
-    }
+    assert_notes_name(
+        &output.stderr,
+        &[
+            ("user-agent", "user_agent"),
+            ("follow-links", "follow_links"),
+        ],
+    );
     let document = read_json(&dir.path().join("gemini.json"));
     let parameters = &document["functionDeclarations"][0]["parameters"];
     assert_eq!(
@@ -155,20 +162,15 @@ fn gemini_renames_inside_parameters_and_converting_back_restores_them() {
         .current_dir(dir.path())
         .run();
     assert_eq!(output.code, 0, "{}", output.stderr);
-    for (original, new) in [
-        ("x-trace", "x_trace"),
-        ("user agent", "user_agent"),
-        ("field.name", "field_name_2"),
-        ("2fa", "_2fa"),
-    ] {
-        assert!(
-            output.stderr.lines().any(
-                |l| l.contains(&format!("\"{original}\"")) && l.contains(&format!("\"{new}\""))
-            ),
-            "no note with {original} and {new}:\n{}",
-            output.stderr
-        );
-    }
+    assert_notes_name(
+        &output.stderr,
+        &[
+            ("x-trace", "x_trace"),
+            ("user agent", "user_agent"),
+            ("field.name", "field_name_2"),
+            ("2fa", "_2fa"),
+        ],
+    );
     let document = read_json(&dir.path().join("gemini.json"));
     let parameters = &document["functionDeclarations"][0]["parameters"];
     let mut names = Vec::new();
