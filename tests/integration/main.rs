@@ -27,6 +27,7 @@ mod gen_python_keep;
 mod gen_python_read_back;
 mod gen_rust;
 mod gen_rust_keep;
+mod gen_rust_names;
 mod gen_rust_validate;
 mod gen_typescript;
 mod gen_write;
