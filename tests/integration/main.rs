@@ -24,6 +24,7 @@ mod gen_nachos;
 mod gen_policy;
 mod gen_python;
 mod gen_python_keep;
+mod gen_python_names;
 mod gen_python_read_back;
 mod gen_rust;
 mod gen_rust_keep;
