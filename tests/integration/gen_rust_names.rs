@@ -44,7 +44,7 @@ fn from_path_is_the_parameter_from_path() {
 fn field_names_do_not_depend_on_the_order_of_the_properties() {
     let temp = TempDir::new("gen-rust-names-order");
     let dir = temp.path();
-    temp.write("tools.json", &copy_manifest(&["from-path", "from_path"]));
+    temp.write("tools.json", copy_manifest(&["from-path", "from_path"]));
     let first = gen_rust(dir, &[]);
     assert_eq!(first.code, 0, "{}", first.stderr);
     let stubs_path = dir.join("src/tools_impl.rs");
@@ -54,7 +54,7 @@ fn field_names_do_not_depend_on_the_order_of_the_properties() {
         ("first", ["from-path", "from_path"]),
         ("swapped", ["from_path", "from-path"]),
     ] {
-        temp.write("tools.json", &copy_manifest(&keys));
+        temp.write("tools.json", copy_manifest(&keys));
         let again = gen_rust(dir, &[]);
         assert_eq!(again.code, 0, "{round}: {}", again.stderr);
         let check = gen_rust(dir, &["--check"]);
@@ -90,13 +90,13 @@ fn field_names_do_not_depend_on_the_order_of_the_properties() {
 fn a_parameter_that_takes_a_field_name_is_a_compile_error_naming_the_tool() {
     let temp = TempDir::new("gen-rust-names-added");
     let dir = temp.path();
-    temp.write("tools.json", &copy_manifest(&["from-path"]));
+    temp.write("tools.json", copy_manifest(&["from-path"]));
     assert_eq!(gen_rust(dir, &[]).code, 0);
     let stubs_path = dir.join("src/tools_impl.rs");
     let stubs = std::fs::read_to_string(&stubs_path).expect("the stubs file");
     let filled = fill(&stubs, "Copy", COPY_BODY);
     std::fs::write(&stubs_path, &filled).expect("fill the stub");
-    temp.write("tools.json", &copy_manifest(&["from-path", "from_path"]));
+    temp.write("tools.json", copy_manifest(&["from-path", "from_path"]));
     let again = gen_rust(dir, &[]);
     assert_eq!(again.code, 0, "{}", again.stderr);
     let kept = std::fs::read_to_string(&stubs_path).expect("the stubs file");
@@ -126,7 +126,7 @@ fn a_parameter_that_takes_a_field_name_is_a_compile_error_naming_the_tool() {
 fn the_module_builds_with_warnings_denied_in_a_binary_crate() {
     let temp = TempDir::new("gen-rust-names-bin");
     let dir = temp.path();
-    temp.write("tools.json", &copy_manifest(&["from-path", "from_path"]));
+    temp.write("tools.json", copy_manifest(&["from-path", "from_path"]));
     let generated = gen_rust(dir, &[]);
     assert_eq!(generated.code, 0, "{}", generated.stderr);
     let module = std::fs::read_to_string(dir.join("src/tools.rs")).expect("the module");
