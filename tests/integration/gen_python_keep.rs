@@ -65,9 +65,9 @@ fn manifest_renamed() -> Value {
     manifest
 }
 
-const MANIFEST: &str = "weather/weather.mcp.json";
+pub(super) const MANIFEST: &str = "weather/weather.mcp.json";
 
-fn write_manifest(dir: &TempDir, manifest: &Value) {
+pub(super) fn write_manifest(dir: &TempDir, manifest: &Value) {
     dir.write(MANIFEST, serde_json::to_string_pretty(manifest).unwrap());
 }
 
@@ -192,7 +192,7 @@ print(json.dumps({
 "#,
 };
 
-fn generate(dir: &Path, style: &str, extra: &[&str]) -> super::Output {
+pub(super) fn generate(dir: &Path, style: &str, extra: &[&str]) -> super::Output {
     Test::new()
         .current_dir(dir)
         .args(["gen", "python", "--style", style, "-o", "out", "weather"])
@@ -202,7 +202,7 @@ fn generate(dir: &Path, style: &str, extra: &[&str]) -> super::Output {
 
 /// Replaces the one "not implemented" line of the stub at `path` with
 /// `body` (at the line's indentation).
-fn fill_in(path: &Path, body: &str) -> String {
+pub(super) fn fill_in(path: &Path, body: &str) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let lines: Vec<&str> = text.lines().collect();
     let stub: Vec<usize> = (0..lines.len())
@@ -231,7 +231,7 @@ fn venv_python() -> PathBuf {
 
 /// Runs `driver` on `out` with the venv's Python: its JSON, or its failure
 /// (exit code and stderr).
-fn drive(driver: &str, out: &Path) -> Result<Value, String> {
+pub(super) fn drive(driver: &str, out: &Path) -> Result<Value, String> {
     let output = Command::new(venv_python())
         .arg("-c")
         .arg(driver)

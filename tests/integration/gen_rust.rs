@@ -150,7 +150,9 @@ fn hostile_names_and_descriptions_stay_inert() {
     let text = output.stdout;
     assert!(!text.contains('\u{202e}') && !text.contains('\u{2066}') && !text.contains('\r'));
     assert!(
-        text.contains("pub a_b: Option<String>,") && text.contains("pub a_b2: Option<String>,")
+        text.contains("    pub a_b: Option<String>,")
+            && text.contains("#[serde(rename = \"a-b\")]\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub a_b3: Option<String>,"),
+        "`a_b` keeps its name; `A B` and `a-b`, sorted, get a_b2 and a_b3:\n{text}"
     );
     assert!(
         text.contains("SelfValue,") && text.contains("SelfValue2,"),

@@ -35,7 +35,7 @@ const STUB_BODY: &str =
         ToolResult::failure(ToolError::not_implemented(self.tool_id(), arguments))
 ";
 
-fn gen_rust(dir: &Path, extra: &[&str]) -> Output {
+pub(super) fn gen_rust(dir: &Path, extra: &[&str]) -> Output {
     Test::new()
         .current_dir(dir)
         .args(["gen", "rust", "tools.json", "-o", "src/tools.rs"])
@@ -44,7 +44,7 @@ fn gen_rust(dir: &Path, extra: &[&str]) -> Output {
 }
 
 /// Replaces the stub body of `tool`'s `run` in `stubs` with `body`.
-fn fill(stubs: &str, tool: &str, body: &str) -> String {
+pub(super) fn fill(stubs: &str, tool: &str, body: &str) -> String {
     let header = format!("impl Run for {tool}Tool {{");
     let at = stubs.find(&header).expect("the tool's stub");
     let body_at = at + stubs[at..].find(STUB_BODY).expect("an unfilled stub");
@@ -56,7 +56,7 @@ fn fill(stubs: &str, tool: &str, body: &str) -> String {
 }
 
 /// The oldest Rust the module's header says it needs.
-fn rust_version(module: &str) -> String {
+pub(super) fn rust_version(module: &str) -> String {
     let rest = module
         .split("Needs Rust ")
         .nth(1)
@@ -69,7 +69,7 @@ fn rust_version(module: &str) -> String {
 
 /// Runs cargo `args` in the crate at `dir` (edition `edition`) with
 /// warnings denied.
-fn cargo(
+pub(super) fn cargo(
     dir: &Path,
     package: &str,
     edition: &str,
@@ -97,7 +97,7 @@ fn cargo(
         .expect("run cargo")
 }
 
-fn report(output: &std::process::Output) -> String {
+pub(super) fn report(output: &std::process::Output) -> String {
     format!(
         "{}\n{}",
         String::from_utf8_lossy(&output.stdout),
@@ -107,7 +107,7 @@ fn report(output: &std::process::Output) -> String {
 
 /// A crate directory under target/ (a fixed path: cargo rebuilds in place)
 /// holding the generated `src/` of `from`, the library and its test.
-fn crate_dir(name: &str, from: &Path) -> PathBuf {
+pub(super) fn crate_dir(name: &str, from: &Path) -> PathBuf {
     let dir = root().join("target/gen-rust-check").join(name);
     let _ = std::fs::remove_dir_all(&dir);
     for file in ["tools.rs", "tools_impl.rs"] {

@@ -218,7 +218,9 @@ impl Namer {
 
     /// Identifiers for a scope's `names` (in order): a name that `keep`
     /// accepts stays as it is; the others become snake_case identifiers that
-    /// differ from those (and from each other).
+    /// differ from those (and from each other), handed out in the sorted
+    /// order of the names, so that no identifier depends on the order of
+    /// the scope.
     pub(crate) fn assign<S: AsRef<str>>(
         &mut self,
         names: &[S],
@@ -238,10 +240,14 @@ impl Namer {
                 keeps.then(|| self.unique(name.to_string()))
             })
             .collect();
-        for (slot, name) in assigned.iter_mut().zip(names) {
-            if slot.is_none() {
-                *slot = Some(self.identifier(name.as_ref(), kind));
-            }
+        // The others in the order of their names, not of the scope: a
+        // reordered manifest keeps every identifier where it was.
+        let mut spelled: Vec<usize> = (0..names.len())
+            .filter(|&i| assigned[i].is_none())
+            .collect();
+        spelled.sort_by(|&a, &b| names[a].as_ref().cmp(names[b].as_ref()).then(a.cmp(&b)));
+        for i in spelled {
+            assigned[i] = Some(self.identifier(names[i].as_ref(), kind));
         }
         assigned.into_iter().flatten().collect()
     }

@@ -104,6 +104,36 @@ pub(super) fn snake_case(name: &str) -> String {
     }
 }
 
+/// The field names of a struct's properties, in the order given. They do
+/// not depend on that order, so reordering the properties never moves a
+/// value to another field: a property whose name is already a field name
+/// (`from_path`) keeps it, then the others, by their JSON names in sorted
+/// order, get theirs spelled ([`snake_case`]), numbered when taken
+/// (`from-path` beside `from_path` is `from_path2`).
+pub(super) fn field_names<'a>(keys: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+    let keys: Vec<&String> = keys.into_iter().collect();
+    let mut names = Names::empty();
+    let mut chosen: HashMap<&str, String> = HashMap::new();
+    for key in &keys {
+        if snake_case(key) == **key {
+            chosen.insert(key.as_str(), names.claim(key));
+        }
+    }
+    let mut spelled: Vec<&String> = keys
+        .iter()
+        .copied()
+        .filter(|key| !chosen.contains_key(key.as_str()))
+        .collect();
+    spelled.sort();
+    for key in spelled {
+        let name = names.claim(&snake_case(key));
+        chosen.insert(key.as_str(), name);
+    }
+    keys.iter()
+        .map(|key| chosen.get(key.as_str()).cloned().unwrap_or_default())
+        .collect()
+}
+
 /// A type name part: UpperCamelCase, ASCII; `fallback` when nothing is left.
 pub(super) fn camel_case(name: &str, fallback: &str) -> String {
     let joined: String = words(name)
@@ -230,6 +260,15 @@ mod tests {
         assert_eq!(variant_name("1x"), "V1x");
         assert_eq!(variant_name(""), "Empty");
         assert_eq!(variant_name("self"), "SelfValue");
+    }
+
+    #[test]
+    fn field_names_do_not_depend_on_order() {
+        let keys = |list: &[&str]| list.iter().map(|k| k.to_string()).collect::<Vec<_>>();
+        let forward = field_names(&keys(&["from-path", "from_path", "From Path"]));
+        assert_eq!(forward, ["from_path3", "from_path", "from_path2"]);
+        let backward = field_names(&keys(&["From Path", "from_path", "from-path"]));
+        assert_eq!(backward, ["from_path2", "from_path", "from_path3"]);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::literals::{comment_text, doc_lines, string_literal};
-use super::names::{Names, camel_case, snake_case, variant_name};
+use super::names::{Names, camel_case, field_names, variant_name};
 use crate::diagnostic::Severity;
 use crate::emit::Note;
 
@@ -191,11 +191,10 @@ impl<'a> TypeBuilder<'a> {
             .and_then(Value::as_array)
             .map(|names| names.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
-        let mut field_names = Names::empty();
         let mut fields = Vec::new();
         let properties = schema.get("properties").and_then(Value::as_object);
-        for (key, property) in properties.into_iter().flatten() {
-            let field_name = field_names.claim(&snake_case(key));
+        let field_names = field_names(properties.into_iter().flatten().map(|(key, _)| key));
+        for ((key, property), field_name) in properties.into_iter().flatten().zip(field_names) {
             let property_pointer = format!("{pointer}/properties/{}", pointer_escape(key));
             let hint = format!("{name}{}", camel_case(key, "Field"));
             let mapped = self.map(property, &hint, &property_pointer, depth + 1);
