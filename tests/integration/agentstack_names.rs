@@ -126,3 +126,47 @@ fn serve_calls_a_renamed_parameter_by_its_python_name() {
         "{text}"
     );
 }
+
+#[test]
+fn converted_package_imports_runs_and_lints_clean() {
+    let dir = TempDir::new("agentstack-convert-package");
+    dir.write("src/tools.json", MANIFEST);
+    let converted = Test::new()
+        .current_dir(dir.path())
+        .args(["convert", "--to", "agentstack", "src", "-o", "as2"])
+        .run();
+    assert_eq!(converted.code, 0, "{}", converted.stderr);
+    let out = dir.path().join("as2");
+    // The package imports with the test venv's Python, its implementation
+    // bound.
+    let imported = std::process::Command::new(crate::sdk::python())
+        .args(["-c", "import fetch; print(callable(fetch.fetch))"])
+        .current_dir(&out)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("run python");
+    assert!(
+        imported.status.success(),
+        "{}",
+        String::from_utf8_lossy(&imported.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&imported.stdout).trim(), "True");
+    // toolc runs it: the skeleton is called and says it is not implemented.
+    let ran = run(&out, &json!({"url": "u", "max-bytes": 1}));
+    let seen = format!("{}\n{}", ran.stdout, ran.stderr);
+    assert!(!seen.contains("ModuleNotFoundError"), "{seen}");
+    assert!(!seen.contains("TypeError"), "{seen}");
+    assert!(seen.to_lowercase().contains("not implemented"), "{seen}");
+    // Lint finds no error in it.
+    let lint = Test::new()
+        .args(["lint", "--format", "json", &out.display().to_string()])
+        .run();
+    assert_ne!(lint.code, 2, "{}", lint.stderr);
+    assert_eq!(
+        lint.json()["summary"]["errors"],
+        json!(0),
+        "{}",
+        lint.stdout
+    );
+    assert_eq!(lint.json()["summary"]["files"], json!(1), "{}", lint.stdout);
+}
