@@ -170,3 +170,25 @@ fn converted_package_imports_runs_and_lints_clean() {
     );
     assert_eq!(lint.json()["summary"]["files"], json!(1), "{}", lint.stdout);
 }
+
+#[test]
+fn fresh_agentstack_output_is_no_stale_tool_list() {
+    let dir = TempDir::new("agentstack-names-lint");
+    generated(&dir);
+    let lint = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "json", "."])
+        .run();
+    assert_ne!(lint.code, 2, "{}", lint.stderr);
+    let report = lint.json();
+    let stale: Vec<&Value> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == "stale-tool-list")
+        .collect();
+    assert!(stale.is_empty(), "{stale:?}");
+    // The package was read: its parameters are the manifest's, by name
+    // and description.
+    assert_eq!(report["summary"]["files"], json!(2), "{}", lint.stdout);
+}
