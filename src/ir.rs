@@ -166,6 +166,15 @@ pub struct Tool {
     /// not spell the original (`max-bytes` in NORA is `max_bytes`) and
     /// recorded it; see [`Tool::original_name`].
     pub original_names: BTreeMap<String, String>,
+    /// Top-level parameters the tool's code takes under another name than
+    /// this manifest gives them: their name here (the wire name), and the
+    /// code's (an AgentStack function's keyword `max_bytes` for
+    /// `max-bytes`). Filled by the front end from what the code's writer
+    /// recorded; the runner passes the arguments by the code's names (see
+    /// [`Tool::arguments_for_code`]). Where [`Tool::original_names`] gives
+    /// the names a program was declared with, this gives the names a
+    /// function of this manifest's own package spells.
+    pub code_names: BTreeMap<String, String>,
     /// The tool's place among the tools of the manifest it was declared
     /// in, where a writer spread them over one file each (NORA) and
     /// recorded it: converting back puts them in that order again.
@@ -428,6 +437,7 @@ impl Tool {
             origin,
             carried: Vec::new(),
             original_names: BTreeMap::new(),
+            code_names: BTreeMap::new(),
             position: None,
             layout: None,
         }
@@ -441,6 +451,26 @@ impl Tool {
         self.original_names
             .get(property)
             .map_or(property, String::as_str)
+    }
+
+    /// `arguments` (an object keyed as this manifest names the parameters)
+    /// keyed as the tool's code names them (see [`Tool::code_names`]): what
+    /// a Python function is called with, by keyword.
+    pub fn arguments_for_code<'a>(&self, arguments: &'a Value) -> Cow<'a, Value> {
+        let Value::Object(members) = arguments else {
+            return Cow::Borrowed(arguments);
+        };
+        if self.code_names.is_empty() {
+            return Cow::Borrowed(arguments);
+        }
+        let renamed = members
+            .iter()
+            .map(|(key, value)| {
+                let code = self.code_names.get(key).unwrap_or(key);
+                (code.clone(), value.clone())
+            })
+            .collect();
+        Cow::Owned(Value::Object(renamed))
     }
 
     /// `arguments` (an object keyed as this manifest names the parameters)

@@ -1,6 +1,8 @@
 //! AgentStack: `OUT/<package>/config.json` per package, tools in the
-//! permissions-map shape, and the package's `__init__.py` skeleton (a typed
-//! function per tool) where the package has none.
+//! permissions-map shape, and the package's Python as `gen python --style
+//! agentstack` writes it: `__init__.py` (a typed function per tool) and
+//! `impl/__init__.py`, toolc's, and `impl/<module>.py` per tool, a skeleton
+//! written where the package has none.
 //!
 //! Tools are grouped into packages by the AgentStack package they came
 //! from (also through `"x-toolc"`), else one package per manifest, named
@@ -228,12 +230,23 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
         contents: document(&config)?,
         kind: FileKind::Owned,
     });
-    let init = directory.join("__init__.py");
-    if !super::exists_in_output(options, &init) {
+    // The Python of the package, as `gen python --style agentstack`
+    // writes it, with its kinds: toolc's `__init__.py` and
+    // `impl/__init__.py`, and each tool's implementation, a skeleton
+    // written once.
+    for file in skeleton.files {
+        let relative: PathBuf = file.path.components().skip(1).collect();
+        if relative == Path::new("config.json") {
+            continue;
+        }
+        let path = directory.join(relative);
+        if file.kind != FileKind::Owned && super::exists_in_output(options, &path) {
+            continue;
+        }
         out.files.push(OutputFile {
-            path: init,
-            contents: skeleton.module,
-            kind: FileKind::Skeleton,
+            path,
+            contents: file.contents,
+            kind: file.kind,
         });
     }
     Ok(())
@@ -261,13 +274,15 @@ fn actions_for(tool: &Tool) -> (Value, bool) {
     (serde_json::json!(actions), true)
 }
 
-/// The package's `__init__.py` as `toolc gen python --style agentstack`
-/// writes it, the function name it gives each tool, the parameters it
+/// The package's files as `toolc gen python --style agentstack` writes
+/// them, the function name it gives each tool, the parameters it
 /// renamed (code name, name it stands for), and what reading that
 /// function back yields (parameters with their names restored, summary),
 /// to see what the Python cannot carry.
 struct Skeleton {
-    module: String,
+    /// What `gen python --style agentstack` writes for the package, paths
+    /// under its package directory.
+    files: Vec<crate::emit::GeneratedFile>,
     functions: Vec<String>,
     renamed: Vec<Vec<(String, String)>>,
     read_back: Vec<Option<(Value, Option<String>)>>,
@@ -320,7 +335,7 @@ fn python_skeleton<'a>(
         })
         .collect();
     Ok(Skeleton {
-        module,
+        files,
         functions,
         renamed,
         read_back,

@@ -505,7 +505,9 @@ fn add_derived_parameters(toolset: &mut ToolSet, manifest: &Value, derived: &[De
             continue;
         };
         let mut code = derived.schema.schema.clone();
-        restore_parameter_names(&mut code, &parameter_names(manifest, format, &tool.origin));
+        let renamed = parameter_names(manifest, format, &tool.origin);
+        restore_parameter_names(&mut code, &renamed);
+        tool.code_names = code_names(&derived.schema.schema, &code, &renamed);
         let code = &code;
         let carried_still_fits = tool
             .parameters
@@ -521,6 +523,34 @@ fn add_derived_parameters(toolset: &mut ToolSet, manifest: &Value, derived: &[De
             tool.title.clone_from(&derived.title);
         }
     }
+}
+
+/// The top-level parameters of `restored` (the code's parameters `read`,
+/// given the names they stand for) that the code spells otherwise, by
+/// their name in `restored`: what the function is called with (see
+/// [`crate::ir::Tool::code_names`]). `renamed` holds the record's (code
+/// name, name it stands for) pairs; one the restoring did not apply (the
+/// code has no such parameter, or already one of the other name) is none.
+fn code_names(
+    read: &Value,
+    restored: &Value,
+    renamed: &[(String, String)],
+) -> BTreeMap<String, String> {
+    let properties = |schema: &Value| schema.get("properties").and_then(Value::as_object).cloned();
+    let (Some(read), Some(restored)) = (properties(read), properties(restored)) else {
+        return BTreeMap::new();
+    };
+    renamed
+        .iter()
+        .filter(|(code, wire)| {
+            !code.starts_with('/')
+                && code != wire
+                && read.contains_key(code)
+                && !read.contains_key(wire)
+                && restored.contains_key(wire)
+        })
+        .map(|(code, wire)| (wire.clone(), code.clone()))
+        .collect()
 }
 
 /// AgentStack tools take their parameters (and, when the config gives

@@ -484,9 +484,12 @@ impl Runner {
         // A command the tool came with (an agentcli program, carried into
         // a format that had to rename some parameters) reads the names it
         // was declared with (see `Tool::original_names`); a script written
-        // for this manifest (a NORA skeleton) reads this manifest's names.
+        // for this manifest (a NORA skeleton) reads this manifest's names;
+        // a Python function takes them by its keywords (`max_bytes` for
+        // `max-bytes`, see `Tool::code_names`).
         let declared = match entry.tool.runtime {
             crate::ir::Runtime::Command { .. } => entry.tool.arguments_as_declared(arguments),
+            crate::ir::Runtime::PythonFunction { .. } => entry.tool.arguments_for_code(arguments),
             _ => std::borrow::Cow::Borrowed(arguments),
         };
         (

@@ -5,6 +5,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 mod action;
+mod agentstack_names;
 mod architecture;
 mod bench_script;
 mod builtin;

@@ -545,11 +545,14 @@ fn function(
     let mut renamed_names = Vec::new();
     for (p, python_name) in ordered {
         let python_name = python_name.clone();
-        let also = (python_name != p.key).then(|| {
+        // The docstring says nothing of a rename: config.json records it
+        // (`parameter_names`), and a sentence here would be read back
+        // into the parameter's description, which then differs from the
+        // manifest's.
+        if python_name != p.key {
             renamed.push(format!("\"{}\" is \"{python_name}\"", p.key));
             renamed_names.push((python_name.clone(), p.key.clone()));
-            format!("Named \"{}\" in the manifest.", p.key)
-        });
+        }
         if p.required && !p.nullable() {
             required.push(python_name.clone());
         }
@@ -605,7 +608,7 @@ fn function(
             );
         }
         parameters.push(FunctionParameter {
-            description_doc: doc(&parameter_text(p, details, also)),
+            description_doc: doc(&parameter_text(p, details, None)),
             ..parameter
         });
     }
