@@ -163,9 +163,14 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
             );
             // Made up, not known: read back while unchanged, they still
             // restrict the tool but say nothing of its effects (an MCP
-            // client must not take it for read-only).
+            // client must not take it for read-only), and are not carried
+            // into other formats.
             if let Some(actions) = entry.get("actions") {
-                extra.push((carry::ASSUMED_ACTIONS, actions.clone()));
+                extra.extend(super::assumed(
+                    &tool.carried,
+                    Format::Agentstack,
+                    vec![("/actions", actions.clone())],
+                ));
             }
         }
         let read_back = skeleton.read_back.get(index).cloned().flatten();
@@ -191,17 +196,28 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
         {
             extra.push(("parameters", parameters.clone()));
         }
+        let in_set = set.tools.iter().position(|t| std::ptr::eq(t, *tool));
+        extra.extend(super::origin_records(
+            set,
+            tool,
+            in_set.unwrap_or(index),
+            Format::Agentstack,
+        ));
         attach_x_toolc(&mut entry, x_toolc_object(placed, set_fields, extra));
         permissions.insert(function, Value::Object(entry));
     }
     let mut config = Map::new();
-    config.insert(
-        "name".into(),
-        restored
-            .remove("name")
-            .unwrap_or_else(|| Value::String(group.name.clone())),
-    );
+    // The package's name and category the sources did not give are made
+    // up (the name after its tool or directory): recorded as such.
+    let mut made_up = Vec::new();
+    let name = restored.remove("name").unwrap_or_else(|| {
+        let name = Value::String(group.name.clone());
+        made_up.push(("/name", name.clone()));
+        name
+    });
+    config.insert("name".into(), name);
     let category = restored.remove("category").unwrap_or_else(|| {
+        made_up.push(("/category", Value::from(DEFAULT_CATEGORY)));
         if let Some(set) = group.sets.first() {
             out.note(
                 set,
@@ -220,6 +236,11 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
         config.insert(key, value);
     }
     config.insert("tools".into(), Value::Object(permissions));
+    let made_up = super::assumed(&[], Format::Agentstack, made_up);
+    attach_x_toolc(
+        &mut config,
+        x_toolc_object(Map::new(), &Map::new(), made_up.into_iter().collect()),
+    );
     let config = Value::Object(config);
     let path = directory.join("config.json");
     if let Some(first) = group.sets.first() {

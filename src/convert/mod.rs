@@ -567,6 +567,56 @@ fn x_toolc_object(
     (!x.is_empty()).then_some(Value::Object(x))
 }
 
+/// The [`carry::ASSUMED`] member of an `"x-toolc"`: each of `made_up` (a
+/// field a writer of `to` filled in because the format requires one, as a
+/// JSON Pointer into the object written, with the value) that the source
+/// did not give itself among `declared` (fields of `to` it carries).
+fn assumed(
+    declared: &[Carried],
+    to: Format,
+    made_up: Vec<(&str, Value)>,
+) -> Option<(&'static str, Value)> {
+    let record: Map<String, Value> = made_up
+        .into_iter()
+        .filter(|(at, _)| !declares(declared, to, at))
+        .map(|(at, value)| (at.to_string(), value))
+        .collect();
+    (!record.is_empty()).then(|| (carry::ASSUMED, Value::Object(record)))
+}
+
+/// Whether one of `carried` is the field of `to` at `at`.
+fn declares(carried: &[Carried], to: Format, at: &str) -> bool {
+    let rest = at.strip_prefix('/').unwrap_or(at);
+    let (key, inner) = rest.find('/').map_or((rest, ""), |i| rest.split_at(i));
+    let key = key.replace("~1", "/").replace("~0", "~");
+    carried
+        .iter()
+        .any(|c| c.format == to && c.key == key && json::value_at(&c.value, inner).is_some())
+}
+
+/// What a writer of `to` records in a tool's `"x-toolc"` for converting
+/// back to the manifest the tool came from: its place among that
+/// manifest's tools (where it has several, or was written in a layout),
+/// since one tool a directory (NORA, Nachos) loses the order; and how it
+/// was written in a format that keeps its file's text (agentcli), for a
+/// writer of that format to give the text back.
+fn origin_records(
+    set: &ToolSet,
+    tool: &Tool,
+    index: usize,
+    to: Format,
+) -> Vec<(&'static str, Value)> {
+    let mut records = Vec::new();
+    let recorded = set.tools.len() > 1 || tool.layout.is_some();
+    if let Some(position) = tool.position.or(recorded.then_some(index)) {
+        records.push((carry::POSITION, Value::from(position)));
+    }
+    if let Some(layout) = tool.layout.as_ref().filter(|l| l.format != to) {
+        records.push((carry::LAYOUT, carry::layout_record(layout)));
+    }
+    records
+}
+
 /// Adds `"x-toolc"` to an object (last, so the format's own keys come
 /// first).
 fn attach_x_toolc(object: &mut Map<String, Value>, x: Option<Value>) {

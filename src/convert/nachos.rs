@@ -19,6 +19,8 @@ use crate::project::DEFAULT_MAX_FILE_SIZE;
 const DEFAULT_VERSION: &str = "0.1.0";
 /// `SecurityTier.STANDARD`: the tier of a tool whose source says none.
 const DEFAULT_TIER: i64 = crate::emit::typescript::DEFAULT_SECURITY_TIER;
+/// Where a manifest holds its tool's tier.
+const TIER_POINTER: &str = "/provides/securityTier";
 
 pub(super) fn write(
     toolsets: &[ToolSet],
@@ -28,7 +30,7 @@ pub(super) fn write(
     let mut directories = Directories::default();
     for set in toolsets {
         let set_fields = place_set(out, set, Format::Nachos, None, true);
-        for tool in &set.tools {
+        for (index, tool) in set.tools.iter().enumerate() {
             let directory = directories.assign(&tool.name);
             let tier = tool.permissions.security_tier.unwrap_or(DEFAULT_TIER);
             // A display name an earlier conversion kept is the title.
@@ -55,16 +57,37 @@ pub(super) fn write(
             let placed = place_tool(out, set, tool, Format::Nachos, &mut manifest, true);
             // The class needs a description; when the tool has none, the
             // manifest says so, so that the class's is not taken for one.
-            let extra = match &tool.description {
+            let mut extra = match &tool.description {
                 None => vec![("description", Value::Null)],
                 Some(_) => Vec::new(),
             };
+            // What Nachos requires and the source did not say is made up:
+            // converting back does not take it for the user's.
+            let mut made_up = vec![("/version", Value::from(DEFAULT_VERSION))];
+            if tool.permissions.security_tier.is_none() {
+                made_up.push((TIER_POINTER, Value::from(DEFAULT_TIER)));
+            }
+            let assumed = super::assumed(&tool.carried, Format::Nachos, made_up);
+            let tier_made_up = assumed
+                .as_ref()
+                .is_some_and(|(_, record)| record.get(TIER_POINTER).is_some());
+            extra.extend(assumed);
+            // The class declares `type` first: where that (or anything
+            // else) changes how the parameters are written, the exact ones
+            // go along, and reading them back restores them.
+            if let Some(parameters) = &tool.parameters {
+                let class = crate::emit::typescript::parameters(tool).ok();
+                if class.map(|c| c.to_string()) != Some(parameters.to_string()) {
+                    extra.push(("parameters", parameters.clone()));
+                }
+            }
+            extra.extend(super::origin_records(set, tool, index, Format::Nachos));
             attach_x_toolc(&mut manifest, x_toolc_object(placed, &set_fields, extra));
             let written_tier = manifest
                 .get("provides")
                 .and_then(|p| p.get("securityTier"))
                 .and_then(Value::as_i64);
-            if tool.permissions.security_tier.is_none() && written_tier == Some(DEFAULT_TIER) {
+            if tier_made_up {
                 out.note(
                     set,
                     &tool.origin,

@@ -100,25 +100,12 @@ pub(super) fn write(
                 extra.push(("parameters", parameters.clone()));
             }
             manifest.insert("parameters".into(), dialect);
-            let declared_entrypoint = tool
-                .carried
-                .iter()
-                .any(|c| c.format == Format::Nora && c.key == "entrypoint");
-            if !declared_entrypoint {
-                extra.push((carry::ASSUMED_ENTRYPOINT, Value::from(DEFAULT_ENTRYPOINT)));
-            }
-            // One directory per tool: the order of a manifest's tools is
-            // recorded, for converting back (a tool added since goes after).
-            let recorded = set.tools.len() > 1 || tool.layout.is_some();
-            let position = tool.position.or(recorded.then_some(index));
-            if let Some(position) = position {
-                extra.push((carry::POSITION, Value::from(position)));
-            }
-            // How the tool was written, for a writer of that format to
-            // give the text back (not NORA's own: NORA has one tool a file).
-            if let Some(layout) = tool.layout.as_ref().filter(|l| l.format != Format::Nora) {
-                extra.push((carry::LAYOUT, carry::layout_record(layout)));
-            }
+            extra.extend(super::assumed(
+                &tool.carried,
+                Format::Nora,
+                vec![("/entrypoint", Value::from(DEFAULT_ENTRYPOINT))],
+            ));
+            extra.extend(super::origin_records(set, tool, index, Format::Nora));
             let placed = place_tool(out, set, tool, Format::Nora, &mut manifest, true);
             attach_x_toolc(&mut manifest, x_toolc_object(placed, &set_fields, extra));
             let entrypoint = manifest

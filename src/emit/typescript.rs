@@ -260,7 +260,7 @@ const MAX_DEPTH: usize = 64;
 /// first (added when missing: the IR's root is an object schema, and
 /// without `type` or `properties` Nachos reads an object as a bare map of
 /// properties), the rest in the tool's order. No schema is an empty one.
-fn parameters(tool: &Tool) -> Result<Value, EmitError> {
+pub(crate) fn parameters(tool: &Tool) -> Result<Value, EmitError> {
     let root = match &tool.parameters {
         None => {
             let mut root = Map::new();

@@ -82,7 +82,8 @@ pub fn portable_keys(format: Format) -> &'static [&'static str] {
         Format::Nora => &["name", "description", "parameters"],
         Format::Agentcli => &["name", "description", "schema"],
         Format::Agentstack => &[],
-        Format::Nachos => &["name", "description"],
+        // `type` is always "tool" for a tool (what makes it one).
+        Format::Nachos => &["name", "type", "description"],
         Format::Openai => &["type"],
         Format::OpenaiResponses => &["type", "name", "description", "parameters"],
         Format::Gemini => super::gemini::DECLARATION_KEYS,
@@ -171,8 +172,14 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
     if format == Format::Gemini {
         set_carried.extend(super::gemini::other_tools(value));
     }
+    if root_is_set(format, value)
+        && let Some(x) = value.get(X_TOOLC).and_then(Value::as_object)
+    {
+        let unchanged = drop_assumed(&mut set_carried, format, value, &assumed_fields(x));
+        forget_made_up_package(toolset.package.as_mut(), &unchanged);
+    }
     for tool in &mut toolset.tools {
-        let Some(Value::Object(object)) = json::value_at(value, &tool.origin) else {
+        let Some(tool_value @ Value::Object(object)) = json::value_at(value, &tool.origin) else {
             continue;
         };
         tool.carried = own_fields(format, object, &tool.origin);
@@ -231,14 +238,12 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
             .get(POSITION)
             .and_then(Value::as_u64)
             .and_then(|p| usize::try_from(p).ok());
-        // An entrypoint a converter made up, still the one it made up, is
-        // no field of the tool's: converting back does not carry it.
-        if format == Format::Nora
-            && let Some(assumed) = x.get(ASSUMED_ENTRYPOINT)
-            && object.get("entrypoint") == Some(assumed)
-        {
-            tool.carried
-                .retain(|c| !(c.format == Format::Nora && c.key == "entrypoint"));
+        // What a converter made up, still as it made it up, is no field
+        // of the tool's: converting back does not carry it.
+        let unchanged = drop_assumed(&mut tool.carried, format, tool_value, &assumed_fields(x));
+        // A Nachos manifest is its tool's package.
+        if format == Format::Nachos && tool.origin.is_empty() {
+            forget_made_up_package(toolset.package.as_mut(), &unchanged);
         }
     }
     for tool in &mut toolset.tools {
@@ -409,10 +414,107 @@ pub fn apply_sidecar(sidecar: &Value, toolset: &mut ToolSet) {
     }
 }
 
-/// The member of a NORA tool's `"x-toolc"` that holds the entrypoint a
-/// converter made up for a tool that named none (NORA needs one): while the
-/// manifest's is that one, it is not carried back into other formats.
-pub const ASSUMED_ENTRYPOINT: &str = "assumed_entrypoint";
+/// The member of an `"x-toolc"` object that holds what a converter made
+/// up because the target format requires it and the source did not say
+/// it: a NORA `entrypoint`; AgentStack `actions`, and a package's `name`
+/// and `category`; Nachos `version`, `type` and `provides.securityTier`.
+/// An object from the field's JSON Pointer (relative to the object the
+/// `"x-toolc"` is in: a tool, or a manifest's root for the manifest's own
+/// fields) to the value made up: `{"/version": "0.1.0",
+/// "/provides/securityTier": 1}`. While the manifest still holds that
+/// value there, the field is toolc's guess, not the user's: it is not
+/// carried into other formats nor reported lost on the way, and a writer
+/// of the format makes it up again. A value changed since is the user's.
+pub const ASSUMED: &str = "assumed";
+
+/// The `"x-toolc"` member older toolc wrote for a made-up NORA entrypoint,
+/// read as an [`ASSUMED`] `/entrypoint`.
+const ASSUMED_ENTRYPOINT: &str = "assumed_entrypoint";
+
+/// The `"x-toolc"` member older toolc wrote for made-up AgentStack
+/// actions, read as an [`ASSUMED`] `/actions`.
+const ASSUMED_ACTIONS: &str = "assumed_actions";
+
+/// The fields `x` (an `"x-toolc"` object) records as made up, with the
+/// values made up (see [`ASSUMED`]).
+fn assumed_fields(x: &Map<String, Value>) -> Vec<(&str, &Value)> {
+    let mut fields: Vec<(&str, &Value)> = match x.get(ASSUMED) {
+        Some(Value::Object(record)) => record.iter().map(|(at, v)| (at.as_str(), v)).collect(),
+        _ => Vec::new(),
+    };
+    let legacy = [
+        (ASSUMED_ENTRYPOINT, "/entrypoint"),
+        (ASSUMED_ACTIONS, "/actions"),
+    ];
+    for (key, at) in legacy {
+        if let Some(made_up) = x.get(key)
+            && !fields.iter().any(|(other, _)| *other == at)
+        {
+            fields.push((at, made_up));
+        }
+    }
+    fields
+}
+
+/// Removes from `carried` the fields of `format` (read from `object`)
+/// that `assumed` says were made up, where `object` still holds the value
+/// made up; a member of a nested field (`provides.securityTier`) leaves
+/// the rest of it carried. Returns the pointers still as made up.
+fn drop_assumed<'a>(
+    carried: &mut Vec<Carried>,
+    format: Format,
+    object: &Value,
+    assumed: &[(&'a str, &Value)],
+) -> Vec<&'a str> {
+    let mut unchanged = Vec::new();
+    for &(at, made_up) in assumed {
+        if json::value_at(object, at) != Some(made_up) {
+            continue;
+        }
+        unchanged.push(at);
+        let mut tokens = json::pointer_tokens(at);
+        let Some(key) = tokens.next() else {
+            continue;
+        };
+        let inner: Vec<String> = tokens.collect();
+        carried.retain_mut(|field| {
+            if field.format != format || field.key != key {
+                return true;
+            }
+            let Some((last, parents)) = inner.split_last() else {
+                return false;
+            };
+            let mut value = &mut field.value;
+            for token in parents {
+                match value.get_mut(token.as_str()) {
+                    Some(deeper) => value = deeper,
+                    None => return true,
+                }
+            }
+            if let Value::Object(members) = value {
+                members.shift_remove(last.as_str());
+            }
+            !field.value.as_object().is_some_and(Map::is_empty)
+        });
+    }
+    unchanged
+}
+
+/// Forgets the package data a converter made up (`unchanged`, pointers
+/// into the manifest's root, see [`ASSUMED`]): it is not the user's.
+fn forget_made_up_package(package: Option<&mut crate::ir::Package>, unchanged: &[&str]) {
+    let Some(package) = package else {
+        return;
+    };
+    for at in unchanged {
+        match *at {
+            "/name" => package.name = None,
+            "/category" => package.category = None,
+            "/version" => package.version = None,
+            _ => {}
+        }
+    }
+}
 
 /// The member of a tool's `"x-toolc"` that holds its place among the tools
 /// of the manifest it was declared in (see [`crate::ir::Tool::position`]).
@@ -457,20 +559,19 @@ fn read_layout(record: &Value) -> Option<Layout> {
     Some(Layout::of_pieces(format, pieces))
 }
 
-/// The member of a tool's `"x-toolc"` that holds the AgentStack actions a
-/// converter made up for a tool that declared none (AgentStack needs some).
-pub const ASSUMED_ACTIONS: &str = "assumed_actions";
-
 /// Marks the actions of each tool whose `"x-toolc"` says they were made up
-/// ([`ASSUMED_ACTIONS`]) and that still are those: assumed, not declared
+/// ([`ASSUMED`] `/actions`) and that still are those: assumed, not declared
 /// (see [`crate::ir::Permissions::actions_assumed`]). Actions written
 /// over are the user's.
 pub fn mark_assumed_actions(value: &Value, toolset: &mut ToolSet) {
     let format = toolset.format;
     for tool in &mut toolset.tools {
         let x_at = x_toolc_pointer(format, &tool.origin);
-        let Some(assumed) = json::value_at(value, &x_at).and_then(|x| x.get(ASSUMED_ACTIONS))
-        else {
+        let Some(x) = json::value_at(value, &x_at).and_then(Value::as_object) else {
+            continue;
+        };
+        let fields = assumed_fields(x);
+        let Some(&(_, assumed)) = fields.iter().find(|(at, _)| *at == "/actions") else {
             continue;
         };
         let actions: Option<Vec<&str>> = tool

@@ -33,6 +33,7 @@ use super::names::{self, HINT_BUILTINS, Keep, Kind, Namer};
 use super::{Details, Parameter, Tree, doc, json_text, parameter_text};
 use crate::diagnostic::Severity;
 use crate::emit::{EmitError, Options};
+use crate::formats::carry;
 use crate::ir::{Format, Runtime, Tool, ToolSet};
 
 /// The actions a tool gets when its manifest declares none.
@@ -282,7 +283,7 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
             let module = modules.next().unwrap_or_default();
             let function = function(out, set, tool, name.clone(), module, &mut module_hints);
             let (mut entry, declared) = tool_permissions(tool);
-            crate::formats::carry::record_parameter_names(&mut entry, &function.renamed);
+            carry::record_parameter_names(&mut entry, &function.renamed);
             if name != tool.name {
                 super::record_in_x_toolc(&mut entry, "name", json!(tool.name));
                 super::record_in_x_toolc(&mut entry, "name_as", json!(name));
@@ -336,7 +337,7 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
         permissions.insert(name, Value::Object(entry));
     }
     let mut config = config(package, permissions);
-    crate::formats::carry::mark_generated(&mut config, &super::signed_writer());
+    carry::mark_generated(&mut config, &super::signed_writer());
     out.render(
         options,
         "agentstack/config.json.j2",
@@ -405,6 +406,15 @@ fn config(package: &Package, tools: Map<String, Value>) -> Value {
         .and_then(|p| p.category.clone())
         .unwrap_or_else(|| "custom".to_string());
     config.insert("category".into(), json!(category));
+    // What no manifest said is made up: recorded as such, so that
+    // converting the package does not take it for the user's.
+    let mut made_up = Map::new();
+    if source.and_then(|p| p.name.as_ref()) != Some(&package.name) {
+        made_up.insert("/name".into(), json!(package.name));
+    }
+    if source.and_then(|p| p.category.as_ref()).is_none() {
+        made_up.insert("/category".into(), json!(category));
+    }
     for (key, value) in [
         ("description", source.and_then(|p| p.description.clone())),
         ("url", source.and_then(|p| p.url.clone())),
@@ -438,6 +448,9 @@ fn config(package: &Package, tools: Map<String, Value>) -> Value {
         }
     }
     config.insert("tools".into(), Value::Object(tools));
+    if !made_up.is_empty() {
+        super::record_in_x_toolc(&mut config, carry::ASSUMED, Value::Object(made_up));
+    }
     Value::Object(config)
 }
 
@@ -471,13 +484,17 @@ fn environment(package: &Package) -> Map<String, Value> {
 
 /// A tool's permissions entry, and whether the manifest declared actions.
 fn tool_permissions(tool: &Tool) -> (Map<String, Value>, bool) {
-    let declared = tool.permissions.actions.as_ref().filter(|a| !a.is_empty());
+    let declared = tool
+        .permissions
+        .actions
+        .as_ref()
+        .filter(|a| !a.is_empty() && !tool.permissions.actions_assumed);
     let actions = match declared {
         Some(actions) => json!(actions),
         None => json!(DEFAULT_ACTIONS),
     };
     let mut entry = Map::new();
-    entry.insert("actions".into(), actions);
+    entry.insert("actions".into(), actions.clone());
     if let Some(dirs) = &tool.permissions.allowed_dirs {
         entry.insert("allowed_dirs".into(), json!(dirs));
     }
@@ -486,6 +503,12 @@ fn tool_permissions(tool: &Tool) -> (Map<String, Value>, bool) {
     }
     for (key, value) in &tool.permissions.extra {
         entry.insert(key.clone(), value.clone());
+    }
+    // Made up, they are recorded as such (see `carry::ASSUMED`).
+    if declared.is_none() {
+        let mut made_up = Map::new();
+        made_up.insert("/actions".into(), actions);
+        super::record_in_x_toolc(&mut entry, carry::ASSUMED, Value::Object(made_up));
     }
     (entry, declared.is_some())
 }

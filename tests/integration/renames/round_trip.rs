@@ -1,4 +1,4 @@
-//! agentcli → NORA → agentcli gives back the agentcli file byte for byte
+//! agentcli → NORA (or AgentStack, or Nachos) → agentcli gives back the agentcli file byte for byte
 //! (its own layout, no entrypoint or schema toolc made up, the tools in
 //! their order), and the way back reports nothing as lost: over every
 //! agentcli manifest of the fixtures and of the corpus that NORA can hold.
@@ -70,7 +70,27 @@ const REFUSALS: &[&str] = &[
 
 #[test]
 fn agentcli_through_nora_is_byte_for_byte() {
-    let temp = TempDir::new("renames-round-trip");
+    through_is_byte_for_byte("nora");
+}
+
+/// AgentStack and Nachos need fields agentcli does not have (a package
+/// `name` and `category`, `actions`; `version`, a `securityTier`): what
+/// toolc makes up for them is recorded as made up, so the way back does
+/// not take it for the user's.
+#[test]
+fn agentcli_through_agentstack_is_byte_for_byte() {
+    through_is_byte_for_byte("agentstack");
+}
+
+#[test]
+fn agentcli_through_nachos_is_byte_for_byte() {
+    through_is_byte_for_byte("nachos");
+}
+
+/// agentcli → `via` → agentcli over every agentcli manifest: the file
+/// comes back byte for byte and the way back reports no loss.
+fn through_is_byte_for_byte(via: &str) {
+    let temp = TempDir::new(&format!("round-trip-{via}"));
     let manifests = agentcli_manifests();
     let mut compared = 0;
     let mut failures = Vec::new();
@@ -78,19 +98,19 @@ fn agentcli_through_nora_is_byte_for_byte() {
     for (index, manifest) in manifests.iter().enumerate() {
         let original = std::fs::read(manifest).expect("read");
         let work = temp.path().join(index.to_string());
-        let (ok, stderr) = convert(manifest, "nora", &work.join("nora"));
+        let (ok, stderr) = convert(manifest, via, &work.join(via));
         if !ok {
-            // NORA refuses what it cannot hold, and says why.
+            // The target refuses what it cannot hold, and says why.
             if !REFUSALS.iter().any(|reason| stderr.contains(reason)) {
                 failures.push(format!(
-                    "{}: NORA refused it without a reason:\n{stderr}",
+                    "{}: {via} refused it without a reason:\n{stderr}",
                     manifest.display()
                 ));
             }
             refused.push(manifest.display().to_string());
             continue;
         }
-        let (ok, back_report) = convert(&work.join("nora"), "agentcli", &work.join("back"));
+        let (ok, back_report) = convert(&work.join(via), "agentcli", &work.join("back"));
         if !ok {
             failures.push(format!(
                 "{}: converting back refused:\n{back_report}",
@@ -102,7 +122,7 @@ fn agentcli_through_nora_is_byte_for_byte() {
         compared += 1;
         if back != original {
             failures.push(format!(
-                "{}: differs after agentcli -> nora -> agentcli:\n--- before\n{}\n--- after\n{}",
+                "{}: differs after agentcli -> {via} -> agentcli:\n--- before\n{}\n--- after\n{}",
                 manifest.display(),
                 String::from_utf8_lossy(&original),
                 String::from_utf8_lossy(&back)
@@ -116,11 +136,11 @@ fn agentcli_through_nora_is_byte_for_byte() {
         }
     }
     eprintln!(
-        "{compared} of {} round trips compared; refused by NORA: {refused:#?}",
+        "{compared} of {} round trips through {via} compared; refused: {refused:#?}",
         manifests.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    // Every manifest NORA holds was compared, the corpus's among them.
+    // Every manifest the target holds was compared, the corpus's among them.
     assert_eq!(compared + refused.len(), manifests.len());
     assert!(
         !refused.iter().any(|r| r.contains("corpus")),
@@ -360,4 +380,78 @@ fn the_way_back_reports_no_restored_field_as_lost() {
     assert!(!back.contains("x-toolc"), "{back}");
     let text = std::fs::read_to_string(temp.path().join("back/tools.json")).expect("back");
     assert!(!text.contains("x-toolc"), "{text}");
+}
+
+/// Replaces `from` by `to` in the file at `path`, which must hold it.
+fn replace_in(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).expect("read");
+    assert!(
+        text.contains(from),
+        "{} holds no {from}:\n{text}",
+        path.display()
+    );
+    std::fs::write(path, text.replace(from, to)).expect("write");
+}
+
+/// A field toolc made up becomes the user's once changed: then it is
+/// carried back (in `"x-toolc"`) and reported as any field of the format.
+#[test]
+fn a_made_up_field_written_over_is_carried_and_reported() {
+    let temp = TempDir::new("round-trip-made-up-edited");
+    let manifest = root().join("fixtures/rules/conversion-loss/good/tools.json");
+    let original = std::fs::read(&manifest).expect("read");
+
+    // Nachos: the security tier (in the manifest and its class alike).
+    let nachos = temp.path().join("nachos");
+    converted(&manifest, "nachos", &nachos);
+    let package = std::fs::read_dir(&nachos)
+        .expect("nachos output")
+        .map(|entry| entry.expect("entry").path())
+        .find(|path| path.join("manifest.json").is_file())
+        .expect("a package");
+    replace_in(
+        &package.join("manifest.json"),
+        "\"securityTier\": 1",
+        "\"securityTier\": 2",
+    );
+    let class = std::fs::read_dir(package.join("src"))
+        .expect("class directory")
+        .map(|entry| entry.expect("entry").path())
+        .next()
+        .expect("a class");
+    replace_in(&class, "SecurityTier.STANDARD", "SecurityTier.ELEVATED");
+    let report = converted(&nachos, "agentcli", &temp.path().join("back-nachos"));
+    assert!(
+        report.contains("nachos field \"provides.securityTier\""),
+        "{report}"
+    );
+    let back = std::fs::read(temp.path().join("back-nachos/tools.json")).expect("back");
+    assert_ne!(back, original);
+    let tools = tools_of(&temp.path().join("back-nachos/tools.json"));
+    assert_eq!(
+        tools[0]["x-toolc"]["nachos"]["provides"]["securityTier"],
+        Value::from(2),
+        "{tools:#?}"
+    );
+    assert!(tools[0]["x-toolc"]["nachos"].get("version").is_none());
+
+    // AgentStack: the package's category.
+    let agentstack = temp.path().join("agentstack");
+    converted(&manifest, "agentstack", &agentstack);
+    let config = std::fs::read_dir(&agentstack)
+        .expect("agentstack output")
+        .map(|entry| entry.expect("entry").path().join("config.json"))
+        .find(|path| path.is_file())
+        .expect("a package");
+    replace_in(&config, "\"category\": \"custom\"", "\"category\": \"web\"");
+    let report = converted(&agentstack, "agentcli", &temp.path().join("back-as"));
+    assert!(report.contains("agentstack field \"category\""), "{report}");
+    assert!(!report.contains("agentstack field \"name\""), "{report}");
+    assert!(!report.contains("agentstack field \"actions\""), "{report}");
+    let tools = tools_of(&temp.path().join("back-as/tools.json"));
+    assert_eq!(
+        tools[0]["x-toolc"]["set"]["agentstack"],
+        serde_json::json!({"category": "web"}),
+        "{tools:#?}"
+    );
 }
