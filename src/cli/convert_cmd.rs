@@ -189,9 +189,13 @@ pub(super) fn run(
     if document {
         // With --format json, -o is given (checked above): the report alone
         // goes to standard output.
-        let record = crate::formats::carry::sidecar(&joined.renamed);
-        let output = args.output.as_deref();
-        return super::gen_cmd::write_with_record(&mode, output, joined.pieces, record, out, err);
+        let generator = format!("toolc convert --to {}", args.to);
+        let document = super::gen_cmd::SignedDocument {
+            generator: &generator,
+            pieces: joined.pieces,
+            renamed: &joined.renamed,
+        };
+        return super::gen_cmd::write_signed(&mode, args.output.as_deref(), document, out, err);
     }
     let dir = args.output.as_deref().unwrap_or(Path::new("."));
     let skeletons_kept = kept_skeletons(dir, &joined.files);

@@ -243,10 +243,12 @@ pub(super) fn run(
         // it as its own next time.
         Output::Pieces(pieces) => {
             let generator = format!("toolc gen {}", value_name(args.target));
-            let digest = crate::emit::marker::digest(pieces.iter().map(String::as_str));
-            let record = crate::formats::carry::signed_sidecar(&generator, &digest, &renamed);
-            let record = (args.output.is_some() || !renamed.is_empty()).then_some(record);
-            write_with_record(&mode, args.output.as_deref(), pieces, record, out, err)
+            let document = SignedDocument {
+                generator: &generator,
+                pieces,
+                renamed: &renamed,
+            };
+            write_signed(&mode, args.output.as_deref(), document, out, err)
         }
         Output::Tree(files) => {
             let dir = args.output.as_deref().unwrap_or(Path::new("."));
@@ -263,11 +265,43 @@ pub(super) fn run(
     }
 }
 
+/// A provider document (OpenAI, Anthropic, Gemini, MCP JSON) to write,
+/// which has no room for toolc's mark.
+pub(super) struct SignedDocument<'a> {
+    /// What wrote it: `toolc gen openai`, `toolc convert --to openai`.
+    pub(super) generator: &'a str,
+    pub(super) pieces: Vec<String>,
+    /// The parameters renamed, by tool: (new name, original).
+    pub(super) renamed: &'a [(String, Vec<(String, String)>)],
+}
+
+/// Writes a provider document with its record beside it, holding the
+/// document's digest, so that toolc knows the document as its own next
+/// time (and updates it without --force while nobody edited it), and the
+/// parameters renamed.
+pub(super) fn write_signed(
+    mode: &write::WriteMode,
+    output: Option<&Path>,
+    document: SignedDocument,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<Outcome, CliError> {
+    let SignedDocument {
+        generator,
+        pieces,
+        renamed,
+    } = document;
+    let digest = crate::emit::marker::digest(pieces.iter().map(String::as_str));
+    let record = crate::formats::carry::signed_sidecar(generator, &digest, renamed);
+    let record = (output.is_some() || !renamed.is_empty()).then_some(record);
+    write_with_record(mode, output, pieces, record, out, err)
+}
+
 /// Writes the document `pieces` to `output` and, when there is one, its
 /// record beside it (see `formats::carry::SIDECAR_SUFFIX`): both or
 /// neither. On standard output there is no beside, and the record is not
 /// kept (said on `err`).
-pub(super) fn write_with_record(
+fn write_with_record(
     mode: &write::WriteMode,
     output: Option<&Path>,
     pieces: Vec<String>,

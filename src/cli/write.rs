@@ -549,7 +549,7 @@ fn refuse_drops(planned: &[Planned], err: &mut dyn Write) -> Result<bool, CliErr
     if refused {
         writeln!(
             err,
-            "error: nothing was written (--force never drops such lines); move your code to the file that is yours, or remove the file, then run gen again"
+            "error: nothing was written (--force never drops such lines); move your code to the file that is yours, or remove the file, then run the command again"
         )?;
     }
     Ok(refused)
@@ -573,7 +573,7 @@ fn check_planned(
     for path in left {
         writeln!(
             err,
-            "stale: {} is toolc's, and this run no longer generates it (its tool is gone?): gen removes it unless it was edited since",
+            "stale: {} is toolc's, and this run no longer generates it (its tool is gone?): running without --check removes it unless it was edited since",
             path.display()
         )?;
         stale += 1;
@@ -623,15 +623,15 @@ fn check_planned(
             Plan::New => "missing",
             Plan::Drops(_) => {
                 blocked += 1;
-                "differs from what would be generated, and holds lines toolc did not write: move them to the file that is yours (or delete them) first, since gen never drops them"
+                "differs from what would be generated, and holds lines toolc did not write: move them to the file that is yours (or delete them) first, since toolc never drops them"
             }
             Plan::Changed => {
                 blocked += 1;
-                "differs from what would be generated, and toolc did not write it: gen replaces it only with --force"
+                "differs from what would be generated, and toolc did not write it: it is replaced only with --force"
             }
             Plan::Edited => {
                 blocked += 1;
-                "differs from what would be generated, and was edited since toolc wrote it: gen replaces it only with --force"
+                "differs from what would be generated, and was edited since toolc wrote it: it is replaced only with --force"
             }
             _ => "differs from what would be generated",
         };
@@ -649,7 +649,7 @@ fn check_planned(
     let then = if blocked == 0 {
         ""
     } else {
-        " (after doing what is said above for the files gen would not replace as they are)"
+        " (after doing what is said above for the files it would not replace as they are)"
     };
     writeln!(
         err,

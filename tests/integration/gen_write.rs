@@ -133,13 +133,18 @@ fn a_write_failing_halfway_changes_no_file() {
 /// The provider documents (no room for a mark in them: the API refuses
 /// unknown keys) are toolc's by the record beside them, `FILE.x-toolc.json`,
 /// which holds their digest: after the manifest changes, gen updates them
-/// without `--force`, and `--check` tells the truth about them.
+/// without `--force`, and `--check` tells the truth about them; so are
+/// those `convert` writes.
 #[test]
 fn a_provider_document_toolc_wrote_is_updated_without_force() {
-    for target in ["openai", "openai-responses", "anthropic", "gemini", "mcp"] {
-        let dir = TempDir::new(&format!("gen-write-provider-{target}"));
+    let generated = ["openai", "openai-responses", "anthropic", "gemini", "mcp"]
+        .map(|target| vec!["gen", target]);
+    let converted = ["openai", "anthropic", "mcp"].map(|target| vec!["convert", "--to", target]);
+    for command in generated.iter().chain(&converted) {
+        let target = command.join(" ");
+        let dir = TempDir::new(&format!("gen-write-provider-{}", command.join("-")));
         dir.write("tools.json", MANIFEST);
-        let args = ["gen", target, "tools.json", "-o", "out.json"];
+        let args: Vec<&str> = [&command[..], &["tools.json", "-o", "out.json"]].concat();
         let first = toolc(&dir, &args);
         assert_eq!(first.code, 0, "{target}: {}", first.stderr);
         let check: Vec<&str> = [&args[..], &["--check"]].concat();
