@@ -515,6 +515,42 @@ fn compile(tool: &Tool) -> Result<jsonschema::Validator, String> {
         .map_err(|e| format!("the tool's parameter schema is invalid: {e}"))
 }
 
+/// The arguments that spell a parameter as the runner renames it for the
+/// tool (a Python keyword `max_bytes` for `max-bytes`, a program's own
+/// `max-bytes` for NORA's `max_bytes`) where the manifest has no parameter
+/// of that name: the schema allows unknown members, so such an argument
+/// would escape validation and then take the validated value's place.
+fn renamed_spellings(tool: &crate::ir::Tool, arguments: &Value) -> Vec<(String, String)> {
+    let Value::Object(members) = arguments else {
+        return Vec::new();
+    };
+    let renamed: Vec<(&String, &String)> = match tool.runtime {
+        crate::ir::Runtime::Command { .. } => tool
+            .original_names
+            .iter()
+            .filter(|(name, _)| !name.starts_with('/'))
+            .collect(),
+        crate::ir::Runtime::PythonFunction { .. } => tool.code_names.iter().collect(),
+        _ => Vec::new(),
+    };
+    let declared = |name: &str| {
+        tool.parameters
+            .as_ref()
+            .and_then(|p| p.get("properties"))
+            .is_some_and(|properties| properties.get(name).is_some())
+    };
+    renamed
+        .into_iter()
+        .filter(|(_, spelled)| members.contains_key(spelled.as_str()) && !declared(spelled))
+        .map(|(name, spelled)| {
+            (
+                crate::json::join("", spelled),
+                format!("\"{spelled}\" is no parameter of this tool: send \"{name}\""),
+            )
+        })
+        .collect()
+}
+
 /// Checks the arguments against the tool's schema; every violation with
 /// its JSON Pointer.
 fn validate(entry: &Entry, arguments: &Value) -> Result<(), Box<ToolResult>> {
@@ -546,6 +582,7 @@ fn validate(entry: &Entry, arguments: &Value) -> Result<(), Box<ToolResult>> {
         .iter_errors(arguments)
         .map(|e| (e.instance_path().to_string(), e.to_string()))
         .collect();
+    violations.extend(renamed_spellings(&entry.tool, arguments));
     if violations.is_empty() {
         return Ok(());
     }

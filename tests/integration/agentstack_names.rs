@@ -85,6 +85,73 @@ fn run_calls_a_renamed_parameter_by_its_python_name() {
     );
 }
 
+/// An argument spelled as the Python keyword of a renamed parameter is
+/// no parameter: the schema would let it through unchecked, and it would
+/// take the validated value's place in the call.
+#[test]
+fn the_python_spelling_of_a_renamed_parameter_is_refused() {
+    let dir = TempDir::new("agentstack-names-smuggled");
+    let package = generated(&dir);
+    for arguments in [
+        json!({"url": "u", "max-bytes": 3, "max_bytes": "not an int"}),
+        json!({"max_bytes": "evil", "url": "u", "max-bytes": 3}),
+        json!({"url": "u", "max-bytes": 3, "follow_links": {"x": 1}}),
+    ] {
+        let refused = run(&package, &arguments);
+        assert_eq!(refused.code, 1, "{arguments}: {}", refused.stdout);
+        let error = &refused.json()["error"];
+        assert_eq!(error["code"], json!("VALIDATION_ERROR"), "{error}");
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(message.contains("is no parameter of this tool"), "{error}");
+    }
+    let server = json!({"command": [
+        env!("CARGO_BIN_EXE_toolc"), "serve", package.display().to_string()
+    ]});
+    let seen = crate::serve::drive(
+        "call",
+        server,
+        "auto",
+        json!({"calls": [["fetch", {"url": "u", "max-bytes": 3, "max_bytes": "evil"}]]}),
+    );
+    let call = &seen["calls"][0];
+    assert_eq!(call["result"]["isError"], true, "{call}");
+    let text = call["result"]["content"][0]["text"].as_str().expect("text");
+    assert!(text.starts_with("VALIDATION_ERROR: "), "{text}");
+}
+
+/// The same for a program converted into NORA, which renamed `max-bytes`
+/// to `max_bytes`: the program's own spelling is no argument of the NORA
+/// tool.
+#[test]
+fn the_declared_spelling_of_a_renamed_parameter_is_refused() {
+    let dir = TempDir::new("nora-names-smuggled");
+    dir.write("src/tools.json", MANIFEST);
+    let converted = Test::new()
+        .current_dir(dir.path())
+        .args(["convert", "--to", "nora", "src", "-o", "nora"])
+        .run();
+    assert_eq!(converted.code, 0, "{}", converted.stderr);
+    let refused = Test::new()
+        .args([
+            "run",
+            &dir.path().join("nora").display().to_string(),
+            "fetch",
+            "--args",
+            r#"{"url": "u", "max_bytes": 3, "max-bytes": "evil"}"#,
+        ])
+        .run();
+    assert_eq!(refused.code, 1, "{}", refused.stdout);
+    let error = &refused.json()["error"];
+    assert_eq!(error["code"], json!("VALIDATION_ERROR"), "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("\"max-bytes\" is no parameter of this tool: send \"max_bytes\""),
+        "{error}"
+    );
+}
+
 #[test]
 fn serve_calls_a_renamed_parameter_by_its_python_name() {
     let dir = TempDir::new("agentstack-names-serve");
