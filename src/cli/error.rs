@@ -170,6 +170,10 @@ pub(super) fn write_error(error: &CliError, err: &mut dyn Write) {
         CliError::Arguments(error) => error.render().to_string(),
         _ => format!("error: {}\n", with_causes(error)),
     };
+    // A path, a configuration file's line or an argument quoted in the
+    // message must not act on the terminal; the line breaks of a
+    // message's own layout (a TOML error's snippet) stay.
+    let text = crate::terminal::keeping_lines(&text);
     // Nothing is left to tell the failure to if stderr is gone.
     let _ = err.write_all(text.as_bytes());
 }

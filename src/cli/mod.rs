@@ -328,7 +328,7 @@ fn refuse_name_clashes<T>(
         return Ok(false);
     }
     for clash in &clashes {
-        writeln!(err, "error: {clash}")?;
+        writeln!(err, "error: {}", crate::terminal::one_line(clash))?;
     }
     writeln!(err, "error: {advice}")?;
     Ok(true)
@@ -488,7 +488,7 @@ fn leave_out_views<T>(parts: &mut Vec<Part<T>>, err: &mut dyn Write) -> std::io:
         writeln!(
             err,
             "note: {} repeats tools of the other manifests (generated from them): not read as input",
-            view.path
+            crate::terminal::one_line(&view.path)
         )?;
     }
     Ok(())
