@@ -257,3 +257,23 @@ fn overrides_and_separators_are_escaped_in_every_report_for_people() {
         .unwrap();
     assert!(message.contains("look\u{202e}pu\u{2028}x"), "{message}");
 }
+
+/// A line break in a path an error names does not start a line of its own.
+#[test]
+fn a_line_break_in_a_named_path_starts_no_fake_line() {
+    let dir = TempDir::new("escapes-newline");
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "nope\nerror: all is well\u{1b}[2J"])
+        .run();
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert_no_raw("a missing path", &output.stderr);
+    assert_eq!(output.stderr.lines().count(), 1, "{}", output.stderr);
+    assert!(
+        output
+            .stderr
+            .contains("nope\\nerror: all is well\\u{1b}[2J: no such file"),
+        "{}",
+        output.stderr
+    );
+}
