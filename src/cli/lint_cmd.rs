@@ -396,8 +396,8 @@ fn write_report(
             if let Some(read) = read {
                 return Err(CliError::Usage(format!(
                     "the output {} is the manifest {} this run lints: write the report to another file",
-                    path.display(),
-                    read.path
+                    crate::terminal::path(path),
+                    one_line(&read.path)
                 )));
             }
             write_atomically(path, bytes)

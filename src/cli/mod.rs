@@ -508,8 +508,8 @@ fn refuse_output_among_inputs(output: &Path, paths: &[PathBuf]) -> Result<(), Cl
     match paths.iter().find(|path| same(path)) {
         Some(input) => Err(CliError::Usage(format!(
             "the output {} is the input {}: write the output to another file",
-            output.display(),
-            input.display()
+            crate::terminal::path(output),
+            crate::terminal::path(input)
         ))),
         None => Ok(()),
     }

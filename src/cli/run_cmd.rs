@@ -234,10 +234,10 @@ fn arguments(args: &RunArgs) -> Result<Value, CliError> {
         } else {
             let text =
                 std::fs::read_to_string(&path).map_err(|source| CliError::ReadArguments {
-                    from: path.display().to_string(),
+                    from: crate::terminal::path(&path),
                     source,
                 })?;
-            (text, path.display().to_string())
+            (text, crate::terminal::path(&path))
         }
     };
     if text.trim().is_empty() {

@@ -277,7 +277,7 @@ impl ConfigText<'_> {
             .collect();
         LintError::Config(format!(
             "{}:{line}:{column}: {message}\n{gutter} |\n{number} | {line_text}\n{gutter} | {pad}{}",
-            crate::terminal::path(&self.path),
+            crate::terminal::path(self.path),
             "^".repeat(width)
         ))
     }
