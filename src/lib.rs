@@ -71,6 +71,7 @@ mod providers;
 mod schema;
 mod serve;
 mod suggest;
+mod terminal;
 
 /// The entry points shared by the cargo-fuzz targets (`fuzz/`) and the
 /// test that replays their corpus and saved crashes. Not public API: it

@@ -64,7 +64,7 @@ pub enum CliError {
     /// A flag combination or value that toolc itself rejects.
     #[error("{0}")]
     Usage(String),
-    #[error("{}: no such file or directory", .0.display())]
+    #[error("{}: no such file or directory", shown(.0))]
     PathNotFound(PathBuf),
     /// A file read twice in one run (its text let go in between) no longer
     /// holds what the first read saw.
@@ -81,7 +81,10 @@ pub enum CliError {
     #[error(transparent)]
     Serve(#[from] crate::serve::ServeError),
     /// `toolc run` on manifests with error-level findings (rendered already).
-    #[error("not running tools of manifests with errors (`toolc lint {}` shows them)", manifest.display())]
+    #[error(
+        "not running tools of manifests with errors (`toolc lint {}` shows them)",
+        shown(manifest)
+    )]
     BrokenManifests {
         manifest: PathBuf,
         #[source]
@@ -101,14 +104,14 @@ pub enum CliError {
         #[source]
         source: serde_json::Error,
     },
-    #[error("cannot write {}", path.display())]
+    #[error("cannot write {}", shown(path))]
     Write {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
     /// A file of a run could not be written; no file of the run was.
-    #[error("nothing was written: cannot write {}", path.display())]
+    #[error("nothing was written: cannot write {}", shown(path))]
     NotWritten {
         path: PathBuf,
         #[source]
@@ -116,7 +119,7 @@ pub enum CliError {
     },
     /// Every file of a run was written, but one could not be put in place:
     /// those before it were.
-    #[error("cannot put {} in place; already replaced: {}", path.display(), if done.is_empty() { "none".to_string() } else { list(done) })]
+    #[error("cannot put {} in place; already replaced: {}", shown(path), if done.is_empty() { "none".to_string() } else { list(done) })]
     PartlyWritten {
         path: PathBuf,
         #[source]
@@ -135,8 +138,14 @@ pub enum CliError {
 }
 
 fn list(paths: &[PathBuf]) -> String {
-    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let shown: Vec<String> = paths.iter().map(|p| shown(p)).collect();
     shown.join(", ")
+}
+
+/// A path in an error message, on its line and unable to act on the
+/// terminal (see [`crate::terminal`]).
+fn shown(path: &std::path::Path) -> String {
+    crate::terminal::path(path)
 }
 
 /// The one choice of exit code: `0` clean, `1` findings, a refusal or a
@@ -170,6 +179,10 @@ pub(super) fn write_error(error: &CliError, err: &mut dyn Write) {
         CliError::Arguments(error) => error.render().to_string(),
         _ => format!("error: {}\n", with_causes(error)),
     };
+    // A path, a configuration file's line or an argument quoted in the
+    // message must not act on the terminal; the line breaks of a
+    // message's own layout (a TOML error's snippet) stay.
+    let text = crate::terminal::keeping_lines(&text);
     // Nothing is left to tell the failure to if stderr is gone.
     let _ = err.write_all(text.as_bytes());
 }

@@ -47,8 +47,9 @@ pub(super) fn write_rust(
                     for name in &names {
                         writeln!(
                             err,
-                            "note: {} has no `impl Run` for tool \"{name}\": its stub is appended",
-                            stubs_path.display()
+                            "note: {} has no `impl Run` for tool \"{}\": its stub is appended",
+                            crate::terminal::path(&stubs_path),
+                            crate::terminal::one_line(name)
                         )?;
                     }
                 }

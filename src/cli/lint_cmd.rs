@@ -10,6 +10,7 @@ use super::render::{self, FixView, ReportFormat, View, fixes, statistics};
 use super::{CliError, Outcome, ReadArgs, write_atomically};
 use crate::diagnostic::Severity;
 use crate::lint;
+use crate::terminal::one_line;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct LintArgs {
@@ -395,8 +396,8 @@ fn write_report(
             if let Some(read) = read {
                 return Err(CliError::Usage(format!(
                     "the output {} is the manifest {} this run lints: write the report to another file",
-                    path.display(),
-                    read.path
+                    crate::terminal::path(path),
+                    one_line(&read.path)
                 )));
             }
             write_atomically(path, bytes)
@@ -453,7 +454,12 @@ fn say_fixed(
 /// warning when the run found no manifest at all.
 fn say_skipped(report: &lint::LintReport, all: bool, err: &mut dyn Write) -> std::io::Result<()> {
     for skipped in report.skipped.iter().filter(|s| all || s.named) {
-        writeln!(err, "note: skipped {}: {}", skipped.path, skipped.why)?;
+        writeln!(
+            err,
+            "note: skipped {}: {}",
+            one_line(&skipped.path),
+            one_line(&skipped.why)
+        )?;
     }
     if report.files.is_empty() && report.diagnostics.is_empty() {
         let hidden = report.skipped.iter().filter(|s| !s.named).count();

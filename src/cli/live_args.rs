@@ -101,7 +101,7 @@ fn save_all(save: &Path, fetched: &[live::Fetched], inputs: &[PathBuf]) -> Resul
             return Err(CliError::Usage(format!(
                 "--save {}: the tools of several servers are saved into a directory, one file \
                  each, and this is a file",
-                save.display()
+                crate::terminal::path(save)
             )));
         }
         let mut taken: Vec<String> = Vec::new();
@@ -157,15 +157,15 @@ fn may_replace(path: &Path, inputs: &[PathBuf]) -> Result<(), CliError> {
     if let Some(dir) = within {
         return Err(CliError::Usage(format!(
             "--save {}: it is under {}, which this run reads; save elsewhere",
-            path.display(),
-            dir.display()
+            crate::terminal::path(path),
+            crate::terminal::path(dir)
         )));
     }
     if std::fs::metadata(path).is_ok_and(|m| m.is_file()) && !holds_a_saved_list(path) {
         return Err(CliError::Usage(format!(
             "--save {}: the file exists and is not a tool list --save wrote; toolc does not \
              replace it (remove it, or save elsewhere)",
-            path.display()
+            crate::terminal::path(path)
         )));
     }
     Ok(())

@@ -328,7 +328,7 @@ fn refuse_name_clashes<T>(
         return Ok(false);
     }
     for clash in &clashes {
-        writeln!(err, "error: {clash}")?;
+        writeln!(err, "error: {}", crate::terminal::one_line(clash))?;
     }
     writeln!(err, "error: {advice}")?;
     Ok(true)
@@ -488,7 +488,7 @@ fn leave_out_views<T>(parts: &mut Vec<Part<T>>, err: &mut dyn Write) -> std::io:
         writeln!(
             err,
             "note: {} repeats tools of the other manifests (generated from them): not read as input",
-            view.path
+            crate::terminal::one_line(&view.path)
         )?;
     }
     Ok(())
@@ -508,8 +508,8 @@ fn refuse_output_among_inputs(output: &Path, paths: &[PathBuf]) -> Result<(), Cl
     match paths.iter().find(|path| same(path)) {
         Some(input) => Err(CliError::Usage(format!(
             "the output {} is the input {}: write the output to another file",
-            output.display(),
-            input.display()
+            crate::terminal::path(output),
+            crate::terminal::path(input)
         ))),
         None => Ok(()),
     }

@@ -190,7 +190,7 @@ impl<'r> Texts<'r> {
         let text = self.printable.get(path)?.clone();
         let at = source.line_col(span.start);
         Some(Snippet {
-            name: format!("{}:{}:{}", source.path, at.line, at.column),
+            name: format!("{}:{}:{}", printable(&source.path), at.line, at.column),
             source,
             text,
         })
@@ -244,18 +244,10 @@ impl miette::Diagnostic for Rendered<'_> {
     }
 }
 
-/// A control character would act on the terminal (an escape sequence can
-/// retitle or clear it); show it as an escape instead.
+/// A message, a path or help as one line that cannot act on the
+/// terminal (see [`crate::terminal`]).
 fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' {
-                c.escape_unicode().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    crate::terminal::one_line(text).into_owned()
 }
 
 /// The caret of the finding. miette draws nothing for an empty span at the
@@ -494,7 +486,10 @@ fn write_snippets<'r>(
             if handler.render_report(&mut out, &rendered).is_err() {
                 out.push_str(&format!(
                     "{}: {}[{}] {}\n",
-                    diagnostic.path, diagnostic.severity, diagnostic.rule, diagnostic.message
+                    printable(&diagnostic.path),
+                    diagnostic.severity,
+                    diagnostic.rule,
+                    printable(&diagnostic.message)
                 ));
             }
             out.push('\n');

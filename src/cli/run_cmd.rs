@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::{CliError, Outcome, render};
 use crate::run::builtin::Reach;
 use crate::run::{LoadError, Policy, Runner, RunnerOptions};
+use crate::terminal::one_line;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct RunArgs {
@@ -233,10 +234,10 @@ fn arguments(args: &RunArgs) -> Result<Value, CliError> {
         } else {
             let text =
                 std::fs::read_to_string(&path).map_err(|source| CliError::ReadArguments {
-                    from: path.display().to_string(),
+                    from: crate::terminal::path(&path),
                     source,
                 })?;
-            (text, path.display().to_string())
+            (text, crate::terminal::path(&path))
         }
     };
     if text.trim().is_empty() {
@@ -262,9 +263,9 @@ fn list(runner: &Runner, out: &mut dyn Write) -> Result<(), CliError> {
             .description
             .as_deref()
             .and_then(|d| d.lines().next())
-            .map(|d| format!(": {d}"))
+            .map(|d| format!(": {}", one_line(d)))
             .unwrap_or_default();
-        writeln!(out, "{}{about}", tool.name)?;
+        writeln!(out, "{}{about}", one_line(&tool.name))?;
         let parameters = tool.parameters.as_ref();
         let required: Vec<&str> = parameters
             .and_then(|p| p.get("required"))
@@ -295,9 +296,14 @@ fn list(runner: &Runner, out: &mut dyn Write) -> Result<(), CliError> {
                         .get("description")
                         .and_then(Value::as_str)
                         .and_then(|d| d.lines().next())
-                        .map(|d| format!(": {d}"))
+                        .map(|d| format!(": {}", one_line(d)))
                         .unwrap_or_default();
-                    writeln!(out, "    {name} ({kind}, {needed}){about}")?;
+                    writeln!(
+                        out,
+                        "    {} ({}, {needed}){about}",
+                        one_line(name),
+                        one_line(&kind)
+                    )?;
                 }
             }
             _ => writeln!(out, "    (no parameters)")?,

@@ -87,22 +87,12 @@ impl Snippet<'_> {
     }
 }
 
-/// The text with control characters (other than line breaks and tabs)
-/// replaced by `?` of the same byte length, so spans stay valid: an escape
-/// sequence in a snippet would act on the terminal.
+/// The text with the characters that would act on the terminal (other
+/// than line breaks and tabs) replaced by `?`s of the same byte length,
+/// so spans stay valid (see [`crate::terminal::same_length`]).
 pub(super) fn printable_text(text: &Arc<str>) -> Arc<str> {
-    let harmful = |c: char| c.is_control() && !matches!(c, '\n' | '\r' | '\t');
-    if !text.chars().any(harmful) {
-        return text.clone();
+    match crate::terminal::same_length(text) {
+        std::borrow::Cow::Borrowed(_) => text.clone(),
+        std::borrow::Cow::Owned(shown) => shown.into(),
     }
-    text.chars()
-        .map(|c| {
-            if harmful(c) {
-                "?".repeat(c.len_utf8())
-            } else {
-                c.to_string()
-            }
-        })
-        .collect::<String>()
-        .into()
 }

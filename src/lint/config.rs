@@ -234,7 +234,7 @@ fn remember(cache: &DirCache, dir: &Path, found: &Option<Arc<Loaded>>) {
 }
 
 fn config_error(path: &Path, message: impl std::fmt::Display) -> LintError {
-    LintError::Config(format!("{}: {message}", path.display()))
+    LintError::Config(format!("{}: {message}", crate::terminal::path(path)))
 }
 
 /// A `toolc.toml` being read, for errors that show where they are.
@@ -277,7 +277,7 @@ impl ConfigText<'_> {
             .collect();
         LintError::Config(format!(
             "{}:{line}:{column}: {message}\n{gutter} |\n{number} | {line_text}\n{gutter} | {pad}{}",
-            self.path.display(),
+            crate::terminal::path(self.path),
             "^".repeat(width)
         ))
     }

@@ -199,7 +199,8 @@ pub struct Skipped {
 /// Why a load could not happen at all.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("{0}: no such file or directory")]
+    /// The path as given; shown on one line that cannot act on a terminal.
+    #[error("{}: no such file or directory", crate::terminal::one_line(.0))]
     PathNotFound(String),
 }
 

@@ -42,7 +42,14 @@ pub(crate) fn write(level: Level, message: Arguments<'_>) {
     if !enabled(level) {
         return;
     }
-    let line = format!("toolc serve: {}: {message}\n", level.label());
+    // One line, whatever a client named itself or a tool printed: nothing
+    // in it acts on the terminal or starts a line of its own.
+    let message = message.to_string();
+    let line = format!(
+        "toolc serve: {}: {}\n",
+        level.label(),
+        crate::terminal::one_line(&message)
+    );
     // Nothing is left to tell a failure to if stderr is gone.
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }

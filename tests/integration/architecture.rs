@@ -17,6 +17,8 @@ use std::path::Path;
 const LAYERS: &[(&str, u8)] = &[
     ("source", 0),
     ("suggest", 0),
+    // How text is shown to people, used by the CLI and the server's log.
+    ("terminal", 0),
     ("providers", 0),
     // Live MCP servers as input: a reader that makes a document of them.
     ("live", 0),

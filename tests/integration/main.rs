@@ -60,6 +60,7 @@ mod selection;
 mod serve;
 mod serve_hostile;
 mod serve_watch;
+mod terminal_escapes;
 mod typescript_values;
 mod warm_isolation;
 mod warm_python;

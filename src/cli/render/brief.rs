@@ -5,10 +5,10 @@
 
 use std::fmt::Write;
 
-use super::concise::one_line;
 use super::line_cols;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::lint::LintReport;
+use crate::terminal::one_line;
 
 /// Every finding on its own line.
 pub(in crate::cli) fn brief(report: &LintReport) -> String {

@@ -8,6 +8,7 @@ use std::fmt::Write;
 use super::{FIXABLE_MARK, View, line_cols};
 use crate::diagnostic::Diagnostic;
 use crate::lint::LintReport;
+use crate::terminal::one_line;
 
 /// Every finding on its own line, those `--fix` would fix marked when
 /// `view` says so.
@@ -23,7 +24,7 @@ pub(in crate::cli) fn concise(report: &LintReport, view: View) -> String {
 /// One finding as one line (also the line JUnit's `<system-out>` shows),
 /// with the fixable mark before its message when `marked`.
 pub(super) fn line(report: &LintReport, d: &Diagnostic, marked: bool) -> String {
-    let mut text = one_line(&d.path);
+    let mut text = one_line(&d.path).into_owned();
     if let Some((start, _)) = line_cols(report, &d.path, d.span) {
         let _ = write!(text, ":{}:{}", start.line, start.column);
     }
@@ -36,18 +37,4 @@ pub(super) fn line(report: &LintReport, d: &Diagnostic, marked: bool) -> String 
         one_line(&d.message)
     );
     text
-}
-
-/// Text that stays on its line and cannot drive the terminal: line breaks
-/// and other control characters become escapes (`\n`, `\u{1b}`).
-pub(super) fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
 }

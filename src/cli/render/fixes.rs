@@ -89,7 +89,7 @@ pub(in crate::cli) fn list(
     let findings = if total == 1 { "finding" } else { "findings" };
     let mut out = format!("{header} {total} {findings}:\n");
     for (path, rules) in files {
-        let _ = writeln!(out, "- {}:", super::concise::one_line(path));
+        let _ = writeln!(out, "- {}:", crate::terminal::one_line(path));
         let mut rules = rules.clone();
         rules.sort_by(|(a, m), (b, n)| n.cmp(m).then(a.code.cmp(b.code)));
         for (rule, count) in rules {

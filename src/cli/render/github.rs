@@ -47,8 +47,11 @@ fn command(out: &mut String, report: &LintReport, d: &Diagnostic) {
     );
 }
 
-/// A command's message: `%`, CR and LF escaped, and the other control
-/// characters shown as escapes so they cannot act on the log viewer.
+/// A command's message: `%`, CR and LF escaped as the toolkit does (the
+/// annotation shows them as the line breaks they are), and the other
+/// characters that would act on the log viewer or reorder the line
+/// (controls, bidirectional overrides, U+2028) shown as escapes, by
+/// [`crate::terminal`].
 fn data(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -56,7 +59,9 @@ fn data(text: &str) -> String {
             '%' => out.push_str("%25"),
             '\r' => out.push_str("%0D"),
             '\n' => out.push_str("%0A"),
-            c if c.is_control() => out.extend(c.escape_default()),
+            c if crate::terminal::is_unsafe(c) => {
+                out.push_str(&crate::terminal::one_line(c.encode_utf8(&mut [0; 4])));
+            }
             c => out.push(c),
         }
     }
@@ -77,5 +82,6 @@ mod tests {
         assert_eq!(data("50% done\r\nnext: a,b"), "50%25 done%0D%0Anext: a,b");
         assert_eq!(property("a,b:c%.json"), "a%2Cb%3Ac%25.json");
         assert_eq!(data("\u{1b}[2J"), "\\u{1b}[2J");
+        assert_eq!(data("a\u{202e}b\u{2028}"), "a\\u{202e}b\\u{2028}");
     }
 }

@@ -74,7 +74,14 @@ fn issue(
     json!({
         // GitLab shows the description, not the check name: both say
         // which rule found it.
-        "description": format!("{}({}): {}", d.code(), d.rule.name, d.message),
+        // It is read by people (on the merge request): shown as the
+        // terminal renderers show it. The path stays exact, to link.
+        "description": format!(
+            "{}({}): {}",
+            d.code(),
+            d.rule.name,
+            crate::terminal::one_line(&d.message)
+        ),
         "check_name": d.code(),
         "fingerprint": fingerprint,
         "severity": severity(d.severity),

@@ -13,6 +13,7 @@ use std::fmt::Write;
 use super::{concise, line_cols};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::lint::LintReport;
+use crate::terminal::one_line;
 
 /// A test case: a path and its findings, in report order.
 struct Case<'r> {
@@ -91,7 +92,7 @@ fn test_case(out: &mut String, report: &LintReport, case: &Case<'_>) {
             system_out.push_str(&concise::line(report, d, false));
             system_out.push('\n');
             if let Some(help) = &d.help {
-                let _ = writeln!(system_out, "help: {help}");
+                let _ = writeln!(system_out, "help: {}", one_line(help));
             }
         }
     }
@@ -105,22 +106,25 @@ fn test_case(out: &mut String, report: &LintReport, case: &Case<'_>) {
     out.push_str("    </testcase>\n");
 }
 
-/// `path:line:col: message`, then `help: ...` when there is help.
+/// `path:line:col: message`, then `help: ...` when there is help, each
+/// value on its line (a line break in it is shown as `\n`).
 fn failure_text(report: &LintReport, d: &Diagnostic) -> String {
-    let mut text = d.path.clone();
+    let mut text = one_line(&d.path).into_owned();
     if let Some((start, _)) = line_cols(report, &d.path, d.span) {
         let _ = write!(text, ":{}:{}", start.line, start.column);
     }
-    let _ = write!(text, ": {}", d.message);
+    let _ = write!(text, ": {}", one_line(&d.message));
     if let Some(help) = &d.help {
-        let _ = write!(text, "\nhelp: {help}");
+        let _ = write!(text, "\nhelp: {}", one_line(help));
     }
     text
 }
 
 /// Text made safe for XML 1.0 content or (with `attribute`) a
 /// double-quoted attribute value. Characters XML 1.0 forbids even as references (most C0
-/// controls) are shown as escapes (`\u{1b}`); in attributes, line breaks
+/// controls), and the others that would act on a terminal or reorder the
+/// text (DEL, C1 controls, bidirectional overrides, U+2028), are shown as
+/// escapes (`\u{1b}`); in attributes, line breaks
 /// and tabs become character references so parsers keep them.
 fn escape(text: &str, attribute: bool) -> String {
     let mut out = String::with_capacity(text.len());
@@ -135,7 +139,11 @@ fn escape(text: &str, attribute: bool) -> String {
             '\n' if attribute => out.push_str("&#10;"),
             '\t' if attribute => out.push_str("&#9;"),
             '\n' | '\t' => out.push(c),
-            c if forbidden_in_xml(c) => out.extend(c.escape_default()),
+            // Also what XML allows but a person reading the report must
+            // not get raw (see crate::terminal).
+            c if forbidden_in_xml(c) || crate::terminal::is_unsafe(c) => {
+                out.push_str(&crate::terminal::one_line(c.encode_utf8(&mut [0; 4])));
+            }
             c => out.push(c),
         }
     }

@@ -6,9 +6,9 @@
 
 use std::fmt::Write;
 
-use super::concise::one_line;
 use super::line_cols;
 use crate::lint::LintReport;
+use crate::terminal::one_line;
 
 /// Every finding on its own line, in report order.
 pub(in crate::cli) fn pylint(report: &LintReport) -> String {

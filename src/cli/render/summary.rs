@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use super::concise::one_line;
+use crate::terminal::one_line;
 use std::collections::BTreeSet;
 
 use super::line_cols;
@@ -232,7 +232,7 @@ pub(in crate::cli) fn shown_paths(
 
 /// Where a finding is: `path:line:col`, or the path alone.
 fn position(report: &LintReport, d: &Diagnostic) -> String {
-    let mut text = one_line(&d.path);
+    let mut text = one_line(&d.path).into_owned();
     if let Some((start, _)) = line_cols(report, &d.path, d.span) {
         let _ = write!(text, ":{}:{}", start.line, start.column);
     }
