@@ -56,8 +56,8 @@ fn run(manifest: &Path, tool: &str, extra: &[&str]) -> (Value, String) {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let line: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    let line: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
     (line, stderr)
 }
 
@@ -189,7 +189,11 @@ fn assert_no_capabilities(report: &Value, what: &str) {
             "{what}: {key}: {report}"
         );
     }
-    assert_eq!(report["status"]["NoNewPrivs"], json!(["1"]), "{what}: {report}");
+    assert_eq!(
+        report["status"]["NoNewPrivs"],
+        json!(["1"]),
+        "{what}: {report}"
+    );
     assert_eq!(report["wrote"], json!("scratch"), "{what}: {report}");
     assert_eq!(report["read"], json!("manifest data"), "{what}: {report}");
 }
@@ -205,7 +209,11 @@ fn a_tool_has_no_capability_and_no_root_uid() {
     let manifest = write_tool(&dir, "credentials", 20, CREDENTIALS);
     dir.write("data.txt", "manifest data");
     let (line, _) = run(&manifest, "credentials", &[]);
-    assert_eq!(line["metadata"]["sandbox"], json!("namespaces+landlock"), "{line}");
+    assert_eq!(
+        line["metadata"]["sandbox"],
+        json!("namespaces+landlock"),
+        "{line}"
+    );
     let report = output(&line);
     assert_no_capabilities(report, "namespaces");
     assert_ne!(report["uid"], json!(0), "{report}");
@@ -317,7 +325,11 @@ fn a_killed_toolcs_scratch_is_gone_after_the_next_run(extra: &[&str], name: &str
         .env("TMPDIR", &tmp)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let left = scratch_dirs(&tmp);
     assert!(
         !killed_scratch.iter().any(|p| left.contains(p)),

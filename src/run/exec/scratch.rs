@@ -153,7 +153,10 @@ mod tests {
 
     #[test]
     fn a_name_tells_its_owner() {
-        assert_eq!(owner("toolc-run-42-9001-3-0000abcd"), Some((42, Some(9001))));
+        assert_eq!(
+            owner("toolc-run-42-9001-3-0000abcd"),
+            Some((42, Some(9001)))
+        );
         assert_eq!(owner("toolc-run-42-3-0000abcd"), Some((42, None)));
         assert_eq!(owner("toolc-run-42-0-3-0000abcd"), Some((42, None)));
         assert_eq!(owner("toolc-run-x-3-0000abcd"), None);
