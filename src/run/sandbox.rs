@@ -76,8 +76,8 @@
 //! What none of them does: limit CPU time beyond the call's timeout,
 //! the number of processes (a fork bomb runs until the timeout kills its
 //! namespace), memory beyond `RLIMIT_AS` (the call's `/dev/shm` and, in
-//! namespaces, its scratch directory hold at most 256 MiB each), or hide the host's mount table
-//! (`/proc/self/mountinfo`). Under Landlock alone `/dev/shm` is the
+//! namespaces, its scratch directory hold at most 256 MiB each), or hide
+//! the host's mount table (`/proc/self/mountinfo`). Under Landlock alone `/dev/shm` is the
 //! host's: what a tool leaves there outlives its call.
 //!
 //! The Landlock rules are built in toolc's own process, before the
