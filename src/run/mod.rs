@@ -339,7 +339,7 @@ impl Runner {
         }
         if let Err(why) = &self.namespaces {
             warnings.push(format!(
-                "tools run without their own namespaces ({why}): other processes stay visible in /proc and the environment of toolc and of the user's other processes readable, a daemon a tool starts may outlive its call, UDP is open to tools without network, /dev/shm is the host's, and a tool run by root keeps root's capabilities"
+                "tools run without their own namespaces ({why}): other processes stay visible in /proc and the environment of toolc and of the user's other processes readable, a daemon a tool starts may outlive its call, UDP is open to tools without network, /dev/shm is the host's, and a tool keeps its uid (uid 0 when toolc runs as root, with every capability dropped all the same)"
             ));
         }
         if self.support == Support::Unavailable {

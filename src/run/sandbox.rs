@@ -13,11 +13,19 @@
 //!   empty network namespace: no interface but a loopback that is down,
 //!   so TCP, UDP (DNS exfiltration) and abstract UNIX sockets of the host
 //!   are all out of reach. The user namespace maps the caller's own uid
-//!   and gid to themselves (`setgroups` denied), so files keep their
-//!   owners and the tool gains no right on the host; the mount namespace
+//!   and gid (`setgroups` denied) to themselves, or, when toolc runs as
+//!   root, to [`UNPRIVILEGED_ID`]: the tool is never uid 0 inside, yet a
+//!   file the caller owns (its scratch directory, the manifest's
+//!   directory) is the tool's own, so it reads and writes them as toolc
+//!   could, and gains no right on the host; the mount namespace
 //!   only serves the new `/proc` (its mounts are private, nothing
-//!   propagates back) and a `/dev/shm` of the call's own (POSIX shared
-//!   memory and files there go with the namespace). The IPC namespace
+//!   propagates back), a `/dev/shm` of the call's own (POSIX shared
+//!   memory and files there go with the namespace) and, over the call's
+//!   scratch directory (its `TMPDIR`), a tmpfs of its own
+//!   ([`Confinement::scratch_in_memory`]): what the tool writes there is
+//!   gone with the namespace even when toolc is killed and cannot remove
+//!   the directory (the empty directory left on the host is swept by the
+//!   next toolc: [`super::exec`]'s scratch module). The IPC namespace
 //!   hides System V shared memory, semaphores and message queues of
 //!   other processes.
 //! - **Landlock** (ABI 6 asked for, the kernel's own when older). File
@@ -36,10 +44,21 @@
 //!   6.18); only the PID namespace, where that pid does not exist, does.
 //! - **seccomp** (with either layer): the tool may not clear its
 //!   parent-death signal (it would outlive a killed toolc), reach the
-//!   kernel keyrings (not namespaced: the caller's session keyring), or,
+//!   kernel keyrings (not namespaced: the caller's session keyring), use
+//!   io_uring (its requests bypass this filter: it reached a host UNIX
+//!   socket without network), make new namespaces or enter others, or,
 //!   without network, open a UNIX socket (a path socket is reached through
 //!   the file system, which neither the network namespace nor Landlock
-//!   checks on `connect`).
+//!   checks on `connect`). The full list and the reasons are in
+//!   [`super::seccomp`].
+//! - **No capabilities** (with either layer): before the exec the child
+//!   drops every capability: the bounding set (`PR_CAPBSET_DROP` for each),
+//!   the ambient set, and effective, permitted and inheritable
+//!   (`capset` to zero); `no_new_privs` is set for Landlock and seccomp,
+//!   so no set-user-id program or file capability gives any back. In a
+//!   user namespace the child needs its capabilities only for its own
+//!   mounts, which come first. A tool run by root thus has none of root's
+//!   powers, inside its namespaces or under Landlock alone.
 //!
 //! Where user namespaces are unavailable (a kernel or container that
 //! forbids them, a `user.max_user_namespaces` of 0), a runner probes it
@@ -48,13 +67,17 @@
 //! alone, other processes stay visible in `/proc` and the environment of
 //! those of the same user (toolc's included) readable, a `setsid` daemon
 //! outlives its call, UDP is open to a tool without network, and a tool
-//! run by root keeps root's capabilities (raw and packet sockets).
+//! keeps toolc's uid: uid 0 when toolc runs as root (without any
+//! capability, but the owner of root's files as far as Landlock lets it
+//! reach them). A caller that is not root cannot empty its bounding set
+//! there (that needs `CAP_SETPCAP`); it holds no capability to lose, and
+//! `no_new_privs` keeps it so across the exec.
 //!
 //! What none of them does: limit CPU time beyond the call's timeout,
 //! the number of processes (a fork bomb runs until the timeout kills its
-//! namespace), memory beyond `RLIMIT_AS` (the call's `/dev/shm` holds at
-//! most 256 MiB), or hide the host's mount table
-//! (`/proc/self/mountinfo`). Under Landlock alone `/dev/shm` is the
+//! namespace), memory beyond `RLIMIT_AS` (the call's `/dev/shm` and, in
+//! namespaces, its scratch directory hold at most 256 MiB each), or hide
+//! the host's mount table (`/proc/self/mountinfo`). Under Landlock alone `/dev/shm` is the
 //! host's: what a tool leaves there outlives its call.
 //!
 //! The Landlock rules are built in toolc's own process, before the
@@ -64,9 +87,11 @@
 //! mounts, Landlock rules for its new `/proc` and `/dev/shm` (a rule on
 //! the host's directories does not reach a file system mounted over
 //! them: checked),
-//! `prctl(PR_SET_NO_NEW_PRIVS)` and `landlock_restrict_self`; the rules
-//! hold across the exec for the tool and everything it starts.
+//! the capabilities dropped, `prctl(PR_SET_NO_NEW_PRIVS)` and
+//! `landlock_restrict_self`; the rules hold across the exec for the tool
+//! and everything it starts.
 
+use std::ffi::CString;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
@@ -236,7 +261,9 @@ pub(crate) enum Step {
     PrivateMounts,
     MountProc,
     MountShm,
+    MountScratch,
     MountRules,
+    Capabilities,
     MemoryLimit,
     Stdio,
     WorkingDirectory,
@@ -246,7 +273,7 @@ pub(crate) enum Step {
 }
 
 impl Step {
-    const ALL: [Step; 15] = [
+    const ALL: [Step; 17] = [
         Step::DeathSignal,
         Step::ProcessGroup,
         Step::Setgroups,
@@ -255,7 +282,9 @@ impl Step {
         Step::PrivateMounts,
         Step::MountProc,
         Step::MountShm,
+        Step::MountScratch,
         Step::MountRules,
+        Step::Capabilities,
         Step::MemoryLimit,
         Step::Stdio,
         Step::WorkingDirectory,
@@ -286,7 +315,9 @@ impl Step {
             Step::PrivateMounts => "make the mounts private",
             Step::MountProc => "mount the PID namespace's /proc",
             Step::MountShm => "mount a /dev/shm of the call's own",
-            Step::MountRules => "let Landlock reach the new /proc and /dev/shm",
+            Step::MountScratch => "mount a tmpfs over the call's scratch directory",
+            Step::MountRules => "let Landlock reach the new /proc, /dev/shm and scratch directory",
+            Step::Capabilities => "drop every capability",
             Step::MemoryLimit => "set the memory limit",
             Step::Stdio => "connect stdin, stdout and stderr",
             Step::WorkingDirectory => "enter the working directory",
@@ -301,25 +332,40 @@ impl Step {
 struct Namespaces {
     /// A new, empty network namespace too.
     network: bool,
-    /// `uid uid 1`: the caller's own uid, mapped to itself.
+    /// `inside uid 1`: the caller's own uid, mapped to itself, or to
+    /// [`UNPRIVILEGED_ID`] when it is root.
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
     /// The machine has a `/dev/shm` to cover with the call's own tmpfs.
     shm: bool,
+    /// The call's scratch directory, to cover with a tmpfs of its own.
+    scratch: Option<CString>,
 }
 
 impl Namespaces {
     fn of_this_process(network: bool) -> Namespaces {
         // SAFETY: plain syscalls without arguments.
         let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        let inside = |id: u32| if id == 0 { UNPRIVILEGED_ID } else { id };
         Namespaces {
             network,
-            uid_map: format!("{uid} {uid} 1\n").into_bytes(),
-            gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+            uid_map: format!("{} {uid} 1\n", inside(uid)).into_bytes(),
+            gid_map: format!("{} {gid} 1\n", inside(gid)).into_bytes(),
             shm: Path::new(SHM).is_dir(),
+            scratch: None,
         }
     }
 }
+
+/// The uid and gid a tool has inside its user namespace when toolc runs
+/// as root: the first id distributions give a person, never 0. Unmapped
+/// owners (every other user of the host) show as the overflow id 65534.
+pub(crate) const UNPRIVILEGED_ID: u32 = 1000;
+
+/// The mount options of a call's scratch tmpfs: private to the tool (its
+/// root belongs to the tool's uid) and 256 MiB at most, as its
+/// `/dev/shm`.
+const SCRATCH_OPTIONS: &std::ffi::CStr = c"mode=0700,size=256m";
 
 /// The shared-memory directory every program expects.
 const SHM: &str = "/dev/shm";
@@ -394,6 +440,19 @@ impl Confinement {
         })
     }
 
+    /// Mounts a tmpfs (at most 256 MiB) over `scratch`, the
+    /// call's scratch directory, in the call's mount namespace, so that
+    /// its contents go with the namespace. Nothing without namespaces.
+    pub fn scratch_in_memory(&mut self, scratch: &Path) -> Result<(), String> {
+        use std::os::unix::ffi::OsStrExt;
+        if let Some(namespaces) = &mut self.namespaces {
+            let path = CString::new(scratch.as_os_str().as_bytes())
+                .map_err(|_| format!("{} contains a NUL byte", scratch.display()))?;
+            namespaces.scratch = Some(path);
+        }
+        Ok(())
+    }
+
     /// The `clone3` flags of its namespaces (0 without).
     pub fn clone_flags(&self) -> u64 {
         let Some(namespaces) = &self.namespaces else {
@@ -451,12 +510,26 @@ impl Confinement {
             {
                 return Err((Step::MountShm, errno()));
             }
+            if let Some(scratch) = &namespaces.scratch
+                && libc::mount(
+                    c"tmpfs".as_ptr(),
+                    scratch.as_ptr(),
+                    c"tmpfs".as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV,
+                    SCRATCH_OPTIONS.as_ptr().cast(),
+                ) != 0
+            {
+                return Err((Step::MountScratch, errno()));
+            }
         }
         if let Some(rules) = &self.mount_rules {
             let fail = |e| (Step::MountRules, e);
             add_rule(rules, c"/proc", rules.read).map_err(fail)?;
             if namespaces.shm {
                 add_rule(rules, c"/dev/shm", rules.all).map_err(fail)?;
+            }
+            if let Some(scratch) = &namespaces.scratch {
+                add_rule(rules, scratch, rules.all).map_err(fail)?;
             }
         }
         Ok(())
@@ -466,6 +539,7 @@ impl Confinement {
     /// seccomp filter. Runs in the child before exec: no allocation on
     /// any path.
     pub fn enforce(&mut self) -> Result<(), (Step, i32)> {
+        drop_capabilities().map_err(|e| (Step::Capabilities, e))?;
         if let Some(ruleset) = self.ruleset.take()
             && ruleset.restrict_self().is_err()
         {
@@ -522,6 +596,76 @@ fn ruleset(rules: &Rules, support: Support) -> Result<RulesetCreated, String> {
 
 fn errno() -> i32 {
     std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+/// The highest capability number a kernel may know; numbers it does not
+/// know are refused with `EINVAL` and skipped.
+const LAST_CAPABILITY: libc::c_ulong = 63;
+
+/// `_LINUX_CAPABILITY_VERSION_3`: 64-bit sets, in two 32-bit halves.
+const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// Drops every capability of the calling process: the bounding set (so
+/// that no exec, not even of a set-user-id-root program or as uid 0,
+/// gives one back), the ambient set, then effective, permitted and
+/// inheritable. Emptying the bounding set needs `CAP_SETPCAP`: a process
+/// without it (a caller that is not root, without namespaces) has no
+/// capability to keep, and its set stays. No allocation.
+fn drop_capabilities() -> Result<(), i32> {
+    // SAFETY: prctl and capset on valid, local structures.
+    unsafe {
+        for capability in 0..=LAST_CAPABILITY {
+            if libc::prctl(libc::PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 {
+                match errno() {
+                    libc::EINVAL | libc::EPERM => {}
+                    other => return Err(other),
+                }
+            }
+        }
+        if libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        ) != 0
+            && errno() != libc::EINVAL
+        {
+            return Err(errno());
+        }
+        let mut header = CapHeader {
+            version: CAPABILITY_VERSION_3,
+            pid: 0,
+        };
+        let data = [CapData {
+            effective: 0,
+            permitted: 0,
+            inheritable: 0,
+        }; 2];
+        if libc::syscall(
+            libc::SYS_capset,
+            std::ptr::addr_of_mut!(header),
+            data.as_ptr(),
+        ) != 0
+        {
+            return Err(errno());
+        }
+    }
+    Ok(())
 }
 
 /// Writes `bytes` to the file at `path` in one write(2). No allocation.

@@ -1,22 +1,56 @@
 //! A small seccomp filter: the system calls a tool may not make, for what
-//! the namespaces and Landlock do not see.
+//! the namespaces, Landlock and the dropped capabilities do not see.
 //!
 //! The filter is a deny list, installed last before the exec (after
-//! Landlock, which has set `no_new_privs`), and inherited by everything
-//! the tool starts. It refuses, with `EPERM`:
+//! Landlock, with `no_new_privs` set just before it), and inherited by
+//! everything the tool starts. It refuses, for every tool:
 //!
-//! - `prctl(PR_SET_PDEATHSIG, s)` for any `s` but `SIGKILL`: the tool is
-//!   process 1 of its PID namespace and dies with toolc through that
-//!   signal; clearing it would keep the whole namespace alive, unwatched,
-//!   after toolc was killed;
-//! - `keyctl`, `add_key` and `request_key`: the kernel keyrings are not
-//!   namespaced, and the caller's session keyring (with the credentials
-//!   a login or a CI runner put there) would be readable;
-//! - for a tool that declares no network, `socket(AF_UNIX, …)`: its empty
-//!   network namespace holds no abstract socket of the host, but a path
-//!   socket (a Docker, D-Bus or database socket) is reached through the
-//!   file system, and Landlock does not check `connect` on one.
-//!   `socketpair` stays allowed: it connects nothing outside.
+//! - with `ENOSYS`, `io_uring_setup`, `io_uring_enter` and
+//!   `io_uring_register`: an io_uring request (`IORING_OP_SOCKET`,
+//!   `IORING_OP_CONNECT`, `IORING_OP_OPENAT`) is carried out by the
+//!   kernel without passing through the system-call entry this filter
+//!   sees, so a tool without network reached a host UNIX socket through
+//!   it. `ENOSYS` rather than `EPERM` because it reads as "this kernel
+//!   has no io_uring": liburing, libuv, Tokio and Java's runtimes then
+//!   fall back to epoll and threads instead of failing (Docker's default
+//!   profile answers `EPERM` for everything it refuses; Android's app
+//!   filter answers `ENOSYS` here, as toolc does);
+//! - with `ENOSYS`, `clone3`: its flags are in memory a filter cannot
+//!   read, so the namespace rule below could not hold; `ENOSYS` makes
+//!   glibc, musl and Go fall back to `clone` (as under Docker's profile);
+//! - with `EPERM`, `unshare` and `clone` asking for any new namespace: a
+//!   new user namespace would give the tool a full set of capabilities
+//!   again (inside it), the door of most user-namespace privilege
+//!   escalations, and the others need it or capabilities the tool no
+//!   longer has;
+//! - with `EPERM`, `setns` (entering another namespace through a
+//!   descriptor: the tool would leave its own), `open_by_handle_at` (the
+//!   "shocker" escape: a file handle opens a file by number, around every
+//!   path rule), `bpf`, `perf_event_open` and `userfaultfd` (kernel attack
+//!   surface a tool has no use for; the last one stretches kernel races),
+//!   `kexec_load`, `kexec_file_load`, `init_module`, `finit_module` and
+//!   `delete_module` (changing the kernel: also stopped by the dropped
+//!   capabilities, refused here as well in case one is kept);
+//! - with `EPERM`, `keyctl`, `add_key` and `request_key`: the kernel
+//!   keyrings are not namespaced, and the caller's session keyring (with
+//!   the credentials a login or a CI runner put there) would be readable;
+//! - with `EPERM`, `prctl(PR_SET_PDEATHSIG, s)` for any `s` but
+//!   `SIGKILL`: the tool is process 1 of its PID namespace and dies with
+//!   toolc through that signal; clearing it would keep the whole
+//!   namespace alive, unwatched, after toolc was killed;
+//! - with `EPERM`, for a tool that declares no network,
+//!   `socket(AF_UNIX, …)`: its empty network namespace holds no abstract
+//!   socket of the host, but a path socket (a Docker, D-Bus or database
+//!   socket) is reached through the file system, and Landlock does not
+//!   check `connect` on one. `socketpair` stays allowed: it connects
+//!   nothing outside.
+//!
+//! Left allowed on purpose: `ptrace`, `process_vm_readv` and `pidfd_getfd`
+//! (debuggers and `strace` in a tool work; a process outside the tool's
+//! PID namespace has no pid there, and Landlock denies tracing a process
+//! outside the tool's domain in either mode); `mount`, `pivot_root` and
+//! `chroot` (the tool has no capability left, and a Landlock-confined
+//! process may not change its mounts).
 //!
 //! A system call of another architecture (32-bit calls on x86_64, and
 //! the x32 ABI) fails with `ENOSYS`, so that the numbers checked are the
@@ -41,6 +75,46 @@ const ARCH_OFFSET: u32 = 4;
 const ARG0: u32 = 16;
 const ARG1: u32 = 24;
 
+/// The `clone` and `unshare` flags that make a new namespace
+/// (`CLONE_NEWNS`, `CLONE_NEWCGROUP`, `CLONE_NEWUTS`, `CLONE_NEWIPC`,
+/// `CLONE_NEWUSER`, `CLONE_NEWPID`, `CLONE_NEWNET`).
+const NEW_NAMESPACES: u32 = (libc::CLONE_NEWNS
+    | libc::CLONE_NEWCGROUP
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUSER
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWNET) as u32;
+
+/// `CLONE_NEWTIME`: an `unshare` flag only (in `clone` that bit belongs
+/// to the exit signal).
+const NEW_TIME: u32 = 0x80;
+
+/// Refused with `ENOSYS`: io_uring (see the module doc) and `clone3`.
+const MISSING: &[libc::c_long] = &[
+    libc::SYS_io_uring_setup,
+    libc::SYS_io_uring_enter,
+    libc::SYS_io_uring_register,
+    libc::SYS_clone3,
+];
+
+/// Refused with `EPERM` whatever their arguments.
+const DENIED: &[libc::c_long] = &[
+    libc::SYS_keyctl,
+    libc::SYS_add_key,
+    libc::SYS_request_key,
+    libc::SYS_setns,
+    libc::SYS_open_by_handle_at,
+    libc::SYS_bpf,
+    libc::SYS_perf_event_open,
+    libc::SYS_userfaultfd,
+    libc::SYS_kexec_load,
+    libc::SYS_kexec_file_load,
+    libc::SYS_init_module,
+    libc::SYS_finit_module,
+    libc::SYS_delete_module,
+];
+
 /// Where a check leads.
 #[derive(Clone, Copy)]
 enum To {
@@ -50,7 +124,9 @@ enum To {
     Past(usize),
     Allow,
     Deny,
-    Foreign,
+    /// `ENOSYS`: a call of another architecture, or one the tool is told
+    /// the kernel lacks.
+    Missing,
 }
 
 enum Insn {
@@ -58,6 +134,8 @@ enum Insn {
     /// Compare the accumulator with a value.
     Equal(u32, To, To),
     AtLeast(u32, To, To),
+    /// Test the accumulator for any of the bits of a value.
+    AnyBit(u32, To, To),
 }
 
 /// A filter program, ready for the kernel.
@@ -71,16 +149,26 @@ impl Filter {
         let syscall = |nr: libc::c_long| nr as u32;
         let mut insns = vec![
             Insn::Load(ARCH_OFFSET),
-            Insn::Equal(ARCH, To::Next, To::Foreign),
+            Insn::Equal(ARCH, To::Next, To::Missing),
             Insn::Load(NR),
         ];
         if cfg!(target_arch = "x86_64") {
-            insns.push(Insn::AtLeast(X32_BIT, To::Foreign, To::Next));
+            insns.push(Insn::AtLeast(X32_BIT, To::Missing, To::Next));
         }
+        for &nr in MISSING {
+            insns.push(Insn::Equal(syscall(nr), To::Missing, To::Next));
+        }
+        for &nr in DENIED {
+            insns.push(Insn::Equal(syscall(nr), To::Deny, To::Next));
+        }
+        // A new namespace, by `unshare` or `clone`; any other flags pass.
         insns.extend([
-            Insn::Equal(syscall(libc::SYS_keyctl), To::Deny, To::Next),
-            Insn::Equal(syscall(libc::SYS_add_key), To::Deny, To::Next),
-            Insn::Equal(syscall(libc::SYS_request_key), To::Deny, To::Next),
+            Insn::Equal(syscall(libc::SYS_unshare), To::Next, To::Past(2)),
+            Insn::Load(ARG0),
+            Insn::AnyBit(NEW_NAMESPACES | NEW_TIME, To::Deny, To::Allow),
+            Insn::Equal(syscall(libc::SYS_clone), To::Next, To::Past(2)),
+            Insn::Load(ARG0),
+            Insn::AnyBit(NEW_NAMESPACES, To::Deny, To::Allow),
         ]);
         if no_network {
             insns.extend([
@@ -130,14 +218,14 @@ impl Filter {
 fn assemble(insns: &[Insn]) -> Vec<libc::sock_filter> {
     let allow = insns.len();
     let deny = allow + 1;
-    let foreign = allow + 2;
+    let missing = allow + 2;
     let offset = |at: usize, to: To| -> u8 {
         let target = match to {
             To::Next => at + 1,
             To::Past(n) => at + 1 + n,
             To::Allow => allow,
             To::Deny => deny,
-            To::Foreign => foreign,
+            To::Missing => missing,
         };
         (target - at - 1) as u8
     };
@@ -160,6 +248,12 @@ fn assemble(insns: &[Insn]) -> Vec<libc::sock_filter> {
             },
             Insn::AtLeast(value, yes, no) => libc::sock_filter {
                 code: op(libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K),
+                jt: offset(at, yes),
+                jf: offset(at, no),
+                k: value,
+            },
+            Insn::AnyBit(value, yes, no) => libc::sock_filter {
+                code: op(libc::BPF_JMP | libc::BPF_JSET | libc::BPF_K),
                 jt: offset(at, yes),
                 jf: offset(at, no),
                 k: value,

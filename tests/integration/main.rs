@@ -55,6 +55,7 @@ mod root_keywords;
 mod round_trips;
 mod rules;
 mod run;
+mod sandbox_hardening;
 mod sdk;
 mod selection;
 mod serve;

@@ -14,11 +14,11 @@ mod command;
 pub(super) mod interpreter;
 pub(super) mod python;
 mod remote;
+mod scratch;
 pub(super) mod warm;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -28,6 +28,7 @@ use super::process::{self, Outcome, Spawn};
 use super::sandbox::{Confinement, Rules, SandboxMode};
 use super::{Entry, ErrorCode, Runner, ToolResult};
 use crate::ir::{Format, Runtime, Tool};
+use scratch::Scratch;
 
 /// How much of a tool's stderr or stdout a message quotes.
 const QUOTE_LIMIT: usize = 2000;
@@ -153,52 +154,6 @@ impl Limits {
     }
 }
 
-/// A private temporary directory for one call, removed afterwards.
-struct Scratch {
-    path: PathBuf,
-}
-
-impl Scratch {
-    fn new() -> Result<Scratch, Box<ToolResult>> {
-        use std::os::unix::fs::DirBuilderExt;
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        // The name is not secret (the directory is private by its mode);
-        // a clock-derived part only keeps a stale directory of an earlier
-        // process with the same pid from blocking every call.
-        let mut attempt = 0;
-        loop {
-            let n = NEXT.fetch_add(1, Ordering::Relaxed);
-            let salt = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.subsec_nanos())
-                .unwrap_or_default();
-            let path = std::env::temp_dir()
-                .join(format!("toolc-run-{}-{n}-{salt:08x}", std::process::id()));
-            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-                Ok(()) => return Ok(Scratch { path }),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => {
-                    attempt += 1;
-                }
-                Err(e) => {
-                    return Err(Box::new(ToolResult::fail(
-                        ErrorCode::InternalError,
-                        format!(
-                            "cannot create a temporary directory {}: {e}",
-                            path.display()
-                        ),
-                    )));
-                }
-            }
-        }
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
-
 enum Ran {
     /// The process ran; how, and the sandbox it ran in.
     Done(Outcome, SandboxMode),
@@ -229,7 +184,11 @@ fn spawn_confined(
     let sandbox = runner.sandbox_mode();
     if sandbox != SandboxMode::Unconfined {
         let namespaces = runner.namespaces.is_ok();
-        match Confinement::build(&rules, runner.support, namespaces) {
+        let built = Confinement::build(&rules, runner.support, namespaces).and_then(|mut c| {
+            c.scratch_in_memory(&scratch.path)?;
+            Ok(c)
+        });
+        match built {
             Ok(confinement) => spawn.confinement = Some(confinement),
             Err(message) => {
                 return Ran::Failed(Box::new(ToolResult::fail(

@@ -1,0 +1,171 @@
+//! A call's scratch directory, and the sweep of those a killed toolc left.
+//!
+//! Every call gets a private directory (mode 0700) under the temporary
+//! directory (`TMPDIR`), its tool's `TMPDIR`, removed when the call ends.
+//! A toolc killed outright (SIGKILL, the OOM killer, a power cut) runs no
+//! clean-up, and its calls' directories would stay for good. So the name
+//! says whose it is, `toolc-run-PID-START-N-SALT`: toolc's pid and that
+//! process's start time (in clock ticks since boot, `/proc/PID/stat`'s
+//! 22nd field, which tells a reused pid from the owner), and the first
+//! call of every toolc sweeps the temporary directory: a directory of
+//! this form, owned by toolc's user, whose owner no longer runs (no such
+//! pid, or a pid of another start time) is removed. The tool itself is
+//! gone by then: it dies with toolc (its parent-death signal, and in a
+//! PID namespace the whole namespace with it).
+//!
+//! A directory of a toolc still running is never touched, nor one of
+//! another user (the mode keeps it private anyway) or an entry that is
+//! not a directory (a symbolic link planted there is not followed).
+//! Names of older toolc versions (`toolc-run-PID-N-SALT`, no start time)
+//! are removed when their pid is gone.
+
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::run::{ErrorCode, ToolResult};
+
+/// The start of every scratch directory's name.
+pub(crate) const PREFIX: &str = "toolc-run-";
+
+/// A private temporary directory for one call, removed afterwards.
+pub(crate) struct Scratch {
+    pub path: PathBuf,
+}
+
+impl Scratch {
+    /// Creates the call's directory, after sweeping the stale ones once
+    /// per process.
+    pub fn new() -> Result<Scratch, Box<ToolResult>> {
+        static SWEEP: Once = Once::new();
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let tmp = std::env::temp_dir();
+        let me = std::process::id();
+        let started = start_time(me).unwrap_or_default();
+        SWEEP.call_once(|| sweep(&tmp, me));
+        // The name is not secret (the directory is private by its mode);
+        // a clock-derived part only keeps a stale directory of an earlier
+        // process with the same pid and start from blocking every call.
+        let mut attempt = 0;
+        loop {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let salt = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or_default();
+            let path = tmp.join(format!("{PREFIX}{me}-{started}-{n}-{salt:08x}"));
+            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => return Ok(Scratch { path }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => {
+                    attempt += 1;
+                }
+                Err(e) => {
+                    return Err(Box::new(ToolResult::fail(
+                        ErrorCode::InternalError,
+                        format!(
+                            "cannot create a temporary directory {}: {e}",
+                            path.display()
+                        ),
+                    )));
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// The start time of process `pid` in clock ticks since boot, `None`
+/// when it does not run (or is a zombie: dead, only not reaped).
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces
+    // and parentheses itself: the fields after the last ')' start at
+    // field 3 (the state).
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
+    if fields.next()? == "Z" {
+        return None;
+    }
+    // Field 22 is the 19th after the state.
+    fields.nth(18)?.parse().ok()
+}
+
+/// The owner of a scratch directory named `name`: its pid and, in the
+/// current form, its start time.
+fn owner(name: &str) -> Option<(u32, Option<u64>)> {
+    let parts: Vec<&str> = name.strip_prefix(PREFIX)?.split('-').collect();
+    let pid = parts.first()?.parse().ok()?;
+    match parts.len() {
+        // 0: its toolc could not read its own start time.
+        4 => Some((pid, Some(parts[1].parse().ok()?).filter(|t| *t != 0))),
+        3 => Some((pid, None)),
+        _ => None,
+    }
+}
+
+/// Removes the scratch directories in `tmp` whose toolc no longer runs
+/// (see the module doc). Best effort: what cannot be read or removed is
+/// left, and never delays a call by more than one directory listing.
+fn sweep(tmp: &Path, me: u32) {
+    // Without a readable /proc every owner would look gone.
+    if start_time(me).is_none() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(tmp) else {
+        return;
+    };
+    // SAFETY: a plain syscall.
+    let uid = unsafe { libc::geteuid() };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some((pid, started)) = name.to_str().and_then(owner) else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        // The entry itself, not what a link points to.
+        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        if !meta.is_dir() || meta.uid() != uid {
+            continue;
+        }
+        let stale = match (start_time(pid), started) {
+            (None, _) => true,
+            (Some(running), Some(owner)) => running != owner,
+            (Some(_), None) => false,
+        };
+        if stale {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_tells_its_owner() {
+        assert_eq!(
+            owner("toolc-run-42-9001-3-0000abcd"),
+            Some((42, Some(9001)))
+        );
+        assert_eq!(owner("toolc-run-42-3-0000abcd"), Some((42, None)));
+        assert_eq!(owner("toolc-run-42-0-3-0000abcd"), Some((42, None)));
+        assert_eq!(owner("toolc-run-x-3-0000abcd"), None);
+        assert_eq!(owner("toolc-run-42"), None);
+        assert_eq!(owner("toolc-test-42-1-2-3"), None);
+    }
+
+    #[test]
+    fn this_process_has_a_start_time() {
+        assert!(start_time(std::process::id()).is_some());
+    }
+}
