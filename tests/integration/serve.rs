@@ -582,6 +582,11 @@ fn stdout_carries_nothing_but_protocol_and_stdin_eof_ends_the_server() {
         assert_eq!(message["jsonrpc"], "2.0", "{line}");
         answered.push(message);
     }
+    // A server may answer requests in any order (tools/list and tools/call
+    // run at the same time): each answer is read by its id.
+    answered.sort_by_key(|message| message["id"].as_u64());
+    let ids: Vec<Option<u64>> = answered.iter().map(|m| m["id"].as_u64()).collect();
+    assert_eq!(ids, [Some(1), Some(2), Some(3)], "{answered:?}");
     assert_eq!(answered[0]["result"]["protocolVersion"], "2025-11-25");
     assert_eq!(names(&answered[1]["result"]["tools"]), ORDER);
     assert_eq!(answered[2]["result"]["isError"], false);
