@@ -20,6 +20,7 @@ mod http;
 mod list;
 pub(crate) mod log;
 mod sessions;
+mod stdio;
 pub(crate) mod watch;
 
 use std::collections::HashMap;
@@ -141,6 +142,26 @@ pub(crate) struct Settings {
     pub(crate) watch: bool,
 }
 
+/// What one client may hold of the server: requests, sessions and
+/// connections (the `toolc serve` flags of the same names give them).
+#[derive(Debug, Clone)]
+pub(crate) struct Limits {
+    /// The largest request: a stdio line, an HTTP body.
+    pub(crate) max_request: usize,
+    /// The most HTTP sessions open at once.
+    pub(crate) max_sessions: usize,
+    /// How long an HTTP session with no open stream and no message from its
+    /// client lives on.
+    pub(crate) session_idle: Duration,
+    /// How long an HTTP client has to send a request's head.
+    pub(crate) header_timeout: Duration,
+    /// How long an HTTP client has to send a request's body.
+    pub(crate) body_timeout: Duration,
+    /// The most HTTP connections open at once, and from one address.
+    pub(crate) max_connections: usize,
+    pub(crate) max_connections_per_peer: usize,
+}
+
 /// Where the server listens.
 #[derive(Debug, Clone)]
 pub(crate) enum Transport {
@@ -186,6 +207,7 @@ const STOP_GRACE: Duration = Duration::from_secs(5);
 pub(crate) fn serve(
     handler: Handler,
     transport: Transport,
+    limits: &Limits,
     listening: &mut dyn FnMut(SocketAddr),
     watching: Option<(watch::Watch, Arc<watch::Load>)>,
 ) -> Result<Ended, ServeError> {
@@ -200,7 +222,7 @@ pub(crate) fn serve(
     let result = runtime.block_on(async {
         let signals = Signals::install()?;
         match transport {
-            Transport::Stdio => serve_stdio(handler.clone(), signals).await,
+            Transport::Stdio => serve_stdio(handler.clone(), limits.max_request, signals).await,
             Transport::Http(addr) => {
                 let listener = tokio::net::TcpListener::bind(addr)
                     .await
@@ -209,7 +231,7 @@ pub(crate) fn serve(
                     .local_addr()
                     .map_err(|source| ServeError::Listen { addr, source })?;
                 listening(bound);
-                http::serve(handler.clone(), listener, signals).await
+                http::serve(handler.clone(), listener, limits, signals).await
             }
         }
     });
@@ -223,12 +245,16 @@ pub(crate) fn serve(
     result
 }
 
-async fn serve_stdio(handler: Handler, mut signals: Signals) -> Result<Ended, ServeError> {
+async fn serve_stdio(
+    handler: Handler,
+    max_request: usize,
+    mut signals: Signals,
+) -> Result<Ended, ServeError> {
     use rmcp::ServiceExt;
     use rmcp::service::ServerInitializeError;
     // A signal ends the server even before a session starts.
     let started = tokio::select! {
-        started = handler.serve(rmcp::transport::stdio_pipes()) => started,
+        started = handler.serve(stdio::screened(rmcp::transport::stdio_pipes(), max_request)) => started,
         signal = signals.next() => return Ok(Ended::Signal(signal)),
     };
     let service = match started {

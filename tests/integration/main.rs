@@ -59,6 +59,7 @@ mod sdk;
 mod selection;
 mod serve;
 mod serve_hostile;
+mod serve_limits;
 mod serve_watch;
 mod typescript_values;
 mod warm_isolation;
