@@ -285,9 +285,18 @@ mod tests {
 
     #[test]
     fn ids_are_found_in_cut_or_deep_requests() {
-        assert_eq!(request_id(br#"{"jsonrpc":"2.0","id":7,"params":[[["#), json!(7));
-        assert_eq!(request_id(br#"{"params":{"id":1},"id":"a\"b"}"#), json!("a\"b"));
-        assert_eq!(request_id(br#"{"x":"\"id\":3","id" : -2.5e1}"#), json!(-25.0));
+        assert_eq!(
+            request_id(br#"{"jsonrpc":"2.0","id":7,"params":[[["#),
+            json!(7)
+        );
+        assert_eq!(
+            request_id(br#"{"params":{"id":1},"id":"a\"b"}"#),
+            json!("a\"b")
+        );
+        assert_eq!(
+            request_id(br#"{"x":"\"id\":3","id" : -2.5e1}"#),
+            json!(-25.0)
+        );
         assert_eq!(request_id(br#"{"method":"x","id":12"#), Value::Null);
         assert_eq!(request_id(br#"[{"id":1}]"#), Value::Null);
         assert_eq!(request_id(br#"{"id":{"a":1}}"#), Value::Null);

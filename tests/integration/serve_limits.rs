@@ -99,7 +99,12 @@ fn past_max_sessions_an_idle_one_makes_room_and_busy_ones_get_503_with_retry_aft
 #[test]
 fn connections_stalled_in_their_body_are_closed_after_the_body_timeout() {
     let server = HttpServer::start(
-        &["--body-timeout", "1.5", "--max-connections-per-peer", "1000"],
+        &[
+            "--body-timeout",
+            "1.5",
+            "--max-connections-per-peer",
+            "1000",
+        ],
         &fixture(),
     );
     // Heads sent in full, bodies promised and never finished.
@@ -191,7 +196,10 @@ fn a_stdio_request_nested_200_deep_gets_an_error_and_the_server_goes_on() {
     let flat = format!("[{}]", nested(&json!(43), 200));
     let answer = send_raw(&mut client, &flat, &Value::Null);
     assert!(answer["error"]["code"].is_i64(), "{answer}");
-    assert!(!client.tool_names().is_empty(), "the server stopped serving");
+    assert!(
+        !client.tool_names().is_empty(),
+        "the server stopped serving"
+    );
 }
 
 #[test]
@@ -216,5 +224,8 @@ fn an_oversized_stdio_request_gets_an_error_and_the_server_goes_on() {
         "params": {"_meta": {"pad": "y".repeat(60 * 1024)}}});
     let answer = send_raw(&mut client, &list.to_string(), &json!("small"));
     assert!(answer.get("result").is_some(), "{answer}");
-    assert!(!client.tool_names().is_empty(), "the server stopped serving");
+    assert!(
+        !client.tool_names().is_empty(),
+        "the server stopped serving"
+    );
 }
