@@ -200,6 +200,10 @@ pub enum ServeError {
 /// How long running calls get to stop once the server ends.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
+/// How long the answers of calls stopped by a signal get to be written
+/// before the stdio session ends.
+const ANSWERS_FLUSHED: Duration = Duration::from_millis(50);
+
 /// Serves `handler`'s tools on `transport` until the client goes away or
 /// a signal arrives. Calls still running then are cancelled (their
 /// processes killed) before this returns. `listening` is told the HTTP
@@ -254,7 +258,7 @@ async fn serve_stdio(
     use rmcp::service::ServerInitializeError;
     // A signal ends the server even before a session starts.
     let started = tokio::select! {
-        started = handler.serve(stdio::screened(rmcp::transport::stdio_pipes(), max_request)) => started,
+        started = handler.clone().serve(stdio::screened(rmcp::transport::stdio_pipes(), max_request)) => started,
         signal = signals.next() => return Ok(Ended::Signal(signal)),
     };
     let service = match started {
@@ -276,6 +280,12 @@ async fn serve_stdio(
             Ok(Ended::Closed)
         }
         signal = signals.next() => {
+            // The calls learn first that the server stops (not the
+            // client), answer so, and are written to the audit log; the
+            // session ends after them, the answers on their way.
+            handler.shutdown();
+            handler.calls_finished(STOP_GRACE).await;
+            tokio::time::sleep(ANSWERS_FLUSHED).await;
             stop.cancel();
             Ok(Ended::Signal(signal))
         }

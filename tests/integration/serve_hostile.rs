@@ -186,7 +186,7 @@ fn a_loopback_http_server_refuses_foreign_origins() {
 }
 
 /// The pids of the processes whose command line contains `text`.
-fn running(text: &str) -> Vec<u32> {
+pub(crate) fn running(text: &str) -> Vec<u32> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
@@ -475,6 +475,12 @@ impl RawStdio {
             .iter()
             .filter_map(|t| t["name"].as_str().map(str::to_string))
             .collect()
+    }
+}
+
+impl RawStdio {
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
     }
 }
 

@@ -229,3 +229,62 @@ fn an_oversized_stdio_request_gets_an_error_and_the_server_goes_on() {
         "the server stopped serving"
     );
 }
+
+#[test]
+fn sigterm_answers_and_audits_every_call_taken_running_or_queued_as_a_shutdown() {
+    let dir = crate::TempDir::new("serve-limits-sigterm");
+    let audit = dir.path().join("audit.jsonl");
+    let mut args = vec![
+        "--max-concurrency".to_string(),
+        "2".to_string(),
+        "--audit".to_string(),
+        audit.display().to_string(),
+    ];
+    args.extend(fixture());
+    let mut client = RawStdio::start(&args);
+    // Two naps run (the marker: a value no other test uses), three wait
+    // for a slot.
+    let ids: Vec<u64> = (100..105).collect();
+    for id in &ids {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "nap", "arguments": {"seconds": 293.75}}});
+        writeln!(client.stdin, "{call}").expect("send");
+    }
+    let started = Instant::now();
+    while crate::serve_hostile::running("sleep 293.75").len() < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the naps never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = client.pid();
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let mut answered = std::collections::BTreeMap::new();
+    while answered.len() < ids.len() {
+        let Ok(line) = client.lines.recv_timeout(Duration::from_secs(20)) else {
+            break;
+        };
+        let answer: Value = serde_json::from_str(&line).expect("JSON-RPC");
+        if let Some(id) = answer["id"].as_u64() {
+            answered.insert(id, answer);
+        }
+    }
+    let found: Vec<u64> = answered.keys().copied().collect();
+    assert_eq!(found, ids, "calls answered: {answered:?}");
+    for (id, answer) in &answered {
+        let text = answer.to_string();
+        assert!(text.contains("shutting down"), "call {id}: {text}");
+        assert!(!text.contains("client cancelled"), "call {id}: {text}");
+    }
+    let records = std::fs::read_to_string(&audit).unwrap_or_default();
+    assert_eq!(
+        records.lines().filter(|l| !l.trim().is_empty()).count(),
+        ids.len(),
+        "one audit record per call:\n{records}"
+    );
+}
