@@ -5,16 +5,17 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::model::ProtocolVersion;
 
-use super::run_cmd::RunnerArgs;
+use super::run_cmd::{RunnerArgs, parse_seconds};
 use super::{CliError, Outcome, render};
 use crate::project::ReadLog;
 use crate::run::LoadError;
 use crate::serve::log::{self, Level};
 use crate::serve::watch::{Load, Watch};
-use crate::serve::{Ended, Handler, Served, Settings, Transport, VERSIONS};
+use crate::serve::{Ended, Handler, Limits, Served, Settings, Transport, VERSIONS};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct ServeArgs {
@@ -47,6 +48,33 @@ pub(super) struct ServeArgs {
     /// errors is not loaded: the previous tools stay served and the errors are logged.
     #[arg(long)]
     watch: bool,
+    /// The largest request the server reads (a stdio line, an HTTP body), e.g. 16MiB or
+    /// 64KiB; a larger one is answered with an error (JSON-RPC -32600, HTTP 413).
+    #[arg(long, value_name = "SIZE", value_parser = parse_request_size, default_value = "16MiB")]
+    max_request_size: usize,
+    /// --http: the most sessions open at once. At the limit the session idle longest is
+    /// closed for a new one; when every session is busy, a new client gets HTTP 503 with
+    /// Retry-After.
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
+    max_sessions: u32,
+    /// --http: how long a session without an open stream and without a message from its
+    /// client lives on, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_seconds, requires = "http")]
+    session_idle_timeout: Duration,
+    /// --http: how long a client has to send a request's head, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds, requires = "http")]
+    header_timeout: Duration,
+    /// --http: how long a client has to send a request's body, in seconds; a slower one
+    /// gets HTTP 408 and its connection is closed.
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds, requires = "http")]
+    body_timeout: Duration,
+    /// --http: the most connections open at once; more are answered HTTP 503 and closed.
+    /// The open file limit is raised to its hard limit at start to hold them.
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
+    max_connections: u32,
+    /// --http: the most connections open at once from one IP address.
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
+    max_connections_per_peer: u32,
     /// How much the server logs on stderr (stdout carries only the protocol).
     #[arg(long, value_enum, value_name = "LEVEL", default_value_t = Level::Warn)]
     log_level: Level,
@@ -72,6 +100,14 @@ fn parse_address(text: &str) -> Result<SocketAddr, String> {
         None => Err(format!(
             "\"{text}\" has no port: give an IP address and a port, e.g. 127.0.0.1:8000"
         )),
+    }
+}
+
+fn parse_request_size(text: &str) -> Result<usize, String> {
+    let size = crate::lint::config::parse_size(text)?;
+    match usize::try_from(size) {
+        Ok(size) if size >= 1024 => Ok(size),
+        _ => Err(format!("\"{text}\": give a size from 1KiB up")),
     }
 }
 
@@ -170,7 +206,16 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
         let _ = err.flush();
     };
     let watching = watch.map(|watch| (watch, reload(args)));
-    match crate::serve::serve(handler, transport, &mut announce, watching)? {
+    let limits = Limits {
+        max_request: args.max_request_size,
+        max_sessions: args.max_sessions as usize,
+        session_idle: args.session_idle_timeout,
+        header_timeout: args.header_timeout,
+        body_timeout: args.body_timeout,
+        max_connections: args.max_connections as usize,
+        max_connections_per_peer: args.max_connections_per_peer as usize,
+    };
+    match crate::serve::serve(handler, transport, &limits, &mut announce, watching)? {
         Ended::Closed => Ok(Outcome::Clean),
         Ended::Signal(signal) => Ok(Outcome::Interrupted(signal)),
     }

@@ -46,14 +46,23 @@ pub(super) async fn call(
     let structured = tool.output_schema.is_some();
     let arguments = Value::Object(request.arguments.unwrap_or_default());
     let stop = shared.shutdown.clone();
+    let _in_flight = InFlight::enter(shared);
     // A slot first: calls beyond the bound wait here, and a call cancelled
-    // while it waits never runs.
+    // while it waits never runs; the runner still records it (audit) as
+    // the cancelled call it is.
     let permit = tokio::select! {
         biased;
-        _ = cancelled.cancelled() => return Ok(stopped(&name, "the client cancelled the call")),
-        _ = stop.cancelled() => return Ok(stopped(&name, "the server is stopping")),
-        permit = shared.calls.clone().acquire_owned() => permit
-            .map_err(|_| ErrorData::internal_error("the server is stopping", None))?,
+        _ = stop.cancelled() => None,
+        _ = cancelled.cancelled() => None,
+        permit = shared.calls.clone().acquire_owned() => permit.ok(),
+    };
+    let Some(permit) = permit else {
+        let token = CancelToken::new();
+        token.cancel();
+        let result = served
+            .runner
+            .call_approved(&name, arguments, &token, &approval);
+        return Ok(to_mcp(stopped(&name, result, &stop), false));
     };
     let token = CancelToken::new();
     // Should rmcp ever drop this future without cancelling the request,
@@ -69,12 +78,11 @@ pub(super) async fn call(
     });
     let joined = tokio::select! {
         joined = &mut job => joined,
-        _ = cancelled.cancelled() => {
-            log::info(format_args!("call {name}: cancelled by the client"));
+        _ = stop.cancelled() => {
             token.cancel();
             job.await
         }
-        _ = stop.cancelled() => {
+        _ = cancelled.cancelled() => {
             token.cancel();
             job.await
         }
@@ -82,6 +90,11 @@ pub(super) async fn call(
     let result = joined.map_err(|e| {
         ErrorData::internal_error(format!("the call of \"{name}\" failed: {e}"), None)
     })?;
+    let result = if token.is_cancelled() {
+        stopped(&name, result, &stop)
+    } else {
+        result
+    };
     let result = checked(&served, &name, result, structured);
     log_result(&name, &result);
     Ok(to_mcp(result, structured))
@@ -147,18 +160,46 @@ fn checked(served: &Served, name: &str, result: ToolResult, structured: bool) ->
     failed
 }
 
-/// The result of a call that never started.
-fn stopped(name: &str, why: &str) -> CallToolResult {
-    let mut details = serde_json::Map::new();
-    details.insert("cancelled".to_string(), Value::Bool(true));
-    to_mcp(
-        ToolResult::fail_with(
-            ErrorCode::ExecutionError,
-            format!("\"{name}\" did not run: {why}"),
-            details,
-        ),
-        false,
-    )
+/// `result` of a call cancelled before it ended (or began), saying why:
+/// the server stopping (a signal) is no client's doing. A call that
+/// failed for another reason first (invalid arguments, a policy refusal)
+/// keeps its result.
+fn stopped(name: &str, mut result: ToolResult, stop: &CancellationToken) -> ToolResult {
+    let was_cancelled = result
+        .error
+        .as_ref()
+        .is_some_and(|e| e.details.get("cancelled") == Some(&Value::Bool(true)));
+    if let Some(error) = result.error.as_mut().filter(|_| was_cancelled) {
+        let why = if stop.is_cancelled() {
+            "the server is shutting down (it was sent a signal)"
+        } else {
+            "the client cancelled the call"
+        };
+        log::info(format_args!("call {name}: cancelled: {why}"));
+        error.message = format!("\"{name}\" was cancelled: {why}; {}", error.message);
+    }
+    result
+}
+
+/// A call the server answered or is answering: counted until dropped, so
+/// that a stopping server answers (and audits) every call it took.
+struct InFlight(Arc<Shared>);
+
+impl InFlight {
+    fn enter(shared: &Arc<Shared>) -> InFlight {
+        shared
+            .in_flight
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        InFlight(Arc::clone(shared))
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0
+            .in_flight
+            .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
 }
 
 fn log_result(name: &str, result: &ToolResult) {

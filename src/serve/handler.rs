@@ -29,6 +29,8 @@ pub(crate) struct Shared {
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// One permit per call that may run at once.
     pub(super) calls: Arc<Semaphore>,
+    /// The calls taken and not yet answered, waiting for a slot or not.
+    pub(super) in_flight: std::sync::atomic::AtomicUsize,
     /// How many permits `calls` has when no call runs.
     permits: usize,
     /// Cancelled when the server stops: running calls are cancelled.
@@ -62,6 +64,7 @@ impl Handler {
                 served: RwLock::new(Arc::new(served)),
                 peers: Mutex::new(Vec::new()),
                 calls: Arc::new(Semaphore::new(permits)),
+                in_flight: std::sync::atomic::AtomicUsize::new(0),
                 permits,
                 shutdown: CancellationToken::new(),
                 settings,
@@ -105,11 +108,17 @@ impl Handler {
         &self.shared.changes
     }
 
-    /// Waits (at most `limit`) until no call runs: after [`Handler::shutdown`],
-    /// until the cancelled calls' processes are gone.
+    /// Waits (at most `limit`) until no call runs and every call taken is
+    /// answered: after [`Handler::shutdown`], until the cancelled calls'
+    /// processes are gone and the queued ones are answered.
     pub(crate) async fn calls_finished(&self, limit: std::time::Duration) {
         let deadline = tokio::time::Instant::now() + limit;
-        while self.shared.calls.available_permits() < self.shared.permits
+        while (self.shared.calls.available_permits() < self.shared.permits
+            || self
+                .shared
+                .in_flight
+                .load(std::sync::atomic::Ordering::Acquire)
+                > 0)
             && tokio::time::Instant::now() < deadline
         {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;

@@ -20,6 +20,7 @@ mod http;
 mod list;
 pub(crate) mod log;
 mod sessions;
+mod stdio;
 pub(crate) mod watch;
 
 use std::collections::HashMap;
@@ -141,6 +142,26 @@ pub(crate) struct Settings {
     pub(crate) watch: bool,
 }
 
+/// What one client may hold of the server: requests, sessions and
+/// connections (the `toolc serve` flags of the same names give them).
+#[derive(Debug, Clone)]
+pub(crate) struct Limits {
+    /// The largest request: a stdio line, an HTTP body.
+    pub(crate) max_request: usize,
+    /// The most HTTP sessions open at once.
+    pub(crate) max_sessions: usize,
+    /// How long an HTTP session with no open stream and no message from its
+    /// client lives on.
+    pub(crate) session_idle: Duration,
+    /// How long an HTTP client has to send a request's head.
+    pub(crate) header_timeout: Duration,
+    /// How long an HTTP client has to send a request's body.
+    pub(crate) body_timeout: Duration,
+    /// The most HTTP connections open at once, and from one address.
+    pub(crate) max_connections: usize,
+    pub(crate) max_connections_per_peer: usize,
+}
+
 /// Where the server listens.
 #[derive(Debug, Clone)]
 pub(crate) enum Transport {
@@ -179,6 +200,10 @@ pub enum ServeError {
 /// How long running calls get to stop once the server ends.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
+/// How long the answers of calls stopped by a signal get to be written
+/// before the stdio session ends.
+const ANSWERS_FLUSHED: Duration = Duration::from_millis(50);
+
 /// Serves `handler`'s tools on `transport` until the client goes away or
 /// a signal arrives. Calls still running then are cancelled (their
 /// processes killed) before this returns. `listening` is told the HTTP
@@ -186,6 +211,7 @@ const STOP_GRACE: Duration = Duration::from_secs(5);
 pub(crate) fn serve(
     handler: Handler,
     transport: Transport,
+    limits: &Limits,
     listening: &mut dyn FnMut(SocketAddr),
     watching: Option<(watch::Watch, Arc<watch::Load>)>,
 ) -> Result<Ended, ServeError> {
@@ -200,7 +226,7 @@ pub(crate) fn serve(
     let result = runtime.block_on(async {
         let signals = Signals::install()?;
         match transport {
-            Transport::Stdio => serve_stdio(handler.clone(), signals).await,
+            Transport::Stdio => serve_stdio(handler.clone(), limits.max_request, signals).await,
             Transport::Http(addr) => {
                 let listener = tokio::net::TcpListener::bind(addr)
                     .await
@@ -209,7 +235,7 @@ pub(crate) fn serve(
                     .local_addr()
                     .map_err(|source| ServeError::Listen { addr, source })?;
                 listening(bound);
-                http::serve(handler.clone(), listener, signals).await
+                http::serve(handler.clone(), listener, limits, signals).await
             }
         }
     });
@@ -223,12 +249,16 @@ pub(crate) fn serve(
     result
 }
 
-async fn serve_stdio(handler: Handler, mut signals: Signals) -> Result<Ended, ServeError> {
+async fn serve_stdio(
+    handler: Handler,
+    max_request: usize,
+    mut signals: Signals,
+) -> Result<Ended, ServeError> {
     use rmcp::ServiceExt;
     use rmcp::service::ServerInitializeError;
     // A signal ends the server even before a session starts.
     let started = tokio::select! {
-        started = handler.serve(rmcp::transport::stdio_pipes()) => started,
+        started = handler.clone().serve(stdio::screened(rmcp::transport::stdio_pipes(), max_request)) => started,
         signal = signals.next() => return Ok(Ended::Signal(signal)),
     };
     let service = match started {
@@ -250,6 +280,12 @@ async fn serve_stdio(handler: Handler, mut signals: Signals) -> Result<Ended, Se
             Ok(Ended::Closed)
         }
         signal = signals.next() => {
+            // The calls learn first that the server stops (not the
+            // client), answer so, and are written to the audit log; the
+            // session ends after them, the answers on their way.
+            handler.shutdown();
+            handler.calls_finished(STOP_GRACE).await;
+            tokio::time::sleep(ANSWERS_FLUSHED).await;
             stop.cancel();
             Ok(Ended::Signal(signal))
         }

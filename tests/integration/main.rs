@@ -60,6 +60,7 @@ mod sdk;
 mod selection;
 mod serve;
 mod serve_hostile;
+mod serve_limits;
 mod serve_watch;
 mod terminal_escapes;
 mod typescript_values;
