@@ -63,10 +63,12 @@ pub(super) fn write(
             };
             // What Nachos requires and the source did not say is made up:
             // converting back does not take it for the user's.
-            let mut made_up = vec![("/version", Value::from(DEFAULT_VERSION))];
-            if tool.permissions.security_tier.is_none() {
-                made_up.push((TIER_POINTER, Value::from(DEFAULT_TIER)));
-            }
+            // (A tier read from a Nachos manifest is declared there, unless
+            // it was made up and dropped as such: then it is made up again.)
+            let made_up = vec![
+                ("/version", Value::from(DEFAULT_VERSION)),
+                (TIER_POINTER, Value::from(tier)),
+            ];
             let assumed = super::assumed(&tool.carried, Format::Nachos, made_up);
             let tier_made_up = assumed
                 .as_ref()

@@ -455,3 +455,27 @@ fn a_made_up_field_written_over_is_carried_and_reported() {
         "{tools:#?}"
     );
 }
+
+/// Converting a Nachos package toolc wrote into Nachos again keeps what
+/// was made up marked as made up: the way back is still byte for byte.
+#[test]
+fn made_up_fields_stay_made_up_through_the_same_format() {
+    let temp = TempDir::new("round-trip-made-up-twice");
+    let manifest = root().join("fixtures/rules/conversion-loss/good/tools.json");
+    let original = std::fs::read(&manifest).expect("read");
+    for via in ["nachos", "agentstack", "nora"] {
+        let first = temp.path().join(format!("{via}-1"));
+        let second = temp.path().join(format!("{via}-2"));
+        let back = temp.path().join(format!("{via}-back"));
+        converted(&manifest, via, &first);
+        converted(&first, via, &second);
+        let report = converted(&second, "agentcli", &back);
+        assert!(!report.contains("conversion-loss"), "{via}: {report}");
+        let written = std::fs::read(back.join("tools.json")).expect("back");
+        assert_eq!(
+            String::from_utf8_lossy(&written),
+            String::from_utf8_lossy(&original),
+            "{via}"
+        );
+    }
+}
