@@ -586,12 +586,14 @@ fn assumed(
 
 /// Whether one of `carried` is the field of `to` at `at`.
 fn declares(carried: &[Carried], to: Format, at: &str) -> bool {
-    let rest = at.strip_prefix('/').unwrap_or(at);
-    let (key, inner) = rest.find('/').map_or((rest, ""), |i| rest.split_at(i));
-    let key = key.replace("~1", "/").replace("~0", "~");
+    let mut tokens = json::pointer_tokens(at);
+    let Some(key) = tokens.next() else {
+        return false;
+    };
+    let inner = tokens.fold(String::new(), |pointer, token| json::join(&pointer, token));
     carried
         .iter()
-        .any(|c| c.format == to && c.key == key && json::value_at(&c.value, inner).is_some())
+        .any(|c| c.format == to && c.key == key && json::value_at(&c.value, &inner).is_some())
 }
 
 /// What a writer of `to` records in a tool's `"x-toolc"` for converting

@@ -509,7 +509,8 @@ fn start_daemon_call(temp: &TempDir) -> (Child, PathBuf) {
     (child, tmp)
 }
 
-fn scratch_dirs(tmp: &Path) -> Vec<PathBuf> {
+/// The scratch directories of calls under `tmp` (a test's own TMPDIR).
+pub(crate) fn scratch_dirs(tmp: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(tmp)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::TempDir;
+use crate::isolation::scratch_dirs;
 
 const PYTHON: &str = "/usr/bin/python3";
 
@@ -246,19 +247,6 @@ fn without_namespaces_capabilities_are_dropped_and_the_uid_is_said() {
     }
 }
 
-fn scratch_dirs(tmp: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(tmp)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("toolc-run-")
-        })
-        .collect()
-}
-
 const SLEEPER: &str = r#"
 import os, time
 open(os.path.join(os.environ["TMPDIR"], "left.txt"), "w").write("x" * 4096)
@@ -277,26 +265,20 @@ fn a_killed_toolcs_scratch_is_gone_after_the_next_run(extra: &[&str], name: &str
     let manifest = write_tool(&dir, "sleeper", 120, SLEEPER);
     let quick_dir = TempDir::new(&format!("{name}-quick"));
     let quick = write_tool(&quick_dir, "quick", 20, "print('{}')\n");
-    let mut killed = toolc()
-        .args(["run", "--args", "{}"])
-        .args(extra)
-        .arg(&manifest)
-        .arg("sleeper")
-        .env("TMPDIR", &tmp)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut running = toolc()
-        .args(["run", "--args", "{}"])
-        .args(extra)
-        .arg(&manifest)
-        .arg("sleeper")
-        .env("TMPDIR", &tmp)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let sleeper = || {
+        toolc()
+            .args(["run", "--args", "{}"])
+            .args(extra)
+            .arg(&manifest)
+            .arg("sleeper")
+            .env("TMPDIR", &tmp)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut killed = sleeper();
+    let mut running = sleeper();
     let deadline = Instant::now() + Duration::from_secs(30);
     while scratch_dirs(&tmp).len() < 2 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
