@@ -98,6 +98,10 @@ pub enum CliError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "the arguments in {from} are over the limit of {limit} bytes (--max-args-size raises it)"
+    )]
+    ArgumentsTooLarge { from: String, limit: u64 },
     #[error("the arguments in {from} are not JSON")]
     ArgumentsNotJson {
         from: String,

@@ -27,6 +27,10 @@ pub(super) struct RunArgs {
     /// Read the arguments from this file (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     args_file: Option<PathBuf>,
+    /// The largest arguments document read (from --args, --args-file or standard input),
+    /// e.g. 16MiB or 64KiB; a larger one is refused before it is read whole.
+    #[arg(long, value_name = "SIZE", value_parser = crate::lint::config::parse_size, default_value = "16MiB")]
+    max_args_size: u64,
     /// List the tools and their parameters instead of calling one.
     #[arg(long, conflicts_with_all = ["tool", "args", "args_file"])]
     list: bool,
@@ -208,10 +212,17 @@ pub(super) fn run(
     })
 }
 
-/// The call's arguments from --args, --args-file or standard input.
+/// The call's arguments from --args, --args-file or standard input, at
+/// most `--max-args-size` bytes of them: a larger document is refused
+/// after reading one byte past the limit, never read whole.
 fn arguments(args: &RunArgs) -> Result<Value, CliError> {
+    let limit = args.max_args_size;
     let (text, from) = if let Some(text) = &args.args {
-        (text.clone(), "--args".to_string())
+        let from = "--args".to_string();
+        if u64::try_from(text.len()).map_or(true, |len| len > limit) {
+            return Err(CliError::ArgumentsTooLarge { from, limit });
+        }
+        (text.clone(), from)
     } else {
         let path = args.args_file.clone().unwrap_or_else(|| PathBuf::from("-"));
         if path.as_os_str() == "-" {
@@ -222,22 +233,17 @@ fn arguments(args: &RunArgs) -> Result<Value, CliError> {
                         .to_string(),
                 ));
             }
-            let mut text = String::new();
-            stdin
-                .lock()
-                .read_to_string(&mut text)
-                .map_err(|source| CliError::ReadArguments {
-                    from: "standard input".to_string(),
-                    source,
-                })?;
-            (text, "standard input".to_string())
+            let from = "standard input".to_string();
+            let text = read_limited(stdin.lock(), &from, limit)?;
+            (text, from)
         } else {
-            let text =
-                std::fs::read_to_string(&path).map_err(|source| CliError::ReadArguments {
-                    from: crate::terminal::path(&path),
-                    source,
-                })?;
-            (text, crate::terminal::path(&path))
+            let from = crate::terminal::path(&path);
+            let file = std::fs::File::open(&path).map_err(|source| CliError::ReadArguments {
+                from: from.clone(),
+                source,
+            })?;
+            let text = read_limited(file, &from, limit)?;
+            (text, from)
         }
     };
     if text.trim().is_empty() {
@@ -254,6 +260,29 @@ fn arguments(args: &RunArgs) -> Result<Value, CliError> {
         )));
     }
     Ok(value)
+}
+
+/// At most `limit` bytes of UTF-8 text from `reader`, named `from` in
+/// errors.
+fn read_limited(reader: impl Read, from: &str, limit: u64) -> Result<String, CliError> {
+    let mut bytes = Vec::new();
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| CliError::ReadArguments {
+            from: from.to_string(),
+            source,
+        })?;
+    if u64::try_from(bytes.len()).map_or(true, |len| len > limit) {
+        return Err(CliError::ArgumentsTooLarge {
+            from: from.to_string(),
+            limit,
+        });
+    }
+    String::from_utf8(bytes).map_err(|_| CliError::ReadArguments {
+        from: from.to_string(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"),
+    })
 }
 
 /// The tools, one paragraph each: name, description, parameters.

@@ -35,6 +35,7 @@ mod gen_typescript;
 mod gen_write;
 mod generated;
 mod hostile;
+mod hostile_memory;
 mod interop;
 mod interpreters;
 mod isolation;

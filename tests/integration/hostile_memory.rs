@@ -1,0 +1,163 @@
+//! Issue 28, points 13 to 16: hostile input keeps toolc's memory within
+//! 50 times its size. Each test measures the peak resident memory of the
+//! real binary (`wait4`'s `ru_maxrss`) on the input an attacker used,
+//! scaled down so that a debug build reads it in seconds, and checks what
+//! the user is told.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::{Output, TempDir};
+
+const MIB: u64 = 1024 * 1024;
+
+/// The most toolc may use on any input, in multiples of the input's size.
+const TIMES_INPUT: u64 = 50;
+
+/// Runs toolc with `args` in `dir`, feeding standard input from `feed`
+/// (on its own thread), and returns its output and peak resident memory
+/// in bytes.
+fn measured(
+    dir: &std::path::Path,
+    args: &[&str],
+    feed: impl FnOnce(std::process::ChildStdin) + Send + 'static,
+) -> (Output, u64) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolc"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn toolc");
+    let stdin = child.stdin.take().expect("stdin");
+    let feeder = std::thread::spawn(move || feed(stdin));
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let out = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    let err = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let pid = i32::try_from(child.id()).expect("pid");
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our own child, not yet reaped; both pointers are
+    // to live locals.
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4 on toolc");
+    feeder.join().expect("feeder");
+    let (stdout, stderr) = (out.join().expect("out"), err.join().expect("err"));
+    assert!(
+        libc::WIFEXITED(status),
+        "toolc {args:?} died from a signal ({status}):\n{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "toolc panicked:\n{stderr}");
+    let code = libc::WEXITSTATUS(status);
+    // Linux gives ru_maxrss in KiB.
+    let peak = u64::try_from(usage.ru_maxrss).expect("rss") * 1024;
+    (
+        Output {
+            code,
+            stdout,
+            stderr,
+        },
+        peak,
+    )
+}
+
+/// Nothing on standard input.
+fn no_input(stdin: std::process::ChildStdin) {
+    drop(stdin);
+}
+
+/// Point 16: a GiB piped into `toolc run` as the arguments is refused
+/// once it passes the limit, not read whole (it used 2.6 GB).
+#[test]
+fn arguments_over_the_limit_are_refused_before_they_are_read_whole() {
+    let dir = TempDir::new("args-limit");
+    let written = Arc::new(AtomicU64::new(0));
+    let counter = Arc::clone(&written);
+    let (output, peak) = measured(
+        dir.path(),
+        &["run", "builtin", "list_files"],
+        move |mut stdin| {
+            let chunk = vec![b' '; MIB as usize];
+            for _ in 0..1024 {
+                if stdin.write_all(&chunk).is_err() {
+                    return;
+                }
+                counter.fetch_add(MIB, Ordering::Relaxed);
+            }
+        },
+    );
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert!(
+        output
+            .stderr
+            .contains("the arguments in standard input are over the limit of 16777216 bytes")
+            && output.stderr.contains("--max-args-size"),
+        "{}",
+        output.stderr
+    );
+    let written = written.load(Ordering::Relaxed);
+    assert!(
+        written < 64 * MIB,
+        "toolc read {written} bytes of arguments past its 16 MiB limit"
+    );
+    assert!(peak < 200 * MIB, "peak memory {peak} bytes");
+}
+
+/// The limit is a flag, and applies to --args-file too; a document within
+/// it still runs the tool.
+#[test]
+fn the_arguments_limit_is_a_flag() {
+    let dir = TempDir::new("args-limit-flag");
+    let args = dir.write(
+        "args.json",
+        format!("{{\"path\": \".\", \"pad\": \"{}\"}}", "x".repeat(2000)),
+    );
+    let args = args.to_str().expect("path");
+    let (output, _) = measured(
+        dir.path(),
+        &[
+            "run",
+            "builtin",
+            "list_files",
+            "--max-args-size",
+            "1KiB",
+            "--args-file",
+            args,
+        ],
+        no_input,
+    );
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert!(
+        output.stderr.contains("over the limit of 1024 bytes"),
+        "{}",
+        output.stderr
+    );
+    let (output, _) = measured(
+        dir.path(),
+        &[
+            "run",
+            "builtin",
+            "list_files",
+            "--max-args-size",
+            "4KiB",
+            "--args",
+            "{\"path\": \".\"}",
+        ],
+        no_input,
+    );
+    assert_eq!(output.code, 0, "{}\n{}", output.stdout, output.stderr);
+}
