@@ -178,6 +178,7 @@ pub enum ParameterKind {
 pub use crate::syntax::SyntaxError;
 use crate::syntax::error_at;
 
+mod statements;
 mod strings;
 
 use strings::{cleandoc, string_value};
@@ -195,17 +196,52 @@ pub fn parse(text: &str) -> Result<Module, SyntaxError> {
     {
         return Err(error_at(text, 0, "the Python parser is unavailable"));
     }
-    let Some(tree) = parser.parse(text, None) else {
-        return Err(error_at(text, 0, "the Python parser gave up"));
+    // A large module is parsed a run of statements at a time: its tree
+    // would take hundreds of times its size (see `statements`).
+    let runs = if text.len() <= statements::RUN_BYTES {
+        vec![0..text.len()]
+    } else {
+        statements::runs(text).map_err(|(offset, message)| error_at(text, offset, &message))?
     };
-    let root = tree.root_node();
-    if let Some((offset, message)) = first_error(root, text) {
-        return Err(error_at(text, offset, &message));
-    }
     let mut module = Module::default();
-    let mut cursor = root.walk();
-    for statement in root.named_children(&mut cursor) {
-        read_statement(statement, text, &mut module);
+    // The row of each run's start, counted on from the previous one's.
+    let (mut row, mut counted) = (0, 0);
+    for run in runs {
+        if run.start != 0 || run.end != text.len() {
+            let bytes = text.as_bytes();
+            row += bytes[counted..run.start]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count();
+            let end_row = row
+                + bytes[run.start..run.end]
+                    .iter()
+                    .filter(|b| **b == b'\n')
+                    .count();
+            let end_column = run.end - text[..run.end].rfind('\n').map_or(0, |i| i + 1);
+            counted = run.start;
+            let range = tree_sitter::Range {
+                start_byte: run.start,
+                end_byte: run.end,
+                // Each run starts a line: a top-level statement.
+                start_point: tree_sitter::Point::new(row, 0),
+                end_point: tree_sitter::Point::new(end_row, end_column),
+            };
+            if parser.set_included_ranges(&[range]).is_err() {
+                return Err(error_at(text, run.start, "the Python parser gave up"));
+            }
+        }
+        let Some(tree) = parser.parse(text, None) else {
+            return Err(error_at(text, run.start, "the Python parser gave up"));
+        };
+        let root = tree.root_node();
+        if let Some((offset, message)) = first_error(root, text) {
+            return Err(error_at(text, offset, &message));
+        }
+        let mut cursor = root.walk();
+        for statement in root.named_children(&mut cursor) {
+            read_statement(statement, text, &mut module);
+        }
     }
     if let Some(Parameter { name, span, .. }) = repeated_parameter(&module) {
         let message = format!("duplicate argument '{name}' in function definition");

@@ -161,3 +161,67 @@ fn the_arguments_limit_is_a_flag() {
     );
     assert_eq!(output.code, 0, "{}\n{}", output.stdout, output.stderr);
 }
+
+/// Fails unless `peak` is within [`TIMES_INPUT`] times `input` bytes.
+fn assert_within(what: &str, peak: u64, input: u64) {
+    assert!(
+        peak <= TIMES_INPUT * input,
+        "{what}: peak memory {} MiB on {} MiB of input, over {TIMES_INPUT}×",
+        peak / MIB,
+        input / MIB
+    );
+}
+
+/// Point 14: a NORA `main.py` of 7.2 MB that opens a triple-quoted string
+/// and never closes it took 742 MB (100×) to lint; the syntax error is
+/// found where the string opens.
+#[test]
+fn an_unterminated_string_in_a_large_module_is_found_in_bounded_memory() {
+    let dir = TempDir::new("unterminated");
+    dir.write(
+        "tool.json",
+        r#"{"name": "lookup", "description": "Look a word up.", "entrypoint": "main.py",
+            "parameters": {"type": "object", "properties": {}}}"#,
+    );
+    let code = format!(
+        "import os\nx = \"\"\"\n{}",
+        "def f(a):\n    return a\n".repeat(300_000)
+    );
+    dir.write("main.py", &code);
+    let (output, peak) = measured(dir.path(), &["lint", "--format", "json", "."], no_input);
+    assert_eq!(output.code, 1, "{}", output.stderr);
+    let report = output.json();
+    let found = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .any(|d| {
+            d["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("unterminated triple-quoted string literal at 2:5"))
+        });
+    assert!(found, "{report:#}");
+    assert_within("lint", peak, code.len() as u64);
+}
+
+/// Point 13: an OpenAI tool whose enum holds a string of millions of line
+/// breaks took 1.34 GB (96×) to convert to an AgentStack package.
+#[test]
+fn a_huge_enum_string_converts_in_bounded_memory() {
+    let dir = TempDir::new("enum-newlines");
+    let value = "\n".repeat(3_500_000);
+    let tool = serde_json::json!([{"type": "function", "function": {
+        "name": "pick", "description": "Pick one.",
+        "parameters": {"type": "object", "properties": {
+            "choice": {"type": "string", "enum": [value]}}}}}]);
+    let text = tool.to_string();
+    dir.write("openai.json", &text);
+    let (output, peak) = measured(
+        dir.path(),
+        &["convert", "--to", "agentstack", "openai.json", "-o", "out"],
+        no_input,
+    );
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert!(dir.path().join("out/pick/__init__.py").is_file());
+    assert_within("convert --to agentstack", peak, text.len() as u64);
+}
