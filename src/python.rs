@@ -199,7 +199,7 @@ pub fn parse(text: &str) -> Result<Module, SyntaxError> {
     // A large module is parsed a run of statements at a time: its tree
     // would take hundreds of times its size (see `statements`).
     let runs = if text.len() <= statements::RUN_BYTES {
-        vec![0..text.len()]
+        std::iter::once(0..text.len()).collect()
     } else {
         statements::runs(text).map_err(|(offset, message)| error_at(text, offset, &message))?
     };
