@@ -19,6 +19,7 @@ const TIMES_INPUT: u64 = 50;
 /// Runs toolc with `args` in `dir`, feeding standard input from `feed`
 /// (on its own thread), and returns its output and peak resident memory
 /// in bytes.
+#[expect(clippy::zombie_processes, reason = "reaped by wait4, for its rusage")]
 fn measured(
     dir: &std::path::Path,
     args: &[&str],
