@@ -40,6 +40,7 @@ mod interpreters;
 mod isolation;
 mod lint_cli;
 mod live;
+mod live_daemon;
 mod live_errors;
 mod mixed_repositories;
 mod outputs;
