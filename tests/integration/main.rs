@@ -44,6 +44,7 @@ mod live_daemon;
 mod live_errors;
 mod mixed_repositories;
 mod outputs;
+mod policy_outside;
 mod policy_shell;
 mod project;
 mod provider_inputs;
