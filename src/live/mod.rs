@@ -147,9 +147,20 @@ pub(crate) enum LiveError {
     #[error("cannot start the runtime of the MCP client")]
     Runtime(#[source] std::io::Error),
     #[error(
-        "stopped by signal {signal} while reading the MCP server {server}; the server was ended"
+        "stopped by {} while reading the MCP server {server}; the server was ended",
+        signal_name(*signal)
     )]
     Interrupted { server: String, signal: i32 },
+}
+
+/// `SIGINT`, `SIGTERM`, `SIGHUP`, or `signal N`.
+fn signal_name(signal: i32) -> String {
+    match signal {
+        libc::SIGINT => "SIGINT".to_string(),
+        libc::SIGTERM => "SIGTERM".to_string(),
+        libc::SIGHUP => "SIGHUP".to_string(),
+        n => format!("signal {n}"),
+    }
 }
 
 /// The warning of a server that runs without a PID namespace of its own.

@@ -85,10 +85,10 @@ impl Judge<'_> {
             return true;
         }
         let shell = SHELLS.contains(&name.as_str()) || interpreter(&name).is_some();
-        if matches!(name.as_str(), "source" | ".") || shell {
-            if operands(args).next().is_some_and(|w| self.is_downloaded(w)) {
-                return true;
-            }
+        if (matches!(name.as_str(), "source" | ".") || shell)
+            && operands(args).next().is_some_and(|w| self.is_downloaded(w))
+        {
+            return true;
         }
         if !shell {
             return false;
