@@ -161,7 +161,10 @@ pub(super) fn exit_code(result: &Result<Outcome, CliError>) -> u8 {
     match result {
         Ok(Outcome::Clean) => EXIT_CLEAN,
         Ok(Outcome::Findings | Outcome::Refused | Outcome::ToolFailed) => EXIT_FINDINGS,
-        Ok(Outcome::Interrupted(signal)) => u8::try_from(128 + signal).unwrap_or(EXIT_FAILURE),
+        Ok(Outcome::Interrupted(signal))
+        | Err(CliError::Live(crate::live::LiveError::Interrupted { signal, .. })) => {
+            u8::try_from(128 + signal).unwrap_or(EXIT_FAILURE)
+        }
         Err(error) if reader_went_away(error) => EXIT_CLEAN,
         Err(_) => EXIT_FAILURE,
     }

@@ -77,6 +77,9 @@ impl LiveArgs {
         }
         let servers = self.servers();
         let fetched = live::fetch(&servers, self.mcp_timeout)?;
+        for warning in fetched.iter().filter_map(|f| f.warning.as_deref()) {
+            eprintln!("warning: {}", crate::terminal::one_line(warning));
+        }
         if let Some(save) = &self.save {
             save_all(save, &fetched, inputs)?;
         }

@@ -39,7 +39,15 @@ pub(super) fn install_crypto_provider() {
 }
 
 /// Lists the tools of `server` within `timeout`.
-pub(super) async fn list(server: &Server, timeout: Duration) -> Result<Listing, LiveError> {
+///
+/// `unconfined` is set when a started server could not be given a PID
+/// namespace of its own (what it starts in a session of its own may then
+/// outlive a killed toolc).
+pub(super) async fn list(
+    server: &Server,
+    timeout: Duration,
+    unconfined: &mut bool,
+) -> Result<Listing, LiveError> {
     let shown = server.to_string();
     let timed_out = || LiveError::TimedOut {
         server: shown.clone(),
@@ -71,23 +79,24 @@ pub(super) async fn list(server: &Server, timeout: Duration) -> Result<Listing, 
             // real server) is killed with it.
             #[cfg(unix)]
             command.process_group(0);
-            // And killed by the kernel if toolc dies first (a signal):
-            // toolc's thread that starts it lives as long as toolc.
+            // And in a PID namespace of its own, which dies with it, and it
+            // with toolc, even a killed toolc (see `namespace`).
             #[cfg(target_os = "linux")]
-            // SAFETY: between fork and exec the closure only calls
-            // prctl(2), which is async-signal-safe, and allocates nothing.
+            // SAFETY: `namespace::enter` is made for a pre_exec closure: it
+            // allocates nothing and makes only async-signal-safe calls.
             unsafe {
-                command.pre_exec(|| {
-                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    Ok(())
-                });
+                command.pre_exec(|| super::namespace::enter());
             }
             let mut child = command.spawn().map_err(|source| LiveError::Start {
                 server: shown.clone(),
                 source,
             })?;
+            #[cfg(target_os = "linux")]
+            if !child.id().is_some_and(super::namespace::confined) {
+                *unconfined = true;
+            }
+            #[cfg(not(target_os = "linux"))]
+            let _ = unconfined;
             let _group = KillOnDrop(child.id());
             let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
                 return Err(LiveError::Start {
@@ -585,87 +594,8 @@ impl Drop for KillOnDrop {
             }
         }
         #[cfg(target_os = "linux")]
-        kill_orphans();
+        super::orphans::kill_orphans(self.0.and_then(|pid| i32::try_from(pid).ok()));
     }
-}
-
-/// Makes toolc the reaper of what its servers leave behind while it lives
-/// (Linux): a daemon a server starts in a session of its own (out of its
-/// process group) is toolc's child once its parent ends, and
-/// [`kill_orphans`] finds it. Without it such a daemon outlived toolc and
-/// held toolc's standard error open, so a pipe reading it never ended.
-#[cfg(target_os = "linux")]
-pub(super) struct Reaper(());
-
-#[cfg(target_os = "linux")]
-impl Reaper {
-    pub(super) fn start() -> Reaper {
-        // SAFETY: prctl(2) with integer arguments takes no memory.
-        unsafe {
-            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
-        }
-        Reaper(())
-    }
-}
-
-#[cfg(target_os = "linux")]
-impl Drop for Reaper {
-    fn drop(&mut self) {
-        // SAFETY: as in `start`.
-        unsafe {
-            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 0);
-        }
-    }
-}
-
-/// Kills toolc's children, each with its process group: while servers are
-/// fetched, toolc starts no other process, so its children are servers
-/// (killed already) and what they left behind. A process whose parent was
-/// just killed comes to toolc a moment later: the children are looked at
-/// again until all are gone, for at most 100 ms.
-#[cfg(target_os = "linux")]
-fn kill_orphans() {
-    for _ in 0..20 {
-        let living: Vec<i32> = children().into_iter().filter(|pid| !zombie(*pid)).collect();
-        if living.is_empty() {
-            return;
-        }
-        for pid in living {
-            // SAFETY: kill(2) takes no memory; a process or group that
-            // ended makes it fail harmlessly.
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-                libc::kill(pid, libc::SIGKILL);
-            }
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// The children of every thread of toolc.
-#[cfg(target_os = "linux")]
-fn children() -> Vec<i32> {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return Vec::new();
-    };
-    tasks
-        .flatten()
-        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
-        .flat_map(|text| {
-            text.split_whitespace()
-                .filter_map(|pid| pid.parse().ok())
-                .collect::<Vec<i32>>()
-        })
-        .collect()
-}
-
-/// Whether `pid` ended and waits to be reaped (or is gone).
-#[cfg(target_os = "linux")]
-fn zombie(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
-        stat.rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X']))
-    })
 }
 
 #[cfg(test)]

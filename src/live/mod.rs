@@ -25,14 +25,21 @@
 //! JSON-RPC error (rmcp's `ClientLifecycleMode::Auto`). One timeout covers
 //! starting, the handshake and every page. A started server runs in a
 //! process group of its own, killed whole when its listing ends, whatever
-//! the outcome (and, on Linux, killed by the kernel if toolc dies first,
-//! and what it left in sessions of their own killed with it);
-//! its standard error is toolc's.
+//! the outcome, and on Linux in a PID namespace of its own (`namespace`):
+//! killed by the kernel if toolc dies first, with everything it started.
+//! SIGINT, SIGTERM and SIGHUP stop the fetch and end the server
+//! (`signals`). Its standard error is toolc's.
 //!
 //! rmcp is asynchronous: a current-thread tokio runtime is made for the
 //! fetch only, so runs without live servers never start one.
 
 mod client;
+#[cfg(target_os = "linux")]
+mod namespace;
+#[cfg(target_os = "linux")]
+mod orphans;
+#[cfg(unix)]
+mod signals;
 mod url;
 mod words;
 
@@ -90,6 +97,9 @@ pub(crate) struct Fetched {
     pub(crate) name: String,
     /// `{"tools": [...]}`, pretty JSON ending with a newline.
     pub(crate) document: String,
+    /// What the caller should warn about: the server could not be given
+    /// a PID namespace of its own.
+    pub(crate) warning: Option<String>,
 }
 
 /// Why the tools of a server could not be read. Each names the server.
@@ -136,6 +146,30 @@ pub(crate) enum LiveError {
     TooLarge { server: String },
     #[error("cannot start the runtime of the MCP client")]
     Runtime(#[source] std::io::Error),
+    #[error(
+        "stopped by {} while reading the MCP server {server}; the server was ended",
+        signal_name(*signal)
+    )]
+    Interrupted { server: String, signal: i32 },
+}
+
+/// `SIGINT`, `SIGTERM`, `SIGHUP`, or `signal N`.
+fn signal_name(signal: i32) -> String {
+    match signal {
+        libc::SIGINT => "SIGINT".to_string(),
+        libc::SIGTERM => "SIGTERM".to_string(),
+        libc::SIGHUP => "SIGHUP".to_string(),
+        n => format!("signal {n}"),
+    }
+}
+
+/// The warning of a server that runs without a PID namespace of its own.
+fn unconfined_warning(server: &Server) -> String {
+    format!(
+        "the MCP server {server} runs without a PID namespace of its own (user namespaces are \
+         not available here): toolc kills its process group, but a daemon it starts in a \
+         session of its own may outlive a killed toolc"
+    )
 }
 
 /// Fetches the tools of every server, one after the other, each within
@@ -148,14 +182,42 @@ pub(crate) fn fetch(servers: &[Server], timeout: Duration) -> Result<Vec<Fetched
     }
     client::install_crypto_provider();
     #[cfg(target_os = "linux")]
-    let _reaper = client::Reaper::start();
+    let _reaper = orphans::Reaper::start();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(LiveError::Runtime)?;
+    #[cfg(unix)]
+    let restore = signals::Restore::note();
+    let fetched = runtime.block_on(fetch_all(servers, timeout));
+    #[cfg(unix)]
+    drop(restore);
+    let fetched = fetched?;
+    // The clients' tasks end here: a server still running was killed
+    // already, and its handle goes with the runtime.
+    runtime.shutdown_background();
+    Ok(fetched)
+}
+
+/// [`fetch`] inside the runtime: one server after the other, each stopped
+/// by a stopping signal (`signals`), which ends the fetch.
+async fn fetch_all(servers: &[Server], timeout: Duration) -> Result<Vec<Fetched>, LiveError> {
+    #[cfg(unix)]
+    let mut stop = signals::Stop::catch().map_err(LiveError::Runtime)?;
     let mut fetched: Vec<Fetched> = Vec::new();
     for server in servers {
-        let listed = runtime.block_on(client::list(server, timeout));
+        let mut unconfined = false;
+        let listing = client::list(server, timeout, &mut unconfined);
+        #[cfg(unix)]
+        let listed = tokio::select! {
+            listed = listing => listed,
+            signal = stop.next() => Err(LiveError::Interrupted {
+                server: server.to_string(),
+                signal,
+            }),
+        };
+        #[cfg(not(unix))]
+        let listed = listing.await;
         let (name, tools) = listed?;
         let name = name
             .map(|name| printable(&name))
@@ -170,11 +232,9 @@ pub(crate) fn fetch(servers: &[Server], timeout: Duration) -> Result<Vec<Fetched
             path,
             name,
             document,
+            warning: unconfined.then(|| unconfined_warning(server)),
         });
     }
-    // The clients' tasks end here: a server still running was killed
-    // already, and its handle goes with the runtime.
-    runtime.shutdown_background();
     Ok(fetched)
 }
 
@@ -250,6 +310,7 @@ mod tests {
             path: path.to_string(),
             name: String::new(),
             document: String::new(),
+            warning: None,
         };
         assert_eq!(unique_path("time", &[]), "mcp://time");
         let earlier = [fetched("mcp://time"), fetched("mcp://time-2")];

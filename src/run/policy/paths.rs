@@ -38,8 +38,24 @@ fn strip_file_scheme(raw: &str) -> &str {
     }
 }
 
-/// `~`, `~/x`, `~user/x`, `$HOME/x` and `${HOME}/x`.
+/// What `$TMPDIR` names in a call: its scratch directory, made under the
+/// temporary directory when the call starts (its name is only known
+/// then: this one stands for it).
+pub(super) fn scratch() -> String {
+    let tmp = std::env::temp_dir();
+    normalize(&format!("{}/$TMPDIR", tmp.to_string_lossy()))
+}
+
+/// `~`, `~/x`, `~user/x`, `$HOME/x` and `${HOME}/x`; `$TMPDIR/x` and
+/// `${TMPDIR}/x` (see [`scratch`]).
 fn expand_home(raw: &str, home: &str) -> String {
+    for variable in ["${TMPDIR}", "$TMPDIR"] {
+        if let Some(rest) = raw.strip_prefix(variable)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return format!("{}{rest}", scratch());
+        }
+    }
     for variable in ["${HOME}", "$HOME"] {
         if let Some(rest) = raw.strip_prefix(variable)
             && (rest.is_empty() || rest.starts_with('/'))

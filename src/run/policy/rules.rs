@@ -20,8 +20,9 @@
 //! A substitution in the arguments of any other command (`echo $(date)`)
 //! is allowed: its own commands are judged like the others. A script file
 //! (`bash build.sh`, `python3 tool.py`) is not read: what it does is the
-//! sandbox's to contain. The rules of the commands that delete a tree
-//! are in `delete`.
+//! sandbox's to contain, unless the same command line downloaded it
+//! (`download`). The rules of the commands that delete a tree are in
+//! `delete`.
 
 use std::path::Path;
 
@@ -35,6 +36,7 @@ use super::shell::{self, Command, Input, Script, Word};
 use super::targets::{Places, Target, block_device};
 
 mod delete;
+mod download;
 
 /// Which default rule a finding belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,6 +87,7 @@ pub(super) fn screen_as(text: &str, dir: &Path, home: &Path, bash: bool) -> Vec<
             home,
         },
         findings: Vec::new(),
+        downloaded: Vec::new(),
     };
     judge.text(text, 0);
     judge.findings
@@ -96,6 +99,8 @@ struct Judge<'a> {
     /// and aliases otherwise than the grammar.
     bash: bool,
     findings: Vec<Finding>,
+    /// The files downloaded by the commands read so far (`download`).
+    downloaded: Vec<download::Downloaded>,
 }
 
 impl Judge<'_> {
@@ -209,6 +214,7 @@ impl Judge<'_> {
     }
 
     fn command(&mut self, script: &Script, command: &Command, depth: usize) {
+        self.downloads_run(script, command);
         for redirect in &command.redirects {
             if !redirect.operator.contains('>') {
                 continue;
@@ -368,7 +374,7 @@ impl Judge<'_> {
                     let verb = format!("would {name}");
                     let targets = operands(args).skip(1);
                     let what = format!("{verb} {{}} recursively");
-                    self.targets(targets, fed, certain, &what);
+                    self.targets(targets, fed, certain, false, &what);
                 }
             }
             "mv" => {
@@ -663,6 +669,14 @@ impl Judge<'_> {
                         self.push(
                             Kind::Dangerous,
                             format!("would delete `{path}` recursively (`{function}`)"),
+                        );
+                    } else if let Some(path) = self.places.outside(&path) {
+                        self.push(
+                            Kind::Dangerous,
+                            format!(
+                                "would delete `{path}` recursively (`{function}`), {}",
+                                delete::OUTSIDE
+                            ),
                         );
                     }
                 }

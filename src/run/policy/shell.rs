@@ -156,6 +156,7 @@ pub(super) fn parse(text: &str) -> Result<Script, String> {
         written: false,
         depth: 0,
         home_assigned: false,
+        tmpdir_assigned: false,
         globs: 0,
     };
     walker.statement(root, &[]);
@@ -171,6 +172,9 @@ struct Walker<'t> {
     depth: usize,
     /// An assignment to `HOME` was read.
     home_assigned: bool,
+    /// An assignment to `TMPDIR` was read: `$TMPDIR` is no longer the
+    /// call's scratch directory.
+    tmpdir_assigned: bool,
     /// The glob patterns read so far (each is matched against the disk).
     globs: usize,
 }
@@ -253,6 +257,7 @@ impl<'t> Walker<'t> {
             self.script.assigned.push(value);
         }
         self.home_assigned |= name == Some("HOME");
+        self.tmpdir_assigned |= name == Some("TMPDIR");
     }
 
     /// `for f in /etc/shadow …; do …; done`: the values are assigned to
@@ -532,6 +537,13 @@ impl<'t> Walker<'t> {
                 if source == "$HOME" || source == "${HOME}" {
                     self.script.home_reassigned |= self.home_assigned;
                     piece.pattern.push_str("$HOME");
+                } else if (source == "$TMPDIR" || source == "${TMPDIR}")
+                    && !self.tmpdir_assigned
+                    && piece.pattern.is_empty()
+                {
+                    // The call's scratch directory, as toolc sets it, at
+                    // the start of a word (`..$TMPDIR` is elsewhere).
+                    piece.pattern.push_str("$TMPDIR");
                 } else {
                     piece.pattern.push_str(source);
                     piece.unknown(format!("the variable `{source}`"));

@@ -1,11 +1,13 @@
 //! The places destructive commands are judged by: the working directory
 //! as `cd` leaves it, the paths that must not be deleted (`/`, the home
-//! directory, the top-level system directories, a glob over one of them)
-//! and the block devices that must not be written.
+//! directory, the top-level system directories, a glob over one of them),
+//! the paths outside the workspace (the call's directory) and the call's
+//! scratch directory (`$TMPDIR`), which no tree delete may reach, and the
+//! block devices that must not be written.
 
 use std::path::{Path, PathBuf};
 
-use super::paths::{normalize, resolve};
+use super::paths::{normalize, resolve, scratch};
 use super::programs::{operands, value_of};
 use super::shell::{self, Word};
 
@@ -19,6 +21,8 @@ const SYSTEM_DIRS: &[&str] = &[
 pub(super) enum Target {
     /// `/`, the home directory, a system directory, or a glob over one.
     Critical(String),
+    /// Outside the workspace and the call's scratch directory (resolved).
+    Outside(String),
     /// Known and harmless.
     Fine,
     /// Only known when it runs: why.
@@ -67,7 +71,9 @@ impl Places<'_> {
             let tilde = value.get(..2).unwrap_or(value);
             return Target::Unknown(format!("`{tilde}`, a directory only known when it runs"));
         }
-        let absolute = value.starts_with(['/', '~']) || value.starts_with("$HOME");
+        let absolute = value.starts_with(['/', '~'])
+            || value.starts_with("$HOME")
+            || value.starts_with("$TMPDIR");
         if let (Err(why), false) = (&self.cwd, absolute) {
             return Target::Unknown(why.clone());
         }
@@ -95,8 +101,24 @@ impl Places<'_> {
         }
         match self.critical(value) {
             Some(path) => Target::Critical(path),
-            None => Target::Fine,
+            None => self.outside(value).map_or(Target::Fine, Target::Outside),
         }
+    }
+
+    /// The resolved target when it is neither in the workspace (the
+    /// call's directory) nor in the call's scratch directory. A glob is
+    /// resolved as written (`/u*` is outside, `build/*` inside).
+    pub(super) fn outside(&self, target: &str) -> Option<String> {
+        let resolved = resolve(target, self.here(), self.home);
+        let within = |root: &str| {
+            resolved == root
+                || resolved
+                    .strip_prefix(root)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        };
+        let workspace = std::path::absolute(self.dir).unwrap_or_else(|_| self.dir.to_path_buf());
+        let workspace = normalize(&workspace.to_string_lossy());
+        (!within(&workspace) && !within(&scratch())).then_some(resolved)
     }
 
     /// The resolved target when it is `/`, the home directory or a system

@@ -1,7 +1,8 @@
 //! The rules over commands that delete a tree: `rm -r`, `find -delete`
 //! or `-exec rm`, `rsync --delete`, and the check of the paths they
-//! delete (`/`, the home, a system directory, or one only known when it
-//! runs).
+//! delete (`/`, the home, a system directory, one only known when it
+//! runs, or any path outside the workspace and the call's scratch
+//! directory: not a list of directories, as `rm -rf /usr/lib` showed).
 
 use super::{Judge, Kind, computed, shorten, splits};
 use crate::run::policy::programs::{
@@ -9,6 +10,9 @@ use crate::run::policy::programs::{
 };
 use crate::run::policy::shell::{Command, Script, Word};
 use crate::run::policy::targets::Target;
+
+/// Why a tree delete outside the workspace is refused.
+pub(super) const OUTSIDE: &str = "outside the workspace and the call's scratch directory";
 
 impl Judge<'_> {
     pub(super) fn rm(&mut self, args: &[Word], fed: bool) {
@@ -23,7 +27,13 @@ impl Judge<'_> {
         let certain = has_flag(args, "--recursive", &['r', 'R']);
         let before = self.findings.len();
         if certain || computed(args) {
-            self.targets(operands(args), fed, certain, "would delete {} recursively");
+            self.targets(
+                operands(args),
+                fed,
+                certain,
+                true,
+                "would delete {} recursively",
+            );
         }
         // `X='-rf /'; rm $X`, `set -- -rf /; rm "$@"`: the words split
         // into options and paths only when it runs.
@@ -44,14 +54,20 @@ impl Judge<'_> {
     /// word (`rm $OPTS /`) may make the command destructive, and only a
     /// critical target is refused. `what` says what the command does,
     /// `{}` standing for the path: "would delete {} recursively".
+    /// `deletes`: the command deletes its targets, and one outside the
+    /// workspace and the scratch directory is refused too.
     pub(super) fn targets<'w>(
         &mut self,
         words: impl Iterator<Item = &'w Word>,
         fed: bool,
         certain: bool,
+        deletes: bool,
         what: &str,
     ) {
         let with = |path: &str| what.replacen("{}", path, 1);
+        // A critical or unknown target is named first (`/{s..u}sr` is
+        // `/usr` before it is `/ssr`).
+        let mut outside = None;
         for word in words {
             match self.places.target(word) {
                 Target::Critical(path) if certain => {
@@ -67,8 +83,15 @@ impl Judge<'_> {
                     let message = with("a path only known when it runs");
                     return self.push(Kind::Dangerous, format!("{message} ({why})"));
                 }
-                Target::Fine => {}
+                Target::Outside(path) if certain && deletes => {
+                    outside.get_or_insert(path);
+                }
+                Target::Outside(_) | Target::Fine => {}
             }
+        }
+        if let Some(path) = outside {
+            let message = with(&format!("`{path}`"));
+            return self.push(Kind::Dangerous, format!("{message}, {OUTSIDE}"));
         }
         if fed && certain {
             let message = with("paths only known when it runs");
@@ -114,6 +137,7 @@ impl Judge<'_> {
             starts.into_iter(),
             false,
             deletes,
+            true,
             "would delete everything under {} with find",
         );
     }
@@ -139,6 +163,7 @@ impl Judge<'_> {
                 std::iter::once(destination),
                 false,
                 deletes,
+                true,
                 "would delete everything under {} not in the source (rsync --delete)",
             );
         }

@@ -126,10 +126,10 @@ fn argv_arrays_and_nested_commands_are_matched() {
 const BENIGN_COMMANDS: &[&str] = &[
     "rm -rf ./build",
     "rm -rf build target",
-    "rm -rf /tmp/cache",
+    "rm -rf \"$TMPDIR/cache\"",
     "rm -f /",
     "rm notes.txt",
-    "rm -rf ~/projects/old",
+    "rm -f ~/projects/old.txt",
     "ls -la /",
     "cat README.md",
     "cd / && ls",
