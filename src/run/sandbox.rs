@@ -269,11 +269,13 @@ pub(crate) enum Step {
     WorkingDirectory,
     Landlock,
     Seccomp,
+    Cgroup,
+    ProcessLimit,
     Execute,
 }
 
 impl Step {
-    const ALL: [Step; 17] = [
+    const ALL: [Step; 19] = [
         Step::DeathSignal,
         Step::ProcessGroup,
         Step::Setgroups,
@@ -290,6 +292,8 @@ impl Step {
         Step::WorkingDirectory,
         Step::Landlock,
         Step::Seccomp,
+        Step::Cgroup,
+        Step::ProcessLimit,
         Step::Execute,
     ];
 
@@ -323,6 +327,8 @@ impl Step {
             Step::WorkingDirectory => "enter the working directory",
             Step::Landlock => "apply the Landlock rules",
             Step::Seccomp => "install the seccomp filter",
+            Step::Cgroup => "join the call's cgroup",
+            Step::ProcessLimit => "set the process limit (RLIMIT_NPROC)",
             Step::Execute => "execute the program",
         }
     }

@@ -89,7 +89,10 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::{Call, Limits, Ran, Scratch, allowed_dirs, denies_network, environment, tool_rules};
+use super::{
+    Call, Limits, Ran, Scratch, allowed_dirs, call_cgroup, denies_network, environment, tool_rules,
+};
+use crate::run::cgroup::CallCgroup;
 use crate::run::launch::{self, LaunchError, Program};
 use crate::run::process::Outcome;
 use crate::run::sandbox::{Confinement, SYSTEM_READ, SYSTEM_WRITE, SandboxMode, Support};
@@ -241,6 +244,10 @@ struct Server {
     files: Vec<(PathBuf, Option<Stamp>)>,
     /// How it and its calls are confined.
     sandbox: SandboxMode,
+    /// The server's cgroup, with the tool's limits: every call it forks
+    /// counts against them together (emptied and removed after the server
+    /// is dead).
+    _cgroup: Option<CallCgroup>,
     /// Removed after the server is dead (fields drop after `drop`).
     root: Scratch,
 }
@@ -489,6 +496,11 @@ fn start(pool: &Pool, warm: &WarmCall) -> Result<Server, Ran> {
     let (program, cwd) = (warm.program.to_path_buf(), entry.dir.clone());
     let socket = OwnedFd::from(theirs);
     let log = OwnedFd::from(log);
+    let group = call_cgroup(runner, warm.limits.memory);
+    let procs = group
+        .as_ref()
+        .map(CallCgroup::procs_fds)
+        .unwrap_or_default();
     let spawned = if namespaces {
         pool.spawn(move || {
             let program = Program {
@@ -497,6 +509,8 @@ fn start(pool: &Pool, warm: &WarmCall) -> Result<Server, Ran> {
                 cwd: &cwd,
                 env: &env,
                 memory: None,
+                processes: None,
+                cgroup_procs: &procs,
             };
             launch::launch_onto(&program, confinement.as_mut(), [&socket, &log, &log])
                 .map_err(LaunchError::into_io)
@@ -513,6 +527,18 @@ fn start(pool: &Pool, warm: &WarmCall) -> Result<Server, Ran> {
             .stdout(Stdio::from(log))
             .stderr(Stdio::from(log_too))
             .process_group(0);
+        // SAFETY: the closure only writes to descriptors open until the
+        // spawn, from the forked child, allocating nothing.
+        unsafe {
+            command.pre_exec(move || {
+                for fd in &procs {
+                    if libc::write(*fd, b"0".as_ptr().cast(), 1) != 1 {
+                        return Err(io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
         landlock_alone(&mut command, confinement);
         pool.spawn(move || {
             let child = command.spawn()?;
@@ -596,6 +622,7 @@ fn start(pool: &Pool, warm: &WarmCall) -> Result<Server, Ran> {
         channel: Mutex::new(channel),
         files,
         sandbox,
+        _cgroup: group,
         root,
     })
 }
