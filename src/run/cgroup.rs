@@ -381,7 +381,10 @@ fn empty_and_remove(dir: &Path) {
             Err(_) => {}
         }
         let procs = fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
-        for pid in procs.lines().filter_map(|l| l.trim().parse::<libc::pid_t>().ok()) {
+        for pid in procs
+            .lines()
+            .filter_map(|l| l.trim().parse::<libc::pid_t>().ok())
+        {
             // SAFETY: a plain syscall; the pid is in the call's cgroup.
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }
@@ -450,7 +453,10 @@ mod tests {
         assert_eq!(
             dirs,
             vec![
-                (Kind::V1Memory, PathBuf::from("/sys/fs/cgroup/memory/jobs/a")),
+                (
+                    Kind::V1Memory,
+                    PathBuf::from("/sys/fs/cgroup/memory/jobs/a")
+                ),
                 (Kind::V1Pids, PathBuf::from("/sys/fs/cgroup/pids")),
             ]
         );

@@ -91,17 +91,24 @@ fn own_cgroups() -> Vec<PathBuf> {
     dirs
 }
 
-/// Whether a cgroup can be made beneath this process's own; in CI a
-/// missing one is a failure, not a skip.
-fn cgroups_writable(test: &str) -> bool {
+/// Whether toolc can make call cgroups here (as it runs beneath this
+/// process's cgroup): the other tests' controls differ then.
+pub(crate) fn usable(test: &str) -> bool {
     let dirs = own_cgroups();
-    let writable = !dirs.is_empty()
+    !dirs.is_empty()
         && dirs.iter().all(|dir| {
             let probe = dir.join(format!("toolc-test-probe-{}-{test}", std::process::id()));
             let made = std::fs::create_dir(&probe).is_ok();
             let _ = std::fs::remove_dir(&probe);
             made
-        });
+        })
+}
+
+/// Whether a cgroup can be made beneath this process's own; in CI a
+/// missing one is a failure, not a skip.
+fn cgroups_writable(test: &str) -> bool {
+    let dirs = own_cgroups();
+    let writable = usable(test);
     if !writable {
         let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
         assert!(
@@ -144,7 +151,11 @@ fn run(manifest: &Path, tool: &str, extra: &[&str]) -> (Value, String, u32, Dura
 
 fn assert_resource_limit(line: &Value, took: Duration, what: &str) {
     assert_eq!(line["success"], json!(false), "{what}: {line}");
-    assert_eq!(line["error"]["code"], json!("RESOURCE_LIMIT"), "{what}: {line}");
+    assert_eq!(
+        line["error"]["code"],
+        json!("RESOURCE_LIMIT"),
+        "{what}: {line}"
+    );
     assert!(
         took < Duration::from_secs(10),
         "{what}: the call took {took:?}: {line}"
@@ -216,7 +227,10 @@ impl Responsiveness {
     fn check(self, what: &str) {
         self.stop.store(true, Ordering::Relaxed);
         let (answered, slowest, failed) = self.prober.join().unwrap();
-        assert_eq!(failed, 0, "{what}: the echo server did not answer {failed} times");
+        assert_eq!(
+            failed, 0,
+            "{what}: the echo server did not answer {failed} times"
+        );
         assert!(answered > 0, "{what}: no probe ran");
         assert!(
             slowest < Duration::from_secs(1),
@@ -258,6 +272,11 @@ fn a_fork_bomb_ends_with_resource_limit_and_the_host_answers() {
     assert_resource_limit(&line, took, "fork bomb");
     let message = line["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("process"), "{line} {stderr}");
+    assert_eq!(
+        line["error"]["details"]["limit"],
+        json!("processes"),
+        "{line}"
+    );
     assert_eq!(leftovers(pid), Vec::<PathBuf>::new());
 }
 
@@ -285,6 +304,7 @@ fn a_memfd_hog_under_memory_64mib_ends_with_resource_limit() {
     assert_resource_limit(&line, took, "memfd hog");
     let message = line["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("memory"), "{line} {stderr}");
+    assert_eq!(line["error"]["details"]["limit"], json!("memory"), "{line}");
     assert_eq!(leftovers(pid), Vec::<PathBuf>::new());
 }
 
@@ -369,4 +389,34 @@ fn a_normal_tool_runs_in_a_call_cgroup_that_is_removed_after() {
         let _ = std::fs::remove_dir(dir);
         assert!(!left, "{} of a dead toolc was not swept", dir.display());
     }
+}
+
+/// A warm Python server (NORA, the default) and the calls it forks run in
+/// a `toolc-…` cgroup beneath toolc's own, which is gone once toolc ends.
+#[test]
+fn a_warm_python_call_runs_in_its_servers_cgroup() {
+    if !cgroups_writable("warm") {
+        return;
+    }
+    let dir = TempDir::new("cgroup-warm");
+    dir.write(
+        "main.py",
+        "def run(params):\n    with open('/proc/self/cgroup') as f:\n        return f.read()\n",
+    );
+    let manifest = dir.write(
+        "tool.json",
+        r#"{"name": "where", "description": "Say the cgroup.", "entrypoint": "main.py", "parameters": {"type": "object", "properties": {}}}"#,
+    );
+    let (line, stderr, pid, _) = run(&manifest, "where", &["--python", PYTHON]);
+    assert_eq!(line["success"], json!(true), "{line} {stderr}");
+    let reported = line["output"].as_str().unwrap_or_default();
+    let inside = reported
+        .lines()
+        .filter(|l| l.contains(&format!("/toolc-{pid}-")))
+        .count();
+    assert!(
+        inside >= own_cgroups().len(),
+        "the warm call ran in {reported:?}"
+    );
+    assert_eq!(leftovers(pid), Vec::<PathBuf>::new());
 }

@@ -216,7 +216,10 @@ fn spawn_confined(
     match process::run_in(spawn, group.as_ref(), processes) {
         Ok(outcome) => {
             let failed = matches!(&outcome, Outcome::Exited { code, .. } if *code != Some(0));
-            match group.as_ref().and_then(|g| g.reached(failed).map(|r| (r, g.limits))) {
+            match group
+                .as_ref()
+                .and_then(|g| g.reached(failed).map(|r| (r, g.limits)))
+            {
                 Some((reached, limits)) => {
                     let stderr = match &outcome {
                         Outcome::Exited { stderr, .. } => stderr.as_slice(),

@@ -90,7 +90,8 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::{
-    Call, Limits, Ran, Scratch, allowed_dirs, call_cgroup, denies_network, environment, tool_rules,
+    Call, Limits, Ran, Scratch, allowed_dirs, call_cgroup, denies_network, environment,
+    resource_limit, tool_rules,
 };
 use crate::run::cgroup::CallCgroup;
 use crate::run::launch::{self, LaunchError, Program};
@@ -675,15 +676,24 @@ fn call(server: &Server, warm: &WarmCall) -> Attempt {
         Ok(pipes) => pipes,
         Err(e) => return Attempt::Done(failed(format!("cannot make the call's pipes: {e}"))),
     };
+    // The call's own cgroup, which its child joins before the tool runs
+    // (it then counts the call's memory in place of RLIMIT_AS).
+    let group = call_cgroup(warm.call.runner, warm.limits.memory);
     let message = json!({
         "op": "call",
         "request": warm.request,
-        "memory": warm.limits.memory,
+        "memory": if group.is_some() { None } else { warm.limits.memory },
     });
     let started = Instant::now();
     let assigned = {
         let mut channel = server.channel.lock().unwrap_or_else(|e| e.into_inner());
-        let fds = [out_write.as_raw_fd(), err_write.as_raw_fd()];
+        let mut fds = vec![out_write.as_raw_fd(), err_write.as_raw_fd()];
+        fds.extend(
+            group
+                .as_ref()
+                .map(CallCgroup::procs_fds)
+                .unwrap_or_default(),
+        );
         if let Err(e) = channel.send(&message, &fds) {
             return Attempt::Broken(e.to_string());
         }
@@ -711,6 +721,7 @@ fn call(server: &Server, warm: &WarmCall) -> Attempt {
         deadline: started + warm.limits.timeout,
         max_output: warm.max_output,
         cancel: warm.call.cancel,
+        cgroup: group.as_ref(),
     });
     let status = reap(server, inner);
     let outcome = match driven {
@@ -732,6 +743,17 @@ fn call(server: &Server, warm: &WarmCall) -> Attempt {
             )));
         }
     };
+    let failed = matches!(&outcome, Outcome::Exited { code, .. } if *code != Some(0));
+    if let Some(group) = &group
+        && let Some(reached) = group.reached(failed)
+    {
+        let stderr = match &outcome {
+            Outcome::Exited { stderr, .. } => stderr.as_slice(),
+            _ => &[],
+        };
+        let result = resource_limit(reached, group.limits, stderr, server.sandbox);
+        return Attempt::Done(Ran::Failed(Box::new(result)));
+    }
     Attempt::Done(Ran::Done(outcome, server.sandbox))
 }
 
