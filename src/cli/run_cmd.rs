@@ -49,10 +49,16 @@ pub(super) struct RunnerArgs {
     /// The most the tool may print on stdout before it is killed (e.g. 1MiB, 64KiB).
     #[arg(long, value_name = "SIZE", value_parser = crate::lint::config::parse_size, default_value = "1MiB")]
     max_output: u64,
-    /// An address-space limit for the tool, in place of its manifest's (Nachos
-    /// resources.memory), e.g. 512MiB.
+    /// A memory limit for the call, in place of its manifest's (Nachos
+    /// resources.memory) and of the default, 1GiB, e.g. 512MiB: counted by the call's
+    /// cgroup (shared memory and memfd included), or an address-space limit where no
+    /// cgroup can be made.
     #[arg(long, value_name = "SIZE", value_parser = crate::lint::config::parse_size)]
     memory: Option<u64>,
+    /// The most processes the call may hold at once (default 256): the call's cgroup's
+    /// pids.max, or RLIMIT_NPROC where no cgroup can be made.
+    #[arg(long, value_name = "COUNT", value_parser = clap::value_parser!(u64).range(1..))]
+    max_processes: Option<u64>,
     /// The Python interpreter for NORA and AgentStack tools.
     #[arg(long, value_name = "PATH", default_value = "python3")]
     python: PathBuf,
@@ -112,6 +118,7 @@ impl RunnerArgs {
             timeout: self.timeout,
             max_output: usize::try_from(self.max_output).unwrap_or(usize::MAX),
             memory: self.memory,
+            max_processes: self.max_processes,
             python: self.python.clone(),
             policy,
             sandbox: !self.no_sandbox,

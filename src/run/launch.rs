@@ -64,6 +64,12 @@ pub(crate) struct Program<'a> {
     pub env: &'a [(OsString, OsString)],
     /// RLIMIT_AS in bytes.
     pub memory: Option<u64>,
+    /// RLIMIT_NPROC, where no cgroup bounds the call's processes.
+    pub processes: Option<u64>,
+    /// The `cgroup.procs` of the call's cgroups, open for writing: the
+    /// child writes itself into each as its first step
+    /// ([`super::cgroup`] says why that is race-free).
+    pub cgroup_procs: &'a [RawFd],
 }
 
 /// Everything the child reads, built before the clone.
@@ -85,6 +91,8 @@ struct Exec {
     envp_ptrs: Vec<*const libc::c_char>,
     cwd: CString,
     memory: Option<libc::rlimit>,
+    processes: Option<libc::rlimit>,
+    cgroup_procs: Vec<RawFd>,
 }
 
 /// Why a process did not start.
@@ -337,6 +345,14 @@ fn child_steps(plan: &mut Plan) -> Result<(), (Step, i32)> {
     // SAFETY (for every block of this function): plain system calls on
     // descriptors and memory prepared before the clone.
     unsafe {
+        // Into the call's cgroups before anything else: `0` is the writer.
+        if let Some(exec) = &plan.exec {
+            for &procs in &exec.cgroup_procs {
+                if libc::write(procs, b"0".as_ptr().cast(), 1) != 1 {
+                    return Err(fail(Step::Cgroup));
+                }
+            }
+        }
         // If toolc dies (killed, interrupted), the tool dies with it rather
         // than running on unwatched; for a namespace's init, its death
         // ends the namespace. A parent already gone before the prctl took
@@ -373,6 +389,11 @@ fn child_steps(plan: &mut Plan) -> Result<(), (Step, i32)> {
             && libc::setrlimit(libc::RLIMIT_AS, limit) != 0
         {
             return Err(fail(Step::MemoryLimit));
+        }
+        if let Some(limit) = &exec.processes
+            && libc::setrlimit(libc::RLIMIT_NPROC, limit) != 0
+        {
+            return Err(fail(Step::ProcessLimit));
         }
         for (target, &source) in plan.stdio.iter().enumerate() {
             let target = target as RawFd;
@@ -435,6 +456,11 @@ fn prepare(program: &Program) -> io::Result<Exec> {
             rlim_cur: bytes,
             rlim_max: bytes,
         }),
+        processes: program.processes.map(|count| libc::rlimit {
+            rlim_cur: count,
+            rlim_max: count,
+        }),
+        cgroup_procs: program.cgroup_procs.to_vec(),
     })
 }
 
@@ -580,6 +606,8 @@ mod tests {
             cwd: Path::new("/nonexistent/toolc/dir"),
             env: &[],
             memory: None,
+            processes: None,
+            cgroup_procs: &[],
         };
         let error = launch(&program, None).err().expect("no such directory");
         assert_eq!(error.step, Some(Step::WorkingDirectory));

@@ -42,6 +42,7 @@ pub(crate) mod audit;
 mod beneath;
 pub mod builtin;
 mod cancel;
+mod cgroup;
 mod exec;
 mod launch;
 pub mod policy;
@@ -60,6 +61,7 @@ use serde_json::{Map, Value, json};
 use crate::ir::{Tool, ToolSet};
 use crate::project::{NameEntry, Repeats, name_clashes};
 pub use cancel::CancelToken;
+pub use cgroup::{DEFAULT_MAX_PROCESSES, DEFAULT_MEMORY};
 pub use policy::{Approval, Approver, Denial, DenialRule, Policy};
 pub use result::{ErrorCode, Metadata, ToolError, ToolResult};
 pub use sandbox::{SandboxMode, Support, probe as probe_sandbox};
@@ -76,9 +78,15 @@ pub struct RunnerOptions {
     pub timeout: Option<Duration>,
     /// The stdout cap in bytes (default 1 MiB).
     pub max_output: usize,
-    /// An address-space limit in bytes for every tool, in place of the
-    /// manifests' own (Nachos `resources.memory`).
+    /// A memory limit in bytes for every call, in place of the
+    /// manifests' own (Nachos `resources.memory`) and of
+    /// [`DEFAULT_MEMORY`]: the call's cgroup's, or, where no cgroup can be
+    /// made, an address-space limit (`RLIMIT_AS`, given limits only).
     pub memory: Option<u64>,
+    /// The most processes a call may hold at once (default
+    /// [`DEFAULT_MAX_PROCESSES`]): the call's cgroup's `pids.max`, or,
+    /// where no cgroup can be made, `RLIMIT_NPROC`.
+    pub max_processes: Option<u64>,
     /// The Python interpreter for NORA and AgentStack tools.
     pub python: PathBuf,
     pub policy: Policy,
@@ -109,6 +117,7 @@ impl Default for RunnerOptions {
             timeout: None,
             max_output: DEFAULT_MAX_OUTPUT,
             memory: None,
+            max_processes: None,
             python: PathBuf::from("python3"),
             policy: Policy::default(),
             sandbox: true,
@@ -330,6 +339,11 @@ impl Runner {
     /// once: empty when everything applies.
     pub fn warnings(&self) -> Vec<String> {
         let mut warnings = Vec::new();
+        if let Some(why) = cgroup::unavailable() {
+            warnings.push(format!(
+                "calls run without a cgroup of their own ({why}): memory is bounded only by an address-space limit (RLIMIT_AS) when --memory or resources.memory gives one, and not at all otherwise (memfd, tmpfs and shared memory are never counted); processes only by RLIMIT_NPROC, which counts the tool's uid (per call inside its user namespace, per user without one, not at all for root outside a user namespace)"
+            ));
+        }
         if !self.options.sandbox {
             warnings.push(
                 "the sandbox is off (--no-sandbox): tools run without namespaces, Landlock rules or a seccomp filter"

@@ -22,6 +22,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::cancel::{self, CancelToken};
+use super::cgroup::CallCgroup;
 use super::launch::{self, Program};
 use super::sandbox::Confinement;
 
@@ -81,12 +82,26 @@ pub(crate) enum RunError {
 
 /// Starts the process and drives it to its end.
 pub(crate) fn run(spawn: Spawn) -> Result<Outcome, RunError> {
+    run_in(spawn, None, None)
+}
+
+/// [`run`] with the process in `cgroup` (watched: a limit the kernel
+/// acted on ends the call at once, killing everything in it), or, without
+/// one, `processes` as its RLIMIT_NPROC.
+pub(crate) fn run_in(
+    spawn: Spawn,
+    cgroup: Option<&CallCgroup>,
+    processes: Option<u64>,
+) -> Result<Outcome, RunError> {
+    let procs = cgroup.map(CallCgroup::procs_fds).unwrap_or_default();
     let program = Program {
         program: &spawn.program,
         args: &spawn.args,
         cwd: &spawn.cwd,
         env: &spawn.env,
         memory: spawn.memory,
+        processes: if cgroup.is_some() { None } else { processes },
+        cgroup_procs: &procs,
     };
     let mut confinement = spawn.confinement;
     let launched =
@@ -109,6 +124,7 @@ pub(crate) fn run(spawn: Spawn) -> Result<Outcome, RunError> {
         spawn.timeout,
         spawn.max_output,
         spawn.cancel.as_ref(),
+        cgroup,
     );
     // Whatever happened, nothing the process started outlives the call.
     tree.kill();
@@ -239,6 +255,7 @@ fn drive(
     timeout: Duration,
     max_output: usize,
     cancel: Option<&CancelToken>,
+    cgroup: Option<&CallCgroup>,
 ) -> io::Result<Driven> {
     // A limit too far to represent is no limit (the caller clamps it).
     let deadline = Instant::now()
@@ -260,6 +277,15 @@ fn drive(
     loop {
         if exited_at.is_none() && cancel.is_some_and(CancelToken::is_cancelled) {
             return Ok(Driven::Cancelled {
+                stderr: stderr.data,
+            });
+        }
+        // A limit the kernel acted on (an OOM kill, a refused fork) ends
+        // the call: the caller reads which from the cgroup.
+        if exited_at.is_none() && cgroup.is_some_and(|c| c.exceeded().is_some()) {
+            tree.kill();
+            return Ok(Driven::Exited {
+                stdout: stdout.data,
                 stderr: stderr.data,
             });
         }
@@ -307,7 +333,7 @@ fn drive(
                 stderr: stderr.data,
             });
         }
-        if !poll_until(&mut fds, limit, now, cancel.is_some())? {
+        if !poll_until(&mut fds, limit, now, cancel.is_some() || cgroup.is_some())? {
             continue;
         }
         let fired = |slot: usize| slots[slot] != usize::MAX && fds[slots[slot]].revents != 0;

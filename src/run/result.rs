@@ -56,6 +56,10 @@ pub enum ErrorCode {
     ExecutionError,
     /// toolc itself failed to run the tool (e.g. the program cannot start).
     InternalError,
+    /// The tool reached the call's memory or process limit (its cgroup's
+    /// OOM kill, a refused fork, a refused allocation) and was killed with
+    /// everything it started.
+    ResourceLimit,
 }
 
 impl ErrorCode {
@@ -69,6 +73,7 @@ impl ErrorCode {
             ErrorCode::InvalidOutput => "INVALID_OUTPUT",
             ErrorCode::ExecutionError => "EXECUTION_ERROR",
             ErrorCode::InternalError => "INTERNAL_ERROR",
+            ErrorCode::ResourceLimit => "RESOURCE_LIMIT",
         }
     }
 }

@@ -74,8 +74,8 @@
 //! `no_new_privs` keeps it so across the exec.
 //!
 //! What none of them does: limit CPU time beyond the call's timeout,
-//! the number of processes (a fork bomb runs until the timeout kills its
-//! namespace), memory beyond `RLIMIT_AS` (the call's `/dev/shm` and, in
+//! the number of processes or memory (the call's cgroup does:
+//! [`super::cgroup`]; the call's `/dev/shm` and, in
 //! namespaces, its scratch directory hold at most 256 MiB each), or hide
 //! the host's mount table (`/proc/self/mountinfo`). Under Landlock alone `/dev/shm` is the
 //! host's: what a tool leaves there outlives its call.
@@ -269,11 +269,13 @@ pub(crate) enum Step {
     WorkingDirectory,
     Landlock,
     Seccomp,
+    Cgroup,
+    ProcessLimit,
     Execute,
 }
 
 impl Step {
-    const ALL: [Step; 17] = [
+    const ALL: [Step; 19] = [
         Step::DeathSignal,
         Step::ProcessGroup,
         Step::Setgroups,
@@ -290,6 +292,8 @@ impl Step {
         Step::WorkingDirectory,
         Step::Landlock,
         Step::Seccomp,
+        Step::Cgroup,
+        Step::ProcessLimit,
         Step::Execute,
     ];
 
@@ -323,6 +327,8 @@ impl Step {
             Step::WorkingDirectory => "enter the working directory",
             Step::Landlock => "apply the Landlock rules",
             Step::Seccomp => "install the seccomp filter",
+            Step::Cgroup => "join the call's cgroup",
+            Step::ProcessLimit => "set the process limit (RLIMIT_NPROC)",
             Step::Execute => "execute the program",
         }
     }

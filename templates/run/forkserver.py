@@ -14,7 +14,8 @@ time:
     server: {"ready": true, "pid": 123, "files": ["/abs/main.py", ...]}
     toolc:  {"op": "call", "request": {...}, "memory": null}
              (with two descriptors: the call's stdout and stderr pipes,
-             sent as SCM_RIGHTS)
+             sent as SCM_RIGHTS, then each `cgroup.procs` of the call's
+             own cgroup, which the child joins before the tool runs)
     server: {"pid": 124, "dir": "/tmp/toolc-run-.../call-1"}
              (with one descriptor: a pidfd of the child, by which toolc
              knows it; the pid is the server's namespace's)
@@ -156,6 +157,18 @@ class Layer:
             os.close(path_fd)
 
 
+def join(cgroups):
+    """Moves this call's process into its cgroups (each `cgroup.procs`
+    toolc opened, written `0`: the writer) before the tool runs."""
+    for fd in cgroups:
+        try:
+            os.write(fd, b"0")
+        except OSError as error:
+            raise SandboxError(f"cannot join the call's cgroup: {error}") from None
+        finally:
+            os.close(fd)
+
+
 def limit(memory):
     """The call's address-space limit, when it has one."""
     if memory is None:
@@ -279,7 +292,7 @@ class Server:
         """Hands a call and its pipes to the spare child."""
         spare, self.spare = self.spare, None
         try:
-            if len(fds) != 2:
+            if len(fds) < 2:
                 raise OSError("a call needs its stdout and stderr")
             if isinstance(spare, OSError):
                 raise spare
@@ -362,9 +375,9 @@ class Server:
         try:
             message, fds = Channel(sock).receive()
             sock.close()
-            if message is None or len(fds) != 2:
+            if message is None or len(fds) < 2:
                 os._exit(1)
-            out, err = fds
+            out, err, *cgroups = fds
             os.dup2(err, 2)
             os.close(err)
             response = os.fdopen(out, "w", encoding="utf-8")
@@ -375,6 +388,7 @@ class Server:
         def run():
             if failure is not None:
                 raise failure
+            join(cgroups)
             limit(message.get("memory"))
             if self.error is not None:
                 raise self.error

@@ -9,6 +9,7 @@ mod agentstack_names;
 mod architecture;
 mod bench_script;
 mod builtin;
+mod cgroup_limits;
 mod config;
 mod conventions;
 mod convert;

@@ -125,6 +125,12 @@ pub(super) fn run(call: &Call, tool: &CommandTool, arguments: &Value) -> ToolRes
                 result
             }
         }
+        // A limit reached is not the sandbox's doing.
+        Ran::Failed(result)
+            if result.error.as_ref().map(|e| e.code) == Some(ErrorCode::ResourceLimit) =>
+        {
+            *result
+        }
         Ran::Failed(result) => name_interpreters(*result, &resolution),
     }
 }

@@ -24,11 +24,13 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::cancel::CancelToken;
+use super::cgroup::{self, CallCgroup, CallLimits, Reached};
 use super::process::{self, Outcome, Spawn};
 use super::sandbox::{Confinement, Rules, SandboxMode};
 use super::{Entry, ErrorCode, Runner, ToolResult};
 use crate::ir::{Format, Runtime, Tool};
 use scratch::Scratch;
+pub(super) use scratch::start_time;
 
 /// How much of a tool's stderr or stdout a message quotes.
 const QUOTE_LIMIT: usize = 2000;
@@ -199,8 +201,35 @@ fn spawn_confined(
         }
     }
     let program = spawn.program.clone();
-    match process::run(spawn) {
-        Ok(outcome) => Ran::Done(outcome, sandbox),
+    let group = call_cgroup(runner, spawn.memory);
+    // In a cgroup, memory is the cgroup's to count: an address-space
+    // limit would fail an allocation before the cgroup could tell.
+    let processes = runner.options.max_processes.or_else(|| {
+        // Without a cgroup RLIMIT_NPROC counts the uid's processes: per
+        // call only inside the call's user namespace.
+        (sandbox != SandboxMode::Unconfined && runner.namespaces.is_ok())
+            .then_some(cgroup::DEFAULT_MAX_PROCESSES)
+    });
+    if group.is_some() {
+        spawn.memory = None;
+    }
+    match process::run_in(spawn, group.as_ref(), processes) {
+        Ok(outcome) => {
+            let failed = matches!(&outcome, Outcome::Exited { code, .. } if *code != Some(0));
+            match group
+                .as_ref()
+                .and_then(|g| g.reached(failed).map(|r| (r, g.limits)))
+            {
+                Some((reached, limits)) => {
+                    let stderr = match &outcome {
+                        Outcome::Exited { stderr, .. } => stderr.as_slice(),
+                        _ => &[],
+                    };
+                    Ran::Failed(Box::new(resource_limit(reached, limits, stderr, sandbox)))
+                }
+                None => Ran::Done(outcome, sandbox),
+            }
+        }
         Err(process::RunError::Spawn(e)) => {
             // The program could not be executed: the tool's fault (a
             // missing execute bit, a bad interpreter line) or the
@@ -224,6 +253,57 @@ fn spawn_confined(
             ),
         ))),
     }
+}
+
+/// The call's cgroup with its limits (`memory`, or the default, and the
+/// runner's process limit), or `None` where none can be made (the
+/// runner's warnings say so).
+fn call_cgroup(runner: &Runner, memory: Option<u64>) -> Option<CallCgroup> {
+    if cgroup::unavailable().is_some() {
+        return None;
+    }
+    CallCgroup::create(CallLimits {
+        memory: memory.unwrap_or(cgroup::DEFAULT_MEMORY),
+        processes: runner
+            .options
+            .max_processes
+            .unwrap_or(cgroup::DEFAULT_MAX_PROCESSES),
+    })
+    .ok()
+}
+
+/// The result of a call that reached a limit of its cgroup.
+fn resource_limit(
+    reached: Reached,
+    limits: CallLimits,
+    stderr: &[u8],
+    sandbox: SandboxMode,
+) -> ToolResult {
+    let mut details = Map::new();
+    let message = match reached {
+        Reached::Memory => {
+            details.insert("limit".into(), json!("memory"));
+            details.insert("memory_limit_bytes".into(), json!(limits.memory));
+            format!(
+                "the tool reached its memory limit of {} bytes (counted by the call's cgroup: memory of every process of the call, shared memory and memfd included) and was killed with everything it started",
+                limits.memory
+            )
+        }
+        Reached::Processes => {
+            details.insert("limit".into(), json!("processes"));
+            details.insert("max_processes".into(), json!(limits.processes));
+            format!(
+                "the tool reached its limit of {} processes (a fork was refused) and was killed with everything it started",
+                limits.processes
+            )
+        }
+    };
+    if !stderr.is_empty() {
+        details.insert("stderr".into(), json!(quote(stderr)));
+    }
+    let mut result = ToolResult::fail_with(ErrorCode::ResourceLimit, message, details);
+    result.metadata.sandbox = Some(sandbox);
+    result
 }
 
 /// PATH and HOME from toolc's environment, the tool's declared

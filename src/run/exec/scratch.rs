@@ -82,7 +82,7 @@ impl Drop for Scratch {
 
 /// The start time of process `pid` in clock ticks since boot, `None`
 /// when it does not run (or is a zombie: dead, only not reaped).
-fn start_time(pid: u32) -> Option<u64> {
+pub(crate) fn start_time(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) is in parentheses and may hold spaces
     // and parentheses itself: the fields after the last ')' start at

@@ -89,7 +89,11 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::{Call, Limits, Ran, Scratch, allowed_dirs, denies_network, environment, tool_rules};
+use super::{
+    Call, Limits, Ran, Scratch, allowed_dirs, call_cgroup, denies_network, environment,
+    resource_limit, tool_rules,
+};
+use crate::run::cgroup::CallCgroup;
 use crate::run::launch::{self, LaunchError, Program};
 use crate::run::process::Outcome;
 use crate::run::sandbox::{Confinement, SYSTEM_READ, SYSTEM_WRITE, SandboxMode, Support};
@@ -241,6 +245,10 @@ struct Server {
     files: Vec<(PathBuf, Option<Stamp>)>,
     /// How it and its calls are confined.
     sandbox: SandboxMode,
+    /// The server's cgroup, with the tool's limits: every call it forks
+    /// counts against them together (emptied and removed after the server
+    /// is dead).
+    _cgroup: Option<CallCgroup>,
     /// Removed after the server is dead (fields drop after `drop`).
     root: Scratch,
 }
@@ -489,6 +497,11 @@ fn start(pool: &Pool, warm: &WarmCall) -> Result<Server, Ran> {
     let (program, cwd) = (warm.program.to_path_buf(), entry.dir.clone());
     let socket = OwnedFd::from(theirs);
     let log = OwnedFd::from(log);
+    let group = call_cgroup(runner, warm.limits.memory);
+    let procs = group
+        .as_ref()
+        .map(CallCgroup::procs_fds)
+        .unwrap_or_default();
     let spawned = if namespaces {
         pool.spawn(move || {
             let program = Program {
@@ -497,6 +510,8 @@ fn start(pool: &Pool, warm: &WarmCall) -> Result<Server, Ran> {
                 cwd: &cwd,
                 env: &env,
                 memory: None,
+                processes: None,
+                cgroup_procs: &procs,
             };
             launch::launch_onto(&program, confinement.as_mut(), [&socket, &log, &log])
                 .map_err(LaunchError::into_io)
@@ -513,6 +528,18 @@ fn start(pool: &Pool, warm: &WarmCall) -> Result<Server, Ran> {
             .stdout(Stdio::from(log))
             .stderr(Stdio::from(log_too))
             .process_group(0);
+        // SAFETY: the closure only writes to descriptors open until the
+        // spawn, from the forked child, allocating nothing.
+        unsafe {
+            command.pre_exec(move || {
+                for fd in &procs {
+                    if libc::write(*fd, b"0".as_ptr().cast(), 1) != 1 {
+                        return Err(io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
         landlock_alone(&mut command, confinement);
         pool.spawn(move || {
             let child = command.spawn()?;
@@ -596,6 +623,7 @@ fn start(pool: &Pool, warm: &WarmCall) -> Result<Server, Ran> {
         channel: Mutex::new(channel),
         files,
         sandbox,
+        _cgroup: group,
         root,
     })
 }
@@ -648,15 +676,24 @@ fn call(server: &Server, warm: &WarmCall) -> Attempt {
         Ok(pipes) => pipes,
         Err(e) => return Attempt::Done(failed(format!("cannot make the call's pipes: {e}"))),
     };
+    // The call's own cgroup, which its child joins before the tool runs
+    // (it then counts the call's memory in place of RLIMIT_AS).
+    let group = call_cgroup(warm.call.runner, warm.limits.memory);
     let message = json!({
         "op": "call",
         "request": warm.request,
-        "memory": warm.limits.memory,
+        "memory": if group.is_some() { None } else { warm.limits.memory },
     });
     let started = Instant::now();
     let assigned = {
         let mut channel = server.channel.lock().unwrap_or_else(|e| e.into_inner());
-        let fds = [out_write.as_raw_fd(), err_write.as_raw_fd()];
+        let mut fds = vec![out_write.as_raw_fd(), err_write.as_raw_fd()];
+        fds.extend(
+            group
+                .as_ref()
+                .map(CallCgroup::procs_fds)
+                .unwrap_or_default(),
+        );
         if let Err(e) = channel.send(&message, &fds) {
             return Attempt::Broken(e.to_string());
         }
@@ -684,6 +721,7 @@ fn call(server: &Server, warm: &WarmCall) -> Attempt {
         deadline: started + warm.limits.timeout,
         max_output: warm.max_output,
         cancel: warm.call.cancel,
+        cgroup: group.as_ref(),
     });
     let status = reap(server, inner);
     let outcome = match driven {
@@ -705,6 +743,17 @@ fn call(server: &Server, warm: &WarmCall) -> Attempt {
             )));
         }
     };
+    let failed = matches!(&outcome, Outcome::Exited { code, .. } if *code != Some(0));
+    if let Some(group) = &group
+        && let Some(reached) = group.reached(failed)
+    {
+        let stderr = match &outcome {
+            Outcome::Exited { stderr, .. } => stderr.as_slice(),
+            _ => &[],
+        };
+        let result = resource_limit(reached, group.limits, stderr, server.sandbox);
+        return Attempt::Done(Ran::Failed(Box::new(result)));
+    }
     Attempt::Done(Ran::Done(outcome, server.sandbox))
 }
 

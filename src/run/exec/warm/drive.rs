@@ -14,6 +14,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
 use crate::run::cancel::CancelToken;
+use crate::run::cgroup::CallCgroup;
 use crate::run::process::{DRAIN_GRACE, Reader, STDERR_CAP, poll_until};
 
 /// How a call ended, before its exit status is known.
@@ -34,6 +35,8 @@ pub(super) struct Watch<'a> {
     pub deadline: Instant,
     pub max_output: usize,
     pub cancel: Option<&'a CancelToken>,
+    /// The call's cgroup: a limit the kernel acted on ends the call.
+    pub cgroup: Option<&'a CallCgroup>,
 }
 
 /// Drives the call to its end and kills its process group.
@@ -62,6 +65,13 @@ fn pump(watch: Watch) -> io::Result<Driven> {
                 stderr: stderr.data,
             });
         }
+        if exited_at.is_none() && watch.cgroup.is_some_and(|c| c.exceeded().is_some()) {
+            kill_group(watch.pid);
+            return Ok(Driven::Exited {
+                stdout: stdout.data,
+                stderr: stderr.data,
+            });
+        }
         let now = Instant::now();
         let limit = exited_at.map_or(watch.deadline, |at| at + DRAIN_GRACE);
         let drained = stdout.fd.is_none() && stderr.fd.is_none();
@@ -87,7 +97,12 @@ fn pump(watch: Watch) -> io::Result<Driven> {
                 -1
             }),
         ];
-        if !poll_until(&mut fds, limit, now, watch.cancel.is_some())? {
+        if !poll_until(
+            &mut fds,
+            limit,
+            now,
+            watch.cancel.is_some() || watch.cgroup.is_some(),
+        )? {
             continue;
         }
         if fds[0].revents != 0 {
