@@ -151,6 +151,11 @@ pub(crate) struct Rules {
     /// The tool declares no network: TCP connect and bind are denied and,
     /// with namespaces, it gets an empty network namespace.
     pub no_network: bool,
+    /// The tool's network goes through toolc's egress proxy: with
+    /// namespaces, an empty network namespace whose only way out is the
+    /// listener the child hands to toolc ([`super::netns`]); UNIX sockets
+    /// are refused as without network.
+    pub proxy: bool,
 }
 
 /// What the kernel supports, probed once per runner.
@@ -263,6 +268,9 @@ pub(crate) enum Step {
     MountShm,
     MountScratch,
     MountRules,
+    Loopback,
+    ProxyListen,
+    ProxySend,
     Capabilities,
     MemoryLimit,
     Stdio,
@@ -273,7 +281,7 @@ pub(crate) enum Step {
 }
 
 impl Step {
-    const ALL: [Step; 17] = [
+    const ALL: [Step; 20] = [
         Step::DeathSignal,
         Step::ProcessGroup,
         Step::Setgroups,
@@ -284,6 +292,9 @@ impl Step {
         Step::MountShm,
         Step::MountScratch,
         Step::MountRules,
+        Step::Loopback,
+        Step::ProxyListen,
+        Step::ProxySend,
         Step::Capabilities,
         Step::MemoryLimit,
         Step::Stdio,
@@ -317,6 +328,9 @@ impl Step {
             Step::MountShm => "mount a /dev/shm of the call's own",
             Step::MountScratch => "mount a tmpfs over the call's scratch directory",
             Step::MountRules => "let Landlock reach the new /proc, /dev/shm and scratch directory",
+            Step::Loopback => "bring the network namespace's loopback up",
+            Step::ProxyListen => "listen for the egress proxy in the network namespace",
+            Step::ProxySend => "hand the egress proxy's socket to toolc",
             Step::Capabilities => "drop every capability",
             Step::MemoryLimit => "set the memory limit",
             Step::Stdio => "connect stdin, stdout and stderr",
@@ -340,6 +354,9 @@ struct Namespaces {
     shm: bool,
     /// The call's scratch directory, to cover with a tmpfs of its own.
     scratch: Option<CString>,
+    /// The child's end of the egress proxy's hand-over
+    /// ([`super::netns`]), for a proxied tool.
+    proxy: Option<OwnedFd>,
 }
 
 impl Namespaces {
@@ -353,6 +370,7 @@ impl Namespaces {
             gid_map: format!("{} {gid} 1\n", inside(gid)).into_bytes(),
             shm: Path::new(SHM).is_dir(),
             scratch: None,
+            proxy: None,
         }
     }
 }
@@ -434,9 +452,10 @@ impl Confinement {
         Ok(Confinement {
             ruleset,
             mount_rules,
-            namespaces: namespaces.then(|| Namespaces::of_this_process(rules.no_network)),
+            namespaces: namespaces
+                .then(|| Namespaces::of_this_process(rules.no_network || rules.proxy)),
             #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-            filter: super::seccomp::Filter::new(rules.no_network),
+            filter: super::seccomp::Filter::new(rules.no_network || rules.proxy),
         })
     }
 
@@ -451,6 +470,20 @@ impl Confinement {
             namespaces.scratch = Some(path);
         }
         Ok(())
+    }
+
+    /// For a proxied tool in namespaces: makes the hand-over channel of
+    /// its proxy listener and returns toolc's end ([`super::netns`]);
+    /// `None` without namespaces.
+    pub fn proxy_channel(&mut self) -> Result<Option<OwnedFd>, String> {
+        let Some(namespaces) = &mut self.namespaces else {
+            return Ok(None);
+        };
+        let (toolc, child) = super::netns::channel()
+            .map_err(|e| format!("cannot make the egress proxy's channel: {e}"))?;
+        namespaces.network = true;
+        namespaces.proxy = Some(child);
+        Ok(Some(toolc))
     }
 
     /// The `clone3` flags of its namespaces (0 without).
@@ -531,6 +564,16 @@ impl Confinement {
             if let Some(scratch) = &namespaces.scratch {
                 add_rule(rules, scratch, rules.all).map_err(fail)?;
             }
+        }
+        if let Some(channel) = &namespaces.proxy {
+            super::netns::hand_over_listener(channel.as_raw_fd()).map_err(|(failed, e)| {
+                let step = match failed {
+                    super::netns::Failed::Loopback => Step::Loopback,
+                    super::netns::Failed::Listen => Step::ProxyListen,
+                    super::netns::Failed::Send => Step::ProxySend,
+                };
+                (step, e)
+            })?;
         }
         Ok(())
     }

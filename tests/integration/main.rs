@@ -15,6 +15,7 @@ mod convert;
 mod corpus;
 mod defects;
 mod detection;
+mod egress;
 mod errors;
 mod fixes;
 mod fuzz_replay;
