@@ -12,7 +12,10 @@
 //!   else in it, `setsid` daemons included. A tool without network gets an
 //!   empty network namespace: no interface but a loopback that is down,
 //!   so TCP, UDP (DNS exfiltration) and abstract UNIX sockets of the host
-//!   are all out of reach. The user namespace maps the caller's own uid
+//!   are all out of reach. A tool with an egress allow-list (and the
+//!   built-in shell) gets one too, with its loopback up and one listener
+//!   on it that toolc serves as a checking proxy ([`super::netns`],
+//!   [`super::egress`]). The user namespace maps the caller's own uid
 //!   and gid (`setgroups` denied) to themselves, or, when toolc runs as
 //!   root, to [`UNPRIVILEGED_ID`]: the tool is never uid 0 inside, yet a
 //!   file the caller owns (its scratch directory, the manifest's
@@ -66,7 +69,9 @@
 //! result's `metadata.sandbox` says which layers applied. Under Landlock
 //! alone, other processes stay visible in `/proc` and the environment of
 //! those of the same user (toolc's included) readable, a `setsid` daemon
-//! outlives its call, UDP is open to a tool without network, and a tool
+//! outlives its call, UDP is open to a tool without network, an egress
+//! allow-list cannot be enforced (such a tool is refused unless
+//! `--allow-unenforced-egress`, and the shell gets no network), and a tool
 //! keeps toolc's uid: uid 0 when toolc runs as root (without any
 //! capability, but the owner of root's files as far as Landlock lets it
 //! reach them). A caller that is not root cannot empty its bounding set
