@@ -92,6 +92,12 @@ pub(super) struct RunnerArgs {
     /// Landlock alone (as on a machine that forbids user namespaces).
     #[arg(long)]
     no_namespaces: bool,
+    /// Run a tool that declares an egress allow-list where toolc cannot enforce it (no
+    /// user namespaces, or --no-namespaces) with the host's whole network, and the
+    /// built-in shell with the network there (without this, such a tool is refused and
+    /// the shell gets no network).
+    #[arg(long)]
+    allow_unenforced_egress: bool,
     /// Start a fresh Python interpreter for the call instead of forking it from a server
     /// that imported the tool (NORA and AgentStack tools).
     #[arg(long)]
@@ -131,6 +137,7 @@ impl RunnerArgs {
             } else {
                 Reach::Public
             },
+            allow_unenforced_egress: self.allow_unenforced_egress,
             cold: self.cold,
         })
     }

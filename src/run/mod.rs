@@ -43,8 +43,10 @@ mod beneath;
 pub mod builtin;
 mod cancel;
 mod cgroup;
+mod egress;
 mod exec;
 mod launch;
+mod netns;
 pub mod policy;
 mod process;
 mod result;
@@ -63,7 +65,7 @@ use crate::project::{NameEntry, Repeats, name_clashes};
 pub use cancel::CancelToken;
 pub use cgroup::{DEFAULT_MAX_PROCESSES, DEFAULT_MEMORY};
 pub use policy::{Approval, Approver, Denial, DenialRule, Policy};
-pub use result::{ErrorCode, Metadata, ToolError, ToolResult};
+pub use result::{EgressMode, ErrorCode, Metadata, ToolError, ToolResult};
 pub use sandbox::{SandboxMode, Support, probe as probe_sandbox};
 
 /// The time limit of a tool whose manifest gives none.
@@ -106,6 +108,10 @@ pub struct RunnerOptions {
     /// The addresses the built-in `fetch` may reach (public only by
     /// default).
     pub fetch_reach: builtin::Reach,
+    /// Run a tool with an egress allow-list (and the built-in shell with
+    /// the network) where the allow-list cannot be enforced (no
+    /// namespaces), with the host's network; refused by default.
+    pub allow_unenforced_egress: bool,
     /// Start one Python interpreter per call instead of forking calls
     /// from a server that imported the tool once (default off: warm).
     pub cold: bool,
@@ -126,6 +132,7 @@ impl Default for RunnerOptions {
             workspace: None,
             audit: None,
             fetch_reach: builtin::Reach::Public,
+            allow_unenforced_egress: false,
             cold: false,
         }
     }

@@ -103,6 +103,24 @@ pub struct Metadata {
     /// when no process ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<SandboxMode>,
+    /// How the network of a tool with an egress allow-list (and of the
+    /// built-in shell) was confined: `proxied` (an empty network
+    /// namespace whose only way out is toolc's checking proxy) or
+    /// `unenforced` (the host's network, as `--allow-unenforced-egress`
+    /// allowed where namespaces are unavailable). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub egress: Option<EgressMode>,
+}
+
+/// How a tool's declared egress was enforced ([`Metadata::egress`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EgressMode {
+    /// Through toolc's egress proxy, the only way out of the tool's
+    /// network namespace.
+    Proxied,
+    /// Not enforced: the tool had the host's network.
+    Unenforced,
 }
 
 impl ToolResult {

@@ -12,7 +12,10 @@
 //!   else in it, `setsid` daemons included. A tool without network gets an
 //!   empty network namespace: no interface but a loopback that is down,
 //!   so TCP, UDP (DNS exfiltration) and abstract UNIX sockets of the host
-//!   are all out of reach. The user namespace maps the caller's own uid
+//!   are all out of reach. A tool with an egress allow-list (and the
+//!   built-in shell) gets one too, with its loopback up and one listener
+//!   on it that toolc serves as a checking proxy ([`super::netns`],
+//!   [`super::egress`]). The user namespace maps the caller's own uid
 //!   and gid (`setgroups` denied) to themselves, or, when toolc runs as
 //!   root, to [`UNPRIVILEGED_ID`]: the tool is never uid 0 inside, yet a
 //!   file the caller owns (its scratch directory, the manifest's
@@ -66,7 +69,9 @@
 //! result's `metadata.sandbox` says which layers applied. Under Landlock
 //! alone, other processes stay visible in `/proc` and the environment of
 //! those of the same user (toolc's included) readable, a `setsid` daemon
-//! outlives its call, UDP is open to a tool without network, and a tool
+//! outlives its call, UDP is open to a tool without network, an egress
+//! allow-list cannot be enforced (such a tool is refused unless
+//! `--allow-unenforced-egress`, and the shell gets no network), and a tool
 //! keeps toolc's uid: uid 0 when toolc runs as root (without any
 //! capability, but the owner of root's files as far as Landlock lets it
 //! reach them). A caller that is not root cannot empty its bounding set
@@ -151,6 +156,11 @@ pub(crate) struct Rules {
     /// The tool declares no network: TCP connect and bind are denied and,
     /// with namespaces, it gets an empty network namespace.
     pub no_network: bool,
+    /// The tool's network goes through toolc's egress proxy: with
+    /// namespaces, an empty network namespace whose only way out is the
+    /// listener the child hands to toolc ([`super::netns`]); UNIX sockets
+    /// are refused as without network.
+    pub proxy: bool,
 }
 
 /// What the kernel supports, probed once per runner.
@@ -263,6 +273,9 @@ pub(crate) enum Step {
     MountShm,
     MountScratch,
     MountRules,
+    Loopback,
+    ProxyListen,
+    ProxySend,
     Capabilities,
     MemoryLimit,
     Stdio,
@@ -275,7 +288,7 @@ pub(crate) enum Step {
 }
 
 impl Step {
-    const ALL: [Step; 19] = [
+    const ALL: [Step; 22] = [
         Step::DeathSignal,
         Step::ProcessGroup,
         Step::Setgroups,
@@ -286,6 +299,9 @@ impl Step {
         Step::MountShm,
         Step::MountScratch,
         Step::MountRules,
+        Step::Loopback,
+        Step::ProxyListen,
+        Step::ProxySend,
         Step::Capabilities,
         Step::MemoryLimit,
         Step::Stdio,
@@ -321,6 +337,9 @@ impl Step {
             Step::MountShm => "mount a /dev/shm of the call's own",
             Step::MountScratch => "mount a tmpfs over the call's scratch directory",
             Step::MountRules => "let Landlock reach the new /proc, /dev/shm and scratch directory",
+            Step::Loopback => "bring the network namespace's loopback up",
+            Step::ProxyListen => "listen for the egress proxy in the network namespace",
+            Step::ProxySend => "hand the egress proxy's socket to toolc",
             Step::Capabilities => "drop every capability",
             Step::MemoryLimit => "set the memory limit",
             Step::Stdio => "connect stdin, stdout and stderr",
@@ -346,6 +365,9 @@ struct Namespaces {
     shm: bool,
     /// The call's scratch directory, to cover with a tmpfs of its own.
     scratch: Option<CString>,
+    /// The child's end of the egress proxy's hand-over
+    /// ([`super::netns`]), for a proxied tool.
+    proxy: Option<OwnedFd>,
 }
 
 impl Namespaces {
@@ -359,6 +381,7 @@ impl Namespaces {
             gid_map: format!("{} {gid} 1\n", inside(gid)).into_bytes(),
             shm: Path::new(SHM).is_dir(),
             scratch: None,
+            proxy: None,
         }
     }
 }
@@ -440,9 +463,10 @@ impl Confinement {
         Ok(Confinement {
             ruleset,
             mount_rules,
-            namespaces: namespaces.then(|| Namespaces::of_this_process(rules.no_network)),
+            namespaces: namespaces
+                .then(|| Namespaces::of_this_process(rules.no_network || rules.proxy)),
             #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-            filter: super::seccomp::Filter::new(rules.no_network),
+            filter: super::seccomp::Filter::new(rules.no_network || rules.proxy),
         })
     }
 
@@ -457,6 +481,20 @@ impl Confinement {
             namespaces.scratch = Some(path);
         }
         Ok(())
+    }
+
+    /// For a proxied tool in namespaces: makes the hand-over channel of
+    /// its proxy listener and returns toolc's end ([`super::netns`]);
+    /// `None` without namespaces.
+    pub fn proxy_channel(&mut self) -> Result<Option<OwnedFd>, String> {
+        let Some(namespaces) = &mut self.namespaces else {
+            return Ok(None);
+        };
+        let (toolc, child) = super::netns::channel()
+            .map_err(|e| format!("cannot make the egress proxy's channel: {e}"))?;
+        namespaces.network = true;
+        namespaces.proxy = Some(child);
+        Ok(Some(toolc))
     }
 
     /// The `clone3` flags of its namespaces (0 without).
@@ -537,6 +575,16 @@ impl Confinement {
             if let Some(scratch) = &namespaces.scratch {
                 add_rule(rules, scratch, rules.all).map_err(fail)?;
             }
+        }
+        if let Some(channel) = &namespaces.proxy {
+            super::netns::hand_over_listener(channel.as_raw_fd()).map_err(|(failed, e)| {
+                let step = match failed {
+                    super::netns::Failed::Loopback => Step::Loopback,
+                    super::netns::Failed::Listen => Step::ProxyListen,
+                    super::netns::Failed::Send => Step::ProxySend,
+                };
+                (step, e)
+            })?;
         }
         Ok(())
     }

@@ -16,6 +16,7 @@ mod convert;
 mod corpus;
 mod defects;
 mod detection;
+mod egress;
 mod errors;
 mod fixes;
 mod fuzz_replay;

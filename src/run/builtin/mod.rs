@@ -54,6 +54,7 @@ use crate::run::{ErrorCode, ToolResult};
 
 mod fetch;
 pub use fetch::Reach;
+pub(crate) use fetch::non_public;
 
 /// The names of the built-in tools.
 pub const NAMES: [&str; 5] = ["list_files", "read_file", "write_file", "shell", "fetch"];

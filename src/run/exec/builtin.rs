@@ -66,6 +66,8 @@ pub(super) fn run(call: &Call, builtin: Builtin, arguments: &Value) -> ToolResul
                 write: vec![workspace.root().to_path_buf(), scratch.path.clone()],
                 any_path: false,
                 no_network: false,
+                // The shell reaches what fetch reaches, through the proxy.
+                proxy: true,
             };
             let result = spawn_confined(call, spawn, &scratch, &[], rules);
             match result {

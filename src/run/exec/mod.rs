@@ -17,6 +17,7 @@ mod remote;
 mod scratch;
 pub(super) mod warm;
 
+use std::cell::Cell;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -25,9 +26,10 @@ use serde_json::{Map, Value, json};
 
 use super::cancel::CancelToken;
 use super::cgroup::{self, CallCgroup, CallLimits, Reached};
+use super::egress::{Allow, Proxy, proxy_environment};
 use super::process::{self, Outcome, Spawn};
 use super::sandbox::{Confinement, Rules, SandboxMode};
-use super::{Entry, ErrorCode, Runner, ToolResult};
+use super::{EgressMode, Entry, ErrorCode, Runner, ToolResult};
 use crate::ir::{Format, Runtime, Tool};
 use scratch::Scratch;
 pub(super) use scratch::start_time;
@@ -97,8 +99,9 @@ impl Executor {
             runner,
             entry,
             cancel,
+            egress: Cell::new(None),
         };
-        match self {
+        let mut result = match self {
             Executor::Command(tool) => command::run(&call, tool, arguments),
             Executor::Python(tool) => python::run(&call, tool, arguments),
             Executor::Builtin(builtin) => builtin::run(&call, *builtin, arguments),
@@ -110,7 +113,11 @@ impl Executor {
                     entry.tool.name
                 ),
             ),
+        };
+        if result.metadata.egress.is_none() {
+            result.metadata.egress = call.egress.get();
         }
+        result
     }
 }
 
@@ -120,6 +127,8 @@ struct Call<'a> {
     runner: &'a Runner,
     entry: &'a Entry,
     cancel: Option<&'a CancelToken>,
+    /// How the call's egress was confined, once its process ran.
+    egress: Cell<Option<EgressMode>>,
 }
 
 /// The result of a call cancelled through its [`CancelToken`], with what
@@ -184,10 +193,32 @@ fn spawn_confined(
     }
     rules.read.extend(runner.options.read_dirs.iter().cloned());
     let sandbox = runner.sandbox_mode();
+    let allow = match proxied_network(call, &mut rules, sandbox) {
+        Ok(allow) => allow,
+        Err(refused) => return Ran::Failed(refused),
+    };
+    if allow.is_some() {
+        for (name, value) in proxy_environment() {
+            spawn.env.retain(|(k, _)| *k != *name);
+            spawn.env.push((name.into(), value.into()));
+        }
+    }
+    let mut proxy = None;
     if sandbox != SandboxMode::Unconfined {
         let namespaces = runner.namespaces.is_ok();
         let built = Confinement::build(&rules, runner.support, namespaces).and_then(|mut c| {
             c.scratch_in_memory(&scratch.path)?;
+            Ok(c)
+        });
+        let built = built.and_then(|mut c| {
+            if let Some(allow) = allow
+                && let Some(channel) = c.proxy_channel()?
+            {
+                let started = Proxy::start(channel, allow)
+                    .map_err(|e| format!("cannot start the egress proxy: {e}"))?;
+                proxy = Some(started);
+                call.egress.set(Some(EgressMode::Proxied));
+            }
             Ok(c)
         });
         match built {
@@ -213,7 +244,10 @@ fn spawn_confined(
     if group.is_some() {
         spawn.memory = None;
     }
-    match process::run_in(spawn, group.as_ref(), processes) {
+    let ran = process::run_in(spawn, group.as_ref(), processes);
+    // The proxy ends with the call: its listener and relays close now.
+    drop(proxy);
+    match ran {
         Ok(outcome) => {
             let failed = matches!(&outcome, Outcome::Exited { code, .. } if *code != Some(0));
             match group
@@ -326,6 +360,71 @@ fn environment(passthrough: &[String], tmp: &Path) -> Vec<(OsString, OsString)> 
     env
 }
 
+/// For a tool whose network goes through the egress proxy
+/// ([`Rules::proxy`]): what the proxy lets through, when the sandbox can
+/// enforce it (namespaces). Where it cannot (Landlock alone), a tool with
+/// an allow-list is refused and the shell gets no network, unless
+/// `--allow-unenforced-egress`; with the sandbox off, the host's network.
+fn proxied_network(
+    call: &Call,
+    rules: &mut Rules,
+    sandbox: SandboxMode,
+) -> Result<Option<Allow>, Box<ToolResult>> {
+    let runner = call.runner;
+    if !rules.proxy {
+        return Ok(None);
+    }
+    let listed = egress_list(call.entry);
+    if sandbox != SandboxMode::Unconfined && runner.namespaces.is_ok() {
+        return Ok(Some(match listed {
+            Some(list) => Allow::listed(list),
+            None => Allow::Any(runner.options.fetch_reach),
+        }));
+    }
+    rules.proxy = false;
+    if sandbox == SandboxMode::Unconfined {
+        return Ok(None);
+    }
+    if runner.options.allow_unenforced_egress {
+        call.egress.set(Some(EgressMode::Unenforced));
+        return Ok(None);
+    }
+    let Some(list) = listed else {
+        // The shell, where no proxy can be its only way out: no network.
+        rules.no_network = true;
+        return Ok(None);
+    };
+    let why = runner
+        .namespaces
+        .as_ref()
+        .err()
+        .map_or("namespaces are unavailable", String::as_str);
+    Err(Box::new(ToolResult::fail(
+        ErrorCode::PolicyDenied,
+        format!(
+            "\"{}\" declares an egress allow-list ({}), which toolc enforces with a network namespace whose only way out is its proxy, and tools run without namespaces here ({why}); toolc run --allow-unenforced-egress runs it with the host's whole network",
+            call.entry.tool.name,
+            list.join(", ")
+        ),
+    )))
+}
+
+/// The hosts a tool declares it reaches (a non-empty Nachos egress list).
+fn egress_list(entry: &Entry) -> Option<&[String]> {
+    entry
+        .tool
+        .permissions
+        .network_egress
+        .as_deref()
+        .filter(|list| !list.is_empty())
+}
+
+/// Whether the tool's network goes through the egress proxy: it declares
+/// an allow-list and not, at the same time, no network.
+pub(super) fn egress_proxied(entry: &Entry) -> bool {
+    egress_list(entry).is_some() && !denies_network(entry)
+}
+
 /// Whether the tool declares that it needs no network.
 fn denies_network(entry: &Entry) -> bool {
     let permissions = &entry.tool.permissions;
@@ -378,6 +477,7 @@ fn tool_rules(runner: &Runner, entry: &Entry, scratch: &Scratch, read: Vec<PathB
         write,
         any_path,
         no_network: denies_network(entry),
+        proxy: egress_proxied(entry),
     }
 }
 

@@ -150,7 +150,8 @@ pub(super) fn run(call: &Call, tool: &PythonTool, arguments: &Value) -> ToolResu
     let max_output = runner.options.max_output.saturating_add(4096);
     let mut read = vec![interpreter.executable.clone()];
     read.extend(interpreter.dirs.iter().cloned());
-    let ran = if runner.options.cold {
+    // A proxied tool's proxy lives for one call: no fork server.
+    let ran = if runner.options.cold || super::egress_proxied(call.entry) {
         cold(
             call,
             tool,

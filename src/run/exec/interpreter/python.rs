@@ -145,6 +145,7 @@ fn ask_once(
         write: Vec::new(),
         any_path: false,
         no_network: true,
+        proxy: false,
     };
     // In the tool's own kind of sandbox: a file named python3 may be
     // anything, and outside a PID namespace it could read toolc's

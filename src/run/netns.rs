@@ -1,0 +1,194 @@
+//! The one way out of a proxied tool's network namespace: a TCP listener
+//! on the namespace's own loopback, made by the tool's child process and
+//! handed to toolc.
+//!
+//! A tool with an egress allow-list gets an empty network namespace, as a
+//! tool without network does. Between clone and exec, the child (still
+//! holding its capabilities in its new user namespace, and before any
+//! filter) brings the namespace's `lo` up, binds and listens on
+//! `127.0.0.1:`[`PROXY_PORT`] there, sends the listening socket to toolc
+//! over a UNIX socket pair made before the clone (`SCM_RIGHTS`) and
+//! closes its own copies. toolc, in the host's namespace, accepts on that
+//! socket: what the tool connects to at `127.0.0.1:PROXY_PORT` reaches
+//! toolc's proxy ([`super::egress`]), and nothing else in the namespace
+//! has a route anywhere. The port is fixed because the namespace is new
+//! and empty: nothing else can hold it, and the tool's environment, built
+//! before the clone, can name it.
+//!
+//! The child's half only makes system calls on stack memory: it runs in
+//! the copy of one thread of a threaded program.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+/// The port of the proxy inside a tool's network namespace.
+pub(crate) const PROXY_PORT: u16 = 3128;
+
+/// Which system call of the child's half failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Failed {
+    /// Bringing the loopback interface up.
+    Loopback,
+    /// Making, binding or listening on the proxy's socket.
+    Listen,
+    /// Sending it to toolc.
+    Send,
+}
+
+/// A socket pair for the hand-over: (toolc's end, the child's end), both
+/// close-on-exec.
+pub(crate) fn channel() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as RawFd; 2];
+    // SAFETY: socketpair fills the array with two new descriptors.
+    let made = unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        )
+    };
+    if made != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created and are owned by nobody.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// `struct ifreq` as far as `SIOCSIFFLAGS` reads it: the name, the flags,
+/// and the rest of the union.
+#[repr(C)]
+struct InterfaceFlags {
+    name: [u8; libc::IFNAMSIZ],
+    flags: libc::c_short,
+    _rest: [u8; 22],
+}
+
+/// A control-message buffer for one descriptor, aligned for `cmsghdr`.
+#[repr(C, align(8))]
+struct OneDescriptor([u8; 32]);
+
+/// In the child, in its new network and user namespaces: brings `lo` up,
+/// listens on `127.0.0.1:PROXY_PORT`, sends the listener over `channel`
+/// and closes it and `channel`. No allocation.
+pub(crate) fn hand_over_listener(channel: RawFd) -> Result<(), (Failed, i32)> {
+    // SAFETY (every block): system calls on stack structures and
+    // descriptors this function makes or was given.
+    unsafe {
+        let control = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        if control < 0 {
+            return Err((Failed::Loopback, errno()));
+        }
+        let mut request = InterfaceFlags {
+            name: [0; libc::IFNAMSIZ],
+            flags: (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short,
+            _rest: [0; 22],
+        };
+        request.name[..2].copy_from_slice(b"lo");
+        let up = libc::ioctl(control, libc::SIOCSIFFLAGS, &mut request);
+        let error = errno();
+        libc::close(control);
+        if up != 0 {
+            return Err((Failed::Loopback, error));
+        }
+        let listener = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        if listener < 0 {
+            return Err((Failed::Listen, errno()));
+        }
+        let mut address: libc::sockaddr_in = std::mem::zeroed();
+        address.sin_family = libc::AF_INET as libc::sa_family_t;
+        address.sin_port = PROXY_PORT.to_be();
+        address.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
+        if libc::bind(
+            listener,
+            std::ptr::addr_of!(address).cast(),
+            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        ) != 0
+            || libc::listen(listener, 64) != 0
+        {
+            let error = errno();
+            libc::close(listener);
+            return Err((Failed::Listen, error));
+        }
+        let sent = send_descriptor(channel, listener);
+        libc::close(listener);
+        libc::close(channel);
+        sent.map_err(|e| (Failed::Send, e))
+    }
+}
+
+/// Sends `fd` over the UNIX socket `channel` with one byte of data.
+fn send_descriptor(channel: RawFd, fd: RawFd) -> Result<(), i32> {
+    // SAFETY: sendmsg on a message whose buffers live on this stack; the
+    // CMSG_* helpers stay within `control`.
+    unsafe {
+        let mut byte = [0u8; 1];
+        let mut data = libc::iovec {
+            iov_base: byte.as_mut_ptr().cast(),
+            iov_len: 1,
+        };
+        let mut control = OneDescriptor([0; 32]);
+        let space = libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) as usize;
+        let mut message: libc::msghdr = std::mem::zeroed();
+        message.msg_iov = &mut data;
+        message.msg_iovlen = 1;
+        message.msg_control = control.0.as_mut_ptr().cast();
+        message.msg_controllen = space.min(control.0.len()) as _;
+        let header = libc::CMSG_FIRSTHDR(&message);
+        if header.is_null() {
+            return Err(libc::EINVAL);
+        }
+        (*header).cmsg_level = libc::SOL_SOCKET;
+        (*header).cmsg_type = libc::SCM_RIGHTS;
+        (*header).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
+        std::ptr::write_unaligned(libc::CMSG_DATA(header).cast::<RawFd>(), fd);
+        if libc::sendmsg(channel, &message, libc::MSG_NOSIGNAL) != 1 {
+            return Err(errno());
+        }
+    }
+    Ok(())
+}
+
+/// In toolc: receives the listener the child sent on `channel`. `None`
+/// when the channel closed without one (the child failed before, or
+/// never got that far).
+pub(crate) fn receive_listener(channel: &OwnedFd) -> io::Result<Option<OwnedFd>> {
+    // SAFETY: recvmsg into buffers on this stack; a descriptor received
+    // is owned by this process from then on.
+    unsafe {
+        let mut byte = [0u8; 1];
+        let mut data = libc::iovec {
+            iov_base: byte.as_mut_ptr().cast(),
+            iov_len: 1,
+        };
+        let mut control = OneDescriptor([0; 32]);
+        let mut message: libc::msghdr = std::mem::zeroed();
+        message.msg_iov = &mut data;
+        message.msg_iovlen = 1;
+        message.msg_control = control.0.as_mut_ptr().cast();
+        message.msg_controllen = control.0.len() as _;
+        let got = loop {
+            let got = libc::recvmsg(channel.as_raw_fd(), &mut message, libc::MSG_CMSG_CLOEXEC);
+            if got >= 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                break got;
+            }
+        };
+        if got < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut header = libc::CMSG_FIRSTHDR(&message);
+        let mut received = None;
+        while !header.is_null() {
+            if (*header).cmsg_level == libc::SOL_SOCKET && (*header).cmsg_type == libc::SCM_RIGHTS {
+                let fd = std::ptr::read_unaligned(libc::CMSG_DATA(header).cast::<RawFd>());
+                received = Some(OwnedFd::from_raw_fd(fd));
+            }
+            header = libc::CMSG_NXTHDR(&message, header);
+        }
+        Ok(received)
+    }
+}
+
+fn errno() -> i32 {
+    io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
