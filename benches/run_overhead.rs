@@ -9,7 +9,9 @@
 //!    target is under 2 ms. Runner calls are measured in each sandbox mode
 //!    (namespaces and Landlock, Landlock alone, none; and namespaces for
 //!    the same program declared without network, which adds a network
-//!    namespace), interleaved with the direct spawns so all see the same
+//!    namespace, and with an egress allow-list, which adds the network
+//!    namespace and toolc's connect proxy), each in a cgroup of its own
+//!    where toolc can make one (as root), interleaved with the direct spawns so all see the same
 //!    machine load.
 //! 2. The AgentStack function `add` (fixtures/run/agentstack/probe) is
 //!    called through the Python executor (warm, the default); calls per
@@ -85,7 +87,22 @@ fn main() {
         "x-toolc": {"agentcli": {"command": [program], "timeoutSec": 5}}
     });
     std::fs::write(&offline, nachos.to_string()).unwrap();
+    // And with an egress allow-list: a network namespace whose only way
+    // out is toolc's connect proxy, started for each call.
+    let allow_listed = offline_dir.join("allow-listed/manifest.json");
+    std::fs::create_dir_all(offline_dir.join("allow-listed")).unwrap();
+    let mut with_egress = nachos.clone();
+    with_egress["capabilities"]["network"]["egress"] = json!(["api.example.com:443"]);
+    std::fs::write(&allow_listed, with_egress.to_string()).unwrap();
     let modes = [
+        (
+            "namespaces+Landlock, egress proxy",
+            Runner::load(
+                std::slice::from_ref(&allow_listed),
+                RunnerOptions::default(),
+            )
+            .unwrap(),
+        ),
         (
             "namespaces+Landlock, no network",
             Runner::load(std::slice::from_ref(&offline), RunnerOptions::default()).unwrap(),
