@@ -6,23 +6,8 @@
 
 use serde_json::json;
 
-use crate::{TempDir, Test};
-
-fn shell(workspace: &TempDir, command: &str) -> crate::Output {
-    let arguments = json!({ "command": command }).to_string();
-    let workspace = workspace.path().to_string_lossy().to_string();
-    Test::new()
-        .args([
-            "run",
-            "builtin",
-            "shell",
-            "--workspace",
-            &workspace,
-            "--args",
-            &arguments,
-        ])
-        .run()
-}
+use crate::TempDir;
+use crate::policy_shell::shell;
 
 /// Checks `output` is the policy's refusal by `rule`, before anything ran.
 fn assert_refused(command: &str, output: &crate::Output, rule: &str, fragment: &str) {

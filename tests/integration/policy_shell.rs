@@ -6,7 +6,8 @@ use serde_json::json;
 
 use crate::{TempDir, Test};
 
-fn shell(workspace: &TempDir, command: &str) -> crate::Output {
+/// Runs the built-in `shell` on `command`, confined to `workspace`.
+pub(crate) fn shell(workspace: &TempDir, command: &str) -> crate::Output {
     let arguments = json!({ "command": command }).to_string();
     let workspace = workspace.path().to_string_lossy().to_string();
     Test::new()
