@@ -236,10 +236,10 @@ impl CallCgroup {
         let me = std::process::id();
         SWEEP.call_once(|| {
             for place in places {
-                sweep(&place.dir, me);
+                sweep(place.kind, &place.dir, me);
             }
         });
-        let started = super::exec::start_time(me).unwrap_or_default();
+        let started = super::exec::own_start_time();
         let name = format!(
             "{PREFIX}{me}-{started}-{}",
             NEXT.fetch_add(1, Ordering::Relaxed)
@@ -317,8 +317,8 @@ impl CallCgroup {
 impl Drop for CallCgroup {
     fn drop(&mut self) {
         self.procs.clear();
-        for (_, dir) in &self.dirs {
-            empty_and_remove(dir);
+        for (kind, dir) in &self.dirs {
+            empty_and_remove(*kind, dir);
         }
     }
 }
@@ -371,9 +371,11 @@ fn read_number(path: &Path) -> u64 {
 /// Kills every process left in `dir` and removes it. Best effort, and
 /// bounded: a process that will not die in a second (stuck in the
 /// kernel) leaves the directory for the next toolc's sweep.
-fn empty_and_remove(dir: &Path) {
+fn empty_and_remove(kind: Kind, dir: &Path) {
     // v2 kills the whole cgroup in one write where the kernel can.
-    let _ = fs::write(dir.join("cgroup.kill"), "1");
+    if kind == Kind::V2 {
+        let _ = fs::write(dir.join("cgroup.kill"), "1");
+    }
     for _ in 0..200 {
         match fs::remove_dir(dir) {
             Ok(()) => return,
@@ -402,7 +404,7 @@ fn owner(name: &str) -> Option<(u32, u64)> {
 }
 
 /// Removes the call cgroups beneath `dir` whose toolc no longer runs.
-fn sweep(dir: &Path, me: u32) {
+fn sweep(kind: Kind, dir: &Path, me: u32) {
     // Without a readable /proc every owner would look gone.
     if super::exec::start_time(me).is_none() {
         return;
@@ -423,7 +425,7 @@ fn sweep(dir: &Path, me: u32) {
             Some(running) => started != 0 && running != started,
         };
         if stale {
-            empty_and_remove(&entry.path());
+            empty_and_remove(kind, &entry.path());
         }
     }
 }

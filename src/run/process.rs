@@ -274,6 +274,7 @@ fn drive(
     // may log as much as it likes) and only its start is kept.
     let mut stderr = Reader::new(Some(pipes.stderr), STDERR_CAP, true)?;
     let mut exited_at: Option<Instant> = None;
+    let mut counted_at = Instant::now();
     loop {
         if exited_at.is_none() && cancel.is_some_and(CancelToken::is_cancelled) {
             return Ok(Driven::Cancelled {
@@ -281,13 +282,19 @@ fn drive(
             });
         }
         // A limit the kernel acted on (an OOM kill, a refused fork) ends
-        // the call: the caller reads which from the cgroup.
-        if exited_at.is_none() && cgroup.is_some_and(|c| c.exceeded().is_some()) {
-            tree.kill();
-            return Ok(Driven::Exited {
-                stdout: stdout.data,
-                stderr: stderr.data,
-            });
+        // the call: the caller reads which from the cgroup. Its counters
+        // are files: read at the pace the token is looked at, not at
+        // every wake-up (the caller reads them again when the call ends).
+        if exited_at.is_none() && cgroup.is_some() && counted_at.elapsed() >= cancel::CHECK_INTERVAL
+        {
+            counted_at = Instant::now();
+            if cgroup.is_some_and(|c| c.exceeded().is_some()) {
+                tree.kill();
+                return Ok(Driven::Exited {
+                    stdout: stdout.data,
+                    stderr: stderr.data,
+                });
+            }
         }
         let now = Instant::now();
         let limit = match exited_at {

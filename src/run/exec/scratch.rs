@@ -21,8 +21,8 @@
 
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
-use std::sync::Once;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Once, OnceLock};
 
 use crate::run::{ErrorCode, ToolResult};
 
@@ -42,7 +42,7 @@ impl Scratch {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let tmp = std::env::temp_dir();
         let me = std::process::id();
-        let started = start_time(me).unwrap_or_default();
+        let started = own_start_time();
         SWEEP.call_once(|| sweep(&tmp, me));
         // The name is not secret (the directory is private by its mode);
         // a clock-derived part only keeps a stale directory of an earlier
@@ -78,6 +78,13 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
     }
+}
+
+/// This process's start time (0 where `/proc` cannot tell it), read once:
+/// every call's scratch directory and cgroup carry it in their names.
+pub(crate) fn own_start_time() -> u64 {
+    static STARTED: OnceLock<u64> = OnceLock::new();
+    *STARTED.get_or_init(|| start_time(std::process::id()).unwrap_or_default())
 }
 
 /// The start time of process `pid` in clock ticks since boot, `None`
