@@ -19,28 +19,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::SYSTEM_PYTHON as PYTHON;
 use crate::TempDir;
-
-const PYTHON: &str = "/usr/bin/python3";
 
 /// A Nachos manifest in `dir` for the tool `name` without network, run
 /// as `python3 tool.py` with `script` as tool.py.
 fn write_tool(dir: &TempDir, name: &str, script: &str) -> PathBuf {
-    assert!(Path::new(PYTHON).is_file(), "{PYTHON} is missing");
-    let manifest = json!({
-        "name": name,
-        "version": "0.1.0",
-        "type": "tool",
-        "description": "A resource probe.",
-        "capabilities": {"network": {"egress": []}},
-        "provides": {"tool": name, "securityTier": 1},
-        "x-toolc": {"agentcli": {"command": [PYTHON, "tool.py"], "timeoutSec": 20}}
-    });
-    dir.write("tool.py", script);
-    dir.write(
-        "manifest.json",
-        serde_json::to_string_pretty(&manifest).unwrap(),
-    )
+    crate::python_probe(dir, name, &[], 20, script)
 }
 
 /// The cgroup directories this test process runs in, one per hierarchy

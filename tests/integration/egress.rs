@@ -22,26 +22,11 @@ use serde_json::{Value, json};
 
 use crate::TempDir;
 
-const PYTHON: &str = "/usr/bin/python3";
-
 /// A Nachos manifest in `dir` for the tool `name` declaring `egress`, run
 /// as `python3 tool.py` with `script` as tool.py.
 fn write_tool(dir: &TempDir, name: &str, egress: &[String], script: &str) -> PathBuf {
-    assert!(Path::new(PYTHON).is_file(), "{PYTHON} is missing");
-    let manifest = json!({
-        "name": name,
-        "version": "0.1.0",
-        "type": "tool",
-        "description": "An egress probe.",
-        "capabilities": {"network": {"egress": egress}},
-        "provides": {"tool": name, "securityTier": 1},
-        "x-toolc": {"agentcli": {"command": [PYTHON, "tool.py"], "timeoutSec": 30}}
-    });
-    dir.write("tool.py", script);
-    dir.write(
-        "manifest.json",
-        serde_json::to_string_pretty(&manifest).unwrap(),
-    )
+    let egress: Vec<&str> = egress.iter().map(String::as_str).collect();
+    crate::python_probe(dir, name, &egress, 30, script)
 }
 
 /// `toolc run --args {} EXTRA… MANIFEST TOOL`: exit code, the result

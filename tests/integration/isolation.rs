@@ -19,9 +19,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use toolc::run::{Runner, RunnerOptions, SandboxMode, ToolResult};
 
+use crate::SYSTEM_PYTHON as PYTHON;
 use crate::TempDir;
 
-const PYTHON: &str = "/usr/bin/python3";
 /// The descriptor a test leaks to toolc (see LOOK_AROUND).
 const LEAKED_FD: i32 = 213;
 
@@ -29,24 +29,7 @@ const LEAKED_FD: i32 = 213;
 /// `python3 tool.py` with `script` as tool.py; `egress` is its declared
 /// network (`[]`: none).
 fn write_tool(dir: &TempDir, name: &str, egress: &[&str], timeout: u64, script: &str) -> PathBuf {
-    assert!(
-        Path::new(PYTHON).is_file(),
-        "{PYTHON} is missing: the isolation tests need a system Python"
-    );
-    let manifest = json!({
-        "name": name,
-        "version": "0.1.0",
-        "type": "tool",
-        "description": "An isolation probe.",
-        "capabilities": {"network": {"egress": egress}},
-        "provides": {"tool": name, "securityTier": 1},
-        "x-toolc": {"agentcli": {"command": [PYTHON, "tool.py"], "timeoutSec": timeout}}
-    });
-    dir.write("tool.py", script);
-    dir.write(
-        "manifest.json",
-        serde_json::to_string_pretty(&manifest).unwrap(),
-    )
+    crate::python_probe(dir, name, egress, timeout, script)
 }
 
 fn runner(manifest: &Path, namespaces: bool) -> Runner {

@@ -229,6 +229,40 @@ impl Output {
     }
 }
 
+/// The system Python the sandbox probes run: outside the test venv, so
+/// the same path is readable in every sandbox mode.
+pub const SYSTEM_PYTHON: &str = "/usr/bin/python3";
+
+/// Writes a Nachos tool `name` into `dir`: `script` as `tool.py`, run by
+/// [`SYSTEM_PYTHON`], declaring `egress` (empty: no network) and a time
+/// limit of `timeout` seconds. Returns the manifest's path.
+pub fn python_probe(
+    dir: &TempDir,
+    name: &str,
+    egress: &[&str],
+    timeout: u64,
+    script: &str,
+) -> PathBuf {
+    assert!(
+        Path::new(SYSTEM_PYTHON).is_file(),
+        "{SYSTEM_PYTHON} is missing: the sandbox probes need a system Python"
+    );
+    let manifest = serde_json::json!({
+        "name": name,
+        "version": "0.1.0",
+        "type": "tool",
+        "description": "A sandbox probe.",
+        "capabilities": {"network": {"egress": egress}},
+        "provides": {"tool": name, "securityTier": 1},
+        "x-toolc": {"agentcli": {"command": [SYSTEM_PYTHON, "tool.py"], "timeoutSec": timeout}}
+    });
+    dir.write("tool.py", script);
+    dir.write(
+        "manifest.json",
+        serde_json::to_string_pretty(&manifest).expect("a manifest serializes"),
+    )
+}
+
 /// A fresh temporary directory, removed when dropped.
 pub struct TempDir(PathBuf);
 

@@ -18,26 +18,10 @@ use serde_json::{Value, json};
 use crate::TempDir;
 use crate::isolation::scratch_dirs;
 
-const PYTHON: &str = "/usr/bin/python3";
-
 /// A Nachos manifest in `dir` for the tool `name` without network, run
 /// as `python3 tool.py` with `script` as tool.py.
 fn write_tool(dir: &TempDir, name: &str, timeout: u64, script: &str) -> PathBuf {
-    assert!(Path::new(PYTHON).is_file(), "{PYTHON} is missing");
-    let manifest = json!({
-        "name": name,
-        "version": "0.1.0",
-        "type": "tool",
-        "description": "A sandbox probe.",
-        "capabilities": {"network": {"egress": []}},
-        "provides": {"tool": name, "securityTier": 1},
-        "x-toolc": {"agentcli": {"command": [PYTHON, "tool.py"], "timeoutSec": timeout}}
-    });
-    dir.write("tool.py", script);
-    dir.write(
-        "manifest.json",
-        serde_json::to_string_pretty(&manifest).unwrap(),
-    )
+    crate::python_probe(dir, name, &[], timeout, script)
 }
 
 fn toolc() -> Command {
