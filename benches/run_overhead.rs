@@ -17,8 +17,13 @@
 //!    called through the Python executor (warm, the default); calls per
 //!    second are reported. `benches/python_warm.rs` compares warm and cold.
 //!
+//! 3. 20 calls of the default mode 150 ms apart (and as many direct
+//!    spawns): what a lone call costs, which back-to-back calls hide (a
+//!    process joins a cgroup cheaply only soon after another did).
+//!
 //! Run: `cargo bench --bench run_overhead` (`TOOLC_BENCH_CALLS` changes the
-//! 1,000, `TOOLC_BENCH_PYTHON_CALLS` the 100 Python calls).
+//! 1,000, `TOOLC_BENCH_PYTHON_CALLS` the 100 Python calls,
+//! `TOOLC_BENCH_SPACED_CALLS` the 20 spaced ones).
 
 // A benchmark program: a failed setup step aborts it with its reason.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
@@ -147,6 +152,31 @@ fn main() {
             "  runner, {name:<31} {:7.3} ms  {:7.3} ms   overhead {:+.3} ms",
             ms(runner_median),
             ms(percentile(samples, 0.9)),
+            ms(runner_median) - ms(direct_median)
+        );
+    }
+
+    // Calls far apart, as an agent makes them: the kernel moves a process
+    // into a cgroup cheaply only right after another move (an RCU grace
+    // period later it waits for a new one), which back-to-back calls hide.
+    let spaced = count("TOOLC_BENCH_SPACED_CALLS", 20);
+    if spaced > 0 {
+        let (name, runner) = &modes[2];
+        let mut alone = Vec::with_capacity(spaced);
+        let mut alone_direct = Vec::with_capacity(spaced);
+        for _ in 0..spaced {
+            std::thread::sleep(Duration::from_millis(150));
+            alone_direct.push(direct(&program, &dir, input));
+            std::thread::sleep(Duration::from_millis(150));
+            let started = Instant::now();
+            assert!(runner.call("echo", arguments.clone()).success);
+            alone.push(started.elapsed());
+        }
+        let (runner_median, direct_median) = (median(&mut alone), median(&mut alone_direct));
+        println!(
+            "{spaced} calls 150 ms apart (median): spawned directly {:.3} ms, runner, {name} {:.3} ms, overhead {:+.3} ms",
+            ms(direct_median),
+            ms(runner_median),
             ms(runner_median) - ms(direct_median)
         );
     }

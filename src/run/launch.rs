@@ -66,8 +66,8 @@ pub(crate) struct Program<'a> {
     pub memory: Option<u64>,
     /// RLIMIT_NPROC, where no cgroup bounds the call's processes.
     pub processes: Option<u64>,
-    /// The `cgroup.procs` of the call's cgroups, open for writing: the
-    /// child writes itself into each as its first step
+    /// The join files of the call's cgroups, open for writing: the child
+    /// writes itself into each as its first step, with one thread
     /// ([`super::cgroup`] says why that is race-free).
     pub cgroup_procs: &'a [RawFd],
 }

@@ -14,8 +14,8 @@ time:
     server: {"ready": true, "pid": 123, "files": ["/abs/main.py", ...]}
     toolc:  {"op": "call", "request": {...}, "memory": null}
              (with two descriptors: the call's stdout and stderr pipes,
-             sent as SCM_RIGHTS, then each `cgroup.procs` of the call's
-             own cgroup, which the child joins before the tool runs)
+             sent as SCM_RIGHTS, then the join file of each of the call's
+             own cgroups, which the child joins before the tool runs)
     server: {"pid": 124, "dir": "/tmp/toolc-run-.../call-1"}
              (with one descriptor: a pidfd of the child, by which toolc
              knows it; the pid is the server's namespace's)
@@ -158,8 +158,9 @@ class Layer:
 
 
 def join(cgroups):
-    """Moves this call's process into its cgroups (each `cgroup.procs`
-    toolc opened, written `0`: the writer) before the tool runs."""
+    """Moves this call's process into its cgroups (each join file toolc
+    opened, written `0`: the writer; the process has one thread, so
+    moving it moves the process) before the tool runs."""
     for fd in cgroups:
         try:
             os.write(fd, b"0")
