@@ -264,7 +264,7 @@ fn arguments(args: &RunArgs) -> Result<Value, CliError> {
         return Ok(Value::Object(serde_json::Map::new()));
     }
     let value: Value =
-        serde_json::from_str(&text).map_err(|source| CliError::ArgumentsNotJson {
+        crate::json::from_str_exact(&text).map_err(|source| CliError::ArgumentsNotJson {
             from: from.clone(),
             source,
         })?;

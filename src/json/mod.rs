@@ -20,8 +20,10 @@ use serde_json::{Map, Number, Value};
 
 use crate::source::Span;
 
+mod exact;
 mod map;
 
+pub(crate) use exact::from_str_exact;
 use map::{MAX_NODES, Node};
 pub use map::{SourceMap, join, kind_of, pointer_tokens, push_token, value_at};
 
