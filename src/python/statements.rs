@@ -66,10 +66,12 @@ impl Scan<'_> {
     }
 
     /// Skips a string whose quote `quote` (tripled when `triple`) is at
-    /// `self.at`, counting its escapes; an error for a triple-quoted one
-    /// that never ends.
+    /// `self.at`, counting its escapes, and in an f-string (or t-string)
+    /// its replacement fields, which tree-sitter makes nodes of too; an
+    /// error for a triple-quoted one that never ends.
     fn string(&mut self, quote: u8, triple: bool) -> Result<(), (usize, String)> {
         let open = self.at;
+        let formatted = formatted_prefix(&self.bytes[..open]);
         self.at += if triple { 3 } else { 1 };
         self.token()?;
         while self.at < self.bytes.len() {
@@ -77,6 +79,10 @@ impl Scan<'_> {
                 b'\\' => {
                     self.token()?;
                     self.at += 2;
+                }
+                b'{' if formatted => {
+                    self.token()?;
+                    self.at += 1;
                 }
                 b'\n' if !triple => return Ok(()),
                 byte if byte == quote => {
@@ -101,6 +107,22 @@ impl Scan<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether the string prefix that ends `before` (the letters right
+/// before a quote, at most three: `f`, `rf`, `Fr`, `t`...) makes a
+/// formatted string.
+fn formatted_prefix(before: &[u8]) -> bool {
+    let letters = before
+        .iter()
+        .rev()
+        .take(4)
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .count();
+    let prefix = &before[before.len() - letters..];
+    letters <= 3
+        && prefix.iter().all(|b| b"rRbBuUfFtT".contains(b))
+        && prefix.iter().any(|b| b"fFtT".contains(b))
 }
 
 /// Each top-level statement's offset after the first, and whether a run
@@ -251,6 +273,23 @@ mod tests {
 
     /// A module parsed a run at a time reads as the whole: every
     /// definition, at its place.
+    #[test]
+    fn the_fields_of_an_f_string_count_as_tokens() {
+        let fields = "{a}".repeat(MAX_STATEMENT_TOKENS);
+        for prefix in ["f", "F", "rf", "fR", "t"] {
+            let text = format!("x = {prefix}\"{fields}\"\n");
+            assert!(runs(&text).is_err(), "{prefix}");
+        }
+        // Braces in a plain string, or after a name ending in f, are text.
+        for prefix in ["", "r", "b", "self.f("] {
+            let text = format!("x = {prefix}\"{fields}\"\n");
+            assert!(runs(&text).is_ok(), "{prefix:?}");
+        }
+        assert!(formatted_prefix(b"x = f"));
+        assert!(!formatted_prefix(b"x = elf"));
+        assert!(!formatted_prefix(b"x = "));
+    }
+
     #[test]
     fn a_large_module_parses_as_one() {
         let mut text = String::from("import os\n");

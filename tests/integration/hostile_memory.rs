@@ -231,6 +231,36 @@ fn an_unterminated_string_in_a_large_module_is_found_in_bounded_memory() {
     assert_within("lint", peak, code.len() as u64);
 }
 
+/// Point 14, found again by review: a NORA `main.py` of 7 MB holding one
+/// f-string of 2.4 million replacement fields took 1.45 GB (206x) and 15 s
+/// to lint, since tree-sitter makes nodes of every field; the statement
+/// is now refused by the scan, as one of too many tokens is.
+#[test]
+fn an_f_string_of_millions_of_fields_is_refused_in_bounded_memory() {
+    let dir = TempDir::new("fstring-fields");
+    dir.write(
+        "tool.json",
+        r#"{"name": "lookup", "description": "Look a word up.", "entrypoint": "main.py",
+            "parameters": {"type": "object", "properties": {}}}"#,
+    );
+    let code = format!("x = f\"{}\"\n", "{a}".repeat(2_400_000));
+    dir.write("main.py", &code);
+    let (output, peak) = measured(dir.path(), &["lint", "--format", "json", "."], no_input);
+    assert_eq!(output.code, 1, "{}", output.stderr);
+    let report = output.json();
+    let refused = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .any(|d| {
+            d["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("a statement of more than 100000 tokens"))
+        });
+    assert!(refused, "{report:#}");
+    assert_within("lint", peak, code.len() as u64);
+}
+
 /// Point 13: an OpenAI tool whose enum holds a string of millions of line
 /// breaks took 1.34 GB (96×) to convert to an AgentStack package.
 #[test]
