@@ -137,6 +137,11 @@ pub fn parse_within(text: &std::sync::Arc<str>, max_values: usize) -> Result<Doc
         });
     }
     let value = parser.document()?;
+    // Held as long as the document: no room for more (a vector grown by
+    // doubling holds up to twice its entries, and a manifest of small
+    // objects has millions of nodes).
+    parser.nodes.shrink_to_fit();
+    parser.duplicates.shrink_to_fit();
     let map = SourceMap {
         text: text.clone(),
         nodes: parser.nodes,
