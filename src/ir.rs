@@ -181,8 +181,10 @@ pub struct Tool {
     pub position: Option<usize>,
     /// How the tool was written in a manifest of a format that keeps its
     /// file's text (agentcli), for giving that text back (see [`Layout`]).
+    /// Boxed: most tools have none, and a manifest can declare hundreds
+    /// of thousands of tools.
     #[serde(skip)]
-    pub layout: Option<Layout>,
+    pub layout: Option<Box<Layout>>,
 }
 
 /// The text of one tool's entry in a manifest that holds several (an

@@ -79,6 +79,6 @@ pub(super) fn record_layouts(document: &Document, tools: &mut [Tool]) {
         layouts.push(layout);
     }
     for (tool, layout) in tools.iter_mut().zip(layouts) {
-        tool.layout = Some(layout);
+        tool.layout = Some(Box::new(layout));
     }
 }

@@ -233,7 +233,7 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
         if format != Format::Agentstack {
             tool.original_names = original_names(x, tool.parameters.as_ref());
         }
-        tool.layout = x.get(LAYOUT).and_then(read_layout);
+        tool.layout = x.get(LAYOUT).and_then(read_layout).map(Box::new);
         tool.position = x
             .get(POSITION)
             .and_then(Value::as_u64)
