@@ -43,6 +43,13 @@ impl Findings {
         let count = self.count(diagnostic.rule);
         if count.kept < PER_RULE {
             count.kept += 1;
+            if self.kept.len() == self.kept.capacity() {
+                // A quarter more, not twice as many: tens of thousands of
+                // findings of 216 bytes each are held while the file's
+                // document and tools are, and a doubled vector is up to
+                // half empty (and, while it moves, is beside its old copy).
+                self.kept.reserve_exact((self.kept.len() / 4).max(16));
+            }
             self.kept.push(diagnostic);
         } else {
             count.dropped += 1;
@@ -109,6 +116,8 @@ impl Findings {
     /// `keep_one_report_per_defect`) gets none: its others would have too.
     pub(crate) fn finish(self, path: &str) -> Vec<Diagnostic> {
         let mut out = self.kept;
+        let over = self.counts.values().filter(|c| c.dropped > 0).count();
+        out.reserve_exact(over);
         for Count { rule, dropped, .. } in self.counts.into_values().filter(|c| c.dropped > 0) {
             if !out
                 .iter()

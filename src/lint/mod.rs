@@ -617,6 +617,8 @@ fn check_loaded(
     if let Some(mut hint) = rules::format_from_content::check_failed(&manifest, &diagnostics)
         && apply_level(&mut hint, settings)
     {
+        // One more, not twice as many (see `Findings::push`).
+        diagnostics.reserve_exact(1);
         diagnostics.push(hint);
     }
     // Kept while the run goes on: no room for more (a vector that grew
