@@ -106,6 +106,13 @@ fn near_misses_still_run() {
             format!("curl -s -o a.sh {} && cat a.sh", url("a.sh")),
             "echo hi\n",
         ),
+        (
+            format!(
+                "curl -s -o a.sh {}; sh -n a.sh && echo checked",
+                url("a.sh")
+            ),
+            "checked\n",
+        ),
     ] {
         let output = shell(&dir, &command);
         assert_eq!(output.code, 0, "{command}: {}", output.stdout);

@@ -100,6 +100,10 @@ impl Judge<'_> {
         {
             return true;
         }
+        // `sh -n a.sh`, `bash -o noexec a.sh`: a syntax check runs nothing.
+        if SHELLS.contains(&name.as_str()) && no_exec(args) {
+            return false;
+        }
         let shell = SHELLS.contains(&name.as_str()) || interpreter(&name).is_some();
         // `xargs -a a.sh -I{} sh -c {}`: the downloaded lines become the
         // shell's code.
@@ -257,6 +261,26 @@ fn output_files(name: &str, args: &[Word]) -> Vec<String> {
         );
     }
     files
+}
+
+/// A shell's options, before its script or `-c`'s string, ask it only to
+/// read the commands (`-n`, `-en`, `-o noexec`), not to run them.
+fn no_exec(args: &[Word]) -> bool {
+    let mut words = args.iter().map(value_of);
+    while let Some(arg) = words.next() {
+        if arg == "-o" {
+            if words.next() == Some("noexec") {
+                return true;
+            }
+        } else if is_short_flags(arg) {
+            if arg.contains('n') {
+                return true;
+            }
+        } else if !arg.starts_with("--") || arg == "--" {
+            return false;
+        }
+    }
+    false
 }
 
 /// wget's `-P DIR`, `-PDIR`, `--directory-prefix=DIR`: where it saves.
