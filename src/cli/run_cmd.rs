@@ -52,8 +52,8 @@ pub(super) struct RunnerArgs {
     /// A memory limit for the call, in place of its manifest's (Nachos
     /// resources.memory) and of the default, 1GiB, e.g. 512MiB: counted by the call's
     /// cgroup (shared memory and memfd included), or an address-space limit where no
-    /// cgroup can be made.
-    #[arg(long, value_name = "SIZE", value_parser = crate::lint::config::parse_size)]
+    /// cgroup can be made. At least 1MiB: below it no tool can even start.
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     memory: Option<u64>,
     /// The most processes the call may hold at once (default 256): the call's cgroup's
     /// pids.max, or RLIMIT_NPROC where no cgroup can be made.
@@ -436,4 +436,16 @@ mod interrupt {
             }
         }
     }
+}
+
+/// `--memory`: a size of at least [`MIN_MEMORY`](crate::formats::nachos::MIN_MEMORY).
+fn parse_memory(text: &str) -> Result<u64, String> {
+    let bytes = crate::lint::config::parse_size(text)?;
+    let least = crate::formats::nachos::MIN_MEMORY;
+    if bytes < least {
+        return Err(format!(
+            "a memory limit of {bytes} bytes is below the least toolc applies, 1MiB ({least} bytes): no tool can even start with less, so every call would fail"
+        ));
+    }
+    Ok(bytes)
 }

@@ -71,6 +71,11 @@ pub(super) fn lower(value: &Value) -> (Option<Package>, Vec<Tool>) {
 /// Where a Nachos tool's memory limit is.
 pub(crate) const MEMORY_POINTER: &str = "/capabilities/resources/memory";
 
+/// The least memory limit toolc applies, 1 MiB: below it no interpreter,
+/// shell or binary can even start, so every call would fail with
+/// `RESOURCE_LIMIT` instead of the limit being refused where it is given.
+pub(crate) const MIN_MEMORY: u64 = 1 << 20;
+
 /// A Nachos memory limit in bytes: a number (fractions allowed, rounded
 /// down to a byte) with an optional unit, `Ki`, `Mi`, `Gi`, `Ti` (powers
 /// of 1024) or `K`/`k`, `M`, `G`, `T`, `KB`, `MB`, `GB`, `TB` (powers of

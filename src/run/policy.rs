@@ -73,7 +73,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::ir::Tool;
-use arguments::Argument;
+use arguments::{Argument, Arguments};
 
 /// Why a call was refused: the rule that refused it and the reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -375,7 +375,7 @@ impl Policy {
         let tool = call.tool;
         self.check_allowed_tools(tool)?;
         permissions::tier_bounds(tool)?;
-        let arguments = arguments::collect(tool, call.arguments);
+        let arguments = Arguments::new(tool, call.arguments);
         self.check_default_rules(&arguments, call.dir)?;
         self.check_forbidden_patterns(&arguments)?;
         permissions::network(tool, &arguments)?;
@@ -417,12 +417,15 @@ impl Policy {
         ))
     }
 
-    fn check_default_rules(&self, arguments: &[Argument], dir: &Path) -> Result<(), Denial> {
-        for argument in arguments.iter().filter(|a| a.command) {
+    fn check_default_rules(&self, arguments: &Arguments, dir: &Path) -> Result<(), Denial> {
+        arguments.first(|argument| {
+            if !argument.command {
+                return None;
+            }
             if self.enabled(DefaultRule::DangerousCommand)
                 && let Some(why) = commands::dangerous(&argument.value, dir, &self.home)
             {
-                return Err(argument_denial(
+                return Some(argument_denial(
                     DenialRule::DangerousCommand,
                     argument,
                     &why,
@@ -431,13 +434,14 @@ impl Policy {
             if self.enabled(DefaultRule::RemoteScript)
                 && let Some(why) = commands::remote_script(&argument.value, dir, &self.home)
             {
-                return Err(argument_denial(DenialRule::RemoteScript, argument, &why));
+                return Some(argument_denial(DenialRule::RemoteScript, argument, &why));
             }
-        }
+            None
+        })?;
         if !self.enabled(DefaultRule::SensitivePath) {
             return Ok(());
         }
-        for argument in arguments {
+        arguments.first(|argument| {
             let words = if argument.path {
                 let glob = argument.value.contains(['*', '?', '[']);
                 vec![(argument.value.to_string(), glob)]
@@ -445,28 +449,29 @@ impl Policy {
                 let words = commands::path_words(&argument.value, dir, &self.home);
                 words.into_iter().map(|w| (w.text, w.glob)).collect()
             } else {
-                continue;
+                return None;
             };
-            for (word, glob) in words {
-                if let Some((path, what)) = paths::sensitive_word(&word, glob, dir, &self.home) {
-                    let why = format!("names `{path}`, which is {what}");
-                    return Err(argument_denial(DenialRule::SensitivePath, argument, &why));
-                }
-            }
-        }
-        Ok(())
+            words.into_iter().find_map(|(word, glob)| {
+                let (path, what) = paths::sensitive_word(&word, glob, dir, &self.home)?;
+                let why = format!("names `{path}`, which is {what}");
+                Some(argument_denial(DenialRule::SensitivePath, argument, &why))
+            })
+        })
     }
 
-    fn check_forbidden_patterns(&self, arguments: &[Argument]) -> Result<(), Denial> {
+    fn check_forbidden_patterns(&self, arguments: &Arguments) -> Result<(), Denial> {
         for pattern in &self.forbidden_patterns {
-            if let Some(argument) = arguments.iter().find(|a| pattern.is_match(&a.value)) {
+            arguments.first(|argument| {
+                if !pattern.is_match(&argument.value) {
+                    return None;
+                }
                 let why = format!("matches the forbidden pattern `{}`", pattern.as_str());
-                return Err(argument_denial(
+                Some(argument_denial(
                     DenialRule::ForbiddenPattern,
                     argument,
                     &why,
-                ));
-            }
+                ))
+            })?;
         }
         Ok(())
     }
@@ -511,10 +516,11 @@ const QUOTED_CHARS: usize = 80;
 
 /// A refusal of one argument: "`/command` = "rm -rf /" would delete …".
 fn argument_denial(rule: DenialRule, argument: &Argument, why: &str) -> Denial {
-    let pointer = if argument.pointer.is_empty() {
+    let pointer = argument.pointer();
+    let pointer = if pointer.is_empty() {
         "the arguments"
     } else {
-        &argument.pointer
+        &pointer
     };
     let value: String = if argument.value.chars().count() > QUOTED_CHARS {
         let head: String = argument.value.chars().take(QUOTED_CHARS - 3).collect();

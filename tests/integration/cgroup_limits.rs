@@ -405,3 +405,37 @@ fn a_warm_python_call_runs_in_its_servers_cgroup() {
     );
     assert_eq!(leftovers(pid), Vec::<PathBuf>::new());
 }
+
+/// `--memory 0` and `--memory 1B` were accepted, and every call then
+/// failed with RESOURCE_LIMIT ("limit of 0 bytes") and exit 0: a limit
+/// below 1 MiB is a usage error, for `run` and `serve` alike; 1MiB runs.
+#[test]
+fn a_memory_limit_below_one_mib_is_a_usage_error() {
+    let dir = TempDir::new("memory-floor");
+    for command in ["run", "serve"] {
+        for size in ["0", "1B", "1023KiB"] {
+            let output = crate::Test::new()
+                .current_dir(dir.path())
+                .args([command, "builtin", "--memory", size])
+                .run();
+            assert_eq!(
+                output.code, 2,
+                "{command} --memory {size}: {}",
+                output.stderr
+            );
+            assert!(
+                output
+                    .stderr
+                    .contains("below the least toolc applies, 1MiB")
+                    && output.stderr.contains("--memory"),
+                "{command} --memory {size}: {}",
+                output.stderr
+            );
+        }
+    }
+    let output = crate::Test::new()
+        .current_dir(dir.path())
+        .args(["run", "builtin", "--memory", "1MiB", "--list"])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+}

@@ -2,7 +2,7 @@
 //! Reports a Nachos tool whose `capabilities.resources.memory` is not a
 //! size toolc can apply: a number with an optional unit, `Ki`, `Mi`, `Gi`,
 //! `Ti` (powers of 1024) or `K`, `M`, `G`, `T`, `KB`, `MB`, `GB`, `TB`
-//! (powers of 1000).
+//! (powers of 1000), of at least 1Mi (below it no tool can even start).
 //!
 //! ## Why is this bad?
 //! The limit bounds the tool's memory when it runs. A value that cannot be
@@ -23,7 +23,7 @@
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
-use crate::formats::nachos::{MEMORY_POINTER, memory_bytes};
+use crate::formats::nachos::{MEMORY_POINTER, MIN_MEMORY, memory_bytes};
 use crate::ir::Format;
 use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
@@ -44,8 +44,21 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let Some(memory) = manifest.raw(MEMORY_POINTER) else {
         return;
     };
-    if memory.as_str().and_then(memory_bytes).is_some() {
-        return;
+    match memory.as_str().and_then(memory_bytes) {
+        Some(bytes) if bytes >= MIN_MEMORY => return,
+        Some(bytes) => {
+            out.push(
+                manifest
+                    .at_value(
+                        &RULE,
+                        MEMORY_POINTER,
+                        format!("memory limit {memory} ({bytes} bytes) is below 1Mi, the least toolc applies: no tool can even start with less"),
+                    )
+                    .with_help("give at least \"1Mi\", e.g. \"512Mi\""),
+            );
+            return;
+        }
+        None => {}
     }
     let shown = match memory {
         Value::String(text) => format!("\"{text}\""),

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use super::arguments::{Argument, key_words};
+use super::arguments::{Arguments, key_words};
 use super::paths::{AllowedDir, resolve};
 use super::{Denial, DenialRule, argument_denial};
 use crate::ir::{Action, Tool};
@@ -40,7 +40,7 @@ pub(super) fn tool_denial(rule: DenialRule, tool: &Tool, reason: String) -> Deni
 
 /// `allow-http`: with `allow_http: false` or an empty Nachos egress list,
 /// no argument may be a network URL, nor may a command contain one.
-pub(super) fn network(tool: &Tool, arguments: &[Argument]) -> Result<(), Denial> {
+pub(super) fn network(tool: &Tool, arguments: &Arguments) -> Result<(), Denial> {
     static URL: LazyLock<Result<Regex, regex::Error>> =
         LazyLock::new(|| Regex::new(r"(?i)\b(https?|ftps?|wss?)://"));
     let permissions = &tool.permissions;
@@ -59,17 +59,12 @@ pub(super) fn network(tool: &Tool, arguments: &[Argument]) -> Result<(), Denial>
         Ok(regex) => regex,
         Err(error) => return Err(internal(error)),
     };
-    for argument in arguments {
+    arguments.first(|argument| {
         let text = argument.value.trim_start();
-        let hit = match regex.find(text) {
-            Some(found) => argument.command || found.start() == 0,
-            None => false,
-        };
-        if hit {
-            return Err(argument_denial(DenialRule::AllowHttp, argument, why));
-        }
-    }
-    Ok(())
+        let found = regex.find(text)?;
+        (argument.command || found.start() == 0)
+            .then(|| argument_denial(DenialRule::AllowHttp, argument, why))
+    })
 }
 
 pub(super) fn internal(error: &regex::Error) -> Denial {
@@ -84,7 +79,7 @@ pub(super) fn internal(error: &regex::Error) -> Denial {
 /// globs, or `*` for anywhere).
 pub(super) fn allowed_dirs(
     tool: &Tool,
-    arguments: &[Argument],
+    arguments: &Arguments,
     dir: &Path,
     home: &Path,
 ) -> Result<(), Denial> {
@@ -95,25 +90,28 @@ pub(super) fn allowed_dirs(
         .iter()
         .filter_map(|entry| AllowedDir::new(entry, dir, home))
         .collect();
-    for argument in arguments.iter().filter(|a| a.path) {
-        let path = resolve(&argument.value, dir, home);
-        if !allowed.iter().any(|a| a.contains(&path)) {
-            let listed = if entries.is_empty() {
-                "none".to_string()
-            } else {
-                entries.join(", ")
-            };
-            let why = format!("resolves to `{path}`, outside the allowed directories ({listed})");
-            return Err(argument_denial(DenialRule::AllowedDirs, argument, &why));
+    arguments.first(|argument| {
+        if !argument.path {
+            return None;
         }
-    }
-    Ok(())
+        let path = resolve(&argument.value, dir, home);
+        if allowed.iter().any(|a| a.contains(&path)) {
+            return None;
+        }
+        let listed = if entries.is_empty() {
+            "none".to_string()
+        } else {
+            entries.join(", ")
+        };
+        let why = format!("resolves to `{path}`, outside the allowed directories ({listed})");
+        Some(argument_denial(DenialRule::AllowedDirs, argument, &why))
+    })
 }
 
 /// `allowed-extensions`: with `allowed_extensions` in the permissions
 /// (`["*"]`, `[".txt", "md"]`), a path argument with an extension, or any
 /// path under a file key (`file_path`), must have one of them.
-pub(super) fn allowed_extensions(tool: &Tool, arguments: &[Argument]) -> Result<(), Denial> {
+pub(super) fn allowed_extensions(tool: &Tool, arguments: &Arguments) -> Result<(), Denial> {
     let Some(Value::Array(entries)) = tool.permissions.extra.get("allowed_extensions") else {
         return Ok(());
     };
@@ -131,35 +129,37 @@ pub(super) fn allowed_extensions(tool: &Tool, arguments: &[Argument]) -> Result<
         // `*` (or `.*`): any extension.
         return Ok(());
     }
-    for argument in arguments.iter().filter(|a| a.path) {
+    arguments.first(|argument| {
+        if !argument.path {
+            return None;
+        }
         let name = argument.value.rsplit('/').next().unwrap_or("");
         let extension = Path::new(name)
             .extension()
             .map(|e| e.to_string_lossy().to_lowercase());
         let why = match extension {
-            Some(extension) if allowed.contains(&extension) => continue,
+            Some(extension) if allowed.contains(&extension) => return None,
             Some(extension) => format!("has the extension `.{extension}`"),
             None if argument.file_key => "names a file without an extension".to_string(),
-            None => continue,
+            None => return None,
         };
         let why = format!(
             "{why}, not one of the allowed extensions ({})",
             allowed.join(", ")
         );
-        return Err(argument_denial(
+        Some(argument_denial(
             DenialRule::AllowedExtensions,
             argument,
             &why,
-        ));
-    }
-    Ok(())
+        ))
+    })
 }
 
 /// `undeclared-action`: when the tool lists its `actions`, a call may not
 /// need one it does not list. The name's first word gives the action
 /// (`delete_file` deletes, `write_note` writes, `run_tests` executes,
 /// anything else reads); a command argument needs `execute`.
-pub(super) fn actions(tool: &Tool, arguments: &[Argument]) -> Result<(), Denial> {
+pub(super) fn actions(tool: &Tool, arguments: &Arguments) -> Result<(), Denial> {
     let Some(declared) = &tool.permissions.actions else {
         return Ok(());
     };
@@ -184,21 +184,22 @@ pub(super) fn actions(tool: &Tool, arguments: &[Argument]) -> Result<(), Denial>
         );
         return Err(tool_denial(DenialRule::UndeclaredAction, tool, reason));
     }
-    if !declares("execute")
-        && let Some(argument) = arguments
-            .iter()
-            .find(|a| a.command && !a.value.trim().is_empty())
-    {
+    if declares("execute") {
+        return Ok(());
+    }
+    arguments.first(|argument| {
+        if !argument.command || argument.value.trim().is_empty() {
+            return None;
+        }
         let why = format!(
             "is a command, which needs the `execute` action the tool does not declare (declared: {listed})"
         );
-        return Err(argument_denial(
+        Some(argument_denial(
             DenialRule::UndeclaredAction,
             argument,
             &why,
-        ));
-    }
-    Ok(())
+        ))
+    })
 }
 
 /// The action a tool's name implies, and the word that implies it.

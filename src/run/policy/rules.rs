@@ -368,6 +368,7 @@ impl Judge<'_> {
             "killall5" => self.push(Kind::Dangerous, "would kill every process (`killall5`)"),
             "find" => self.find(script, command, args, depth),
             "rsync" => self.rsync(args),
+            "git" => self.git(args),
             "chmod" | "chown" | "chgrp" | "chattr" | "setfacl" => {
                 let certain = has_flag(args, "--recursive", &['R']);
                 if certain || computed(args) {

@@ -1,5 +1,5 @@
 //! The rules over commands that delete a tree: `rm -r`, `find -delete`
-//! or `-exec rm`, `rsync --delete`, and the check of the paths they
+//! or `-exec rm`, `rsync --delete`, `git clean`, and the check of the paths they
 //! delete (`/`, the home, a system directory, one only known when it
 //! runs, or any path outside the workspace and the call's scratch
 //! directory: not a list of directories, as `rm -rf /usr/lib` showed).
@@ -167,5 +167,70 @@ impl Judge<'_> {
                 "would delete everything under {} not in the source (rsync --delete)",
             );
         }
+    }
+
+    /// `git clean -fdx PATH…` deletes what git does not track under each
+    /// path (the working directory, or `-C`'s, without one): a tree
+    /// delete, judged as `rm -r`'s.
+    pub(super) fn git(&mut self, args: &[Word]) {
+        let mut at = 0;
+        let mut base: Option<&str> = None;
+        while let Some(arg) = args.get(at).and_then(|w| w.value.as_deref()) {
+            match arg {
+                "-C" => base = args.get(at + 1).and_then(|w| w.value.as_deref()),
+                "-c" | "--git-dir" | "--work-tree" | "--namespace" => {}
+                _ if arg.starts_with('-') => {
+                    at += 1;
+                    continue;
+                }
+                _ => break,
+            }
+            at += 2;
+        }
+        if args.get(at).and_then(|w| w.value.as_deref()) != Some("clean") {
+            return;
+        }
+        let rest = &args[at + 1..];
+        if has_flag(rest, "--dry-run", &['n']) {
+            return;
+        }
+        let mut paths: Vec<Word> = Vec::new();
+        let mut options = true;
+        let mut skip = false;
+        for word in rest {
+            let value = value_of(word);
+            if skip {
+                skip = false;
+            } else if options && value == "--" {
+                options = false;
+            } else if options && matches!(value, "-e" | "--exclude") {
+                skip = true;
+            } else if !options || !value.starts_with('-') {
+                paths.push(word.clone());
+            }
+        }
+        let join = |path: &str| match base {
+            Some(base) if !path.starts_with('/') => format!("{base}/{path}"),
+            _ => path.to_string(),
+        };
+        if paths.is_empty() {
+            paths.push(Word::literal(base.unwrap_or(".")));
+        } else if base.is_some() {
+            paths = paths
+                .iter()
+                .map(|w| match &w.value {
+                    Some(value) => Word::literal(&join(value)),
+                    None => w.clone(),
+                })
+                .collect();
+        }
+        let certain = has_flag(rest, "--force", &['f', 'd', 'x', 'X']);
+        self.targets(
+            paths.iter(),
+            false,
+            certain,
+            true,
+            "would delete {} recursively",
+        );
     }
 }

@@ -184,3 +184,41 @@ fn denial_names_the_argument_pointer_and_value() {
         "Argument `/path` = \"../../etc/shadow\" names `/etc/shadow`, which is a system account or sudo file."
     );
 }
+
+/// The walk skips a string it has just looked at with the same
+/// classification; one that differs only in how its key classifies it, or
+/// comes after many repeats, is still looked at and named by its pointer.
+#[test]
+fn repeated_strings_do_not_hide_a_refusal() {
+    let read = tool("read_file");
+    let mut items = vec![json!("notes.txt"); 1000];
+    items.push(json!("../../etc/shadow"));
+    let Err(denial) = check(&read, json!({ "a": items })) else {
+        panic!("not refused");
+    };
+    assert!(
+        denial.message.starts_with("Argument `/a/1000` ="),
+        "{}",
+        denial.message
+    );
+    // `.env` under `note` is text; under `path` it is a sensitive path.
+    let Err(denial) = check(&read, json!({ "note": ".env", "path": ".env" })) else {
+        panic!("not refused");
+    };
+    assert!(
+        denial.message.starts_with("Argument `/path` ="),
+        "{}",
+        denial.message
+    );
+    let mut confined = tool("read_file");
+    confined.permissions.allowed_dirs = Some(vec!["data".into()]);
+    let arguments = json!({ "a": ["data/x", "data/x", "/etc/hosts", "data/x", "/etc/hosts"] });
+    let Err(denial) = check(&confined, arguments) else {
+        panic!("not refused");
+    };
+    assert!(
+        denial.message.starts_with("Argument `/a/2` ="),
+        "{}",
+        denial.message
+    );
+}
