@@ -199,22 +199,17 @@ fn assert_within(what: &str, peak: u64, input: u64) {
     );
 }
 
-/// Point 14: a NORA `main.py` of 7.2 MB that opens a triple-quoted string
-/// and never closes it took 742 MB (100×) to lint; the syntax error is
-/// found where the string opens.
-#[test]
-fn an_unterminated_string_in_a_large_module_is_found_in_bounded_memory() {
-    let dir = TempDir::new("unterminated");
+/// Lints a NORA tool whose `main.py` is `code` in a directory `name`,
+/// and checks that a diagnostic says `expected` and that the peak memory
+/// stayed within bounds.
+fn lint_python_module(name: &str, code: &str, expected: &str) {
+    let dir = TempDir::new(name);
     dir.write(
         "tool.json",
         r#"{"name": "lookup", "description": "Look a word up.", "entrypoint": "main.py",
             "parameters": {"type": "object", "properties": {}}}"#,
     );
-    let code = format!(
-        "import os\nx = \"\"\"\n{}",
-        "def f(a):\n    return a\n".repeat(300_000)
-    );
-    dir.write("main.py", &code);
+    dir.write("main.py", code);
     let (output, peak) = measured(dir.path(), &["lint", "--format", "json", "."], no_input);
     assert_eq!(output.code, 1, "{}", output.stderr);
     let report = output.json();
@@ -222,13 +217,25 @@ fn an_unterminated_string_in_a_large_module_is_found_in_bounded_memory() {
         .as_array()
         .expect("diagnostics")
         .iter()
-        .any(|d| {
-            d["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("unterminated triple-quoted string literal at 2:5"))
-        });
+        .any(|d| d["message"].as_str().is_some_and(|m| m.contains(expected)));
     assert!(found, "{report:#}");
     assert_within("lint", peak, code.len() as u64);
+}
+
+/// Point 14: a NORA `main.py` of 7.2 MB that opens a triple-quoted string
+/// and never closes it took 742 MB (100×) to lint; the syntax error is
+/// found where the string opens.
+#[test]
+fn an_unterminated_string_in_a_large_module_is_found_in_bounded_memory() {
+    let code = format!(
+        "import os\nx = \"\"\"\n{}",
+        "def f(a):\n    return a\n".repeat(300_000)
+    );
+    lint_python_module(
+        "unterminated",
+        &code,
+        "unterminated triple-quoted string literal at 2:5",
+    );
 }
 
 /// Point 14, found again by review: a NORA `main.py` of 7 MB holding one
@@ -237,28 +244,12 @@ fn an_unterminated_string_in_a_large_module_is_found_in_bounded_memory() {
 /// is now refused by the scan, as one of too many tokens is.
 #[test]
 fn an_f_string_of_millions_of_fields_is_refused_in_bounded_memory() {
-    let dir = TempDir::new("fstring-fields");
-    dir.write(
-        "tool.json",
-        r#"{"name": "lookup", "description": "Look a word up.", "entrypoint": "main.py",
-            "parameters": {"type": "object", "properties": {}}}"#,
-    );
     let code = format!("x = f\"{}\"\n", "{a}".repeat(2_400_000));
-    dir.write("main.py", &code);
-    let (output, peak) = measured(dir.path(), &["lint", "--format", "json", "."], no_input);
-    assert_eq!(output.code, 1, "{}", output.stderr);
-    let report = output.json();
-    let refused = report["diagnostics"]
-        .as_array()
-        .expect("diagnostics")
-        .iter()
-        .any(|d| {
-            d["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("a statement of more than 100000 tokens"))
-        });
-    assert!(refused, "{report:#}");
-    assert_within("lint", peak, code.len() as u64);
+    lint_python_module(
+        "fstring-fields",
+        &code,
+        "a statement of more than 100000 tokens",
+    );
 }
 
 /// Point 13: an OpenAI tool whose enum holds a string of millions of line
