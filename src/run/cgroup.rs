@@ -329,11 +329,20 @@ impl CallCgroup {
 }
 
 impl Drop for CallCgroup {
+    /// Kills what is left in the call's cgroup before the call answers;
+    /// the directories, inert from then on, are removed off the caller's
+    /// path ([`super::reaper`]).
     fn drop(&mut self) {
         self.procs.clear();
         for (kind, dir) in &self.dirs {
-            empty_and_remove(*kind, dir);
+            kill_all(*kind, dir);
         }
+        let dirs = std::mem::take(&mut self.dirs);
+        super::reaper::defer(move || {
+            for (kind, dir) in &dirs {
+                empty_and_remove(*kind, dir);
+            }
+        });
     }
 }
 
@@ -386,25 +395,30 @@ fn read_number(path: &Path) -> u64 {
 /// bounded: a process that will not die in a second (stuck in the
 /// kernel) leaves the directory for the next toolc's sweep.
 fn empty_and_remove(kind: Kind, dir: &Path) {
-    // v2 kills the whole cgroup in one write where the kernel can.
-    if kind == Kind::V2 {
-        let _ = fs::write(dir.join("cgroup.kill"), "1");
-    }
     for _ in 0..200 {
         match fs::remove_dir(dir) {
             Ok(()) => return,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return,
             Err(_) => {}
         }
-        let procs = fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
-        for pid in procs
-            .lines()
-            .filter_map(|l| l.trim().parse::<libc::pid_t>().ok())
-        {
-            // SAFETY: a plain syscall; the pid is in the call's cgroup.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-        }
+        kill_all(kind, dir);
         std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// Sends SIGKILL to every process in the cgroup `dir`.
+fn kill_all(kind: Kind, dir: &Path) {
+    // v2 kills the whole cgroup in one write where the kernel can.
+    if kind == Kind::V2 && fs::write(dir.join("cgroup.kill"), "1").is_ok() {
+        return;
+    }
+    let procs = fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
+    for pid in procs
+        .lines()
+        .filter_map(|l| l.trim().parse::<libc::pid_t>().ok())
+    {
+        // SAFETY: a plain syscall; the pid is in the call's cgroup.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
     }
 }
 

@@ -49,6 +49,7 @@ mod launch;
 mod netns;
 pub mod policy;
 mod process;
+mod reaper;
 mod result;
 mod sandbox;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
@@ -193,6 +194,16 @@ pub struct Runner {
     python: OnceLock<Result<exec::python::Python, String>>,
     /// The fork servers of warm Python calls; dropping them kills them.
     python_servers: exec::warm::Pool,
+}
+
+impl Drop for Runner {
+    /// Stops the warm Python servers, then waits for the clean-up of
+    /// every call ([`reaper`]): nothing of this runner's calls stays
+    /// behind once it is gone.
+    fn drop(&mut self) {
+        drop(std::mem::take(&mut self.python_servers));
+        reaper::flush();
+    }
 }
 
 impl Runner {

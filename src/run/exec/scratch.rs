@@ -75,8 +75,13 @@ impl Scratch {
 }
 
 impl Drop for Scratch {
+    /// The call is over, and nothing of it runs any more: the directory
+    /// is removed off the caller's path ([`crate::run::reaper`]).
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
+        let path = std::mem::take(&mut self.path);
+        crate::run::reaper::defer(move || {
+            let _ = std::fs::remove_dir_all(path);
+        });
     }
 }
 
