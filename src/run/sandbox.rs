@@ -96,6 +96,9 @@
 //! `landlock_restrict_self`; the rules hold across the exec for the tool
 //! and everything it starts.
 
+mod step;
+pub(crate) use step::Step;
+
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
@@ -259,100 +262,6 @@ pub(crate) fn probe_namespaces() -> Result<(), String> {
         .map_err(|e| format!("the kernel refused them: {}", e.into_io()))
 }
 
-/// A step of the child between clone and exec, named in the error of the
-/// step that failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Step {
-    DeathSignal,
-    ProcessGroup,
-    Setgroups,
-    UidMap,
-    GidMap,
-    PrivateMounts,
-    MountProc,
-    MountShm,
-    MountScratch,
-    MountRules,
-    Loopback,
-    ProxyListen,
-    ProxySend,
-    Capabilities,
-    MemoryLimit,
-    Stdio,
-    WorkingDirectory,
-    Landlock,
-    Seccomp,
-    Cgroup,
-    ProcessLimit,
-    Execute,
-}
-
-impl Step {
-    const ALL: [Step; 22] = [
-        Step::DeathSignal,
-        Step::ProcessGroup,
-        Step::Setgroups,
-        Step::UidMap,
-        Step::GidMap,
-        Step::PrivateMounts,
-        Step::MountProc,
-        Step::MountShm,
-        Step::MountScratch,
-        Step::MountRules,
-        Step::Loopback,
-        Step::ProxyListen,
-        Step::ProxySend,
-        Step::Capabilities,
-        Step::MemoryLimit,
-        Step::Stdio,
-        Step::WorkingDirectory,
-        Step::Landlock,
-        Step::Seccomp,
-        Step::Cgroup,
-        Step::ProcessLimit,
-        Step::Execute,
-    ];
-
-    /// The step's byte on the report pipe.
-    pub fn code(self) -> u8 {
-        Step::ALL.iter().position(|s| *s == self).unwrap_or(0) as u8
-    }
-
-    pub fn from_code(code: u8) -> Step {
-        Step::ALL
-            .get(usize::from(code))
-            .copied()
-            .unwrap_or(Step::Execute)
-    }
-
-    pub fn describe(self) -> &'static str {
-        match self {
-            Step::DeathSignal => "tie the process to toolc's life (PR_SET_PDEATHSIG)",
-            Step::ProcessGroup => "make a process group",
-            Step::Setgroups => "deny setgroups in the user namespace",
-            Step::UidMap => "write the user namespace's uid map",
-            Step::GidMap => "write the user namespace's gid map",
-            Step::PrivateMounts => "make the mounts private",
-            Step::MountProc => "mount the PID namespace's /proc",
-            Step::MountShm => "mount a /dev/shm of the call's own",
-            Step::MountScratch => "mount a tmpfs over the call's scratch directory",
-            Step::MountRules => "let Landlock reach the new /proc, /dev/shm and scratch directory",
-            Step::Loopback => "bring the network namespace's loopback up",
-            Step::ProxyListen => "listen for the egress proxy in the network namespace",
-            Step::ProxySend => "hand the egress proxy's socket to toolc",
-            Step::Capabilities => "drop every capability",
-            Step::MemoryLimit => "set the memory limit",
-            Step::Stdio => "connect stdin, stdout and stderr",
-            Step::WorkingDirectory => "enter the working directory",
-            Step::Landlock => "apply the Landlock rules",
-            Step::Seccomp => "install the seccomp filter",
-            Step::Cgroup => "join the call's cgroup",
-            Step::ProcessLimit => "set the process limit (RLIMIT_NPROC)",
-            Step::Execute => "execute the program",
-        }
-    }
-}
-
 /// The namespaces of one process, prepared before the clone.
 struct Namespaces {
     /// A new, empty network namespace too.
@@ -368,6 +277,15 @@ struct Namespaces {
     /// The child's end of the egress proxy's hand-over
     /// ([`super::netns`]), for a proxied tool.
     proxy: Option<OwnedFd>,
+    /// The network namespace made ahead of time for this call
+    /// ([`super::netns::prepared`]), to join rather than make one in the
+    /// clone. The clone then makes no user namespace either: the child
+    /// joins it with toolc's privilege, mounts, and only then makes its
+    /// user namespace (a process in a new user namespace has no right
+    /// over a namespace made outside it).
+    joined: Option<OwnedFd>,
+    /// That namespace's loopback is up already (made for a proxied tool).
+    joined_loopback: bool,
 }
 
 impl Namespaces {
@@ -382,6 +300,25 @@ impl Namespaces {
             shm: Path::new(SHM).is_dir(),
             scratch: None,
             proxy: None,
+            joined: None,
+            joined_loopback: false,
+        }
+    }
+
+    /// In the child, in its new user namespace: `setgroups` denied and
+    /// the id maps written. No allocation.
+    fn map_ids(&self) -> Result<(), (Step, i32)> {
+        write_file(c"/proc/self/setgroups", b"deny").map_err(|e| (Step::Setgroups, e))?;
+        write_file(c"/proc/self/uid_map", &self.uid_map).map_err(|e| (Step::UidMap, e))?;
+        write_file(c"/proc/self/gid_map", &self.gid_map).map_err(|e| (Step::GidMap, e))
+    }
+
+    /// Takes a network namespace made ahead of time, if one is ready:
+    /// with its loopback up for a `proxied` tool.
+    fn join_prepared(&mut self, proxied: bool) {
+        if self.network && self.joined.is_none() {
+            self.joined = super::netns::prepared(proxied);
+            self.joined_loopback = proxied && self.joined.is_some();
         }
     }
 }
@@ -463,8 +400,11 @@ impl Confinement {
         Ok(Confinement {
             ruleset,
             mount_rules,
-            namespaces: namespaces
-                .then(|| Namespaces::of_this_process(rules.no_network || rules.proxy)),
+            namespaces: namespaces.then(|| {
+                let mut own = Namespaces::of_this_process(rules.no_network || rules.proxy);
+                own.join_prepared(rules.proxy);
+                own
+            }),
             #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
             filter: super::seccomp::Filter::new(rules.no_network || rules.proxy),
         })
@@ -493,6 +433,7 @@ impl Confinement {
         let (toolc, child) = super::netns::channel()
             .map_err(|e| format!("cannot make the egress proxy's channel: {e}"))?;
         namespaces.network = true;
+        namespaces.join_prepared(true);
         namespaces.proxy = Some(child);
         Ok(Some(toolc))
     }
@@ -502,10 +443,12 @@ impl Confinement {
         let Some(namespaces) = &self.namespaces else {
             return 0;
         };
-        let mut flags =
-            libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWIPC;
-        if namespaces.network {
-            flags |= libc::CLONE_NEWNET;
+        let mut flags = libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWIPC;
+        if namespaces.joined.is_none() {
+            flags |= libc::CLONE_NEWUSER;
+            if namespaces.network {
+                flags |= libc::CLONE_NEWNET;
+            }
         }
         flags as u64
     }
@@ -513,14 +456,21 @@ impl Confinement {
     /// In the child, first thing after the clone: the id maps of its user
     /// namespace, private mounts, a `/proc` of its PID namespace, a
     /// `/dev/shm` of its own (what a tool leaves there goes with the
-    /// namespace) and the Landlock rules that reach them. No allocation.
+    /// namespace) and the Landlock rules that reach them. With a network
+    /// namespace made ahead of time, the child joins it first and makes
+    /// its user namespace last. No allocation.
     pub fn enter_namespaces(&mut self) -> Result<(), (Step, i32)> {
         let Some(namespaces) = &self.namespaces else {
             return Ok(());
         };
-        write_file(c"/proc/self/setgroups", b"deny").map_err(|e| (Step::Setgroups, e))?;
-        write_file(c"/proc/self/uid_map", &namespaces.uid_map).map_err(|e| (Step::UidMap, e))?;
-        write_file(c"/proc/self/gid_map", &namespaces.gid_map).map_err(|e| (Step::GidMap, e))?;
+        if let Some(joined) = &namespaces.joined {
+            // SAFETY: setns on a namespace descriptor toolc opened.
+            if unsafe { libc::setns(joined.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
+                return Err((Step::JoinNetwork, errno()));
+            }
+        } else {
+            namespaces.map_ids()?;
+        }
         // SAFETY: mount(2) with static C strings.
         unsafe {
             if libc::mount(
@@ -577,14 +527,24 @@ impl Confinement {
             }
         }
         if let Some(channel) = &namespaces.proxy {
-            super::netns::hand_over_listener(channel.as_raw_fd()).map_err(|(failed, e)| {
-                let step = match failed {
-                    super::netns::Failed::Loopback => Step::Loopback,
-                    super::netns::Failed::Listen => Step::ProxyListen,
-                    super::netns::Failed::Send => Step::ProxySend,
-                };
-                (step, e)
-            })?;
+            let loopback = !namespaces.joined_loopback;
+            super::netns::hand_over_listener(channel.as_raw_fd(), loopback).map_err(
+                |(failed, e)| {
+                    let step = match failed {
+                        super::netns::Failed::Loopback => Step::Loopback,
+                        super::netns::Failed::Listen => Step::ProxyListen,
+                        super::netns::Failed::Send => Step::ProxySend,
+                    };
+                    (step, e)
+                },
+            )?;
+        }
+        if namespaces.joined.is_some() {
+            // SAFETY: unshare without pointers.
+            if unsafe { libc::unshare(libc::CLONE_NEWUSER) } != 0 {
+                return Err((Step::UserNamespace, errno()));
+            }
+            namespaces.map_ids()?;
         }
         Ok(())
     }

@@ -49,6 +49,7 @@ mod mixed_repositories;
 mod outputs;
 mod policy_outside;
 mod policy_shell;
+mod prepared_netns;
 mod project;
 mod provider_inputs;
 mod python_schemas;
