@@ -64,7 +64,7 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Once, OnceLock};
+use std::sync::{Mutex, Once, OnceLock};
 
 /// The most processes a call may hold at once when neither the call nor
 /// the tool says otherwise: far above what an interpreter and its helpers
@@ -78,7 +78,7 @@ pub const DEFAULT_MEMORY: u64 = 1 << 30;
 const PREFIX: &str = "toolc-";
 
 /// What one call may use.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct CallLimits {
     pub memory: u64,
     pub processes: u64,
@@ -236,10 +236,60 @@ pub(crate) struct CallCgroup {
     pub limits: CallLimits,
 }
 
+/// The cgroup made ahead of time for the next call ([`CallCgroup::create`]).
+fn prepared() -> std::sync::MutexGuard<'static, Option<CallCgroup>> {
+    static PREPARED: Mutex<Option<CallCgroup>> = Mutex::new(None);
+    PREPARED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Makes a cgroup with `limits` for the next call, unless one waits.
+fn prepare(limits: CallLimits) {
+    if prepared().is_some() {
+        return;
+    }
+    let Ok(group) = CallCgroup::make(limits) else {
+        return;
+    };
+    let mut slot = prepared();
+    if slot.is_none() {
+        *slot = Some(group);
+    }
+}
+
+/// Removes the cgroup made ahead of time, if any: no call will take it
+/// (its runner is going).
+pub(crate) fn discard_prepared() {
+    let spare = prepared().take();
+    drop(spare);
+}
+
 impl CallCgroup {
-    /// Makes the call's cgroup with `limits`, after sweeping stale ones
-    /// once per process.
+    /// The call's cgroup with `limits`. Making one (two directories, their
+    /// limits, the join files) is done ahead of time from a runner's
+    /// second call on: the clean-up thread ([`super::reaper`]) makes the
+    /// next call's with this call's limits, and a call with other limits
+    /// makes its own. Each is used by one call.
     pub fn create(limits: CallLimits) -> Result<CallCgroup, String> {
+        static CALLS: AtomicU64 = AtomicU64::new(0);
+        let waiting = prepared().take();
+        let group = match waiting {
+            Some(group) if group.limits == limits => group,
+            other => {
+                drop(other);
+                CallCgroup::make(limits)?
+            }
+        };
+        if CALLS.fetch_add(1, Ordering::Relaxed) > 0 {
+            super::reaper::defer(move || prepare(limits));
+        }
+        Ok(group)
+    }
+
+    /// Makes a call cgroup with `limits`, after sweeping stale ones once
+    /// per process.
+    fn make(limits: CallLimits) -> Result<CallCgroup, String> {
         static SWEEP: Once = Once::new();
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let places = places().as_ref().map_err(Clone::clone)?;
