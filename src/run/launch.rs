@@ -54,6 +54,34 @@ pub(crate) struct Launched {
     /// The process is the init of its own PID namespace: killing it kills
     /// everything it started.
     pub namespaced: bool,
+    /// Its mount namespace, held so that the process's exit does not wait
+    /// for the namespace's mounts to be taken down.
+    pub mounts: HeldNamespace,
+}
+
+/// A namespace of a call's process, held by toolc: when the process
+/// ends, the namespace's teardown (for a mount namespace, unmounting its
+/// `/proc`, `/dev/shm` and scratch tmpfs, which waits for an RCU grace
+/// period) happens when this is dropped, on the clean-up thread
+/// ([`super::reaper`]), rather than in the process's exit, which the call
+/// waits for.
+pub(crate) struct HeldNamespace(Option<OwnedFd>);
+
+impl HeldNamespace {
+    /// The namespace `kind` (`mnt`, …) of process `pid`, if it can be
+    /// opened (the process may already be gone).
+    fn of(pid: libc::pid_t, kind: &str) -> HeldNamespace {
+        let path = format!("/proc/{pid}/ns/{kind}");
+        HeldNamespace(std::fs::File::open(path).ok().map(OwnedFd::from))
+    }
+}
+
+impl Drop for HeldNamespace {
+    fn drop(&mut self) {
+        if let Some(fd) = self.0.take() {
+            super::reaper::defer(move || drop(fd));
+        }
+    }
 }
 
 /// What to execute, prepared for the child.
@@ -143,6 +171,11 @@ pub(crate) fn launch(
         report: -1,
     };
     let (pid, pidfd) = start(&mut plan)?;
+    let mounts = if namespaced {
+        HeldNamespace::of(pid, "mnt")
+    } else {
+        HeldNamespace(None)
+    };
     Ok(Launched {
         pid,
         pidfd,
@@ -150,6 +183,7 @@ pub(crate) fn launch(
         stdout,
         stderr,
         namespaced,
+        mounts,
     })
 }
 

@@ -108,6 +108,8 @@ pub(crate) fn run_in(
         launch::launch(&program, confinement.as_mut()).map_err(|e| RunError::Spawn(e.into_io()))?;
     // The ruleset's descriptors are not needed once the child has them.
     drop(confinement);
+    // Dropped after the wait: its teardown goes to the clean-up thread.
+    let _mounts = launched.mounts;
     let tree = Tree {
         pid: launched.pid,
         pidfd: launched.pidfd,
