@@ -49,7 +49,7 @@ fn output(line: &Value) -> &Value {
 
 /// A loopback HTTP server answering every request with `body`: its port
 /// and the number of requests it got.
-fn serve(body: &'static str) -> (u16, Arc<AtomicUsize>) {
+pub(crate) fn serve(body: &'static str) -> (u16, Arc<AtomicUsize>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let count = Arc::new(AtomicUsize::new(0));

@@ -6,7 +6,7 @@
 //! runs as the unprivileged id without capabilities, and cannot write
 //! the namespace's settings.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -66,29 +66,6 @@ if args.get("page_port"):
         out["page"] = r.read().decode()
 print(json.dumps(out))
 "#;
-
-/// A loopback HTTP server answering `body` to every request.
-fn page_server(body: &'static str) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-            let mut head = Vec::new();
-            let mut byte = [0u8; 1];
-            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
-                head.push(byte[0]);
-            }
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    port
-}
 
 /// Calls the probe `CALLS` times through one `toolc serve` over stdio,
 /// each after the last answered, and returns what each call saw.
@@ -184,7 +161,7 @@ fn every_call_of_a_proxied_tool_goes_out_through_the_proxy_only() {
     let host = TcpListener::bind("127.0.0.1:0").unwrap();
     host.set_nonblocking(true).unwrap();
     let port = host.local_addr().unwrap().port();
-    let page = page_server("through-the-proxy");
+    let (page, _) = crate::egress::serve("through-the-proxy");
     let dir = TempDir::new("prepared-netns-proxied");
     let manifest = crate::python_probe(&dir, "probe", &[&format!("127.0.0.1:{page}")], 30, SCRIPT);
     let seen = probe_calls(&manifest, &json!({"host_port": port, "page_port": page}));
