@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -148,8 +149,13 @@ pub struct Tool {
     pub description: Option<String>,
     /// Standard JSON Schema of the arguments, root `{"type": "object"}`;
     /// `None` when neither the manifest nor its code says (an AgentStack
-    /// function or a Nachos class toolc cannot find or read).
-    pub parameters: Option<Value>,
+    /// function or a Nachos class toolc cannot find or read). Shared: the
+    /// empty schema of every tool that declares none is one value
+    /// ([`crate::formats::no_parameters_shared`]), not one per tool (a
+    /// manifest can declare hundreds of thousands of tools); change one
+    /// with [`Arc::make_mut`].
+    #[serde(serialize_with = "serialize_shared")]
+    pub parameters: Option<Arc<Value>>,
     /// Where the parameters are in the source, in the format's own dialect.
     pub parameters_at: Option<String>,
     pub runtime: Runtime,
@@ -185,6 +191,14 @@ pub struct Tool {
     /// of thousands of tools.
     #[serde(skip)]
     pub layout: Option<Box<Layout>>,
+}
+
+/// Serializes shared parameters as the value they share.
+fn serialize_shared<S: serde::Serializer>(
+    parameters: &Option<Arc<Value>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    parameters.as_deref().serialize(serializer)
 }
 
 /// The text of one tool's entry in a manifest that holds several (an
