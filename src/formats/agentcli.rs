@@ -3,7 +3,9 @@
 
 use serde_json::Value;
 
-use super::{extensions, lower_entries, no_parameters_shared, string_field, string_list, tool_entries};
+use super::{
+    extensions, lower_entries, no_parameters_shared, string_field, string_list, tool_entries,
+};
 use crate::ir::{Format, Layout, LayoutPieces, Runtime, Tool};
 use crate::json::Document;
 
