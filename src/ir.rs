@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -148,12 +149,20 @@ pub struct Tool {
     pub description: Option<String>,
     /// Standard JSON Schema of the arguments, root `{"type": "object"}`;
     /// `None` when neither the manifest nor its code says (an AgentStack
-    /// function or a Nachos class toolc cannot find or read).
-    pub parameters: Option<Value>,
+    /// function or a Nachos class toolc cannot find or read). Shared: the
+    /// empty schema of every tool that declares none is one value
+    /// ([`crate::formats::no_parameters_shared`]), not one per tool (a
+    /// manifest can declare hundreds of thousands of tools); change one
+    /// with [`Arc::make_mut`].
+    #[serde(serialize_with = "serialize_shared")]
+    pub parameters: Option<Arc<Value>>,
     /// Where the parameters are in the source, in the format's own dialect.
     pub parameters_at: Option<String>,
     pub runtime: Runtime,
-    pub permissions: Permissions,
+    /// Shared until changed: most tools declare no permissions, and all of
+    /// those hold one default value (152 bytes a tool less, in a manifest
+    /// of hundreds of thousands of tools).
+    pub permissions: CopyOnWrite<Permissions>,
     /// Fields the IR does not model, kept for round trips.
     pub extensions: BTreeMap<String, Value>,
     /// Pointer of the tool's declaration.
@@ -185,6 +194,14 @@ pub struct Tool {
     /// of thousands of tools.
     #[serde(skip)]
     pub layout: Option<Box<Layout>>,
+}
+
+/// Serializes shared parameters as the value they share.
+fn serialize_shared<S: serde::Serializer>(
+    parameters: &Option<Arc<Value>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    parameters.as_deref().serialize(serializer)
 }
 
 /// The text of one tool's entry in a manifest that holds several (an
@@ -352,6 +369,53 @@ pub struct Permissions {
     pub extra: BTreeMap<String, Value>,
 }
 
+/// A value shared between tools until one of them changes it: reading goes
+/// through [`std::ops::Deref`], and writing through
+/// [`std::ops::DerefMut`] first copies a value that others share.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CopyOnWrite<T: Clone>(Arc<T>);
+
+impl<T: Clone> CopyOnWrite<T> {
+    pub fn new(value: T) -> Self {
+        CopyOnWrite(Arc::new(value))
+    }
+}
+
+impl<T: Clone> From<T> for CopyOnWrite<T> {
+    fn from(value: T) -> Self {
+        CopyOnWrite::new(value)
+    }
+}
+
+impl<T: Clone> std::ops::Deref for CopyOnWrite<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: Clone> std::ops::DerefMut for CopyOnWrite<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+impl<T: Clone + Serialize> Serialize for CopyOnWrite<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.as_ref().serialize(serializer)
+    }
+}
+
+/// The default permissions (none declared), one value for every tool.
+impl Default for CopyOnWrite<Permissions> {
+    fn default() -> Self {
+        static NONE: std::sync::LazyLock<Arc<Permissions>> =
+            std::sync::LazyLock::new(|| Arc::new(Permissions::default()));
+        CopyOnWrite(Arc::clone(&NONE))
+    }
+}
+
 /// An AgentStack permission action.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Action {
@@ -434,7 +498,7 @@ impl Tool {
             parameters: None,
             parameters_at: None,
             runtime: Runtime::Unspecified,
-            permissions: Permissions::default(),
+            permissions: CopyOnWrite::default(),
             extensions: BTreeMap::new(),
             origin,
             carried: Vec::new(),

@@ -41,10 +41,10 @@ pub(super) fn write(
             match &tool.parameters {
                 // Absent stays absent: agentcli reads no schema as this.
                 Some(parameters)
-                    if *parameters == crate::formats::no_parameters()
+                    if **parameters == crate::formats::no_parameters()
                         && layout::written_without_schema(tool.layout.as_deref()) => {}
                 Some(parameters) => {
-                    entry.insert("schema".into(), parameters.clone());
+                    entry.insert("schema".into(), Value::clone(parameters));
                 }
                 None => out.note(
                     set,

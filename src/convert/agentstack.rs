@@ -192,9 +192,9 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
             extra.push((carry::PARAMETER_NAMES, Value::Object(names)));
         }
         if let Some(parameters) = &tool.parameters
-            && read_back.as_ref().map(|r| &r.0) != Some(parameters)
+            && read_back.as_ref().map(|r| &r.0) != Some(&**parameters)
         {
-            extra.push(("parameters", parameters.clone()));
+            extra.push(("parameters", Value::clone(parameters)));
         }
         let in_set = set.tools.iter().position(|t| std::ptr::eq(t, *tool));
         extra.extend(super::origin_records(

@@ -236,7 +236,7 @@ fn restore_original_names(set: &mut ToolSet) {
             && !names.is_empty()
         {
             let pairs: Vec<(String, String)> = names.into_iter().collect();
-            carry::restore_parameter_names(parameters, &pairs);
+            carry::restore_parameter_names(std::sync::Arc::make_mut(parameters), &pairs);
         }
     }
 }
@@ -704,7 +704,7 @@ impl Converted {
 /// The parameters of a tool as the target should write them: the IR's, or
 /// an empty object schema with a note when the source did not say.
 fn parameters_or_empty(out: &mut Converted, set: &ToolSet, tool: &Tool, to: Format) -> Value {
-    given_or_empty(out, set, tool, tool.parameters.clone(), to)
+    given_or_empty(out, set, tool, tool.parameters.as_deref().cloned(), to)
 }
 
 /// [`parameters_or_empty`] for parameters already taken out of `tool`.

@@ -80,7 +80,7 @@ pub(super) fn write(
             if let Some(parameters) = &tool.parameters {
                 let class = crate::emit::typescript::parameters(tool).ok();
                 if class.map(|c| c.to_string()) != Some(parameters.to_string()) {
-                    extra.push(("parameters", parameters.clone()));
+                    extra.push(("parameters", Value::clone(parameters)));
                 }
             }
             extra.extend(super::origin_records(set, tool, index, Format::Nachos));
@@ -116,8 +116,12 @@ pub(super) fn write(
                 class_tool.title = title.clone();
                 class_tool.permissions.security_tier = written_tier.or(Some(tier));
                 if class_tool.parameters.is_none() {
-                    class_tool.parameters =
-                        Some(super::parameters_or_empty(out, set, tool, Format::Nachos));
+                    class_tool.parameters = Some(std::sync::Arc::new(super::parameters_or_empty(
+                        out,
+                        set,
+                        tool,
+                        Format::Nachos,
+                    )));
                 }
                 let class = crate::emit::typescript::nachos_class(&class_tool, options.templates)?;
                 out.files.push(OutputFile {

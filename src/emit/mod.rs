@@ -207,7 +207,7 @@ impl JsonTarget {
         let Some(rule) = self.parameter_names() else {
             return Vec::new();
         };
-        let mut renamed = match tool.parameters.clone() {
+        let mut renamed = match tool.parameters.as_deref().cloned() {
             Some(mut parameters) => crate::schema::rename_properties(&mut parameters, rule).renamed,
             None => Vec::new(),
         };
@@ -231,7 +231,7 @@ impl JsonTarget {
             return (schema, Vec::new());
         };
         let given = match &schema {
-            Schema::Adapted => tool.parameters.as_ref(),
+            Schema::Adapted => tool.parameters.as_deref(),
             Schema::Adapt(given) => Some(given),
         };
         let rejects = given

@@ -17,7 +17,8 @@ use crate::schema::{Origins, RefGuard, RewriteNotes, flatten_root_unions, merge_
 /// does not say (the CLI warns about those).
 pub(crate) fn parameters_or_empty(tool: &Tool) -> Value {
     tool.parameters
-        .clone()
+        .as_deref()
+        .cloned()
         .unwrap_or_else(crate::formats::no_parameters)
 }
 

@@ -201,7 +201,7 @@ impl Parameter {
 /// manifest's order) and the rest of the root. Unknown parameters count as
 /// none (`gen` warns about them).
 fn parameters(tool: &Tool) -> (Vec<Parameter>, Map<String, Value>) {
-    let mut root = match &tool.parameters {
+    let mut root = match tool.parameters.as_deref() {
         Some(Value::Object(root)) => root.clone(),
         _ => Map::new(),
     };

@@ -492,7 +492,7 @@ fn tool_context(
     let args_name = names.claim(&format!("{base}Args"));
     let (security_tier, security_tier_comment) = security_tier(tool.permissions.security_tier);
     let empty_schema = crate::formats::no_parameters();
-    let schema = tool.parameters.as_ref().unwrap_or(&empty_schema);
+    let schema = tool.parameters.as_deref().unwrap_or(&empty_schema);
     let mut builder = TypeBuilder::new(names, notes, &set.path, &tool.name);
     let pointer = tool
         .parameters_at

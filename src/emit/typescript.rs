@@ -261,7 +261,7 @@ const MAX_DEPTH: usize = 64;
 /// without `type` or `properties` Nachos reads an object as a bare map of
 /// properties), the rest in the tool's order. No schema is an empty one.
 pub(crate) fn parameters(tool: &Tool) -> Result<Value, EmitError> {
-    let root = match &tool.parameters {
+    let root = match tool.parameters.as_deref() {
         None => {
             let mut root = Map::new();
             root.insert("type".to_string(), Value::from("object"));

@@ -3,7 +3,9 @@
 
 use serde_json::Value;
 
-use super::{extensions, lower_entries, no_parameters, string_field, string_list, tool_entries};
+use super::{
+    extensions, lower_entries, no_parameters_shared, string_field, string_list, tool_entries,
+};
 use crate::ir::{Format, Layout, LayoutPieces, Runtime, Tool};
 use crate::json::Document;
 
@@ -24,7 +26,7 @@ pub(super) fn lower(value: &Value) -> Vec<Tool> {
         tool.description = string_field(object, "description");
         match object.get("schema") {
             Some(_) => tool.parameters_at = Some(format!("{origin}/schema")),
-            None => tool.parameters = Some(no_parameters()),
+            None => tool.parameters = Some(no_parameters_shared()),
         }
         tool.runtime = Runtime::Command {
             argv: string_list(object.get("command")),

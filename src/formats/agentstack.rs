@@ -59,7 +59,7 @@ pub(super) fn lower(value: &Value) -> (Option<Package>, Vec<Tool>) {
                 let mut tool = function_tool(&module, name.clone(), at);
                 tool.name_is_key = true;
                 if let Some(permissions) = permissions.as_object() {
-                    tool.permissions = lower_permissions(permissions);
+                    *tool.permissions = lower_permissions(permissions);
                 }
                 tool
             })

@@ -226,12 +226,12 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
             {
                 keep_written_descriptions(own, &mut exact);
             }
-            tool.parameters = Some(exact);
+            tool.parameters = Some(std::sync::Arc::new(exact));
         }
         // AgentStack's record is of its code's names, which reading the
         // code maps back (see `project::package`).
         if format != Format::Agentstack {
-            tool.original_names = original_names(x, tool.parameters.as_ref());
+            tool.original_names = original_names(x, tool.parameters.as_deref());
         }
         tool.layout = x.get(LAYOUT).and_then(read_layout).map(Box::new);
         tool.position = x
@@ -410,7 +410,7 @@ pub fn apply_sidecar(sidecar: &Value, toolset: &mut ToolSet) {
         };
         let mut x = Map::new();
         x.insert(PARAMETER_NAMES.to_string(), Value::Object(names.clone()));
-        tool.original_names = original_names(&x, tool.parameters.as_ref());
+        tool.original_names = original_names(&x, tool.parameters.as_deref());
     }
 }
 

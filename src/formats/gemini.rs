@@ -13,7 +13,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{extensions, lower_entries, no_parameters, string_field};
+use super::{extensions, lower_entries, no_parameters_shared, string_field};
 use crate::ir::{Format, Tool};
 use crate::json;
 
@@ -123,7 +123,7 @@ pub(super) fn lower(value: &Value) -> Vec<Tool> {
             .find(|key| object.contains_key(*key))
         {
             Some(key) => tool.parameters_at = Some(json::join(&origin, key)),
-            None => tool.parameters = Some(no_parameters()),
+            None => tool.parameters = Some(no_parameters_shared()),
         }
         tool.extensions = extensions(object, DECLARATION_KEYS);
         Some(tool)

@@ -367,7 +367,7 @@ pub fn lower(format: Format, document: &Document, path: &str) -> ToolSet {
             .as_deref()
             .and_then(|at| json::value_at(value, at))
         {
-            tool.parameters = Some(standard_parameters(format, raw));
+            tool.parameters = Some(std::sync::Arc::new(standard_parameters(format, raw)));
         }
     }
     carry::collect(value, &mut toolset);
@@ -447,6 +447,14 @@ fn lower_entries<'v>(
     let mut tools = Vec::with_capacity(entries.len());
     tools.extend(entries.into_iter().filter_map(lower));
     tools
+}
+
+/// [`no_parameters`], shared: what the IR gives every tool that declares
+/// no parameters, one value however many tools there are.
+pub fn no_parameters_shared() -> std::sync::Arc<Value> {
+    static SHARED: std::sync::LazyLock<std::sync::Arc<Value>> =
+        std::sync::LazyLock::new(|| std::sync::Arc::new(no_parameters()));
+    std::sync::Arc::clone(&SHARED)
 }
 
 /// An empty parameter schema: what a tool that takes no arguments has,

@@ -47,7 +47,7 @@ pub(super) fn lower(value: &Value) -> (Option<Package>, Vec<Tool>) {
     };
     let network = capabilities.and_then(|c| c.get("network"));
     let resources = capabilities.and_then(|c| c.get("resources"));
-    tool.permissions = Permissions {
+    *tool.permissions = Permissions {
         security_tier: provides
             .and_then(|p| p.get("securityTier"))
             .and_then(Value::as_f64)

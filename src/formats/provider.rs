@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{extensions, lower_entries, no_parameters, string_field, tool_entries};
+use super::{extensions, lower_entries, no_parameters_shared, string_field, tool_entries};
 use crate::ir::Tool;
 use crate::providers::openai::RESPONSES_STRICT_BY_DEFAULT;
 
@@ -89,7 +89,7 @@ fn lower_one(object: &Map<String, Value>, at: &str, schema_key: &str, known: &[&
     tool.description = string_field(object, "description");
     match object.get(schema_key) {
         Some(_) => tool.parameters_at = Some(format!("{at}/{schema_key}")),
-        None => tool.parameters = Some(no_parameters()),
+        None => tool.parameters = Some(no_parameters_shared()),
     }
     tool.extensions = extensions(object, known);
     tool

@@ -543,7 +543,8 @@ fn manifest_dir(path: &str) -> PathBuf {
 fn compile(tool: &Tool) -> Result<jsonschema::Validator, String> {
     let schema = tool
         .parameters
-        .clone()
+        .as_deref()
+        .cloned()
         .unwrap_or_else(crate::formats::no_parameters);
     jsonschema::validator_for(&schema)
         .map_err(|e| format!("the tool's parameter schema is invalid: {e}"))

@@ -104,7 +104,8 @@ fn kept(toolsets: &[ToolSet]) -> (Vec<Kept>, Vec<String>) {
         for tool in &set.tools {
             let parameters = tool
                 .parameters
-                .clone()
+                .as_deref()
+                .cloned()
                 .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
             tools.push(Kept {
                 name: tool.name.clone(),

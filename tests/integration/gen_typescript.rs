@@ -30,7 +30,7 @@ fn templates() -> Templates {
 
 fn tool(name: &str, parameters: Option<Value>) -> Tool {
     let mut tool = Tool::new(name.to_string(), "/name".to_string(), String::new());
-    tool.parameters = parameters;
+    tool.parameters = parameters.map(std::sync::Arc::new);
     tool
 }
 
@@ -41,7 +41,7 @@ fn class_of(tool: &Tool) -> NachosClass {
 /// What the class should declare: the tool's schema with `type` first
 /// (`object` when missing), or the empty object schema.
 fn expected_schema(tool: &Tool) -> Value {
-    let Some(Value::Object(root)) = &tool.parameters else {
+    let Some(Value::Object(root)) = tool.parameters.as_deref() else {
         return json!({"type": "object", "properties": {}, "required": []});
     };
     let mut schema = Map::new();

@@ -201,9 +201,9 @@ fn declare(index: usize, builtin: Builtin) -> Tool {
         format!("/tools/{index}"),
     );
     tool.description = Some(description.to_string());
-    tool.parameters = Some(parameters);
+    tool.parameters = Some(std::sync::Arc::new(parameters));
     tool.runtime = Runtime::Unspecified;
-    tool.permissions = Permissions {
+    *tool.permissions = Permissions {
         actions: Some(vec![action]),
         // fetch reaches the network (an open world to MCP clients).
         allow_http: (builtin == Builtin::Fetch).then_some(true),
