@@ -63,12 +63,22 @@ pub struct DuplicateKey {
     pub first: Span,
 }
 
+/// How many duplicate keys a document records; the rest are counted.
+/// A text of `{"name": "a", "name": "a"}` objects repeats a key every 24
+/// bytes, and a record (its key, pointer and two spans) takes five times
+/// that; no reader shows more than this many of one kind of finding in a
+/// file (lint keeps 10,000 of a rule).
+pub const KEPT_DUPLICATE_KEYS: usize = 10_000;
+
 /// A parsed document.
 #[derive(Debug, Clone)]
 pub struct Document {
     pub value: Value,
     pub map: SourceMap,
+    /// The first [`KEPT_DUPLICATE_KEYS`] duplicate keys, in document order.
     pub duplicate_keys: Vec<DuplicateKey>,
+    /// How many more the document repeats.
+    pub more_duplicate_keys: usize,
 }
 
 enum Frame {
@@ -95,6 +105,7 @@ struct Parser<'a> {
     /// How many values the document may hold.
     max_values: usize,
     duplicates: Vec<DuplicateKey>,
+    more_duplicates: usize,
 }
 
 /// Parses a whole document.
@@ -123,6 +134,7 @@ pub fn parse_within(text: &std::sync::Arc<str>, max_values: usize) -> Result<Doc
         nodes: Vec::new(),
         max_values: max_values.min(MAX_NODES),
         duplicates: Vec::new(),
+        more_duplicates: 0,
     };
     parser.skip_whitespace();
     if parser.pos == parser.bytes.len() {
@@ -151,6 +163,7 @@ pub fn parse_within(text: &std::sync::Arc<str>, max_values: usize) -> Result<Doc
         value,
         map,
         duplicate_keys: parser.duplicates,
+        more_duplicate_keys: parser.more_duplicates,
     })
 }
 
@@ -343,7 +356,9 @@ impl Parser<'_> {
                                 None
                             }
                         };
-                        if let Some(repeated) = repeated {
+                        if repeated.is_some() && self.duplicates.len() == KEPT_DUPLICATE_KEYS {
+                            self.more_duplicates += 1;
+                        } else if let Some(repeated) = repeated {
                             let first = first_keys
                                 .get_or_insert_with(|| self.first_key_spans(object))
                                 .get(repeated.as_str())
@@ -714,6 +729,20 @@ mod tests {
         // Like serde_json, the last value wins, and so does the map.
         assert_eq!(d.value["a"]["k"], 2);
         assert_eq!(slice(text, d.map.value_span("/a/k").unwrap()), "2");
+    }
+
+    #[test]
+    fn duplicate_keys_past_the_kept_ones_are_counted() {
+        let repeated = KEPT_DUPLICATE_KEYS + 5;
+        let text = format!("[{}]", vec![r#"{"k":1,"k":2}"#; repeated].join(","));
+        let d = doc(&text);
+        assert_eq!(d.duplicate_keys.len(), KEPT_DUPLICATE_KEYS);
+        assert_eq!(d.more_duplicate_keys, 5);
+        assert_eq!(d.duplicate_keys[0].pointer, "/0/k");
+        let last = KEPT_DUPLICATE_KEYS - 1;
+        assert_eq!(d.duplicate_keys[last].pointer, format!("/{last}/k"));
+        // Counting changes nothing else: the last value still wins.
+        assert_eq!(d.value[repeated - 1]["k"], 2);
     }
 
     #[test]
