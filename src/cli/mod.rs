@@ -438,7 +438,13 @@ fn read_for_writing<T: Send>(
         ..read.options()
     };
     let linter = crate::lint::Linter::new(options)?;
-    let (mut report, mut parts) = linter.lint_inputs_keeping(paths, held, keep)?;
+    // A manifest with errors of its own is refused unless errors are
+    // allowed: nothing is written from it, so nothing is built (a
+    // manifest of 50,000 tools converted is ten megabytes more).
+    let keep_unless_refused =
+        |manifest, errors: bool| (allow_errors || !errors).then(|| keep(manifest));
+    let (mut report, parts) = linter.lint_inputs_keeping(paths, held, &keep_unless_refused)?;
+    let mut parts: Vec<Part<T>> = parts.into_iter().flatten().collect();
     if report.count(crate::diagnostic::Severity::Error) > 0 && !allow_errors {
         // The warnings show too: read their texts again.
         let paths: Vec<String> = report.diagnostics.iter().map(|d| d.path.clone()).collect();

@@ -327,7 +327,7 @@ impl Linter {
         held: &[HeldDocument],
     ) -> Result<LintReport, LintError> {
         Ok(self
-            .lint_keeping(paths, held, KeepSource::WithFindings, &|_| ())?
+            .lint_keeping(paths, held, KeepSource::WithFindings, &|_, _| ())?
             .0)
     }
 
@@ -337,11 +337,13 @@ impl Linter {
     /// to what they write from it this way, instead of holding a
     /// [`Project`]. The report keeps the texts of files with errors only;
     /// a caller that shows other findings reads theirs again
-    /// ([`project::source_again`]).
+    /// ([`project::source_again`]). `keep`'s second argument says whether
+    /// the manifest's own findings hold an error (a writer that refuses
+    /// then need not build its output).
     pub fn lint_paths_keeping<T: Send>(
         &self,
         paths: &[PathBuf],
-        keep: &(dyn Fn(project::Manifest) -> T + Sync),
+        keep: &(dyn Fn(project::Manifest, bool) -> T + Sync),
     ) -> Result<(LintReport, Vec<T>), LintError> {
         self.lint_inputs_keeping(paths, &[], keep)
     }
@@ -352,7 +354,7 @@ impl Linter {
         &self,
         paths: &[PathBuf],
         held: &[HeldDocument],
-        keep: &(dyn Fn(project::Manifest) -> T + Sync),
+        keep: &(dyn Fn(project::Manifest, bool) -> T + Sync),
     ) -> Result<(LintReport, Vec<T>), LintError> {
         self.lint_keeping(paths, held, KeepSource::WithErrors, keep)
     }
@@ -372,7 +374,7 @@ impl Linter {
         paths: &[PathBuf],
         held: &[HeldDocument],
         sources: KeepSource,
-        keep: &(dyn Fn(project::Manifest) -> T + Sync),
+        keep: &(dyn Fn(project::Manifest, bool) -> T + Sync),
     ) -> Result<(LintReport, Vec<T>), LintError> {
         // `configured_as`: the file whose configuration applies (a held
         // document's path is no file).
@@ -385,7 +387,11 @@ impl Linter {
                     let file = configured_as.unwrap_or(&manifest.file);
                     let settings = self.resolver.settings_for(file)?;
                     let checked = check_loaded(&manifest, &settings, sources)?;
-                    Outcome::Kept(Box::new(checked), keep(*manifest))
+                    let errors = checked
+                        .diagnostics
+                        .iter()
+                        .any(|d| d.severity == Severity::Error);
+                    Outcome::Kept(Box::new(checked), keep(*manifest, errors))
                 }
                 Loaded::Failed(failure) => {
                     let file = configured_as.unwrap_or(&failure.file);
