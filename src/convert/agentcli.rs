@@ -42,7 +42,7 @@ pub(super) fn write(
                 // Absent stays absent: agentcli reads no schema as this.
                 Some(parameters)
                     if **parameters == crate::formats::no_parameters()
-                        && layout::written_without_schema(tool.layout.as_deref()) => {}
+                        && layout::written_without_schema(tool.extra.layout.as_deref()) => {}
                 Some(parameters) => {
                     entry.insert("schema".into(), Value::clone(parameters));
                 }
@@ -58,6 +58,7 @@ pub(super) fn write(
             }
             let placeholder = !matches!(&tool.runtime, Runtime::Command { argv, .. } if !argv.is_empty())
                 && !tool
+                    .extra
                     .carried
                     .iter()
                     .any(|c| c.format == Format::Agentcli && c.key == "command");
@@ -101,7 +102,10 @@ pub(super) fn write(
             }
             attach_x_toolc(&mut entry, x_toolc_object(placed, &set_fields, Vec::new()));
             entries.push(Value::Object(entry));
-            layouts.push((tool.layout.as_deref(), tool.position.unwrap_or(index)));
+            layouts.push((
+                tool.extra.layout.as_deref(),
+                tool.extra.position.unwrap_or(index),
+            ));
         }
     }
     root.insert("tools".into(), Value::Array(entries));

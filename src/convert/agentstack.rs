@@ -148,6 +148,7 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
         entry.insert("actions".into(), actions);
         let placed = place_tool(out, set, tool, Format::Agentstack, &mut entry, true);
         let declared = tool
+            .extra
             .carried
             .iter()
             .any(|c| c.format == Format::Agentstack && c.key == "actions");
@@ -167,7 +168,7 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
             // into other formats.
             if let Some(actions) = entry.get("actions") {
                 extra.extend(super::assumed(
-                    &tool.carried,
+                    &tool.extra.carried,
                     Format::Agentstack,
                     vec![("/actions", actions.clone())],
                 ));
@@ -277,6 +278,7 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
 /// `["read"]`; and whether they were derived from something.
 fn actions_for(tool: &Tool) -> (Value, bool) {
     let annotations = tool
+        .extra
         .carried
         .iter()
         .find(|c| c.format == Format::Mcp && c.key == "annotations")

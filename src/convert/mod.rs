@@ -231,7 +231,7 @@ impl DocumentRoot {
 /// from the original names, and renames again only what it cannot spell.
 fn restore_original_names(set: &mut ToolSet) {
     for tool in &mut set.tools {
-        let names = std::mem::take(&mut tool.original_names);
+        let names = std::mem::take(&mut tool.extra.original_names);
         if let Some(parameters) = &mut tool.parameters
             && !names.is_empty()
         {
@@ -248,7 +248,7 @@ fn restore_original_names(set: &mut ToolSet) {
 /// those that did, in the order it was read.
 fn in_recorded_order(toolsets: &mut [ToolSet]) {
     let position = |set: &ToolSet| match set.tools.as_slice() {
-        [tool] => tool.position,
+        [tool] => tool.extra.position,
         _ => None,
     };
     if toolsets.iter().any(|set| position(set).is_some()) {
@@ -383,7 +383,7 @@ fn place_tool(
     tolerant: bool,
 ) -> Map<String, Value> {
     let mut x_toolc = Map::new();
-    let mut fields = tool.carried.clone();
+    let mut fields = tool.extra.carried.clone();
     fields.extend(untransferred_title(set, tool, to));
     for field in &fields {
         if field.format == to {
@@ -609,11 +609,11 @@ fn origin_records(
     to: Format,
 ) -> Vec<(&'static str, Value)> {
     let mut records = Vec::new();
-    let recorded = set.tools.len() > 1 || tool.layout.is_some();
-    if let Some(position) = tool.position.or(recorded.then_some(index)) {
+    let recorded = set.tools.len() > 1 || tool.extra.layout.is_some();
+    if let Some(position) = tool.extra.position.or(recorded.then_some(index)) {
         records.push((carry::POSITION, Value::from(position)));
     }
-    if let Some(layout) = tool.layout.as_ref().filter(|l| l.format != to) {
+    if let Some(layout) = tool.extra.layout.as_ref().filter(|l| l.format != to) {
         records.push((carry::LAYOUT, carry::layout_record(layout)));
     }
     records

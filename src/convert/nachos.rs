@@ -35,7 +35,8 @@ pub(super) fn write(
             let tier = tool.permissions.security_tier.unwrap_or(DEFAULT_TIER);
             // A display name an earlier conversion kept is the title.
             let title = tool.title.clone().or_else(|| {
-                tool.carried
+                tool.extra
+                    .carried
                     .iter()
                     .find(|c| c.format == Format::Nachos && c.key == "name")
                     .and_then(|c| c.value.as_str().map(str::to_string))
@@ -69,7 +70,7 @@ pub(super) fn write(
                 ("/version", Value::from(DEFAULT_VERSION)),
                 (TIER_POINTER, Value::from(tier)),
             ];
-            let assumed = super::assumed(&tool.carried, Format::Nachos, made_up);
+            let assumed = super::assumed(&tool.extra.carried, Format::Nachos, made_up);
             let tier_made_up = assumed
                 .as_ref()
                 .is_some_and(|(_, record)| record.get(TIER_POINTER).is_some());

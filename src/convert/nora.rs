@@ -101,7 +101,7 @@ pub(super) fn write(
             }
             manifest.insert("parameters".into(), dialect);
             extra.extend(super::assumed(
-                &tool.carried,
+                &tool.extra.carried,
                 Format::Nora,
                 vec![("/entrypoint", Value::from(DEFAULT_ENTRYPOINT))],
             ));

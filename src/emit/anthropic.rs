@@ -48,7 +48,12 @@ pub(crate) fn entry(set: &ToolSet, tool: &Tool, schema: Schema) -> (Value, Vec<N
     }
     entry.insert("input_schema".into(), schema);
     // Anthropic's tool definition has OpenAI's `strict` too.
-    if let Some(flag) = tool.extensions.get("strict").filter(|s| s.is_boolean()) {
+    if let Some(flag) = tool
+        .extra
+        .extensions
+        .get("strict")
+        .filter(|s| s.is_boolean())
+    {
         entry.insert("strict".into(), flag.clone());
     }
     (Value::Object(entry), sink.into_notes())

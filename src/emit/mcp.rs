@@ -53,7 +53,7 @@ pub(crate) fn entry(set: &ToolSet, tool: &Tool, schema: Schema, notes: &mut Vec<
     notes.extend(sink.into_notes());
     let from_mcp = |key: &str| {
         (set.format == Format::Mcp)
-            .then(|| tool.extensions.get(key))
+            .then(|| tool.extra.extensions.get(key))
             .flatten()
     };
     let mut entry = Map::new();
@@ -182,7 +182,7 @@ fn well_formed_object_schema(schema: &Value) -> bool {
 /// The input's annotations, then the hints the manifest implies that they
 /// do not already set; `None` when there are none.
 fn annotations(set: &ToolSet, tool: &Tool, notes: &mut Vec<Note>) -> Option<Map<String, Value>> {
-    let mut annotations = match tool.extensions.get("annotations") {
+    let mut annotations = match tool.extra.extensions.get("annotations") {
         Some(Value::Object(given)) if set.format == Format::Mcp => given.clone(),
         Some(_) if set.format == Format::Mcp => {
             notes.push(Note {

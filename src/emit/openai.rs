@@ -84,7 +84,12 @@ pub(crate) fn entry(
     function.insert("parameters".into(), parameters);
     if strict {
         function.insert("strict".into(), Value::Bool(true));
-    } else if let Some(flag) = tool.extensions.get("strict").filter(|s| s.is_boolean()) {
+    } else if let Some(flag) = tool
+        .extra
+        .extensions
+        .get("strict")
+        .filter(|s| s.is_boolean())
+    {
         function.insert("strict".into(), flag.clone());
     }
     (
@@ -115,7 +120,7 @@ pub(crate) fn responses_entry(
     }
     // Unsaid, strict would be on (`RESPONSES_STRICT_BY_DEFAULT`) for a
     // schema not made strict: said `false` instead.
-    let said = tool.extensions.get("strict").and_then(Value::as_bool);
+    let said = tool.extra.extensions.get("strict").and_then(Value::as_bool);
     let written = strict || said.unwrap_or(false);
     flat.insert("strict".into(), Value::Bool(written));
     (Value::Object(flat), notes)

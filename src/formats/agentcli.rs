@@ -33,7 +33,7 @@ pub(super) fn lower(value: &Value) -> Vec<Tool> {
             timeout_sec: object.get("timeoutSec").and_then(Value::as_u64),
             env_passthrough: string_list(object.get("envPassthrough")),
         };
-        tool.extensions = extensions(object, KNOWN);
+        tool.extra.extensions = extensions(object, KNOWN);
         Some(tool)
     })
 }
@@ -81,6 +81,6 @@ pub(super) fn record_layouts(document: &Document, tools: &mut [Tool]) {
         layouts.push(layout);
     }
     for (tool, layout) in tools.iter_mut().zip(layouts) {
-        tool.layout = Some(Box::new(layout));
+        tool.extra.layout = Some(Box::new(layout));
     }
 }

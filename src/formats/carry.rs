@@ -182,7 +182,12 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
         let Some(tool_value @ Value::Object(object)) = json::value_at(value, &tool.origin) else {
             continue;
         };
-        tool.carried = own_fields(format, object, &tool.origin);
+        let own = own_fields(format, object, &tool.origin);
+        // Written only when there is something: a tool without extra
+        // fields keeps sharing the empty ones (see `Tool::extra`).
+        if !own.is_empty() || !tool.extra.carried.is_empty() {
+            tool.extra.carried = own;
+        }
         let x_at = x_toolc_pointer(format, &tool.origin);
         let Some(x_value) = json::value_at(value, &x_at) else {
             continue;
@@ -192,7 +197,7 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
         };
         let mut from_x = Vec::new();
         read_formats(x_value, &x_at, &mut from_x);
-        add_missing(&mut tool.carried, from_x);
+        add_missing(&mut tool.extra.carried, from_x);
         if let Some(set) = x.get(SET) {
             let mut from_set = Vec::new();
             read_formats(set, &json::join(&x_at, SET), &mut from_set);
@@ -231,16 +236,21 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
         // AgentStack's record is of its code's names, which reading the
         // code maps back (see `project::package`).
         if format != Format::Agentstack {
-            tool.original_names = original_names(x, tool.parameters.as_deref());
+            tool.extra.original_names = original_names(x, tool.parameters.as_deref());
         }
-        tool.layout = x.get(LAYOUT).and_then(read_layout).map(Box::new);
-        tool.position = x
+        tool.extra.layout = x.get(LAYOUT).and_then(read_layout).map(Box::new);
+        tool.extra.position = x
             .get(POSITION)
             .and_then(Value::as_u64)
             .and_then(|p| usize::try_from(p).ok());
         // What a converter made up, still as it made it up, is no field
         // of the tool's: converting back does not carry it.
-        let unchanged = drop_assumed(&mut tool.carried, format, tool_value, &assumed_fields(x));
+        let unchanged = drop_assumed(
+            &mut tool.extra.carried,
+            format,
+            tool_value,
+            &assumed_fields(x),
+        );
         // A Nachos manifest is its tool's package.
         if format == Format::Nachos && tool.origin.is_empty() {
             forget_made_up_package(toolset.package.as_mut(), &unchanged);
@@ -285,7 +295,8 @@ fn command_runtime(tool: &mut Tool) {
         return;
     }
     let carried = |key: &str| {
-        tool.carried
+        tool.extra
+            .carried
             .iter()
             .find(|c| c.format == Format::Agentcli && c.key == key)
             .map(|c| &c.value)
@@ -410,7 +421,7 @@ pub fn apply_sidecar(sidecar: &Value, toolset: &mut ToolSet) {
         };
         let mut x = Map::new();
         x.insert(PARAMETER_NAMES.to_string(), Value::Object(names.clone()));
-        tool.original_names = original_names(&x, tool.parameters.as_deref());
+        tool.extra.original_names = original_names(&x, tool.parameters.as_deref());
     }
 }
 
@@ -865,6 +876,7 @@ mod tests {
         // The carried copy stays for the writers.
         assert!(
             set.tools[0]
+                .extra
                 .carried
                 .iter()
                 .any(|c| c.format == Format::Agentcli && c.key == "command")

@@ -125,7 +125,7 @@ pub(super) fn lower(value: &Value) -> Vec<Tool> {
             Some(key) => tool.parameters_at = Some(json::join(&origin, key)),
             None => tool.parameters = Some(no_parameters_shared()),
         }
-        tool.extensions = extensions(object, DECLARATION_KEYS);
+        tool.extra.extensions = extensions(object, DECLARATION_KEYS);
         Some(tool)
     })
 }

@@ -445,7 +445,11 @@ fn lower_entries<'v>(
     lower: impl FnMut((String, &'v Value)) -> Option<crate::ir::Tool>,
 ) -> Vec<crate::ir::Tool> {
     let mut tools = Vec::with_capacity(entries.len());
-    tools.extend(entries.into_iter().filter_map(lower));
+    tools.extend(entries.into_iter().filter_map(lower).map(|mut tool| {
+        // A reader that set an empty field made the tool a copy of its own.
+        tool.extra.share_if_default();
+        tool
+    }));
     tools
 }
 

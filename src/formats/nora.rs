@@ -42,7 +42,7 @@ pub(super) fn lower(value: &Value) -> Vec<Tool> {
     if object.contains_key("parameters") {
         tool.parameters_at = Some("/parameters".to_string());
     }
-    tool.extensions = extensions(object, KNOWN);
+    tool.extra.extensions = extensions(object, KNOWN);
     vec![tool]
 }
 

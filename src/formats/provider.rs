@@ -42,10 +42,11 @@ pub(super) fn lower_responses(value: &Value) -> Vec<Tool> {
             "parameters",
             &["type", "name", "description", "parameters"],
         );
-        match tool.extensions.get("strict") {
+        match tool.extra.extensions.get("strict") {
             Some(Value::Bool(_)) => {}
             Some(Value::Null) | None => {
-                tool.extensions
+                tool.extra
+                    .extensions
                     .insert("strict".into(), Value::Bool(RESPONSES_STRICT_BY_DEFAULT));
             }
             Some(_) => {}
@@ -91,6 +92,6 @@ fn lower_one(object: &Map<String, Value>, at: &str, schema_key: &str, known: &[&
         Some(_) => tool.parameters_at = Some(format!("{at}/{schema_key}")),
         None => tool.parameters = Some(no_parameters_shared()),
     }
-    tool.extensions = extensions(object, known);
+    tool.extra.extensions = extensions(object, known);
     tool
 }

@@ -59,7 +59,7 @@ pub fn lower(data: &[u8]) -> Checked {
                 "tool origin {:?} not in the document",
                 tool.origin
             );
-            for carried in &tool.carried {
+            for carried in &tool.extra.carried {
                 ensure!(
                     exists(&carried.at),
                     "carried field at {:?}, not in the document",

@@ -43,6 +43,7 @@ pub(crate) fn programs_run<'m>(manifest: &Manifest<'m>) -> Vec<(String, Option<&
         .filter(|t| matches!(t.runtime, Runtime::Command { .. }))
         .filter_map(|t| {
             let carried = t
+                .extra
                 .carried
                 .iter()
                 .find(|c| c.format == Format::Agentcli && c.key == "command")?;

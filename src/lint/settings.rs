@@ -176,7 +176,8 @@ pub(crate) fn own_provider_settings(
 
 /// Whether a Responses tool is strict (lowering records the default).
 fn responses_tool_is_strict(tool: &Tool) -> bool {
-    tool.extensions
+    tool.extra
+        .extensions
         .get("strict")
         .and_then(serde_json::Value::as_bool)
         == Some(true)

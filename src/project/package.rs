@@ -507,7 +507,7 @@ fn add_derived_parameters(toolset: &mut ToolSet, manifest: &Value, derived: &[De
         let mut code = derived.schema.schema.clone();
         let renamed = parameter_names(manifest, format, &tool.origin);
         restore_parameter_names(&mut code, &renamed);
-        tool.code_names = code_names(&derived.schema.schema, &code, &renamed);
+        tool.extra.code_names = code_names(&derived.schema.schema, &code, &renamed);
         let code = &code;
         let carried_still_fits = tool
             .parameters

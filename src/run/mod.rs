@@ -561,11 +561,12 @@ fn renamed_spellings(tool: &crate::ir::Tool, arguments: &Value) -> Vec<(String, 
     };
     let renamed: Vec<(&String, &String)> = match tool.runtime {
         crate::ir::Runtime::Command { .. } => tool
+            .extra
             .original_names
             .iter()
             .filter(|(name, _)| !name.starts_with('/'))
             .collect(),
-        crate::ir::Runtime::PythonFunction { .. } => tool.code_names.iter().collect(),
+        crate::ir::Runtime::PythonFunction { .. } => tool.extra.code_names.iter().collect(),
         _ => Vec::new(),
     };
     let declared = |name: &str| {

@@ -113,7 +113,7 @@ fn kept(toolsets: &[ToolSet]) -> (Vec<Kept>, Vec<String>) {
                 parameters: canonical(&parameters).to_string(),
                 title: tool.title.clone().filter(|t| *t != tool.name),
             });
-            for field in &tool.carried {
+            for field in &tool.extra.carried {
                 carried.push(format!(
                     "{}: {} {} = {}",
                     tool.name,
