@@ -94,6 +94,17 @@ impl Fix {
     }
 }
 
+/// How many findings of one rule toolc keeps and shows in a file; past
+/// that it counts them and says how many it did not show (see
+/// `lint::findings`). A rule can fire once per value: a megabyte of
+/// `{"name": "a", "name": "a"}` tools is 40,000 duplicate keys and as many
+/// duplicate names, and a finding with its message, pointer, help and
+/// related place takes about 470 bytes, twenty times the text it points
+/// at. A thousand are more screens than anyone reads before fixing the
+/// first (the rest is counted in the note); readers below lint (the JSON
+/// parser's duplicate keys) keep no more either.
+pub const FINDINGS_PER_RULE: usize = 1_000;
+
 /// A rule's identity: what a [`Diagnostic`] refers to. The rules
 /// themselves (their checks and documentation) are lint's.
 #[derive(Debug, PartialEq, Eq)]

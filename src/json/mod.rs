@@ -66,9 +66,8 @@ pub struct DuplicateKey {
 /// How many duplicate keys a document records; the rest are counted.
 /// A text of `{"name": "a", "name": "a"}` objects repeats a key every 24
 /// bytes, and a record (its key, pointer and two spans) takes five times
-/// that; no reader shows more than this many of one kind of finding in a
-/// file (lint keeps 10,000 of a rule).
-pub const KEPT_DUPLICATE_KEYS: usize = 10_000;
+/// that; no more are ever shown.
+pub const KEPT_DUPLICATE_KEYS: usize = crate::diagnostic::FINDINGS_PER_RULE;
 
 /// A parsed document.
 #[derive(Debug, Clone)]

@@ -4,7 +4,7 @@
 //! `{"name": "a", "name": "a"}` tools is three hundred thousand duplicate
 //! keys, and a finding with its message, pointer, help and related place
 //! costs more memory than the text it points at. Nobody reads past the
-//! first few thousand findings of one rule in one file, and the consumers
+//! first thousand findings of one rule in one file, and the consumers
 //! cap them too (GitHub code scanning keeps 25,000 SARIF results a run), so
 //! each rule keeps its first [`PER_RULE`] in a file and counts the rest;
 //! [`Findings::finish`] adds one finding that says how many were not shown.
@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use crate::diagnostic::{Diagnostic, Rule};
 
 /// How many findings of one rule a file keeps.
-pub const PER_RULE: usize = 10_000;
+pub use crate::diagnostic::FINDINGS_PER_RULE as PER_RULE;
 
 /// Findings being collected for one file.
 #[derive(Debug, Default)]
