@@ -312,7 +312,6 @@ fn the_policy_walks_a_long_array_of_strings_in_bounded_memory() {
 /// build's own baseline: every command stays within 50× and reports the
 /// duplicates.
 #[test]
-#[ignore = "issue 28 point 15 is not fixed yet: lint took 107 MB (89x) in release"]
 fn many_tools_with_duplicate_keys_stay_in_bounded_memory() {
     let dir = TempDir::new("duplicate-keys");
     let tool = r#"{"name":"a","name":"a"}"#;
