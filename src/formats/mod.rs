@@ -374,6 +374,10 @@ pub fn lower(format: Format, document: &Document, path: &str) -> ToolSet {
     if format == Format::Agentcli {
         agentcli::record_layouts(document, &mut toolset.tools);
     }
+    // What a tool's "x-toolc" gave may be empty after all.
+    for tool in &mut toolset.tools {
+        tool.extra.share_if_default();
+    }
     toolset
 }
 
