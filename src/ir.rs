@@ -177,8 +177,8 @@ pub struct Tool {
 /// The fields of a [`Tool`] that few tools have (see [`Tool::extra`]).
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct Extra {
-    /// Fields the IR does not model, kept for round trips.
-    pub extensions: BTreeMap<String, Value>,
+    /// Fields the IR does not model, kept for round trips, in key order.
+    pub extensions: serde_json::Map<String, Value>,
     /// Format-specific fields of the tool (see [`Carried`]).
     pub carried: Vec<Carried>,
     /// Top-level parameters this manifest names otherwise than the tool

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{
-    extensions, lower_entries, no_parameters_shared, string_field, string_list, tool_entries,
+    lower_entries, no_parameters_shared, string_field, string_list, tool_entries, tool_extensions,
 };
 use crate::ir::{Format, Layout, LayoutPieces, Runtime, Tool};
 use crate::json::Document;
@@ -33,7 +33,7 @@ pub(super) fn lower(value: &Value) -> Vec<Tool> {
             timeout_sec: object.get("timeoutSec").and_then(Value::as_u64),
             env_passthrough: string_list(object.get("envPassthrough")),
         };
-        tool.extra.extensions = extensions(object, KNOWN);
+        tool.extra.extensions = tool_extensions(object, KNOWN);
         Some(tool)
     })
 }

@@ -628,6 +628,9 @@ fn own_fields(format: Format, object: &Map<String, Value>, origin: &str) -> Vec<
             at: json::join(origin, key),
         });
     }
+    // Kept with the tool: no room for more (a vector grown from empty
+    // holds four at least, 512 bytes, and every tool can carry a field).
+    carried.shrink_to_fit();
     carried
 }
 

@@ -13,7 +13,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{extensions, lower_entries, no_parameters_shared, string_field};
+use super::{lower_entries, no_parameters_shared, string_field, tool_extensions};
 use crate::ir::{Format, Tool};
 use crate::json;
 
@@ -125,7 +125,7 @@ pub(super) fn lower(value: &Value) -> Vec<Tool> {
             Some(key) => tool.parameters_at = Some(json::join(&origin, key)),
             None => tool.parameters = Some(no_parameters_shared()),
         }
-        tool.extra.extensions = extensions(object, DECLARATION_KEYS);
+        tool.extra.extensions = tool_extensions(object, DECLARATION_KEYS);
         Some(tool)
     })
 }

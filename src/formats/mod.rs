@@ -415,11 +415,29 @@ pub(crate) const SCHEMA_KEY: &str = "$schema";
 /// The members of `object` whose keys are not in `known` (nor
 /// [`SCHEMA_KEY`]).
 fn extensions(object: &Map<String, Value>, known: &[&str]) -> BTreeMap<String, Value> {
+    unknown_members(object, known).collect()
+}
+
+/// The members of `object` a reader does not know.
+fn unknown_members<'a>(
+    object: &'a Map<String, Value>,
+    known: &'a [&str],
+) -> impl Iterator<Item = (String, Value)> + 'a {
     object
         .iter()
         .filter(|(k, _)| !known.contains(&k.as_str()) && k.as_str() != SCHEMA_KEY)
         .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
+}
+
+/// A tool's unknown members, in key order, in a map of their own size: a
+/// B-tree's first node has room for eleven members (over a kilobyte), and
+/// every tool of a manifest can have one.
+fn tool_extensions(object: &Map<String, Value>, known: &[&str]) -> Map<String, Value> {
+    let mut members: Vec<(String, Value)> = unknown_members(object, known).collect();
+    members.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut map = Map::with_capacity(members.len());
+    map.extend(members);
+    map
 }
 
 /// The tool list of a document that is an array of tools or `{"tools": [...]}`,

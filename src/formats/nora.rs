@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{extensions, string_field};
+use super::{string_field, tool_extensions};
 use crate::ir::{Runtime, Tool};
 
 const KNOWN: &[&str] = &["name", "description", "entrypoint", "parameters"];
@@ -42,7 +42,7 @@ pub(super) fn lower(value: &Value) -> Vec<Tool> {
     if object.contains_key("parameters") {
         tool.parameters_at = Some("/parameters".to_string());
     }
-    tool.extra.extensions = extensions(object, KNOWN);
+    tool.extra.extensions = tool_extensions(object, KNOWN);
     vec![tool]
 }
 

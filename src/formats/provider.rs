@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{extensions, lower_entries, no_parameters_shared, string_field, tool_entries};
+use super::{lower_entries, no_parameters_shared, string_field, tool_entries, tool_extensions};
 use crate::ir::Tool;
 use crate::providers::openai::RESPONSES_STRICT_BY_DEFAULT;
 
@@ -92,6 +92,6 @@ fn lower_one(object: &Map<String, Value>, at: &str, schema_key: &str, known: &[&
         Some(_) => tool.parameters_at = Some(format!("{at}/{schema_key}")),
         None => tool.parameters = Some(no_parameters_shared()),
     }
-    tool.extra.extensions = extensions(object, known);
+    tool.extra.extensions = tool_extensions(object, known);
     tool
 }
