@@ -177,7 +177,8 @@ pub struct Tool {
 /// The fields of a [`Tool`] that few tools have (see [`Tool::extra`]).
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct Extra {
-    /// Fields the IR does not model, kept for round trips, in key order.
+    /// Fields the IR does not model, kept for round trips (read in key
+    /// order; a field a reader adds, such as a default `strict`, comes last).
     pub extensions: serde_json::Map<String, Value>,
     /// Format-specific fields of the tool (see [`Carried`]).
     pub carried: Vec<Carried>,
