@@ -212,9 +212,9 @@ fn spawn_confined(
         });
         let built = built.and_then(|mut c| {
             if let Some(allow) = allow
-                && let Some(channel) = c.proxy_channel()?
+                && let Some(listening) = c.proxy_channel()?
             {
-                let started = Proxy::start(channel, allow)
+                let started = Proxy::start(listening, allow)
                     .map_err(|e| format!("cannot start the egress proxy: {e}"))?;
                 proxy = Some(started);
                 call.egress.set(Some(EgressMode::Proxied));
