@@ -32,7 +32,9 @@ use super::sandbox::{Confinement, Rules, SandboxMode};
 use super::{EgressMode, Entry, ErrorCode, Runner, ToolResult};
 use crate::ir::{Format, Runtime, Tool};
 use scratch::Scratch;
-pub(super) use scratch::{own_start_time, start_time};
+pub(super) use scratch::{
+    discard_prepared as discard_prepared_scratch, own_start_time, start_time,
+};
 
 /// How much of a tool's stderr or stdout a message quotes.
 const QUOTE_LIMIT: usize = 2000;
