@@ -97,6 +97,7 @@
 //! and everything it starts.
 
 mod step;
+mod system;
 pub(crate) use step::Step;
 
 use super::netns::Listening;
@@ -106,7 +107,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, RulesetAttr,
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, RulesetAttr,
     RulesetCreated, RulesetCreatedAttr, Scope, path_beneath_rules,
 };
 
@@ -611,16 +612,32 @@ fn ruleset(rules: &Rules, support: Support) -> Result<RulesetCreated, String> {
             .map_err(fail);
     }
     let read: BitFlags<AccessFs> = AccessFs::from_read(abi);
-    let system_read = SYSTEM_READ.iter().map(Path::new);
-    let system_write = SYSTEM_WRITE.iter().map(Path::new);
+    let (system_read, system_write) = system::entries();
+    // A device node gets the rights of a file only (a held entry is a
+    // directory or a device).
+    let held = |entries: &'static system::Entries, access: BitFlags<AccessFs>| {
+        entries.held().map(move |(fd, directory)| {
+            let access = if directory {
+                access
+            } else {
+                access & AccessFs::from_file(abi)
+            };
+            Ok::<_, landlock::RulesetError>(PathBeneath::new(fd, access))
+        })
+    };
+    let per_call = |entries: &'static system::Entries| entries.per_call.iter().map(Path::new);
     created
+        .add_rules(held(system_read, read))
+        .map_err(fail)?
+        .add_rules(held(system_write, all))
+        .map_err(fail)?
         .add_rules(path_beneath_rules(
-            system_read.chain(rules.read.iter().map(PathBuf::as_path)),
+            per_call(system_read).chain(rules.read.iter().map(PathBuf::as_path)),
             read,
         ))
         .map_err(fail)?
         .add_rules(path_beneath_rules(
-            system_write.chain(rules.write.iter().map(PathBuf::as_path)),
+            per_call(system_write).chain(rules.write.iter().map(PathBuf::as_path)),
             all,
         ))
         .map_err(fail)
