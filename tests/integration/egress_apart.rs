@@ -70,7 +70,7 @@ fn calls_of_tools_with_different_allow_lists_stay_apart() {
     lines.next().unwrap().unwrap();
     send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let call = |id: usize, linger: f64| {
-        let (name, own, other) = if id % 2 == 0 {
+        let (name, own, other) = if id.is_multiple_of(2) {
             ("a", port_a, port_b)
         } else {
             ("b", port_b, port_a)
@@ -106,7 +106,7 @@ fn calls_of_tools_with_different_allow_lists_stay_apart() {
         assert_eq!(result["isError"], json!(false), "call {id}: {answer}");
         let text = result["content"][0]["text"].as_str().unwrap();
         let seen: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"));
-        let own = if id % 2 == 0 {
+        let own = if id.is_multiple_of(2) {
             "page-of-a"
         } else {
             "page-of-b"
