@@ -474,13 +474,22 @@ impl Served {
     /// a thread of its own (this thread accepts for every call).
     fn serve(&self, mut client: TcpStream) {
         let total = self.total.fetch_add(1, Ordering::SeqCst) + 1;
+        if total > MAX_TOTAL || self.open.load(Ordering::SeqCst) >= MAX_OPEN {
+            // Refused here, without a thread (a flood of connections must
+            // not become a flood of threads) and without waiting: the
+            // answer fits the socket's buffer, or is not sent.
+            let _ = client.set_nonblocking(true);
+            let _ = refuse(
+                &mut client,
+                503,
+                "toolc: too many connections through the egress proxy for this call",
+            );
+            return;
+        }
         if client.set_nonblocking(false).is_err() {
             return;
         }
-        let over = total > MAX_TOTAL || self.open.load(Ordering::SeqCst) >= MAX_OPEN;
-        if !over {
-            self.open.fetch_add(1, Ordering::SeqCst);
-        }
+        self.open.fetch_add(1, Ordering::SeqCst);
         let (allow, stop, done) = (
             Arc::clone(&self.allow),
             Arc::clone(&self.stop),
@@ -489,19 +498,10 @@ impl Served {
         let spawned = std::thread::Builder::new()
             .name("toolc-egress-conn".into())
             .spawn(move || {
-                if over {
-                    let _ = client.set_write_timeout(Some(HEAD_TIMEOUT));
-                    let _ = refuse(
-                        &mut client,
-                        503,
-                        "toolc: too many connections through the egress proxy for this call",
-                    );
-                    return;
-                }
                 let _ = connection(client, &allow, &stop);
                 done.fetch_sub(1, Ordering::SeqCst);
             });
-        if spawned.is_err() && !over {
+        if spawned.is_err() {
             // The closure, and the client with it, are gone.
             self.open.fetch_sub(1, Ordering::SeqCst);
         }
