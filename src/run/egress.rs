@@ -31,17 +31,22 @@
 //! an outgoing connection within [`CONNECT_TIMEOUT`]; a relay idle for
 //! [`IDLE_TIMEOUT`] is closed. The proxy ends with the call: toolc closes
 //! the listener and every relay stops at once.
+//!
+//! One long-lived thread accepts for every call's proxy: it polls each
+//! call's listener, which is registered together with that call's
+//! allow-list (a connection is only ever checked against the list of the
+//! call whose namespace it came from), and starts a thread per
+//! connection.
 
 use std::io::{self, Read, Write};
-use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
-use std::sync::Arc;
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use super::builtin::{Reach, non_public};
-use super::netns;
+use super::netns::{self, Listening};
 
 /// Connections open at once through one call's proxy.
 const MAX_OPEN: usize = 32;
@@ -219,22 +224,33 @@ fn split_host_port(authority: &str) -> Option<(&str, Option<&str>)> {
 
 /// A running proxy for one call; dropping it stops it.
 pub(crate) struct Proxy {
-    /// Closing this ends the proxy and every relay (they poll its peer).
+    /// The call's entry in the acceptor's list.
+    id: u64,
+    /// Closing this ends every relay of the call (they poll its peer).
     stop: Option<OwnedFd>,
-    acceptor: Option<JoinHandle<()>>,
 }
 
 impl Proxy {
-    /// Starts the proxy of one call: it waits on `channel` for the
-    /// listener the child hands over, then serves it under `allow`.
-    pub(crate) fn start(channel: OwnedFd, allow: Allow) -> io::Result<Proxy> {
+    /// Starts the proxy of one call: the shared acceptor ([`acceptor`])
+    /// serves `listening` under `allow` (receiving the listener from the
+    /// child first when it is handed over) until the proxy is dropped.
+    pub(crate) fn start(listening: Listening, allow: Allow) -> io::Result<Proxy> {
         let (stop_watch, stop) = stop_pair()?;
-        let acceptor = std::thread::Builder::new()
-            .name("toolc-egress".into())
-            .spawn(move || serve(channel, stop_watch, Arc::new(allow)))?;
+        let state = match listening {
+            Listening::Ready(listener) => State::Listening(nonblocking(listener)?),
+            Listening::Handed(channel) => State::Waiting(channel),
+        };
+        let served = Served {
+            allow: Arc::new(allow),
+            stop: Arc::new(stop_watch),
+            state: Mutex::new(state),
+            open: Arc::new(AtomicUsize::new(0)),
+            total: AtomicUsize::new(0),
+        };
+        let id = acceptor()?.register(served);
         Ok(Proxy {
+            id,
             stop: Some(stop),
-            acceptor: Some(acceptor),
         })
     }
 }
@@ -242,8 +258,151 @@ impl Proxy {
 impl Drop for Proxy {
     fn drop(&mut self) {
         drop(self.stop.take());
-        if let Some(acceptor) = self.acceptor.take() {
-            let _ = acceptor.join();
+        if let Ok(acceptor) = acceptor() {
+            acceptor.unregister(self.id);
+        }
+    }
+}
+
+/// One call's proxy as the acceptor holds it: the listener and the
+/// allow-list travel together, so a connection accepted on a call's
+/// listener is only ever checked against that call's list.
+struct Served {
+    allow: Arc<Allow>,
+    /// The end the call's relays watch: closed when the call ends.
+    stop: Arc<OwnedFd>,
+    state: Mutex<State>,
+    /// Connections open now.
+    open: Arc<AtomicUsize>,
+    /// Connections accepted in all.
+    total: AtomicUsize,
+}
+
+enum State {
+    /// The child is to hand the listener over on this channel.
+    Waiting(OwnedFd),
+    Listening(TcpListener),
+    /// The child sent none: nothing to serve.
+    Closed,
+}
+
+/// The one thread that accepts for every call's proxy, and the calls it
+/// serves. A thread started for each call and joined at its end cost the
+/// call more than the rest of the proxy; one thread polling every
+/// listener costs it a registration.
+struct Acceptor {
+    calls: Mutex<Calls>,
+    /// Written to when the list changes: the thread polls anew.
+    wake: OwnedFd,
+}
+
+#[derive(Default)]
+struct Calls {
+    next: u64,
+    served: Vec<(u64, Arc<Served>)>,
+}
+
+/// The acceptor, started by the first proxied call.
+fn acceptor() -> io::Result<&'static Acceptor> {
+    static ACCEPTOR: OnceLock<Result<Acceptor, String>> = OnceLock::new();
+    ACCEPTOR
+        .get_or_init(|| {
+            // SAFETY: eventfd returns a new descriptor or -1.
+            let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+            if fd < 0 {
+                return Err(io::Error::last_os_error().to_string());
+            }
+            // SAFETY: the descriptor was just made and is owned by nobody.
+            let wake = unsafe { OwnedFd::from_raw_fd(fd) };
+            std::thread::Builder::new()
+                .name("toolc-egress".into())
+                .spawn(accept_forever)
+                .map_err(|e| e.to_string())?;
+            Ok(Acceptor {
+                calls: Mutex::new(Calls::default()),
+                wake,
+            })
+        })
+        .as_ref()
+        .map_err(|e| io::Error::other(format!("the egress acceptor did not start: {e}")))
+}
+
+impl Acceptor {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Calls> {
+        self.calls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn register(&self, served: Served) -> u64 {
+        let mut calls = self.lock();
+        calls.next += 1;
+        let id = calls.next;
+        calls.served.push((id, Arc::new(served)));
+        drop(calls);
+        self.wake();
+        id
+    }
+
+    /// Takes the call off the list: the thread lets go of its listener
+    /// when it next wakes, which this asks it to do now.
+    fn unregister(&self, id: u64) {
+        self.lock().served.retain(|(served, _)| *served != id);
+        self.wake();
+    }
+
+    fn wake(&self) {
+        let one = 1u64.to_ne_bytes();
+        // SAFETY: an 8-byte write to an eventfd from a valid buffer; a
+        // full counter (EAGAIN) means the thread is woken anyway.
+        unsafe { libc::write(self.wake.as_raw_fd(), one.as_ptr().cast(), one.len()) };
+    }
+}
+
+/// The acceptor thread: polls the wake-up and every call's listener (or
+/// hand-over channel), accepts, and hands each connection to a thread.
+fn accept_forever() {
+    // The thread starts within `acceptor`'s initialization, which this
+    // waits for; it failed only if this thread never ran.
+    let Ok(acceptor) = acceptor() else {
+        return;
+    };
+    loop {
+        let served: Vec<Arc<Served>> = acceptor
+            .lock()
+            .served
+            .iter()
+            .map(|(_, served)| Arc::clone(served))
+            .collect();
+        // The snapshot holds every descriptor polled: none closes, and no
+        // number is reused, while the poll runs.
+        let guards: Vec<_> = served.iter().map(|s| s.lock()).collect();
+        let mut fds: Vec<BorrowedFd> = vec![acceptor.wake.as_fd()];
+        let mut polled = Vec::new();
+        for (index, guard) in guards.iter().enumerate() {
+            let fd = match &**guard {
+                State::Waiting(channel) => channel.as_fd(),
+                State::Listening(listener) => listener.as_fd(),
+                State::Closed => continue,
+            };
+            fds.push(fd);
+            polled.push(index);
+        }
+        let ready = poll(&fds, None);
+        drop(fds);
+        drop(guards);
+        let Ok(ready) = ready else {
+            continue;
+        };
+        if ready[0] {
+            let mut count = [0u8; 8];
+            // SAFETY: an 8-byte read from the eventfd into a valid buffer.
+            unsafe { libc::read(acceptor.wake.as_raw_fd(), count.as_mut_ptr().cast(), 8) };
+        }
+        for (slot, &index) in polled.iter().enumerate() {
+            if ready[slot + 1] {
+                served[index].ready();
+            }
         }
     }
 }
@@ -279,44 +438,63 @@ fn poll(fds: &[BorrowedFd], timeout: Option<Duration>) -> io::Result<Vec<bool>> 
     }
 }
 
-/// The acceptor: the listener from `channel`, then one thread per
-/// connection until `stop` closes.
-fn serve(channel: OwnedFd, stop: OwnedFd, allow: Arc<Allow>) {
-    let Ok(ready) = poll(&[channel.as_fd(), stop.as_fd()], None) else {
-        return;
-    };
-    if ready[1] && !ready[0] {
-        return;
+impl Served {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
-    let listener = match netns::receive_listener(&channel) {
-        Ok(Some(listener)) => std::net::TcpListener::from(listener),
-        _ => return,
-    };
-    drop(channel);
-    let stop = Arc::new(stop);
-    let open = Arc::new(AtomicUsize::new(0));
-    let mut total = 0usize;
-    loop {
-        let Ok(ready) = poll(&[listener.as_fd(), stop.as_fd()], None) else {
-            return;
+
+    /// Its descriptor is ready: the listener arrived on the channel (or
+    /// the channel closed without one), or a client connects.
+    fn ready(&self) {
+        let mut state = self.lock();
+        let client = match &*state {
+            State::Waiting(channel) => {
+                *state = match netns::receive_listener(channel) {
+                    Ok(Some(listener)) => match nonblocking(listener) {
+                        Ok(listener) => State::Listening(listener),
+                        Err(_) => State::Closed,
+                    },
+                    _ => State::Closed,
+                };
+                return;
+            }
+            State::Listening(listener) => match listener.accept() {
+                Ok((client, _)) => client,
+                Err(_) => return,
+            },
+            State::Closed => return,
         };
-        if ready[1] {
-            return;
-        }
-        let Ok((mut client, _)) = listener.accept() else {
-            continue;
-        };
-        total += 1;
-        if total > MAX_TOTAL || open.load(Ordering::SeqCst) >= MAX_OPEN {
+        drop(state);
+        self.serve(client);
+    }
+
+    /// One accepted connection: refused beyond the bounds, else served on
+    /// a thread of its own (this thread accepts for every call).
+    fn serve(&self, mut client: TcpStream) {
+        let total = self.total.fetch_add(1, Ordering::SeqCst) + 1;
+        if total > MAX_TOTAL || self.open.load(Ordering::SeqCst) >= MAX_OPEN {
+            // Refused here, without a thread (a flood of connections must
+            // not become a flood of threads) and without waiting: the
+            // answer fits the socket's buffer, or is not sent.
+            let _ = client.set_nonblocking(true);
             let _ = refuse(
                 &mut client,
                 503,
                 "toolc: too many connections through the egress proxy for this call",
             );
-            continue;
+            return;
         }
-        open.fetch_add(1, Ordering::SeqCst);
-        let (allow, stop, done) = (Arc::clone(&allow), Arc::clone(&stop), Arc::clone(&open));
+        if client.set_nonblocking(false).is_err() {
+            return;
+        }
+        self.open.fetch_add(1, Ordering::SeqCst);
+        let (allow, stop, done) = (
+            Arc::clone(&self.allow),
+            Arc::clone(&self.stop),
+            Arc::clone(&self.open),
+        );
         let spawned = std::thread::Builder::new()
             .name("toolc-egress-conn".into())
             .spawn(move || {
@@ -325,9 +503,17 @@ fn serve(channel: OwnedFd, stop: OwnedFd, allow: Arc<Allow>) {
             });
         if spawned.is_err() {
             // The closure, and the client with it, are gone.
-            open.fetch_sub(1, Ordering::SeqCst);
+            self.open.fetch_sub(1, Ordering::SeqCst);
         }
     }
+}
+
+/// A listener that never blocks the acceptor: a client that connects and
+/// resets before the accept leaves nothing to accept.
+fn nonblocking(listener: OwnedFd) -> io::Result<TcpListener> {
+    let listener = TcpListener::from(listener);
+    listener.set_nonblocking(true)?;
+    Ok(listener)
 }
 
 /// Answers `status` with `message` and closes.

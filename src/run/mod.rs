@@ -198,12 +198,14 @@ pub struct Runner {
 
 impl Drop for Runner {
     /// Stops the warm Python servers, then waits for the clean-up of
-    /// every call ([`reaper`]) and removes the cgroup made ahead of time:
+    /// every call ([`reaper`]) and removes the cgroup and the scratch
+    /// directory made ahead of time:
     /// nothing of this runner's calls stays behind once it is gone.
     fn drop(&mut self) {
         drop(std::mem::take(&mut self.python_servers));
         reaper::flush();
         cgroup::discard_prepared();
+        exec::discard_prepared_scratch();
         reaper::flush();
     }
 }

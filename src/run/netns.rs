@@ -24,8 +24,11 @@
 //! itself (it has `CAP_SYS_ADMIN`, as root), one thread makes the next
 //! call's ahead of time ([`prepared`]): it moves itself into a new
 //! namespace (`unshare(CLONE_NEWNET)` changes only the calling thread),
-//! brings its loopback up for a proxied tool, keeps a descriptor of it
-//! and waits until a call takes it, then makes the next. A call's child joins it with
+//! brings its loopback up for a proxied tool and listens there on
+//! `127.0.0.1:PROXY_PORT` itself (so that the child neither makes a
+//! listener nor hands one over), keeps a descriptor of the namespace (and
+//! of the listener) and waits until a call takes them, then makes the
+//! next. A call's child joins it with
 //! `setns` before it leaves toolc's user namespace ([`super::sandbox`]),
 //! so every call still has a namespace of its own, new and used once;
 //! only its making moved off the call's path. Without the capability
@@ -108,20 +111,15 @@ fn loopback_up() -> Result<(), i32> {
     Ok(())
 }
 
-/// In the child, in its new network namespace: brings `lo` up (unless
-/// the namespace was [`prepared`] with it up), listens on
-/// `127.0.0.1:PROXY_PORT`, sends the listener over `channel` and closes
-/// it and `channel`. No allocation.
-pub(crate) fn hand_over_listener(channel: RawFd, loopback: bool) -> Result<(), (Failed, i32)> {
-    if loopback {
-        loopback_up().map_err(|e| (Failed::Loopback, e))?;
-    }
-    // SAFETY (every block): system calls on stack structures and
-    // descriptors this function makes or was given.
+/// A listener on `127.0.0.1:PROXY_PORT` of the calling thread's network
+/// namespace, close-on-exec. No allocation.
+fn listen() -> Result<RawFd, i32> {
+    // SAFETY: system calls on a stack structure and a descriptor made
+    // here (closed again on failure).
     unsafe {
         let listener = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
         if listener < 0 {
-            return Err((Failed::Listen, errno()));
+            return Err(errno());
         }
         let mut address: libc::sockaddr_in = std::mem::zeroed();
         address.sin_family = libc::AF_INET as libc::sa_family_t;
@@ -136,13 +134,47 @@ pub(crate) fn hand_over_listener(channel: RawFd, loopback: bool) -> Result<(), (
         {
             let error = errno();
             libc::close(listener);
-            return Err((Failed::Listen, error));
+            return Err(error);
         }
-        let sent = send_descriptor(channel, listener);
+        Ok(listener)
+    }
+}
+
+/// In the child, in its new network namespace: brings `lo` up (unless
+/// the namespace was [`prepared`] with it up), listens on
+/// `127.0.0.1:PROXY_PORT`, sends the listener over `channel` and closes
+/// it and `channel`. No allocation.
+pub(crate) fn hand_over_listener(channel: RawFd, loopback: bool) -> Result<(), (Failed, i32)> {
+    if loopback {
+        loopback_up().map_err(|e| (Failed::Loopback, e))?;
+    }
+    let listener = listen().map_err(|e| (Failed::Listen, e))?;
+    let sent = send_descriptor(channel, listener);
+    // SAFETY: closes the two descriptors this child owns.
+    unsafe {
         libc::close(listener);
         libc::close(channel);
-        sent.map_err(|e| (Failed::Send, e))
     }
+    sent.map_err(|e| (Failed::Send, e))
+}
+
+/// Where a proxied call's listener comes from.
+pub(crate) enum Listening {
+    /// Made with the call's namespace, ahead of time ([`prepared`]).
+    Ready(OwnedFd),
+    /// To be received on this channel from the call's child
+    /// ([`hand_over_listener`], [`receive_listener`]).
+    Handed(OwnedFd),
+}
+
+/// A network namespace made ahead of time.
+pub(crate) struct Prepared {
+    /// The namespace, for the call's child to join.
+    pub namespace: OwnedFd,
+    /// For a proxied tool (loopback up): the proxy's listener on
+    /// `127.0.0.1:PROXY_PORT` in it, made by toolc there, so that the
+    /// child neither makes nor hands one over.
+    pub listener: Option<OwnedFd>,
 }
 
 /// Sends `fd` over the UNIX socket `channel` with one byte of data.
@@ -224,7 +256,7 @@ pub(crate) fn receive_listener(channel: &OwnedFd) -> io::Result<Option<OwnedFd>>
 #[derive(Default)]
 struct Pool {
     /// Indexed by "loopback up".
-    ready: [Option<OwnedFd>; 2],
+    ready: [Option<Prepared>; 2],
     /// The kinds asked for so far: only those are made.
     wanted: [bool; 2],
     /// The maker thread runs.
@@ -267,7 +299,7 @@ fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Pool> {
 /// first call of each kind, calls at the same time) or this process
 /// cannot make them. Each is given out once. The first request starts
 /// the thread that makes them.
-pub(crate) fn prepared(loopback: bool) -> Option<OwnedFd> {
+pub(crate) fn prepared(loopback: bool) -> Option<Prepared> {
     let kind = usize::from(loopback);
     let shared = shared();
     let mut pool = lock(shared);
@@ -320,16 +352,14 @@ fn make_namespaces() {
 }
 
 /// Moves this thread into a new network namespace, brings its loopback
-/// up when `loopback`, and returns a descriptor of it.
-fn make_one(loopback: bool) -> io::Result<OwnedFd> {
+/// up and listens on it for the proxy when `loopback`, and returns a
+/// descriptor of it (and of the listener).
+fn make_one(loopback: bool) -> io::Result<Prepared> {
     // SAFETY: unshare affects this thread only (CLONE_NEWNET needs no
     // single-threaded process); open returns a new descriptor or -1.
-    unsafe {
+    let namespace = unsafe {
         if libc::unshare(libc::CLONE_NEWNET) != 0 {
             return Err(io::Error::last_os_error());
-        }
-        if loopback {
-            loopback_up().map_err(io::Error::from_raw_os_error)?;
         }
         let fd = libc::open(
             c"/proc/thread-self/ns/net".as_ptr(),
@@ -338,8 +368,20 @@ fn make_one(loopback: bool) -> io::Result<OwnedFd> {
         if fd < 0 {
             return Err(io::Error::last_os_error());
         }
-        Ok(OwnedFd::from_raw_fd(fd))
-    }
+        OwnedFd::from_raw_fd(fd)
+    };
+    let listener = if loopback {
+        loopback_up().map_err(io::Error::from_raw_os_error)?;
+        let fd = listen().map_err(io::Error::from_raw_os_error)?;
+        // SAFETY: `listen` made the descriptor; nothing else owns it.
+        Some(unsafe { OwnedFd::from_raw_fd(fd) })
+    } else {
+        None
+    };
+    Ok(Prepared {
+        namespace,
+        listener,
+    })
 }
 
 fn errno() -> i32 {

@@ -97,14 +97,17 @@
 //! and everything it starts.
 
 mod step;
+mod system;
 pub(crate) use step::Step;
+
+use super::netns::Listening;
 
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, RulesetAttr,
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, RulesetAttr,
     RulesetCreated, RulesetCreatedAttr, Scope, path_beneath_rules,
 };
 
@@ -255,6 +258,7 @@ pub(crate) fn probe_namespaces() -> Result<(), String> {
         ruleset: None,
         mount_rules: None,
         namespaces: Some(Namespaces::of_this_process(true)),
+        last_capability: last_capability(),
         #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         filter: super::seccomp::Filter::new(true),
     };
@@ -286,6 +290,9 @@ struct Namespaces {
     joined: Option<OwnedFd>,
     /// That namespace's loopback is up already (made for a proxied tool).
     joined_loopback: bool,
+    /// The proxy's listener made in that namespace, until
+    /// [`Confinement::proxy_channel`] takes it for toolc.
+    listener: Option<OwnedFd>,
 }
 
 impl Namespaces {
@@ -302,6 +309,7 @@ impl Namespaces {
             proxy: None,
             joined: None,
             joined_loopback: false,
+            listener: None,
         }
     }
 
@@ -316,9 +324,13 @@ impl Namespaces {
     /// Takes a network namespace made ahead of time, if one is ready:
     /// with its loopback up for a `proxied` tool.
     fn join_prepared(&mut self, proxied: bool) {
-        if self.network && self.joined.is_none() {
-            self.joined = super::netns::prepared(proxied);
-            self.joined_loopback = proxied && self.joined.is_some();
+        if self.network
+            && self.joined.is_none()
+            && let Some(prepared) = super::netns::prepared(proxied)
+        {
+            self.joined = Some(prepared.namespace);
+            self.joined_loopback = proxied;
+            self.listener = prepared.listener;
         }
     }
 }
@@ -360,6 +372,8 @@ pub(crate) struct Confinement {
     ruleset: Option<RulesetCreated>,
     mount_rules: Option<MountRules>,
     namespaces: Option<Namespaces>,
+    /// The highest capability number to drop ([`last_capability`]).
+    last_capability: libc::c_ulong,
     /// The system calls the tool may not make ([`super::seccomp`]).
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     filter: super::seccomp::Filter,
@@ -405,6 +419,7 @@ impl Confinement {
                 own.join_prepared(rules.proxy);
                 own
             }),
+            last_capability: last_capability(),
             #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
             filter: super::seccomp::Filter::new(rules.no_network || rules.proxy),
         })
@@ -423,19 +438,23 @@ impl Confinement {
         Ok(())
     }
 
-    /// For a proxied tool in namespaces: makes the hand-over channel of
-    /// its proxy listener and returns toolc's end ([`super::netns`]);
-    /// `None` without namespaces.
-    pub fn proxy_channel(&mut self) -> Result<Option<OwnedFd>, String> {
+    /// For a proxied tool in namespaces: where toolc gets the listener of
+    /// its proxy ([`super::netns`]): the one made with a namespace
+    /// prepared ahead of time, or else the hand-over channel from the
+    /// child (toolc's end). `None` without namespaces.
+    pub fn proxy_channel(&mut self) -> Result<Option<Listening>, String> {
         let Some(namespaces) = &mut self.namespaces else {
             return Ok(None);
         };
-        let (toolc, child) = super::netns::channel()
-            .map_err(|e| format!("cannot make the egress proxy's channel: {e}"))?;
         namespaces.network = true;
         namespaces.join_prepared(true);
+        if let Some(listener) = namespaces.listener.take() {
+            return Ok(Some(Listening::Ready(listener)));
+        }
+        let (toolc, child) = super::netns::channel()
+            .map_err(|e| format!("cannot make the egress proxy's channel: {e}"))?;
         namespaces.proxy = Some(child);
-        Ok(Some(toolc))
+        Ok(Some(Listening::Handed(toolc)))
     }
 
     /// The `clone3` flags of its namespaces (0 without).
@@ -553,7 +572,7 @@ impl Confinement {
     /// seccomp filter. Runs in the child before exec: no allocation on
     /// any path.
     pub fn enforce(&mut self) -> Result<(), (Step, i32)> {
-        drop_capabilities().map_err(|e| (Step::Capabilities, e))?;
+        drop_capabilities(self.last_capability).map_err(|e| (Step::Capabilities, e))?;
         if let Some(ruleset) = self.ruleset.take()
             && ruleset.restrict_self().is_err()
         {
@@ -593,16 +612,32 @@ fn ruleset(rules: &Rules, support: Support) -> Result<RulesetCreated, String> {
             .map_err(fail);
     }
     let read: BitFlags<AccessFs> = AccessFs::from_read(abi);
-    let system_read = SYSTEM_READ.iter().map(Path::new);
-    let system_write = SYSTEM_WRITE.iter().map(Path::new);
+    let (system_read, system_write) = system::entries();
+    // A device node gets the rights of a file only (a held entry is a
+    // directory or a device).
+    let held = |entries: &'static system::Entries, access: BitFlags<AccessFs>| {
+        entries.held().map(move |(fd, directory)| {
+            let access = if directory {
+                access
+            } else {
+                access & AccessFs::from_file(abi)
+            };
+            Ok::<_, landlock::RulesetError>(PathBeneath::new(fd, access))
+        })
+    };
+    let per_call = |entries: &'static system::Entries| entries.per_call.iter().map(Path::new);
     created
+        .add_rules(held(system_read, read))
+        .map_err(fail)?
+        .add_rules(held(system_write, all))
+        .map_err(fail)?
         .add_rules(path_beneath_rules(
-            system_read.chain(rules.read.iter().map(PathBuf::as_path)),
+            per_call(system_read).chain(rules.read.iter().map(PathBuf::as_path)),
             read,
         ))
         .map_err(fail)?
         .add_rules(path_beneath_rules(
-            system_write.chain(rules.write.iter().map(PathBuf::as_path)),
+            per_call(system_write).chain(rules.write.iter().map(PathBuf::as_path)),
             all,
         ))
         .map_err(fail)
@@ -612,9 +647,25 @@ fn errno() -> i32 {
     std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
 }
 
-/// The highest capability number a kernel may know; numbers it does not
-/// know are refused with `EINVAL` and skipped.
+/// The highest capability number a kernel may know: what is dropped when
+/// the kernel does not say its own.
 const LAST_CAPABILITY: libc::c_ulong = 63;
+
+/// The highest capability this kernel knows (`/proc/sys/kernel/cap_last_cap`),
+/// read once, in toolc: the child drops `0..=` it and no more, rather than
+/// asking for 64 numbers of which the kernel refuses the rest. Where the
+/// file cannot be read, [`LAST_CAPABILITY`] (a number the kernel does not
+/// know is refused with `EINVAL` and skipped).
+fn last_capability() -> libc::c_ulong {
+    static LAST: std::sync::OnceLock<libc::c_ulong> = std::sync::OnceLock::new();
+    *LAST.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+            .ok()
+            .and_then(|text| text.trim().parse::<libc::c_ulong>().ok())
+            .filter(|last| *last <= LAST_CAPABILITY)
+            .unwrap_or(LAST_CAPABILITY)
+    })
+}
 
 /// `_LINUX_CAPABILITY_VERSION_3`: 64-bit sets, in two 32-bit halves.
 const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
@@ -639,10 +690,10 @@ struct CapData {
 /// inheritable. Emptying the bounding set needs `CAP_SETPCAP`: a process
 /// without it (a caller that is not root, without namespaces) has no
 /// capability to keep, and its set stays. No allocation.
-fn drop_capabilities() -> Result<(), i32> {
+fn drop_capabilities(last: libc::c_ulong) -> Result<(), i32> {
     // SAFETY: prctl and capset on valid, local structures.
     unsafe {
-        for capability in 0..=LAST_CAPABILITY {
+        for capability in 0..=last {
             if libc::prctl(libc::PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 {
                 match errno() {
                     libc::EINVAL | libc::EPERM => {}

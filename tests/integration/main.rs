@@ -17,6 +17,7 @@ mod corpus;
 mod defects;
 mod detection;
 mod egress;
+mod egress_apart;
 mod errors;
 mod fixes;
 mod fuzz_replay;

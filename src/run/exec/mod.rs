@@ -32,7 +32,9 @@ use super::sandbox::{Confinement, Rules, SandboxMode};
 use super::{EgressMode, Entry, ErrorCode, Runner, ToolResult};
 use crate::ir::{Format, Runtime, Tool};
 use scratch::Scratch;
-pub(super) use scratch::{own_start_time, start_time};
+pub(super) use scratch::{
+    discard_prepared as discard_prepared_scratch, own_start_time, start_time,
+};
 
 /// How much of a tool's stderr or stdout a message quotes.
 const QUOTE_LIMIT: usize = 2000;
@@ -212,9 +214,9 @@ fn spawn_confined(
         });
         let built = built.and_then(|mut c| {
             if let Some(allow) = allow
-                && let Some(channel) = c.proxy_channel()?
+                && let Some(listening) = c.proxy_channel()?
             {
-                let started = Proxy::start(channel, allow)
+                let started = Proxy::start(listening, allow)
                     .map_err(|e| format!("cannot start the egress proxy: {e}"))?;
                 proxy = Some(started);
                 call.egress.set(Some(EgressMode::Proxied));

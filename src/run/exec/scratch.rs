@@ -22,7 +22,7 @@
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Once, OnceLock};
+use std::sync::{Mutex, MutexGuard, Once, OnceLock};
 
 use crate::run::{ErrorCode, ToolResult};
 
@@ -35,41 +35,101 @@ pub(crate) struct Scratch {
 }
 
 impl Scratch {
-    /// Creates the call's directory, after sweeping the stale ones once
-    /// per process.
+    /// The call's directory, after sweeping the stale ones once per
+    /// process. From a runner's second call on, the next call's is made
+    /// ahead of time on the clean-up thread ([`crate::run::reaper`]), as
+    /// its cgroup is: a `mkdir` off the call's path. Each is used by one
+    /// call.
     pub fn new() -> Result<Scratch, Box<ToolResult>> {
         static SWEEP: Once = Once::new();
-        static NEXT: AtomicU64 = AtomicU64::new(0);
+        static CALLS: AtomicU64 = AtomicU64::new(0);
         let tmp = std::env::temp_dir();
-        let me = std::process::id();
-        let started = own_start_time();
-        SWEEP.call_once(|| sweep(&tmp, me));
-        // The name is not secret (the directory is private by its mode);
-        // a clock-derived part only keeps a stale directory of an earlier
-        // process with the same pid and start from blocking every call.
-        let mut attempt = 0;
-        loop {
-            let n = NEXT.fetch_add(1, Ordering::Relaxed);
-            let salt = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.subsec_nanos())
-                .unwrap_or_default();
-            let path = tmp.join(format!("{PREFIX}{me}-{started}-{n}-{salt:08x}"));
-            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-                Ok(()) => return Ok(Scratch { path }),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => {
-                    attempt += 1;
+        SWEEP.call_once(|| sweep(&tmp, std::process::id()));
+        let waiting = prepared().take();
+        let path = match waiting {
+            // Made in the temporary directory calls use now.
+            Some(path) if path.parent() == Some(tmp.as_path()) => path,
+            other => {
+                if let Some(stale) = other {
+                    crate::run::reaper::defer(move || {
+                        let _ = std::fs::remove_dir_all(stale);
+                    });
                 }
-                Err(e) => {
-                    return Err(Box::new(ToolResult::fail(
+                make(&tmp).map_err(|(path, e)| {
+                    Box::new(ToolResult::fail(
                         ErrorCode::InternalError,
                         format!(
                             "cannot create a temporary directory {}: {e}",
                             path.display()
                         ),
-                    )));
-                }
+                    ))
+                })?
             }
+        };
+        if CALLS.fetch_add(1, Ordering::Relaxed) > 0 {
+            crate::run::reaper::defer(move || prepare(tmp));
+        }
+        Ok(Scratch { path })
+    }
+}
+
+/// The directory made ahead of time for the next call.
+fn prepared() -> MutexGuard<'static, Option<PathBuf>> {
+    static PREPARED: Mutex<Option<PathBuf>> = Mutex::new(None);
+    PREPARED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Makes a directory in `tmp` for the next call, unless one waits.
+fn prepare(tmp: PathBuf) {
+    if prepared().is_some() {
+        return;
+    }
+    let Ok(path) = make(&tmp) else {
+        return;
+    };
+    let mut slot = prepared();
+    match &*slot {
+        None => *slot = Some(path),
+        Some(_) => {
+            drop(slot);
+            let _ = std::fs::remove_dir(path);
+        }
+    }
+}
+
+/// Removes the directory made ahead of time, if any: no call will take
+/// it (its runner is going).
+pub(crate) fn discard_prepared() {
+    if let Some(path) = prepared().take() {
+        let _ = std::fs::remove_dir_all(path);
+    }
+}
+
+/// Makes a new private directory in `tmp`; on failure, the path tried
+/// last and why.
+fn make(tmp: &Path) -> Result<PathBuf, (PathBuf, std::io::Error)> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let me = std::process::id();
+    let started = own_start_time();
+    // The name is not secret (the directory is private by its mode); a
+    // clock-derived part only keeps a stale directory of an earlier
+    // process with the same pid and start from blocking every call.
+    let mut attempt = 0;
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let salt = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or_default();
+        let path = tmp.join(format!("{PREFIX}{me}-{started}-{n}-{salt:08x}"));
+        match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => {
+                attempt += 1;
+            }
+            Err(e) => return Err((path, e)),
         }
     }
 }
