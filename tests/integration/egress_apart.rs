@@ -7,14 +7,13 @@
 //! call's allow-list.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::TempDir;
+use crate::serve_hostile::RawStdio;
 
 /// The probe: its own declared page, the other tool's, and a host
 /// nobody declared, each through the proxy.
@@ -48,27 +47,10 @@ fn calls_of_tools_with_different_allow_lists_stay_apart() {
         crate::python_probe(&dir_a, "a", &[&format!("127.0.0.1:{port_a}")], 30, SCRIPT);
     let manifest_b =
         crate::python_probe(&dir_b, "b", &[&format!("127.0.0.1:{port_b}")], 30, SCRIPT);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolc"))
-        .args([
-            "serve",
-            manifest_a.to_str().unwrap(),
-            manifest_b.to_str().unwrap(),
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start toolc serve");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut send = |message: Value| writeln!(stdin, "{message}").unwrap();
-    send(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "apart", "version": "1"}}}),
-    );
-    lines.next().unwrap().unwrap();
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut serve = RawStdio::start(&[
+        manifest_a.display().to_string(),
+        manifest_b.display().to_string(),
+    ]);
     let call = |id: usize, linger: f64| {
         let (name, own, other) = if id.is_multiple_of(2) {
             ("a", port_a, port_b)
@@ -85,27 +67,23 @@ fn calls_of_tools_with_different_allow_lists_stay_apart() {
     const AT_ONCE: usize = 6;
     const IN_TURN: usize = 6;
     for id in 1..=AT_ONCE {
-        send(call(id, 0.5));
+        serve.send(&call(id, 0.5));
     }
     let mut answers = BTreeMap::new();
     for _ in 0..AT_ONCE {
-        let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        let answer = serve.next_message();
         answers.insert(answer["id"].as_u64().unwrap() as usize, answer);
     }
     for id in AT_ONCE + 1..=AT_ONCE + IN_TURN {
         std::thread::sleep(Duration::from_millis(100));
-        send(call(id, 0.0));
-        let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        serve.send(&call(id, 0.0));
+        let answer = serve.next_message();
         answers.insert(answer["id"].as_u64().unwrap() as usize, answer);
     }
-    drop(stdin);
-    let _ = child.wait();
+    serve.end();
     assert_eq!(answers.len(), AT_ONCE + IN_TURN, "{answers:?}");
     for (id, answer) in &answers {
-        let result = &answer["result"];
-        assert_eq!(result["isError"], json!(false), "call {id}: {answer}");
-        let text = result["content"][0]["text"].as_str().unwrap();
-        let seen: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        let seen = crate::probe_report(answer);
         let own = if id.is_multiple_of(2) {
             "page-of-a"
         } else {

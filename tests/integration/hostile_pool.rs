@@ -7,14 +7,13 @@
 //! or by a signal, leaves no scratch directory and no cgroup behind.
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::TempDir;
+use crate::serve_hostile::RawStdio;
 
 /// The probe: what a call sees of its namespaces, cgroup and descriptors,
 /// and whether it may change any of them.
@@ -42,57 +41,29 @@ time.sleep(args.get("sleep", 0))
 print(json.dumps(out))
 "#;
 
-/// A `toolc serve` over stdio, initialized.
-struct Serve {
-    child: Child,
-    lines: std::io::Lines<BufReader<ChildStdout>>,
+/// A `toolc serve` of `manifest` over stdio, eight calls at a time,
+/// initialized.
+fn serve(manifest: &Path) -> RawStdio {
+    RawStdio::start(&[
+        manifest.display().to_string(),
+        "--max-concurrency".to_string(),
+        "8".to_string(),
+    ])
 }
 
-impl Serve {
-    fn start(manifest: &Path) -> Serve {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolc"))
-            .args([
-                "serve",
-                manifest.to_str().unwrap(),
-                "--max-concurrency",
-                "8",
-            ])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start toolc serve");
-        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut serve = Serve { child, lines };
-        serve.send(
-            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "hostile-pool", "version": "1"}}}),
-        );
-        serve.lines.next().unwrap().unwrap();
-        serve.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        serve
-    }
+fn call(serve: &mut RawStdio, id: usize, arguments: &Value) {
+    serve.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "probe", "arguments": arguments}}));
+}
 
-    fn send(&mut self, message: Value) {
-        let stdin = self.child.stdin.as_mut().unwrap();
-        writeln!(stdin, "{message}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn call(&mut self, id: usize, arguments: &Value) {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": "probe", "arguments": arguments}}));
-    }
-
-    /// The next answer: the probe's report, by request id.
-    fn answer(&mut self) -> (u64, Value) {
-        let answer: Value = serde_json::from_str(&self.lines.next().unwrap().unwrap()).unwrap();
-        let result = &answer["result"];
-        assert_eq!(result["isError"], json!(false), "{answer}");
-        let text = result["content"][0]["text"].as_str().unwrap();
-        let report = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"));
-        (answer["id"].as_u64().unwrap(), report)
+/// `calls` calls one after the other, `pause` apart: from then on a
+/// namespace and a cgroup wait, made ahead of time. Their ids are
+/// `1..=calls`.
+fn warm_up(serve: &mut RawStdio, calls: usize, pause: Duration) {
+    for id in 1..=calls {
+        call(serve, id, &json!({}));
+        crate::probe_report(&serve.next_message());
+        std::thread::sleep(pause);
     }
 }
 
@@ -137,18 +108,14 @@ fn leftovers(pid: u32) -> Vec<PathBuf> {
 fn eight_calls_at_once_each_get_their_own_namespace_and_cgroup() {
     let dir = TempDir::new("hostile-pool-concurrent");
     let manifest = crate::python_probe(&dir, "probe", &[], 30, SCRIPT);
-    let mut serve = Serve::start(&manifest);
-    // Two calls first, one after the other: from then on a namespace and
-    // a cgroup wait, made ahead of time.
-    for id in 1..=2 {
-        serve.call(id, &json!({}));
-        serve.answer();
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    let mut serve = serve(&manifest);
+    warm_up(&mut serve, 2, Duration::from_millis(200));
     for id in 3..=10 {
-        serve.call(id, &json!({"sleep": 1}));
+        call(&mut serve, id, &json!({"sleep": 1}));
     }
-    let reports: Vec<Value> = (3..=10).map(|_| serve.answer().1).collect();
+    let reports: Vec<Value> = (3..=10)
+        .map(|_| crate::probe_report(&serve.next_message()))
+        .collect();
     let host_net =
         std::os::unix::fs::MetadataExt::ino(&std::fs::metadata("/proc/self/ns/net").unwrap());
     let nets: BTreeSet<String> = reports.iter().map(|r| r["net"].to_string()).collect();
@@ -180,8 +147,7 @@ fn eight_calls_at_once_each_get_their_own_namespace_and_cgroup() {
         assert_eq!(report["mount"], json!(-1), "{report}");
         assert_ne!(report["sysctl"], json!("written"), "{report}");
     }
-    drop(serve.child.stdin.take());
-    assert!(serve.child.wait().unwrap().success());
+    assert!(serve.end().success());
 }
 
 /// Makes three calls through a `toolc serve` (so that a cgroup waits,
@@ -190,19 +156,14 @@ fn eight_calls_at_once_each_get_their_own_namespace_and_cgroup() {
 fn left_by_serve_ended_with(signal: Option<i32>) -> Vec<PathBuf> {
     let dir = TempDir::new("hostile-pool-leftovers");
     let manifest = crate::python_probe(&dir, "probe", &[], 30, SCRIPT);
-    let mut serve = Serve::start(&manifest);
-    for id in 1..=3 {
-        serve.call(id, &json!({}));
-        serve.answer();
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let pid = serve.child.id();
-    match signal {
+    let mut serve = serve(&manifest);
+    warm_up(&mut serve, 3, Duration::from_millis(100));
+    let pid = serve.pid();
+    if let Some(signal) = signal {
         // SAFETY: a plain syscall on our own child.
-        Some(signal) => assert_eq!(unsafe { libc::kill(pid as libc::pid_t, signal) }, 0),
-        None => drop(serve.child.stdin.take()),
+        assert_eq!(unsafe { libc::kill(pid as libc::pid_t, signal) }, 0);
     }
-    serve.child.wait().unwrap();
+    serve.end();
     leftovers(pid)
 }
 

@@ -266,6 +266,17 @@ pub fn python_probe(
     )
 }
 
+/// What a probe of [`python_probe`] printed, from the answer to its
+/// `tools/call`: the call must have succeeded.
+pub fn probe_report(answer: &serde_json::Value) -> serde_json::Value {
+    let result = &answer["result"];
+    assert_eq!(result["isError"], serde_json::json!(false), "{answer}");
+    let text = result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {answer}"));
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
 /// A fresh temporary directory, removed when dropped.
 pub struct TempDir(PathBuf);
 

@@ -6,14 +6,13 @@
 //! runs as the unprivileged id without capabilities, and cannot write
 //! the namespace's settings.
 
-use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::TempDir;
+use crate::serve_hostile::RawStdio;
 
 const CALLS: usize = 4;
 
@@ -70,39 +69,19 @@ print(json.dumps(out))
 /// Calls the probe `CALLS` times through one `toolc serve` over stdio,
 /// each after the last answered, and returns what each call saw.
 fn probe_calls(manifest: &std::path::Path, arguments: &Value) -> Vec<Value> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolc"))
-        .args(["serve", manifest.to_str().unwrap()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start toolc serve");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut send = |message: Value| writeln!(stdin, "{message}").unwrap();
-    send(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "1"}}}),
-    );
-    lines.next().unwrap().unwrap();
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut serve = RawStdio::start(&[manifest.display().to_string()]);
     let mut seen = Vec::new();
     for id in 1..=CALLS {
         // Time for the next namespace to be made, as between an agent's
         // calls.
         std::thread::sleep(Duration::from_millis(200));
-        send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        serve.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": "probe", "arguments": arguments}}));
-        let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        let answer = serve.next_message();
         assert_eq!(answer["id"], json!(id), "{answer}");
-        let result = &answer["result"];
-        assert_eq!(result["isError"], json!(false), "{answer}");
-        let text = result["content"][0]["text"].as_str().unwrap();
-        seen.push(serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}")));
+        seen.push(crate::probe_report(&answer));
     }
-    drop(stdin);
-    let _ = child.wait();
+    serve.end();
     seen
 }
 

@@ -391,7 +391,8 @@ pub(crate) fn session_id(response: &str) -> Option<String> {
 /// A raw JSON-RPC client of a stdio `toolc serve`: lines in, lines out.
 pub(crate) struct RawStdio {
     child: Child,
-    pub(crate) stdin: std::process::ChildStdin,
+    /// Taken (closed) by [`RawStdio::end`].
+    stdin: Option<std::process::ChildStdin>,
     pub(crate) lines: std::sync::mpsc::Receiver<String>,
     next_id: u64,
 }
@@ -419,7 +420,7 @@ impl RawStdio {
         });
         let mut client = RawStdio {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines,
             next_id: 1,
         };
@@ -430,27 +431,55 @@ impl RawStdio {
             "clientInfo": {"name": "raw", "version": "1"}}),
         );
         assert!(initialized.get("result").is_some(), "{initialized}");
-        writeln!(
-            client.stdin,
-            "{}",
-            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        )
-        .expect("send");
+        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         client
+    }
+
+    /// Writes `line` and a newline to the server.
+    pub(crate) fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("the server's input is open");
+        stdin.write_all(line.as_bytes()).expect("send");
+        stdin.write_all(b"\n").expect("send");
+        stdin.flush().expect("flush");
+    }
+
+    pub(crate) fn send(&mut self, message: &Value) {
+        self.send_line(&message.to_string());
+    }
+
+    /// The next message the server writes, within 30 s.
+    pub(crate) fn next_message(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|e| panic!("no message from toolc serve ({e})"));
+        serde_json::from_str(&line).expect("JSON-RPC")
+    }
+
+    /// Ends the server's input (EOF) and waits, at most 30 s, for it to
+    /// exit.
+    pub(crate) fn end(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "toolc serve did not exit within 30 s of its input's end"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Sends a request and returns its response (notifications skipped).
     pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        writeln!(self.stdin, "{message}").expect("send");
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         loop {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(30))
-                .unwrap_or_else(|e| panic!("no answer to {method} ({e})"));
-            let answer: Value = serde_json::from_str(&line).expect("JSON-RPC");
+            let answer = self.next_message();
             if answer["id"] == id {
                 return answer;
             }

@@ -163,9 +163,7 @@ fn connections_past_the_per_peer_limit_are_refused_and_a_closed_one_makes_room()
 /// Sends `line` raw and returns the next message carrying `id` (or an
 /// error with a null id).
 fn send_raw(client: &mut RawStdio, line: &str, id: &Value) -> Value {
-    client.stdin.write_all(line.as_bytes()).expect("send");
-    client.stdin.write_all(b"\n").expect("send");
-    client.stdin.flush().expect("flush");
+    client.send_line(line);
     loop {
         let answer = client
             .lines
@@ -248,7 +246,7 @@ fn sigterm_answers_and_audits_every_call_taken_running_or_queued_as_a_shutdown()
     for id in &ids {
         let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": "nap", "arguments": {"seconds": 293.75}}});
-        writeln!(client.stdin, "{call}").expect("send");
+        client.send(&call);
     }
     let started = Instant::now();
     while crate::serve_hostile::running("sleep 293.75").len() < 2 {
