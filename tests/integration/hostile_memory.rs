@@ -16,16 +16,43 @@ const MIB: u64 = 1024 * 1024;
 /// The most toolc may use on any input, in multiples of the input's size.
 const TIMES_INPUT: u64 = 50;
 
+/// Starts `argv` and reports, once it ends, how it ended and its peak
+/// resident memory (`wait4`'s `ru_maxrss`, in KiB) into the file named
+/// first. The test binary cannot measure toolc itself: a child's
+/// `ru_maxrss` also holds the resident memory of the process it was
+/// spawned from, taken at its `exec` (the kernel records the memory it
+/// leaves), and the test binary holds hundreds of MiB while the whole
+/// suite runs. This small process stands between them.
+const MEASURE: &str = r#"
+import json, os, sys
+pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+report = {"maxrss_kib": usage.ru_maxrss}
+if os.WIFEXITED(status):
+    report["code"] = os.WEXITSTATUS(status)
+else:
+    report["signal"] = os.WTERMSIG(status)
+with open(sys.argv[1], "w") as f:
+    json.dump(report, f)
+"#;
+
 /// Runs toolc with `args` in `dir`, feeding standard input from `feed`
 /// (on its own thread), and returns its output and peak resident memory
-/// in bytes.
-#[expect(clippy::zombie_processes, reason = "reaped by wait4, for its rusage")]
+/// in bytes (measured by [`MEASURE`]).
 fn measured(
     dir: &std::path::Path,
     args: &[&str],
     feed: impl FnOnce(std::process::ChildStdin) + Send + 'static,
 ) -> (Output, u64) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolc"))
+    let report = std::env::temp_dir().join(format!(
+        "toolc-test-measured-{}-{:?}.json",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let mut child = Command::new(crate::SYSTEM_PYTHON)
+        .args(["-c", MEASURE])
+        .arg(&report)
+        .arg(env!("CARGO_BIN_EXE_toolc"))
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
@@ -33,7 +60,7 @@ fn measured(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("spawn toolc");
+        .expect("spawn toolc under the measuring Python");
     let stdin = child.stdin.take().expect("stdin");
     let feeder = std::thread::spawn(move || feed(stdin));
     let mut stdout = child.stdout.take().expect("stdout");
@@ -48,24 +75,24 @@ fn measured(
         let _ = stderr.read_to_string(&mut text);
         text
     });
-    let pid = i32::try_from(child.id()).expect("pid");
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our own child, not yet reaped; both pointers are
-    // to live locals.
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, pid, "wait4 on toolc");
+    let status = child.wait().expect("wait for the measuring Python");
     feeder.join().expect("feeder");
     let (stdout, stderr) = (out.join().expect("out"), err.join().expect("err"));
     assert!(
-        libc::WIFEXITED(status),
-        "toolc {args:?} died from a signal ({status}):\n{stderr}"
+        status.success(),
+        "the measuring Python failed ({status}):\n{stderr}"
+    );
+    let text = std::fs::read_to_string(&report).expect("the measuring Python's report");
+    let _ = std::fs::remove_file(&report);
+    let report: serde_json::Value = serde_json::from_str(&text).expect("a JSON report");
+    assert!(
+        report.get("signal").is_none(),
+        "toolc {args:?} died from a signal ({report}):\n{stderr}"
     );
     assert!(!stderr.contains("panicked"), "toolc panicked:\n{stderr}");
-    let code = libc::WEXITSTATUS(status);
+    let code = i32::try_from(report["code"].as_i64().expect("an exit code")).expect("code");
     // Linux gives ru_maxrss in KiB.
-    let peak = u64::try_from(usage.ru_maxrss).expect("rss") * 1024;
+    let peak = report["maxrss_kib"].as_u64().expect("maxrss") * 1024;
     (
         Output {
             code,
