@@ -38,6 +38,7 @@ mod gen_typescript;
 mod gen_write;
 mod generated;
 mod hostile;
+mod hostile_acceptor;
 mod hostile_memory;
 mod hostile_pool;
 mod interop;
