@@ -30,7 +30,8 @@
 //! call; a request head within [`HEAD_LIMIT`] bytes and [`HEAD_TIMEOUT`];
 //! an outgoing connection within [`CONNECT_TIMEOUT`]; a relay idle for
 //! [`IDLE_TIMEOUT`] is closed. The proxy ends with the call: toolc closes
-//! the listener and every relay stops at once.
+//! the listener, every relay stops at once, and a connection still being
+//! made is abandoned before any of its request is sent.
 //!
 //! One long-lived thread accepts for every call's proxy: it polls each
 //! call's listener, which is registered together with that call's
@@ -555,13 +556,25 @@ fn connection(mut client: TcpStream, allow: &Allow, stop: &OwnedFd) -> io::Resul
             );
         }
     };
-    let Some(mut upstream) = addresses
-        .iter()
-        .find_map(|address| TcpStream::connect_timeout(address, CONNECT_TIMEOUT).ok())
-    else {
+    let mut upstream = None;
+    for address in &addresses {
+        match connect(address, stop) {
+            Connected::Yes(stream) => {
+                upstream = Some(stream);
+                break;
+            }
+            Connected::No => {}
+            // The call is over: nothing of it goes out any more.
+            Connected::Stopped => return Ok(()),
+        }
+    }
+    let Some(mut upstream) = upstream else {
         let message = format!("toolc: cannot connect to {}:{}", request.host, request.port);
         return refuse(&mut client, 502, &message);
     };
+    if stopped(stop) {
+        return Ok(());
+    }
     upstream.set_write_timeout(Some(IDLE_TIMEOUT))?;
     match request.forward {
         None => client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")?,
@@ -569,6 +582,78 @@ fn connection(mut client: TcpStream, allow: &Allow, stop: &OwnedFd) -> io::Resul
     }
     upstream.write_all(&rest)?;
     relay(client, upstream, stop)
+}
+
+/// How an outgoing connection went.
+enum Connected {
+    Yes(TcpStream),
+    /// Refused, unreachable or not made within [`CONNECT_TIMEOUT`].
+    No,
+    /// The call ended first.
+    Stopped,
+}
+
+/// Connects to `address` within [`CONNECT_TIMEOUT`], unless the call
+/// ends first (`stop`): a connection still being made when its call is
+/// answered is abandoned, so that no request of a call leaves after it.
+fn connect(address: &SocketAddr, stop: &OwnedFd) -> Connected {
+    let attempt = || -> io::Result<Connected> {
+        let domain = socket2::Domain::for_address(*address);
+        let socket = socket2::Socket::new(domain, socket2::Type::STREAM, None)?;
+        socket.set_nonblocking(true)?;
+        match socket.connect(&(*address).into()) {
+            Ok(()) => {}
+            Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => {
+                let mut fds = [
+                    libc::pollfd {
+                        fd: socket.as_raw_fd(),
+                        events: libc::POLLOUT,
+                        revents: 0,
+                    },
+                    libc::pollfd {
+                        fd: stop.as_raw_fd(),
+                        events: libc::POLLIN,
+                        revents: 0,
+                    },
+                ];
+                let deadline = std::time::Instant::now() + CONNECT_TIMEOUT;
+                loop {
+                    let left = deadline.saturating_duration_since(std::time::Instant::now());
+                    if left.is_zero() {
+                        return Ok(Connected::No);
+                    }
+                    let millis = left.as_millis().clamp(1, i32::MAX as u128) as i32;
+                    // SAFETY: poll on a valid array of two pollfd.
+                    let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, millis) };
+                    if n < 0 {
+                        let error = io::Error::last_os_error();
+                        if error.kind() == io::ErrorKind::Interrupted {
+                            continue;
+                        }
+                        return Err(error);
+                    }
+                    if fds[1].revents != 0 {
+                        return Ok(Connected::Stopped);
+                    }
+                    if fds[0].revents != 0 {
+                        break;
+                    }
+                }
+                if let Some(error) = socket.take_error()? {
+                    return Err(error);
+                }
+            }
+            Err(e) => return Err(e),
+        }
+        socket.set_nonblocking(false)?;
+        Ok(Connected::Yes(socket.into()))
+    };
+    attempt().unwrap_or(Connected::No)
+}
+
+/// Whether the call of `stop` has ended.
+fn stopped(stop: &OwnedFd) -> bool {
+    poll(&[stop.as_fd()], Some(Duration::ZERO)).map_or(true, |ready| ready[0])
 }
 
 /// Reads up to the end of the request head: (the head, bytes after it).
