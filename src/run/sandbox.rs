@@ -103,7 +103,7 @@ pub(crate) use step::Step;
 use super::netns::Listening;
 
 use std::ffi::CString;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 use landlock::{
@@ -613,34 +613,49 @@ fn ruleset(rules: &Rules, support: Support) -> Result<RulesetCreated, String> {
     }
     let read: BitFlags<AccessFs> = AccessFs::from_read(abi);
     let (system_read, system_write) = system::entries();
-    // A device node gets the rights of a file only (a held entry is a
-    // directory or a device).
-    let held = |entries: &'static system::Entries, access: BitFlags<AccessFs>| {
-        entries.held().map(move |(fd, directory)| {
+    let (system_read, system_write) = (system_read.current(), system_write.current());
+    let read_paths: Vec<&Path> = system_read.per_call().map(Path::new).collect();
+    let write_paths: Vec<&Path> = system_write.per_call().map(Path::new).collect();
+    created
+        .add_rules(held_rules(&system_read, read, abi))
+        .map_err(fail)?
+        .add_rules(held_rules(&system_write, all, abi))
+        .map_err(fail)?
+        .add_rules(path_beneath_rules(
+            read_paths
+                .into_iter()
+                .chain(rules.read.iter().map(PathBuf::as_path)),
+            read,
+        ))
+        .map_err(fail)?
+        .add_rules(path_beneath_rules(
+            write_paths
+                .into_iter()
+                .chain(rules.write.iter().map(PathBuf::as_path)),
+            all,
+        ))
+        .map_err(fail)
+}
+
+/// The rules of a list's held entries, granting `access`; a device node
+/// gets the rights of a file only (a held entry is a directory or a
+/// device).
+fn held_rules<'a>(
+    entries: &'a system::Current<'_>,
+    access: BitFlags<AccessFs>,
+    abi: ABI,
+) -> Vec<Result<PathBeneath<BorrowedFd<'a>>, landlock::RulesetError>> {
+    entries
+        .held()
+        .map(|(fd, directory)| {
             let access = if directory {
                 access
             } else {
                 access & AccessFs::from_file(abi)
             };
-            Ok::<_, landlock::RulesetError>(PathBeneath::new(fd, access))
+            Ok(PathBeneath::new(fd, access))
         })
-    };
-    let per_call = |entries: &'static system::Entries| entries.per_call.iter().map(Path::new);
-    created
-        .add_rules(held(system_read, read))
-        .map_err(fail)?
-        .add_rules(held(system_write, all))
-        .map_err(fail)?
-        .add_rules(path_beneath_rules(
-            per_call(system_read).chain(rules.read.iter().map(PathBuf::as_path)),
-            read,
-        ))
-        .map_err(fail)?
-        .add_rules(path_beneath_rules(
-            per_call(system_write).chain(rules.write.iter().map(PathBuf::as_path)),
-            all,
-        ))
-        .map_err(fail)
+        .collect()
 }
 
 fn errno() -> i32 {
