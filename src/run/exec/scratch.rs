@@ -47,15 +47,18 @@ impl Scratch {
         SWEEP.call_once(|| sweep(&tmp, std::process::id()));
         let waiting = prepared().take();
         let path = match waiting {
-            // Made in the temporary directory calls use now.
-            Some(path) if path.parent() == Some(tmp.as_path()) => path,
+            // Made in the temporary directory calls use now, and still the
+            // directory made (a tool that may write there, or a cleaner of
+            // old temporary files, may have removed or replaced it).
+            Some(made) if made.path.parent() == Some(tmp.as_path()) && made.intact() => made.path,
             other => {
-                if let Some(stale) = other {
+                // Removed off the call's path, if it is still the one made.
+                if let Some(stale) = other.filter(Made::intact) {
                     crate::run::reaper::defer(move || {
-                        let _ = std::fs::remove_dir_all(stale);
+                        let _ = std::fs::remove_dir_all(stale.path);
                     });
                 }
-                make(&tmp).map_err(|(path, e)| {
+                make(&tmp).map(|made| made.path).map_err(|(path, e)| {
                     Box::new(ToolResult::fail(
                         ErrorCode::InternalError,
                         format!(
@@ -73,9 +76,30 @@ impl Scratch {
     }
 }
 
+/// A directory [`make`] made: its path, and the device and inode it had.
+struct Made {
+    path: PathBuf,
+    id: (u64, u64),
+}
+
+impl Made {
+    /// Whether its path still names the private directory made (not a
+    /// link, not another directory put in its place).
+    fn intact(&self) -> bool {
+        // SAFETY: a plain syscall.
+        let uid = unsafe { libc::geteuid() };
+        std::fs::symlink_metadata(&self.path).is_ok_and(|meta| {
+            meta.is_dir()
+                && (meta.dev(), meta.ino()) == self.id
+                && meta.uid() == uid
+                && meta.mode() & 0o777 == 0o700
+        })
+    }
+}
+
 /// The directory made ahead of time for the next call.
-fn prepared() -> MutexGuard<'static, Option<PathBuf>> {
-    static PREPARED: Mutex<Option<PathBuf>> = Mutex::new(None);
+fn prepared() -> MutexGuard<'static, Option<Made>> {
+    static PREPARED: Mutex<Option<Made>> = Mutex::new(None);
     PREPARED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -86,15 +110,15 @@ fn prepare(tmp: PathBuf) {
     if prepared().is_some() {
         return;
     }
-    let Ok(path) = make(&tmp) else {
+    let Ok(made) = make(&tmp) else {
         return;
     };
     let mut slot = prepared();
     match &*slot {
-        None => *slot = Some(path),
+        None => *slot = Some(made),
         Some(_) => {
             drop(slot);
-            let _ = std::fs::remove_dir(path);
+            let _ = std::fs::remove_dir(made.path);
         }
     }
 }
@@ -102,14 +126,14 @@ fn prepare(tmp: PathBuf) {
 /// Removes the directory made ahead of time, if any: no call will take
 /// it (its runner is going).
 pub(crate) fn discard_prepared() {
-    if let Some(path) = prepared().take() {
-        let _ = std::fs::remove_dir_all(path);
+    if let Some(made) = prepared().take().filter(Made::intact) {
+        let _ = std::fs::remove_dir_all(made.path);
     }
 }
 
 /// Makes a new private directory in `tmp`; on failure, the path tried
 /// last and why.
-fn make(tmp: &Path) -> Result<PathBuf, (PathBuf, std::io::Error)> {
+fn make(tmp: &Path) -> Result<Made, (PathBuf, std::io::Error)> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let me = std::process::id();
     let started = own_start_time();
@@ -125,7 +149,15 @@ fn make(tmp: &Path) -> Result<PathBuf, (PathBuf, std::io::Error)> {
             .unwrap_or_default();
         let path = tmp.join(format!("{PREFIX}{me}-{started}-{n}-{salt:08x}"));
         match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-            Ok(()) => return Ok(path),
+            Ok(()) => {
+                return match std::fs::symlink_metadata(&path) {
+                    Ok(meta) => Ok(Made {
+                        id: (meta.dev(), meta.ino()),
+                        path,
+                    }),
+                    Err(e) => Err((path, e)),
+                };
+            }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => {
                 attempt += 1;
             }
