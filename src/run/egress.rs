@@ -61,6 +61,9 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// A relay where nothing moves this long is closed.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long the acceptor waits after an accept failed for want of
+/// descriptors.
+const OUT_OF_DESCRIPTORS_PAUSE: Duration = Duration::from_millis(20);
 
 /// The environment a proxied tool gets: every common spelling of the
 /// proxy variables, pointing at the namespace's listener, and `NO_PROXY`
@@ -463,7 +466,15 @@ impl Served {
             }
             State::Listening(listener) => match listener.accept() {
                 Ok((client, _)) => client,
-                Err(_) => return,
+                Err(error) => {
+                    // Out of descriptors, the listener stays ready and
+                    // every accept fails: a pause rather than a spin,
+                    // until calls end and give some back.
+                    if matches!(error.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) {
+                        std::thread::sleep(OUT_OF_DESCRIPTORS_PAUSE);
+                    }
+                    return;
+                }
             },
             State::Closed => return,
         };
