@@ -274,8 +274,14 @@ async fn serve_stdio(
         Err(error) => return Err(ServeError::Session(Box::new(error))),
     };
     let stop = service.cancellation_token();
+    // Polled by reference: a `select!` drops the futures of the branches
+    // not taken, and dropping the session cancels every call in it, which
+    // the calls would take for the client's doing before the handler
+    // says the server stops.
+    let waiting = service.waiting();
+    tokio::pin!(waiting);
     tokio::select! {
-        quit = service.waiting() => {
+        quit = &mut waiting => {
             log::debug(format_args!("the stdio session ended: {quit:?}"));
             Ok(Ended::Closed)
         }
