@@ -57,6 +57,7 @@ mod cli;
 mod formats;
 mod json;
 mod live;
+mod nats;
 mod python;
 mod source;
 mod syntax;

@@ -40,7 +40,7 @@ mod namespace;
 mod orphans;
 #[cfg(unix)]
 mod signals;
-mod url;
+pub(crate) mod url;
 mod words;
 
 use std::fmt;

@@ -25,7 +25,7 @@ fn secrets(url: &str) -> Secrets<'_> {
 }
 
 /// `url` with its user information and query replaced by `***`.
-pub(super) fn redacted(url: &str) -> String {
+pub(crate) fn redacted(url: &str) -> String {
     scrub(url, url)
 }
 
@@ -33,7 +33,7 @@ pub(super) fn redacted(url: &str) -> String {
 /// rewrote it) with the secrets of `url` replaced by `***`: the whole user
 /// information, its user and password apart (the client sends them
 /// separately), and the query.
-pub(super) fn scrub(url: &str, text: &str) -> String {
+pub(crate) fn scrub(url: &str, text: &str) -> String {
     let secrets = secrets(url);
     let mut text = text.to_string();
     if let Some(userinfo) = secrets.userinfo {

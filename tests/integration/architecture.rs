@@ -22,6 +22,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("providers", 0),
     // Live MCP servers as input: a reader that makes a document of them.
     ("live", 0),
+    // NATS: the connection, the Nachos and NATS services protocols' facts.
+    ("nats", 1),
     ("syntax", 1),
     ("diagnostic", 1),
     ("json", 2),

@@ -1,0 +1,250 @@
+//! How toolc reaches a NATS server: the options every NATS command shares
+//! (`serve --nats`, `call --nats`, `--nats-url`), in one place, and the
+//! connection made with them.
+//!
+//! Servers are given as `NATS_URL` gives them: one URL, or several
+//! separated by commas (a cluster; the client picks among them and fails
+//! over). A URL may carry `user:password@` or a lone token before the
+//! host; `tls://` asks for TLS. Credentials may also come from flags: a
+//! user and password, a token, an NKey seed file or a `.creds` file (a
+//! JWT and its seed), and a CA file makes TLS trust a private authority.
+//! No credential is ever shown: [`Options::shown`] is what logs and
+//! errors print.
+//!
+//! Connecting fails in bounded time ([`Options::connect_timeout`]) with
+//! a message that names the server and the cause; once connected, the
+//! client reconnects by itself, forever, with backoff, and subscribes
+//! again (async-nats's own behaviour), reporting each change of state to
+//! the `events` callback.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::live::url::{redacted, scrub};
+
+/// How long connecting may take before it is an error, unless told.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Where the servers are and how to log in.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The servers' URLs (at least one).
+    pub urls: Vec<String>,
+    /// A user and password (flags; a URL's own take precedence in it).
+    pub user_password: Option<(String, String)>,
+    pub token: Option<String>,
+    /// A file holding an NKey seed (`SU…`).
+    pub nkey_file: Option<PathBuf>,
+    /// A `.creds` file: a user JWT and its NKey seed.
+    pub creds_file: Option<PathBuf>,
+    /// A PEM file of certificate authorities TLS trusts besides the
+    /// system's.
+    pub tls_ca_file: Option<PathBuf>,
+    /// `None`: [`CONNECT_TIMEOUT`].
+    pub connect_timeout: Option<Duration>,
+}
+
+/// Why toolc could not connect.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("no NATS server given: pass a URL (or set NATS_URL)")]
+    NoServer,
+    #[error("cannot read {what} {path}: {error}")]
+    Credentials {
+        what: &'static str,
+        path: String,
+        error: std::io::Error,
+    },
+    #[error("cannot connect to NATS at {servers}: {why}")]
+    Connect { servers: String, why: String },
+    #[error("cannot connect to NATS at {servers}: no answer within {seconds} s")]
+    TimedOut { servers: String, seconds: u64 },
+}
+
+/// A change of the connection's state, told to the `events` callback of
+/// [`connect`] (as text fit for a log; no credentials in it).
+pub type Events = std::sync::Arc<dyn Fn(String) + Send + Sync>;
+
+impl Options {
+    /// Options for the servers of `urls` as `NATS_URL` writes them (one
+    /// or several, comma-separated; blanks ignored).
+    pub fn for_urls(urls: &str) -> Options {
+        Options {
+            urls: split_urls(urls),
+            ..Options::default()
+        }
+    }
+
+    /// The servers, as logs and errors show them: credentials and queries
+    /// replaced by `***`.
+    pub fn shown(&self) -> String {
+        self.urls
+            .iter()
+            .map(|url| redacted(url))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// `text` with every credential of these options replaced by `***`.
+    pub fn scrubbed(&self, text: &str) -> String {
+        let mut text = self
+            .urls
+            .iter()
+            .fold(text.to_string(), |text, url| scrub(url, &text));
+        let secrets = self
+            .user_password
+            .iter()
+            .flat_map(|(user, password)| [user.as_str(), password.as_str()])
+            .chain(self.token.as_deref());
+        for secret in secrets.filter(|s| s.len() >= 4) {
+            text = text.replace(secret, "***");
+        }
+        text
+    }
+
+    fn timeout(&self) -> Duration {
+        self.connect_timeout.unwrap_or(CONNECT_TIMEOUT)
+    }
+}
+
+/// `urls` split at commas, each trimmed, blanks dropped.
+pub fn split_urls(urls: &str) -> Vec<String> {
+    urls.split(',')
+        .map(str::trim)
+        .filter(|url| !url.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Connects to the servers of `options` as client `name` (what the server
+/// shows for this connection). Fails in bounded time; once connected the
+/// client reconnects forever on its own, telling `events` of each change.
+pub async fn connect(
+    options: &Options,
+    name: &str,
+    events: Option<Events>,
+) -> Result<async_nats::Client, ConnectError> {
+    if options.urls.is_empty() {
+        return Err(ConnectError::NoServer);
+    }
+    let mut connect = async_nats::ConnectOptions::new()
+        .name(name)
+        .connection_timeout(options.timeout())
+        // A request's own timeout is the caller's to choose.
+        .request_timeout(None)
+        .max_reconnects(None);
+    if let Some((user, password)) = &options.user_password {
+        connect = connect.user_and_password(user.clone(), password.clone());
+    }
+    if let Some(token) = &options.token {
+        connect = connect.token(token.clone());
+    }
+    if let Some(path) = &options.nkey_file {
+        let seed = std::fs::read_to_string(path).map_err(|error| ConnectError::Credentials {
+            what: "the NKey seed file",
+            path: path.display().to_string(),
+            error,
+        })?;
+        connect = connect.nkey(seed.trim().to_string());
+    }
+    if let Some(path) = &options.creds_file {
+        let creds = std::fs::read_to_string(path).map_err(|error| ConnectError::Credentials {
+            what: "the credentials file",
+            path: path.display().to_string(),
+            error,
+        })?;
+        connect = connect
+            .credentials(&creds)
+            .map_err(|error| ConnectError::Credentials {
+                what: "the credentials file",
+                path: path.display().to_string(),
+                error,
+            })?;
+    }
+    if let Some(path) = &options.tls_ca_file {
+        // Read here, so that a missing file is named as such rather than
+        // as a TLS failure.
+        std::fs::metadata(path).map_err(|error| ConnectError::Credentials {
+            what: "the TLS CA file",
+            path: path.display().to_string(),
+            error,
+        })?;
+        connect = connect
+            .add_root_certificates(path.clone())
+            .require_tls(true);
+    }
+    if let Some(events) = events {
+        let shown = options.clone();
+        connect = connect.event_callback(move |event| {
+            let events = std::sync::Arc::clone(&events);
+            let text = shown.scrubbed(&event.to_string());
+            async move { events(text) }
+        });
+    }
+    let servers = options.shown();
+    // async-nats's connection timeout covers each attempt's handshake; the
+    // whole connect (resolving, every URL) is bounded here as well.
+    let limit = options.timeout() + Duration::from_secs(1);
+    match tokio::time::timeout(limit, connect.connect(options.urls.as_slice())).await {
+        Ok(Ok(client)) => Ok(client),
+        Ok(Err(error)) => Err(ConnectError::Connect {
+            servers,
+            why: options.scrubbed(&describe(&error)),
+        }),
+        Err(_) => Err(ConnectError::TimedOut {
+            servers,
+            seconds: limit.as_secs(),
+        }),
+    }
+}
+
+/// What went wrong, said plainly (async-nats's kinds, with its own text).
+fn describe(error: &async_nats::ConnectError) -> String {
+    use async_nats::ConnectErrorKind as Kind;
+    let what = match error.kind() {
+        Kind::AuthorizationViolation => "the server refused the credentials",
+        Kind::TimedOut => "no answer in time",
+        Kind::Tls => "the TLS handshake failed",
+        Kind::ServerParse => "a server URL could not be read",
+        Kind::Dns => "the server's name could not be resolved",
+        Kind::Authentication => "the credentials could not be used",
+        Kind::Io => "the server could not be reached",
+        _ => "the connection failed",
+    };
+    format!("{what} ({error})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_split_as_nats_url_lists_them() {
+        assert_eq!(
+            split_urls(" nats://a:4222, ,tls://b:4222 "),
+            ["nats://a:4222", "tls://b:4222"]
+        );
+        assert!(split_urls(" , ").is_empty());
+    }
+
+    #[test]
+    fn credentials_are_never_shown() {
+        let mut options =
+            Options::for_urls("nats://alice:s3cret@host:4222,nats://tok3n@other:4222");
+        options.token = Some("flagtoken".into());
+        let shown = options.shown();
+        assert!(
+            !shown.contains("s3cret") && !shown.contains("tok3n"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("host:4222") && shown.contains("other:4222"),
+            "{shown}"
+        );
+        let text = options.scrubbed("auth failed for alice:s3cret with flagtoken");
+        assert!(
+            !text.contains("s3cret") && !text.contains("flagtoken"),
+            "{text}"
+        );
+    }
+}

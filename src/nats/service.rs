@@ -1,0 +1,213 @@
+//! NATS services (ADR-32, "micro"): the facts of the discovery protocol
+//! every NATS user's tooling speaks (`nats micro ls`, nats-py's
+//! `nats.micro`, `@nats-io/services`), in one place: the subjects an
+//! instance answers, the shapes of its PING, INFO and STATS replies, the
+//! headers of an endpoint's error, and the rules on names.
+//!
+//! The shapes are the superset every parser accepts: `metadata` always an
+//! object (never null or absent), per endpoint `queue_group` and
+//! `metadata`, `last_error` empty when there was none, `data` an object,
+//! `started` in UTC with milliseconds and `Z` (nats-py fails on nine
+//! digits), times in integer nanoseconds.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// The three verbs an instance answers.
+pub const VERBS: [&str; 3] = ["PING", "INFO", "STATS"];
+
+/// The queue group endpoints join unless told otherwise.
+pub const DEFAULT_QUEUE: &str = "q";
+
+/// The header carrying an endpoint error's text.
+pub const ERROR_HEADER: &str = "Nats-Service-Error";
+/// The header carrying an endpoint error's code (a number, as text).
+pub const ERROR_CODE_HEADER: &str = "Nats-Service-Error-Code";
+
+pub const PING_TYPE: &str = "io.nats.micro.v1.ping_response";
+pub const INFO_TYPE: &str = "io.nats.micro.v1.info_response";
+pub const STATS_TYPE: &str = "io.nats.micro.v1.stats_response";
+
+/// The subjects on which an instance answers `verb`: for every service,
+/// for services named `name`, and for this instance (`id`). Plain
+/// subscriptions (every instance answers), not a queue group.
+pub fn subjects(verb: &str, name: &str, id: &str) -> [String; 3] {
+    [
+        format!("$SRV.{verb}"),
+        format!("$SRV.{verb}.{name}"),
+        format!("$SRV.{verb}.{name}.{id}"),
+    ]
+}
+
+/// Whether `name` may name a service or an endpoint
+/// (`^[A-Za-z0-9_-]+$`).
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// `name` made a valid service or endpoint name: every other character
+/// becomes `_` (an empty name becomes `_`). Callers that need names to
+/// stay apart check the results for collisions.
+pub fn sanitized_name(name: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if cleaned.is_empty() {
+        "_".to_string()
+    } else {
+        cleaned
+    }
+}
+
+/// A new instance id: 22 characters of `[0-9A-Za-z]`, random, as NUIDs
+/// are.
+pub fn instance_id() -> String {
+    nuid::next().to_string()
+}
+
+/// `time` as `started` is written: UTC, milliseconds, `Z`.
+pub fn timestamp(time: std::time::SystemTime) -> String {
+    let since = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let seconds = since.as_secs();
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    let (year, month, day) = civil_from_days(days as i64);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        since.subsec_millis()
+    )
+}
+
+/// The proleptic Gregorian date of `days` since 1970-01-01 (Howard
+/// Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// Metadata: string keys to string values.
+pub type Metadata = BTreeMap<String, String>;
+
+/// What identifies an instance, in every reply.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Identity {
+    pub name: String,
+    pub id: String,
+    pub version: String,
+    #[serde(default)]
+    pub metadata: Metadata,
+}
+
+/// The reply to `$SRV.PING`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Ping {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(flatten)]
+    pub identity: Identity,
+}
+
+/// One endpoint as INFO lists it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct EndpointInfo {
+    pub name: String,
+    pub subject: String,
+    #[serde(default)]
+    pub queue_group: String,
+    #[serde(default)]
+    pub metadata: Metadata,
+}
+
+/// The reply to `$SRV.INFO`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Info {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(flatten)]
+    pub identity: Identity,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub endpoints: Vec<EndpointInfo>,
+}
+
+/// One endpoint as STATS counts it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EndpointStats {
+    pub name: String,
+    pub subject: String,
+    #[serde(default)]
+    pub queue_group: String,
+    pub num_requests: u64,
+    pub num_errors: u64,
+    pub last_error: String,
+    /// Nanoseconds, in all.
+    pub processing_time: u64,
+    /// Nanoseconds, per request.
+    pub average_processing_time: u64,
+    #[serde(default)]
+    pub data: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The reply to `$SRV.STATS`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Stats {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(flatten)]
+    pub identity: Identity,
+    pub started: String,
+    #[serde(default)]
+    pub endpoints: Vec<EndpointStats>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn started_is_utc_with_milliseconds() {
+        let time = std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_795_822_112_595);
+        assert_eq!(timestamp(time), "2026-11-27T23:28:32.595Z");
+        assert_eq!(timestamp(std::time::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn names_are_checked_and_made_valid() {
+        assert!(valid_name("read_file-2"));
+        assert!(!valid_name("a.b") && !valid_name("") && !valid_name("é"));
+        assert_eq!(sanitized_name("a.b c/é"), "a_b_c__");
+        assert_eq!(sanitized_name(""), "_");
+    }
+
+    #[test]
+    fn subjects_are_the_three_forms() {
+        assert_eq!(
+            subjects("PING", "toolc", "ID"),
+            ["$SRV.PING", "$SRV.PING.toolc", "$SRV.PING.toolc.ID"]
+        );
+    }
+}
