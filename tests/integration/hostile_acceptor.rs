@@ -19,6 +19,10 @@ use serde_json::{Value, json};
 
 use crate::TempDir;
 
+/// How many more threads than after its first round a `serve` may have
+/// after more rounds of the same calls (see the test that uses it).
+const THREAD_SLACK: usize = 4;
+
 /// A probe that runs the Python of its `code` argument and prints `out`.
 const PROBE: &str = r#"
 import json, os, socket, sys, time
@@ -576,8 +580,12 @@ for _ in range(8):
         descriptors,
         serve.descriptors()
     );
+    // A few threads come and go on their own (the async runtime's pool
+    // for blocking work grows with the calls at once and lets idle
+    // threads go after seconds); a leak would be one per connection,
+    // over a hundred a round.
     assert!(
-        serve.threads() <= threads,
+        serve.threads() <= threads + THREAD_SLACK,
         "threads: {} after the first round, {} after four",
         threads,
         serve.threads()
