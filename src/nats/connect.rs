@@ -5,7 +5,9 @@
 //! Servers are given as `NATS_URL` gives them: one URL, or several
 //! separated by commas (a cluster; the client picks among them and fails
 //! over). A URL may carry `user:password@` or a lone token before the
-//! host; `tls://` asks for TLS. Credentials may also come from flags: a
+//! host (the NATS client does not read them from the URL: toolc takes
+//! them out and logs in with them, unless flags give credentials);
+//! `tls://` asks for TLS. Credentials may also come from flags: a
 //! user and password, a token, an NKey seed file or a `.creds` file (a
 //! JWT and its seed), and a CA file makes TLS trust a private authority.
 //! No credential is ever shown: [`Options::shown`] is what logs and
@@ -30,7 +32,7 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct Options {
     /// The servers' URLs (at least one).
     pub urls: Vec<String>,
-    /// A user and password (flags; a URL's own take precedence in it).
+    /// A user and password (flags; without them, a URL's own).
     pub user_password: Option<(String, String)>,
     pub token: Option<String>,
     /// A file holding an NKey seed (`SU…`).
@@ -127,17 +129,29 @@ pub async fn connect(
     if options.urls.is_empty() {
         return Err(ConnectError::NoServer);
     }
+    let (urls, from_url) = without_credentials(&options.urls);
     let mut connect = async_nats::ConnectOptions::new()
         .name(name)
         .connection_timeout(options.timeout())
         // A request's own timeout is the caller's to choose.
         .request_timeout(None)
         .max_reconnects(None);
+    let flagged = options.user_password.is_some()
+        || options.token.is_some()
+        || options.nkey_file.is_some()
+        || options.creds_file.is_some();
     if let Some((user, password)) = &options.user_password {
         connect = connect.user_and_password(user.clone(), password.clone());
     }
     if let Some(token) = &options.token {
         connect = connect.token(token.clone());
+    }
+    match from_url.filter(|_| !flagged) {
+        Some(UrlCredentials::UserPassword(user, password)) => {
+            connect = connect.user_and_password(user, password);
+        }
+        Some(UrlCredentials::Token(token)) => connect = connect.token(token),
+        None => {}
     }
     if let Some(path) = &options.nkey_file {
         let seed = std::fs::read_to_string(path).map_err(|error| ConnectError::Credentials {
@@ -185,7 +199,7 @@ pub async fn connect(
     // async-nats's connection timeout covers each attempt's handshake; the
     // whole connect (resolving, every URL) is bounded here as well.
     let limit = options.timeout() + Duration::from_secs(1);
-    match tokio::time::timeout(limit, connect.connect(options.urls.as_slice())).await {
+    match tokio::time::timeout(limit, connect.connect(urls.as_slice())).await {
         Ok(Ok(client)) => Ok(client),
         Ok(Err(error)) => Err(ConnectError::Connect {
             servers,
@@ -196,6 +210,69 @@ pub async fn connect(
             seconds: limit.as_secs(),
         }),
     }
+}
+
+/// Credentials written in a server URL.
+#[derive(Debug, PartialEq)]
+enum UrlCredentials {
+    UserPassword(String, String),
+    Token(String),
+}
+
+/// `urls` without their user information, and the first credentials
+/// found in them (percent-decoded).
+fn without_credentials(urls: &[String]) -> (Vec<String>, Option<UrlCredentials>) {
+    let mut found = None;
+    let stripped = urls
+        .iter()
+        .map(|url| {
+            let (scheme, rest) = url
+                .split_once("://")
+                .map_or(("", url.as_str()), |(s, r)| (s, r));
+            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+            let (authority, tail) = rest.split_at(end);
+            let Some((userinfo, host)) = authority.rsplit_once('@') else {
+                return url.clone();
+            };
+            if found.is_none() && !userinfo.is_empty() {
+                found = Some(match userinfo.split_once(':') {
+                    Some((user, password)) => {
+                        UrlCredentials::UserPassword(decoded(user), decoded(password))
+                    }
+                    None => UrlCredentials::Token(decoded(userinfo)),
+                });
+            }
+            if scheme.is_empty() {
+                format!("{host}{tail}")
+            } else {
+                format!("{scheme}://{host}{tail}")
+            }
+        })
+        .collect();
+    (stripped, found)
+}
+
+/// `text` with its `%XX` escapes decoded (invalid ones kept as written).
+fn decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%'
+            && let (Some(high), Some(low)) = (
+                bytes.get(i + 1).copied().and_then(hex),
+                bytes.get(i + 2).copied().and_then(hex),
+            )
+        {
+            out.push((high * 16 + low) as u8);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// What went wrong, said plainly (async-nats's kinds, with its own text).
@@ -225,6 +302,20 @@ mod tests {
             ["nats://a:4222", "tls://b:4222"]
         );
         assert!(split_urls(" , ").is_empty());
+    }
+
+    #[test]
+    fn credentials_come_out_of_urls() {
+        let urls = split_urls("nats://al%40ice:p%3Ass@h1:4222,nats://tok@h2:4222/x,h3:4222");
+        let (stripped, found) = without_credentials(&urls);
+        assert_eq!(stripped, ["nats://h1:4222", "nats://h2:4222/x", "h3:4222"]);
+        assert_eq!(
+            found,
+            Some(UrlCredentials::UserPassword("al@ice".into(), "p:ss".into()))
+        );
+        let (_, found) = without_credentials(&split_urls("tls://s3cret@h:4222"));
+        assert_eq!(found, Some(UrlCredentials::Token("s3cret".into())));
+        assert_eq!(without_credentials(&split_urls("nats://h:1")).1, None);
     }
 
     #[test]
