@@ -54,6 +54,7 @@ pub mod run;
 
 // Everything else is the crate's own.
 mod cli;
+mod clock;
 mod formats;
 mod json;
 mod live;

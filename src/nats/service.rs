@@ -78,34 +78,7 @@ pub fn instance_id() -> String {
 
 /// `time` as `started` is written: UTC, milliseconds, `Z`.
 pub fn timestamp(time: std::time::SystemTime) -> String {
-    let since = time
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    let seconds = since.as_secs();
-    let (days, rest) = (seconds / 86_400, seconds % 86_400);
-    let (year, month, day) = civil_from_days(days as i64);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60,
-        since.subsec_millis()
-    )
-}
-
-/// The proleptic Gregorian date of `days` since 1970-01-01 (Howard
-/// Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    crate::clock::rfc3339(time)
 }
 
 /// Metadata: string keys to string values.
@@ -187,13 +160,6 @@ pub struct Stats {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn started_is_utc_with_milliseconds() {
-        let time = std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_795_822_112_595);
-        assert_eq!(timestamp(time), "2026-11-27T23:28:32.595Z");
-        assert_eq!(timestamp(std::time::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
-    }
 
     #[test]
     fn names_are_checked_and_made_valid() {

@@ -16,6 +16,8 @@ use std::path::Path;
 /// IR and the formats, the front end, lint, the backends, serve, the CLI.
 const LAYERS: &[(&str, u8)] = &[
     ("source", 0),
+    // Time as toolc writes it (the audit log, NATS services).
+    ("clock", 0),
     ("suggest", 0),
     // How text is shown to people, used by the CLI and the server's log.
     ("terminal", 0),
