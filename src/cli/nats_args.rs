@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::CliError;
-use crate::nats::connect::{self, Options};
+use crate::nats::connect::Options;
 
 #[derive(Debug, Clone, clap::Args)]
 pub(super) struct NatsArgs {
@@ -44,14 +44,14 @@ impl NatsArgs {
     /// The options to connect to `urls` (as NATS_URL writes them: one URL
     /// or several, comma-separated) with these credentials.
     pub(super) fn options(&self, urls: &str) -> Result<Options, CliError> {
-        let urls = connect::split_urls(urls);
-        if urls.is_empty() {
+        let options = Options::for_urls(urls);
+        if options.urls.is_empty() {
             return Err(CliError::Usage(
                 "no NATS server given: pass its URL (or set NATS_URL)".to_string(),
             ));
         }
         Ok(Options {
-            urls,
+            urls: options.urls,
             user_password: self.nats_user.clone().zip(self.nats_password.clone()),
             token: self.nats_token.clone(),
             nkey_file: self.nats_nkey.clone(),

@@ -22,8 +22,33 @@ pub const WINDOW: Duration = Duration::from_millis(500);
 
 /// Why discovery could not ask.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot ask NATS services for their tools ($SRV.INFO): {0}")]
-pub struct DiscoverError(String);
+pub enum DiscoverError {
+    #[error("cannot ask NATS services for their tools ($SRV.INFO): {0}")]
+    Ask(String),
+    #[error(transparent)]
+    Connect(#[from] super::connect::ConnectError),
+    #[error("cannot start the runtime of the NATS client")]
+    Runtime(#[source] std::io::Error),
+}
+
+/// The tools the fleet at `options` serves, as [`document`] writes them,
+/// asked once (answers gathered for `window`); blocking.
+pub fn fetch(
+    options: &super::connect::Options,
+    window: Duration,
+) -> Result<Vec<Tool>, DiscoverError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(DiscoverError::Runtime)?;
+    let found = runtime.block_on(async {
+        let client = super::connect::connect(options, "toolc discovery", None).await?;
+        let infos = infos(&client, window).await?;
+        Ok::<_, DiscoverError>(tools(&infos))
+    });
+    runtime.shutdown_background();
+    found
+}
 
 /// One tool of the fleet.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,16 +73,16 @@ pub async fn infos(
     let mut replies = client
         .subscribe(inbox.clone())
         .await
-        .map_err(|e| DiscoverError(e.to_string()))?;
+        .map_err(|e| DiscoverError::Ask(e.to_string()))?;
     let subject = format!("$SRV.{}", service::VERBS[1]);
     client
         .publish_with_reply(subject, inbox, Vec::new().into())
         .await
-        .map_err(|e| DiscoverError(e.to_string()))?;
+        .map_err(|e| DiscoverError::Ask(e.to_string()))?;
     client
         .flush()
         .await
-        .map_err(|e| DiscoverError(e.to_string()))?;
+        .map_err(|e| DiscoverError::Ask(e.to_string()))?;
     let mut found = Vec::new();
     let until = tokio::time::Instant::now() + window;
     loop {
