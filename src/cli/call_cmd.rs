@@ -124,7 +124,7 @@ pub(super) fn run(
                 err,
                 "error: {tool} did not answer within {seconds} s, and the outcome is unknown: the tool may have run. It was sent once and not again because it is not known to be idempotent (its workers publish no idempotentHint; pass --idempotent if calling it twice is safe)"
             )?;
-            Ok(Outcome::OutcomeUnknown)
+            Ok(Outcome::UnknownResult)
         }
     }
 }

@@ -51,7 +51,7 @@ pub(super) enum Outcome {
     TimedOut,
     /// `toolc call`: no answer in time, and the tool may have run (said
     /// on stderr).
-    OutcomeUnknown,
+    UnknownResult,
 }
 
 impl Outcome {
@@ -187,7 +187,7 @@ pub(super) fn exit_code(result: &Result<Outcome, CliError>) -> u8 {
         Ok(Outcome::Findings | Outcome::Refused | Outcome::ToolFailed) => EXIT_FINDINGS,
         Ok(Outcome::NoWorker) => EXIT_NO_WORKER,
         Ok(Outcome::TimedOut) => EXIT_TIMED_OUT,
-        Ok(Outcome::OutcomeUnknown) => EXIT_OUTCOME_UNKNOWN,
+        Ok(Outcome::UnknownResult) => EXIT_OUTCOME_UNKNOWN,
         Ok(Outcome::Interrupted(signal))
         | Err(CliError::Live(crate::live::LiveError::Interrupted { signal, .. })) => {
             u8::try_from(128 + signal).unwrap_or(EXIT_FAILURE)
@@ -284,7 +284,7 @@ mod tests {
         assert_eq!(exit_code(&Err(CliError::Usage("bad".to_string()))), 2);
         assert_eq!(exit_code(&Ok(Outcome::NoWorker)), 3);
         assert_eq!(exit_code(&Ok(Outcome::TimedOut)), 4);
-        assert_eq!(exit_code(&Ok(Outcome::OutcomeUnknown)), 5);
+        assert_eq!(exit_code(&Ok(Outcome::UnknownResult)), 5);
     }
 
     #[test]

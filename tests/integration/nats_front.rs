@@ -1,7 +1,7 @@
 //! A NATS fleet as a source of tools: nats-py `nats.micro` services whose
 //! endpoints' metadata describe their tools (as a toolc worker's do) are
-//! discovered through `$SRV.INFO` by `toolc lint --nats-url`, and served
-//! to MCP clients by `toolc serve --nats-url`.
+//! discovered through `$SRV.INFO` by `toolc lint --nats-url`, and tell
+//! `toolc call` which tools are idempotent.
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -17,7 +17,8 @@ use crate::{TempDir, Test};
 /// A NATS service instance named `SERVICE` with one endpoint per tool of
 /// `TOOLS` (a JSON list of `{name, metadata}`), each on
 /// `nachos.tool.<name>.request`, answering a Nachos envelope whose result
-/// echoes the arguments.
+/// echoes the arguments. With `DROP_FIRST` set, every tool leaves its
+/// first request unanswered (a worker that lost it).
 const SERVICE: &str = r#"
 import asyncio, json, os, sys
 import nats
@@ -27,10 +28,15 @@ async def main():
     nc = await nats.connect(os.environ["NATS_URL"])
     service = await add_service(nc, name=os.environ["SERVICE"], version="1.0.0",
                                 description="a test fleet member")
+    seen = {}
     for tool in json.loads(os.environ["TOOLS"]):
         name = tool["name"]
         async def handle(request, name=name):
             envelope = json.loads(request.data)
+            seen[name] = seen.get(name, 0) + 1
+            print("request " + json.dumps(envelope), flush=True)
+            if os.environ.get("DROP_FIRST") and seen[name] == 1:
+                return
             args = {k: v for k, v in envelope["payload"].items()
                     if k not in ("sessionId", "callId", "sandbox")}
             text = json.dumps({"tool": name, "args": args})
@@ -52,12 +58,19 @@ asyncio.run(main())
 
 pub struct Service {
     child: Child,
+    /// What it printed after "ready": one `request <envelope>` per request.
+    lines: mpsc::Receiver<String>,
     _dir: TempDir,
 }
 
 impl Service {
     /// Starts the service and waits until it has subscribed.
     pub fn start(url: &str, name: &str, tools: &Value) -> Service {
+        Service::start_with(url, name, tools, false)
+    }
+
+    /// As [`Service::start`]; with `drop_first`, each tool ignores its first request.
+    pub fn start_with(url: &str, name: &str, tools: &Value, drop_first: bool) -> Service {
         let python = std::env::var_os("TOOLC_TEST_PYTHON")
             .map(PathBuf::from)
             .expect("TOOLC_TEST_PYTHON is not set: run the tests with scripts/test (nats-py)");
@@ -68,29 +81,41 @@ impl Service {
             .env("NATS_URL", url)
             .env("SERVICE", name)
             .env("TOOLS", tools.to_string())
+            .env("DROP_FIRST", if drop_first { "1" } else { "" })
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
             .expect("start python");
         let stdout = child.stdout.take().expect("stdout");
-        let (send, ready) = mpsc::channel();
+        let (send, lines) = mpsc::channel();
         std::thread::spawn(move || {
-            if let Some(Ok(line)) = BufReader::new(stdout).lines().next() {
-                let _ = send.send(line);
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if send.send(line).is_err() {
+                    break;
+                }
             }
         });
-        let line = ready
+        let line = lines
             .recv_timeout(Duration::from_secs(20))
             .expect("the service says it is ready");
         assert_eq!(line, "ready");
-        Service { child, _dir: dir }
+        Service {
+            child,
+            lines,
+            _dir: dir,
+        }
     }
 
-    /// Stops the service (it leaves the fleet).
-    pub fn stop(mut self) {
-        drop(self.child.stdin.take());
-        let _ = self.child.wait();
+    /// The envelopes of the requests it took so far.
+    pub fn requests(&self) -> Vec<Value> {
+        let mut found = Vec::new();
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_millis(300)) {
+            if let Some(json) = line.strip_prefix("request ") {
+                found.push(serde_json::from_str(json).expect("JSON"));
+            }
+        }
+        found
     }
 }
 
@@ -164,4 +189,39 @@ fn nats_lint_points_into_a_discovered_bad_tool() {
         .collect();
     assert_eq!(names, ["broken", "lookup"]);
     assert_eq!(listed["tools"][1]["description"], "Look a word up.");
+}
+
+#[test]
+fn nats_call_learns_idempotency_from_the_fleets_annotations() {
+    let server = NatsServer::start();
+    let input = json!({"type": "object"});
+    let tools = json!([
+        {"name": "stats", "metadata": metadata("Read counters.", &input, Some(&json!({"idempotentHint": true})))},
+        {"name": "charge", "metadata": metadata("Charge a card.", &input, Some(&json!({"idempotentHint": false})))},
+    ]);
+    let service = Service::start_with(&server.url, "pyfleet", &tools, true);
+    let call = |tool: &str| {
+        Test::new()
+            .args(["call", "--nats", &server.url, tool, "--args", "{}"])
+            .args(["--timeout", "6", "--attempt-timeout", "1"])
+            .run()
+    };
+    // The first request is lost; $SRV.INFO says the tool is idempotent:
+    // sent again, with the same envelope id, and answered.
+    let output = call("stats");
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let printed: Value = serde_json::from_str(output.stdout.trim()).expect("one JSON line");
+    assert_eq!(printed["output"]["tool"], "stats");
+    let requests = service.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    assert_eq!(requests[0]["id"], requests[1]["id"]);
+    // Not idempotent: sent once, and the outcome is unknown.
+    let output = call("charge");
+    assert_eq!(output.code, 5, "{}", output.stderr);
+    assert!(
+        output.stderr.contains("outcome is unknown"),
+        "{}",
+        output.stderr
+    );
+    assert_eq!(service.requests().len(), 1);
 }
