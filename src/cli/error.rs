@@ -20,6 +20,14 @@ const EXIT_CLEAN: u8 = 0;
 const EXIT_FINDINGS: u8 = 1;
 /// The exit code of a run that could not do its job.
 const EXIT_FAILURE: u8 = 2;
+/// `toolc call`: no worker serves the tool (nobody subscribes to its
+/// subject).
+const EXIT_NO_WORKER: u8 = 3;
+/// `toolc call`: an idempotent tool answered no attempt in time.
+const EXIT_TIMED_OUT: u8 = 4;
+/// `toolc call`: a tool not known to be idempotent did not answer in
+/// time; it may have run.
+const EXIT_OUTCOME_UNKNOWN: u8 = 5;
 
 /// How a subcommand that did its job ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +45,13 @@ pub(super) enum Outcome {
     /// `toolc run` was stopped by this signal (SIGINT, SIGTERM, SIGHUP)
     /// after its call was cancelled: `128 + signal`, as a shell reports it.
     Interrupted(i32),
+    /// `toolc call`: no worker serves the tool (said on stderr).
+    NoWorker,
+    /// `toolc call`: no answer in time, though retried (said on stderr).
+    TimedOut,
+    /// `toolc call`: no answer in time, and the tool may have run (said
+    /// on stderr).
+    UnknownResult,
 }
 
 impl Outcome {
@@ -139,6 +154,15 @@ pub enum CliError {
     /// be read.
     #[error(transparent)]
     Live(#[from] crate::live::LiveError),
+    /// A NATS server that could not be reached or refused the login.
+    #[error(transparent)]
+    NatsConnect(#[from] crate::nats::connect::ConnectError),
+    #[error(transparent)]
+    NatsCall(#[from] crate::nats::call::CallError),
+    #[error(transparent)]
+    NatsDiscover(#[from] crate::nats::discover::DiscoverError),
+    #[error("cannot start the async runtime")]
+    Runtime(#[source] std::io::Error),
 }
 
 fn list(paths: &[PathBuf]) -> String {
@@ -161,6 +185,9 @@ pub(super) fn exit_code(result: &Result<Outcome, CliError>) -> u8 {
     match result {
         Ok(Outcome::Clean) => EXIT_CLEAN,
         Ok(Outcome::Findings | Outcome::Refused | Outcome::ToolFailed) => EXIT_FINDINGS,
+        Ok(Outcome::NoWorker) => EXIT_NO_WORKER,
+        Ok(Outcome::TimedOut) => EXIT_TIMED_OUT,
+        Ok(Outcome::UnknownResult) => EXIT_OUTCOME_UNKNOWN,
         Ok(Outcome::Interrupted(signal))
         | Err(CliError::Live(crate::live::LiveError::Interrupted { signal, .. })) => {
             u8::try_from(128 + signal).unwrap_or(EXIT_FAILURE)
@@ -255,6 +282,9 @@ mod tests {
         assert_eq!(exit_code(&Ok(Outcome::Interrupted(libc::SIGHUP))), 129);
         assert_eq!(exit_code(&Ok(Outcome::Interrupted(libc::SIGTERM))), 143);
         assert_eq!(exit_code(&Err(CliError::Usage("bad".to_string()))), 2);
+        assert_eq!(exit_code(&Ok(Outcome::NoWorker)), 3);
+        assert_eq!(exit_code(&Ok(Outcome::TimedOut)), 4);
+        assert_eq!(exit_code(&Ok(Outcome::UnknownResult)), 5);
     }
 
     #[test]

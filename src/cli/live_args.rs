@@ -34,6 +34,15 @@ pub(super) struct LiveArgs {
     /// does. Repeatable.
     #[arg(long = "mcp-url", value_name = "URL")]
     pub(super) mcp_url: Vec<String>,
+    /// Read the tools of the NATS services at this URL (several comma-separated: a
+    /// cluster): every instance that answers $SRV.INFO within half a second, each
+    /// endpoint's metadata a tool (description, input_schema, output_schema,
+    /// annotations), each tool once. Read as an MCP manifest named nats://<server>.
+    /// Repeatable.
+    #[arg(long = "nats-url", value_name = "URL")]
+    pub(super) nats_url: Vec<String>,
+    #[command(flatten)]
+    nats: super::nats_args::NatsArgs,
     /// The time each live server has to start, answer the handshake and list every
     /// page of its tools, in seconds; past it the run fails (exit 2).
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
@@ -51,7 +60,7 @@ pub(super) struct LiveArgs {
 impl LiveArgs {
     /// Whether a live server is named.
     pub(super) fn any(&self) -> bool {
-        !self.mcp_stdio.is_empty() || !self.mcp_url.is_empty()
+        !self.mcp_stdio.is_empty() || !self.mcp_url.is_empty() || !self.nats_url.is_empty()
     }
 
     /// The servers, commands first, each kind in command-line order.
@@ -76,7 +85,10 @@ impl LiveArgs {
             super::refuse_output_among_inputs(save, inputs)?;
         }
         let servers = self.servers();
-        let fetched = live::fetch(&servers, self.mcp_timeout)?;
+        let mut fetched = live::fetch(&servers, self.mcp_timeout)?;
+        for urls in &self.nats_url {
+            fetched.push(self.fetch_nats(urls)?);
+        }
         for warning in fetched.iter().filter_map(|f| f.warning.as_deref()) {
             eprintln!("warning: {}", crate::terminal::one_line(warning));
         }
@@ -91,6 +103,32 @@ impl LiveArgs {
                 text: f.document,
             })
             .collect())
+    }
+}
+
+impl LiveArgs {
+    /// The tools of the NATS fleet at `urls`, as a live server's document.
+    fn fetch_nats(&self, urls: &str) -> Result<live::Fetched, CliError> {
+        let options = self.nats.options(urls)?;
+        let tools = crate::nats::discover::fetch(&options, crate::nats::discover::WINDOW)?;
+        let shown = options.shown();
+        let warning = tools
+            .is_empty()
+            .then(|| format!("no NATS service at {shown} answered $SRV.INFO with a tool"));
+        let name = shown
+            .split(',')
+            .next()
+            .unwrap_or_default()
+            .split("://")
+            .last()
+            .unwrap_or_default()
+            .to_string();
+        Ok(live::Fetched {
+            path: format!("nats://{name}"),
+            name: format!("nats-{name}"),
+            document: crate::nats::discover::document(&tools),
+            warning,
+        })
     }
 }
 

@@ -7,6 +7,7 @@
 //! run itself failed (a bad flag, a named path that does not exist, an
 //! output file that could not be written).
 
+mod call_cmd;
 mod convert_cmd;
 mod error;
 mod explain;
@@ -15,6 +16,7 @@ mod gen_cmd;
 mod gen_rust;
 mod lint_cmd;
 mod live_args;
+mod nats_args;
 mod render;
 mod run_cmd;
 mod serve_cmd;
@@ -115,6 +117,21 @@ enum Command {
     /// why), 2 the call could not be made (bad flags or arguments, a broken manifest),
     /// 130, 143, 129 toolc was stopped by SIGINT, SIGTERM, SIGHUP (the call cancelled).
     Run(run_cmd::RunArgs),
+    /// Call one tool of a NATS fleet (toolc workers, Nachos tool workers) and print its
+    /// result as `toolc run` does, as one JSON line.
+    ///
+    /// The request is a Nachos envelope on nachos.tool.<TOOL>.request. No responders and
+    /// a busy worker are retried with backoff within --timeout; a request that gets no
+    /// answer is sent again (with the same envelope id, so a worker answers it from its
+    /// cache) only when the tool is idempotent (--idempotent, or idempotentHint in its
+    /// workers' $SRV.INFO annotations).
+    ///
+    /// Exit codes: 0 the tool succeeded, 1 it failed or was refused (the JSON line says
+    /// why), 2 the call could not be made (bad flags or arguments, an unreachable server,
+    /// refused credentials), 3 no worker serves the tool, 4 an idempotent tool answered
+    /// no attempt in time, 5 the tool did not answer in time and may have run (outcome
+    /// unknown).
+    Call(call_cmd::CallArgs),
     /// Serve the tools of manifests to MCP clients, over stdio or Streamable HTTP.
     ///
     /// Every tool of the manifests is listed (tools/list, in manifest order, with the
@@ -645,6 +662,7 @@ fn parse_and_run(
         Command::Gen(args) => gen_cmd::run(args, colors, out, err),
         Command::Convert(args) => convert_cmd::run(args, colors, out, err),
         Command::Run(args) => run_cmd::run(args, colors.err, out, err),
+        Command::Call(args) => call_cmd::run(args, out, err),
         Command::Serve(args) => serve_cmd::run(args, colors.err, err),
         Command::Explain { rule } => explain::explain(rule, out),
         Command::Rules { format } => explain::list(*format, out),

@@ -230,18 +230,31 @@ pub(super) fn run(
 /// most `--max-args-size` bytes of them: a larger document is refused
 /// after reading one byte past the limit, never read whole.
 fn arguments(args: &RunArgs) -> Result<Value, CliError> {
-    let limit = args.max_args_size;
-    let (text, from) = if let Some(text) = &args.args {
+    read_arguments(
+        args.args.as_deref(),
+        args.args_file.as_deref(),
+        args.max_args_size,
+    )
+}
+
+/// The arguments of a call from `--args` (`inline`), `--args-file` or
+/// standard input, at most `limit` bytes (what `toolc call` reads too).
+pub(super) fn read_arguments(
+    inline: Option<&str>,
+    file: Option<&std::path::Path>,
+    limit: u64,
+) -> Result<Value, CliError> {
+    let (text, from) = if let Some(text) = inline {
         let from = "--args".to_string();
         if u64::try_from(text.len()).map_or(true, |len| len > limit) {
             return Err(CliError::ArgumentsTooLarge { from, limit });
         }
-        (text.clone(), from)
+        (text.to_string(), from)
     } else {
-        let path = args.args_file.clone().unwrap_or_else(|| PathBuf::from("-"));
+        let path = file.map_or_else(|| PathBuf::from("-"), std::path::Path::to_path_buf);
         if path.as_os_str() == "-" {
             let stdin = std::io::stdin();
-            if args.args_file.is_none() && stdin.is_terminal() {
+            if file.is_none() && stdin.is_terminal() {
                 return Err(CliError::Usage(
                     "give the arguments with --args JSON, --args-file FILE or on standard input"
                         .to_string(),

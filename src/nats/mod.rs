@@ -8,9 +8,10 @@
 //! The facts are checked against nats-server 2.15, nats-py 2.16, the npm
 //! `nats` 2.29 client Nachos uses and `@nats-io/services`.
 
-// The worker and the clients that use these land in the next commits.
-#[allow(dead_code)]
+pub(crate) mod call;
 pub(crate) mod connect;
+pub(crate) mod discover;
+// Parts of these are the worker's (`serve --nats`), on its own branch.
 #[allow(dead_code)]
 pub(crate) mod nachos;
 #[allow(dead_code)]

@@ -25,6 +25,17 @@ pub const ERROR_HEADER: &str = "Nats-Service-Error";
 /// The header carrying an endpoint error's code (a number, as text).
 pub const ERROR_CODE_HEADER: &str = "Nats-Service-Error-Code";
 
+/// The endpoint metadata keys that describe a tool (values are strings;
+/// the schemas and annotations JSON text): what a toolc worker writes and
+/// what discovery (`--nats-url`) reads. `tool` is the tool's own name when
+/// the endpoint's had to be sanitized.
+pub const META_TOOL: &str = "tool";
+pub const META_TITLE: &str = "title";
+pub const META_DESCRIPTION: &str = "description";
+pub const META_INPUT_SCHEMA: &str = "input_schema";
+pub const META_OUTPUT_SCHEMA: &str = "output_schema";
+pub const META_ANNOTATIONS: &str = "annotations";
+
 pub const PING_TYPE: &str = "io.nats.micro.v1.ping_response";
 pub const INFO_TYPE: &str = "io.nats.micro.v1.info_response";
 pub const STATS_TYPE: &str = "io.nats.micro.v1.stats_response";

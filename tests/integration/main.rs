@@ -49,6 +49,8 @@ mod live;
 mod live_daemon;
 mod live_errors;
 mod mixed_repositories;
+mod nats_call;
+mod nats_front;
 mod nats_server;
 mod outputs;
 mod policy_outside;
