@@ -8,10 +8,6 @@
 //! The facts are checked against nats-server 2.15, nats-py 2.16, the npm
 //! `nats` 2.29 client Nachos uses and `@nats-io/services`.
 
-// The worker and the clients that use these land in the next commits.
-#[allow(dead_code)]
 pub(crate) mod connect;
-#[allow(dead_code)]
 pub(crate) mod nachos;
-#[allow(dead_code)]
 pub(crate) mod service;

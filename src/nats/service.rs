@@ -42,6 +42,7 @@ pub fn subjects(verb: &str, name: &str, id: &str) -> [String; 3] {
 
 /// Whether `name` may name a service or an endpoint
 /// (`^[A-Za-z0-9_-]+$`).
+#[allow(dead_code)] // the client's, to check what INFO says; tested here
 pub fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name
@@ -106,6 +107,20 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     let year = yoe + era * 400 + i64::from(month <= 2);
     (year, month, day)
+}
+
+/// The keys of a toolc endpoint's metadata (values are strings): how a
+/// client learns a tool from `$SRV.INFO` alone.
+pub mod endpoint_keys {
+    /// The tool's own name (the endpoint's name is sanitized).
+    pub const TOOL: &str = "tool";
+    pub const DESCRIPTION: &str = "description";
+    /// Its input schema, as JSON text.
+    pub const INPUT_SCHEMA: &str = "input_schema";
+    /// Its output schema, as JSON text (only when it declares one).
+    pub const OUTPUT_SCHEMA: &str = "output_schema";
+    /// The SHA-256 (hex) of the tool's whole definition (its MCP entry).
+    pub const DIGEST: &str = "sha256";
 }
 
 /// Metadata: string keys to string values.
