@@ -50,6 +50,7 @@ mod live_daemon;
 mod live_errors;
 mod mixed_repositories;
 mod nats_server;
+mod nats_worker;
 mod outputs;
 mod policy_outside;
 mod policy_shell;
