@@ -97,7 +97,12 @@ pub(crate) fn open_without_waiting(
 pub type AuditSink = std::sync::Arc<dyn Fn(&Value) + Send + Sync>;
 
 /// The call's record: what the log's line holds.
-pub(super) fn line(tool: &str, arguments: &Value, decision: Decision, result: &ToolResult) -> Value {
+pub(super) fn line(
+    tool: &str,
+    arguments: &Value,
+    decision: Decision,
+    result: &ToolResult,
+) -> Value {
     json!({
         "time": rfc3339(SystemTime::now()),
         "tool": tool,

@@ -222,11 +222,7 @@ fn nats_a_nachos_gateway_calls_builtin_and_command_tools() {
     let workspace = TempDir::new("nats-builtin");
     workspace.write("hello.txt", "hi");
     let workspace_arg = workspace.path().display().to_string();
-    let _builtin = Worker::start(
-        &server.url,
-        &["builtin"],
-        &["--workspace", &workspace_arg],
-    );
+    let _builtin = Worker::start(&server.url, &["builtin"], &["--workspace", &workspace_arg]);
     let fixtures = fixtures().display().to_string();
     let _commands = Worker::start(&server.url, &[&fixtures], &[]);
     let replies = gateway(
@@ -422,7 +418,12 @@ fn nats_services_clients_list_the_instance_and_replies_match_the_schemas() {
     let listed = js["infos"][0]["endpoints"].as_array().unwrap();
     assert_eq!(listed.len(), endpoints.len());
     let counted = js["stats"][0]["endpoints"].as_array().unwrap();
-    assert!(counted.iter().any(|e| e["name"] == "echo" && e["num_requests"] == 1), "{js}");
+    assert!(
+        counted
+            .iter()
+            .any(|e| e["name"] == "echo" && e["num_requests"] == 1),
+        "{js}"
+    );
 }
 
 /// nats-py: sends the requests of argv[2] (`[subject, body]`) at once,
@@ -450,7 +451,11 @@ async def main():
 asyncio.run(main())
 "#;
 
-fn concurrent(url: &str, requests: &[(&str, String, f64)], kill: Option<u32>) -> Vec<serde_json::Value> {
+fn concurrent(
+    url: &str,
+    requests: &[(&str, String, f64)],
+    kill: Option<u32>,
+) -> Vec<serde_json::Value> {
     let requests = serde_json::to_string(requests).unwrap();
     let pid = kill.map(|pid| pid.to_string());
     let mut args = vec![url, requests.as_str()];
@@ -477,12 +482,20 @@ fn nats_sigterm_drains_the_calls_in_flight_and_exits_0() {
         )],
         Some(worker.child.id()),
     );
-    assert_eq!(replies[0]["reply"]["payload"]["success"], true, "{replies:?}");
+    assert_eq!(
+        replies[0]["reply"]["payload"]["success"], true,
+        "{replies:?}"
+    );
     assert_eq!(
         replies[0]["reply"]["payload"]["content"][0]["text"],
         r#"{"slept":true}"#
     );
-    assert_eq!(worker.wait(Duration::from_secs(20)), 0, "{}", worker.stderr());
+    assert_eq!(
+        worker.wait(Duration::from_secs(20)),
+        0,
+        "{}",
+        worker.stderr()
+    );
 }
 
 #[test]
@@ -490,7 +503,10 @@ fn nats_a_duplicate_envelope_id_runs_once_and_a_full_worker_says_busy() {
     let server = NatsServer::start();
     let dir = TempDir::new("nats-once");
     let log = dir.path().join("calls.log");
-    let script = format!("echo call >> '{}'; sleep 1; echo '{{\"done\": true}}'", log.display());
+    let script = format!(
+        "echo call >> '{}'; sleep 1; echo '{{\"done\": true}}'",
+        log.display()
+    );
     let tools = shell_tools(&dir, &[("append", &script)]);
     let worker = Worker::start(
         &server.url,
@@ -522,7 +538,10 @@ fn nats_a_duplicate_envelope_id_runs_once_and_a_full_worker_says_busy() {
     assert_eq!(replies[0]["reply"]["id"], replies[3]["reply"]["id"]);
     let busy = &replies[2];
     assert_eq!(busy["reply"]["payload"]["error"]["code"], "BUSY", "{busy}");
-    assert_eq!(busy["reply"]["payload"]["error"]["details"]["retryable"], true);
+    assert_eq!(
+        busy["reply"]["payload"]["error"]["details"]["retryable"],
+        true
+    );
     assert_eq!(busy["headers"]["Nats-Service-Error-Code"], "503");
     let calls = std::fs::read_to_string(&log).unwrap();
     assert_eq!(calls.lines().count(), 1, "{calls}\n{}", worker.stderr());
@@ -548,13 +567,20 @@ fn nats_oversized_replies_and_requests_are_refused_with_errors() {
     let replies = concurrent(
         &server.url,
         &[
-            ("nachos.tool.big.request", envelope("r-1", serde_json::json!({})), 0.0),
+            (
+                "nachos.tool.big.request",
+                envelope("r-1", serde_json::json!({})),
+                0.0,
+            ),
             ("nachos.tool.big.request", big_request, 0.0),
         ],
         None,
     );
     let too_large = &replies[0]["reply"]["payload"];
-    assert_eq!(too_large["error"]["code"], "RESULT_TOO_LARGE", "{replies:#?}");
+    assert_eq!(
+        too_large["error"]["code"], "RESULT_TOO_LARGE",
+        "{replies:#?}"
+    );
     assert!(too_large["error"]["details"]["size"].as_u64().unwrap() > 6000);
     assert!(too_large["error"]["details"]["limit"].as_u64().unwrap() <= 4096);
     assert_eq!(replies[0]["headers"]["Nats-Service-Error-Code"], "413");
@@ -570,7 +596,11 @@ fn nats_a_tool_id_with_dots_is_mapped_and_reported() {
     // Dots are fine on NATS and in Nachos; OpenAI's name rule is not ours here.
     dir.write("toolc.toml", "[rules]\ninvalid-tool-name = \"off\"\n");
     let tools = shell_tools(&dir, &[("fs.read", "echo '\"read\"'")]);
-    let worker = Worker::start(&server.url, &[&tools.display().to_string()], &["--no-sandbox"]);
+    let worker = Worker::start(
+        &server.url,
+        &[&tools.display().to_string()],
+        &["--no-sandbox"],
+    );
     let stderr = worker.stderr();
     let line = stderr
         .lines()
@@ -587,13 +617,17 @@ fn nats_a_tool_id_with_dots_is_mapped_and_reported() {
         &server.url,
         &[(subject.as_str(), envelope("d-1", serde_json::json!({})))],
     );
-    assert_eq!(replies[0]["reply"]["payload"]["success"], true, "{replies:?}");
+    assert_eq!(
+        replies[0]["reply"]["payload"]["success"], true,
+        "{replies:?}"
+    );
     assert_eq!(replies[0]["reply"]["source"], "fs.read");
 }
 
 #[test]
 fn nats_bad_credentials_and_an_unreachable_server_fail_clearly_with_exit_2() {
-    let server = NatsServer::with_config("authorization {\n  user: alice\n  password: right-one\n}\n");
+    let server =
+        NatsServer::with_config("authorization {\n  user: alice\n  password: right-one\n}\n");
     let fixtures = fixtures().display().to_string();
     let started = Instant::now();
     let output = crate::Test::new()
@@ -609,7 +643,11 @@ fn nats_bad_credentials_and_an_unreachable_server_fail_clearly_with_exit_2() {
         ])
         .run();
     assert_eq!(output.code, 2, "{}", output.stderr);
-    assert!(output.stderr.contains("refused the credentials"), "{}", output.stderr);
+    assert!(
+        output.stderr.contains("refused the credentials"),
+        "{}",
+        output.stderr
+    );
     assert!(!output.stderr.contains("wrong-one"), "{}", output.stderr);
     assert!(started.elapsed() < Duration::from_secs(10));
 
@@ -621,9 +659,22 @@ fn nats_bad_credentials_and_an_unreachable_server_fail_clearly_with_exit_2() {
         .port();
     let started = Instant::now();
     let output = crate::Test::new()
-        .args(["serve", &fixtures, "--nats", &format!("nats://127.0.0.1:{port}")])
+        .args([
+            "serve",
+            &fixtures,
+            "--nats",
+            &format!("nats://127.0.0.1:{port}"),
+        ])
         .run();
     assert_eq!(output.code, 2, "{}", output.stderr);
-    assert!(output.stderr.contains("cannot connect to NATS"), "{}", output.stderr);
-    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert!(
+        output.stderr.contains("cannot connect to NATS"),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
 }

@@ -373,7 +373,9 @@ async fn publish_audit(
         async move {
             let body = record.to_string().into_bytes();
             if let Err(error) = client.publish(subject, body.into()).await {
-                log::warn(format_args!("NATS: cannot publish an audit record: {error}"));
+                log::warn(format_args!(
+                    "NATS: cannot publish an audit record: {error}"
+                ));
             }
         }
     };

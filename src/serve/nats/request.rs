@@ -240,7 +240,8 @@ fn encode(request_id: Option<&str>, tool: &str, result: &nachos::ToolResult) -> 
     }
     let body = serde_json::to_vec(&envelope).unwrap_or_default();
     let error = result.error.as_ref().map(|error| {
-        let text = crate::terminal::one_line(&format!("{}: {}", error.code, error.message)).into_owned();
+        let text =
+            crate::terminal::one_line(&format!("{}: {}", error.code, error.message)).into_owned();
         (text, status(&error.code))
     });
     Answer { body, error }
