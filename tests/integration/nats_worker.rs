@@ -678,3 +678,42 @@ fn nats_bad_credentials_and_an_unreachable_server_fail_clearly_with_exit_2() {
         started.elapsed()
     );
 }
+
+/// nats-py: subscribes to the audit subject, makes one call, prints the
+/// record published for it.
+const AUDITED: &str = r#"
+import asyncio, json, sys
+import nats
+async def main():
+    nc = await nats.connect(sys.argv[1])
+    sub = await nc.subscribe("nachos.audit.log")
+    await nc.flush()
+    m = await nc.request("nachos.tool.echo.request", sys.argv[2].encode(), timeout=5)
+    print(json.dumps(json.loads(m.data)))
+    record = await sub.next_msg(timeout=5)
+    print(json.dumps(json.loads(record.data)))
+    await nc.close()
+asyncio.run(main())
+"#;
+
+#[test]
+fn nats_audit_publishes_the_record_the_audit_file_gets() {
+    let server = NatsServer::start();
+    let dir = TempDir::new("nats-audit");
+    let file = dir.path().join("audit.jsonl");
+    let fixtures = fixtures().display().to_string();
+    let _worker = Worker::start(
+        &server.url,
+        &[&fixtures],
+        &["--audit", &file.display().to_string(), "--nats-audit"],
+    );
+    let request = envelope("a-1", serde_json::json!({"text": "audited"}));
+    let out = json_lines(&python(AUDITED, &[&server.url, &request]));
+    assert_eq!(out[0]["payload"]["success"], true, "{out:?}");
+    let published = &out[1];
+    let written: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(&file).unwrap().trim()).unwrap();
+    assert_eq!(published, &written);
+    assert_eq!(published["tool"], "echo");
+    assert_eq!(published["decision"], "allowed");
+}
