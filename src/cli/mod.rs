@@ -147,7 +147,7 @@ enum Command {
     /// the server could not start (bad flags, manifests with errors, an address in use) or
     /// the stdio client could not (a revision the server does not offer), 130, 143, 129
     /// stopped by SIGINT, SIGTERM, SIGHUP (running calls cancelled first).
-    Serve(serve_cmd::ServeArgs),
+    Serve(Box<serve_cmd::ServeArgs>),
     /// Print a rule's documentation: what it checks, why, and how to fix it.
     Explain {
         /// A rule name (e.g. duplicate-tool-name) or code (e.g. TC102).

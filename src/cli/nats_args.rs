@@ -11,7 +11,7 @@ use crate::nats::connect::Options;
 
 #[derive(Debug, Clone, clap::Args)]
 pub(super) struct NatsArgs {
-    /// The NATS user (with --nats-password); a user in the URL wins.
+    /// The NATS user (with --nats-password); without it, a user in the URL is used.
     #[arg(long, value_name = "USER", requires = "nats_password")]
     nats_user: Option<String>,
     /// The NATS user's password (with --nats-user); or set NATS_PASSWORD.

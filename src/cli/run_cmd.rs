@@ -132,6 +132,7 @@ impl RunnerArgs {
             read_dirs: self.allow_read.clone(),
             workspace: self.workspace.clone(),
             audit: self.audit.clone(),
+            audit_sink: None,
             fetch_reach: if self.allow_private_network {
                 Reach::Any
             } else {

@@ -11,6 +11,7 @@ use rmcp::model::ProtocolVersion;
 
 use super::run_cmd::{RunnerArgs, parse_seconds};
 use super::{CliError, Outcome, render};
+use crate::nats::connect::Options;
 use crate::project::ReadLog;
 use crate::run::LoadError;
 use crate::serve::log::{self, Level};
@@ -75,6 +76,27 @@ pub(super) struct ServeArgs {
     /// --http: the most connections open at once from one IP address.
     #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
     max_connections_per_peer: u32,
+    /// Also serve the tools on NATS, as a Nachos tool worker and a NATS service
+    /// (`toolc`): one URL or several, comma-separated, as NATS_URL writes them (an
+    /// empty value reads NATS_URL). Stdio MCP is served beside it (NATS serves on when
+    /// stdin ends, until SIGTERM or SIGINT, which drain it and exit 0); with --http,
+    /// HTTP beside it.
+    #[arg(long, value_name = "URL")]
+    nats: Option<String>,
+    #[command(flatten)]
+    nats_login: super::nats_args::NatsArgs,
+    /// --nats: the queue group the tools' subscriptions join (workers in one group
+    /// share the requests).
+    #[arg(long, value_name = "NAME", default_value = crate::nats::service::DEFAULT_QUEUE, requires = "nats")]
+    nats_queue: String,
+    /// --nats: how long the calls running at a SIGTERM get to finish before they are
+    /// cancelled (and answered so), in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds, requires = "nats")]
+    nats_grace: Duration,
+    /// --nats: publish each call's audit record (the line --audit writes) on SUBJECT
+    /// (default nachos.audit.log). Give the manifests before this flag, or its value.
+    #[arg(long, value_name = "SUBJECT", num_args = 0..=1, default_missing_value = crate::nats::nachos::AUDIT_SUBJECT, requires = "nats")]
+    nats_audit: Option<String>,
     /// How much the server logs on stderr (stdout carries only the protocol).
     #[arg(long, value_enum, value_name = "LEVEL", default_value_t = Level::Warn)]
     log_level: Level,
@@ -148,7 +170,17 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
             "--watch: the built-in tools do not change; nothing to watch"
         ));
     }
-    let options = args.runner.options()?;
+    let nats = nats_options(args)?;
+    let audit = match (&nats, &args.nats_audit) {
+        (Some(_), Some(subject)) => {
+            let (sink, records) = crate::serve::nats::audit_channel();
+            Some((subject.clone(), sink, records))
+        }
+        _ => None,
+    };
+    let sink = audit.as_ref().map(|(_, sink, _)| Arc::clone(sink));
+    let mut options = args.runner.options()?;
+    options.audit_sink = sink.clone();
     let mut watch = watching.then(|| {
         let mut roots = args.paths.clone();
         roots.extend(args.runner.policy_file().cloned());
@@ -205,7 +237,16 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
         );
         let _ = err.flush();
     };
-    let watching = watch.map(|watch| (watch, reload(args)));
+    let watching = watch.map(|watch| (watch, reload(args, sink)));
+    let nats = nats.map(|options| crate::serve::nats::Settings {
+        options,
+        queue: args.nats_queue.clone(),
+        max_concurrency: args.max_concurrency as usize,
+        max_request: args.max_request_size,
+        grace: args.nats_grace,
+        audit: audit.map(|(subject, _, records)| (subject, records)),
+    });
+    let drains = nats.is_some();
     let limits = Limits {
         max_request: args.max_request_size,
         max_sessions: args.max_sessions as usize,
@@ -215,19 +256,36 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
         max_connections: args.max_connections as usize,
         max_connections_per_peer: args.max_connections_per_peer as usize,
     };
-    match crate::serve::serve(handler, transport, &limits, &mut announce, watching)? {
+    match crate::serve::serve(handler, transport, &limits, &mut announce, watching, nats)? {
         Ended::Closed => Ok(Outcome::Clean),
+        // A NATS worker stopped by a signal drained: that is its clean end.
+        Ended::Signal(_) if drains => Ok(Outcome::Clean),
         Ended::Signal(signal) => Ok(Outcome::Interrupted(signal)),
     }
 }
 
+/// The NATS connection `--nats` and its flags ask for (`None` without
+/// `--nats`).
+fn nats_options(args: &ServeArgs) -> Result<Option<Options>, CliError> {
+    let Some(urls) = &args.nats else {
+        return Ok(None);
+    };
+    let urls = if urls.trim().is_empty() {
+        std::env::var("NATS_URL").unwrap_or_default()
+    } else {
+        urls.clone()
+    };
+    args.nats_login.options(&urls).map(Some)
+}
+
 /// How `--watch` loads the manifests again: as at the start (the policy
 /// file read again too), a failure told as the concise lint report.
-fn reload(args: &ServeArgs) -> Arc<Load> {
+fn reload(args: &ServeArgs, sink: Option<crate::run::AuditSink>) -> Arc<Load> {
     let paths = args.paths.clone();
     let runner = args.runner.clone();
     Arc::new(move |read_log: &Arc<ReadLog>| {
-        let options = runner.options().map_err(|e| e.to_string())?;
+        let mut options = runner.options().map_err(|e| e.to_string())?;
+        options.audit_sink = sink.clone();
         match Served::load(&paths, options, Some(Arc::clone(read_log))) {
             Ok(served) => Ok(served),
             Err(LoadError::Findings(report)) => Err(render::render(

@@ -275,6 +275,12 @@ fn decoded(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Whether `text`, an event told to the `events` callback, says the
+/// server entered lame-duck mode (it is going away: drain).
+pub fn is_lame_duck(text: &str) -> bool {
+    text == async_nats::Event::LameDuckMode.to_string()
+}
+
 /// What went wrong, said plainly (async-nats's kinds, with its own text).
 fn describe(error: &async_nats::ConnectError) -> String {
     use async_nats::ConnectErrorKind as Kind;

@@ -1,6 +1,6 @@
 //! What a NATS fleet serves, found through NATS services discovery: every
 //! instance answers `$SRV.INFO`, and an endpoint's metadata describes its
-//! tool ([`service::META_DESCRIPTION`] and the keys beside it). The
+//! tool ([`service::endpoint_keys`] and the keys beside it). The
 //! answers of every instance within a short window are gathered and made
 //! one MCP tool list, each tool once however many workers serve it: the
 //! document `--nats-url` reads and the front door lists.
@@ -12,10 +12,7 @@ use std::time::Duration;
 use futures_core::Stream;
 use serde_json::{Map, Value};
 
-use super::service::{
-    self, EndpointInfo, Info, META_ANNOTATIONS, META_DESCRIPTION, META_INPUT_SCHEMA,
-    META_OUTPUT_SCHEMA, META_TITLE, META_TOOL,
-};
+use super::service::{self, EndpointInfo, Info, endpoint_keys as key};
 
 /// How long answers to `$SRV.INFO` are gathered unless told otherwise.
 pub const WINDOW: Duration = Duration::from_millis(500);
@@ -122,7 +119,7 @@ pub async fn annotations(
         .flat_map(|info| &info.endpoints)
         .filter(|endpoint| endpoint.subject == subject)
         .find_map(|endpoint| {
-            let text = endpoint.metadata.get(META_ANNOTATIONS)?;
+            let text = endpoint.metadata.get(key::ANNOTATIONS)?;
             serde_json::from_str::<Map<String, Value>>(text).ok()
         })
 }
@@ -143,7 +140,7 @@ pub fn tools(infos: &[Info]) -> Vec<Tool> {
 fn tool(endpoint: &EndpointInfo) -> Tool {
     let meta = &endpoint.metadata;
     let name = meta
-        .get(META_TOOL)
+        .get(key::TOOL)
         .cloned()
         .unwrap_or_else(|| endpoint.name.clone());
     let json = |key: &str| {
@@ -153,18 +150,18 @@ fn tool(endpoint: &EndpointInfo) -> Tool {
     };
     let mut definition = Map::new();
     definition.insert("name".into(), Value::String(name.clone()));
-    if let Some(title) = meta.get(META_TITLE) {
+    if let Some(title) = meta.get(key::TITLE) {
         definition.insert("title".into(), Value::String(title.clone()));
     }
-    if let Some(description) = meta.get(META_DESCRIPTION) {
+    if let Some(description) = meta.get(key::DESCRIPTION) {
         definition.insert("description".into(), Value::String(description.clone()));
     }
-    let input = json(META_INPUT_SCHEMA).unwrap_or_else(|| serde_json::json!({"type": "object"}));
+    let input = json(key::INPUT_SCHEMA).unwrap_or_else(|| serde_json::json!({"type": "object"}));
     definition.insert("inputSchema".into(), input);
-    if let Some(output) = json(META_OUTPUT_SCHEMA) {
+    if let Some(output) = json(key::OUTPUT_SCHEMA) {
         definition.insert("outputSchema".into(), output);
     }
-    if let Some(annotations) = json(META_ANNOTATIONS) {
+    if let Some(annotations) = json(key::ANNOTATIONS) {
         definition.insert("annotations".into(), annotations);
     }
     Tool {

@@ -11,8 +11,5 @@
 pub(crate) mod call;
 pub(crate) mod connect;
 pub(crate) mod discover;
-// Parts of these are the worker's (`serve --nats`), on its own branch.
-#[allow(dead_code)]
 pub(crate) mod nachos;
-#[allow(dead_code)]
 pub(crate) mod service;

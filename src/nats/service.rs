@@ -25,17 +25,6 @@ pub const ERROR_HEADER: &str = "Nats-Service-Error";
 /// The header carrying an endpoint error's code (a number, as text).
 pub const ERROR_CODE_HEADER: &str = "Nats-Service-Error-Code";
 
-/// The endpoint metadata keys that describe a tool (values are strings;
-/// the schemas and annotations JSON text): what a toolc worker writes and
-/// what discovery (`--nats-url`) reads. `tool` is the tool's own name when
-/// the endpoint's had to be sanitized.
-pub const META_TOOL: &str = "tool";
-pub const META_TITLE: &str = "title";
-pub const META_DESCRIPTION: &str = "description";
-pub const META_INPUT_SCHEMA: &str = "input_schema";
-pub const META_OUTPUT_SCHEMA: &str = "output_schema";
-pub const META_ANNOTATIONS: &str = "annotations";
-
 pub const PING_TYPE: &str = "io.nats.micro.v1.ping_response";
 pub const INFO_TYPE: &str = "io.nats.micro.v1.info_response";
 pub const STATS_TYPE: &str = "io.nats.micro.v1.stats_response";
@@ -53,6 +42,7 @@ pub fn subjects(verb: &str, name: &str, id: &str) -> [String; 3] {
 
 /// Whether `name` may name a service or an endpoint
 /// (`^[A-Za-z0-9_-]+$`).
+#[allow(dead_code)] // the client's, to check what INFO says; tested here
 pub fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name
@@ -90,6 +80,25 @@ pub fn instance_id() -> String {
 /// `time` as `started` is written: UTC, milliseconds, `Z`.
 pub fn timestamp(time: std::time::SystemTime) -> String {
     crate::clock::rfc3339(time)
+}
+
+/// The keys of a toolc endpoint's metadata (values are strings; schemas
+/// and annotations as JSON text): how a client learns a tool from
+/// `$SRV.INFO` alone. What a toolc worker writes and what discovery
+/// (`--nats-url`, `call`'s idempotency) reads.
+pub mod endpoint_keys {
+    /// The tool's own name (the endpoint's name is sanitized).
+    pub const TOOL: &str = "tool";
+    pub const TITLE: &str = "title";
+    pub const DESCRIPTION: &str = "description";
+    /// Its MCP annotations (`idempotentHint` among them), as JSON text.
+    pub const ANNOTATIONS: &str = "annotations";
+    /// Its input schema, as JSON text.
+    pub const INPUT_SCHEMA: &str = "input_schema";
+    /// Its output schema, as JSON text (only when it declares one).
+    pub const OUTPUT_SCHEMA: &str = "output_schema";
+    /// The SHA-256 (hex) of the tool's whole definition (its MCP entry).
+    pub const DIGEST: &str = "sha256";
 }
 
 /// Metadata: string keys to string values.

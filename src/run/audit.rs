@@ -91,16 +91,19 @@ pub(crate) fn open_without_waiting(
     options.open(path)
 }
 
-/// Appends the call's line. A failed write is reported on stderr, once
-/// per call; it does not change the call's result.
-pub(super) fn record(
-    log: &Mutex<File>,
+/// Something besides the file that takes every call's record (the NATS
+/// worker publishes it): called with the record `--audit` writes, on the
+/// thread that made the call.
+pub type AuditSink = std::sync::Arc<dyn Fn(&Value) + Send + Sync>;
+
+/// The call's record: what the log's line holds.
+pub(super) fn line(
     tool: &str,
     arguments: &Value,
     decision: Decision,
     result: &ToolResult,
-) {
-    let line = json!({
+) -> Value {
+    json!({
         "time": crate::clock::rfc3339(SystemTime::now()),
         "tool": tool,
         "arguments_sha256": digest(arguments),
@@ -109,7 +112,13 @@ pub(super) fn record(
         "code": result.code().map(|c| c.as_str()),
         "duration_ms": result.metadata.duration_ms,
         "exit_code": result.metadata.exit_code,
-    });
+    })
+}
+
+/// Appends the call's record `line` to the log. A failed write is
+/// reported on stderr, once per call; it does not change the call's
+/// result.
+pub(super) fn record(log: &Mutex<File>, line: &Value) {
     let mut text = line.to_string();
     text.push('\n');
     let Ok(mut file) = log.lock() else { return };

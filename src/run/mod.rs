@@ -63,6 +63,7 @@ use serde_json::{Map, Value, json};
 
 use crate::ir::{Tool, ToolSet};
 use crate::project::{NameEntry, Repeats, name_clashes};
+pub use audit::AuditSink;
 pub use cancel::CancelToken;
 pub use cgroup::{DEFAULT_MAX_PROCESSES, DEFAULT_MEMORY};
 pub use policy::{Approval, Approver, Denial, DenialRule, Policy};
@@ -106,6 +107,9 @@ pub struct RunnerOptions {
     pub workspace: Option<PathBuf>,
     /// Append a JSON line per call to this file.
     pub audit: Option<PathBuf>,
+    /// Also hand each call's audit record to this (whether or not
+    /// `audit` is set).
+    pub audit_sink: Option<AuditSink>,
     /// The addresses the built-in `fetch` may reach (public only by
     /// default).
     pub fetch_reach: builtin::Reach,
@@ -132,6 +136,7 @@ impl Default for RunnerOptions {
             read_dirs: Vec::new(),
             workspace: None,
             audit: None,
+            audit_sink: None,
             fetch_reach: builtin::Reach::Public,
             allow_unenforced_egress: false,
             cold: false,
@@ -470,8 +475,14 @@ impl Runner {
         let started = Instant::now();
         let (mut result, decision) = self.call_inner(name, &arguments, cancel, approval);
         result.metadata.duration_ms = started.elapsed().as_millis() as u64;
-        if let Some(log) = &self.audit {
-            audit::record(log, name, &arguments, decision, &result);
+        if self.audit.is_some() || self.options.audit_sink.is_some() {
+            let line = audit::line(name, &arguments, decision, &result);
+            if let Some(log) = &self.audit {
+                audit::record(log, &line);
+            }
+            if let Some(sink) = &self.options.audit_sink {
+                sink(&line);
+            }
         }
         result
     }

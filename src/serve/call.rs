@@ -134,7 +134,12 @@ pub(super) fn to_mcp(result: ToolResult, structured: bool) -> CallToolResult {
 /// `result`, or an `INVALID_OUTPUT` failure when its output is to be
 /// structured content and does not match the tool's `outputSchema` (MCP
 /// requires structured results to match it).
-fn checked(served: &Served, name: &str, result: ToolResult, structured: bool) -> ToolResult {
+pub(super) fn checked(
+    served: &Served,
+    name: &str,
+    result: ToolResult,
+    structured: bool,
+) -> ToolResult {
     let Some(output) = result
         .output
         .as_ref()

@@ -54,6 +54,16 @@ pub(crate) fn write(level: Level, message: Arguments<'_>) {
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
+/// Writes `message` as `toolc serve: MESSAGE`, whatever the level: what a
+/// user or a supervisor waits for (the server is ready, and where).
+pub(crate) fn notice(message: Arguments<'_>) {
+    let line = format!(
+        "toolc serve: {}\n",
+        crate::terminal::one_line(&message.to_string())
+    );
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
 pub(crate) fn error(message: Arguments<'_>) {
     write(Level::Error, message);
 }

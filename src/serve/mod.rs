@@ -19,6 +19,7 @@ mod handler;
 mod http;
 mod list;
 pub(crate) mod log;
+pub(crate) mod nats;
 mod sessions;
 mod stdio;
 pub(crate) mod watch;
@@ -193,6 +194,8 @@ pub enum ServeError {
     },
     #[error("cannot catch signals: {0}")]
     Signals(#[source] std::io::Error),
+    #[error(transparent)]
+    Nats(#[from] nats::NatsError),
     #[error("the MCP session could not start")]
     Session(#[source] Box<rmcp::service::ServerInitializeError>),
 }
@@ -214,6 +217,7 @@ pub(crate) fn serve(
     limits: &Limits,
     listening: &mut dyn FnMut(SocketAddr),
     watching: Option<(watch::Watch, Arc<watch::Load>)>,
+    nats: Option<nats::Settings>,
 ) -> Result<Ended, ServeError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -224,20 +228,32 @@ pub(crate) fn serve(
         runtime.spawn(watch::run(handler.clone(), watch, load));
     }
     let result = runtime.block_on(async {
-        let signals = Signals::install()?;
-        match transport {
-            Transport::Stdio => serve_stdio(handler.clone(), limits.max_request, signals).await,
-            Transport::Http(addr) => {
-                let listener = tokio::net::TcpListener::bind(addr)
-                    .await
-                    .map_err(|source| ServeError::Listen { addr, source })?;
-                let bound = listener
-                    .local_addr()
-                    .map_err(|source| ServeError::Listen { addr, source })?;
-                listening(bound);
-                http::serve(handler.clone(), listener, limits, signals).await
-            }
-        }
+        // NATS first: a worker that cannot connect fails before any
+        // client is taken.
+        let worker = match nats {
+            Some(settings) => Some(nats::start(settings, handler.clone()).await?),
+            None => None,
+        };
+        let Some(worker) = worker else {
+            let signals = Signals::install(None)?;
+            return serve_transport(&handler, transport, limits, listening, signals).await;
+        };
+        // The transport ends at a signal, or when the NATS server goes
+        // into lame-duck mode (the worker drains, and so does the rest).
+        let signals = Signals::install(Some(worker.lame_duck()))?;
+        let mut worker_signals = Signals::install(Some(worker.lame_duck()))?;
+        let stop = tokio_util::sync::CancellationToken::new();
+        let draining = tokio::spawn(worker.run(stop.clone()));
+        let ended = serve_transport(&handler, transport, limits, listening, signals).await;
+        // Stdin ended (no MCP client, or it left): NATS serves on until a
+        // signal or lame-duck mode.
+        let ended = match ended {
+            Ok(Ended::Closed) => Ok(Ended::Signal(worker_signals.next().await)),
+            other => other,
+        };
+        stop.cancel();
+        let _ = draining.await;
+        ended
     });
     // Whatever ended the server, the calls still running stop now: their
     // tokens are cancelled, and their threads reap the processes. Nothing
@@ -247,6 +263,29 @@ pub(crate) fn serve(
     runtime.block_on(handler.calls_finished(STOP_GRACE));
     runtime.shutdown_background();
     result
+}
+
+/// Serves MCP on `transport` until the client goes away or a signal.
+async fn serve_transport(
+    handler: &Handler,
+    transport: Transport,
+    limits: &Limits,
+    listening: &mut dyn FnMut(SocketAddr),
+    signals: Signals,
+) -> Result<Ended, ServeError> {
+    match transport {
+        Transport::Stdio => serve_stdio(handler.clone(), limits.max_request, signals).await,
+        Transport::Http(addr) => {
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|source| ServeError::Listen { addr, source })?;
+            let bound = listener
+                .local_addr()
+                .map_err(|source| ServeError::Listen { addr, source })?;
+            listening(bound);
+            http::serve(handler.clone(), listener, limits, signals).await
+        }
+    }
 }
 
 async fn serve_stdio(
@@ -298,27 +337,34 @@ async fn serve_stdio(
     }
 }
 
-/// SIGINT, SIGTERM and SIGHUP, caught for the server's whole life.
+/// SIGINT, SIGTERM and SIGHUP, caught for the server's whole life, and
+/// optionally a token that stops the server as SIGTERM does (the NATS
+/// server entering lame-duck mode).
 struct Signals {
     interrupt: tokio::signal::unix::Signal,
     terminate: tokio::signal::unix::Signal,
     hangup: tokio::signal::unix::Signal,
+    also: Option<tokio_util::sync::CancellationToken>,
 }
 
 impl Signals {
-    fn install() -> Result<Signals, ServeError> {
+    fn install(also: Option<tokio_util::sync::CancellationToken>) -> Result<Signals, ServeError> {
         use tokio::signal::unix::{SignalKind, signal};
         let catch = |kind| signal(kind).map_err(ServeError::Signals);
         Ok(Signals {
             interrupt: catch(SignalKind::interrupt())?,
             terminate: catch(SignalKind::terminate())?,
             hangup: catch(SignalKind::hangup())?,
+            also,
         })
     }
 
     /// The next signal to arrive.
     async fn next(&mut self) -> i32 {
+        let also = self.also.clone().unwrap_or_default();
+        let never = self.also.is_none();
         tokio::select! {
+            _ = also.cancelled(), if !never => libc::SIGTERM,
             _ = self.interrupt.recv() => libc::SIGINT,
             _ = self.terminate.recv() => libc::SIGTERM,
             _ = self.hangup.recv() => libc::SIGHUP,

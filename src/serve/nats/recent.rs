@@ -1,0 +1,170 @@
+//! The envelope ids this worker answered recently, with their answers: a
+//! request retried with the same id (a client that timed out and tried
+//! again) is answered from here rather than run twice, and one that
+//! arrives while the first is still running waits for its answer.
+//!
+//! Bounded in count and in age: the oldest answers are forgotten first.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+/// The most answers kept.
+pub(super) const CAPACITY: usize = 10_000;
+/// How long an answer is kept.
+pub(super) const KEPT: Duration = Duration::from_secs(600);
+
+/// An answer as sent: the body and, for a failure, its service error
+/// (text and code).
+#[derive(Debug, Clone)]
+pub(super) struct Answer {
+    pub(super) body: Vec<u8>,
+    pub(super) error: Option<(String, u16)>,
+}
+
+enum Slot {
+    Running(watch::Receiver<Option<Answer>>),
+    Done(Answer),
+}
+
+/// What to do with a request.
+pub(super) enum Claim {
+    /// The id is new: run the call, then [`Recent::finish`] (or
+    /// [`Recent::forget`]) it.
+    New(watch::Sender<Option<Answer>>),
+    /// Answered already: send this again.
+    Answered(Answer),
+    /// Running: its answer comes on this.
+    Running(watch::Receiver<Option<Answer>>),
+}
+
+pub(super) struct Recent {
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    slots: HashMap<String, Slot>,
+    /// Finished keys, oldest first, with when they finished.
+    order: VecDeque<(Instant, String)>,
+}
+
+impl Recent {
+    pub(super) fn new() -> Recent {
+        Recent {
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// Claims `key` (the subject and the envelope id).
+    pub(super) fn claim(&self, key: &str) -> Claim {
+        let Ok(mut state) = self.state.lock() else {
+            let (sender, _) = watch::channel(None);
+            return Claim::New(sender);
+        };
+        state.expire(Instant::now());
+        match state.slots.get(key) {
+            Some(Slot::Done(answer)) => Claim::Answered(answer.clone()),
+            Some(Slot::Running(receiver)) => Claim::Running(receiver.clone()),
+            None => {
+                let (sender, receiver) = watch::channel(None);
+                state.slots.insert(key.to_string(), Slot::Running(receiver));
+                Claim::New(sender)
+            }
+        }
+    }
+
+    /// Keeps `answer` for `key` and hands it to the requests waiting.
+    pub(super) fn finish(&self, key: &str, sender: watch::Sender<Option<Answer>>, answer: Answer) {
+        let _ = sender.send(Some(answer.clone()));
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        let now = Instant::now();
+        state.slots.insert(key.to_string(), Slot::Done(answer));
+        state.order.push_back((now, key.to_string()));
+        state.expire(now);
+    }
+
+    /// Forgets `key` (its call was not made: a retry must run it), handing
+    /// `answer` to the requests that waited.
+    pub(super) fn forget(&self, key: &str, sender: watch::Sender<Option<Answer>>, answer: Answer) {
+        let _ = sender.send(Some(answer));
+        if let Ok(mut state) = self.state.lock() {
+            state.slots.remove(key);
+        }
+    }
+}
+
+impl State {
+    fn expire(&mut self, now: Instant) {
+        while let Some((finished, _)) = self.order.front() {
+            let old = now.duration_since(*finished) > KEPT;
+            if !old && self.order.len() <= CAPACITY {
+                break;
+            }
+            if let Some((_, key)) = self.order.pop_front() {
+                self.slots.remove(&key);
+            }
+        }
+    }
+}
+
+/// The answer on `receiver`, once there is one (`None` if its call went
+/// away without one).
+pub(super) async fn wait(mut receiver: watch::Receiver<Option<Answer>>) -> Option<Answer> {
+    receiver
+        .wait_for(Option::is_some)
+        .await
+        .ok()
+        .and_then(|answer| answer.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(text: &str) -> Answer {
+        Answer {
+            body: text.as_bytes().to_vec(),
+            error: None,
+        }
+    }
+
+    #[test]
+    fn an_id_is_run_once_and_answered_again() {
+        let recent = Recent::new();
+        let Claim::New(sender) = recent.claim("a") else {
+            panic!("a new id")
+        };
+        let Claim::Running(waiting) = recent.claim("a") else {
+            panic!("running")
+        };
+        recent.finish("a", sender, answer("one"));
+        assert_eq!(waiting.borrow().as_ref().unwrap().body, b"one");
+        let Claim::Answered(again) = recent.claim("a") else {
+            panic!("answered")
+        };
+        assert_eq!(again.body, b"one");
+    }
+
+    #[test]
+    fn a_forgotten_id_runs_again_and_old_answers_go() {
+        let recent = Recent::new();
+        let Claim::New(sender) = recent.claim("a") else {
+            panic!("new")
+        };
+        recent.forget("a", sender, answer("busy"));
+        assert!(matches!(recent.claim("a"), Claim::New(_)));
+        for n in 0..CAPACITY + 5 {
+            let key = format!("k{n}");
+            if let Claim::New(sender) = recent.claim(&key) {
+                recent.finish(&key, sender, answer("x"));
+            }
+        }
+        assert!(matches!(recent.claim("k0"), Claim::New(_)));
+        assert!(matches!(recent.claim("k10"), Claim::Answered(_)));
+    }
+}
