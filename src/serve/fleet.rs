@@ -32,6 +32,9 @@ use crate::nats::nachos::ToolResult;
 
 /// The envelope's `source` of the requests the front door sends.
 const SOURCE: &str = "toolc-serve";
+/// How long past its deadline a call waits for a send held up by a lost
+/// connection.
+const CALL_GRACE: Duration = Duration::from_secs(1);
 
 /// A connection to the fleet and how it is asked.
 pub(crate) struct Fleet {
@@ -116,6 +119,10 @@ impl Fleet {
         (entries, routes)
     }
 
+    fn connected(&self) -> bool {
+        self.client.connection_state() == async_nats::connection::State::Connected
+    }
+
     fn was_seen(&self, name: &str) -> bool {
         self.seen
             .lock()
@@ -166,8 +173,13 @@ pub(super) async fn call(
     };
     let outcome = match permit {
         None => None,
+        // The call's own deadline does not cover a send that waits for a
+        // lost connection to come back: this one does.
         Some(_permit) => tokio::select! {
-            outcome = crate::nats::call::call(&fleet.client, &plan) => Some(outcome),
+            outcome = tokio::time::timeout(
+                fleet.timeout + CALL_GRACE,
+                crate::nats::call::call(&fleet.client, &plan),
+            ) => Some(outcome),
             _ = stop.cancelled() => None,
             _ = cancelled.cancelled() => None,
         },
@@ -187,28 +199,35 @@ pub(super) async fn call(
                 ),
             )
         }
-        Some(Err(error)) => failure(
+        Some(Err(_)) => failure(
+            "NATS_UNREACHABLE",
+            &format!(
+                "\"{name}\" got no answer within {seconds} s: the connection to NATS at {} is down; the request may still be delivered when it is back",
+                fleet.shown
+            ),
+        ),
+        Some(Ok(Err(error))) => failure(
             "EXECUTION_ERROR",
             &format!("cannot call \"{name}\" over NATS: {error}"),
         ),
-        Some(Ok(Outcome::Answered { result, attempts })) => {
+        Some(Ok(Ok(Outcome::Answered { result, attempts }))) => {
             if attempts > 1 {
                 log::info(format_args!("call {name}: answered attempt {attempts}"));
             }
             to_mcp(served, &name, &result)
         }
-        Some(Ok(Outcome::NoWorker { attempts })) => failure(
+        Some(Ok(Ok(Outcome::NoWorker { attempts }))) => failure(
             "NO_WORKER",
             &format!(
                 "no worker serves \"{name}\": nobody answers on {} at {} ({attempts} attempt(s) in {seconds} s)",
                 route.subject, fleet.shown
             ),
         ),
-        Some(Ok(Outcome::TimedOut { attempts })) => failure(
+        Some(Ok(Ok(Outcome::TimedOut { attempts }))) => failure(
             "TIMEOUT",
             &format!("\"{name}\" timed out: no answer to {attempts} attempt(s) within {seconds} s"),
         ),
-        Some(Ok(Outcome::Unknown)) => failure(
+        Some(Ok(Ok(Outcome::Unknown))) => failure(
             "UNKNOWN_OUTCOME",
             &format!(
                 "\"{name}\" did not answer within {seconds} s, and the outcome is unknown: the tool may have run (it is not known to be idempotent, so it was sent once)"
@@ -294,7 +313,8 @@ fn texts(result: &ToolResult) -> String {
 
 /// Asks the fleet for its tools every poll interval until the server
 /// stops, serving what it finds and telling the clients when the list
-/// changed. A round that cannot ask keeps the tools served.
+/// changed. A round that cannot ask (or is not connected throughout)
+/// keeps the tools served.
 pub(crate) async fn poll(handler: Handler, fleet: Arc<Fleet>) {
     let stop = handler.stopping();
     let mut ticks = tokio::time::interval(fleet.poll);
@@ -306,8 +326,18 @@ pub(crate) async fn poll(handler: Handler, fleet: Arc<Fleet>) {
             _ = stop.cancelled() => return,
             _ = ticks.tick() => {}
         }
+        // Disconnected, nobody answers: that is no news of the workers.
+        if !fleet.connected() {
+            log::debug(format_args!(
+                "not connected to NATS; the fleet is asked again when it is"
+            ));
+            continue;
+        }
         match Fleet::discover(&fleet).await {
-            Ok(served) => watch::publish(&handler, served).await,
+            Ok(served) if fleet.connected() => watch::publish(&handler, served).await,
+            Ok(_) => log::debug(format_args!(
+                "the connection to NATS dropped while the fleet was asked; the previous tools stay served"
+            )),
             Err(error) => log::warn(format_args!(
                 "the fleet's tools were not asked again ({error}); the previous tools stay served"
             )),

@@ -161,3 +161,25 @@ fn nats_front_door_answers_a_call_whose_worker_just_left() {
     assert!(started.elapsed() < Duration::from_secs(6), "{said}");
     assert!(client.end().success());
 }
+
+#[test]
+fn nats_front_door_keeps_its_tools_and_answers_while_nats_is_down() {
+    let mut server = NatsServer::start();
+    let _adders = Service::start(
+        &server.url,
+        "adders",
+        &json!([tool("add", "Add two numbers.")]),
+    );
+    let mut client = front_door(&server.url, &["--timeout", "2"]);
+    assert_eq!(client.tool_names(), ["add"]);
+    server.kill();
+    // Polls that cannot reach NATS are no news of the workers.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(client.tool_names(), ["add"]);
+    let started = Instant::now();
+    let result = call(&mut client, "add", json!({"a": 1, "b": 2}));
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(text(&result).contains("\"add\""), "{result}");
+    assert!(started.elapsed() < Duration::from_secs(8), "{result}");
+    assert!(client.end().success());
+}
