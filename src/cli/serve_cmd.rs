@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use rmcp::model::ProtocolVersion;
 
+use super::nats_args::NatsArgs;
 use super::run_cmd::{RunnerArgs, parse_seconds};
 use super::{CliError, Outcome, render};
 use crate::nats::connect::Options;
@@ -18,12 +19,25 @@ use crate::serve::log::{self, Level};
 use crate::serve::watch::{Load, Watch};
 use crate::serve::{Ended, Handler, Limits, Served, Settings, Transport, VERSIONS};
 
+mod fleet;
+
 #[derive(Debug, clap::Args)]
 pub(super) struct ServeArgs {
     /// The manifests (files, or directories read as `toolc lint` reads them), or the word
     /// `builtin` for the built-in tools (list_files, read_file, write_file, shell, fetch).
-    #[arg(value_name = "PATH", required = true)]
+    #[arg(value_name = "PATH", required_unless_present = "nats_url")]
     paths: Vec<PathBuf>,
+    /// Serve the tools of the NATS workers at URL (one URL, or several comma-separated:
+    /// a cluster) instead of manifests: found through NATS services discovery ($SRV.INFO),
+    /// each call forwarded to a worker; --timeout bounds a call, retries included.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["paths", "watch", "nats"])]
+    nats_url: Option<String>,
+    /// --nats-url: how often the fleet is asked for its tools again, in seconds; the
+    /// clients are told when the list changes.
+    #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = parse_seconds, requires = "nats_url")]
+    nats_poll: Duration,
+    #[command(flatten)]
+    nats_args: NatsArgs,
     /// Serve Streamable HTTP at http://ADDR:PORT/mcp instead of stdio (e.g.
     /// 127.0.0.1:8000, [::1]:8000 or localhost:8000; port 0 picks a free port). The
     /// address listened on is printed on stderr.
@@ -83,8 +97,6 @@ pub(super) struct ServeArgs {
     /// HTTP beside it.
     #[arg(long, value_name = "URL")]
     nats: Option<String>,
-    #[command(flatten)]
-    nats_login: super::nats_args::NatsArgs,
     /// --nats: the queue group the tools' subscriptions join (workers in one group
     /// share the requests).
     #[arg(long, value_name = "NAME", default_value = crate::nats::service::DEFAULT_QUEUE, requires = "nats")]
@@ -160,6 +172,9 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
         }
         Some(addr) => Transport::Http(addr),
     };
+    if let Some(urls) = &args.nats_url {
+        return fleet::run(args, urls, transport, err);
+    }
     let builtin = crate::serve::is_builtin(&args.paths);
     if !builtin && let Some(missing) = args.paths.iter().find(|p| !p.exists()) {
         return Err(CliError::PathNotFound(missing.clone()));
@@ -204,29 +219,59 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
         }
         Err(error) => return Err(error.into()),
     };
-    for warning in served.runner.warnings() {
+    for warning in served.runner().map(|r| r.warnings()).unwrap_or_default() {
         log::warn(format_args!("{warning}"));
     }
+    let settings = settings(args, watching);
+    log::info(format_args!(
+        "serving {} tool(s) over {}",
+        served.tools.len(),
+        shown(&transport)
+    ));
+    let handler = Handler::new(served, settings);
+    let watching = watch.map(|watch| (watch, reload(args, sink)));
+    let nats = nats.map(|options| crate::serve::nats::Settings {
+        options,
+        queue: args.nats_queue.clone(),
+        max_concurrency: args.max_concurrency as usize,
+        max_request: args.max_request_size,
+        grace: args.nats_grace,
+        audit: audit.map(|(subject, _, records)| (subject, records)),
+    });
+    serve(args, handler, transport, watching, nats, err)
+}
+
+/// How the server behaves; `list_changes`: the tool list may change.
+fn settings(args: &ServeArgs, list_changes: bool) -> Settings {
     let versions: Vec<ProtocolVersion> = VERSIONS
         .iter()
         .filter(|v| args.protocol_versions.is_empty() || args.protocol_versions.contains(v))
         .cloned()
         .collect();
-    let settings = Settings {
+    Settings {
         page_size: args.page_size as usize,
         max_concurrency: args.max_concurrency as usize,
         versions,
-        watch: watching,
-    };
-    log::info(format_args!(
-        "serving {} tool(s) over {}",
-        served.tools.len(),
-        match &transport {
-            Transport::Stdio => "stdio".to_string(),
-            Transport::Http(_) => "Streamable HTTP".to_string(),
-        }
-    ));
-    let handler = Handler::new(served, settings);
+        watch: list_changes,
+    }
+}
+
+fn shown(transport: &Transport) -> &'static str {
+    match transport {
+        Transport::Stdio => "stdio",
+        Transport::Http(_) => "Streamable HTTP",
+    }
+}
+
+/// Serves `handler` on `transport` until it ends.
+fn serve(
+    args: &ServeArgs,
+    handler: Handler,
+    transport: Transport,
+    watching: Option<(Watch, Arc<Load>)>,
+    nats: Option<crate::serve::nats::Settings>,
+    err: &mut dyn Write,
+) -> Result<Outcome, CliError> {
     let mut announce = |addr: SocketAddr| {
         // Written whatever the log level: a client (or a test that asked for
         // port 0) needs it.
@@ -237,15 +282,6 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
         );
         let _ = err.flush();
     };
-    let watching = watch.map(|watch| (watch, reload(args, sink)));
-    let nats = nats.map(|options| crate::serve::nats::Settings {
-        options,
-        queue: args.nats_queue.clone(),
-        max_concurrency: args.max_concurrency as usize,
-        max_request: args.max_request_size,
-        grace: args.nats_grace,
-        audit: audit.map(|(subject, _, records)| (subject, records)),
-    });
     let drains = nats.is_some();
     let limits = Limits {
         max_request: args.max_request_size,
@@ -275,7 +311,7 @@ fn nats_options(args: &ServeArgs) -> Result<Option<Options>, CliError> {
     } else {
         urls.clone()
     };
-    args.nats_login.options(&urls).map(Some)
+    args.nats_args.options(&urls).map(Some)
 }
 
 /// How `--watch` loads the manifests again: as at the start (the policy

@@ -21,13 +21,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::handler::Shared;
 use super::{Served, log};
-use crate::run::{Approval, CancelToken, ErrorCode, ToolResult};
+use crate::run::{Approval, CancelToken, ErrorCode, Runner, ToolResult};
 
 /// Calls the tool `request` names; `cancelled` fires when the client
 /// cancels this request; `approval` answers a tier that needs it (see
 /// [`super::approval`]).
 pub(super) async fn call(
     shared: &Arc<Shared>,
+    runner: Arc<Runner>,
     request: CallToolRequestParams,
     cancelled: CancellationToken,
     approval: Approval,
@@ -35,13 +36,7 @@ pub(super) async fn call(
     let served = shared.served();
     let name = request.name.to_string();
     let Some(tool) = served.tool(&name) else {
-        let known = served.tools.iter().map(|t| t.name.as_ref());
-        let data =
-            crate::suggest::did_you_mean(&name, known).map(|near| json!({"did_you_mean": near}));
-        return Err(ErrorData::invalid_params(
-            format!("no tool named \"{name}\""),
-            data,
-        ));
+        return Err(unknown(&served, &name));
     };
     let structured = tool.output_schema.is_some();
     let arguments = Value::Object(request.arguments.unwrap_or_default());
@@ -59,16 +54,13 @@ pub(super) async fn call(
     let Some(permit) = permit else {
         let token = CancelToken::new();
         token.cancel();
-        let result = served
-            .runner
-            .call_approved(&name, arguments, &token, &approval);
+        let result = runner.call_approved(&name, arguments, &token, &approval);
         return Ok(to_mcp(stopped(&name, result, &stop), false));
     };
     let token = CancelToken::new();
     // Should rmcp ever drop this future without cancelling the request,
     // the call stops all the same.
     let _stop_if_dropped = CancelOnDrop(token.clone());
-    let runner = Arc::clone(&served.runner);
     let (tool_name, call_token) = (name.clone(), token.clone());
     let mut job = tokio::task::spawn_blocking(move || {
         let result = runner.call_approved(&tool_name, arguments, &call_token, &approval);
@@ -98,6 +90,14 @@ pub(super) async fn call(
     let result = checked(&served, &name, result, structured);
     log_result(&name, &result);
     Ok(to_mcp(result, structured))
+}
+
+/// The answer to a call of `name`, which `served` does not list: an
+/// invalid-params error, with the nearest name listed.
+pub(super) fn unknown(served: &Served, name: &str) -> ErrorData {
+    let known = served.tools.iter().map(|t| t.name.as_ref());
+    let data = crate::suggest::did_you_mean(name, known).map(|near| json!({"did_you_mean": near}));
+    ErrorData::invalid_params(format!("no tool named \"{name}\""), data)
 }
 
 /// Cancels its token when dropped (a finished call ignores it).
@@ -188,10 +188,10 @@ fn stopped(name: &str, mut result: ToolResult, stop: &CancellationToken) -> Tool
 
 /// A call the server answered or is answering: counted until dropped, so
 /// that a stopping server answers (and audits) every call it took.
-struct InFlight(Arc<Shared>);
+pub(super) struct InFlight(Arc<Shared>);
 
 impl InFlight {
-    fn enter(shared: &Arc<Shared>) -> InFlight {
+    pub(super) fn enter(shared: &Arc<Shared>) -> InFlight {
         shared
             .in_flight
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);

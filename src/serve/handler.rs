@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::approval::{self, Decision, Pending};
 use super::watch::Changes;
-use super::{Served, Settings, call, list, log};
+use super::{Served, Settings, Source, call, fleet, list, log};
 
 /// What every session of one server shares.
 pub(crate) struct Shared {
@@ -215,9 +215,17 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let served = self.served();
+        let runner = match &served.source {
+            Source::Local(runner) => Arc::clone(runner),
+            Source::Fleet { fleet, routes } => {
+                return fleet::call(&self.shared, &served, fleet, routes, request, context.ct)
+                    .await
+                    .map(CallToolResponse::Complete);
+            }
+        };
         let approval = match approval::decide(
             &self.shared.approvals,
-            &served.runner,
+            &runner,
             &request,
             &context,
             &self.shared.shutdown,
@@ -229,7 +237,7 @@ impl ServerHandler for Handler {
                 return Ok(CallToolResponse::InputRequired(input_required));
             }
         };
-        call::call(&self.shared, request, context.ct.clone(), approval)
+        call::call(&self.shared, runner, request, context.ct.clone(), approval)
             .await
             .map(CallToolResponse::Complete)
     }

@@ -15,6 +15,7 @@
 
 mod approval;
 mod call;
+pub(crate) mod fleet;
 mod handler;
 mod http;
 mod list;
@@ -44,10 +45,10 @@ pub(crate) const VERSIONS: [ProtocolVersion; 3] = [
     ProtocolVersion::V_2026_07_28,
 ];
 
-/// The tools one server serves: the runner that calls them and their MCP
-/// entries, in manifest order.
+/// The tools one server serves: what calls them and their MCP entries, in
+/// manifest order (or the fleet's name order).
 pub(crate) struct Served {
-    pub(crate) runner: Arc<Runner>,
+    pub(crate) source: Source,
     pub(crate) tools: Vec<rmcp::model::Tool>,
     /// The compiled `outputSchema` of each tool that declares one, by
     /// name: a structured result must match it.
@@ -80,7 +81,25 @@ impl Served {
 
     /// The runner of `toolsets` and their entries.
     pub(crate) fn new(runner: Runner, toolsets: &[ToolSet]) -> Served {
-        let tools = list::tools(toolsets);
+        Served::of(Source::Local(Arc::new(runner)), list::tools(toolsets))
+    }
+
+    /// The tools of a NATS fleet, `tools` as discovery found them, called
+    /// through `fleet`.
+    pub(crate) fn fleet(fleet: Arc<fleet::Fleet>, tools: &[crate::nats::discover::Tool]) -> Served {
+        let (tools, routes) = fleet.entries(tools);
+        Served::of(Source::Fleet { fleet, routes }, tools)
+    }
+
+    /// The runner, when the tools are local.
+    pub(crate) fn runner(&self) -> Option<&Arc<Runner>> {
+        match &self.source {
+            Source::Local(runner) => Some(runner),
+            Source::Fleet { .. } => None,
+        }
+    }
+
+    fn of(source: Source, tools: Vec<rmcp::model::Tool>) -> Served {
         let mut output_schemas = HashMap::new();
         for tool in &tools {
             let Some(schema) = &tool.output_schema else {
@@ -97,7 +116,7 @@ impl Served {
             }
         }
         Served {
-            runner: Arc::new(runner),
+            source,
             tools,
             output_schemas,
         }
@@ -121,6 +140,18 @@ impl Served {
     pub(crate) fn tool(&self, name: &str) -> Option<&rmcp::model::Tool> {
         self.tools.iter().find(|t| t.name == name)
     }
+}
+
+/// What calls the served tools.
+pub(crate) enum Source {
+    /// The manifests' tools, run here.
+    Local(Arc<Runner>),
+    /// A NATS fleet's tools (`--nats-url`), each call forwarded to a
+    /// worker on the tool's subject.
+    Fleet {
+        fleet: Arc<fleet::Fleet>,
+        routes: HashMap<String, fleet::Route>,
+    },
 }
 
 /// Whether `paths` is the one word `builtin`: the built-in tools, as in

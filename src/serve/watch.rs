@@ -464,7 +464,7 @@ pub(crate) async fn run(handler: Handler, mut watch: Watch, load: Arc<Load>) {
 
 /// Serves `served` from now on and tells the clients when the listed tools
 /// differ from what was served.
-async fn publish(handler: &Handler, served: Served) {
+pub(super) async fn publish(handler: &Handler, served: Served) {
     let count = served.tools.len();
     let previous = handler.replace(served);
     let now = handler.served();

@@ -51,6 +51,7 @@ mod live_errors;
 mod mixed_repositories;
 mod nats_call;
 mod nats_front;
+mod nats_front_door;
 mod nats_server;
 mod nats_worker;
 mod outputs;

@@ -141,7 +141,15 @@ async fn call(worker: &Arc<Worker>, tool: &str, arguments: Map<String, Value>) -
     let served = worker.handler.served();
     let structured = served.tool(tool).is_some_and(|t| t.output_schema.is_some());
     let token = CancelToken::new();
-    let runner = Arc::clone(&served.runner);
+    // A worker serves manifests (`--nats` with PATHs), never a fleet.
+    let Some(runner) = served.runner().map(Arc::clone) else {
+        return ToolOutcome::Failed(
+            ErrorCode::InternalError.as_str(),
+            format!("\"{tool}\" is not served from a manifest here"),
+            None,
+            0,
+        );
+    };
     let (name, call_token) = (tool.to_string(), token.clone());
     let mut job = tokio::task::spawn_blocking(move || {
         runner.call_approved(
