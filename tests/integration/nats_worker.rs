@@ -10,8 +10,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::TempDir;
 use crate::nats_server::NatsServer;
+use crate::{TempDir, Test};
 
 /// A running `toolc serve --nats`, killed when dropped.
 struct Worker {
@@ -716,4 +716,85 @@ fn nats_audit_publishes_the_record_the_audit_file_gets() {
     assert_eq!(published, &written);
     assert_eq!(published["tool"], "echo");
     assert_eq!(published["decision"], "allowed");
+}
+
+/// toolc on both ends: `toolc call --nats` reaches a tool of a `toolc
+/// serve --nats` worker and prints its answer; `toolc lint --nats-url`
+/// finds the workers' tools through `$SRV.INFO`, each once though two
+/// workers of one queue group list it; one worker drained by SIGTERM
+/// exits 0 and the other goes on answering.
+#[test]
+fn nats_toolc_calls_and_lints_the_tools_of_toolc_workers() {
+    let server = NatsServer::start();
+    let workspace = TempDir::new("nats-toolc-both-ends");
+    workspace.write("note.txt", "a note from the workspace");
+    let workspace_arg = workspace.path().display().to_string();
+    let mut first = Worker::start(&server.url, &["builtin"], &["--workspace", &workspace_arg]);
+    let _second = Worker::start(&server.url, &["builtin"], &["--workspace", &workspace_arg]);
+    let output = Test::new()
+        .args(["call", "--nats", &server.url, "read_file"])
+        .args(["--args", r#"{"path": "note.txt"}"#])
+        .run();
+    assert_eq!(output.code, 0, "{}\n{}", output.stdout, output.stderr);
+    let answer: serde_json::Value = serde_json::from_str(output.stdout.trim()).expect("JSON");
+    assert_eq!(answer["success"], serde_json::json!(true), "{answer}");
+    assert_eq!(
+        answer["output"],
+        serde_json::json!("a note from the workspace"),
+        "{answer}"
+    );
+    // A tool no worker serves is told apart from a failure.
+    let missing = Test::new()
+        .args([
+            "call",
+            "--nats",
+            &server.url,
+            "no_such_tool",
+            "--timeout",
+            "2",
+        ])
+        .args(["--args", "{}"])
+        .run();
+    assert_eq!(missing.code, 3, "{}\n{}", missing.stdout, missing.stderr);
+    assert!(
+        missing.stderr.contains("no worker serves"),
+        "{}",
+        missing.stderr
+    );
+    // The fleet's definitions, as lint reads them: each built-in once,
+    // though two workers list it.
+    let saved = workspace.path().join("fleet.json");
+    let saved_arg = saved.display().to_string();
+    let linted = Test::new()
+        .args(["lint", "--nats-url", &server.url, "--save", &saved_arg])
+        .run();
+    assert!(linted.code == 0 || linted.code == 1, "{}", linted.stderr);
+    let document: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&saved).expect("the saved document"))
+            .expect("JSON");
+    let names: Vec<&str> = document["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    for builtin in ["list_files", "read_file", "write_file", "shell", "fetch"] {
+        assert_eq!(
+            names.iter().filter(|n| **n == builtin).count(),
+            1,
+            "{builtin} in {names:?}"
+        );
+    }
+    // SIGTERM drains the first worker; the second still answers.
+    // SAFETY: a plain syscall on our own child.
+    assert_eq!(
+        unsafe { libc::kill(first.child.id() as i32, libc::SIGTERM) },
+        0
+    );
+    assert_eq!(first.wait(Duration::from_secs(20)), 0, "{}", first.stderr());
+    let again = Test::new()
+        .args(["call", "--nats", &server.url, "read_file"])
+        .args(["--args", r#"{"path": "note.txt"}"#])
+        .run();
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
 }
