@@ -71,7 +71,6 @@ pub struct Envelope {
 
 impl Envelope {
     /// A request from `source` carrying `arguments` (its id new).
-    #[allow(dead_code)] // the client's (`toolc call --nats`); tested here
     pub fn request(source: &str, arguments: Map<String, Value>) -> Envelope {
         Envelope {
             id: new_id(),
