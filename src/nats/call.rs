@@ -27,10 +27,7 @@ use serde_json::{Map, Value};
 use super::discover;
 #[cfg(doc)]
 use super::nachos::request_subject;
-use super::nachos::{Envelope, ToolResult};
-
-/// The error code of a worker past its concurrency bound.
-pub const BUSY: &str = "BUSY";
+use super::nachos::{BUSY, Envelope, RETRYABLE, ToolResult};
 
 /// The first pause before a retry; each later one doubles, up to
 /// [`MAX_BACKOFF`].
@@ -210,7 +207,7 @@ pub fn is_busy(result: &ToolResult) -> bool {
             || error
                 .details
                 .as_ref()
-                .and_then(|d| d.get("retryable"))
+                .and_then(|d| d.get(RETRYABLE))
                 .and_then(Value::as_bool)
                 == Some(true)
     })
@@ -265,7 +262,7 @@ mod tests {
         let retryable = ToolResult::failure(
             "X",
             "later".into(),
-            Some(serde_json::json!({"retryable": true})),
+            Some(serde_json::json!({RETRYABLE: true})),
             0,
         );
         assert!(is_busy(&retryable));

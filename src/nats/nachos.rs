@@ -29,6 +29,14 @@ pub const RESPONSE_TYPE: &str = "tool.response";
 /// The error codes the seed's workers use.
 pub const VALIDATION_ERROR: &str = "VALIDATION_ERROR";
 pub const EXECUTION_ERROR: &str = "EXECUTION_ERROR";
+/// The codes toolc's workers add: past the concurrency bound (try again,
+/// or another worker), a reply over the server's `max_payload`, a call cut
+/// short because the worker stops.
+pub const BUSY: &str = "BUSY";
+pub const RESULT_TOO_LARGE: &str = "RESULT_TOO_LARGE";
+pub const SHUTTING_DOWN: &str = "SHUTTING_DOWN";
+/// The key of an error's `details` that says the call may be sent again.
+pub const RETRYABLE: &str = "retryable";
 
 /// The subject a tool answers on.
 pub fn request_subject(tool_id: &str) -> String {

@@ -109,15 +109,22 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// An MCP failure result: "CODE: message", and the details, when there
+/// are any, as JSON on a line of their own (a model reads the code first).
+pub(super) fn failure(code: &str, message: &str, details: Option<&Value>) -> CallToolResult {
+    let mut text = format!("{code}: {message}");
+    if let Some(details) = details {
+        let details = serde_json::to_string(details).unwrap_or_default();
+        text.push_str(&format!("\ndetails: {details}"));
+    }
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
 /// The MCP result of a runner's result.
 pub(super) fn to_mcp(result: ToolResult, structured: bool) -> CallToolResult {
     if let Some(error) = &result.error {
-        let mut text = format!("{}: {}", error.code, error.message);
-        if !error.details.is_empty() {
-            let details = serde_json::to_string(&error.details).unwrap_or_default();
-            text.push_str(&format!("\ndetails: {details}"));
-        }
-        return CallToolResult::error(vec![ContentBlock::text(text)]);
+        let details = (!error.details.is_empty()).then(|| Value::Object(error.details.clone()));
+        return failure(error.code.as_str(), &error.message, details.as_ref());
     }
     let output = result.output.unwrap_or(Value::Null);
     let text = match &output {
@@ -147,22 +154,29 @@ pub(super) fn checked(
     else {
         return result;
     };
-    // A client checks structured content against the schema, and wants
-    // some: a text output (a bare JSON string) of such a tool is no result
-    // it accepts either.
+    let Some(problems) = structure_problems(served, name, output) else {
+        return result;
+    };
+    let mut failed = ToolResult::fail(ErrorCode::InvalidOutput, problems);
+    failed.metadata = result.metadata;
+    failed
+}
+
+/// Why `output` cannot be tool `name`'s structured content, said as an
+/// `INVALID_OUTPUT` message; `None` when it can. A client checks
+/// structured content against the schema, and wants some: a text output
+/// (a bare JSON string) of such a tool is no result it accepts either.
+pub(super) fn structure_problems(served: &Served, name: &str, output: &Value) -> Option<String> {
     let problems = match served.output_mismatch(name, output) {
         Some(problems) => problems,
         None if !output.is_object() => {
             "(root): structured content must be a JSON object".to_string()
         }
-        None => return result,
+        None => return None,
     };
-    let mut failed = ToolResult::fail(
-        ErrorCode::InvalidOutput,
-        format!("the output of \"{name}\" does not match its outputSchema: {problems}"),
-    );
-    failed.metadata = result.metadata;
-    failed
+    Some(format!(
+        "the output of \"{name}\" does not match its outputSchema: {problems}"
+    ))
 }
 
 /// `result` of a call cancelled before it ended (or began), saying why:

@@ -28,7 +28,12 @@ use super::{Handler, Served, call, log, watch};
 use crate::nats::call::{Idempotency, Outcome, Plan};
 use crate::nats::connect::{ConnectError, Options};
 use crate::nats::discover::{self, DiscoverError};
-use crate::nats::nachos::ToolResult;
+use crate::nats::nachos::{self, ToolResult};
+use crate::run::ErrorCode;
+
+/// The code of a call no worker of the fleet answers: none serves the
+/// tool (any more).
+const NO_WORKER: &str = "NO_WORKER";
 
 /// The envelope's `source` of the requests the front door sends.
 const SOURCE: &str = "toolc-serve";
@@ -146,7 +151,7 @@ pub(super) async fn call(
         if fleet.was_seen(&name) {
             log::info(format_args!("call {name}: no worker serves it any more"));
             return Ok(failure(
-                "NO_WORKER",
+                NO_WORKER,
                 &format!(
                     "no worker serves \"{name}\" any more: the last worker of the fleet at {} that served it left",
                     fleet.shown
@@ -217,7 +222,7 @@ pub(super) async fn call(
             to_mcp(served, &name, &result)
         }
         Some(Ok(Ok(Outcome::NoWorker { attempts }))) => failure(
-            "NO_WORKER",
+            NO_WORKER,
             &format!(
                 "no worker serves \"{name}\": nobody answers on {} at {} ({attempts} attempt(s) in {seconds} s)",
                 route.subject, fleet.shown
@@ -244,7 +249,7 @@ pub(super) async fn call(
 
 /// A failure result: "CODE: message".
 fn failure(code: &str, message: &str) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(format!("{code}: {message}"))])
+    call::failure(code, message, None)
 }
 
 /// The MCP result of a worker's `ToolResult` for tool `name`: a failure
@@ -253,20 +258,10 @@ fn failure(code: &str, message: &str) -> CallToolResult {
 /// the output must then match: else an `INVALID_OUTPUT` failure).
 fn to_mcp(served: &Served, name: &str, result: &ToolResult) -> CallToolResult {
     if !result.success || result.error.is_some() {
-        let (code, message, details) = match &result.error {
-            Some(error) => (
-                error.code.as_str(),
-                error.message.clone(),
-                error.details.as_ref(),
-            ),
-            None => ("EXECUTION_ERROR", texts(result), None),
+        return match &result.error {
+            Some(error) => call::failure(&error.code, &error.message, error.details.as_ref()),
+            None => failure(nachos::EXECUTION_ERROR, &texts(result)),
         };
-        let mut text = format!("{code}: {message}");
-        if let Some(details) = details {
-            let details = serde_json::to_string(details).unwrap_or_default();
-            text.push_str(&format!("\ndetails: {details}"));
-        }
-        return CallToolResult::error(vec![ContentBlock::text(text)]);
     }
     let content = serde_json::from_value::<Vec<ContentBlock>>(Value::Array(result.content.clone()))
         .unwrap_or_else(|_| {
@@ -279,18 +274,8 @@ fn to_mcp(served: &Served, name: &str, result: &ToolResult) -> CallToolResult {
             .get("output")
             .cloned()
             .unwrap_or(Value::Null);
-        let problems = match served.output_mismatch(name, &output) {
-            Some(problems) => Some(problems),
-            None if !output.is_object() => {
-                Some("(root): structured content must be a JSON object".to_string())
-            }
-            None => None,
-        };
-        if let Some(problems) = problems {
-            return failure(
-                "INVALID_OUTPUT",
-                &format!("the output of \"{name}\" does not match its outputSchema: {problems}"),
-            );
+        if let Some(problems) = call::structure_problems(served, name, &output) {
+            return failure(ErrorCode::InvalidOutput.as_str(), &problems);
         }
         mcp.structured_content = Some(output);
     }

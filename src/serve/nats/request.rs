@@ -11,17 +11,12 @@ use serde_json::{Map, Value, json};
 use super::Worker;
 use super::endpoints::Endpoint;
 use super::recent::{self, Answer, Claim};
-use crate::nats::nachos::{self, Envelope, VALIDATION_ERROR};
+use crate::nats::nachos::{
+    self, BUSY, Envelope, RESULT_TOO_LARGE, RETRYABLE, SHUTTING_DOWN, VALIDATION_ERROR,
+};
 use crate::nats::service::{ERROR_CODE_HEADER, ERROR_HEADER};
 use crate::run::{Approval, CancelToken, ErrorCode};
 use crate::serve::log;
-
-/// A busy worker's code: retry elsewhere, or later.
-pub(super) const BUSY: &str = "BUSY";
-/// A reply over the server's `max_payload`.
-pub(super) const RESULT_TOO_LARGE: &str = "RESULT_TOO_LARGE";
-/// A call cut short because the worker stops.
-pub(super) const SHUTTING_DOWN: &str = "SHUTTING_DOWN";
 
 /// Room left in a reply for its headers and the protocol line.
 const HEADROOM: usize = 512;
@@ -103,7 +98,7 @@ async fn respond(worker: &Arc<Worker>, endpoint: &Endpoint, body: &[u8]) -> Answ
             "the worker is busy: {} call(s) running, its limit; retry",
             worker.max_concurrency
         );
-        let details = json!({"retryable": true});
+        let details = json!({RETRYABLE: true});
         let answer = failure(Some(&request.id), tool, BUSY, message, Some(details));
         worker.recent.forget(&key, sender, answer.clone());
         return answer;
@@ -182,7 +177,7 @@ async fn call(worker: &Arc<Worker>, tool: &str, arguments: Map<String, Value>) -
         return ToolOutcome::Failed(
             SHUTTING_DOWN,
             format!("\"{tool}\" was cancelled: the worker is shutting down"),
-            Some(json!({"retryable": true})),
+            Some(json!({RETRYABLE: true})),
             result.metadata.duration_ms,
         );
     }
