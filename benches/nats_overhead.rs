@@ -146,24 +146,56 @@ async fn nats_call(client: &async_nats::Client, subject: &str, arguments: &Value
     elapsed
 }
 
-/// Waits until `subject` has `workers` responders answering (each worker
-/// has flushed its subscriptions).
-async fn wait_for_workers(client: &async_nats::Client, subject: &str, arguments: &Value) {
+/// Waits until a worker answers on `subject` (it has flushed its
+/// subscriptions).
+async fn wait_for_a_worker(client: &async_nats::Client, subject: &str, arguments: &Value) {
     let started = Instant::now();
-    loop {
-        let reply = client
-            .request(subject.to_string(), envelope(arguments).into())
-            .await;
-        if reply.is_ok() {
-            // One more settle for a second worker's subscription.
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            return;
-        }
+    while client
+        .request(subject.to_string(), envelope(arguments).into())
+        .await
+        .is_err()
+    {
         assert!(
             started.elapsed() < Duration::from_secs(20),
             "no worker answered on {subject}"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Waits until `count` toolc workers answer `$SRV.PING.toolc` (each has
+/// subscribed), so that a measurement with two workers has both.
+async fn wait_for_toolc_workers(client: &async_nats::Client, count: usize) {
+    let started = Instant::now();
+    loop {
+        let inbox = client.new_inbox();
+        let mut replies = client.subscribe(inbox.clone()).await.expect("subscribe");
+        client
+            .publish_with_reply("$SRV.PING.toolc", inbox, "".into())
+            .await
+            .expect("ping");
+        let mut answered = 0;
+        let window = tokio::time::sleep(Duration::from_millis(300));
+        tokio::pin!(window);
+        loop {
+            let next = std::future::poll_fn(|cx| {
+                futures_core::Stream::poll_next(std::pin::Pin::new(&mut replies), cx)
+            });
+            tokio::select! {
+                reply = next => match reply {
+                    Some(_) => answered += 1,
+                    None => break,
+                },
+                _ = &mut window => break,
+            }
+        }
+        if answered >= count {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{answered} of {count} toolc workers answered"
+        );
     }
 }
 
@@ -249,7 +281,7 @@ async fn bench(case: &Case<'_>, url: &str, calls: usize, per_client: usize) {
     let mcp = mcp_client(case.manifest, case.cwd).await;
     let worker = toolc_worker(url, case.manifest, case.cwd);
     let client = async_nats::connect(url).await.expect("connect");
-    wait_for_workers(&client, &subject, &case.arguments).await;
+    wait_for_a_worker(&client, &subject, &case.arguments).await;
 
     let (mut library, mut stdio, mut nats) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..calls {
@@ -282,8 +314,8 @@ async fn bench(case: &Case<'_>, url: &str, calls: usize, per_client: usize) {
 
     let one = throughput(url, &subject, &case.arguments, per_client).await;
     let second = toolc_worker(url, case.manifest, case.cwd);
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    wait_for_workers(&client, &subject, &case.arguments).await;
+    wait_for_toolc_workers(&client, 2).await;
+    wait_for_a_worker(&client, &subject, &case.arguments).await;
     let two = throughput(url, &subject, &case.arguments, per_client).await;
     println!(
         "  {CLIENTS} clients x {per_client} calls: 1 worker {one:.0} calls/s, 2 workers {two:.0} calls/s ({:.2}x)",
@@ -294,7 +326,7 @@ async fn bench(case: &Case<'_>, url: &str, calls: usize, per_client: usize) {
 
     if let Some(command) = &case.command {
         let seed = seed_worker(url, case.name, command);
-        wait_for_workers(&client, &subject, &case.arguments).await;
+        wait_for_a_worker(&client, &subject, &case.arguments).await;
         let node = throughput(url, &subject, &case.arguments, per_client).await;
         println!(
             "  seed-style Node worker (sequential): {node:.0} calls/s; one toolc worker does {:.2}x",
