@@ -153,36 +153,25 @@ pub async fn connect(
         Some(UrlCredentials::Token(token)) => connect = connect.token(token),
         None => {}
     }
+    // A file that cannot be read (or used) is named as such, rather than
+    // as a refused login or a TLS failure.
+    let unusable = |what: &'static str, path: &std::path::Path| {
+        let path = path.display().to_string();
+        move |error| ConnectError::Credentials { what, path, error }
+    };
     if let Some(path) = &options.nkey_file {
-        let seed = std::fs::read_to_string(path).map_err(|error| ConnectError::Credentials {
-            what: "the NKey seed file",
-            path: path.display().to_string(),
-            error,
-        })?;
+        let seed = std::fs::read_to_string(path).map_err(unusable("the NKey seed file", path))?;
         connect = connect.nkey(seed.trim().to_string());
     }
     if let Some(path) = &options.creds_file {
-        let creds = std::fs::read_to_string(path).map_err(|error| ConnectError::Credentials {
-            what: "the credentials file",
-            path: path.display().to_string(),
-            error,
-        })?;
+        let creds =
+            std::fs::read_to_string(path).map_err(unusable("the credentials file", path))?;
         connect = connect
             .credentials(&creds)
-            .map_err(|error| ConnectError::Credentials {
-                what: "the credentials file",
-                path: path.display().to_string(),
-                error,
-            })?;
+            .map_err(unusable("the credentials file", path))?;
     }
     if let Some(path) = &options.tls_ca_file {
-        // Read here, so that a missing file is named as such rather than
-        // as a TLS failure.
-        std::fs::metadata(path).map_err(|error| ConnectError::Credentials {
-            what: "the TLS CA file",
-            path: path.display().to_string(),
-            error,
-        })?;
+        std::fs::metadata(path).map_err(unusable("the TLS CA file", path))?;
         connect = connect
             .add_root_certificates(path.clone())
             .require_tls(true);
