@@ -234,7 +234,10 @@ impl Running {
             _ = stop.cancelled() => {}
             _ = lame_duck.cancelled() => {}
         }
-        log::info(format_args!("NATS: draining"));
+        log::info(format_args!(
+            "NATS: draining: no new requests taken; {} call(s) running",
+            worker.in_flight.load(Ordering::Acquire)
+        ));
         draining.cancel();
         for reader in readers {
             let _ = reader.await;
