@@ -61,7 +61,10 @@ pub(super) struct ServeArgs {
     /// Read the manifests again when they, their code or the policy file change (polled
     /// a few times a second), and tell the clients when the tool list changes. A change with
     /// errors is not loaded: the previous tools stay served and the errors are logged.
-    #[arg(long)]
+    /// Not with --nats: a worker's NATS endpoints and their $SRV.INFO are fixed when it
+    /// starts; a fleet takes changed manifests by a rolling restart (SIGTERM drains a
+    /// worker while the others in its queue group answer).
+    #[arg(long, conflicts_with = "nats")]
     watch: bool,
     /// The largest request the server reads (a stdio line, an HTTP body), e.g. 16MiB or
     /// 64KiB; a larger one is answered with an error (JSON-RPC -32600, HTTP 413).

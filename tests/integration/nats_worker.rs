@@ -14,8 +14,8 @@ use crate::nats_server::NatsServer;
 use crate::{TempDir, Test};
 
 /// A running `toolc serve --nats`, killed when dropped.
-struct Worker {
-    child: Child,
+pub(crate) struct Worker {
+    pub(crate) child: Child,
     stderr: Arc<Mutex<String>>,
 }
 
@@ -23,11 +23,19 @@ impl Worker {
     /// Starts `toolc serve --nats URL PATHS ARGS` and waits (at most 30 s)
     /// for its ready line.
     fn start(url: &str, paths: &[&str], args: &[&str]) -> Worker {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolc"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolc"));
+        command
             .arg("serve")
             .args(paths)
             .args(["--nats", url, "--log-level", "info"])
-            .args(args)
+            .args(args);
+        Worker::launch(command)
+    }
+
+    /// Starts `command` (a `toolc serve --nats ... --log-level info`) and
+    /// waits (at most 30 s) for its ready line.
+    pub(crate) fn launch(mut command: Command) -> Worker {
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -61,12 +69,12 @@ impl Worker {
         Worker { child, stderr }
     }
 
-    fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
     }
 
     /// Its exit code once it ends (at most `limit`).
-    fn wait(&mut self, limit: Duration) -> i32 {
+    pub(crate) fn wait(&mut self, limit: Duration) -> i32 {
         let started = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().expect("wait") {
@@ -676,6 +684,26 @@ fn nats_bad_credentials_and_an_unreachable_server_fail_clearly_with_exit_2() {
         started.elapsed() < Duration::from_secs(10),
         "{:?}",
         started.elapsed()
+    );
+}
+
+#[test]
+fn nats_watch_is_refused_because_endpoints_are_fixed_at_start() {
+    let fixtures = fixtures().display().to_string();
+    let output = crate::Test::new()
+        .args([
+            "serve",
+            &fixtures,
+            "--nats",
+            "nats://127.0.0.1:9",
+            "--watch",
+        ])
+        .run();
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert!(
+        output.stderr.contains("--watch") && output.stderr.contains("--nats"),
+        "{}",
+        output.stderr
     );
 }
 
