@@ -90,9 +90,10 @@ fn nats_server(dir: &Path) -> (Killed, String) {
 
 /// A `toolc serve --nats URL` of `manifest` in `cwd`; its standard input
 /// stays open (an idle MCP client).
-fn toolc_worker(url: &str, manifest: &str, cwd: &Path) -> Killed {
+fn toolc_worker(url: &str, manifest: &str, cwd: &Path, extra: &[&str]) -> Killed {
     let child = Command::new(env!("CARGO_BIN_EXE_toolc"))
         .args(["serve", "--nats", url, manifest])
+        .args(extra)
         .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -279,7 +280,7 @@ async fn bench(case: &Case<'_>, url: &str, calls: usize, per_client: usize) {
     };
     let runner = Arc::new(runner);
     let mcp = mcp_client(case.manifest, case.cwd).await;
-    let worker = toolc_worker(url, case.manifest, case.cwd);
+    let worker = toolc_worker(url, case.manifest, case.cwd, &[]);
     let client = async_nats::connect(url).await.expect("connect");
     wait_for_a_worker(&client, &subject, &case.arguments).await;
 
@@ -313,7 +314,7 @@ async fn bench(case: &Case<'_>, url: &str, calls: usize, per_client: usize) {
     let _ = mcp.cancel().await;
 
     let one = throughput(url, &subject, &case.arguments, per_client).await;
-    let second = toolc_worker(url, case.manifest, case.cwd);
+    let second = toolc_worker(url, case.manifest, case.cwd, &[]);
     wait_for_toolc_workers(&client, 2).await;
     wait_for_a_worker(&client, &subject, &case.arguments).await;
     let two = throughput(url, &subject, &case.arguments, per_client).await;
@@ -333,6 +334,17 @@ async fn bench(case: &Case<'_>, url: &str, calls: usize, per_client: usize) {
             one / node
         );
         drop(seed);
+        // The seed's worker runs its command as it is; toolc with
+        // --no-sandbox does the same (validation, limits and all else kept).
+        let bare = toolc_worker(url, case.manifest, case.cwd, &["--no-sandbox"]);
+        wait_for_toolc_workers(&client, 1).await;
+        wait_for_a_worker(&client, &subject, &case.arguments).await;
+        let unsandboxed = throughput(url, &subject, &case.arguments, per_client).await;
+        println!(
+            "  one toolc worker with --no-sandbox, as the seed's runs commands: {unsandboxed:.0} calls/s ({:.2}x the seed-style worker)",
+            unsandboxed / node
+        );
+        drop(bare);
     }
 }
 
