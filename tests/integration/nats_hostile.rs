@@ -1,0 +1,229 @@
+//! toolc on a NATS bus it cannot trust: hostile peers (forged or garbled
+//! answers on a caller's inbox, huge envelope ids, floods of duplicates
+//! and `$SRV` requests), an unlucky operator (the NATS server gone when the
+//! worker is told to stop) and secrets that must stay unprinted. A real
+//! nats-server, the real toolc binary, peers written with nats-py; every
+//! test bounded in time. Memory is read from the worker's
+//! `/proc/PID/status` while it runs.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::TempDir;
+use crate::nats_server::NatsServer;
+
+/// A running `toolc serve --nats`, killed when dropped.
+struct Worker {
+    child: Child,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Worker {
+    /// Starts `toolc serve PATH --nats URL ARGS` and waits (at most 30 s)
+    /// for its ready line.
+    fn start(url: &str, path: &str, args: &[&str]) -> Worker {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolc"))
+            .args(["serve", path, "--nats", url, "--log-level", "info"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn toolc serve --nats");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let lines = BufReader::new(child.stderr.take().expect("stderr"));
+        let kept = Arc::clone(&stderr);
+        std::thread::spawn(move || {
+            for line in lines.lines().map_while(Result::ok) {
+                let mut text = kept.lock().unwrap();
+                text.push_str(&line);
+                text.push('\n');
+            }
+        });
+        let worker = Worker { child, stderr };
+        let started = Instant::now();
+        while !worker.stderr().contains("on NATS at") {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "toolc serve --nats was not ready in 30 s:\n{}",
+                worker.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        worker
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    fn signal(&self, signal: i32) {
+        // SAFETY: a plain kill(2) of the child this test started.
+        assert_eq!(unsafe { libc::kill(self.pid() as i32, signal) }, 0);
+    }
+
+    /// Its exit code once it ends, or `None` if it is still running after
+    /// `limit` (then it is killed).
+    fn exit_within(&mut self, limit: Duration) -> Option<i32> {
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return Some(status.code().unwrap_or(-1));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        None
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn python_binary() -> PathBuf {
+    std::env::var_os("TOOLC_TEST_PYTHON")
+        .map(PathBuf::from)
+        .expect("TOOLC_TEST_PYTHON is not set: run the tests with scripts/test (nats-py)")
+}
+
+/// Runs nats-py `script` with `args` to its end (at most 60 s) and returns
+/// its stdout; it must exit 0.
+fn peer(script: &str, args: &[&str]) -> String {
+    let child = Command::new(python_binary())
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start python");
+    let id = child.id();
+    let watchdog = std::thread::spawn(move || {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(100));
+            if std::fs::metadata(format!("/proc/{id}")).is_err() {
+                return;
+            }
+        }
+        // SAFETY: a plain kill(2) of the child this test started.
+        unsafe { libc::kill(id as i32, libc::SIGKILL) };
+    });
+    let output = child.wait_with_output().expect("wait for python");
+    drop(watchdog);
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    assert!(
+        output.status.success(),
+        "the nats-py peer failed ({}):\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+/// An agentcli manifest of command tools, each `(name, shell script)`;
+/// each takes an optional integer `n`, and nothing else.
+fn shell_tools(dir: &TempDir, tools: &[(&str, &str)]) -> String {
+    let tools: Vec<Value> = tools
+        .iter()
+        .map(|(name, script)| {
+            json!({
+                "name": name,
+                "description": format!("The test tool {name}."),
+                "schema": {"type": "object", "properties": {"n": {"type": "integer"}}, "additionalProperties": false},
+                "command": ["/bin/sh", "-c", script],
+                "timeoutSec": 20
+            })
+        })
+        .collect();
+    dir.write("tools.json", json!({ "tools": tools }).to_string())
+        .display()
+        .to_string()
+}
+
+fn envelope(id: &str, payload: Value) -> String {
+    json!({
+        "id": id,
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "source": "hostile-test",
+        "type": "tool.request",
+        "payload": payload,
+    })
+    .to_string()
+}
+
+/// The NATS server dies and the operator stops the worker: it must still
+/// stop, in about its grace period, whether the server went before the
+/// signal (nothing to drain through) or during the drain (a call running,
+/// its reply and the connection's flush with nowhere to go).
+#[test]
+fn nats_hostile_a_worker_stops_when_the_nats_server_is_gone() {
+    let dir = TempDir::new("nats-hostile-gone");
+    let tools = shell_tools(&dir, &[("slow", "sleep 3; echo '\"slept\"'")]);
+    let grace = ["--no-sandbox", "--nats-grace", "1"];
+
+    let mut server = NatsServer::start();
+    let mut worker = Worker::start(&server.url, &tools, &grace);
+    server.kill();
+    std::thread::sleep(Duration::from_millis(500));
+    worker.signal(libc::SIGTERM);
+    let code = worker.exit_within(Duration::from_secs(15));
+    assert_eq!(
+        code,
+        Some(0),
+        "SIGTERM with the NATS server gone: still running after 15 s (or failed):\n{}",
+        worker.stderr()
+    );
+
+    let mut server = NatsServer::start();
+    let mut worker = Worker::start(&server.url, &tools, &grace);
+    // Sent without waiting for the answer: it never comes.
+    peer(
+        PUBLISH,
+        &[
+            &server.url,
+            "nachos.tool.slow.request",
+            &envelope("gone-1", json!({})),
+        ],
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    worker.signal(libc::SIGTERM);
+    std::thread::sleep(Duration::from_millis(200));
+    server.kill();
+    let code = worker.exit_within(Duration::from_secs(15));
+    assert_eq!(
+        code,
+        Some(0),
+        "the NATS server died during the drain: still running after 15 s (or failed):\n{}",
+        worker.stderr()
+    );
+    let stderr = worker.stderr();
+    assert!(stderr.contains("NATS"), "{stderr}");
+}
+
+/// Publishes one request (a reply subject nobody reads) and exits.
+const PUBLISH: &str = r#"
+import asyncio, sys
+import nats
+async def main():
+    nc = await nats.connect(sys.argv[1])
+    await nc.publish(sys.argv[2], sys.argv[3].encode(), reply="_INBOX.nobody.reads")
+    await nc.flush()
+    await nc.close()
+asyncio.run(main())
+"#;
