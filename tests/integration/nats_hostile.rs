@@ -17,6 +17,8 @@ use serde_json::{Value, json};
 use crate::TempDir;
 use crate::nats_server::NatsServer;
 
+const MIB: u64 = 1024 * 1024;
+
 /// A running `toolc serve --nats`, killed when dropped.
 struct Worker {
     child: Child,
@@ -64,6 +66,21 @@ impl Worker {
 
     fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
+    }
+
+    /// A number of `/proc/PID/status` (`VmRSS`, `VmHWM`: KiB; `Threads`).
+    fn status(&self, key: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("the worker's /proc status");
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(key)?.strip_prefix(':'))
+            .and_then(|value| value.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no {key} in /proc status"))
+    }
+
+    fn resident(&self) -> u64 {
+        self.status("VmRSS") * 1024
     }
 
     fn signal(&self, signal: i32) {
@@ -227,3 +244,55 @@ async def main():
     await nc.close()
 asyncio.run(main())
 "#;
+
+/// Sends `count` requests, `parallel` at a time, to `subject` of a
+/// worker, each with an envelope id of `id_size` bytes (distinct) and
+/// `{"n": "not a number"}` as arguments (refused by validation: nothing
+/// runs); prints how many answers came.
+const HUGE_IDS: &str = r#"
+import asyncio, json, sys
+import nats
+async def main():
+    nc = await nats.connect(sys.argv[1])
+    subject, count, parallel, size = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+    async def one(i):
+        envelope = {"id": "%08d" % i + "i" * size, "timestamp": "2026-01-01T00:00:00.000Z",
+                    "source": "hostile", "type": "tool.request", "payload": {"n": "not a number"}}
+        m = await nc.request(subject, json.dumps(envelope).encode(), timeout=30)
+        return json.loads(m.data)["payload"]["error"]["code"]
+    codes = []
+    for start in range(0, count, parallel):
+        codes += await asyncio.gather(*[one(i) for i in range(start, min(count, start + parallel))])
+    print(json.dumps(codes))
+    await nc.close()
+asyncio.run(main())
+"#;
+
+/// A retried request is answered from what the worker keeps of recent
+/// answers; a peer that sends distinct envelope ids of 400 KB each (the
+/// answer repeats the id as its correlationId) must not make the worker
+/// keep them all: what it keeps is bounded in bytes, not only in count.
+#[test]
+fn nats_hostile_huge_envelope_ids_do_not_pile_up_in_memory() {
+    let server = NatsServer::start();
+    let dir = TempDir::new("nats-hostile-ids");
+    let tools = shell_tools(&dir, &[("check", "echo '\"checked\"'")]);
+    let worker = Worker::start(&server.url, &tools, &["--no-sandbox"]);
+    let subject = "nachos.tool.check.request";
+    // Warm up: the first answers allocate what every later one reuses.
+    peer(HUGE_IDS, &[&server.url, subject, "8", "4", "400000"]);
+    let before = worker.resident();
+    let out = peer(HUGE_IDS, &[&server.url, subject, "100", "4", "400000"]);
+    let codes: Vec<String> = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(codes.len(), 100);
+    assert!(
+        codes.iter().all(|code| code == "VALIDATION_ERROR"),
+        "{codes:?}"
+    );
+    let grown = worker.resident().saturating_sub(before);
+    assert!(
+        grown < 56 * MIB,
+        "100 requests with ids of 400 KB grew the worker by {} MiB (it keeps them)",
+        grown / MIB
+    );
+}

@@ -3,7 +3,8 @@
 //! again) is answered from here rather than run twice, and one that
 //! arrives while the first is still running waits for its answer.
 //!
-//! Bounded in count and in age: the oldest answers are forgotten first.
+//! Bounded in count, in bytes and in age: the oldest answers are forgotten
+//! first.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -15,6 +16,11 @@ use tokio::sync::watch;
 pub(super) const CAPACITY: usize = 10_000;
 /// How long an answer is kept.
 pub(super) const KEPT: Duration = Duration::from_secs(600);
+/// The most bytes of answers (and their keys) kept. A count alone does not
+/// bound memory: the peer chooses the envelope ids, which the answers
+/// repeat, and a tool's answer may be as large as the server's
+/// `max_payload`; 10,000 of those are gigabytes.
+pub(super) const BUDGET: usize = 16 * 1024 * 1024;
 
 /// An answer as sent: the body and, for a failure, its service error
 /// (text and code).
@@ -22,6 +28,13 @@ pub(super) const KEPT: Duration = Duration::from_secs(600);
 pub(super) struct Answer {
     pub(super) body: Vec<u8>,
     pub(super) error: Option<(String, u16)>,
+}
+
+impl Answer {
+    /// The bytes it holds.
+    fn size(&self) -> usize {
+        self.body.len() + self.error.as_ref().map_or(0, |(text, _)| text.len())
+    }
 }
 
 enum Slot {
@@ -47,8 +60,11 @@ pub(super) struct Recent {
 #[derive(Default)]
 struct State {
     slots: HashMap<String, Slot>,
-    /// Finished keys, oldest first, with when they finished.
-    order: VecDeque<(Instant, String)>,
+    /// Finished keys, oldest first, with when they finished and their
+    /// size in bytes.
+    order: VecDeque<(Instant, String, usize)>,
+    /// The sum of the sizes in `order`.
+    bytes: usize,
 }
 
 impl Recent {
@@ -83,8 +99,10 @@ impl Recent {
             return;
         };
         let now = Instant::now();
+        let size = key.len() + answer.size();
         state.slots.insert(key.to_string(), Slot::Done(answer));
-        state.order.push_back((now, key.to_string()));
+        state.order.push_back((now, key.to_string(), size));
+        state.bytes += size;
         state.expire(now);
     }
 
@@ -100,13 +118,14 @@ impl Recent {
 
 impl State {
     fn expire(&mut self, now: Instant) {
-        while let Some((finished, _)) = self.order.front() {
+        while let Some((finished, _, _)) = self.order.front() {
             let old = now.duration_since(*finished) > KEPT;
-            if !old && self.order.len() <= CAPACITY {
+            if !old && self.order.len() <= CAPACITY && self.bytes <= BUDGET {
                 break;
             }
-            if let Some((_, key)) = self.order.pop_front() {
+            if let Some((_, key, size)) = self.order.pop_front() {
                 self.slots.remove(&key);
+                self.bytes -= size;
             }
         }
     }
@@ -166,5 +185,21 @@ mod tests {
         }
         assert!(matches!(recent.claim("k0"), Claim::New(_)));
         assert!(matches!(recent.claim("k10"), Claim::Answered(_)));
+    }
+
+    #[test]
+    fn large_answers_are_forgotten_past_the_budget() {
+        let recent = Recent::new();
+        let large = "x".repeat(BUDGET / 4);
+        for n in 0..8 {
+            let key = format!("k{n}");
+            if let Claim::New(sender) = recent.claim(&key) {
+                recent.finish(&key, sender, answer(&large));
+            }
+        }
+        assert!(matches!(recent.claim("k0"), Claim::New(_)));
+        assert!(matches!(recent.claim("k7"), Claim::Answered(_)));
+        let state = recent.state.lock().unwrap();
+        assert!(state.bytes <= BUDGET, "{}", state.bytes);
     }
 }
