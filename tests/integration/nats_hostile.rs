@@ -296,3 +296,67 @@ fn nats_hostile_huge_envelope_ids_do_not_pile_up_in_memory() {
         grown / MIB
     );
 }
+
+/// One request to a slow tool, then `count` copies with the same envelope
+/// id while it runs, each padded to `pad` bytes (in `source`); prints the
+/// worker's resident memory once they were taken, then the codes of the
+/// copies' answers and the first answer's success.
+const DUPLICATES: &str = r#"
+import asyncio, json, sys
+import nats
+async def main():
+    nc = await nats.connect(sys.argv[1])
+    subject, count, pad, pid = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+    def envelope(source):
+        return json.dumps({"id": "the-same-id", "timestamp": "2026-01-01T00:00:00.000Z",
+                           "source": source, "type": "tool.request", "payload": {}}).encode()
+    first = asyncio.create_task(nc.request(subject, envelope("first"), timeout=20))
+    await asyncio.sleep(0.5)
+    answers = []
+    inbox = nc.new_inbox()
+    async def take(m):
+        answers.append(m)
+    await nc.subscribe(inbox, cb=take)
+    for _ in range(count):
+        await nc.publish(subject, envelope("p" * pad), reply=inbox)
+    await nc.flush()
+    await asyncio.sleep(1.5)
+    rss = [l.split()[1] for l in open("/proc/%s/status" % pid) if l.startswith("VmRSS:")][0]
+    print(int(rss) * 1024)
+    m = await first
+    for _ in range(100):
+        if len(answers) >= count:
+            break
+        await asyncio.sleep(0.1)
+    codes = [(json.loads(a.data)["payload"].get("error") or {}).get("code", "ok") for a in answers]
+    print(json.dumps(sorted(set(codes))), len(codes))
+    print(json.dumps(json.loads(m.data)["payload"]["success"]))
+    await nc.close()
+asyncio.run(main())
+"#;
+
+/// A request whose envelope id is running already waits for its answer
+/// rather than running again; a peer that floods the worker with padded
+/// copies of it must not make the worker hold every copy until the first
+/// call ends. Every copy is still answered.
+#[test]
+fn nats_hostile_copies_of_a_running_request_are_not_held() {
+    let server = NatsServer::start();
+    let dir = TempDir::new("nats-hostile-copies");
+    let tools = shell_tools(&dir, &[("slow", "sleep 4; echo '\"slept\"'")]);
+    let worker = Worker::start(&server.url, &tools, &["--no-sandbox"]);
+    let subject = "nachos.tool.slow.request";
+    let before = worker.resident();
+    let pid = worker.pid().to_string();
+    let out = peer(DUPLICATES, &[&server.url, subject, "120", "600000", &pid]);
+    let lines: Vec<&str> = out.lines().collect();
+    let during: u64 = lines[0].parse().unwrap();
+    let grown = during.saturating_sub(before);
+    assert!(
+        grown < 40 * MIB,
+        "120 copies of 600 KB of a running request grew the worker by {} MiB (it holds them):\n{out}",
+        grown / MIB
+    );
+    assert!(lines[1].ends_with(" 120"), "every copy is answered: {out}");
+    assert_eq!(lines[2], "true", "{out}");
+}
