@@ -112,18 +112,32 @@ pub(super) fn run(
             )?;
             Ok(Outcome::NoWorker)
         }
-        call::Outcome::TimedOut { attempts } => {
-            writeln!(
-                err,
-                "error: {tool} timed out: no answer to {attempts} attempt(s) within {seconds} s"
-            )?;
+        call::Outcome::TimedOut { attempts, strays } => {
+            match strays.told() {
+                Some(strays) => writeln!(
+                    err,
+                    "error: {tool} timed out: no readable answer to {attempts} attempt(s) within {seconds} s; {strays}"
+                )?,
+                None => writeln!(
+                    err,
+                    "error: {tool} timed out: no answer to {attempts} attempt(s) within {seconds} s"
+                )?,
+            }
             Ok(Outcome::TimedOut)
         }
-        call::Outcome::Unknown => {
-            writeln!(
-                err,
-                "error: {tool} did not answer within {seconds} s, and the outcome is unknown: the tool may have run. It was sent once and not again because it is not known to be idempotent (its workers publish no idempotentHint; pass --idempotent if calling it twice is safe)"
-            )?;
+        call::Outcome::Unknown { strays } => {
+            let once = "It was sent once and not again because it is not known to be idempotent (its workers publish no idempotentHint; pass --idempotent if calling it twice is safe)";
+            match strays.told() {
+                // A worker answered, but not so that its result can be read.
+                Some(strays) => writeln!(
+                    err,
+                    "error: {tool} sent no answer that could be read within {seconds} s: {strays}. The outcome is unknown: the tool may have run. {once}"
+                )?,
+                None => writeln!(
+                    err,
+                    "error: {tool} did not answer within {seconds} s, and the outcome is unknown: the tool may have run. {once}"
+                )?,
+            }
             Ok(Outcome::UnknownResult)
         }
     }

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::TempDir;
 use crate::nats_server::NatsServer;
+use crate::{TempDir, Test};
 
 const MIB: u64 = 1024 * 1024;
 
@@ -151,6 +151,37 @@ fn peer(script: &str, args: &[&str]) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     stdout
+}
+
+/// A nats-py peer running in the background until dropped (a fake
+/// worker); started once it printed `ready`.
+struct Background(Child);
+
+impl Background {
+    fn start(script: &str, args: &[&str]) -> Background {
+        let mut child = Command::new(python_binary())
+            .arg("-c")
+            .arg(script)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start python");
+        let mut ready = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut ready)
+            .expect("the peer says it is ready");
+        assert_eq!(ready.trim(), "ready");
+        Background(child)
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 /// An agentcli manifest of command tools, each `(name, shell script)`;
@@ -359,4 +390,79 @@ fn nats_hostile_copies_of_a_running_request_are_not_held() {
     );
     assert!(lines[1].ends_with(" 120"), "every copy is answered: {out}");
     assert_eq!(lines[2], "true", "{out}");
+}
+
+/// A fake worker on `nachos.tool.<argv[2]>.request` (a plain
+/// subscription). `forger`: to each request it first sends, on the
+/// caller's inbox, an answer to another call (another correlationId) and
+/// the request itself sent back, then after 300 ms the true answer.
+/// `garbler`: it answers bytes that are no JSON and an envelope whose
+/// payload is no ToolResult, never a true answer.
+const FAKE_WORKER: &str = r#"
+import asyncio, json, sys
+import nats
+async def main():
+    nc = await nats.connect(sys.argv[1])
+    tool, mode = sys.argv[2], sys.argv[3]
+    def answer(correlation, payload, kind="tool.response"):
+        return json.dumps({"id": "fake", "timestamp": "2026-01-01T00:00:00.000Z", "source": tool,
+                           "type": kind, "correlationId": correlation, "payload": payload}).encode()
+    async def serve(m):
+        request = json.loads(m.data)
+        if mode == "forger":
+            stolen = {"success": True, "content": [{"type": "text", "text": "\"meant for another call\""}]}
+            await nc.publish(m.reply, answer("another-call", stolen))
+            echoed = dict(request, payload={"success": True, "content": []})
+            await nc.publish(m.reply, json.dumps(echoed).encode())
+            await asyncio.sleep(0.3)
+            true = {"success": True, "content": [{"type": "text", "text": "\"the true answer\""}]}
+            await nc.publish(m.reply, answer(request["id"], true))
+        else:
+            await nc.publish(m.reply, b"<html>502 Bad Gateway</html>")
+            await nc.publish(m.reply, answer(request["id"], {"status": "ok"}))
+    await nc.subscribe("nachos.tool.%s.request" % tool, cb=serve)
+    await nc.flush()
+    print("ready", flush=True)
+    await asyncio.sleep(120)
+asyncio.run(main())
+"#;
+
+/// A caller takes the answer to its own call only: a reply on its inbox
+/// that answers another envelope id, or that is no answer at all (its own
+/// request sent back), is not its result.
+#[test]
+fn nats_hostile_call_takes_no_answer_meant_for_another_call() {
+    let server = NatsServer::start();
+    let _fake = Background::start(FAKE_WORKER, &[&server.url, "twin", "forger"]);
+    let output = Test::new()
+        .args(["call", "--nats", &server.url, "twin", "--args", "{}"])
+        .args(["--timeout", "5"])
+        .run();
+    assert_eq!(output.code, 0, "{}\n{}", output.stdout, output.stderr);
+    let printed: Value = serde_json::from_str(output.stdout.trim()).expect("one JSON line");
+    assert_eq!(printed["output"], "the true answer", "{printed}");
+}
+
+/// A worker that answers, but with something no caller can read: the
+/// caller must say that answers came and what they were, not that
+/// nobody answered.
+#[test]
+fn nats_hostile_call_says_that_a_worker_answered_garbage() {
+    let server = NatsServer::start();
+    let _fake = Background::start(FAKE_WORKER, &[&server.url, "garbled", "garbler"]);
+    let output = Test::new()
+        .args(["call", "--nats", &server.url, "garbled", "--args", "{}"])
+        .args(["--timeout", "2"])
+        .run();
+    assert_eq!(output.code, 5, "{}\n{}", output.stdout, output.stderr);
+    assert!(
+        output.stderr.contains("2 answer(s)") && output.stderr.contains("502 Bad Gateway"),
+        "the caller says nobody answered:\n{}",
+        output.stderr
+    );
+    assert!(
+        !output.stderr.contains("did not answer"),
+        "{}",
+        output.stderr
+    );
 }
