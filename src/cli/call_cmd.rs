@@ -19,7 +19,13 @@ use crate::terminal::one_line;
 #[derive(Debug, clap::Args)]
 pub(super) struct CallArgs {
     /// The NATS servers (a URL, or several comma-separated: a cluster).
-    #[arg(long = "nats", value_name = "URL", env = "NATS_URL")]
+    // Hidden in --help: a URL may carry a user and password, or a token.
+    #[arg(
+        long = "nats",
+        value_name = "URL",
+        env = "NATS_URL",
+        hide_env_values = true
+    )]
     nats: String,
     /// The tool to call (its id: the request goes to nachos.tool.<id>.request).
     #[arg(value_name = "TOOL")]

@@ -466,3 +466,25 @@ fn nats_hostile_call_says_that_a_worker_answered_garbage() {
         output.stderr
     );
 }
+
+/// `toolc call --help` shows flags' environment values: never a
+/// password from NATS_URL.
+#[test]
+fn nats_hostile_help_shows_no_password_from_nats_url() {
+    for command in ["call", "serve", "lint"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolc"))
+            .args([command, "--help"])
+            .env("NATS_URL", "nats://alice:s3cret-in-env@127.0.0.1:4222")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn toolc");
+        let mut text = String::new();
+        std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut text).unwrap();
+        assert!(child.wait().unwrap().success());
+        assert!(
+            !text.contains("s3cret-in-env"),
+            "toolc {command} --help prints NATS_URL's password:\n{text}"
+        );
+    }
+}
