@@ -83,6 +83,12 @@ impl Worker {
         self.status("VmRSS") * 1024
     }
 
+    fn descriptors(&self) -> usize {
+        std::fs::read_dir(format!("/proc/{}/fd", self.pid()))
+            .expect("the worker's /proc fd")
+            .count()
+    }
+
     fn signal(&self, signal: i32) {
         // SAFETY: a plain kill(2) of the child this test started.
         assert_eq!(unsafe { libc::kill(self.pid() as i32, signal) }, 0);
@@ -203,6 +209,19 @@ fn shell_tools(dir: &TempDir, tools: &[(&str, &str)]) -> String {
         .display()
         .to_string()
 }
+
+/// A nats-py peer that sends a request (prints the answer's payload) and
+/// exits.
+const ONE_REQUEST: &str = r#"
+import asyncio, json, sys
+import nats
+async def main():
+    nc = await nats.connect(sys.argv[1])
+    m = await nc.request(sys.argv[2], sys.argv[3].encode(), timeout=10)
+    print(json.dumps(json.loads(m.data)["payload"]))
+    await nc.close()
+asyncio.run(main())
+"#;
 
 fn envelope(id: &str, payload: Value) -> String {
     json!({
@@ -487,4 +506,123 @@ fn nats_hostile_help_shows_no_password_from_nats_url() {
             "toolc {command} --help prints NATS_URL's password:\n{text}"
         );
     }
+}
+
+/// Sends each body of argv[3] (a JSON list of strings) to subject argv[2]
+/// (`DEEP-ARRAY`, `DEEP-OBJECT`: JSON nested 100,000 and 5,000 deep) and
+/// prints the error code of each answer (as a JSON list); then floods
+/// `$SRV.PING`, `$SRV.INFO` and `$SRV.STATS` with argv[4] requests each,
+/// whose replies nobody reads.
+const MALFORMED: &str = r#"
+import asyncio, json, sys
+import nats
+async def main():
+    nc = await nats.connect(sys.argv[1], pending_size=1 << 28)
+    codes = []
+    deep = {"DEEP-ARRAY": "[" * 100000,
+            "DEEP-OBJECT": '{"id": "deep", "payload": ' + '{"a":' * 5000 + "}" * 5001}
+    for body in json.loads(sys.argv[3]):
+        body = deep.get(body, body)
+        m = await nc.request(sys.argv[2], body.encode(), timeout=10)
+        codes.append(json.loads(m.data)["payload"]["error"]["code"])
+    print(json.dumps(codes))
+    for n in range(int(sys.argv[4])):
+        for verb in ("PING", "INFO", "STATS"):
+            await nc.publish("$SRV." + verb, b"", reply="_INBOX.nobody.reads")
+        if n % 500 == 0:
+            await nc.flush()
+    await nc.flush()
+    await nc.close()
+asyncio.run(main())
+"#;
+
+/// Held: bodies that are no envelope (not JSON, nested past any parser's
+/// depth, a payload that is no object, an empty or numeric id, a response
+/// sent as a request) are each refused with VALIDATION_ERROR, and floods
+/// of `$SRV` requests nobody reads the answers to leave the worker
+/// answering, with the descriptors it had.
+#[test]
+fn nats_hostile_malformed_envelopes_and_srv_floods_leave_the_worker_answering() {
+    let server = NatsServer::start();
+    let dir = TempDir::new("nats-hostile-malformed");
+    let tools = shell_tools(&dir, &[("fast", "echo '\"fast\"'")]);
+    let worker = Worker::start(&server.url, &tools, &["--no-sandbox"]);
+    let subject = "nachos.tool.fast.request";
+    // The first call opens what every later one shares.
+    one_request(&server.url, subject, &envelope("first", json!({})));
+    let descriptors = worker.descriptors();
+    let mut response = serde_json::from_str::<Value>(&envelope("r", json!({}))).unwrap();
+    response["type"] = json!("tool.response");
+    let bodies = json!([
+        "<html>not json</html>",
+        "DEEP-ARRAY",
+        "DEEP-OBJECT",
+        envelope("list", json!([1, 2])),
+        envelope("", json!({})),
+        json!({"id": 7, "timestamp": "t", "source": "s", "type": "tool.request", "payload": {}})
+            .to_string(),
+        response.to_string(),
+        "null",
+    ]);
+    let out = peer(
+        MALFORMED,
+        &[&server.url, subject, &bodies.to_string(), "5000"],
+    );
+    let codes: Vec<String> = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(codes, vec!["VALIDATION_ERROR"; 8], "{out}");
+    let answer = one_request(&server.url, subject, &envelope("after", json!({})));
+    assert_eq!(answer["success"], true, "{answer}");
+    assert_eq!(worker.descriptors(), descriptors, "{}", worker.stderr());
+}
+
+/// Sends argv[3] requests to subject argv[2], 8 at a time, and prints how
+/// many succeeded.
+const MANY_CALLS: &str = r#"
+import asyncio, json, sys
+import nats
+async def main():
+    nc = await nats.connect(sys.argv[1])
+    async def one(i):
+        body = json.dumps({"id": "many-%d" % i, "timestamp": "2026-01-01T00:00:00.000Z",
+                           "source": "hostile", "type": "tool.request", "payload": {"n": i}})
+        m = await nc.request(sys.argv[2], body.encode(), timeout=30)
+        return json.loads(m.data)["payload"]["success"]
+    count, ok = int(sys.argv[3]), 0
+    for start in range(0, count, 8):
+        ok += sum(await asyncio.gather(*[one(i) for i in range(start, min(count, start + 8))]))
+    print(ok)
+    await nc.close()
+asyncio.run(main())
+"#;
+
+/// Held: hundreds of calls in a row (each a process run) leave the worker
+/// with the descriptors it had and about the memory it had.
+#[test]
+fn nats_hostile_many_calls_leak_no_descriptors_or_memory() {
+    let server = NatsServer::start();
+    let dir = TempDir::new("nats-hostile-many");
+    let tools = shell_tools(&dir, &[("fast", "echo '\"fast\"'")]);
+    let worker = Worker::start(&server.url, &tools, &["--no-sandbox"]);
+    let subject = "nachos.tool.fast.request";
+    peer(MANY_CALLS, &[&server.url, subject, "16"]);
+    let (descriptors, resident) = (worker.descriptors(), worker.resident());
+    let out = peer(MANY_CALLS, &[&server.url, subject, "600"]);
+    assert_eq!(out.trim(), "600");
+    assert_eq!(worker.descriptors(), descriptors, "{}", worker.stderr());
+    let grown = worker.resident().saturating_sub(resident);
+    assert!(
+        grown < 16 * MIB,
+        "600 calls grew the worker by {} MiB",
+        grown / MIB
+    );
+    assert!(
+        worker.status("Threads") < 64,
+        "{}",
+        worker.status("Threads")
+    );
+}
+
+fn one_request(url: &str, subject: &str, body: &str) -> Value {
+    let out = peer(ONE_REQUEST, &[url, subject, body]);
+    serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"))
 }
