@@ -19,7 +19,13 @@ use crate::terminal::one_line;
 #[derive(Debug, clap::Args)]
 pub(super) struct CallArgs {
     /// The NATS servers (a URL, or several comma-separated: a cluster).
-    #[arg(long = "nats", value_name = "URL", env = "NATS_URL")]
+    // Hidden in --help: a URL may carry a user and password, or a token.
+    #[arg(
+        long = "nats",
+        value_name = "URL",
+        env = "NATS_URL",
+        hide_env_values = true
+    )]
     nats: String,
     /// The tool to call (its id: the request goes to nachos.tool.<id>.request).
     #[arg(value_name = "TOOL")]
@@ -112,18 +118,32 @@ pub(super) fn run(
             )?;
             Ok(Outcome::NoWorker)
         }
-        call::Outcome::TimedOut { attempts } => {
-            writeln!(
-                err,
-                "error: {tool} timed out: no answer to {attempts} attempt(s) within {seconds} s"
-            )?;
+        call::Outcome::TimedOut { attempts, strays } => {
+            match strays.told() {
+                Some(strays) => writeln!(
+                    err,
+                    "error: {tool} timed out: no readable answer to {attempts} attempt(s) within {seconds} s; {strays}"
+                )?,
+                None => writeln!(
+                    err,
+                    "error: {tool} timed out: no answer to {attempts} attempt(s) within {seconds} s"
+                )?,
+            }
             Ok(Outcome::TimedOut)
         }
-        call::Outcome::Unknown => {
-            writeln!(
-                err,
-                "error: {tool} did not answer within {seconds} s, and the outcome is unknown: the tool may have run. It was sent once and not again because it is not known to be idempotent (its workers publish no idempotentHint; pass --idempotent if calling it twice is safe)"
-            )?;
+        call::Outcome::Unknown { strays } => {
+            let once = "It was sent once and not again because it is not known to be idempotent (its workers publish no idempotentHint; pass --idempotent if calling it twice is safe)";
+            match strays.told() {
+                // A worker answered, but not so that its result can be read.
+                Some(strays) => writeln!(
+                    err,
+                    "error: {tool} sent no answer that could be read within {seconds} s: {strays}. The outcome is unknown: the tool may have run. {once}"
+                )?,
+                None => writeln!(
+                    err,
+                    "error: {tool} did not answer within {seconds} s, and the outcome is unknown: the tool may have run. {once}"
+                )?,
+            }
             Ok(Outcome::UnknownResult)
         }
     }

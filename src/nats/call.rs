@@ -17,6 +17,10 @@
 //!   `annotations` metadata in `$SRV.INFO`, asked only then); otherwise
 //!   the call keeps waiting for that one answer until the deadline, and
 //!   past it the outcome is unknown: the tool may have run.
+//! - Anyone may publish on the inbox: a reply that is not an answer to this
+//!   envelope (unreadable, no response, another request's
+//!   `correlationId`) is not taken; if no answer comes, the outcome says
+//!   what came instead.
 
 use std::pin::Pin;
 use std::time::{Duration, Instant};
@@ -27,7 +31,7 @@ use serde_json::{Map, Value};
 use super::discover;
 #[cfg(doc)]
 use super::nachos::request_subject;
-use super::nachos::{BUSY, Envelope, RETRYABLE, ToolResult};
+use super::nachos::{BUSY, Envelope, RESPONSE_TYPE, RETRYABLE, ToolResult};
 
 /// The first pause before a retry; each later one doubles, up to
 /// [`MAX_BACKOFF`].
@@ -72,10 +76,37 @@ pub enum Outcome {
     /// Nobody subscribes to the tool's subject, to the end.
     NoWorker { attempts: u32 },
     /// An idempotent tool that no attempt got an answer from.
-    TimedOut { attempts: u32 },
+    TimedOut { attempts: u32, strays: Strays },
     /// A tool not known to be idempotent whose one request went
     /// unanswered: it may have run, or not.
-    Unknown,
+    Unknown { strays: Strays },
+}
+
+/// The replies that came on the call's inbox but were not its answer
+/// (unreadable, or answering another request): when no answer comes, the
+/// user is told of them rather than that nothing came.
+#[derive(Debug, Clone, Default)]
+pub struct Strays {
+    pub count: u32,
+    /// What the first one was.
+    pub first: Option<String>,
+}
+
+impl Strays {
+    /// "N reply(ies) came that were no answer to this call (the first: ...)",
+    /// when any came.
+    pub fn told(&self) -> Option<String> {
+        let first = self.first.as_deref()?;
+        Some(format!(
+            "{} answer(s) came that were no Nachos answer to this call (the first: {first})",
+            self.count
+        ))
+    }
+
+    fn add(&mut self, what: String) {
+        self.count += 1;
+        self.first.get_or_insert(what);
+    }
 }
 
 /// Why a call could not be made at all.
@@ -121,6 +152,7 @@ pub async fn call(client: &async_nats::Client, plan: &Plan) -> Result<Outcome, C
     let mut nobody = false;
     // The last busy answer, given if no retry gets a better one.
     let mut busy: Option<ToolResult> = None;
+    let mut strays = Strays::default();
     send().await?;
     let mut attempt_ends = Instant::now() + attempt_timeout;
     loop {
@@ -132,18 +164,24 @@ pub async fn call(client: &async_nats::Client, plan: &Plan) -> Result<Outcome, C
                 let retry = if message.status == Some(async_nats::StatusCode::NO_RESPONDERS) {
                     nobody = true;
                     true
-                } else if let Some(result) = answer(&message.payload) {
-                    if !is_busy(&result) {
-                        let _ = replies.unsubscribe().await;
-                        return Ok(Outcome::Answered { result, attempts });
-                    }
-                    nobody = false;
-                    busy = Some(result);
-                    true
                 } else {
-                    // Not an envelope of a ToolResult: not an answer to
-                    // this call; keep waiting.
-                    false
+                    match answer(&message.payload, &envelope.id) {
+                        Ok(result) if !is_busy(&result) => {
+                            let _ = replies.unsubscribe().await;
+                            return Ok(Outcome::Answered { result, attempts });
+                        }
+                        Ok(result) => {
+                            nobody = false;
+                            busy = Some(result);
+                            true
+                        }
+                        // Not this call's answer (anyone may publish on
+                        // its inbox): noted, and the call keeps waiting.
+                        Err(what) => {
+                            strays.add(what);
+                            false
+                        }
+                    }
                 };
                 if retry {
                     if Instant::now() + backoff >= deadline {
@@ -164,8 +202,8 @@ pub async fn call(client: &async_nats::Client, plan: &Plan) -> Result<Outcome, C
                 let _ = replies.unsubscribe().await;
                 return Ok(match (idempotency, busy) {
                     (_, Some(result)) if !nobody => Outcome::Answered { result, attempts },
-                    (Idempotency::Known(true), _) => Outcome::TimedOut { attempts },
-                    _ => Outcome::Unknown,
+                    (Idempotency::Known(true), _) => Outcome::TimedOut { attempts, strays },
+                    _ => Outcome::Unknown { strays },
                 });
             }
             Err(_) => {
@@ -194,10 +232,40 @@ async fn next_message(subscriber: &mut async_nats::Subscriber) -> Option<async_n
     std::future::poll_fn(|cx| Pin::new(&mut *subscriber).poll_next(cx)).await
 }
 
-/// The `ToolResult` of a reply envelope, if it is one.
-fn answer(payload: &[u8]) -> Option<ToolResult> {
-    let envelope: Envelope = serde_json::from_slice(payload).ok()?;
-    serde_json::from_value(envelope.payload).ok()
+/// The `ToolResult` of a reply envelope answering request `id`, or what
+/// the reply is instead. An answer to another request (its
+/// `correlationId` another id) is not this call's, nor is an envelope that
+/// is no response (the request itself, sent back); a reply without a
+/// `correlationId` is taken, as Nachos's workers send one when they could
+/// not read the request.
+fn answer(payload: &[u8], id: &str) -> Result<ToolResult, String> {
+    let envelope: Envelope =
+        serde_json::from_slice(payload).map_err(|_| format!("\"{}\"", excerpt(payload)))?;
+    if envelope.kind != RESPONSE_TYPE {
+        return Err(format!(
+            "an envelope of type \"{}\", not \"{RESPONSE_TYPE}\"",
+            excerpt(envelope.kind.as_bytes())
+        ));
+    }
+    if let Some(other) = envelope.correlation_id.as_deref().filter(|c| *c != id) {
+        return Err(format!(
+            "an answer to another request, \"{}\"",
+            excerpt(other.as_bytes())
+        ));
+    }
+    serde_json::from_value(envelope.payload)
+        .map_err(|e| format!("an envelope whose payload is no ToolResult ({e})"))
+}
+
+/// The start of `bytes` as one line of text, for a message.
+fn excerpt(bytes: &[u8]) -> String {
+    const MOST: usize = 80;
+    let text = String::from_utf8_lossy(bytes);
+    let mut shown: String = text.chars().take(MOST).collect();
+    if text.chars().count() > MOST {
+        shown.push_str("...");
+    }
+    crate::terminal::one_line(&shown).into_owned()
 }
 
 /// Whether `result` is a worker's "busy, try again".

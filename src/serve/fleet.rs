@@ -228,14 +228,18 @@ pub(super) async fn call(
                 route.subject, fleet.shown
             ),
         ),
-        Some(Ok(Ok(Outcome::TimedOut { attempts }))) => failure(
+        Some(Ok(Ok(Outcome::TimedOut { attempts, strays }))) => failure(
             "TIMEOUT",
-            &format!("\"{name}\" timed out: no answer to {attempts} attempt(s) within {seconds} s"),
+            &format!(
+                "\"{name}\" timed out: no answer to {attempts} attempt(s) within {seconds} s{}",
+                told(&strays)
+            ),
         ),
-        Some(Ok(Ok(Outcome::Unknown))) => failure(
+        Some(Ok(Ok(Outcome::Unknown { strays }))) => failure(
             "UNKNOWN_OUTCOME",
             &format!(
-                "\"{name}\" did not answer within {seconds} s, and the outcome is unknown: the tool may have run (it is not known to be idempotent, so it was sent once)"
+                "\"{name}\" did not answer within {seconds} s, and the outcome is unknown: the tool may have run (it is not known to be idempotent, so it was sent once){}",
+                told(&strays)
             ),
         ),
     };
@@ -245,6 +249,14 @@ pub(super) async fn call(
         log::info(format_args!("call {name}: ok"));
     }
     Ok(result)
+}
+
+/// What came instead of an answer, as the end of a sentence ("" when
+/// nothing came).
+fn told(strays: &crate::nats::call::Strays) -> String {
+    strays
+        .told()
+        .map_or_else(String::new, |strays| format!("; {strays}"))
 }
 
 /// A failure result: "CODE: message".

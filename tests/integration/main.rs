@@ -53,6 +53,7 @@ mod nats_call;
 mod nats_failover;
 mod nats_front;
 mod nats_front_door;
+mod nats_hostile;
 mod nats_server;
 mod nats_worker;
 mod outputs;

@@ -14,7 +14,8 @@
 //! every subscription is drained (its buffered requests still handled),
 //! the calls running finish within the grace period (then are cancelled
 //! and answered so), the replies and audit records are flushed, and the
-//! connection drains and closes.
+//! connection drains and closes. Each step is bounded in time, so a worker
+//! whose NATS server is gone still stops when told to.
 
 mod endpoints;
 mod recent;
@@ -239,10 +240,22 @@ impl Running {
             worker.in_flight.load(Ordering::Acquire)
         ));
         draining.cancel();
-        for reader in readers {
-            let _ = reader.await;
+        // Every wait of the drain has an end: with the NATS server gone, a
+        // subscription's drain never ends and a flush waits for a
+        // reconnection that may never come, and the worker must still stop
+        // when told to. The subscriptions and the calls share the grace
+        // period; what is left to send gets CLOSING.
+        let deadline = tokio::time::Instant::now() + grace;
+        for mut reader in readers {
+            if tokio::time::timeout_at(deadline, &mut reader)
+                .await
+                .is_err()
+            {
+                reader.abort();
+            }
         }
-        if !calls_done(&worker, grace).await {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        if !calls_done(&worker, left).await {
             log::warn(format_args!(
                 "NATS: calls still running after {} s: cancelling them",
                 grace.as_secs()
@@ -251,18 +264,34 @@ impl Running {
             calls_done(&worker, Duration::from_secs(5)).await;
         }
         audit_done.cancel();
-        if let Some(task) = audit_task {
-            let _ = task.await;
+        let closing = tokio::time::Instant::now() + CLOSING;
+        if let Some(mut task) = audit_task
+            && tokio::time::timeout_at(closing, &mut task).await.is_err()
+        {
+            task.abort();
         }
-        if let Err(error) = worker.client.flush().await {
-            log::warn(format_args!("NATS: cannot flush the replies: {error}"));
-        }
-        if let Err(error) = worker.client.drain().await {
-            log::warn(format_args!("NATS: cannot drain the connection: {error}"));
+        let closed = async {
+            if let Err(error) = worker.client.flush().await {
+                log::warn(format_args!("NATS: cannot flush the replies: {error}"));
+            }
+            if let Err(error) = worker.client.drain().await {
+                log::warn(format_args!("NATS: cannot drain the connection: {error}"));
+            }
+        };
+        if tokio::time::timeout_at(closing, closed).await.is_err() {
+            log::warn(format_args!(
+                "NATS: the server did not take the last replies and audit records within {} s (is it down?): they are lost",
+                CLOSING.as_secs()
+            ));
+            return;
         }
         log::info(format_args!("NATS: drained and closed"));
     }
 }
+
+/// How long the replies and audit records still to send get, once the
+/// calls ended, to reach the server.
+const CLOSING: Duration = Duration::from_secs(5);
 
 /// Whether every call ended within `limit`.
 async fn calls_done(worker: &Worker, limit: Duration) -> bool {

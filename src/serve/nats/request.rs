@@ -24,17 +24,22 @@ const HEADROOM: usize = 512;
 /// Answers `message`, a request on `endpoint`'s subject.
 pub(super) async fn answer(worker: Arc<Worker>, endpoint: usize, message: async_nats::Message) {
     let started = Instant::now();
-    let Some(reply) = message.reply.clone() else {
+    let async_nats::Message {
+        subject,
+        reply,
+        payload,
+        ..
+    } = message;
+    let Some(reply) = reply else {
         log::debug(format_args!(
-            "a message on {} without a reply subject: ignored",
-            message.subject
+            "a message on {subject} without a reply subject: ignored"
         ));
         return;
     };
     let Some(endpoint) = worker.endpoints.list.get(endpoint) else {
         return;
     };
-    let answer = respond(&worker, endpoint, &message.payload).await;
+    let answer = respond(&worker, endpoint, payload).await;
     let took = started.elapsed();
     endpoint.count(took, answer.error.as_ref().map(|(text, _)| text.clone()));
     send(&worker, reply, answer).await;
@@ -57,39 +62,53 @@ pub(super) async fn send(worker: &Worker, reply: async_nats::Subject, answer: An
 }
 
 /// The answer to a request whose body is `body`.
-async fn respond(worker: &Arc<Worker>, endpoint: &Endpoint, body: &[u8]) -> Answer {
+async fn respond(worker: &Arc<Worker>, endpoint: &Endpoint, body: impl AsRef<[u8]>) -> Answer {
     let tool = endpoint.tool.as_str();
-    if body.len() > worker.max_request {
+    let size = body.as_ref().len();
+    if size > worker.max_request {
         let message = format!(
-            "the request is {} bytes, over the limit of {} bytes",
-            body.len(),
+            "the request is {size} bytes, over the limit of {} bytes",
             worker.max_request
         );
-        let details = json!({"size": body.len(), "limit": worker.max_request});
+        let details = json!({"size": size, "limit": worker.max_request});
         return failure(None, tool, VALIDATION_ERROR, message, Some(details));
     }
-    let request = match read(body) {
+    let request = match read(body.as_ref()) {
         Ok(request) => request,
         Err(why) => return failure(None, tool, VALIDATION_ERROR, why, None),
     };
+    // Only the id and the arguments are kept from here on: a request that
+    // waits (for a slot, or for the answer to its id) holds no more of
+    // what the peer sent.
+    drop(body);
     let Some(arguments) = request.arguments() else {
         let why = "the envelope's payload is not an object of arguments".to_string();
         return failure(Some(&request.id), tool, VALIDATION_ERROR, why, None);
     };
-    let key = format!("{}\n{}", endpoint.subject, request.id);
+    let id = request.id;
+    let key = format!("{}\n{id}", endpoint.subject);
     let sender = match worker.recent.claim(&key) {
         Claim::Answered(answer) => return answer,
-        Claim::Running(receiver) => {
-            return match recent::wait(receiver).await {
+        Claim::Running(waiting) => {
+            drop(arguments);
+            return match recent::wait(waiting).await {
                 Some(answer) => answer,
                 None => failure(
-                    Some(&request.id),
+                    Some(&id),
                     tool,
                     nachos::EXECUTION_ERROR,
                     "the first request with this id went unanswered".into(),
                     None,
                 ),
             };
+        }
+        Claim::Crowded => {
+            let message = format!(
+                "{} requests with this id wait for its answer already; retry",
+                recent::MAX_WAITING
+            );
+            let details = json!({RETRYABLE: true});
+            return failure(Some(&id), tool, BUSY, message, Some(details));
         }
         Claim::New(sender) => sender,
     };
@@ -99,13 +118,13 @@ async fn respond(worker: &Arc<Worker>, endpoint: &Endpoint, body: &[u8]) -> Answ
             worker.max_concurrency
         );
         let details = json!({RETRYABLE: true});
-        let answer = failure(Some(&request.id), tool, BUSY, message, Some(details));
+        let answer = failure(Some(&id), tool, BUSY, message, Some(details));
         worker.recent.forget(&key, sender, answer.clone());
         return answer;
     };
     let result = call(worker, tool, arguments).await;
     drop(permit);
-    let answer = reply(worker, &request.id, tool, result);
+    let answer = reply(worker, &id, tool, result);
     worker.recent.finish(&key, sender, answer.clone());
     answer
 }
