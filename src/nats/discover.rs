@@ -125,14 +125,34 @@ pub async fn annotations(
 }
 
 /// The tools of `infos`, each once (the first instance's definition), in
-/// name order.
+/// name order. An endpoint whose subject is no tool's is left out (see
+/// [`is_tool_subject`]).
 pub fn tools(infos: &[Info]) -> Vec<Tool> {
     let mut by_name: BTreeMap<String, Tool> = BTreeMap::new();
-    for endpoint in infos.iter().flat_map(|info| &info.endpoints) {
+    for endpoint in infos
+        .iter()
+        .flat_map(|info| &info.endpoints)
+        .filter(|endpoint| is_tool_subject(&endpoint.subject))
+    {
         let tool = tool(endpoint);
         by_name.entry(tool.name.clone()).or_insert(tool);
     }
     by_name.into_values().collect()
+}
+
+/// Whether `subject` may be a tool's: one a call may be published to
+/// (tokens neither empty nor wildcards, no white space) and outside the
+/// server's own APIs and reply space (`$JS.API`, `$SYS`, `$SRV`, `$KV`,
+/// ..., `_INBOX.`). Any service on the bus may answer `$SRV.INFO`: one
+/// naming such a subject as a tool's would have the front door send its
+/// callers' arguments to a JetStream or system API.
+fn is_tool_subject(subject: &str) -> bool {
+    !subject.starts_with('$')
+        && !subject.starts_with("_INBOX.")
+        && !subject.chars().any(|c| c.is_whitespace() || c.is_control())
+        && subject
+            .split('.')
+            .all(|token| !token.is_empty() && token != "*" && token != ">")
 }
 
 /// The tool an endpoint serves. A schema or annotations that are not JSON
@@ -181,6 +201,26 @@ pub fn document(tools: &[Tool]) -> String {
 mod tests {
     use super::*;
     use crate::nats::service::Identity;
+
+    #[test]
+    fn only_subjects_a_tool_may_have_are_tools() {
+        for good in ["nachos.tool.add.request", "tools.stats", "a"] {
+            assert!(is_tool_subject(good), "{good}");
+        }
+        for bad in [
+            "$JS.API.STREAM.DELETE.orders",
+            "$SYS.REQ.SERVER.PING",
+            "_INBOX.abc.1",
+            "tools.*",
+            "tools.>",
+            "tools..x",
+            "",
+            "tools. x",
+            "tools.\u{1b}x",
+        ] {
+            assert!(!is_tool_subject(bad), "{bad}");
+        }
+    }
 
     fn info(id: &str, endpoints: &[(&str, &[(&str, &str)])]) -> Info {
         Info {
