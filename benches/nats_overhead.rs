@@ -284,13 +284,18 @@ async fn bench(case: &Case<'_>, url: &str, calls: usize, per_client: usize) {
     let client = async_nats::connect(url).await.expect("connect");
     wait_for_a_worker(&client, &subject, &case.arguments).await;
 
-    let (mut library, mut stdio, mut nats) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut library, mut hop, mut stdio, mut nats) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..calls {
         let (runner, name, arguments) = (
             Arc::clone(&runner),
             case.name.to_string(),
             case.arguments.clone(),
         );
+        // Timed inside the blocking thread (the call alone) and around
+        // it (the call handed to a blocking thread and its result handed
+        // back, as a server must: what the thread wake-ups cost).
+        let handed = Instant::now();
         let took = tokio::task::spawn_blocking(move || {
             let started = Instant::now();
             let result = runner.call(&name, arguments);
@@ -299,17 +304,20 @@ async fn bench(case: &Case<'_>, url: &str, calls: usize, per_client: usize) {
         })
         .await
         .unwrap();
+        hop.push(handed.elapsed());
         library.push(took);
         stdio.push(mcp_call(&mcp, case.name, &arguments_map).await);
         nats.push(nats_call(&client, &subject, &case.arguments).await);
     }
     let base = row("library (Runner::call)", &mut library);
+    let handed = row("library, via a blocking thread", &mut hop);
     let over_stdio = row("toolc serve, MCP stdio", &mut stdio);
     let over_nats = row("toolc serve --nats, 1 worker", &mut nats);
     println!(
-        "  NATS adds {:+.3} ms over the library (MCP stdio {:+.3} ms)",
+        "  NATS adds {:+.3} ms over the library (MCP stdio {:+.3} ms; the thread hop alone {:+.3} ms)",
         ms(over_nats) - ms(base),
-        ms(over_stdio) - ms(base)
+        ms(over_stdio) - ms(base),
+        ms(handed) - ms(base)
     );
     let _ = mcp.cancel().await;
 
