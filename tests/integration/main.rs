@@ -52,6 +52,7 @@ mod mixed_repositories;
 mod nats_call;
 mod nats_front;
 mod nats_front_door;
+mod nats_harness;
 mod nats_server;
 mod nats_worker;
 mod outputs;
