@@ -161,7 +161,17 @@ pub async fn connect(
     };
     if let Some(path) = &options.nkey_file {
         let seed = std::fs::read_to_string(path).map_err(unusable("the NKey seed file", path))?;
-        connect = connect.nkey(seed.trim().to_string());
+        let seed = seed.trim();
+        // async-nats checks the seed only when the server asks for a
+        // signature, and then says "failed signing nonce"; checked here,
+        // a file that holds no seed is named (never the text it holds).
+        nkeys::KeyPair::from_seed(seed)
+            .map_err(|why| {
+                let why = format!("it holds no NKey seed ({})", why.kind().as_str());
+                std::io::Error::new(std::io::ErrorKind::InvalidData, why)
+            })
+            .map_err(unusable("the NKey seed file", path))?;
+        connect = connect.nkey(seed.to_string());
     }
     if let Some(path) = &options.creds_file {
         let creds =
