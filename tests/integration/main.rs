@@ -50,6 +50,7 @@ mod live_daemon;
 mod live_errors;
 mod mixed_repositories;
 mod nats_call;
+mod nats_conn;
 mod nats_front;
 mod nats_front_door;
 mod nats_harness;

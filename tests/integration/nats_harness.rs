@@ -76,6 +76,11 @@ impl Worker {
         assert_eq!(unsafe { libc::kill(self.child.id() as i32, signal) }, 0);
     }
 
+    /// Whether it is still running.
+    pub fn running(&mut self) -> bool {
+        self.child.try_wait().expect("wait").is_none()
+    }
+
     /// Its exit code once it ends (at most `limit`).
     pub fn wait(&mut self, limit: Duration) -> i32 {
         let started = Instant::now();
