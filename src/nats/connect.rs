@@ -161,7 +161,17 @@ pub async fn connect(
     };
     if let Some(path) = &options.nkey_file {
         let seed = std::fs::read_to_string(path).map_err(unusable("the NKey seed file", path))?;
-        connect = connect.nkey(seed.trim().to_string());
+        let seed = seed.trim();
+        // async-nats checks the seed only when the server asks for a
+        // signature, and then says "failed signing nonce"; checked here,
+        // a file that holds no seed is named (never the text it holds).
+        nkeys::KeyPair::from_seed(seed)
+            .map_err(|why| {
+                let why = format!("it holds no NKey seed ({})", why.kind().as_str());
+                std::io::Error::new(std::io::ErrorKind::InvalidData, why)
+            })
+            .map_err(unusable("the NKey seed file", path))?;
+        connect = connect.nkey(seed.to_string());
     }
     if let Some(path) = &options.creds_file {
         let creds =
@@ -280,10 +290,36 @@ fn describe(error: &async_nats::ConnectError) -> String {
         Kind::ServerParse => "a server URL could not be read",
         Kind::Dns => "the server's name could not be resolved",
         Kind::Authentication => "the credentials could not be used",
-        Kind::Io => "the server could not be reached",
+        // async-nats reports a TLS failure as an I/O error: the server was
+        // reached, yet "could not be reached" would send the user looking
+        // at the network instead of at the certificates.
+        Kind::Io => match tls_cause(error) {
+            Some(rustls::Error::InvalidCertificate(_)) => {
+                "the TLS handshake failed: the server's certificate is not trusted (pass the CA that signed it with --nats-tls-ca)"
+            }
+            Some(_) => "the TLS handshake failed",
+            None => "the server could not be reached",
+        },
         _ => "the connection failed",
     };
     format!("{what} ({error})")
+}
+
+/// The TLS (rustls) error among the causes of `error`, as async-nats
+/// wraps it: inside an I/O error.
+fn tls_cause(error: &async_nats::ConnectError) -> Option<&rustls::Error> {
+    let mut cause = std::error::Error::source(error);
+    while let Some(error) = cause {
+        let inner = error
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+            .and_then(|inner| inner.downcast_ref::<rustls::Error>());
+        if let Some(tls) = error.downcast_ref::<rustls::Error>().or(inner) {
+            return Some(tls);
+        }
+        cause = error.source();
+    }
+    None
 }
 
 #[cfg(test)]

@@ -32,8 +32,8 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::TempDir;
+use crate::nats_harness::Worker;
 use crate::nats_server::NatsServer;
-use crate::nats_worker::Worker;
 
 const CALLS: usize = 2000;
 const CLIENTS: usize = 4;

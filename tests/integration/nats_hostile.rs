@@ -7,157 +7,16 @@
 //! `/proc/PID/status` while it runs.
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::nats_harness::{Worker, envelope, python, python_command, shell_tools};
 use crate::nats_server::NatsServer;
 use crate::{TempDir, Test};
 
 const MIB: u64 = 1024 * 1024;
-
-/// A running `toolc serve --nats`, killed when dropped.
-struct Worker {
-    child: Child,
-    stderr: Arc<Mutex<String>>,
-}
-
-impl Worker {
-    /// Starts `toolc serve PATH --nats URL ARGS` and waits (at most 30 s)
-    /// for its ready line.
-    fn start(url: &str, path: &str, args: &[&str]) -> Worker {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolc"))
-            .args(["serve", path, "--nats", url, "--log-level", "info"])
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn toolc serve --nats");
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let lines = BufReader::new(child.stderr.take().expect("stderr"));
-        let kept = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            for line in lines.lines().map_while(Result::ok) {
-                let mut text = kept.lock().unwrap();
-                text.push_str(&line);
-                text.push('\n');
-            }
-        });
-        let worker = Worker { child, stderr };
-        let started = Instant::now();
-        while !worker.stderr().contains("on NATS at") {
-            assert!(
-                started.elapsed() < Duration::from_secs(30),
-                "toolc serve --nats was not ready in 30 s:\n{}",
-                worker.stderr()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        worker
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
-    }
-
-    /// A number of `/proc/PID/status` (`VmRSS`, `VmHWM`: KiB; `Threads`).
-    fn status(&self, key: &str) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
-            .expect("the worker's /proc status");
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix(key)?.strip_prefix(':'))
-            .and_then(|value| value.split_whitespace().next()?.parse().ok())
-            .unwrap_or_else(|| panic!("no {key} in /proc status"))
-    }
-
-    fn resident(&self) -> u64 {
-        self.status("VmRSS") * 1024
-    }
-
-    fn descriptors(&self) -> usize {
-        std::fs::read_dir(format!("/proc/{}/fd", self.pid()))
-            .expect("the worker's /proc fd")
-            .count()
-    }
-
-    fn signal(&self, signal: i32) {
-        // SAFETY: a plain kill(2) of the child this test started.
-        assert_eq!(unsafe { libc::kill(self.pid() as i32, signal) }, 0);
-    }
-
-    /// Its exit code once it ends, or `None` if it is still running after
-    /// `limit` (then it is killed).
-    fn exit_within(&mut self, limit: Duration) -> Option<i32> {
-        let started = Instant::now();
-        while started.elapsed() < limit {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return Some(status.code().unwrap_or(-1));
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        None
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn python_binary() -> PathBuf {
-    std::env::var_os("TOOLC_TEST_PYTHON")
-        .map(PathBuf::from)
-        .expect("TOOLC_TEST_PYTHON is not set: run the tests with scripts/test (nats-py)")
-}
-
-/// Runs nats-py `script` with `args` to its end (at most 60 s) and returns
-/// its stdout; it must exit 0.
-fn peer(script: &str, args: &[&str]) -> String {
-    let child = Command::new(python_binary())
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start python");
-    let id = child.id();
-    let watchdog = std::thread::spawn(move || {
-        let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(60) {
-            std::thread::sleep(Duration::from_millis(100));
-            if std::fs::metadata(format!("/proc/{id}")).is_err() {
-                return;
-            }
-        }
-        // SAFETY: a plain kill(2) of the child this test started.
-        unsafe { libc::kill(id as i32, libc::SIGKILL) };
-    });
-    let output = child.wait_with_output().expect("wait for python");
-    drop(watchdog);
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    assert!(
-        output.status.success(),
-        "the nats-py peer failed ({}):\n{stdout}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
-}
 
 /// A nats-py peer running in the background until dropped (a fake
 /// worker); started once it printed `ready`.
@@ -165,10 +24,7 @@ struct Background(Child);
 
 impl Background {
     fn start(script: &str, args: &[&str]) -> Background {
-        let mut child = Command::new(python_binary())
-            .arg("-c")
-            .arg(script)
-            .args(args)
+        let mut child = python_command(script, args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -190,26 +46,6 @@ impl Drop for Background {
     }
 }
 
-/// An agentcli manifest of command tools, each `(name, shell script)`;
-/// each takes an optional integer `n`, and nothing else.
-fn shell_tools(dir: &TempDir, tools: &[(&str, &str)]) -> String {
-    let tools: Vec<Value> = tools
-        .iter()
-        .map(|(name, script)| {
-            json!({
-                "name": name,
-                "description": format!("The test tool {name}."),
-                "schema": {"type": "object", "properties": {"n": {"type": "integer"}}, "additionalProperties": false},
-                "command": ["/bin/sh", "-c", script],
-                "timeoutSec": 20
-            })
-        })
-        .collect();
-    dir.write("tools.json", json!({ "tools": tools }).to_string())
-        .display()
-        .to_string()
-}
-
 /// A nats-py peer that sends a request (prints the answer's payload) and
 /// exits.
 const ONE_REQUEST: &str = r#"
@@ -223,17 +59,6 @@ async def main():
 asyncio.run(main())
 "#;
 
-fn envelope(id: &str, payload: Value) -> String {
-    json!({
-        "id": id,
-        "timestamp": "2026-01-01T00:00:00.000Z",
-        "source": "hostile-test",
-        "type": "tool.request",
-        "payload": payload,
-    })
-    .to_string()
-}
-
 /// The NATS server dies and the operator stops the worker: it must still
 /// stop, in about its grace period, whether the server went before the
 /// signal (nothing to drain through) or during the drain (a call running,
@@ -241,11 +66,13 @@ fn envelope(id: &str, payload: Value) -> String {
 #[test]
 fn nats_hostile_a_worker_stops_when_the_nats_server_is_gone() {
     let dir = TempDir::new("nats-hostile-gone");
-    let tools = shell_tools(&dir, &[("slow", "sleep 3; echo '\"slept\"'")]);
+    let tools = shell_tools(&dir, &[("slow", "sleep 3; echo '\"slept\"'")])
+        .display()
+        .to_string();
     let grace = ["--no-sandbox", "--nats-grace", "1"];
 
     let mut server = NatsServer::start();
-    let mut worker = Worker::start(&server.url, &tools, &grace);
+    let mut worker = Worker::start(&server.url, &[&tools], &grace);
     server.kill();
     std::thread::sleep(Duration::from_millis(500));
     worker.signal(libc::SIGTERM);
@@ -258,9 +85,9 @@ fn nats_hostile_a_worker_stops_when_the_nats_server_is_gone() {
     );
 
     let mut server = NatsServer::start();
-    let mut worker = Worker::start(&server.url, &tools, &grace);
+    let mut worker = Worker::start(&server.url, &[&tools], &grace);
     // Sent without waiting for the answer: it never comes.
-    peer(
+    python(
         PUBLISH,
         &[
             &server.url,
@@ -326,13 +153,15 @@ asyncio.run(main())
 fn nats_hostile_huge_envelope_ids_do_not_pile_up_in_memory() {
     let server = NatsServer::start();
     let dir = TempDir::new("nats-hostile-ids");
-    let tools = shell_tools(&dir, &[("check", "echo '\"checked\"'")]);
-    let worker = Worker::start(&server.url, &tools, &["--no-sandbox"]);
+    let tools = shell_tools(&dir, &[("check", "echo '\"checked\"'")])
+        .display()
+        .to_string();
+    let worker = Worker::start(&server.url, &[&tools], &["--no-sandbox"]);
     let subject = "nachos.tool.check.request";
     // Warm up: the first answers allocate what every later one reuses.
-    peer(HUGE_IDS, &[&server.url, subject, "8", "4", "400000"]);
+    python(HUGE_IDS, &[&server.url, subject, "8", "4", "400000"]);
     let before = worker.resident();
-    let out = peer(HUGE_IDS, &[&server.url, subject, "100", "4", "400000"]);
+    let out = python(HUGE_IDS, &[&server.url, subject, "100", "4", "400000"]);
     let codes: Vec<String> = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(codes.len(), 100);
     assert!(
@@ -393,12 +222,14 @@ asyncio.run(main())
 fn nats_hostile_copies_of_a_running_request_are_not_held() {
     let server = NatsServer::start();
     let dir = TempDir::new("nats-hostile-copies");
-    let tools = shell_tools(&dir, &[("slow", "sleep 4; echo '\"slept\"'")]);
-    let worker = Worker::start(&server.url, &tools, &["--no-sandbox"]);
+    let tools = shell_tools(&dir, &[("slow", "sleep 4; echo '\"slept\"'")])
+        .display()
+        .to_string();
+    let worker = Worker::start(&server.url, &[&tools], &["--no-sandbox"]);
     let subject = "nachos.tool.slow.request";
     let before = worker.resident();
     let pid = worker.pid().to_string();
-    let out = peer(DUPLICATES, &[&server.url, subject, "120", "600000", &pid]);
+    let out = python(DUPLICATES, &[&server.url, subject, "120", "600000", &pid]);
     let lines: Vec<&str> = out.lines().collect();
     let during: u64 = lines[0].parse().unwrap();
     let grown = during.saturating_sub(before);
@@ -545,8 +376,10 @@ asyncio.run(main())
 fn nats_hostile_malformed_envelopes_and_srv_floods_leave_the_worker_answering() {
     let server = NatsServer::start();
     let dir = TempDir::new("nats-hostile-malformed");
-    let tools = shell_tools(&dir, &[("fast", "echo '\"fast\"'")]);
-    let worker = Worker::start(&server.url, &tools, &["--no-sandbox"]);
+    let tools = shell_tools(&dir, &[("fast", "echo '\"fast\"'")])
+        .display()
+        .to_string();
+    let worker = Worker::start(&server.url, &[&tools], &["--no-sandbox"]);
     let subject = "nachos.tool.fast.request";
     // The first call opens what every later one shares.
     one_request(&server.url, subject, &envelope("first", json!({})));
@@ -564,7 +397,7 @@ fn nats_hostile_malformed_envelopes_and_srv_floods_leave_the_worker_answering() 
         response.to_string(),
         "null",
     ]);
-    let out = peer(
+    let out = python(
         MALFORMED,
         &[&server.url, subject, &bodies.to_string(), "5000"],
     );
@@ -601,12 +434,14 @@ asyncio.run(main())
 fn nats_hostile_many_calls_leak_no_descriptors_or_memory() {
     let server = NatsServer::start();
     let dir = TempDir::new("nats-hostile-many");
-    let tools = shell_tools(&dir, &[("fast", "echo '\"fast\"'")]);
-    let worker = Worker::start(&server.url, &tools, &["--no-sandbox"]);
+    let tools = shell_tools(&dir, &[("fast", "echo '\"fast\"'")])
+        .display()
+        .to_string();
+    let worker = Worker::start(&server.url, &[&tools], &["--no-sandbox"]);
     let subject = "nachos.tool.fast.request";
-    peer(MANY_CALLS, &[&server.url, subject, "16"]);
+    python(MANY_CALLS, &[&server.url, subject, "16"]);
     let (descriptors, resident) = (worker.descriptors(), worker.resident());
-    let out = peer(MANY_CALLS, &[&server.url, subject, "600"]);
+    let out = python(MANY_CALLS, &[&server.url, subject, "600"]);
     assert_eq!(out.trim(), "600");
     assert_eq!(worker.descriptors(), descriptors, "{}", worker.stderr());
     let grown = worker.resident().saturating_sub(resident);
@@ -623,6 +458,6 @@ fn nats_hostile_many_calls_leak_no_descriptors_or_memory() {
 }
 
 fn one_request(url: &str, subject: &str, body: &str) -> Value {
-    let out = peer(ONE_REQUEST, &[url, subject, body]);
+    let out = python(ONE_REQUEST, &[url, subject, body]);
     serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"))
 }

@@ -1,9 +1,11 @@
 //! A real nats-server for the NATS tests: started on a free loopback
 //! port (the server picks it and writes it to a ports file), optionally
 //! from a configuration (a small `max_payload`, users, a token), alone or
-//! as a cluster of nodes routed to each other; killed when dropped. The
-//! binary is `TOOLC_TEST_NATS_SERVER` (scripts/test installs it): a test
-//! without it fails, it never skips.
+//! as a cluster of nodes routed to each other; killed when dropped, and
+//! restarted on the ports it had (a server that comes back, as clients
+//! see it); put into lame-duck mode. The binary is
+//! `TOOLC_TEST_NATS_SERVER` (scripts/test installs it): a test without it
+//! fails, it never skips.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -33,8 +35,12 @@ pub struct NatsServer {
     pub route: Option<String>,
     /// Its monitoring URL, when it is a cluster's node.
     monitor: Option<String>,
+    /// What it was started with, to start it again.
+    config: String,
+    node: Option<usize>,
+    routes: Vec<String>,
     /// Its configuration and ports file, removed with it.
-    _dir: TempDir,
+    dir: TempDir,
 }
 
 impl NatsServer {
@@ -65,46 +71,93 @@ impl NatsServer {
     }
 
     fn spawn(config: &str, node: Option<usize>, routes: &[String]) -> NatsServer {
-        let dir = TempDir::new(&format!("nats-server-{}", node.unwrap_or(99)));
-        let mut text = String::from("listen: 127.0.0.1:-1\n");
-        if let Some(node) = node {
+        // One directory per server, though a test may start several.
+        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = TempDir::new(&format!("nats-server-{n}"));
+        let mut server = NatsServer {
+            child: None,
+            url: String::new(),
+            route: None,
+            monitor: None,
+            config: config.to_string(),
+            node,
+            routes: routes.to_vec(),
+            dir,
+        };
+        server.launch();
+        server
+    }
+
+    /// Starts the process: on the ports it had if it ran before, else on
+    /// ports it picks (then read from its ports file).
+    fn launch(&mut self) {
+        let port_of = |url: Option<&str>| {
+            url.and_then(|url| url.rsplit(':').next())
+                .map_or("-1".to_string(), str::to_string)
+        };
+        let known = (!self.url.is_empty()).then_some(self.url.as_str());
+        let mut text = format!("listen: 127.0.0.1:{}\n", port_of(known));
+        if let Some(node) = self.node {
             text.push_str(&format!(
-                "server_name: toolc-test-node-{node}\nhttp: 127.0.0.1:-1\ncluster {{\n  name: toolc-test\n  listen: 127.0.0.1:-1\n  routes: [{}]\n}}\n",
-                routes.join(", ")
+                "server_name: toolc-test-node-{node}\nhttp: 127.0.0.1:{}\ncluster {{\n  name: toolc-test\n  listen: 127.0.0.1:{}\n  routes: [{}]\n}}\n",
+                port_of(self.monitor.as_deref()),
+                port_of(self.route.as_deref()),
+                self.routes.join(", ")
             ));
         }
-        text.push_str(config);
-        let config_path = dir.write("nats.conf", text);
+        text.push_str(&self.config);
+        let config_path = self.dir.write("nats.conf", text);
         let child = Command::new(binary())
             .arg("-c")
             .arg(&config_path)
             .arg("--ports_file_dir")
-            .arg(dir.path())
+            .arg(self.dir.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("start nats-server");
-        let ports = wait_for_ports(dir.path(), child.id());
-        let url = ports["nats"][0]
-            .as_str()
-            .expect("a client URL in the ports file")
-            .to_string();
-        let route = ports["cluster"]
-            .get(0)
-            .and_then(|route| route.as_str())
-            .map(str::to_string);
-        let monitor = ports["monitoring"]
-            .get(0)
-            .and_then(|monitor| monitor.as_str())
-            .map(str::to_string);
-        NatsServer {
-            child: Some(child),
-            url,
-            route,
-            monitor,
-            _dir: dir,
-        }
+        let ports = wait_for_ports(self.dir.path(), child.id());
+        self.child = Some(child);
+        let first = |name: &str| {
+            ports[name]
+                .get(0)
+                .and_then(|url| url.as_str())
+                .map(str::to_string)
+        };
+        self.url = first("nats").expect("a client URL in the ports file");
+        self.route = first("cluster");
+        self.monitor = first("monitoring");
+    }
+
+    /// Starts the server again (after [`NatsServer::kill`]) on the same
+    /// ports, with the same configuration: to its clients, the server
+    /// came back.
+    pub fn restart(&mut self) {
+        assert!(self.child.is_none(), "restart a server that was killed");
+        self.launch();
+    }
+
+    /// Puts the server into lame-duck mode (SIGUSR2, what
+    /// `nats-server --signal ldm=PID` sends): it tells its clients it is
+    /// going away, then closes them over its `lame_duck_duration`.
+    pub fn lame_duck(&self) {
+        let pid = self.child.as_ref().expect("a running server").id();
+        // SAFETY: a plain kill(2) of the server this test started.
+        assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGUSR2) }, 0);
+    }
+
+    /// The number of client connections named `name` it holds now, as
+    /// its monitoring endpoint (`/connz`) says (cluster nodes only).
+    pub fn connections_named(&self, name: &str) -> usize {
+        let monitor = self.monitor.as_deref().expect("a cluster node");
+        http_get(monitor, "/connz")
+            .and_then(|body| serde_json::from_str::<serde_json::Value>(&body).ok())
+            .and_then(|connz| connz["connections"].as_array().cloned())
+            .map_or(0, |connections| {
+                connections.iter().filter(|c| c["name"] == name).count()
+            })
     }
 
     /// Its client port.

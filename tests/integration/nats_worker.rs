@@ -4,186 +4,12 @@
 //! Every `$SRV` reply is validated against the schemas the `nats` CLI
 //! uses. Each test is bounded in time.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::nats_harness::{Worker, envelope, fixtures, json_lines, node, python, shell_tools};
 use crate::nats_server::NatsServer;
 use crate::{TempDir, Test};
-
-/// A running `toolc serve --nats`, killed when dropped.
-pub(crate) struct Worker {
-    pub(crate) child: Child,
-    stderr: Arc<Mutex<String>>,
-}
-
-impl Worker {
-    /// Starts `toolc serve --nats URL PATHS ARGS` and waits (at most 30 s)
-    /// for its ready line.
-    fn start(url: &str, paths: &[&str], args: &[&str]) -> Worker {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_toolc"));
-        command
-            .arg("serve")
-            .args(paths)
-            .args(["--nats", url, "--log-level", "info"])
-            .args(args);
-        Worker::launch(command)
-    }
-
-    /// Starts `command` (a `toolc serve --nats ... --log-level info`) and
-    /// waits (at most 30 s) for its ready line.
-    pub(crate) fn launch(mut command: Command) -> Worker {
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn toolc serve --nats");
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let lines = BufReader::new(child.stderr.take().expect("stderr"));
-        let kept = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            for line in lines.lines().map_while(Result::ok) {
-                let mut text = kept.lock().unwrap();
-                text.push_str(&line);
-                text.push('\n');
-            }
-        });
-        let started = Instant::now();
-        while !stderr.lock().unwrap().contains("on NATS at") {
-            if let Ok(Some(status)) = child.try_wait() {
-                panic!(
-                    "toolc serve --nats ended ({status}) before it was ready:\n{}",
-                    stderr.lock().unwrap()
-                );
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(30),
-                "toolc serve --nats was not ready in 30 s:\n{}",
-                stderr.lock().unwrap()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Worker { child, stderr }
-    }
-
-    pub(crate) fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
-    }
-
-    /// Its exit code once it ends (at most `limit`).
-    pub(crate) fn wait(&mut self, limit: Duration) -> i32 {
-        let started = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status.code().unwrap_or(-1);
-            }
-            assert!(
-                started.elapsed() < limit,
-                "toolc did not end in {limit:?}:\n{}",
-                self.stderr()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Runs `program` with `args`; fails past 60 s; returns its stdout (it
-/// must exit 0).
-fn run(mut command: Command, what: &str) -> String {
-    let child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("start {what}: {e}"));
-    let id = child.id();
-    let watchdog = std::thread::spawn(move || {
-        let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(60) {
-            std::thread::sleep(Duration::from_millis(100));
-            if std::fs::metadata(format!("/proc/{id}")).is_err() {
-                return;
-            }
-        }
-        // SAFETY: a plain kill(2) of the child this test started.
-        unsafe { libc::kill(id as i32, libc::SIGKILL) };
-    });
-    let output = child.wait_with_output().expect("wait");
-    drop(watchdog);
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    assert!(
-        output.status.success(),
-        "{what} failed ({}):\nstdout:\n{stdout}\nstderr:\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
-}
-
-/// Runs JavaScript `script` with node, the NATS packages on its path.
-fn node(script: &str, args: &[&str]) -> String {
-    let modules = std::env::var("TOOLC_TEST_NODE_MODULES")
-        .expect("TOOLC_TEST_NODE_MODULES is not set: run the tests with scripts/test");
-    let mut command = Command::new("node");
-    command
-        .env("NODE_PATH", modules)
-        .arg("-e")
-        .arg(script)
-        .arg("--")
-        .args(args);
-    run(command, "node")
-}
-
-/// Runs Python `script` with the test venv's interpreter (nats-py,
-/// jsonschema).
-fn python(script: &str, args: &[&str]) -> String {
-    let python = std::env::var("TOOLC_TEST_PYTHON")
-        .expect("TOOLC_TEST_PYTHON is not set: run the tests with scripts/test");
-    let mut command = Command::new(python);
-    command.arg("-c").arg(script).args(args);
-    run(command, "python")
-}
-
-fn json_lines(text: &str) -> Vec<serde_json::Value> {
-    text.lines()
-        .filter(|l| l.starts_with('{') || l.starts_with('['))
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
-}
-
-/// An agentcli manifest of command tools, each `(name, shell script)`.
-fn shell_tools(dir: &TempDir, tools: &[(&str, &str)]) -> PathBuf {
-    let tools: Vec<serde_json::Value> = tools
-        .iter()
-        .map(|(name, script)| {
-            serde_json::json!({
-                "name": name,
-                "description": format!("The test tool {name}."),
-                "schema": {"type": "object", "properties": {"n": {"type": "integer"}}, "additionalProperties": false},
-                "command": ["/bin/sh", "-c", script],
-                "timeoutSec": 20
-            })
-        })
-        .collect();
-    dir.write(
-        "tools.json",
-        serde_json::json!({ "tools": tools }).to_string(),
-    )
-}
-
-fn fixtures() -> PathBuf {
-    crate::root().join("fixtures/run/agentcli")
-}
 
 /// The Nachos gateway: what the seed's coordinator does, with npm `nats`
 /// 2.29: one request per line of argv[2] (`subject body`), each answer
@@ -207,17 +33,6 @@ const sc = StringCodec();
   await nc.drain();
 })().catch((e) => { console.error(e); process.exit(1); });
 "#;
-
-fn envelope(id: &str, payload: serde_json::Value) -> String {
-    serde_json::json!({
-        "id": id,
-        "timestamp": "2026-01-01T00:00:00.000Z",
-        "source": "gateway",
-        "type": "tool.request",
-        "payload": payload,
-    })
-    .to_string()
-}
 
 fn gateway(url: &str, requests: &[(&str, String)]) -> Vec<serde_json::Value> {
     let requests = serde_json::to_string(requests).unwrap();
@@ -814,11 +629,7 @@ fn nats_toolc_calls_and_lints_the_tools_of_toolc_workers() {
         );
     }
     // SIGTERM drains the first worker; the second still answers.
-    // SAFETY: a plain syscall on our own child.
-    assert_eq!(
-        unsafe { libc::kill(first.child.id() as i32, libc::SIGTERM) },
-        0
-    );
+    first.signal(libc::SIGTERM);
     assert_eq!(first.wait(Duration::from_secs(20)), 0, "{}", first.stderr());
     let again = Test::new()
         .args(["call", "--nats", &server.url, "read_file"])

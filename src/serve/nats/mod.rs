@@ -84,6 +84,9 @@ struct Worker {
     recent: Recent,
     /// Cancels the calls still running (the grace period is over).
     cancel: CancellationToken,
+    /// How long running calls get to finish once the worker stops (told
+    /// to the callers of the calls cancelled past it).
+    grace: Duration,
     in_flight: AtomicUsize,
     idle: Notify,
 }
@@ -185,6 +188,7 @@ pub(crate) async fn start(settings: Settings, handler: Handler) -> Result<Runnin
         max_request: settings.max_request,
         recent: Recent::new(),
         cancel: CancellationToken::new(),
+        grace: settings.grace,
         in_flight: AtomicUsize::new(0),
         idle: Notify::new(),
     });

@@ -195,7 +195,12 @@ async fn call(worker: &Arc<Worker>, tool: &str, arguments: Map<String, Value>) -
     if token.is_cancelled() && result.error.is_some() {
         return ToolOutcome::Failed(
             SHUTTING_DOWN,
-            format!("\"{tool}\" was cancelled: the worker is shutting down"),
+            // Says why a call that was running fine failed: the caller
+            // may retry it on another worker.
+            format!(
+                "\"{tool}\" was cancelled: the worker is shutting down and its grace period ({} s) for running calls is over",
+                worker.grace.as_secs_f64()
+            ),
             Some(json!({RETRYABLE: true})),
             result.metadata.duration_ms,
         );
