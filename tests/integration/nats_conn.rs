@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::nats_harness::{
-    Background, Worker, envelope, fixtures, json_lines, python, python_command, shell_tools,
+    Background, Worker, envelope, fixtures, json_lines, processes_with, python, python_command,
+    shell_tools,
 };
 use crate::nats_server::NatsServer;
 use crate::{Output, TempDir, Test};
@@ -246,19 +247,6 @@ fn nats_conn_a_call_in_flight_when_the_connection_drops_is_answered_after() {
     );
 }
 
-/// The command lines of the processes whose command line holds `marker`.
-fn processes_with(marker: &str) -> Vec<String> {
-    let own = std::process::id().to_string();
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(Result::ok)
-        .filter(|entry| entry.file_name().to_string_lossy() != own)
-        .filter_map(|entry| std::fs::read(entry.path().join("cmdline")).ok())
-        .map(|line| String::from_utf8_lossy(&line).replace('\0', " "))
-        .filter(|line| line.contains(marker))
-        .collect()
-}
-
 #[test]
 fn nats_conn_a_call_past_the_grace_period_is_cancelled_and_answered_so() {
     let server = NatsServer::start();
@@ -321,7 +309,7 @@ fn nats_conn_a_call_past_the_grace_period_is_cancelled_and_answered_so() {
     );
     assert_eq!(error["details"]["retryable"], true, "{error}");
     assert_eq!(answers[0]["headers"]["Nats-Service-Error-Code"], "503");
-    assert_eq!(processes_with(&marker), Vec::<String>::new());
+    assert_eq!(processes_with(&marker), Vec::<(u32, String)>::new());
 }
 
 /// Asserts that none of `secrets` shows in any of `texts`.

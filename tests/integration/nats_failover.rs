@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::TempDir;
-use crate::nats_harness::Worker;
+use crate::nats_harness::{Worker, processes_with};
 use crate::nats_server::NatsServer;
 
 const CALLS: usize = 2000;
@@ -140,23 +140,6 @@ fn worker(urls: &str, manifest: &Path, audit: &Path, tmp: &Path) -> Worker {
     Worker::launch(command)
 }
 
-/// The pids of the processes whose command line holds [`MARKER`].
-fn tool_processes() -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !name.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        if let Ok(line) = std::fs::read(entry.path().join("cmdline"))
-            && String::from_utf8_lossy(&line).contains(MARKER)
-        {
-            found.push(format!("{name}: {}", String::from_utf8_lossy(&line)));
-        }
-    }
-    found
-}
-
 /// The parent of process `pid`, as `/proc/PID/status` says.
 fn parent(pid: u32) -> Option<u32> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
@@ -168,8 +151,8 @@ fn parent(pid: u32) -> Option<u32> {
 
 /// Whether a tool process (by [`MARKER`]) of worker `worker` runs now.
 fn running_a_call(worker: u32) -> bool {
-    tool_processes().iter().any(|found| {
-        let mut pid: Option<u32> = found.split(':').next().and_then(|p| p.parse().ok());
+    processes_with(MARKER).iter().any(|(found, _)| {
+        let mut pid = Some(*found);
         while let Some(p) = pid.filter(|&p| p > 1) {
             if p == worker {
                 return true;
@@ -399,7 +382,7 @@ fn nats_three_workers_on_a_cluster_survive_kills_with_every_call_accounted_for()
 
     // Nothing left behind: no tool process; the killed worker's scratch
     // directories are the only ones, and the next toolc sweeps them.
-    assert_eq!(tool_processes(), Vec::<String>::new());
+    assert_eq!(processes_with(MARKER), Vec::<(u32, String)>::new());
     let left = scratch_left(&tmp);
     let killed = format!("toolc-run-{killed_pid}-");
     assert!(

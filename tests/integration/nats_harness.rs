@@ -291,3 +291,20 @@ pub fn envelope(id: &str, payload: serde_json::Value) -> String {
     })
     .to_string()
 }
+
+/// The processes (pid, command line) whose command line holds `marker`,
+/// this test process left out: what is left of a tool is found by a
+/// marker only its command lines hold.
+pub fn processes_with(marker: &str) -> Vec<(u32, String)> {
+    let own = std::process::id();
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let line = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let line = String::from_utf8_lossy(&line).replace('\0', " ");
+            (pid != own && line.contains(marker)).then_some((pid, line))
+        })
+        .collect()
+}
