@@ -24,7 +24,7 @@ mod package;
 mod read;
 mod walk;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -326,11 +326,13 @@ where
         let canonical = several.then(|| std::fs::canonicalize(path).ok()).flatten();
         canonical.unwrap_or_else(|| walk::identity(path))
     };
-    let named: HashSet<PathBuf> = paths
-        .iter()
-        .filter(|p| !p.is_dir())
-        .map(|p| identity(p))
-        .collect();
+    // Each named file's identity, and its spelling that is kept: the
+    // first given. Which spelling a parallel load met first would differ
+    // from run to run (and so would the paths in the report).
+    let mut named: HashMap<PathBuf, &Path> = HashMap::new();
+    for path in paths.iter().filter(|p| !p.is_dir()) {
+        named.entry(identity(path)).or_insert(path.as_path());
+    }
     let seen = Mutex::new(HashSet::new());
     let load_one = |found| {
         let candidate = match found {
@@ -343,8 +345,11 @@ where
             walk::Found::File(candidate) => candidate,
         };
         let identity = identity(&candidate.path);
-        if !candidate.explicit && named.contains(&identity) {
-            return Ok(None);
+        match named.get(&identity) {
+            // Met in a walk, or named again by another spelling: read as
+            // its first name says.
+            Some(kept) if !candidate.explicit || *kept != candidate.path => return Ok(None),
+            _ => {}
         }
         let first = seen.lock().map(|mut s| s.insert(identity)).unwrap_or(true);
         if !first {
