@@ -42,11 +42,16 @@ const ONCE_EVERY: usize = 10;
 /// In each tool's command line, and in no other process's: what is left
 /// of the tools is found by it.
 const MARKER: &str = "0.0317";
+/// The same for `linger`, the slow tool: a call of it runs about a second,
+/// so a worker seen running one is still running it when it is signalled.
+const LINGER: &str = "1.0317";
+/// The `n` of the first `linger` call (the others follow).
+const LINGER_FROM: usize = 1_000_000;
 
 /// The two tools, as MCP tool JSON carrying the command to run: `work`
 /// says it is idempotent, `once` says it is not.
 fn manifest(dir: &TempDir) -> PathBuf {
-    let tool = |name: &str, idempotent: bool| {
+    let tool = |name: &str, idempotent: bool, sleep: &str| {
         json!({
             "name": name,
             "description": format!("The failover test's tool {name}."),
@@ -58,14 +63,19 @@ fn manifest(dir: &TempDir) -> PathBuf {
             },
             "annotations": {"idempotentHint": idempotent},
             "_meta": {"x-toolc": {"agentcli": {
-                "command": ["/bin/sh", "-c", format!("sleep {MARKER}; cat")],
+                "command": ["/bin/sh", "-c", format!("sleep {sleep}; cat")],
                 "timeoutSec": 20
             }}}
         })
     };
     dir.write(
         "tools.mcp.json",
-        json!({"tools": [tool("work", true), tool("once", false)]}).to_string(),
+        json!({"tools": [
+            tool("work", true, MARKER),
+            tool("once", false, MARKER),
+            tool("linger", true, LINGER),
+        ]})
+        .to_string(),
     )
 }
 
@@ -149,9 +159,9 @@ fn parent(pid: u32) -> Option<u32> {
         .and_then(|ppid| ppid.trim().parse().ok())
 }
 
-/// Whether a tool process (by [`MARKER`]) of worker `worker` runs now.
-fn running_a_call(worker: u32) -> bool {
-    processes_with(MARKER).iter().any(|(found, _)| {
+/// Whether a tool process (by `marker`) of worker `worker` runs now.
+fn running_a_call(worker: u32, marker: &str) -> bool {
+    processes_with(marker).iter().any(|(found, _)| {
         let mut pid = Some(*found);
         while let Some(p) = pid.filter(|&p| p > 1) {
             if p == worker {
@@ -163,16 +173,54 @@ fn running_a_call(worker: u32) -> bool {
     })
 }
 
-/// Waits (at most 20 s) until worker `pid` runs a call, so that what is
-/// done to it next meets a call in flight.
-fn wait_until_running_a_call(pid: u32) {
+/// Calls `linger` from one client per node (the cluster hands a queue
+/// group's requests to a subscriber on the caller's own node first) until
+/// worker `pid` runs one, at most 30 s; then lets the callers finish the
+/// calls they have running and returns them, to be waited for with
+/// [`Lingering::finish`] once the worker has been dealt with.
+fn linger_until_running_on(pid: u32, urls: &[String], next: &Arc<AtomicUsize>) -> Lingering {
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let callers = (0..urls.len())
+        .map(|first| {
+            let urls: Vec<String> = (0..urls.len())
+                .map(|k| urls[(first + k) % urls.len()].clone())
+                .collect();
+            let (stop, next) = (Arc::clone(&stop), Arc::clone(next));
+            std::thread::spawn(move || {
+                let mut ended = Vec::new();
+                while !stop.load(Ordering::Acquire) {
+                    let n = next.fetch_add(1, Ordering::AcqRel);
+                    ended.push((n, call(&urls.join(","), "linger", n)));
+                }
+                ended
+            })
+        })
+        .collect();
     let started = Instant::now();
-    while !running_a_call(pid) {
+    while !running_a_call(pid, LINGER) {
         assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "worker {pid} ran no call in 20 s"
+            started.elapsed() < Duration::from_secs(30),
+            "worker {pid} ran no `linger` call in 30 s"
         );
-        std::thread::sleep(Duration::from_millis(1));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Lingering { stop, callers }
+}
+
+/// The `linger` callers of [`linger_until_running_on`].
+struct Lingering {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    callers: Vec<std::thread::JoinHandle<Vec<(usize, Ended)>>>,
+}
+
+impl Lingering {
+    /// Stops the callers and returns every call they made.
+    fn finish(self) -> Vec<(usize, Ended)> {
+        self.stop.store(true, Ordering::Release);
+        self.callers
+            .into_iter()
+            .flat_map(|caller| caller.join().expect("a linger caller"))
+            .collect()
     }
 }
 
@@ -259,24 +307,37 @@ fn nats_three_workers_on_a_cluster_survive_kills_with_every_call_accounted_for()
         })
         .collect();
 
+    // Each worker is signalled while it runs a `linger` call (about a
+    // second long), so the signal surely meets a call in flight.
+    let lingers = Arc::new(AtomicUsize::new(LINGER_FROM));
     wait_for(&done, CALLS * 30 / 100, started, limit);
     let killed_pid = workers[0].child.id();
-    wait_until_running_a_call(killed_pid);
+    let lingering = linger_until_running_on(killed_pid, &urls, &lingers);
     workers[0].child.kill().expect("SIGKILL worker 0");
+    let cut_short = lingering.finish();
     wait_for(&done, CALLS * 50 / 100, started, limit);
     nodes[1].kill();
     wait_for(&done, CALLS * 60 / 100, started, limit);
     let drained_pid = workers[1].child.id();
-    wait_until_running_a_call(drained_pid);
+    let lingering = linger_until_running_on(drained_pid, &urls[..], &lingers);
     // SAFETY: a plain kill(2) of a worker this test started.
     assert_eq!(unsafe { libc::kill(drained_pid as i32, libc::SIGTERM) }, 0);
+    let drained = lingering.finish();
 
+    // The `linger` call the SIGKILL cut short was sent again.
+    assert!(
+        cut_short.iter().any(|(_, call)| call.attempts() > 1),
+        "no `linger` call was retried after worker 0 was killed running one: {cut_short:?}"
+    );
     let mut ended: BTreeMap<usize, Ended> = BTreeMap::new();
     for client in clients {
         ended.extend(client.join().expect("a client thread"));
     }
     let took = started.elapsed();
     assert_eq!(ended.len(), CALLS);
+    let lingered = cut_short.len() + drained.len();
+    ended.extend(cut_short);
+    ended.extend(drained);
     assert!(took < limit, "the calls took {took:?}");
 
     // The SIGTERMed worker drained: it exited 0 and cancelled nothing.
@@ -303,7 +364,7 @@ fn nats_three_workers_on_a_cluster_survive_kills_with_every_call_accounted_for()
     let mut retried = 0;
     let mut once_unknown = 0;
     for (n, call) in &ended {
-        let once = n % ONCE_EVERY == ONCE_EVERY - 1;
+        let once = *n < LINGER_FROM && n % ONCE_EVERY == ONCE_EVERY - 1;
         if call.code == 0 {
             let result: Value = serde_json::from_str(call.stdout.trim())
                 .unwrap_or_else(|e| panic!("call {n}: not a result ({e}): {call:?}"));
@@ -340,7 +401,7 @@ fn nats_three_workers_on_a_cluster_survive_kills_with_every_call_accounted_for()
             ran.entry(sha).or_default().push(w);
         }
     }
-    let digests: BTreeMap<String, usize> = (0..CALLS).map(|n| (digest(n), n)).collect();
+    let digests: BTreeMap<String, usize> = ended.keys().map(|&n| (digest(n), n)).collect();
     for sha in ran.keys() {
         assert!(
             digests.contains_key(sha),
@@ -356,12 +417,6 @@ fn nats_three_workers_on_a_cluster_survive_kills_with_every_call_accounted_for()
             assert_eq!(workers_ran, 1, "call {n} was sent once: {call:?}");
         }
     }
-    // The call the SIGKILL cut short was sent again (or, for `once`,
-    // reported as of unknown outcome).
-    assert!(
-        retried + once_unknown >= 1,
-        "no call was retried after worker 0 was killed running one"
-    );
     let records: usize = ran.values().map(Vec::len).sum();
     // The queue group shared the calls: each worker ran some.
     let per_worker: Vec<usize> = (0..3)
@@ -383,6 +438,7 @@ fn nats_three_workers_on_a_cluster_survive_kills_with_every_call_accounted_for()
     // Nothing left behind: no tool process; the killed worker's scratch
     // directories are the only ones, and the next toolc sweeps them.
     assert_eq!(processes_with(MARKER), Vec::<(u32, String)>::new());
+    assert_eq!(processes_with(LINGER), Vec::<(u32, String)>::new());
     let left = scratch_left(&tmp);
     let killed = format!("toolc-run-{killed_pid}-");
     assert!(
@@ -401,7 +457,7 @@ fn nats_three_workers_on_a_cluster_survive_kills_with_every_call_accounted_for()
     assert_eq!(scratch_left(&tmp), Vec::<String>::new());
 
     eprintln!(
-        "failover: {CALLS} calls in {:.1} s, {retried} retried, {once_unknown} of `once` unknown, {records} audit records (per worker {per_worker:?}), SIGTERMed worker at its stop: {running_at_stop}, {} scratch directories left by the killed worker and swept",
+        "failover: {CALLS} calls and {lingered} `linger` calls in {:.1} s, {retried} retried, {once_unknown} of `once` unknown, {records} audit records (per worker {per_worker:?}), SIGTERMed worker at its stop: {running_at_stop}, {} scratch directories left by the killed worker and swept",
         took.as_secs_f64(),
         left.len()
     );
