@@ -93,8 +93,8 @@ pub struct Strays {
 }
 
 impl Strays {
-    /// "N reply(ies) came that were no answer to this call (the first: ...)",
-    /// when any came.
+    /// "N answer(s) came that were no Nachos answer to this call (the
+    /// first: ...)", when any came.
     pub fn told(&self) -> Option<String> {
         let first = self.first.as_deref()?;
         Some(format!(
