@@ -20,6 +20,7 @@ mod exclude;
 pub(crate) mod findings;
 pub mod fix;
 pub(crate) mod parameter_schema;
+pub(crate) mod poison;
 pub(crate) mod rules;
 pub(crate) mod schema_walk;
 pub mod settings;

@@ -63,6 +63,13 @@ pub(crate) mod strict_all_required;
 pub(crate) mod strict_limits;
 pub(crate) mod strict_unsupported_format;
 pub(crate) mod strict_unsupported_keyword;
+// Tool poisoning (what a model reads of a tool; see `lint::poison`)
+pub(crate) mod confusable_tool_name;
+pub(crate) mod exfiltration_channel;
+pub(crate) mod hidden_instruction;
+pub(crate) mod invisible_unicode;
+pub(crate) mod sensitive_data_request;
+pub(crate) mod tool_shadowing;
 
 use serde_json::{Map, Value};
 
@@ -283,6 +290,30 @@ pub(crate) static REGISTRY: &[(&Rule, Check)] = &[
     (
         &gemini_property_name::RULE,
         Check::Node(gemini_property_name::check_node),
+    ),
+    (
+        &invisible_unicode::RULE,
+        Check::Manifest(invisible_unicode::check),
+    ),
+    (
+        &confusable_tool_name::RULE,
+        Check::Manifest(confusable_tool_name::check),
+    ),
+    (
+        &hidden_instruction::RULE,
+        Check::Manifest(hidden_instruction::check),
+    ),
+    (
+        &sensitive_data_request::RULE,
+        Check::Manifest(sensitive_data_request::check),
+    ),
+    (
+        &exfiltration_channel::RULE,
+        Check::Manifest(exfiltration_channel::check),
+    ),
+    (
+        &tool_shadowing::RULE,
+        Check::Manifest(tool_shadowing::check),
     ),
 ];
 

@@ -1,0 +1,182 @@
+//! The phrases poisoned tool text is made of, in one place.
+//!
+//! Each pattern is matched against [`super::Normal`] text (lower case,
+//! identifiers read as words) one sentence at a time. They describe what
+//! the text *does* (addresses the model rather than describing the tool,
+//! names a secret and asks for it, routes data out, prescribes what other
+//! tools do), not the wording of known attacks: a description that says
+//! what its tool returns matches none of them.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+fn regex(pattern: &str) -> Regex {
+    Regex::new(pattern).unwrap_or_else(|e| unreachable!("a pattern of cues.rs: {e}"))
+}
+
+macro_rules! patterns {
+    ($($name:ident = $pattern:expr;)*) => {
+        $(pub(crate) static $name: LazyLock<Regex> = LazyLock::new(|| regex($pattern));)*
+    };
+}
+
+patterns! {
+    // Words that negate what follows them.
+    NEGATION = r"\b(?:not|never|no|don't|dont|do\s+not|without|nor|avoid|refuse\s+to)\b";
+
+    // Hidden instructions: strong cues, any one of which addresses the model.
+    OVERRIDE = r"\b(?:ignore|disregard|forget|bypass|override|overrule)\s+(?:[\w'-]+\s+){0,3}?(?:instructions?|rules|restrictions|guidelines|guardrails|safety|filters?|policies|checks|directives?|constraints|(?:the\s+)?user(?:'s)?\s+(?:input|requests?|instructions?|questions?)|system\s+prompt|previous\s+(?:\w+\s+)?(?:messages?|context))\b";
+    CONCEAL = r"\b(?:do\s+not|don't|dont|never|must\s+not|should\s+not|shouldn't|no\s+need\s+to|not|without)\s+(?:[\w'*-]+\s+){0,6}?\**(?:tell|telling|mention|mentioning|mentioned|inform|informing|informed|reveal|revealing|disclose|disclosing|disclosed|notify|notifying|alert|alerting|explain|discuss|discussed|say|saying)\b(?:\s+[\w'*-]+){0,4}?\s+\**(?:user|users|user's|human|anyone|them|this|that|it|why|about)\b";
+    SECRECY = r"\b(?:secretly|covertly|behind\s+the\s+user's\s+back|without\s+(?:the\s+)?user(?:'s)?\s+(?:knowing|knowledge|noticing|consent)|keep\s+(?:this|it|that)\s+(?:secret|hidden|confidential)|(?:hide|conceal)\s+(?:\w+\s+){0,3}?from\s+(?:the\s+)?users?|users?\s+(?:must|should)\s+(?:not|never)\s+(?:know|see|find\s+out|learn))\b";
+    PERSONA = r"\bfrom\s+now\s+on\b|\byou\s+are\s+now\b|(?:^|[:;]|\byou\s+(?:will|must|should)|\band|\bthen)\s*act\s+(?:as|like)\b|\bpretend\s+(?:to|that|you)\b|\byour\s+new\s+(?:role|task|instructions|goal)\b|\bin\s+the\s+voice\s+of\b|\binstead\s+(?:reply|respond|answer|say|tell)\b|\b(?:always|only)\s+(?:say|reply|respond|answer|suggest|recommend|claim|speak)\b|\bregardless\s+of\s+(?:the\s+)?(?:user|input|what\s+the\s+user|their|any\s+(?:user|input))";
+    SUPPRESS = r"\b(?:(?:do\s+not|don't|never)\s+(?:actually\s+)?(?:invoke|call|use|execute|run)\s+(?:this|the)\s+(?:tool|function)|(?:tool|function)\s+should\s+never\s+be\s+(?:invoked|called|used))\b";
+    CONDITION = r"\b(?:if|unless|when|whenever|until|for|instead|rather|only|except|while)\b";
+    TEMPLATE = r"\[/?inst\]|<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\|>|<</?sys>>|\[(?:system|hidden\s+instructions?|admin|system\s+message)\]|\bsystem\s+override\b|\boverride\s+directive\b|\bdeveloper\s+mode\b|\bjailbreak";
+    COMMENT = r"(?s)<!--(.*?)-->";
+    COMMENT_DIRECTIVE = r"\b(?:system|assistant|always|never|ignore|must|you|your|read|call|include|send|execute|run|say|tell|reply|respond)\b";
+    TAMPER = r"\b(?:always|automatically|silently|secretly)\s+(?:[\w'-]+\s+){0,2}?(?:change|changes|replace|replaces|redirect|redirects|rewrite|rewrites|substitute|substitutes|swap|swaps|switch|switches|set|sets|modify|modifies|alter|alters)\b";
+    TAMPER_CONTEXT = r"\b(?:instead|regardless|user|users|user's)\b";
+
+    // Hidden instructions: weak cues, telling only together.
+    LABEL = r"\b(?:[a-z]+\s+){0,2}(?:system|notice|update|protocol|override|directive|instructions?|important|required)(?:\s+[a-z]+){0,2}\**\s*:";
+    TAG = r"</?(?:important|system|instructions?|secret|hidden)>";
+    PRETEXT = r"\b(?:for|required\s+for|mandatory\s+for|needed\s+for|to\s+(?:ensure|maintain|comply\s+with))\s+(?:[\w-]+\s+){0,3}?(?:compliance|auditing|audit|regulatory|gdpr|soc2|verification)\b|\bmandatory\b|\bsecurity\s+(?:protocol|measure|requirement)s?\b";
+    THREAT = r"\b(?:will|would)\s+(?:\w+\s+)?(?:crash|malfunction|be\s+blocked|be\s+lost|not\s+work)\b|\botherwise\s+(?:the|this|it)\s+(?:tool|system|application|request)\b";
+    OBLIGATION = r"\byou\s+(?:must|have\s+to|need\s+to|are\s+required\s+to|should\s+always)\b|\bmust\s+(?:also|first|always)\b|\bmake\s+sure\s+(?:to|you)\b";
+    FIRST = r"\b(?:call|use|run|invoke|consult)\s+this\s+tool\s+(?:first|before|immediately)|\bbefore\s+(?:calling|using|invoking)\s+any\s+other\s+tool|\balways\s+consult\s+this\s+tool";
+
+    // Sensitive data: what is asked for, and the asking.
+    ASK = r"\b(?:read|reading|cat|include|including|pass|passing|send|sending|provide|providing|collect|collecting|extract|extracting|copy|upload|uploading|attach|append|add|adding|print|output|dump|share|leak|exfiltrate|forward|post|access|open|load|retrieve|grab|steal|export|update|modify|write)\b|\bcontents?\s+of\b|\buse\s+(?:it\s+|them\s+)?as\b";
+    DIRECTIVE_BEFORE = r"(?:^|[:;(<*`\-]|\b(?:must|should|please|and|then|first|also|always|by|to|you|run|now|required|need))\s*$";
+
+    // Exfiltration: the data, the routing, the destination.
+    DATA = r"\bconversation\s+(?:history|context|summary|so\s+far|log)\b|\b(?:the\s+)?(?:user's\s+)?conversation\b|\bchat\s+(?:history|log|logs)\b|\bmessage\s+history\b|\b(?:previous|prior|last|recent|earlier)\s+(?:\w+\s+)?(?:messages?|conversations?|results?|outputs?|responses?|prompts?)\b|\buser's\s+(?:previous\s+)?(?:messages?|prompts?|data|input)\b|\buser\s+data\b|\b(?:private|personal|sensitive|confidential)\s+(?:information|data)\b|\bsession\s+data\b|\brequest\s+payload\b|\bsystem\s+prompt\b|\bcontext\s+window\b|\b(?:results?|outputs?)\s+of\s+(?:the\s+)?(?:previous|other|any|each|every)\b|\bcontents?\s+of\s+[`'\x22]?[~/.\w-]*[/.]\w|\bip\s+addresses\b|\btools?\s+list\b|\blist\s+of\s+(?:all\s+)?(?:available\s+)?tools\b|\bapi\s+keys\b|\bcredentials\b|\bpasswords\b|\benv(?:ironment)?\s+variables\b";
+    HARVEST = r"\bconversation\s+(?:history|context|log)\b|\bchat\s+(?:history|log)\b|\bmessage\s+history\b|\btools?\s+list\b|\blist\s+of\s+tools\b|\bsystem\s+prompt\b|\bprevious\s+messages\b|\bcontext\s+window\b|\benv(?:ironment)?\s+variables\b|\buser\s+data\b";
+    ROUTE = r"\b(?:include|including|pass|passing|put|send|sending|add|provide|deliver|forward|post|upload|attach|append|log|contain|contains|embed|encode|transmit|mirror|copy|report|submit|share|leak|export)\b";
+    PARAMETER = r"\b(?:parameter|argument|field|param)\b";
+    OUTSIDE = r"https?://|[\w.+-]+@[\w-]+\.[a-z]{2,}|\b(?:endpoint|webhook|remote\s+server|external\s+server|attacker)\b|\bvia\s+\w+_\w+";
+    UPLOAD_COMMAND = r"\bcurl\b[^\n]*?(?:\s-d\b|\s--data|\s-f\b|\s--form|\s-x\s+post\b|\s--upload-file)|\bwget\b[^\n]*?--post|\bnc\s+\S+\s+\d+";
+    URL = r"https?://[^\s'\x22`)>]+";
+    MUST = r"\b(?:must|always|required|mandatory|make\s+sure|need\s+to|have\s+to)\b";
+    REACH = r"\b(?:access|call|send|post|visit|request|deliver|log|report|upload|forward|contact|ping|notify)\b";
+
+    // Shadowing: other tools, and what is prescribed for them.
+    TRIGGER = r"\b(?:when|whenever|before|after|each\s+time|every\s+time|if)\s+(?:\S+\s+){0,3}?(?:call|calls|calling|called|use|uses|using|used|invoke|invokes|invoking|invoked|execute|executes|executing|executed|run|running|send|sending|sent)\b";
+    PRESCRIBE = r"\b(?:must|always|make\s+sure|be\s+sure|need\s+to|required\s+to|has\s+to|have\s+to|shall)\b";
+    ALTER = r"\b(?:add|adds|include|includes|send|sends|change|changes|prefix|set|sets|replace|replaces|redirect|redirects|bcc|cc|forward|copy|append|route|rewrite|modify)\b";
+    CHANGED = r"^\W*(?:tool\W+)?(?:must|should\s+(?:always|now)|will\s+now|(?:has|have)\s+been\s+(?:enhanced|updated|deprecated|optimized|optimised|replaced|modified|changed|upgraded)|now\s+(?:uses|requires|sends|needs)|is\s+(?:now\s+)?(?:deprecated|disabled))\b";
+    EVERY_TOOL = r"\b(?:any|all|every|each)\s+(?:other\s+)?(?:[\w-]+\s+){0,2}?(?:tools?|commands?|emails?|messages?|tool\s+calls?|invocations?|servers?)\b";
+    SELF_AROUND = r"\b(?:before|after|when|whenever)\s+(?:\S+\s+){0,4}?,?\s*(?:execute|call|run|use|invoke)\s+this\s+tool\b";
+    IDENTIFIER = r"[a-z0-9]+(?:[_.][a-z0-9]+)+";
+    NAMED_TOOL = r"(['\x22`]?)([a-z][\w.-]*)['\x22`]?\s+(?:tool|function)\b|\b(?:tool|function)\s+['\x22`]([a-z][\w.-]*)['\x22`]";
+    EVERY_CALL = r"\b(?:every|each|all)\s+\S*$";
+    CALL_AFTER = r"^\W*(?:calls?|invocations?|requests?)\b";
+    BCC = r"\bbcc\b";
+    EMAIL = r"[\w.+-]+@[\w-]+\.[a-z]{2,}";
+}
+
+/// Whether a negation governs the word at `at` of `sentence`: one of the
+/// three words before it.
+pub(crate) fn negated(sentence: &str, at: usize) -> bool {
+    let before = &sentence[..at];
+    let start = before
+        .char_indices()
+        .rev()
+        .filter(|(_, c)| c.is_whitespace())
+        .nth(3)
+        .map_or(0, |(i, _)| i);
+    NEGATION.is_match(&before[start..])
+}
+
+/// Whether the word at `at` of `sentence` stands where an instruction's
+/// verb stands: first, or after a modal, a connective or punctuation.
+pub(crate) fn in_directive_position(sentence: &str, at: usize) -> bool {
+    DIRECTIVE_BEFORE.is_match(&sentence[..at])
+}
+
+/// The first match of `pattern` in `text`, as a range.
+pub(crate) fn first(pattern: &Regex, text: &str) -> Option<Range<usize>> {
+    pattern.find(text).map(|m| m.range())
+}
+
+/// Groups of sensitive assets, each with its pattern: a tool whose name or
+/// first sentence names a group manages it, and may name it.
+pub(crate) struct Asset {
+    pub group: &'static str,
+    pub pattern: &'static LazyLock<Regex>,
+}
+
+patterns! {
+    SSH = r"\.ssh\b|\bid[_ ]?(?:rsa|ed25519|ecdsa|dsa)\b|\bssh\s+(?:private\s+)?keys?\b|\bssh\s+(?:id|config)\b|\bauthorized[_ ]keys\b";
+    CLOUD = r"\.aws\b|\baws\s+(?:credentials|secret|access\s+keys?)\b|\.azure\b|\bgcloud\b|application[_ ]default[_ ]credentials";
+    KUBE = r"\.kube\b|\bkubeconfig\b";
+    REGISTRY = r"\.docker/config|\.npmrc\b|\.pypirc\b|\.netrc\b|\.git-credentials\b|\.pgpass\b|\.gnupg\b";
+    SHELL = r"\.(?:bashrc|zshrc|bash_profile|zprofile|profile|bash_history|zsh_history)\b|\b(?:bashrc|zshrc|bash\s+history|shell\s+history)\b";
+    SYSTEM = r"/etc/(?:passwd|shadow|sudoers)\b|/proc/self/environ|\betc\s+(?:passwd|shadow)\b";
+    DOTENV = r"(?:^|[\s'\x22`(~/])\.env\b|\benv(?:ironment)?\s+(?:variables|vars)\b";
+    AGENT_CONFIG = r"\bmcp\.json\b|claude_desktop_config|\.cursor/|\bmcp\s+json\b";
+    BROWSER = r"\b(?:browser|chrome|firefox|safari)\s+(?:profiles?|cookies|history|passwords|data)\b|\bcookies\b|\blogin\s+data\b|\bkeychain\b";
+    WALLET = r"\b(?:crypto\s+)?wallets?\b|\bseed\s+phrases?\b|\bmnemonic\b|\bprivate\s+keys?\b";
+    KEY_FILE = r"\b[\w-]+\.(?:pem|p12|pfx|keystore)\b|\b(?:private|secret)[\w-]*\.key\b";
+    SECRET = r"\bapi[ _-]?keys?\b|\b(?:access|auth|authentication|bearer|session|refresh|api|oauth)\s+tokens?\b|\bpasswords?\b|\bsecrets\b|\bcredentials\b|\b[a-z0-9]+_(?:token|secret|api_key|password)\b";
+}
+
+pub(crate) static ASSETS: &[Asset] = &[
+    Asset {
+        group: "SSH keys",
+        pattern: &SSH,
+    },
+    Asset {
+        group: "cloud credentials",
+        pattern: &CLOUD,
+    },
+    Asset {
+        group: "Kubernetes credentials",
+        pattern: &KUBE,
+    },
+    Asset {
+        group: "package and registry credentials",
+        pattern: &REGISTRY,
+    },
+    Asset {
+        group: "shell startup files and history",
+        pattern: &SHELL,
+    },
+    Asset {
+        group: "system account files",
+        pattern: &SYSTEM,
+    },
+    Asset {
+        group: "environment secrets",
+        pattern: &DOTENV,
+    },
+    Asset {
+        group: "agent configuration",
+        pattern: &AGENT_CONFIG,
+    },
+    Asset {
+        group: "browser data",
+        pattern: &BROWSER,
+    },
+    Asset {
+        group: "wallets and private keys",
+        pattern: &WALLET,
+    },
+    Asset {
+        group: "key files",
+        pattern: &KEY_FILE,
+    },
+    Asset {
+        group: "secrets",
+        pattern: &SECRET,
+    },
+];
+
+/// Words of a tool's purpose that say it manages secrets of any kind.
+pub(crate) static MANAGES_SECRETS: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:secrets?|credentials?|tokens?|passwords?|keys?|auth\w*|vault|keychain|kubeconfig|ssh|env)\b",
+    )
+});

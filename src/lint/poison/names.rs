@@ -1,0 +1,213 @@
+//! Tool names a poisoned tool imitates: the well-known tools (one list,
+//! here) and what a name looks like to a reader (its skeleton).
+
+use unicode_normalization::UnicodeNormalization;
+
+/// Tools agents commonly load, whose names a malicious server has reason
+/// to imitate: the MCP reference servers, the GitHub, Slack and mail
+/// servers, browsers, search and fetch, shells and editors.
+pub(crate) const WELL_KNOWN: &[&str] = &[
+    // MCP reference servers: filesystem, git, fetch, memory, time, everything.
+    "read_file",
+    "read_text_file",
+    "read_media_file",
+    "read_multiple_files",
+    "write_file",
+    "edit_file",
+    "create_directory",
+    "list_directory",
+    "directory_tree",
+    "move_file",
+    "search_files",
+    "get_file_info",
+    "list_allowed_directories",
+    "git_status",
+    "git_diff",
+    "git_commit",
+    "git_add",
+    "git_log",
+    "git_checkout",
+    "fetch",
+    "create_entities",
+    "create_relations",
+    "read_graph",
+    "search_nodes",
+    "get_current_time",
+    "convert_time",
+    "echo",
+    // GitHub.
+    "create_repository",
+    "create_issue",
+    "create_pull_request",
+    "get_file_contents",
+    "create_or_update_file",
+    "push_files",
+    "search_repositories",
+    "search_code",
+    "list_issues",
+    "get_me",
+    "merge_pull_request",
+    // Messaging and mail.
+    "send_email",
+    "send_message",
+    "slack_post_message",
+    "slack_list_channels",
+    "list_chats",
+    // Browsers, search, the web.
+    "browser_navigate",
+    "browser_click",
+    "browser_type",
+    "browser_snapshot",
+    "browser_take_screenshot",
+    "web_search",
+    "web_fetch",
+    "search",
+    // Shells, editors, interpreters, databases.
+    "bash",
+    "shell",
+    "computer",
+    "str_replace_editor",
+    "str_replace_based_edit_tool",
+    "code_interpreter",
+    "execute_command",
+    "run_command",
+    "execute_sql",
+    "query",
+];
+
+/// What `name` looks like: compatibility forms folded (NFKC), letters of
+/// other scripts that look like Latin ones read as those, the digit and
+/// letter pairs that pass for others (`rn` for `m`, `0` for `o`), case
+/// ignored.
+pub(crate) fn skeleton(name: &str) -> String {
+    let folded: String = name
+        .nfkc()
+        .map(homoglyph)
+        .collect::<String>()
+        .to_lowercase();
+    folded
+        .replace("rn", "m")
+        .replace("vv", "w")
+        .replace("cl", "d")
+        .chars()
+        .map(|c| match c {
+            '0' => 'o',
+            '1' | '|' => 'l',
+            c => c,
+        })
+        .collect()
+}
+
+/// Whether `name` mixes Latin letters with letters of a script that has
+/// Latin look-alikes (Cyrillic, Greek, Armenian, Cherokee).
+pub(crate) fn mixes_scripts(name: &str) -> bool {
+    let latin = name.chars().any(|c| c.is_ascii_alphabetic());
+    latin && name.chars().any(is_look_alike_script)
+}
+
+fn is_look_alike_script(c: char) -> bool {
+    matches!(c as u32, 0x0370..=0x03FF | 0x0400..=0x052F | 0x0530..=0x058F | 0x13A0..=0x13FF | 0x1C80..=0x1C8F)
+}
+
+/// The Latin letter a character is drawn like, where it has one.
+fn homoglyph(c: char) -> char {
+    match c {
+        // Cyrillic.
+        'а' => 'a',
+        'в' => 'b',
+        'с' => 'c',
+        'ԁ' => 'd',
+        'е' | 'ё' => 'e',
+        'һ' => 'h',
+        'і' | 'ї' => 'i',
+        'ј' => 'j',
+        'к' => 'k',
+        'ӏ' => 'l',
+        'м' => 'm',
+        'о' => 'o',
+        'р' => 'p',
+        'ԛ' => 'q',
+        'ѕ' => 's',
+        'т' => 't',
+        'ц' => 'u',
+        'ѵ' => 'v',
+        'ԝ' => 'w',
+        'х' => 'x',
+        'у' => 'y',
+        'А' => 'A',
+        'В' => 'B',
+        'С' => 'C',
+        'Е' => 'E',
+        'Н' => 'H',
+        'І' => 'l',
+        'Ј' => 'J',
+        'К' => 'K',
+        'М' => 'M',
+        'О' => 'O',
+        'Р' => 'P',
+        'Ѕ' => 'S',
+        'Т' => 'T',
+        'Х' => 'X',
+        'У' => 'Y',
+        // Greek.
+        'α' => 'a',
+        'ε' => 'e',
+        'ι' => 'i',
+        'κ' => 'k',
+        'ν' => 'v',
+        'ο' => 'o',
+        'ρ' => 'p',
+        'τ' => 't',
+        'υ' => 'u',
+        'χ' => 'x',
+        'Α' => 'A',
+        'Β' => 'B',
+        'Ε' => 'E',
+        'Ζ' => 'Z',
+        'Η' => 'H',
+        'Ι' => 'l',
+        'Κ' => 'K',
+        'Μ' => 'M',
+        'Ν' => 'N',
+        'Ο' => 'O',
+        'Ρ' => 'P',
+        'Τ' => 'T',
+        'Υ' => 'Y',
+        'Χ' => 'X',
+        // Armenian.
+        'օ' => 'o',
+        'ս' => 'u',
+        'հ' => 'h',
+        'ո' => 'n',
+        // Latin look-alikes outside ASCII.
+        'ı' => 'i',
+        // A capital I is drawn as a small l in most sans-serif fonts.
+        'I' => 'l',
+        'ȷ' => 'j',
+        'ɑ' => 'a',
+        'ɡ' => 'g',
+        'ʟ' => 'l',
+        '‐' | '‑' | '‒' | '–' | '−' => '-',
+        c => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn look_alikes_share_a_skeleton() {
+        assert_eq!(skeleton("sеnd_email"), skeleton("send_email"));
+        assert_eq!(skeleton("read_fi1e"), skeleton("read_file"));
+        assert_eq!(skeleton("ｓｅａｒｃｈ"), skeleton("search"));
+        assert_ne!(skeleton("send_mail"), skeleton("send_email"));
+    }
+
+    #[test]
+    fn mixed_scripts_are_seen() {
+        assert!(mixes_scripts("sеnd_email"));
+        assert!(!mixes_scripts("send_email"));
+        assert!(!mixes_scripts("отправить"));
+    }
+}

@@ -1,0 +1,262 @@
+//! Text as the poisoning rules match it, and the way back to the source.
+//!
+//! [`Normal`] lowercases a string, spells out Unicode tag characters as
+//! the ASCII they encode, drops characters that render as nothing, and
+//! reads an identifier (`content_from_reading_ssh_id_rsa`, `toolsList`)
+//! as the words it is made of, remembering for every character where it
+//! came from, so that a match in the normal text is a span of the
+//! original.
+
+use std::ops::Range;
+
+use crate::source::Span;
+
+use super::invisible;
+
+/// A string, normalized for matching, with the way back.
+pub(crate) struct Normal {
+    pub text: String,
+    /// For each character of `text`: its offset there, and the offset in
+    /// the original of the character it came from.
+    offsets: Vec<(u32, u32)>,
+    original_len: usize,
+}
+
+impl Normal {
+    pub(crate) fn new(original: &str) -> Normal {
+        let identifier = !original.chars().any(char::is_whitespace);
+        let mut text = String::with_capacity(original.len());
+        let mut offsets = Vec::with_capacity(original.len());
+        let mut previous_lower = false;
+        for (at, c) in original.char_indices() {
+            let mut push = |text: &mut String, c: char| {
+                offsets.push((text.len() as u32, at as u32));
+                text.push(c);
+            };
+            if let Some(ascii) = invisible::tag_ascii(c) {
+                push(&mut text, ascii.to_ascii_lowercase());
+                previous_lower = false;
+                continue;
+            }
+            if invisible::renders_as_nothing(c) {
+                continue;
+            }
+            match c {
+                '_' | '-' | '.' | '/' | '~' | ':' if identifier => push(&mut text, ' '),
+                '\u{2018}' | '\u{2019}' | '\u{02BC}' => push(&mut text, '\''),
+                '\u{201C}' | '\u{201D}' => push(&mut text, '"'),
+                c if c.is_uppercase() => {
+                    if identifier && previous_lower {
+                        push(&mut text, ' ');
+                    }
+                    for lower in c.to_lowercase() {
+                        push(&mut text, lower);
+                    }
+                }
+                c => push(&mut text, c),
+            }
+            previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        }
+        Normal {
+            text,
+            offsets,
+            original_len: original.len(),
+        }
+    }
+
+    /// The offset in the original of the character at `offset` of the
+    /// normal text (the original's end for the normal text's end).
+    pub(crate) fn original(&self, offset: usize) -> usize {
+        if offset >= self.text.len() {
+            return self.original_len;
+        }
+        let i = self
+            .offsets
+            .partition_point(|&(normal, _)| normal as usize <= offset);
+        self.offsets
+            .get(i.saturating_sub(1))
+            .map_or(0, |&(_, original)| original as usize)
+    }
+
+    /// The original bytes that `range` of the normal text came from.
+    pub(crate) fn original_range(&self, range: Range<usize>) -> Range<usize> {
+        let start = self.original(range.start);
+        let end = self.original(range.end).max(start);
+        start..end
+    }
+}
+
+/// The sentences of a (normal) text, as byte ranges: text up to a `.`,
+/// `!` or `?` followed by white space, or up to an empty line.
+pub(crate) fn sentences(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let b = bytes[i];
+            i += 1;
+            let next = bytes.get(i).copied();
+            let ends = match b {
+                b'.' | b'!' | b'?' => next.is_none_or(|n| n.is_ascii_whitespace()),
+                b'\n' => {
+                    let rest = &bytes[i..];
+                    let blank = rest
+                        .iter()
+                        .take_while(|&&c| c == b' ' || c == b'\t')
+                        .count();
+                    rest.get(blank) == Some(&b'\n')
+                }
+                _ => false,
+            };
+            if ends {
+                let range = start..i;
+                start = i;
+                return Some(range);
+            }
+        }
+        if start < bytes.len() {
+            let range = start..bytes.len();
+            start = bytes.len();
+            return Some(range);
+        }
+        None
+    })
+}
+
+/// The offset in the source of byte `decoded` of the JSON string (or key)
+/// whose token is `token` (quotes included), through its escapes.
+pub(crate) fn source_offset(source: &str, token: Span, decoded: usize) -> Option<usize> {
+    let bytes = source.as_bytes();
+    if bytes.get(token.start) != Some(&b'"') {
+        return None;
+    }
+    let mut at = token.start + 1;
+    let mut count = 0;
+    while at < token.end.min(bytes.len()) {
+        if count >= decoded {
+            return (count == decoded).then_some(at);
+        }
+        match bytes[at] {
+            b'"' => break,
+            b'\\' => {
+                let (len, width) = escape(bytes, at)?;
+                at += len;
+                count += width;
+            }
+            _ => {
+                let width = source[at..].chars().next()?.len_utf8();
+                at += width;
+                count += width;
+            }
+        }
+    }
+    (count == decoded).then_some(at)
+}
+
+/// An escape at `at`: how many source bytes it takes and how many bytes
+/// it decodes to.
+fn escape(bytes: &[u8], at: usize) -> Option<(usize, usize)> {
+    if bytes.get(at + 1) != Some(&b'u') {
+        return Some((2, 1));
+    }
+    let unit = hex4(bytes, at + 2)?;
+    if (0xD800..0xDC00).contains(&unit)
+        && bytes.get(at + 6) == Some(&b'\\')
+        && bytes.get(at + 7) == Some(&b'u')
+        && hex4(bytes, at + 8).is_some_and(|low| (0xDC00..0xE000).contains(&low))
+    {
+        return Some((12, 4));
+    }
+    let width = char::from_u32(unit).map_or(3, char::len_utf8);
+    Some((6, width))
+}
+
+fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+    let digits = std::str::from_utf8(bytes.get(at..at + 4)?).ok()?;
+    u32::from_str_radix(digits, 16).ok()
+}
+
+/// A phrase of a tool's text quoted for a message: white space collapsed,
+/// characters that render as nothing spelled out, long phrases cut.
+pub(crate) fn quoted(phrase: &str) -> String {
+    const LONGEST: usize = 100;
+    let mut out = String::new();
+    let mut count = 0;
+    let mut space = false;
+    for c in phrase.trim().chars() {
+        if count >= LONGEST {
+            out.push('…');
+            break;
+        }
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space {
+            out.push(' ');
+            count += 1;
+            space = false;
+        }
+        if invisible::renders_as_nothing(c) || invisible::tag_ascii(c).is_some() || c.is_control() {
+            out.push_str(&format!("\\u{{{:04X}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+        count += 1;
+    }
+    format!("\"{out}\"")
+}
+
+/// Whether `word` occurs in `text` with no letter, digit or `_` around it.
+pub(crate) fn word_at(text: &str, word: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    !word.is_empty()
+        && text.match_indices(word).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + word.len()..].chars().next();
+            !before.is_some_and(is_word) && !after.is_some_and(is_word)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_read_as_words() {
+        assert_eq!(
+            Normal::new("content_from_reading_ssh_id_rsa").text,
+            "content from reading ssh id rsa"
+        );
+        assert_eq!(Normal::new("includeAllHistory").text, "include all history");
+    }
+
+    #[test]
+    fn tags_are_spelled_and_offsets_map_back() {
+        let original = "a\u{E0068}\u{E0069}\u{200B}b";
+        let normal = Normal::new(original);
+        assert_eq!(normal.text, "ahib");
+        assert_eq!(normal.original(1), 1);
+        assert_eq!(normal.original(3), original.len() - 1);
+    }
+
+    #[test]
+    fn sentences_split_at_stops_and_blank_lines() {
+        let text = "one two. three\nfour\n\nfive";
+        let got: Vec<&str> = sentences(text).map(|r| &text[r]).collect();
+        assert_eq!(got, ["one two.", " three\nfour\n", "\nfive"]);
+    }
+
+    #[test]
+    fn offsets_go_through_escapes() {
+        let source = r#""a\u200bb\ud83d\ude00c""#;
+        let token = Span::new(0, source.len());
+        // "a" 1 byte, U+200B 3 bytes, "b", then a 4-byte emoji, then "c".
+        assert_eq!(source_offset(source, token, 0), Some(1));
+        assert_eq!(source_offset(source, token, 1), Some(2));
+        assert_eq!(source_offset(source, token, 4), Some(8));
+        assert_eq!(source_offset(source, token, 5), Some(9));
+        assert_eq!(source_offset(source, token, 9), Some(21));
+    }
+}
