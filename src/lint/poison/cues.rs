@@ -49,7 +49,9 @@ patterns! {
 
     // Sensitive data: what is asked for, and the asking.
     ASK = r"\b(?:read|reading|cat|include|including|pass|passing|send|sending|provide|providing|collect|collecting|extract|extracting|copy|upload|uploading|attach|append|add|adding|print|output|dump|share|leak|exfiltrate|forward|post|access|open|load|retrieve|grab|steal|export|update|modify|write)\b|\bcontents?\s+of\b|\buse\s+(?:it\s+|them\s+)?as\b";
-    DIRECTIVE_BEFORE = r"(?:^|[:;(<*`\-]|\b(?:must|should|please|and|then|first|also|always|by|to|you|run|now|required|need))\s*$";
+    DIRECTIVE_BEFORE = r"(?:^|[:;,(<*`\-]|\b(?:must|should|please|and|then|first|also|always|by|to|you|run|now|required|need))\s*$";
+
+    ACCESS_AFTER = r"^\s+(?:only|access|permissions?|scopes?|rights|mode)\b";
 
     // Exfiltration: the data, the routing, the destination.
     DATA = r"\bconversation\s+(?:history|context|summary|so\s+far|log)\b|\b(?:the\s+)?(?:user's\s+)?conversation\b|\bchat\s+(?:history|log|logs)\b|\bmessage\s+history\b|\b(?:previous|prior|last|recent|earlier)\s+(?:\w+\s+)?(?:messages?|conversations?|results?|outputs?|responses?|prompts?)\b|\buser's\s+(?:previous\s+)?(?:messages?|prompts?|data|input)\b|\buser\s+data\b|\b(?:private|personal|sensitive|confidential)\s+(?:information|data)\b|\bsession\s+data\b|\brequest\s+payload\b|\bsystem\s+prompt\b|\bcontext\s+window\b|\b(?:results?|outputs?)\s+of\s+(?:the\s+)?(?:previous|other|any|each|every)\b|\bcontents?\s+of\s+[`'\x22]?[~/.\w-]*[/.]\w|\bip\s+addresses\b|\btools?\s+list\b|\blist\s+of\s+(?:all\s+)?(?:available\s+)?tools\b|\bapi\s+keys\b|\bcredentials\b|\bpasswords\b|\benv(?:ironment)?\s+variables\b";
@@ -58,6 +60,8 @@ patterns! {
     PARAMETER = r"\b(?:parameter|argument|field|param)\b";
     OUTSIDE = r"https?://|[\w.+-]+@[\w-]+\.[a-z]{2,}|\b(?:endpoint|webhook|remote\s+server|external\s+server|attacker)\b|\bvia\s+\w+_\w+";
     UPLOAD_COMMAND = r"\bcurl\b[^\n]*?(?:\s-d\b|\s--data|\s-f\b|\s--form|\s-x\s+post\b|\s--upload-file)|\bwget\b[^\n]*?--post|\bnc\s+\S+\s+\d+";
+    // A tool whose purpose is to send requests may show how.
+    SENDS_REQUESTS = r"\b(?:http|https|post|upload|requests?|curl|webhooks?|api)\b";
     URL = r"https?://[^\s'\x22`)>]+";
     MUST = r"\b(?:must|always|required|mandatory|make\s+sure|need\s+to|have\s+to)\b";
     REACH = r"\b(?:access|call|send|post|visit|request|deliver|log|report|upload|forward|contact|ping|notify)\b";
@@ -88,6 +92,13 @@ pub(crate) fn negated(sentence: &str, at: usize) -> bool {
         .nth(3)
         .map_or(0, |(i, _)| i);
     NEGATION.is_match(&before[start..])
+}
+
+/// Whether the verb at `range` of `sentence` names a kind of access
+/// rather than asks for something ("read-only", "write access").
+pub(crate) fn names_access(sentence: &str, range: Range<usize>) -> bool {
+    let after = &sentence[range.end..];
+    after.starts_with('-') || ACCESS_AFTER.is_match(after)
 }
 
 /// Whether the word at `at` of `sentence` stands where an instruction's

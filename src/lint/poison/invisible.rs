@@ -25,13 +25,23 @@ pub(crate) enum Hidden {
 }
 
 impl Hidden {
-    pub(crate) fn describe(self) -> &'static str {
-        match self {
-            Hidden::Tag => "Unicode tag characters",
-            Hidden::ZeroWidth => "zero-width or blank characters",
-            Hidden::Bidi => "bidirectional control characters",
-            Hidden::PrivateUse => "private-use or noncharacter code points",
-            Hidden::Format => "invisible format characters",
+    /// What `count` of them are called: "a zero-width character", "3
+    /// Unicode tag characters".
+    pub(crate) fn counted(self, count: usize) -> String {
+        let (one, many) = match self {
+            Hidden::Tag => ("a Unicode tag character", "Unicode tag characters"),
+            Hidden::ZeroWidth => ("a zero-width or blank character", "zero-width or blank characters"),
+            Hidden::Bidi => ("a bidirectional control character", "bidirectional control characters"),
+            Hidden::PrivateUse => (
+                "a private-use or noncharacter code point",
+                "private-use or noncharacter code points",
+            ),
+            Hidden::Format => ("an invisible format character", "invisible format characters"),
+        };
+        if count == 1 {
+            one.to_string()
+        } else {
+            format!("{count} {many}")
         }
     }
 

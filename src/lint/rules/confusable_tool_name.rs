@@ -50,7 +50,8 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let tools = &manifest.toolset.tools;
     let skeletons: Vec<String> = tools.iter().map(|t| skeleton(&t.name)).collect();
     for (i, tool) in tools.iter().enumerate() {
-        if tool.name.is_empty() {
+        // A plain name (ASCII, and read as itself) is what others imitate.
+        if tool.name.is_empty() || (tool.name.is_ascii() && skeletons[i] == tool.name.to_lowercase()) {
             continue;
         }
         let imitates = |other: &str, other_skeleton: &str| {

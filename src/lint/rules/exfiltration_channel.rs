@@ -80,7 +80,9 @@ fn detect(view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
     }
     for (start, sentence) in poison::sentences(normal) {
         let at = |r: std::ops::Range<usize>| start + r.start..start + r.end;
-        if let Some(command) = first(&cues::UPLOAD_COMMAND, sentence) {
+        if let Some(command) = first(&cues::UPLOAD_COMMAND, sentence)
+            && !cues::SENDS_REQUESTS.is_match(purpose)
+        {
             return hit(at(command), "has the model upload data with a command");
         }
         if let Some(data) = first(&cues::DATA, sentence)

@@ -98,9 +98,9 @@ fn report(
         codes.iter().take(4).map(|c| format!("U+{c:04X}")).collect()
     };
     let mut message = format!(
-        "{} holds {count} {} ({})",
+        "{} holds {} ({})",
         poison::place(view, piece),
-        kind.describe(),
+        kind.counted(count),
         codes.join(", ")
     );
     if kind == Hidden::Tag {

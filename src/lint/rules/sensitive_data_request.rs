@@ -62,6 +62,7 @@ fn detect(view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
     for (start, sentence) in poison::sentences(normal) {
         let asking = cues::ASK.find_iter(sentence).any(|verb| {
             !cues::negated(sentence, verb.start())
+                && !cues::names_access(sentence, verb.range())
                 && (identifier || cues::in_directive_position(sentence, verb.start()))
         });
         if !asking {
