@@ -59,6 +59,7 @@ mod nats_hostile;
 mod nats_server;
 mod nats_worker;
 mod outputs;
+mod poison;
 mod policy_outside;
 mod policy_shell;
 mod prepared_netns;

@@ -30,13 +30,22 @@ impl Hidden {
     pub(crate) fn counted(self, count: usize) -> String {
         let (one, many) = match self {
             Hidden::Tag => ("a Unicode tag character", "Unicode tag characters"),
-            Hidden::ZeroWidth => ("a zero-width or blank character", "zero-width or blank characters"),
-            Hidden::Bidi => ("a bidirectional control character", "bidirectional control characters"),
+            Hidden::ZeroWidth => (
+                "a zero-width or blank character",
+                "zero-width or blank characters",
+            ),
+            Hidden::Bidi => (
+                "a bidirectional control character",
+                "bidirectional control characters",
+            ),
             Hidden::PrivateUse => (
                 "a private-use or noncharacter code point",
                 "private-use or noncharacter code points",
             ),
-            Hidden::Format => ("an invisible format character", "invisible format characters"),
+            Hidden::Format => (
+                "an invisible format character",
+                "invisible format characters",
+            ),
         };
         if count == 1 {
             one.to_string()
@@ -124,11 +133,12 @@ fn is_right_to_left(c: char) -> bool {
 /// selectors included: they change no word).
 pub(crate) fn renders_as_nothing(c: char) -> bool {
     (c as u32) >= 0xAD
+        && tag_ascii(c).is_none()
         && (is_zero_width(c)
             || is_joiner(c)
             || is_bidi(c)
             || is_variation_selector(c)
-            || (is_tag(c) && tag_ascii(c).is_none())
+            || is_tag(c)
             || get_general_category(c) == GeneralCategory::Format)
 }
 

@@ -63,11 +63,20 @@ impl ToolView<'_> {
         if let Some(description) = &self.tool.description {
             let normal = text::Normal::new(description);
             let first = text::sentences(&normal.text)
-                .find(|range| !normal.text[range.clone()].trim().is_empty())
-                .map(|range| normal.text[range].to_string())
+                .map(|range| &normal.text[range])
+                .find(|sentence| !sentence.trim().is_empty())
                 .unwrap_or_default();
-            purpose.push(' ');
-            purpose.push_str(&first);
+            // What it says before any markup, and no more than a sentence
+            // says: an instruction in a comment or a tag is no purpose.
+            let plain = first
+                .split(['<', '\n'])
+                .find(|s| !s.trim().is_empty())
+                .unwrap_or("");
+            const WORDS: usize = 24;
+            for word in plain.split_whitespace().take(WORDS) {
+                purpose.push(' ');
+                purpose.push_str(word);
+            }
         }
         purpose
     }

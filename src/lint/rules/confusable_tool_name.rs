@@ -51,7 +51,9 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let skeletons: Vec<String> = tools.iter().map(|t| skeleton(&t.name)).collect();
     for (i, tool) in tools.iter().enumerate() {
         // A plain name (ASCII, and read as itself) is what others imitate.
-        if tool.name.is_empty() || (tool.name.is_ascii() && skeletons[i] == tool.name.to_lowercase()) {
+        if tool.name.is_empty()
+            || (tool.name.is_ascii() && skeletons[i] == tool.name.to_lowercase())
+        {
             continue;
         }
         let imitates = |other: &str, other_skeleton: &str| {
