@@ -41,7 +41,7 @@ use crate::project::{
 use crate::source::{Fingerprint, Source, Span};
 
 pub use crate::diagnostic::Rule;
-pub use rules::{ALL as RULES, find as find_rule};
+pub use rules::{ALL as RULES, find as find_rule, security_severity};
 pub use settings::{Level, Limits, Settings, Target};
 
 /// A rule's full documentation (What it does / Why is this bad? /

@@ -149,3 +149,41 @@ fn messages_quote_the_phrase_and_spell_hidden_text() {
         "{ssh:#?}"
     );
 }
+
+/// GitHub code scanning ranks security findings by `security-severity`:
+/// every rule of the family declares one, and so does each result.
+#[test]
+fn sarif_gives_the_family_a_security_severity() {
+    let log = Test::new()
+        .current_dir(shared().join("poison"))
+        .args([
+            "lint",
+            "--format",
+            "sarif",
+            "malicious/058-medusa-sneaky-reader-ssh.json",
+        ])
+        .run()
+        .json();
+    let run = &log["runs"][0];
+    for rule in run["tool"]["driver"]["rules"].as_array().expect("rules") {
+        let score = &rule["properties"]["security-severity"];
+        if FAMILY.contains(&rule["id"].as_str().expect("id")) {
+            let score: f64 = score.as_str().expect("a score").parse().expect("a number");
+            assert!((7.0..=10.0).contains(&score), "{rule:#}");
+            assert_eq!(rule["properties"]["tags"], serde_json::json!(["security"]));
+        } else {
+            assert!(score.is_null(), "{rule:#}");
+        }
+    }
+    let results = run["results"].as_array().expect("results");
+    let ours: Vec<_> = results
+        .iter()
+        .filter(|r| r["ruleId"] == "sensitive-data-request")
+        .collect();
+    assert_eq!(ours.len(), 1, "{results:#?}");
+    assert_eq!(ours[0]["properties"]["security-severity"], "8.5");
+    assert_eq!(
+        ours[0]["locations"][0]["physicalLocation"]["region"]["startLine"],
+        5
+    );
+}

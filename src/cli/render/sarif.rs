@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::{forward_slashes, line_cols};
 use crate::diagnostic::{Diagnostic, Fix, Severity};
-use crate::lint::{LintReport, RULES};
+use crate::lint::{LintReport, RULES, security_severity};
 use crate::source::Span;
 
 const SCHEMA: &str = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/main/sarif-2.1/schema/sarif-schema-2.1.0.json";
@@ -25,6 +25,11 @@ pub(in crate::cli) fn sarif(report: &LintReport) -> String {
     let rules: Vec<Value> = RULES
         .iter()
         .map(|rule| {
+            let mut properties = json!({"code": rule.code});
+            if let Some(score) = security_severity(rule) {
+                properties["security-severity"] = score.into();
+                properties["tags"] = json!(["security"]);
+            }
             json!({
                 "id": rule.name,
                 "name": rule.name,
@@ -32,7 +37,7 @@ pub(in crate::cli) fn sarif(report: &LintReport) -> String {
                 "fullDescription": {"text": rule.summary},
                 "help": {"text": crate::lint::documentation(rule), "markdown": crate::lint::documentation(rule)},
                 "defaultConfiguration": {"level": level(rule.severity)},
-                "properties": {"code": rule.code},
+                "properties": properties,
             })
         })
         .collect();
@@ -104,6 +109,9 @@ fn result(report: &LintReport, d: &Diagnostic) -> Value {
     let mut properties = Map::new();
     properties.insert("code".into(), d.code().into());
     properties.insert("pointer".into(), d.pointer.clone().into());
+    if let Some(score) = security_severity(d.rule) {
+        properties.insert("security-severity".into(), score.into());
+    }
     if let Some(help) = &d.help {
         properties.insert("help".into(), help.clone().into());
     }

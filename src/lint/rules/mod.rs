@@ -317,6 +317,26 @@ pub(crate) static REGISTRY: &[(&Rule, Check)] = &[
     ),
 ];
 
+/// The rules whose findings are security findings, with the score GitHub
+/// code scanning ranks them by (SARIF `security-severity`, 0.0 to 10.0;
+/// 7.0 and over is "high", 9.0 and over "critical").
+static SECURITY_SEVERITY: &[(&Rule, &str)] = &[
+    (&invisible_unicode::RULE, "8.0"),
+    (&confusable_tool_name::RULE, "7.5"),
+    (&hidden_instruction::RULE, "7.0"),
+    (&sensitive_data_request::RULE, "8.5"),
+    (&exfiltration_channel::RULE, "8.5"),
+    (&tool_shadowing::RULE, "8.0"),
+];
+
+/// A security rule's `security-severity` score; `None` for the others.
+pub fn security_severity(rule: &Rule) -> Option<&'static str> {
+    SECURITY_SEVERITY
+        .iter()
+        .find(|(r, _)| r.name == rule.name)
+        .map(|(_, score)| *score)
+}
+
 /// Every rule, in code order.
 pub static ALL: std::sync::LazyLock<Vec<&'static Rule>> =
     std::sync::LazyLock::new(|| REGISTRY.iter().map(|(rule, _)| *rule).collect());

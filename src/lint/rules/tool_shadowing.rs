@@ -153,7 +153,7 @@ fn detect(view: &ToolView, normal: &Normal, names: &[String]) -> Option<Hit> {
             if cues::CHANGED.is_match(after.trim_start_matches(['`', '\'', '"', ')'])) {
                 return hit(
                     at(range.clone()),
-                    format!("claims `{name}` changed and tells the model how to use it now"),
+                    format!("tells the model how `{name}` now behaves"),
                 );
             }
         }
