@@ -454,6 +454,7 @@ impl Linter {
     ) -> Result<(), LintError> {
         let mut registered = Vec::new();
         let mut facts = Vec::new();
+        let mut reaches = Vec::new();
         let mut not_kept = TextsToReread::new();
         for mut item in items {
             for code in std::mem::take(&mut item.code_sources) {
@@ -479,10 +480,21 @@ impl Linter {
             }
             registered.extend(item.registered);
             facts.extend(item.facts);
+            reaches.extend(item.reaches);
         }
         let mut across = Vec::new();
         rules::duplicate_tool_name::check_registered(&registered, &mut across);
         rules::stale_tool_list::check_views(&facts, &mut across);
+        if !reaches.is_empty() {
+            let declared: Vec<_> = facts.iter().map(|f| f.declared()).collect();
+            rules::tool_shadowing::check_across(&reaches, &declared, &mut report.diagnostics);
+            let paths: Vec<String> = report
+                .diagnostics
+                .iter()
+                .flat_map(|d| d.related.iter().map(|r| r.path.clone()))
+                .collect();
+            report.read_again(&paths, &not_kept);
+        }
         let paths = across
             .iter()
             .flat_map(|d| std::iter::once(&d.path).chain(d.related.iter().map(|r| &r.path)));
@@ -529,6 +541,8 @@ struct Checked {
     code_sources: Vec<Source>,
     /// What the check of generated tool lists needs of its tools.
     facts: Vec<rules::stale_tool_list::ToolFacts>,
+    /// Tools of other manifests its shadowing findings reach for.
+    reaches: Vec<rules::tool_shadowing::Reach>,
 }
 
 enum Outcome<T> {
@@ -590,6 +604,7 @@ fn check_failure(failure: Failure, settings: &Settings) -> Checked {
         registered: Vec::new(),
         code_sources: Vec::new(),
         facts: Vec::new(),
+        reaches: Vec::new(),
     }
 }
 
@@ -633,6 +648,7 @@ fn check_loaded(
     diagnostics.shrink_to_fit();
     let registered = rules::duplicate_tool_name::registered_names(&manifest);
     let facts = rules::stale_tool_list::facts(&manifest);
+    let reaches = rules::tool_shadowing::reaches(&manifest, &diagnostics);
     let code_sources = code_sources(loaded, &diagnostics);
     // A tool name a later file repeats makes a finding here too: rare, so
     // the text is read again then rather than every text kept meanwhile.
@@ -654,6 +670,7 @@ fn check_loaded(
         registered,
         code_sources,
         facts,
+        reaches,
     })
 }
 

@@ -414,16 +414,28 @@ pub(crate) fn place(view: &ToolView, piece: &Piece) -> String {
 pub(crate) struct Hit {
     pub range: std::ops::Range<usize>,
     pub what: String,
+    /// The other tool the text reaches for, when it names one.
+    pub reached: Option<String>,
 }
 
-/// Runs `detect` over every piece of every tool, and reports the first
-/// hit of each piece: at the phrase, quoting its sentence.
-pub(crate) fn scan(
+impl Hit {
+    pub(crate) fn new(range: std::ops::Range<usize>, what: impl Into<String>) -> Hit {
+        Hit {
+            range,
+            what: what.into(),
+            reached: None,
+        }
+    }
+}
+
+/// Runs `detect` over every piece of every tool and hands each piece's
+/// first hit to `found` as a finding of `rule`: at the phrase, quoting
+/// its sentence.
+pub(crate) fn visit(
     manifest: &Manifest,
     rule: &'static Rule,
-    help: &str,
-    out: &mut crate::lint::findings::Findings,
     detect: impl Fn(&ToolView, &Piece, &Normal) -> Option<Hit>,
+    mut found: impl FnMut(Diagnostic, Hit),
 ) {
     for view in tools(manifest) {
         for piece in &view.pieces {
@@ -436,10 +448,23 @@ pub(crate) fn scan(
                 .unwrap_or(hit.range.clone());
             let quoted = text::quoted(&piece.text[normal.original_range(sentence)]);
             let message = format!("{} {}: {quoted}", place(&view, piece), hit.what);
-            let range = normal.original_range(hit.range);
-            out.push(at_text(manifest, rule, &view, piece, range, message).with_help(help));
+            let range = normal.original_range(hit.range.clone());
+            found(at_text(manifest, rule, &view, piece, range, message), hit);
         }
     }
+}
+
+/// [`visit`], reporting each finding with `help`.
+pub(crate) fn scan(
+    manifest: &Manifest,
+    rule: &'static Rule,
+    help: &str,
+    out: &mut crate::lint::findings::Findings,
+    detect: impl Fn(&ToolView, &Piece, &Normal) -> Option<Hit>,
+) {
+    visit(manifest, rule, detect, |diagnostic, _| {
+        out.push(diagnostic.with_help(help));
+    });
 }
 
 /// The sentences of a normal text, each with its text.

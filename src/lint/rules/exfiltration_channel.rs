@@ -51,12 +51,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
 }
 
 fn detect(view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
-    let hit = |range: std::ops::Range<usize>, what: &str| {
-        Some(Hit {
-            range,
-            what: what.to_string(),
-        })
-    };
+    let hit = |range: std::ops::Range<usize>, what: &str| Some(Hit::new(range, what));
     let identifier = !piece.text.chars().any(char::is_whitespace);
     let purpose = view.purpose();
     if identifier {

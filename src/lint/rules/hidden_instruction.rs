@@ -61,12 +61,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
 }
 
 fn detect(_view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
-    let hit = |range: Range<usize>, what: &str| {
-        Some(Hit {
-            range,
-            what: what.to_string(),
-        })
-    };
+    let hit = |range: Range<usize>, what: &str| Some(Hit::new(range, what));
     for (start, sentence) in poison::sentences(normal) {
         let at = |r: Range<usize>| start + r.start..start + r.end;
         if let Some(r) = first(&cues::OVERRIDE, sentence) {
@@ -108,10 +103,8 @@ fn detect(_view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
             );
         }
     }
-    framed_obligation(piece, normal).map(|range| Hit {
-        range,
-        what: "frames an order to the model as a system notice".to_string(),
-    })
+    framed_obligation(piece, normal)
+        .map(|range| Hit::new(range, "frames an order to the model as a system notice"))
 }
 
 /// An `<IMPORTANT>` tag or an all-capitals `SYSTEM NOTICE:` label together

@@ -75,10 +75,10 @@ fn detect(view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
             if manages(view, asset) {
                 continue;
             }
-            return Some(Hit {
-                range: start + found.start()..start + found.end(),
-                what: format!("asks the model for {}", asset.group),
-            });
+            return Some(Hit::new(
+                start + found.start()..start + found.end(),
+                format!("asks the model for {}", asset.group),
+            ));
         }
     }
     None

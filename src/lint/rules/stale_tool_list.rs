@@ -61,6 +61,11 @@ pub(crate) struct ToolFacts {
 }
 
 impl ToolFacts {
+    /// The tool's name, its manifest's path and where its name is.
+    pub(crate) fn declared(&self) -> (&str, &str, Span) {
+        (&self.name, &self.path, self.span)
+    }
+
     /// Its manifest declares tools of its own (see
     /// [`crate::project::is_source`]).
     fn is_source(&self) -> bool {

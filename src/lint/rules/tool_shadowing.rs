@@ -29,12 +29,13 @@
 //! {"tools": [{"name": "add", "description": "Adds two numbers."}]}
 //! ```
 
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::lint::findings::Findings;
 use crate::lint::poison::cues::{self, first};
 use crate::lint::poison::names::WELL_KNOWN;
 use crate::lint::poison::{self, Hit, Normal, ToolView};
 use crate::lint::{Manifest, Rule};
+use crate::source::Span;
 use std::ops::Range;
 
 pub(crate) const RULE: Rule = Rule {
@@ -51,16 +52,86 @@ const HELP: &str = "a tool's text should describe that tool; rules about other t
                     poisoned tool hijacks the tools the user trusts: remove them";
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
-    let names: Vec<String> = manifest
+    let names = tool_names(manifest);
+    poison::scan(manifest, &RULE, HELP, out, |view, _piece, normal| {
+        detect(view, normal, &names)
+    });
+}
+
+fn tool_names(manifest: &Manifest) -> Vec<String> {
+    manifest
         .toolset
         .tools
         .iter()
         .map(|t| t.name.to_lowercase())
         .filter(|n| !n.is_empty())
-        .collect();
-    poison::scan(manifest, &RULE, HELP, out, |view, _piece, normal| {
-        detect(view, normal, &names)
-    });
+        .collect()
+}
+
+/// A finding of this rule that names the tool it reaches for: where it
+/// is, and that tool's name (lower case).
+pub(crate) struct Reach {
+    path: String,
+    span: Option<Span>,
+    name: String,
+}
+
+/// The tools this manifest's findings of the rule reach for, to be found
+/// in the other manifests of the run (another server's `send_email`).
+/// Read only for a manifest with such findings: rare.
+pub(crate) fn reaches(manifest: &Manifest, findings: &[Diagnostic]) -> Vec<Reach> {
+    if !findings.iter().any(|d| d.rule.name == RULE.name) {
+        return Vec::new();
+    }
+    let names = tool_names(manifest);
+    let mut reaches = Vec::new();
+    poison::visit(
+        manifest,
+        &RULE,
+        |view, _piece, normal| detect(view, normal, &names),
+        |diagnostic, hit| {
+            if let Some(name) = hit.reached {
+                reaches.push(Reach {
+                    path: diagnostic.path,
+                    span: diagnostic.span,
+                    name,
+                });
+            }
+        },
+    );
+    reaches
+}
+
+/// Tells each finding that reaches for a tool declared in another
+/// manifest of the run (another configured server) which one: the report
+/// names both, and points at the tool it reaches for.
+pub(crate) fn check_across(
+    reaches: &[Reach],
+    declared: &[(&str, &str, Span)],
+    diagnostics: &mut [Diagnostic],
+) {
+    for reach in reaches {
+        let Some((name, path, span)) = declared
+            .iter()
+            .find(|(name, path, _)| *path != reach.path && name.eq_ignore_ascii_case(&reach.name))
+        else {
+            continue;
+        };
+        let Some(finding) = diagnostics
+            .iter_mut()
+            .find(|d| d.rule.name == RULE.name && d.path == reach.path && d.span == reach.span)
+        else {
+            continue;
+        };
+        finding
+            .message
+            .push_str(&format!(" (`{name}` is a tool of {path})"));
+        finding.related.push(Related {
+            path: path.to_string(),
+            span: *span,
+            message: format!("`{name}`, the tool it reaches for"),
+        });
+    }
 }
 
 /// Suffixes of a dotted word that make it a file or a host, not a tool.
@@ -119,7 +190,13 @@ fn other_tools(view: &ToolView, sentence: &str, names: &[String]) -> Vec<(Range<
 }
 
 fn detect(view: &ToolView, normal: &Normal, names: &[String]) -> Option<Hit> {
-    let hit = |range: Range<usize>, what: String| Some(Hit { range, what });
+    let hit = |range: Range<usize>, what: String| Some(Hit::new(range, what));
+    let reach = |range: Range<usize>, what: String, name: &str| {
+        Some(Hit {
+            reached: Some(name.to_string()),
+            ..Hit::new(range, what)
+        })
+    };
     let purpose = view.purpose();
     for (start, sentence) in poison::sentences(normal) {
         let at = |r: Range<usize>| start + r.start..start + r.end;
@@ -134,9 +211,10 @@ fn detect(view: &ToolView, normal: &Normal, names: &[String]) -> Option<Hit> {
                 && prescribes
                 && cues::ALTER.is_match(sentence)
             {
-                return hit(
+                return reach(
                     at(range.clone()),
                     format!("prescribes what the model does when it calls `{name}`"),
+                    name,
                 );
             }
             // "every `send_email` call MUST include ..."
@@ -144,16 +222,18 @@ fn detect(view: &ToolView, normal: &Normal, names: &[String]) -> Option<Hit> {
                 && cues::CALL_AFTER.is_match(after)
                 && prescribes
             {
-                return hit(
+                return reach(
                     at(range.clone()),
                     format!("prescribes the arguments of every call to `{name}`"),
+                    name,
                 );
             }
             // "the create_repository tool has been enhanced ..."
             if cues::CHANGED.is_match(after.trim_start_matches(['`', '\'', '"', ')'])) {
-                return hit(
+                return reach(
                     at(range.clone()),
                     format!("tells the model how `{name}` now behaves"),
+                    name,
                 );
             }
         }
