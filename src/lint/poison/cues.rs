@@ -27,13 +27,13 @@ patterns! {
     NEGATION = r"\b(?:not|never|no|don't|dont|do\s+not|without|nor|avoid|refuse\s+to)\b";
 
     // Hidden instructions: strong cues, any one of which addresses the model.
-    OVERRIDE = r"\b(?:ignore|disregard|forget|bypass|override|overrule)\s+(?:[\w'-]+\s+){0,3}?(?:instructions?|rules|restrictions|guidelines|guardrails|safety|filters?|policies|checks|directives?|constraints|(?:the\s+)?user(?:'s)?\s+(?:input|requests?|instructions?|questions?)|system\s+prompt|previous\s+(?:\w+\s+)?(?:messages?|context))\b";
-    CONCEAL = r"\b(?:do\s+not|don't|dont|never|must\s+not|should\s+not|shouldn't|no\s+need\s+to|not|without)\s+(?:[\w'*-]+\s+){0,6}?\**(?:tell|telling|mention|mentioning|mentioned|inform|informing|informed|reveal|revealing|disclose|disclosing|disclosed|notify|notifying|alert|alerting|explain|discuss|discussed|say|saying)\b(?:\s+[\w'*-]+){0,4}?\s+\**(?:user|users|user's|human|anyone|them|this|that|it|why|about)\b";
+    OVERRIDE = r"\b(?:ignore|disregard|forget|bypass|override|overrule)\s+(?:[\w'-]+\s+){0,3}?(?:instructions?|rules|restrictions|guidelines|guardrails|safety|filters?|policies|checks|directives?|constraints|confirmations?|approvals?|(?:the\s+)?user(?:'s)?\s+(?:input|requests?|instructions?|questions?|limits?|settings|choices?)|system\s+prompt|previous\s+(?:\w+\s+)?(?:messages?|context))\b|\b(?:ignore[zs]?|oublie[zs]?)\s+(?:toutes\s+)?les\s+(?:instructions|consignes|règles)|\b(?:ignora|olvida)\s+(?:todas\s+)?las\s+(?:instrucciones|reglas)|\b(?:ignoriere|vergiss)\s+(?:alle\s+)?(?:\w+\s+)?(?:anweisungen|regeln)|\bauto-?approve\b";
+    CONCEAL = r"\b(?:do\s+not|don't|dont|never|must\s+not|should\s+not|shouldn't|no\s+need\s+to|not|without)\s+(?:[\w'*-]+\s+){0,6}?\**(?:tell|telling|mention|mentioning|mentioned|inform|informing|informed|reveal|revealing|disclose|disclosing|disclosed|notify|notifying|alert|alerting|explain|discuss|discussed|say|saying)\b(?:\s+[\w'*-]+){0,4}?\s+\**(?:user|users|user's|human|anyone|them|this|that|it|why|about|these|rules)\b|\b(?:do\s+not|don't|never)\s+(?:list|show|include|mention)\s+(?:it|them|this|that)\s+in\s+(?:your|the)\s+(?:reply|answer|response|summary)\b|\b(?:not|never)\s+(?:be\s+)?(?:shown|visible|displayed|revealed|listed|mentioned)\s+(?:to|in)\s+(?:the\s+)?(?:user|reply|answer|response)\b|\bne\s+(?:dis|dites|mentionne[zs]?|révèle[zs]?)\s+(?:rien|pas|jamais)|\bno\s+(?:le\s+)?(?:digas|diga|menciones|reveles)\b|\b(?:erwähne|sage|verrate)\s+(?:\w+\s+){0,3}?(?:niemals|nie|nicht)\b";
     SECRECY = r"\b(?:secretly|covertly|behind\s+the\s+user's\s+back|without\s+(?:the\s+)?user(?:'s)?\s+(?:knowing|knowledge|noticing|consent)|keep\s+(?:this|it|that)\s+(?:secret|hidden|confidential)|(?:hide|conceal)\s+(?:\w+\s+){0,3}?from\s+(?:the\s+)?users?|users?\s+(?:must|should)\s+(?:not|never)\s+(?:know|see|find\s+out|learn))\b";
-    PERSONA = r"\bfrom\s+now\s+on\b|\byou\s+are\s+now\b|(?:^|[:;]|\byou\s+(?:will|must|should)|\band|\bthen)\s*act\s+(?:as|like)\b|\bpretend\s+(?:to|that|you)\b|\byour\s+new\s+(?:role|task|instructions|goal)\b|\bin\s+the\s+voice\s+of\b|\binstead\s+(?:reply|respond|answer|say|tell)\b|\b(?:always|only)\s+(?:say|reply|respond|answer|suggest|recommend|claim|speak)\b|\bregardless\s+of\s+(?:the\s+)?(?:user|input|what\s+the\s+user|their|any\s+(?:user|input))";
+    PERSONA = r"\bfrom\s+now\s+on\b|\bfrom\s+(?:this|here)\s+(?:point\s+)?on\b|\byou\s+are\s+(?:now|no\s+longer)\b|(?:^|[:;]|\byou\s+(?:will|must|should)|\band|\bthen)\s*act\s+(?:as|like)\b|\bpretend\s+(?:to|that|you)\b|\byour\s+new\s+(?:role|task|instructions|goal)\b|\bin\s+the\s+voice\s+of\b|\binstead\s+(?:reply|respond|answer|say|tell)\b|\b(?:always|only)\s+(?:say|reply|respond|answer|suggest|recommend|claim|speak)\b|\bregardless\s+of\s+(?:the\s+)?(?:user|input|what\s+the\s+user|their|any\s+(?:user|input))|\bno\s+matter\s+what\s+the\s+user|\byou\s+have\s+no\s+(?:content\s+)?(?:policy|policies|restrictions|rules|limits)\b|\byou\s+never\s+refuse\b|\bquelle\s+que\s+soit\s+la\s+demande|\bindependientemente\s+de\s+lo\s+que|\bunabhängig\s+davon,?\s+was";
     SUPPRESS = r"\b(?:(?:do\s+not|don't|never)\s+(?:actually\s+)?(?:invoke|call|use|execute|run)\s+(?:this|the)\s+(?:tool|function)|(?:tool|function)\s+should\s+never\s+be\s+(?:invoked|called|used))\b";
     CONDITION = r"\b(?:if|unless|when|whenever|until|for|instead|rather|only|except|while)\b";
-    TEMPLATE = r"\[/?inst\]|<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\|>|<</?sys>>|\[(?:system|hidden\s+instructions?|admin|system\s+message)\]|\bsystem\s+override\b|\boverride\s+directive\b|\bdeveloper\s+mode\b|\bjailbreak";
+    TEMPLATE = r"\[/?inst\]|<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\|>|<</?sys>>|\[(?:system|hidden\s+instructions?|admin|system\s+message)\]|\bsystem\s+override\b|\boverride\s+directive\b|\bdeveloper\s+mode\b|\bjailbreak|(?:^|[\s(\[\x22'#])(?:assistant|system|model|ai|llm)(?:\s+(?:instruction|note|notice|directive))?\s*:\s*\w|\bnote\s+(?:to|for)\s+the\s+(?:assistant|model|ai|llm)\b|\bnota\s+para\s+el\s+(?:asistente|modelo)\b|\bnote\s+(?:pour|à)\s+l'(?:assistant|ia)\b|\bhinweis\s+an\s+(?:den|das)\s+(?:assistenten|modell)\b|\bvery\s+first\s+action\b";
     COMMENT = r"(?s)<!--(.*?)-->";
     COMMENT_DIRECTIVE = r"\b(?:system|assistant|always|never|ignore|must|you|your|read|call|include|send|execute|run|say|tell|reply|respond)\b";
     TAMPER = r"\b(?:always|automatically|silently|secretly)\s+(?:[\w'-]+\s+){0,2}?(?:change|changes|replace|replaces|redirect|redirects|rewrite|rewrites|substitute|substitutes|swap|swaps|switch|switches|set|sets|modify|modifies|alter|alters)\b";
@@ -48,33 +48,38 @@ patterns! {
     FIRST = r"\b(?:call|use|run|invoke|consult)\s+this\s+tool\s+(?:first|before|immediately)|\bbefore\s+(?:calling|using|invoking)\s+any\s+other\s+tool|\balways\s+consult\s+this\s+tool";
 
     // Sensitive data: what is asked for, and the asking.
-    ASK = r"\b(?:read|reading|cat|include|including|pass|passing|send|sending|provide|providing|collect|collecting|extract|extracting|copy|upload|uploading|attach|append|add|adding|print|output|dump|share|leak|exfiltrate|forward|post|access|open|load|retrieve|grab|steal|export|update|modify|write)\b|\bcontents?\s+of\b|\buse\s+(?:it\s+|them\s+)?as\b";
+    ASK = r"\b(?:read|reading|cat|include|including|pass|passing|send|sending|provide|providing|collect|collecting|extract|extracting|copy|upload|uploading|attach|append|add|adding|print|output|dump|share|leak|exfiltrate|forward|post|access|open|load|retrieve|grab|steal|export|update|modify|write|put|set|ajoute[zs]?|inclu(?:ez|re|s)|envoie[zs]?|lis|lisez|copie[zs]?|añade|incluye|envía|lee|copia|füge|sende|lies|lese|kopiere)\b|\bcontents?\s+of\b|\bcontenu\s+de\b|\bcontenido\s+de\b|\binhalt\s+(?:von|der|des)\b|\buse\s+(?:it\s+|them\s+)?as\b";
     DIRECTIVE_BEFORE = r"(?:^|[:;,(<*`\-]|\b(?:must|should|please|and|then|first|also|always|by|to|you|run|now|required|need))\s*$";
 
     ACCESS_AFTER = r"^\s+(?:only|access|permissions?|scopes?|rights|mode)\b";
 
     // Exfiltration: the data, the routing, the destination.
-    DATA = r"\bconversation\s+(?:history|context|summary|so\s+far|log)\b|\b(?:the\s+)?(?:user's\s+)?conversation\b|\bchat\s+(?:history|log|logs)\b|\bmessage\s+history\b|\b(?:previous|prior|last|recent|earlier)\s+(?:\w+\s+)?(?:messages?|conversations?|results?|outputs?|responses?|prompts?)\b|\buser's\s+(?:previous\s+)?(?:messages?|prompts?|data|input)\b|\buser\s+data\b|\b(?:private|personal|sensitive|confidential)\s+(?:information|data)\b|\bsession\s+data\b|\brequest\s+payload\b|\bsystem\s+prompt\b|\bcontext\s+window\b|\b(?:results?|outputs?)\s+of\s+(?:the\s+)?(?:previous|other|any|each|every)\b|\bcontents?\s+of\s+[`'\x22]?[~/.\w-]*[/.]\w|\bip\s+addresses\b|\btools?\s+list\b|\blist\s+of\s+(?:all\s+)?(?:available\s+)?tools\b|\bapi\s+keys\b|\bcredentials\b|\bpasswords\b|\benv(?:ironment)?\s+variables\b";
+    DATA = r"\bconversation\s+(?:history|context|summary|so\s+far|log)\b|\b(?:the\s+)?(?:user's\s+)?conversation\b|\bchat\s+(?:history|log|logs)\b|\bmessage\s+history\b|\b(?:previous|prior|last|recent|earlier)\s+(?:\w+\s+)?(?:messages?|conversations?|results?|outputs?|responses?|prompts?)\b|\buser's\s+(?:\w+\s+){0,2}?(?:messages?|prompts?|data|input|requests?|questions?)\b|\buser\s+data\b|\b(?:private|personal|sensitive|confidential)\s+(?:information|data)\b|\bsession\s+data\b|\brequest\s+payload\b|\bsystem\s+prompt\b|\bcontext\s+window\b|\b(?:results?|outputs?)\s+of\s+(?:the\s+)?(?:previous|other|any|each|every)\b|\bcontents?\s+of\s+[`'\x22]?[~/.\w-]*[/.]\w|\bip\s+addresses\b|\btools?\s+list\b|\blist\s+of\s+(?:all\s+)?(?:available\s+)?tools\b|\bapi\s+keys\b|\bcredentials\b|\bpasswords\b|\benv(?:ironment)?\s+variables\b|\b(?:full|whole|entire|complete)\s+(?:transcript|conversation|history|chat)\b";
     HARVEST = r"\bconversation\s+(?:history|context|log)\b|\bchat\s+(?:history|log)\b|\bmessage\s+history\b|\btools?\s+list\b|\blist\s+of\s+tools\b|\bsystem\s+prompt\b|\bprevious\s+messages\b|\bcontext\s+window\b|\benv(?:ironment)?\s+variables\b|\buser\s+data\b";
-    ROUTE = r"\b(?:include|including|pass|passing|put|send|sending|add|provide|deliver|forward|post|upload|attach|append|log|contain|contains|embed|encode|transmit|mirror|copy|report|submit|share|leak|export)\b";
+    ROUTE = r"\b(?:include|including|pass|passing|put|send|sending|add|provide|deliver|forward|post|upload|attach|append|contain|contains|embed|encode|transmit|mirror|copy|report|submit|share|leak|export|set|e-?mail)\b";
     PARAMETER = r"\b(?:parameter|argument|field|param)\b";
     OUTSIDE = r"https?://|[\w.+-]+@[\w-]+\.[a-z]{2,}|\b(?:endpoint|webhook|remote\s+server|external\s+server|attacker)\b|\bvia\s+\w+_\w+";
     UPLOAD_COMMAND = r"\bcurl\b[^\n]*?(?:\s-d\b|\s--data|\s-f\b|\s--form|\s-x\s+post\b|\s--upload-file)|\bwget\b[^\n]*?--post|\bnc\s+\S+\s+\d+";
     // A tool whose purpose is to send requests may show how.
     SENDS_REQUESTS = r"\b(?:http|https|post|upload|requests?|curl|webhooks?|api)\b";
+    OUTSIDE_ADDRESS = r"https?://[^\s'\x22`)>]+|[\w.+-]+@[\w-]+\.[a-z]{2,}[\w.]*";
+    ROUTE_OUT = r"\b(?:send|e-?mail|post|upload|forward|deliver|copy|cc|bcc|submit|transmit|report|mirror|sync|push|invite|share)\b";
+    // A tool whose purpose is to send things somewhere may say where.
+    SENDS = r"\b(?:send|sends|post|posts|mail|e-?mail|notify|notifies|webhooks?|upload|uploads|publish|publishes|share|shares|forward|forwards|invite|invites|http|api)\b";
     URL = r"https?://[^\s'\x22`)>]+";
     MUST = r"\b(?:must|always|required|mandatory|make\s+sure|need\s+to|have\s+to)\b";
     REACH = r"\b(?:access|call|send|post|visit|request|deliver|log|report|upload|forward|contact|ping|notify)\b";
 
     // Shadowing: other tools, and what is prescribed for them.
-    TRIGGER = r"\b(?:when|whenever|before|after|each\s+time|every\s+time|if)\s+(?:\S+\s+){0,3}?(?:call|calls|calling|called|use|uses|using|used|invoke|invokes|invoking|invoked|execute|executes|executing|executed|run|running|send|sending|sent)\b";
+    TRIGGER = r"\b(?:when|whenever|before|after|each\s+time|every\s+time|if)\s+(?:\S+\s+){0,3}?(?:call|calls|calling|called|use|uses|using|used|invoke|invokes|invoking|invoked|execute|executes|executing|executed|run|running|send|sending|sent)\b|\bfor\s+(?:every|each|any|all)\s+(?:\S+\s+){0,3}?(?:written|sent|created|made|issued|run|executed|called)\s+(?:by|with|through|via)\b|\bfor\s+(?:every|each|any|all)\s+(?:\S+\s+){0,2}?(?:sent|passed|going)\s+(?:through|to|via)\b";
     PRESCRIBE = r"\b(?:must|always|make\s+sure|be\s+sure|need\s+to|required\s+to|has\s+to|have\s+to|shall)\b";
-    ALTER = r"\b(?:add|adds|include|includes|send|sends|change|changes|prefix|set|sets|replace|replaces|redirect|redirects|bcc|cc|forward|copy|append|route|rewrite|modify)\b";
-    CHANGED = r"^\W*(?:tool\W+)?(?:must|should\s+(?:always|now)|will\s+now|(?:has|have)\s+been\s+(?:enhanced|updated|deprecated|optimized|optimised|replaced|modified|changed|upgraded)|now\s+(?:uses|requires|sends|needs)|is\s+(?:now\s+)?(?:deprecated|disabled))\b";
+    ALTER = r"\b(?:add|adds|include|includes|send|sends|change|changes|prefix|prefixed|prepend|prepended|append|appended|set|sets|replace|replaces|remove|strip|drop|redirect|redirects|route|bcc|cc|forward|copy|rewrite|modify)\b";
+    CHANGED = r"^\W*(?:tool\b)?(?:\s+(?:from|of|on|in)\s+(?:the\s+)?[\w-]+(?:\s+(?:server|mcp))?)?\W*(?:must|should\s+(?:always|now)|will\s+now|(?:has|have)\s+been\s+(?:enhanced|updated|deprecated|optimized|optimised|replaced|modified|changed|upgraded)|now\s+(?:uses|requires|sends|needs)|is\s+(?:now\s+)?(?:deprecated|disabled|broken|unsafe|retired))\b";
     EVERY_TOOL = r"\b(?:any|all|every|each)\s+(?:other\s+)?(?:[\w-]+\s+){0,2}?(?:tools?|commands?|emails?|messages?|tool\s+calls?|invocations?|servers?)\b";
     SELF_AROUND = r"\b(?:before|after|when|whenever)\s+(?:\S+\s+){0,4}?,?\s*(?:execute|call|run|use|invoke)\s+this\s+tool\b";
     IDENTIFIER = r"[a-z0-9]+(?:[_.][a-z0-9]+)+";
     NAMED_TOOL = r"(['\x22`]?)([a-z][\w.-]*)['\x22`]?\s+(?:tool|function)\b|\b(?:tool|function)\s+['\x22`]([a-z][\w.-]*)['\x22`]";
+    IMPERATIVE_ALTER = r"[,;:]\s*(?:please\s+)?(?:always\s+)?(?:add|include|set|change|replace|prefix|prepend|append|remove|strip|send|forward|route|copy|cc|bcc)\b";
     EVERY_CALL = r"\b(?:every|each|all)\s+\S*$";
     CALL_AFTER = r"^\W*(?:calls?|invocations?|requests?)\b";
     BCC = r"\bbcc\b";
@@ -82,14 +87,14 @@ patterns! {
 }
 
 /// Whether a negation governs the word at `at` of `sentence`: one of the
-/// three words before it.
+/// five words before it ("must not be used to send").
 pub(crate) fn negated(sentence: &str, at: usize) -> bool {
     let before = &sentence[..at];
     let start = before
         .char_indices()
         .rev()
         .filter(|(_, c)| c.is_whitespace())
-        .nth(3)
+        .nth(5)
         .map_or(0, |(i, _)| i);
     NEGATION.is_match(&before[start..])
 }
@@ -107,6 +112,19 @@ pub(crate) fn in_directive_position(sentence: &str, at: usize) -> bool {
     DIRECTIVE_BEFORE.is_match(&sentence[..at])
 }
 
+/// The match of `verbs` that governs the phrase at `at` of `sentence`:
+/// the nearest before it, or else the first after it.
+pub(crate) fn governing(verbs: &Regex, sentence: &str, at: usize) -> Option<Range<usize>> {
+    let mut before = None;
+    for m in verbs.find_iter(sentence) {
+        if m.start() >= at {
+            return before.or(Some(m.range()));
+        }
+        before = Some(m.range());
+    }
+    before
+}
+
 /// The first match of `pattern` in `text`, as a range.
 pub(crate) fn first(pattern: &Regex, text: &str) -> Option<Range<usize>> {
     pattern.find(text).map(|m| m.range())
@@ -117,6 +135,10 @@ pub(crate) fn first(pattern: &Regex, text: &str) -> Option<Range<usize>> {
 pub(crate) struct Asset {
     pub group: &'static str,
     pub pattern: &'static LazyLock<Regex>,
+    /// A file or a place on disk, not a word for secrets in general.
+    pub is_file: bool,
+    /// The words of a tool's purpose that say it manages this group.
+    pub topic: &'static LazyLock<Regex>,
 }
 
 patterns! {
@@ -129,59 +151,107 @@ patterns! {
     DOTENV = r"(?:^|[\s'\x22`(~/])\.env\b|\benv(?:ironment)?\s+(?:variables|vars)\b";
     AGENT_CONFIG = r"\bmcp\.json\b|claude_desktop_config|\.cursor/|\bmcp\s+json\b";
     BROWSER = r"\b(?:browser|chrome|firefox|safari)\s+(?:profiles?|cookies|history|passwords|data)\b|\bcookies\b|\blogin\s+data\b|\bkeychain\b";
-    WALLET = r"\b(?:crypto\s+)?wallets?\b|\bseed\s+phrases?\b|\bmnemonic\b|\bprivate\s+keys?\b";
+    WALLET = r"\b(?:crypto\s+)?wallets?\b|\belectrum\b|\bmetamask\b|\bkeystore\b";
+    SEED = r"\bseed\s+phrases?\b|\bmnemonic\b|\brecovery\s+(?:words|phrase)\b|\bprivate\s+keys?\b";
     KEY_FILE = r"\b[\w-]+\.(?:pem|p12|pfx|keystore)\b|\b(?:private|secret)[\w-]*\.key\b";
     SECRET = r"\bapi[ _-]?keys?\b|\b(?:access|auth|authentication|bearer|session|refresh|api|oauth)\s+tokens?\b|\bpasswords?\b|\bsecrets\b|\bcredentials\b|\b[a-z0-9]+_(?:token|secret|api_key|password)\b";
+}
+
+patterns! {
+    SSH_TOPIC = r"\bssh\b";
+    CLOUD_TOPIC = r"\b(?:aws|gcloud|gcp|azure|cloud\s+credentials)\b";
+    KUBE_TOPIC = r"\b(?:kube\w*|k8s|kubernetes|cluster\s+config\w*)\b";
+    REGISTRY_TOPIC = r"\b(?:npm|pypi|docker|netrc|registry|git\s+credentials?|gpg)\b";
+    SHELL_TOPIC = r"\b(?:shell|bash|zsh|dotfiles?|history)\b";
+    SYSTEM_TOPIC = r"\b(?:passwd|user\s+accounts?|system\s+accounts?)\b";
+    DOTENV_TOPIC = r"\b(?:env|dotenv|environment)\b";
+    AGENT_TOPIC = r"\b(?:mcp\s+(?:config\w*|servers?)|cursor|claude\s+desktop)\b";
+    BROWSER_TOPIC = r"\b(?:browser|cookies?|chrome|firefox)\b";
+    WALLET_TOPIC = r"\b(?:wallets?|crypto\w*|signing)\b";
+    // No purpose needs the model to handle a seed phrase, short of
+    // managing keys themselves.
+    SEED_TOPIC = r"\b(?:key\s+management|keygen|generates?\s+(?:a\s+)?(?:new\s+)?(?:key|wallet)s?|recover(?:s|y)?\s+(?:a\s+)?wallets?)\b";
+    KEY_FILE_TOPIC = r"\b(?:keys?|certificates?|certs?|tls|ssl|pem)\b";
 }
 
 pub(crate) static ASSETS: &[Asset] = &[
     Asset {
         group: "SSH keys",
         pattern: &SSH,
+        is_file: true,
+        topic: &SSH_TOPIC,
     },
     Asset {
         group: "cloud credentials",
         pattern: &CLOUD,
+        is_file: true,
+        topic: &CLOUD_TOPIC,
     },
     Asset {
         group: "Kubernetes credentials",
         pattern: &KUBE,
+        is_file: true,
+        topic: &KUBE_TOPIC,
     },
     Asset {
         group: "package and registry credentials",
         pattern: &REGISTRY,
+        is_file: true,
+        topic: &REGISTRY_TOPIC,
     },
     Asset {
         group: "shell startup files and history",
         pattern: &SHELL,
+        is_file: true,
+        topic: &SHELL_TOPIC,
     },
     Asset {
         group: "system account files",
         pattern: &SYSTEM,
+        is_file: true,
+        topic: &SYSTEM_TOPIC,
     },
     Asset {
         group: "environment secrets",
         pattern: &DOTENV,
+        is_file: true,
+        topic: &DOTENV_TOPIC,
     },
     Asset {
         group: "agent configuration",
         pattern: &AGENT_CONFIG,
+        is_file: true,
+        topic: &AGENT_TOPIC,
     },
     Asset {
         group: "browser data",
         pattern: &BROWSER,
+        is_file: false,
+        topic: &BROWSER_TOPIC,
     },
     Asset {
-        group: "wallets and private keys",
+        group: "wallets",
         pattern: &WALLET,
+        is_file: true,
+        topic: &WALLET_TOPIC,
+    },
+    Asset {
+        group: "seed phrases and private keys",
+        pattern: &SEED,
+        is_file: false,
+        topic: &SEED_TOPIC,
     },
     Asset {
         group: "key files",
         pattern: &KEY_FILE,
+        is_file: true,
+        topic: &KEY_FILE_TOPIC,
     },
     Asset {
         group: "secrets",
         pattern: &SECRET,
+        is_file: false,
+        topic: &MANAGES_SECRETS,
     },
 ];
 

@@ -93,9 +93,25 @@ pub(crate) fn skeleton(name: &str) -> String {
         .map(|c| match c {
             '0' => 'o',
             '1' | '|' => 'l',
+            '3' => 'e',
+            '4' => 'a',
+            '5' => 's',
+            '7' => 't',
+            '$' => 's',
+            '@' => 'a',
             c => c,
         })
         .collect()
+}
+
+/// The skeletons `name` may be read as: a `1` passes for an `l` and for
+/// an `i`.
+pub(crate) fn skeletons(name: &str) -> Vec<String> {
+    let mut all = vec![skeleton(name)];
+    if name.contains('1') {
+        all.push(skeleton(&name.replace('1', "i")));
+    }
+    all
 }
 
 /// Whether `name` mixes Latin letters with letters of a script that has

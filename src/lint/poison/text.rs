@@ -3,7 +3,7 @@
 //! [`Normal`] lowercases a string, spells out Unicode tag characters as
 //! the ASCII they encode, drops characters that render as nothing, and
 //! reads an identifier (`content_from_reading_ssh_id_rsa`, `toolsList`)
-//! as the words it is made of, remembering for every character where it
+//! as the words it is made of (a path such as `~/.npmrc` keeps its dots), remembering for every character where it
 //! came from, so that a match in the normal text is a span of the
 //! original.
 
@@ -42,7 +42,7 @@ impl Normal {
                 continue;
             }
             match c {
-                '_' | '-' | '.' | '/' | '~' | ':' if identifier => push(&mut text, ' '),
+                '_' if identifier => push(&mut text, ' '),
                 '\u{2018}' | '\u{2019}' | '\u{02BC}' => push(&mut text, '\''),
                 '\u{201C}' | '\u{201D}' => push(&mut text, '"'),
                 c if c.is_uppercase() => {

@@ -27,7 +27,7 @@ use std::sync::LazyLock;
 
 use crate::diagnostic::Severity;
 use crate::lint::findings::Findings;
-use crate::lint::poison::names::{WELL_KNOWN, mixes_scripts, skeleton};
+use crate::lint::poison::names::{WELL_KNOWN, mixes_scripts, skeleton, skeletons};
 use crate::lint::{Manifest, Rule, shown};
 
 pub(crate) const RULE: Rule = Rule {
@@ -48,23 +48,23 @@ static WELL_KNOWN_SKELETONS: LazyLock<Vec<(String, &'static str)>> = LazyLock::n
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let tools = &manifest.toolset.tools;
-    let skeletons: Vec<String> = tools.iter().map(|t| skeleton(&t.name)).collect();
+    let read_as: Vec<Vec<String>> = tools.iter().map(|t| skeletons(&t.name)).collect();
     for (i, tool) in tools.iter().enumerate() {
         // A plain name (ASCII, and read as itself) is what others imitate.
         if tool.name.is_empty()
-            || (tool.name.is_ascii() && skeletons[i] == tool.name.to_lowercase())
+            || (tool.name.is_ascii() && read_as[i] == [tool.name.to_lowercase()])
         {
             continue;
         }
         let imitates = |other: &str, other_skeleton: &str| {
             other != tool.name
                 && !other.eq_ignore_ascii_case(&tool.name)
-                && other_skeleton == skeletons[i]
+                && read_as[i].iter().any(|s| s == other_skeleton)
         };
         let sibling = tools
             .iter()
-            .zip(&skeletons)
-            .find(|(other, s)| imitates(&other.name, s))
+            .zip(&read_as)
+            .find(|(other, s)| imitates(&other.name, &s[0]))
             .map(|(other, _)| (other.name.as_str(), "another tool of this manifest"));
         let known = || {
             WELL_KNOWN_SKELETONS

@@ -71,7 +71,12 @@ fn detect(view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
         {
             return hit(data, "names a parameter for the model's own context");
         }
-        return None;
+        return fixed_address(purpose, text, true).and_then(|address| {
+            hit(
+                address,
+                "has the model send data to an address the text fixes",
+            )
+        });
     }
     for (start, sentence) in poison::sentences(normal) {
         let at = |r: std::ops::Range<usize>| start + r.start..start + r.end;
@@ -81,9 +86,8 @@ fn detect(view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
             return hit(at(command), "has the model upload data with a command");
         }
         if let Some(data) = first(&cues::DATA, sentence)
-            && cues::ROUTE
-                .find_iter(sentence)
-                .any(|verb| !cues::negated(sentence, verb.start()))
+            && let Some(verb) = cues::governing(&cues::ROUTE, sentence, data.start)
+            && !cues::negated(sentence, verb.start)
         {
             // Out of the machine: whatever the tool is for.
             if cues::OUTSIDE.is_match(sentence) {
@@ -99,6 +103,12 @@ fn detect(view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
                 );
             }
         }
+        if let Some(address) = fixed_address(purpose, sentence, false) {
+            return hit(
+                at(address),
+                "has the model send data to an address the text fixes",
+            );
+        }
         if let Some(url) = first(&cues::URL, sentence)
             && (cues::MUST.is_match(sentence) || cues::PRETEXT.is_match(sentence))
             && cues::REACH.is_match(sentence)
@@ -107,6 +117,25 @@ fn detect(view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
         }
     }
     None
+}
+
+/// Anything sent to an address the text fixes (a URL, an e-mail address),
+/// by a tool whose purpose is not to send: the address. An identifier (an
+/// `enum` value) needs no imperative.
+fn fixed_address(
+    purpose: &str,
+    sentence: &str,
+    identifier: bool,
+) -> Option<std::ops::Range<usize>> {
+    let address = first(&cues::OUTSIDE_ADDRESS, sentence)?;
+    if cues::SENDS.is_match(purpose) {
+        return None;
+    }
+    let verb = cues::governing(&cues::ROUTE_OUT, sentence, address.start)?;
+    let directive = identifier
+        || cues::in_directive_position(sentence, verb.start)
+        || cues::MUST.is_match(sentence);
+    (directive && !cues::negated(sentence, verb.start)).then_some(address)
 }
 
 /// Whether `sentence` names one of the tool's parameters: a name of two

@@ -59,6 +59,20 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
 
 fn detect(view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
     let identifier = !piece.text.chars().any(char::is_whitespace);
+    // A default, an enum value or an example is a value the model passes
+    // as it is: a credential file there is asked for without a verb.
+    if !piece.is_key && is_proposed_value(&piece.pointer) {
+        for asset in ASSETS.iter().filter(|a| a.is_file) {
+            if let Some(found) = asset.pattern.find(&normal.text)
+                && !manages(view, asset)
+            {
+                return Some(Hit::new(
+                    found.range(),
+                    format!("proposes {} as a value for the model to pass", asset.group),
+                ));
+            }
+        }
+    }
     for (start, sentence) in poison::sentences(normal) {
         let asking = cues::ASK.find_iter(sentence).any(|verb| {
             !cues::negated(sentence, verb.start())
@@ -84,9 +98,16 @@ fn detect(view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
     None
 }
 
+/// Whether the value at `pointer` is one a schema proposes: a default, a
+/// constant, an `enum` value or an example.
+fn is_proposed_value(pointer: &str) -> bool {
+    ["/default", "/const", "/enum/", "/examples/", "/example"]
+        .iter()
+        .any(|part| pointer.contains(part))
+}
+
 /// Whether the tool's declared purpose is to manage what `asset` names.
 fn manages(view: &ToolView, asset: &cues::Asset) -> bool {
     let purpose = view.purpose();
-    asset.pattern.is_match(purpose)
-        || (asset.group == "secrets" && cues::MANAGES_SECRETS.is_match(purpose))
+    asset.pattern.is_match(purpose) || asset.topic.is_match(purpose)
 }

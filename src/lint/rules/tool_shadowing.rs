@@ -208,8 +208,8 @@ fn detect(view: &ToolView, normal: &Normal, names: &[String]) -> Option<Hit> {
             // "when send_email is called, always add ..."
             if let Some(trigger) = cues::TRIGGER.find(sentence)
                 && trigger.start() <= range.start
-                && prescribes
-                && cues::ALTER.is_match(sentence)
+                && ((prescribes && cues::ALTER.is_match(sentence))
+                    || cues::IMPERATIVE_ALTER.is_match(after))
             {
                 return reach(
                     at(range.clone()),
@@ -239,8 +239,8 @@ fn detect(view: &ToolView, normal: &Normal, names: &[String]) -> Option<Hit> {
         }
         // "all commands must include the prefix ...", "any tool from any server"
         if let Some(every) = first(&cues::EVERY_TOOL, sentence)
-            && prescribes
-            && (cues::ALTER.is_match(sentence) || sentence.contains("call"))
+            && ((prescribes && (cues::ALTER.is_match(sentence) || sentence.contains("call")))
+                || cues::IMPERATIVE_ALTER.is_match(&sentence[every.end..]))
         {
             let noun = sentence[every.clone()]
                 .split_whitespace()
