@@ -111,9 +111,12 @@ pub(crate) fn check_across(
     diagnostics: &mut [Diagnostic],
 ) {
     for reach in reaches {
+        // The first declaration in path order: the same on every run,
+        // whatever order the files were checked in.
         let Some((name, path, span)) = declared
             .iter()
-            .find(|(name, path, _)| *path != reach.path && name.eq_ignore_ascii_case(&reach.name))
+            .filter(|(name, path, _)| *path != reach.path && name.eq_ignore_ascii_case(&reach.name))
+            .min_by_key(|(_, path, span)| (*path, span.start))
         else {
             continue;
         };
