@@ -89,7 +89,7 @@ patterns! {
 /// Whether a negation governs the word at `at` of `sentence`: one of the
 /// five words before it ("must not be used to send").
 pub(crate) fn negated(sentence: &str, at: usize) -> bool {
-    let before = &sentence[..at];
+    let before = just_before(sentence, at);
     let start = before
         .char_indices()
         .rev()
@@ -109,7 +109,18 @@ pub(crate) fn names_access(sentence: &str, range: Range<usize>) -> bool {
 /// Whether the word at `at` of `sentence` stands where an instruction's
 /// verb stands: first, or after a modal, a connective or punctuation.
 pub(crate) fn in_directive_position(sentence: &str, at: usize) -> bool {
-    DIRECTIVE_BEFORE.is_match(&sentence[..at])
+    DIRECTIVE_BEFORE.is_match(just_before(sentence, at))
+}
+
+/// The text just before `at`: the few words a cue looks back at, never
+/// the whole sentence (a sentence can be megabytes long).
+fn just_before(sentence: &str, at: usize) -> &str {
+    const WINDOW: usize = 80;
+    let mut start = at.saturating_sub(WINDOW);
+    while !sentence.is_char_boundary(start) {
+        start += 1;
+    }
+    &sentence[start..at]
 }
 
 /// The match of `verbs` that governs the phrase at `at` of `sentence`:

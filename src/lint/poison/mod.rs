@@ -46,12 +46,18 @@ pub(crate) struct Piece<'a> {
 pub(crate) struct ToolView<'a> {
     pub tool: &'a Tool,
     pub pieces: Vec<Piece<'a>>,
-    /// The names of its top-level parameters.
-    pub parameters: Vec<&'a str>,
+    /// The names of its top-level parameters, in lower case.
+    parameters: std::collections::HashSet<String>,
     purpose: std::cell::OnceCell<String>,
 }
 
 impl ToolView<'_> {
+    /// Whether `word` (in lower case) names one of its top-level
+    /// parameters.
+    pub(crate) fn is_parameter(&self, word: &str) -> bool {
+        self.parameters.contains(word)
+    }
+
     /// What the tool says it is for: its name and the first sentence of
     /// its description, normalized. A tool may name what it manages.
     pub(crate) fn purpose(&self) -> &str {
@@ -260,7 +266,7 @@ pub(crate) fn tools<'a>(manifest: &'a Manifest) -> Vec<ToolView<'a>> {
                 .as_deref()
                 .and_then(|p| p.get("properties"))
                 .and_then(Value::as_object)
-                .map(|p| p.keys().map(String::as_str).collect())
+                .map(|p| p.keys().map(|name| name.to_lowercase()).collect())
                 .unwrap_or_default();
             ToolView {
                 tool,

@@ -23,6 +23,7 @@
 //! {"tools": [{"name": "send_email", "description": "Sends an e-mail."}]}
 //! ```
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use crate::diagnostic::Severity;
@@ -49,6 +50,14 @@ static WELL_KNOWN_SKELETONS: LazyLock<Vec<(String, &'static str)>> = LazyLock::n
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let tools = &manifest.toolset.tools;
     let read_as: Vec<Vec<String>> = tools.iter().map(|t| skeletons(&t.name)).collect();
+    // Each tool by the skeleton it is read as at first sight.
+    let mut by_skeleton: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (j, skeletons) in read_as.iter().enumerate() {
+        by_skeleton
+            .entry(skeletons[0].as_str())
+            .or_default()
+            .push(j);
+    }
     for (i, tool) in tools.iter().enumerate() {
         // A plain name (ASCII, and read as itself) is what others imitate.
         if tool.name.is_empty()
@@ -61,11 +70,13 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
                 && !other.eq_ignore_ascii_case(&tool.name)
                 && read_as[i].iter().any(|s| s == other_skeleton)
         };
-        let sibling = tools
+        let sibling = read_as[i]
             .iter()
-            .zip(&read_as)
-            .find(|(other, s)| imitates(&other.name, &s[0]))
-            .map(|(other, _)| (other.name.as_str(), "another tool of this manifest"));
+            .filter_map(|s| by_skeleton.get(s.as_str()))
+            .flatten()
+            .map(|&j| tools[j].name.as_str())
+            .find(|other| *other != tool.name && !other.eq_ignore_ascii_case(&tool.name))
+            .map(|other| (other, "another tool of this manifest"));
         let known = || {
             WELL_KNOWN_SKELETONS
                 .iter()

@@ -4,7 +4,9 @@
 //! previous messages, other tools' results, session data, credentials,
 //! the contents of a file, put "in the `notes` parameter", sent to a URL,
 //! an e-mail address or an endpoint, or uploaded with `curl -d`; an
-//! instruction to call an outside URL; and parameters whose very name asks
+//! instruction to call an outside URL; anything a tool that sends nothing
+//! tells the model to send, copy or upload to an address the text fixes;
+//! and parameters whose very name asks
 //! for the model's context (`tools_list`,
 //! `filter_and_include_all_conversation_history`) on a tool whose purpose
 //! does not involve it.
@@ -142,14 +144,18 @@ fn fixed_address(
 /// or more characters as a word, or a one-letter name after `to`, `in`,
 /// `into` or `as`.
 fn names_a_parameter(view: &ToolView, sentence: &str) -> bool {
-    view.parameters.iter().any(|name| {
-        let name = name.to_lowercase();
-        if name.chars().count() >= 2 {
-            poison::text::word_at(sentence, &name)
-        } else {
-            ["to ", "in ", "into ", "as "]
-                .iter()
-                .any(|before| poison::text::word_at(sentence, &format!("{before}{name}")))
+    let words: Vec<&str> = sentence
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut previous = "";
+    for word in words {
+        if view.is_parameter(word)
+            && (word.chars().count() >= 2 || ["to", "in", "into", "as"].contains(&previous))
+        {
+            return true;
         }
-    })
+        previous = word;
+    }
+    false
 }

@@ -6,10 +6,15 @@
 //! behaviour ("from now on", "act as", "regardless of the user's input"),
 //! not to call the very tool it describes, to change what the user asked
 //! for ("always change the ticker to ..."), chat-template and role markers
-//! (`[INST]`, `<|im_start|>`), and instructions inside HTML comments,
+//! (`[INST]`, `<|im_start|>`), text addressed to the model by name
+//! (`assistant: ...`, "note to the model"), and instructions inside HTML
+//! comments,
 //! which a rendered description does not show. `<IMPORTANT>`-style tags
 //! and `SYSTEM NOTICE:` labels count when they frame an obligation, a
 //! compliance pretext or a threat ("otherwise the tool will crash").
+//!
+//! Override and concealment are recognised in French, Spanish and German
+//! as well as English.
 //!
 //! It looks at every string a model reads of the tool, schema included:
 //! an instruction in a parameter's description, a default, an `enum`

@@ -10,12 +10,17 @@
 //! when the text asks (read, include, pass, send, `cat`, "use as") in the
 //! voice of an instruction, anywhere a model reads: the description, a
 //! parameter's description, a default, a parameter name such as
-//! `content_from_reading_ssh_id_rsa`.
+//! `content_from_reading_ssh_id_rsa`; French, Spanish and German verbs
+//! count too. A credential file offered as a default, an `enum` value or
+//! an example (`"default": "~/.kube/config"`) is asked for without a verb:
+//! the model passes it as it is.
 //!
 //! Text that forbids it ("never include passwords") is not reported, nor
 //! is a tool whose declared purpose is to manage such things: a tool whose
 //! name or first sentence names SSH keys may mention `~/.ssh`, a secret
-//! scanner may speak of secrets.
+//! scanner may speak of secrets, an `.env` editor may default to `.env`.
+//! A seed phrase or a private key is reported whatever the purpose, short
+//! of a tool that manages keys: no other tool needs the model to hold one.
 //!
 //! ## Why is this bad?
 //! A tool has no reason to have the model read files or secrets the user

@@ -29,6 +29,8 @@
 //! {"tools": [{"name": "add", "description": "Adds two numbers."}]}
 //! ```
 
+use std::collections::{HashMap, HashSet};
+
 use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::lint::findings::Findings;
 use crate::lint::poison::cues::{self, first};
@@ -58,7 +60,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     });
 }
 
-fn tool_names(manifest: &Manifest) -> Vec<String> {
+fn tool_names(manifest: &Manifest) -> HashSet<String> {
     manifest
         .toolset
         .tools
@@ -110,30 +112,49 @@ pub(crate) fn check_across(
     declared: &[(&str, &str, Span)],
     diagnostics: &mut [Diagnostic],
 ) {
+    // Each name's declarations in path order: the first one outside the
+    // reaching file is named, the same on every run whatever order the
+    // files were checked in.
+    let mut by_name: HashMap<String, Vec<(&str, &str, Span)>> = HashMap::new();
+    for &(name, path, span) in declared {
+        by_name
+            .entry(name.to_lowercase())
+            .or_default()
+            .push((name, path, span));
+    }
+    for declarations in by_name.values_mut() {
+        declarations.sort_by_key(|(_, path, span)| (*path, span.start));
+    }
+    let mut at: HashMap<(&str, Option<Span>), usize> = HashMap::new();
+    for (i, d) in diagnostics.iter().enumerate() {
+        if d.rule.name == RULE.name {
+            at.entry((d.path.as_str(), d.span)).or_insert(i);
+        }
+    }
+    let mut named: Vec<(usize, String, Related)> = Vec::new();
     for reach in reaches {
-        // The first declaration in path order: the same on every run,
-        // whatever order the files were checked in.
-        let Some((name, path, span)) = declared
-            .iter()
-            .filter(|(name, path, _)| *path != reach.path && name.eq_ignore_ascii_case(&reach.name))
-            .min_by_key(|(_, path, span)| (*path, span.start))
+        let Some(&(name, path, span)) = by_name
+            .get(&reach.name)
+            .and_then(|all| all.iter().find(|(_, path, _)| *path != reach.path))
         else {
             continue;
         };
-        let Some(finding) = diagnostics
-            .iter_mut()
-            .find(|d| d.rule.name == RULE.name && d.path == reach.path && d.span == reach.span)
-        else {
+        let Some(&i) = at.get(&(reach.path.as_str(), reach.span)) else {
             continue;
         };
-        finding
-            .message
-            .push_str(&format!(" (`{name}` is a tool of {path})"));
-        finding.related.push(Related {
-            path: path.to_string(),
-            span: *span,
-            message: format!("`{name}`, the tool it reaches for"),
-        });
+        named.push((
+            i,
+            format!(" (`{name}` is a tool of {path})"),
+            Related {
+                path: path.to_string(),
+                span,
+                message: format!("`{name}`, the tool it reaches for"),
+            },
+        ));
+    }
+    for (i, note, related) in named {
+        diagnostics[i].message.push_str(&note);
+        diagnostics[i].related.push(related);
     }
 }
 
@@ -150,10 +171,13 @@ const NOT_A_NAME: &[&str] = &[
 
 /// A mention of a tool other than `view`'s in `sentence`: where, and its
 /// name.
-fn other_tools(view: &ToolView, sentence: &str, names: &[String]) -> Vec<(Range<usize>, String)> {
+fn other_tools(
+    view: &ToolView,
+    sentence: &str,
+    names: &HashSet<String>,
+) -> Vec<(Range<usize>, String)> {
     let own = view.tool.name.to_lowercase();
-    let is_own =
-        |name: &str| name == own || view.parameters.iter().any(|p| p.eq_ignore_ascii_case(name));
+    let is_own = |name: &str| name == own || view.is_parameter(name);
     let mut found = Vec::new();
     for m in cues::IDENTIFIER.find_iter(sentence) {
         let name = m.as_str();
@@ -180,7 +204,7 @@ fn other_tools(view: &ToolView, sentence: &str, names: &[String]) -> Vec<(Range<
             _ => continue,
         };
         let word = name.as_str();
-        let known = names.iter().any(|n| n == word) || WELL_KNOWN.contains(&word);
+        let known = names.contains(word) || WELL_KNOWN.contains(&word);
         if NOT_A_NAME.contains(&word) || is_own(word) || !(quoted || known || word.contains('_')) {
             continue;
         }
@@ -192,7 +216,7 @@ fn other_tools(view: &ToolView, sentence: &str, names: &[String]) -> Vec<(Range<
     found
 }
 
-fn detect(view: &ToolView, normal: &Normal, names: &[String]) -> Option<Hit> {
+fn detect(view: &ToolView, normal: &Normal, names: &HashSet<String>) -> Option<Hit> {
     let hit = |range: Range<usize>, what: String| Some(Hit::new(range, what));
     let reach = |range: Range<usize>, what: String, name: &str| {
         Some(Hit {
