@@ -49,6 +49,7 @@ pub mod diagnostic;
 pub mod emit;
 pub mod ir;
 pub mod lint;
+pub mod lock;
 pub mod project;
 pub mod run;
 

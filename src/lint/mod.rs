@@ -265,6 +265,12 @@ impl Linter {
         }
     }
 
+    /// The directory of the configuration that applies to the current
+    /// directory (see [`config::Resolver::config_dir`]).
+    pub fn config_dir(&self) -> Result<Option<PathBuf>, LintError> {
+        self.resolver.config_dir(Path::new("."))
+    }
+
     /// The size limit of the file at `path`, from its configuration.
     pub fn max_file_size(&self, path: &Path) -> Result<u64, LintError> {
         Ok(self.resolver.settings_for(path)?.max_file_size)
@@ -482,6 +488,10 @@ impl Linter {
         let mut across = Vec::new();
         rules::duplicate_tool_name::check_registered(&registered, &mut across);
         rules::stale_tool_list::check_views(&facts, &mut across);
+        if let Some(locked) = &self.options.command_line.lock {
+            let read: Vec<&str> = report.files.iter().map(|f| f.path.as_str()).collect();
+            rules::tool_drift::check_unread(locked, &read, &mut across);
+        }
         let paths = across
             .iter()
             .flat_map(|d| std::iter::once(&d.path).chain(d.related.iter().map(|r| &r.path)));

@@ -63,6 +63,8 @@ pub(crate) mod strict_all_required;
 pub(crate) mod strict_limits;
 pub(crate) mod strict_unsupported_format;
 pub(crate) mod strict_unsupported_keyword;
+// Pinned tool definitions (toolc.lock, --locked)
+pub(crate) mod tool_drift;
 
 use serde_json::{Map, Value};
 
@@ -284,6 +286,7 @@ pub(crate) static REGISTRY: &[(&Rule, Check)] = &[
         &gemini_property_name::RULE,
         Check::Node(gemini_property_name::check_node),
     ),
+    (&tool_drift::RULE, Check::Manifest(tool_drift::check)),
 ];
 
 /// Every rule, in code order.
