@@ -263,7 +263,10 @@ mod tests {
     fn added_and_removed_tools_are_drift() {
         let a = json!({"name": "a"});
         let b = json!({"name": "b"});
-        let drifts = compare(&pinned(&[a.clone()]), &current(&[a.clone(), b.clone()]));
+        let drifts = compare(
+            &pinned(std::slice::from_ref(&a)),
+            &current(&[a.clone(), b.clone()]),
+        );
         assert_eq!(drifts, [Drift::Added { tool: "b".into() }]);
         let drifts = compare(&pinned(&[a, b]), &current(&[]));
         assert_eq!(

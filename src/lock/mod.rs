@@ -302,12 +302,19 @@ impl Locked {
     /// a file under one of its roots (a live server not named is not
     /// looked at).
     pub fn covers(&self, source: &str) -> bool {
-        !source.contains("://")
-            && self.roots.iter().any(|root| {
-                root == "."
-                    || source == root
-                    || source.starts_with(&format!("{}/", root.trim_end_matches('/')))
-            })
+        if source.contains("://") {
+            return false;
+        }
+        self.roots.iter().any(|root| {
+            // `.`, `./`, `tools/`, `./tools` all name a directory.
+            let root = root.trim_end_matches('/');
+            let root = root.strip_prefix("./").unwrap_or(root);
+            matches!(root, "" | ".")
+                || source == root
+                || source
+                    .strip_prefix(root)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
     }
 }
 
@@ -376,6 +383,13 @@ mod tests {
             ..Locked::default()
         };
         assert!(locked.covers("tools/a.json"));
+        for root in [".", "./", "tools/", "./tools"] {
+            let locked = Locked {
+                roots: vec![root.into()],
+                ..Locked::default()
+            };
+            assert!(locked.covers("tools/a.json"), "{root}");
+        }
         assert!(!locked.covers("toolsmith/a.json"));
         assert!(!locked.covers("mcp://time"));
     }
