@@ -7,6 +7,8 @@
 //! representation ([`ir`]), checks them with precise diagnostics ([`lint`])
 //! emits provider tool JSON and code ([`emit`]), converts between formats
 //! ([`convert`]) and runs the tools ([`run`]: validation, policy, sandbox).
+//! [`lock`] pins what a model sees of each tool (`toolc.lock`) so that a
+//! later change is caught (`--locked`).
 //!
 //! The pipeline: files or in-memory documents → the front end
 //! ([`project`]: walk, detect, read, parse with spans, read the package
@@ -49,6 +51,7 @@ pub mod diagnostic;
 pub mod emit;
 pub mod ir;
 pub mod lint;
+pub mod lock;
 pub mod project;
 pub mod run;
 

@@ -163,6 +163,15 @@ pub enum CliError {
     NatsDiscover(#[from] crate::nats::discover::DiscoverError),
     #[error("cannot start the async runtime")]
     Runtime(#[source] std::io::Error),
+    /// A lock file that cannot be read or is not one.
+    #[error(transparent)]
+    Lock(#[from] crate::lock::LockError),
+    /// `--locked` without a lock file: where it was looked for.
+    #[error(
+        "--locked: no toolc.lock at {0} (pin the tools first with `toolc lock`, or name the \
+         file with --lock-file)"
+    )]
+    LockMissing(String),
 }
 
 fn list(paths: &[PathBuf]) -> String {

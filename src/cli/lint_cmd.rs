@@ -78,6 +78,8 @@ pub(super) struct LintArgs {
     read: ReadArgs,
     #[command(flatten)]
     live: LiveArgs,
+    #[command(flatten)]
+    locked: super::lock_cmd::LockedArgs,
 }
 
 impl LintArgs {
@@ -134,6 +136,12 @@ impl LintArgs {
                 "`-` (standard input) is the only input of its run: no live server with it",
             );
         }
+        if self.locked.locked && (stdin_named || self.reads_stdin()) {
+            return usage("--locked checks files and live servers against toolc.lock, not `-`");
+        }
+        if self.locked.locked && (self.fix || self.diff) {
+            return usage("--locked checks, --fix and --diff rewrite: run them apart");
+        }
         if stdin_named && self.paths.len() > 1 {
             return usage("`-` (standard input) is the only path of its run");
         }
@@ -188,8 +196,22 @@ pub(super) fn run(
     if let Some(output) = &args.output {
         super::refuse_output_among_inputs(output, &paths)?;
     }
-    let options = args.read.options();
+    let mut options = args.read.options();
     let mut fixed = None;
+    if args.locked.locked {
+        let linter = lint::Linter::new(options.clone())?;
+        let lock = args.locked.read(&linter)?;
+        let (held, second) = args
+            .live
+            .fetch_listing(&paths, crate::live::Listings::Twice)?;
+        if let Some((file, lock)) = lock {
+            options.command_line.lock = Some(super::lock_cmd::locked(
+                &file, lock, &paths, &second, &linter,
+            )?);
+        }
+        let report = lint::Linter::new(options)?.lint_inputs(&paths, &held)?;
+        return show(args, &report, None, colors.out, out, err);
+    }
     if args.fix || args.diff {
         let fixes = lint::fix::fix_paths(&paths, &options, args.unsafe_fixes)?;
         if args.diff {

@@ -75,6 +75,17 @@ impl LiveArgs {
     /// the user's own manifest would be lost), and gives them as
     /// documents to read.
     pub(super) fn fetch(&self, inputs: &[PathBuf]) -> Result<Vec<HeldDocument>, CliError> {
+        Ok(self.fetch_listing(inputs, live::Listings::Once)?.0)
+    }
+
+    /// [`LiveArgs::fetch`], each MCP server listed as `listings` says:
+    /// the documents, and those of the second listings (with
+    /// [`live::Listings::Twice`]; none for a NATS fleet).
+    pub(super) fn fetch_listing(
+        &self,
+        inputs: &[PathBuf],
+        listings: live::Listings,
+    ) -> Result<(Vec<HeldDocument>, Vec<HeldDocument>), CliError> {
         if let Some(save) = &self.save {
             if !self.any() {
                 return Err(CliError::Usage(
@@ -85,7 +96,7 @@ impl LiveArgs {
             super::refuse_output_among_inputs(save, inputs)?;
         }
         let servers = self.servers();
-        let mut fetched = live::fetch(&servers, self.mcp_timeout)?;
+        let mut fetched = live::fetch(&servers, self.mcp_timeout, listings)?;
         for urls in &self.nats_url {
             fetched.push(self.fetch_nats(urls)?);
         }
@@ -95,14 +106,23 @@ impl LiveArgs {
         if let Some(save) = &self.save {
             save_all(save, &fetched, inputs)?;
         }
-        Ok(fetched
-            .into_iter()
-            .map(|f| HeldDocument {
+        let mut documents = Vec::new();
+        let mut second = Vec::new();
+        for f in fetched {
+            if let Some(text) = f.relisted {
+                second.push(HeldDocument {
+                    path: f.path.clone(),
+                    format: Format::Mcp,
+                    text,
+                });
+            }
+            documents.push(HeldDocument {
                 path: f.path,
                 format: Format::Mcp,
                 text: f.document,
-            })
-            .collect())
+            });
+        }
+        Ok((documents, second))
     }
 }
 
@@ -128,6 +148,7 @@ impl LiveArgs {
             name: format!("nats-{name}"),
             document: crate::nats::discover::document(&tools),
             warning,
+            relisted: None,
         })
     }
 }

@@ -16,6 +16,7 @@ mod gen_cmd;
 mod gen_rust;
 mod lint_cmd;
 mod live_args;
+mod lock_cmd;
 mod nats_args;
 mod render;
 mod run_cmd;
@@ -148,6 +149,19 @@ enum Command {
     /// the stdio client could not (a revision the server does not offer), 130, 143, 129
     /// stopped by SIGINT, SIGTERM, SIGHUP (running calls cancelled first).
     Serve(Box<serve_cmd::ServeArgs>),
+    /// Pin the tools of manifests and live MCP servers in toolc.lock, against rug pulls.
+    ///
+    /// For each source (a file's path as lint shows it, or mcp://<server name>) and each
+    /// tool, toolc.lock holds the definition a model sees (name, title, description,
+    /// input and output schemas, annotations) and the SHA-256 of its canonical JSON (RFC
+    /// 8785). `toolc lint --locked` and `toolc serve --locked` then report or refuse any
+    /// tool added, removed or changed since. Writes a new lock file, or one that would not
+    /// change; an existing lock file that would change is rewritten only with --update.
+    ///
+    /// Exit codes: 0 written or up to date, 1 the lock file would change and --update was
+    /// not given (the changes are listed), 2 the run failed (a bad flag, an unreadable
+    /// lock file, a server that could not be read).
+    Lock(lock_cmd::LockArgs),
     /// Print a rule's documentation: what it checks, why, and how to fix it.
     Explain {
         /// A rule name (e.g. duplicate-tool-name) or code (e.g. TC102).
@@ -237,6 +251,7 @@ impl ReadArgs {
                 exclude: self.exclude.clone(),
                 extend_exclude: self.extend_exclude.clone(),
                 force_exclude: self.force_exclude,
+                lock: None,
             },
         }
     }
@@ -664,6 +679,7 @@ fn parse_and_run(
         Command::Run(args) => run_cmd::run(args, colors.err, out, err),
         Command::Call(args) => call_cmd::run(args, out, err),
         Command::Serve(args) => serve_cmd::run(args, colors.err, err),
+        Command::Lock(args) => lock_cmd::run(args, out, err),
         Command::Explain { rule } => explain::explain(rule, out),
         Command::Rules { format } => explain::list(*format, out),
         Command::Completions { shell } => completions(*shell, out),

@@ -16,6 +16,7 @@ use crate::nats::connect::Options;
 use crate::project::ReadLog;
 use crate::run::LoadError;
 use crate::serve::log::{self, Level};
+use crate::serve::pinned::Pinned;
 use crate::serve::watch::{Load, Watch};
 use crate::serve::{Ended, Handler, Limits, Served, Settings, Transport, VERSIONS};
 
@@ -117,6 +118,9 @@ pub(super) struct ServeArgs {
     log_level: Level,
     #[command(flatten)]
     runner: RunnerArgs,
+    // --locked, --lock-file (their help says what serve does with them).
+    #[command(flatten)]
+    locked: super::lock_cmd::LockedArgs,
 }
 
 /// An IP address and a port; `localhost:PORT` is 127.0.0.1 (no name is
@@ -176,9 +180,20 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
         Some(addr) => Transport::Http(addr),
     };
     if let Some(urls) = &args.nats_url {
+        if args.locked.locked {
+            return Err(CliError::Usage(
+                "--locked is not supported with --nats-url: a fleet's tools are not pinned"
+                    .to_string(),
+            ));
+        }
         return fleet::run(args, urls, transport, err);
     }
     let builtin = crate::serve::is_builtin(&args.paths);
+    if builtin && args.locked.locked {
+        return Err(CliError::Usage(
+            "--locked pins the tools of manifests; the built-in tools are toolc's own".to_string(),
+        ));
+    }
     if !builtin && let Some(missing) = args.paths.iter().find(|p| !p.exists()) {
         return Err(CliError::PathNotFound(missing.clone()));
     }
@@ -197,6 +212,7 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
         _ => None,
     };
     let sink = audit.as_ref().map(|(_, sink, _)| Arc::clone(sink));
+    let pinned = pinned(args)?;
     let mut options = args.runner.options()?;
     options.audit_sink = sink.clone();
     let mut watch = watching.then(|| {
@@ -206,7 +222,16 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
     });
     let before = watch.as_ref().map(Watch::snapshot);
     let read_log = watching.then(|| Arc::new(ReadLog::new()));
-    let loaded = Served::load(&args.paths, options, read_log.clone());
+    let mut withheld = Vec::new();
+    let loaded = Served::load(
+        &args.paths,
+        options,
+        read_log.clone(),
+        pinned.as_ref().map(|p| (p, &mut withheld)),
+    );
+    for line in &withheld {
+        log::notice(format_args!("--locked: {line}"));
+    }
     if let (Some(watch), Some(before), Some(read_log)) = (&mut watch, before, &read_log) {
         watch.loaded(before, read_log);
     }
@@ -232,7 +257,7 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
         shown(&transport)
     ));
     let handler = Handler::new(served, settings);
-    let watching = watch.map(|watch| (watch, reload(args, sink)));
+    let watching = watch.map(|watch| (watch, reload(args, sink, pinned)));
     let nats = nats.map(|options| crate::serve::nats::Settings {
         options,
         queue: args.nats_queue.clone(),
@@ -317,15 +342,34 @@ fn nats_options(args: &ServeArgs) -> Result<Option<Options>, CliError> {
     args.nats_args.options(&urls).map(Some)
 }
 
+/// The lock `--locked` names, read (`None` without it).
+fn pinned(args: &ServeArgs) -> Result<Option<Pinned>, CliError> {
+    let linter = crate::lint::Linter::new(crate::lint::LintOptions::default())?;
+    Ok(args.locked.read(&linter)?.map(|(file, lock)| Pinned {
+        lock,
+        shown: crate::project::display_path(&file),
+    }))
+}
+
 /// How `--watch` loads the manifests again: as at the start (the policy
 /// file read again too), a failure told as the concise lint report.
-fn reload(args: &ServeArgs, sink: Option<crate::run::AuditSink>) -> Arc<Load> {
+fn reload(
+    args: &ServeArgs,
+    sink: Option<crate::run::AuditSink>,
+    pinned: Option<Pinned>,
+) -> Arc<Load> {
     let paths = args.paths.clone();
     let runner = args.runner.clone();
     Arc::new(move |read_log: &Arc<ReadLog>| {
         let mut options = runner.options().map_err(|e| e.to_string())?;
         options.audit_sink = sink.clone();
-        match Served::load(&paths, options, Some(Arc::clone(read_log))) {
+        let mut withheld = Vec::new();
+        let pinned = pinned.as_ref().map(|p| (p, &mut withheld));
+        let loaded = Served::load(&paths, options, Some(Arc::clone(read_log)), pinned);
+        for line in &withheld {
+            log::notice(format_args!("--locked: {line}"));
+        }
+        match loaded {
             Ok(served) => Ok(served),
             Err(LoadError::Findings(report)) => Err(render::render(
                 render::ReportFormat::Concise,

@@ -74,6 +74,8 @@ pub struct CommandLine {
     pub extend_exclude: Vec<String>,
     /// Leave out excluded paths even when named.
     pub force_exclude: bool,
+    /// `--locked`: the pinned tool definitions to check against.
+    pub lock: Option<Arc<crate::lock::Locked>>,
 }
 
 /// One configuration file, validated.
@@ -130,6 +132,16 @@ impl Resolver {
             by_dir: Mutex::new(HashMap::new()),
             by_named_dir: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// The directory of the configuration file that applies to the
+    /// directory `dir` (`--config`'s, or the nearest toolc.toml), if any.
+    pub fn config_dir(&self, dir: &Path) -> Result<Option<PathBuf>, LintError> {
+        let config = match &self.explicit {
+            Some(config) => Some(config.clone()),
+            None => self.config_for_dir(dir)?,
+        };
+        Ok(config.map(|config| config.dir.clone()))
     }
 
     /// The settings for the file at `path`.
@@ -391,6 +403,7 @@ pub(crate) fn glob_forms(pattern: &str) -> Vec<String> {
 }
 
 fn apply_command_line(mut settings: Settings, command_line: &CommandLine) -> Settings {
+    settings.lock = command_line.lock.clone();
     if !command_line.targets.is_empty() {
         settings.targets = command_line.targets.iter().copied().collect();
     }

@@ -266,6 +266,12 @@ impl Linter {
         }
     }
 
+    /// The directory of the configuration that applies to the current
+    /// directory (see [`config::Resolver::config_dir`]).
+    pub fn config_dir(&self) -> Result<Option<PathBuf>, LintError> {
+        self.resolver.config_dir(Path::new("."))
+    }
+
     /// The size limit of the file at `path`, from its configuration.
     pub fn max_file_size(&self, path: &Path) -> Result<u64, LintError> {
         Ok(self.resolver.settings_for(path)?.max_file_size)
@@ -494,6 +500,10 @@ impl Linter {
                 .flat_map(|d| d.related.iter().map(|r| r.path.clone()))
                 .collect();
             report.read_again(&paths, &not_kept);
+        }
+        if let Some(locked) = &self.options.command_line.lock {
+            let read: Vec<&str> = report.files.iter().map(|f| f.path.as_str()).collect();
+            rules::tool_drift::check_unread(locked, &read, &mut across);
         }
         let paths = across
             .iter()

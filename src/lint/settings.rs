@@ -95,6 +95,9 @@ pub struct Settings {
     pub max_file_size: u64,
     /// Levels that differ from the rules' defaults.
     pub levels: BTreeMap<&'static str, Level>,
+    /// The pinned tool definitions `--locked` checks against (rule
+    /// `tool-drift`); `None` without `--locked`.
+    pub lock: Option<std::sync::Arc<crate::lock::Locked>>,
 }
 
 pub use crate::project::DEFAULT_MAX_FILE_SIZE;
@@ -106,6 +109,7 @@ impl Default for Settings {
             limits: Limits::default(),
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             levels: BTreeMap::new(),
+            lock: None,
         }
     }
 }

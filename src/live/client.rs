@@ -29,7 +29,13 @@ use super::{LiveError, MAX_LISTING_BYTES, MAX_PAGES, Server, url, words};
 
 /// What a listing gives: the server's name (when it said one) and its
 /// tools as JSON, in its order.
-type Listing = (Option<String>, Vec<serde_json::Value>);
+/// The server's name, its tools, and (when asked) its tools as a second
+/// `tools/list` in the same session gave them.
+type Listing = (
+    Option<String>,
+    Vec<serde_json::Value>,
+    Option<Vec<serde_json::Value>>,
+);
 
 /// Makes ring the process's rustls crypto provider (reqwest is built with
 /// rustls but no provider of its own), once; a provider already installed
@@ -38,7 +44,8 @@ pub(super) fn install_crypto_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
-/// Lists the tools of `server` within `timeout`.
+/// Lists the tools of `server` within `timeout`; with `twice`, lists them
+/// again in the same session (see [`super::Listings`]).
 ///
 /// `unconfined` is set when a started server could not be given a PID
 /// namespace of its own (what it starts in a session of its own may then
@@ -47,6 +54,7 @@ pub(super) async fn list(
     server: &Server,
     timeout: Duration,
     unconfined: &mut bool,
+    twice: bool,
 ) -> Result<Listing, LiveError> {
     let shown = server.to_string();
     let timed_out = || LiveError::TimedOut {
@@ -111,9 +119,11 @@ pub(super) async fn list(
                 inner: output,
                 capture: capture.clone(),
             };
-            let listed =
-                tokio::time::timeout(timeout, session((reader, input), &shown, Some(&capture)))
-                    .await;
+            let listed = tokio::time::timeout(
+                timeout,
+                session((reader, input), &shown, Some(&capture), twice),
+            )
+            .await;
             if let Some(line) = lock(&capture).not_json.take() {
                 return Err(LiveError::NotJson {
                     server: shown.clone(),
@@ -143,7 +153,7 @@ pub(super) async fn list(
                 });
             }
             let transport = StreamableHttpClientTransport::from_uri(address.as_str());
-            tokio::time::timeout(timeout, session(transport, &shown, None))
+            tokio::time::timeout(timeout, session(transport, &shown, None, twice))
                 .await
                 .map_err(|_| timed_out())?
                 .map_err(|error| scrubbed(address, error))
@@ -205,11 +215,13 @@ fn seconds(timeout: Duration) -> String {
 
 /// The handshake and the listing over `transport`.
 /// With `raw`, the tools are the ones the server wrote (every member, in
-/// its order); without, they are rmcp's reading of them.
+/// its order); without, they are rmcp's reading of them. With `twice`,
+/// every page is listed again once the first listing is done.
 async fn session<T, E, A>(
     transport: T,
     shown: &str,
     raw: Option<&Shared>,
+    twice: bool,
 ) -> Result<Listing, LiveError>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
@@ -248,10 +260,15 @@ where
         .and_then(|info| info.server_info.as_ref().map(|s| s.name.trim().to_string()))
         .filter(|name| !name.is_empty());
     let tools = pages(&running, shown, raw).await?;
+    let again = if twice {
+        Some(pages(&running, shown, raw).await?)
+    } else {
+        None
+    };
     // Not `cancel()`: that closes the child's input and waits for it to
     // exit; the caller kills it instead.
     drop(running);
-    Ok((name, tools))
+    Ok((name, tools, again))
 }
 
 /// Every page of `tools/list`, following `nextCursor` until a page has

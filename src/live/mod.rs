@@ -100,6 +100,20 @@ pub(crate) struct Fetched {
     /// What the caller should warn about: the server could not be given
     /// a PID namespace of its own.
     pub(crate) warning: Option<String>,
+    /// With [`Listings::Twice`]: the document of the second listing.
+    pub(crate) relisted: Option<String>,
+}
+
+/// How often each server's tools are listed in its session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Listings {
+    Once,
+    /// Twice, one listing after the other: a server that answers the same
+    /// request differently within one session (a tool reviewed from the
+    /// first listing, another definition given to the model later) is
+    /// caught by comparing them (`toolc lint --locked`). toolc otherwise
+    /// lists a server once per session, so this is where it looks twice.
+    Twice,
 }
 
 /// Why the tools of a server could not be read. Each names the server.
@@ -176,7 +190,11 @@ fn unconfined_warning(server: &Server) -> String {
 /// `timeout` (starting it, the handshake and every page), and names each
 /// document `mcp://<name>`: a name two servers share gets `-2`, `-3`...
 /// on its later servers. The first failure ends the fetch.
-pub(crate) fn fetch(servers: &[Server], timeout: Duration) -> Result<Vec<Fetched>, LiveError> {
+pub(crate) fn fetch(
+    servers: &[Server],
+    timeout: Duration,
+    listings: Listings,
+) -> Result<Vec<Fetched>, LiveError> {
     if servers.is_empty() {
         return Ok(Vec::new());
     }
@@ -189,7 +207,7 @@ pub(crate) fn fetch(servers: &[Server], timeout: Duration) -> Result<Vec<Fetched
         .map_err(LiveError::Runtime)?;
     #[cfg(unix)]
     let restore = signals::Restore::note();
-    let fetched = runtime.block_on(fetch_all(servers, timeout));
+    let fetched = runtime.block_on(fetch_all(servers, timeout, listings));
     #[cfg(unix)]
     drop(restore);
     let fetched = fetched?;
@@ -201,13 +219,22 @@ pub(crate) fn fetch(servers: &[Server], timeout: Duration) -> Result<Vec<Fetched
 
 /// [`fetch`] inside the runtime: one server after the other, each stopped
 /// by a stopping signal (`signals`), which ends the fetch.
-async fn fetch_all(servers: &[Server], timeout: Duration) -> Result<Vec<Fetched>, LiveError> {
+async fn fetch_all(
+    servers: &[Server],
+    timeout: Duration,
+    listings: Listings,
+) -> Result<Vec<Fetched>, LiveError> {
     #[cfg(unix)]
     let mut stop = signals::Stop::catch().map_err(LiveError::Runtime)?;
     let mut fetched: Vec<Fetched> = Vec::new();
     for server in servers {
         let mut unconfined = false;
-        let listing = client::list(server, timeout, &mut unconfined);
+        let listing = client::list(
+            server,
+            timeout,
+            &mut unconfined,
+            listings == Listings::Twice,
+        );
         #[cfg(unix)]
         let listed = tokio::select! {
             listed = listing => listed,
@@ -218,21 +245,24 @@ async fn fetch_all(servers: &[Server], timeout: Duration) -> Result<Vec<Fetched>
         };
         #[cfg(not(unix))]
         let listed = listing.await;
-        let (name, tools) = listed?;
+        let (name, tools, again) = listed?;
         let name = name
             .map(|name| printable(&name))
             .filter(|name| !name.is_empty())
             .unwrap_or_else(|| fallback_name(server));
         let path = unique_path(&name, &fetched);
-        let document = document_of(tools).map_err(|e| LiveError::Malformed {
+        let malformed = |e: serde_json::Error| LiveError::Malformed {
             server: server.to_string(),
             message: e.to_string(),
-        })?;
+        };
+        let document = document_of(tools).map_err(malformed)?;
+        let relisted = again.map(document_of).transpose().map_err(malformed)?;
         fetched.push(Fetched {
             path,
             name,
             document,
             warning: unconfined.then(|| unconfined_warning(server)),
+            relisted,
         });
     }
     Ok(fetched)
@@ -311,6 +341,7 @@ mod tests {
             name: String::new(),
             document: String::new(),
             warning: None,
+            relisted: None,
         };
         assert_eq!(unique_path("time", &[]), "mcp://time");
         let earlier = [fetched("mcp://time"), fetched("mcp://time-2")];

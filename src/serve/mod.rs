@@ -21,6 +21,7 @@ mod http;
 mod list;
 pub(crate) mod log;
 pub(crate) mod nats;
+pub(crate) mod pinned;
 mod sessions;
 mod stdio;
 pub(crate) mod watch;
@@ -62,18 +63,27 @@ impl Served {
     /// [`LoadError::Findings`].
     /// The files it reads are counted in `read_log` when given (what
     /// `--watch` watches).
+    /// With `pinned` (`--locked`), a tool of the manifests that differs
+    /// from its pin is withheld ([`pinned::withhold_drifted`]), and what was withheld is
+    /// told, one line each, to `withheld`.
     pub(crate) fn load(
         paths: &[PathBuf],
         options: RunnerOptions,
         read_log: Option<Arc<crate::project::ReadLog>>,
+        pinned: Option<(&pinned::Pinned, &mut Vec<String>)>,
     ) -> Result<Served, LoadError> {
+        // The built-in tools are toolc's own: nothing pins them (the CLI
+        // refuses --locked with them).
         let (runner, toolsets) = if is_builtin(paths) {
             (
                 Runner::builtin(options)?,
                 vec![crate::run::builtin::toolset()],
             )
         } else {
-            let toolsets = Runner::read_logged(paths, read_log)?;
+            let mut toolsets = Runner::read_logged(paths, read_log)?;
+            if let Some((pinned, withheld)) = pinned {
+                *withheld = pinned::withhold_drifted(&mut toolsets, pinned);
+            }
             (Runner::from_toolsets(toolsets.clone(), options)?, toolsets)
         };
         Ok(Served::new(runner, &toolsets))

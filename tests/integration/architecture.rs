@@ -34,6 +34,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("ir", 3),
     ("schema", 3),
     ("formats", 4),
+    // Pinned tool definitions (toolc.lock): read by lint and serve.
+    ("lock", 4),
     ("project", 5),
     ("lint", 6),
     ("emit", 7),

@@ -70,6 +70,8 @@ pub(crate) mod hidden_instruction;
 pub(crate) mod invisible_unicode;
 pub(crate) mod sensitive_data_request;
 pub(crate) mod tool_shadowing;
+// Pinned tool definitions (toolc.lock, --locked)
+pub(crate) mod tool_drift;
 
 use serde_json::{Map, Value};
 
@@ -315,6 +317,7 @@ pub(crate) static REGISTRY: &[(&Rule, Check)] = &[
         &tool_shadowing::RULE,
         Check::Manifest(tool_shadowing::check),
     ),
+    (&tool_drift::RULE, Check::Manifest(tool_drift::check)),
 ];
 
 /// The rules whose findings are security findings, with the score GitHub
@@ -327,6 +330,7 @@ static SECURITY_SEVERITY: &[(&Rule, &str)] = &[
     (&sensitive_data_request::RULE, "8.5"),
     (&exfiltration_channel::RULE, "8.5"),
     (&tool_shadowing::RULE, "8.0"),
+    (&tool_drift::RULE, "7.0"),
 ];
 
 /// A security rule's `security-severity` score; `None` for the others.

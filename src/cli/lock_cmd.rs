@@ -1,0 +1,265 @@
+//! `toolc lock`, and the `--locked` flags of lint and serve: where the
+//! lock file is, and reading it (the file itself is [`crate::lock`]'s).
+//!
+//! The lock file is the one `--lock-file` names; otherwise `toolc.lock`
+//! in the current directory, else the one beside the configuration that
+//! applies to the current directory (`--config`, or the nearest
+//! toolc.toml). `toolc lock` writes to that file, and to `./toolc.lock`
+//! when there is none.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::live_args::LiveArgs;
+use super::{CliError, Outcome, ReadArgs, write_atomically};
+use crate::lint::Linter;
+use crate::lock::{self, Drift, Lock, Locked};
+use crate::project::{HeldDocument, Project, display_path};
+
+#[derive(Debug, clap::Args)]
+pub(super) struct LockArgs {
+    /// Files and directories whose tools to pin (default: ., unless a live server is
+    /// named), read as `toolc lint` reads them.
+    paths: Vec<PathBuf>,
+    /// Replace what the lock file pins for the sources read by what they define now.
+    /// Without it, an existing lock file that would change is left alone (exit 1) and
+    /// the changes are listed: review them with `toolc lint --locked` first. Sources
+    /// pinned in the file that this run does not read (another directory, a live
+    /// server not named) stay pinned.
+    #[arg(long)]
+    update: bool,
+    /// The lock file to write (default: the toolc.lock `lint --locked` would read, else
+    /// ./toolc.lock).
+    #[arg(long, value_name = "FILE")]
+    lock_file: Option<PathBuf>,
+    #[command(flatten)]
+    read: ReadArgs,
+    #[command(flatten)]
+    live: LiveArgs,
+}
+
+/// `--locked` and `--lock-file`, for lint and serve.
+#[derive(Debug, clap::Args)]
+pub(super) struct LockedArgs {
+    /// Check every tool against the definitions toolc.lock pins (`toolc lock` writes
+    /// it). lint: a tool added, removed or changed is a finding of tool-drift (TC957),
+    /// an error (exit 1), with what changed; a live server is listed twice in its
+    /// session, and a tool that differs between the listings is one too. serve: such a
+    /// tool is not served (withheld, not served with its old definition, as its
+    /// manifest may run it differently now) and stderr says what changed; under --watch
+    /// a tool that changes is withdrawn so (clients are told the list changed, the new
+    /// definition is never listed); the lock is read once, at start. The file is
+    /// --lock-file, else ./toolc.lock, else the toolc.lock beside the toolc.toml that
+    /// applies here; none is an error (exit 2). Its paths are as lint shows them,
+    /// relative to the current directory: lock and check from the same one.
+    #[arg(long)]
+    pub(super) locked: bool,
+    /// The lock file --locked reads.
+    #[arg(long, value_name = "FILE", requires = "locked")]
+    pub(super) lock_file: Option<PathBuf>,
+}
+
+/// Where the lock file is: `named`, else `./toolc.lock`, else the one
+/// beside the configuration of the current directory. `Err` holds the
+/// places looked at, for the message.
+fn find(named: Option<&Path>, linter: &Linter) -> Result<Result<PathBuf, Vec<PathBuf>>, CliError> {
+    if let Some(named) = named {
+        return Ok(if named.is_file() {
+            Ok(named.to_path_buf())
+        } else {
+            Err(vec![named.to_path_buf()])
+        });
+    }
+    let here = PathBuf::from(lock::FILE_NAME);
+    if here.is_file() {
+        return Ok(Ok(here));
+    }
+    let mut looked = vec![here];
+    if let Some(dir) = linter.config_dir()? {
+        let beside = dir.join(lock::FILE_NAME);
+        if beside.is_file() {
+            return Ok(Ok(beside));
+        }
+        looked.push(beside);
+    }
+    Ok(Err(looked))
+}
+
+impl LockedArgs {
+    /// The lock file `--locked` reads, read; `None` without `--locked`.
+    pub(super) fn read(&self, linter: &Linter) -> Result<Option<(PathBuf, Lock)>, CliError> {
+        if !self.locked {
+            return Ok(None);
+        }
+        match find(self.lock_file.as_deref(), linter)? {
+            Ok(path) => {
+                let lock = Lock::read(&path)?;
+                Ok(Some((path, lock)))
+            }
+            Err(looked) => {
+                let shown: Vec<String> = looked.iter().map(|p| crate::terminal::path(p)).collect();
+                Err(CliError::LockMissing(shown.join(" or ")))
+            }
+        }
+    }
+}
+
+/// What `--locked` checks a lint run against: the lock, the run's paths,
+/// and the definitions of each live server's second listing.
+pub(super) fn locked(
+    path: &Path,
+    lock: Lock,
+    paths: &[PathBuf],
+    second: &[HeldDocument],
+    linter: &Linter,
+) -> Result<Arc<Locked>, CliError> {
+    let mut relisted = BTreeMap::new();
+    for document in second {
+        let project = linter.load_held(document)?;
+        let definitions = project
+            .manifests
+            .first()
+            .map(|m| lock::definitions(&m.toolset))
+            .unwrap_or_default();
+        relisted.insert(document.path.clone(), definitions);
+    }
+    Ok(Arc::new(Locked {
+        lock,
+        shown: display_path(path),
+        relisted,
+        roots: paths.iter().map(|p| display_path(p)).collect(),
+    }))
+}
+
+pub(super) fn run(
+    args: &LockArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Outcome, CliError> {
+    let paths = if args.paths.is_empty() && !args.live.any() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    if let Some(missing) = paths.iter().find(|p| !p.exists()) {
+        return Err(CliError::PathNotFound(missing.clone()));
+    }
+    let linter = Linter::new(args.read.options())?;
+    let held = args.live.fetch(&paths)?;
+    let mut project = if paths.is_empty() {
+        Project::default()
+    } else {
+        linter.load(&paths)?
+    };
+    for document in &held {
+        let loaded = linter.load_held(document)?;
+        project.manifests.extend(loaded.manifests);
+        project.failures.extend(loaded.failures);
+    }
+    for failure in &project.failures {
+        writeln!(
+            err,
+            "warning: {}: not pinned: {}",
+            crate::terminal::one_line(&failure.path),
+            crate::terminal::one_line(&failure.problem.message)
+        )?;
+    }
+    let read: Vec<(String, Vec<(String, serde_json::Value)>)> = project
+        .manifests
+        .iter()
+        .map(|m| (m.path().to_string(), lock::definitions(&m.toolset)))
+        .collect();
+    let target = match &args.lock_file {
+        Some(path) => path.clone(),
+        None => find(None, &linter)?.unwrap_or_else(|_| PathBuf::from(lock::FILE_NAME)),
+    };
+    let shown = display_path(&target);
+    let existing = if target.exists() {
+        match Lock::read(&target) {
+            Ok(existing) => Some(existing),
+            // A broken file is what --update replaces.
+            Err(_) if args.update => None,
+            Err(error) => return Err(error.into()),
+        }
+    } else {
+        None
+    };
+    let roots = Locked {
+        roots: paths.iter().map(|p| display_path(p)).collect(),
+        ..Locked::default()
+    };
+    let read_paths: Vec<&str> = read.iter().map(|(path, _)| path.as_str()).collect();
+    // Kept: what this run neither read nor was asked to read.
+    let kept = existing.iter().flat_map(|lock| {
+        lock.sources
+            .iter()
+            .filter(|(source, _)| !read_paths.contains(&source.as_str()) && !roots.covers(source))
+            .map(|(source, pins)| {
+                let definitions = pins.iter().map(|(n, d)| (n.clone(), d.clone())).collect();
+                (source.clone(), definitions)
+            })
+    });
+    let new = Lock::of(kept.chain(read.iter().cloned()));
+    let text = new.to_text();
+    let summary = format!("{} tool(s) of {} source(s)", new.tools(), new.sources.len());
+    if std::fs::read_to_string(&target).is_ok_and(|old| old == text) {
+        writeln!(out, "{shown} is up to date: {summary}")?;
+        return Ok(Outcome::Clean);
+    }
+    let changes = existing
+        .as_ref()
+        .map(|old| changes(old, &new))
+        .unwrap_or_default();
+    if !changes.is_empty() && !args.update {
+        writeln!(
+            err,
+            "error: {shown} pins other tools than the sources define now; nothing was written:"
+        )?;
+        for change in &changes {
+            writeln!(err, "  {}", crate::terminal::one_line(change))?;
+        }
+        writeln!(
+            err,
+            "review them (`toolc lint --locked` shows each change), then pin them with `toolc lock --update`"
+        )?;
+        return Ok(Outcome::Refused);
+    }
+    write_atomically(&target, text.as_bytes())?;
+    for change in &changes {
+        writeln!(err, "{}", crate::terminal::one_line(change))?;
+    }
+    writeln!(out, "wrote {shown}: {summary}")?;
+    Ok(Outcome::Clean)
+}
+
+/// What differs between two locks, one line each.
+fn changes(old: &Lock, new: &Lock) -> Vec<String> {
+    let none = lock::Pins::new();
+    let sources: std::collections::BTreeSet<&String> =
+        old.sources.keys().chain(new.sources.keys()).collect();
+    let mut lines = Vec::new();
+    for source in sources {
+        let before = old.sources.get(source).unwrap_or(&none);
+        let now: Vec<(String, serde_json::Value)> = new
+            .sources
+            .get(source)
+            .unwrap_or(&none)
+            .iter()
+            .map(|(n, d)| (n.clone(), d.clone()))
+            .collect();
+        for drift in lock::compare(before, &now) {
+            lines.push(match drift {
+                Drift::Added { tool } => format!("{source}: tool {tool:?} added"),
+                Drift::Removed { tool } => format!("{source}: tool {tool:?} removed"),
+                Drift::Changed { tool, changes } => {
+                    let described: Vec<String> =
+                        changes.iter().map(lock::Change::describe).collect();
+                    format!("{source}: tool {tool:?} changed: {}", described.join("; "))
+                }
+            });
+        }
+    }
+    lines
+}

@@ -1,0 +1,396 @@
+//! Pinned tool definitions: the `toolc.lock` file, the canonical form of
+//! a tool definition and its digest, and how definitions drift from their
+//! pins.
+//!
+//! A server or a manifest can change what a tool tells the model after
+//! it was reviewed (a "rug pull": the same tool name, a new description
+//! that instructs the model to leak data). `toolc lock` pins, per source
+//! and per tool, what a model sees of each tool; `toolc lint --locked`
+//! reports every difference (rule `tool-drift`), and `toolc serve
+//! --locked` refuses to serve a tool that differs.
+//!
+//! ## The definition and its canonical form
+//!
+//! A tool's definition is the JSON object of what a model sees of it, the
+//! members of an MCP `Tool` that reach the model: `name`, `title`,
+//! `description`, `inputSchema` (the tool's parameters as toolc reads
+//! them: standard JSON Schema), `outputSchema` and `annotations` (when
+//! the manifest declares them: MCP's members). A member the tool does not
+//! have is left out. Its canonical text is the RFC 8785 (JSON
+//! Canonicalization Scheme) text of that object ([`canonical`]): members
+//! sorted by their keys as UTF-16 code units, no whitespace, strings with
+//! only `"`, `\` and the control characters escaped, numbers as
+//! ECMAScript writes them. Its digest is the SHA-256 of the canonical
+//! text's UTF-8 bytes, as 64 lowercase hex digits.
+//!
+//! A worked example: the tool
+//!
+//! ```json
+//! {"name": "get_time", "description": "Tell the time in a zone.",
+//!  "inputSchema": {"type": "object", "required": ["zone"],
+//!   "properties": {"zone": {"type": "string", "description": "IANA name, e.g. Europe/Paris"}}}}
+//! ```
+//!
+//! has the canonical text
+//!
+//! ```text
+//! {"description":"Tell the time in a zone.","inputSchema":{"properties":{"zone":{"description":"IANA name, e.g. Europe/Paris","type":"string"}},"required":["zone"],"type":"object"},"name":"get_time"}
+//! ```
+//!
+//! and the digest
+//! `12f9bbf04c50241d000f616d7f0d36b400f5371d97aa6a332a7578b149254641`
+//! (Python gives the same text with `json.dumps(tool, sort_keys=True,
+//! separators=(",", ":"), ensure_ascii=False)`).
+//!
+//! ## The file
+//!
+//! `toolc.lock` is JSON, indented by two spaces, with a final newline:
+//! `version` (1) and `sources`, an object from each source (a file's path
+//! as `toolc lint` shows it, relative to the directory toolc runs in, or
+//! the `mcp://<server name>` of a live server) to its tools by name, each
+//! with its `sha256` and its `definition` (the object, keys sorted, so a
+//! drift report can say what changed and a review can read it). Sources
+//! and tools are sorted by name. A definition whose digest is not its
+//! `sha256` makes the file invalid: the file was edited by hand.
+
+pub mod canonical;
+mod diff;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+pub use diff::{Change, Drift, compare};
+
+use crate::ir::{Tool, ToolSet};
+
+/// The file's name: `toolc.lock`.
+pub const FILE_NAME: &str = "toolc.lock";
+
+/// The version of the file's layout this toolc writes and reads.
+pub const VERSION: u64 = 1;
+
+/// The members of a definition, in the order the module's docs list them.
+pub const MEMBERS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+];
+
+/// A source's pinned tools: definition by tool name.
+pub type Pins = BTreeMap<String, Value>;
+
+/// The pinned definitions of every source of a lock file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Lock {
+    pub sources: BTreeMap<String, Pins>,
+}
+
+/// Why a lock file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    #[error("cannot read the lock file {}", crate::terminal::path(.path))]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the lock file {} is not JSON (write it again with `toolc lock --update`)", crate::terminal::path(.path))]
+    NotJson {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("the lock file {} is not a toolc.lock: {message} (write it again with `toolc lock --update`)", crate::terminal::path(.path))]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// A tool's definition (see the module's docs).
+pub fn definition(tool: &Tool) -> Value {
+    let mut object = Map::new();
+    object.insert("name".into(), Value::String(tool.name.clone()));
+    if let Some(title) = &tool.title {
+        object.insert("title".into(), Value::String(title.clone()));
+    }
+    if let Some(description) = &tool.description {
+        object.insert("description".into(), Value::String(description.clone()));
+    }
+    if let Some(parameters) = &tool.parameters {
+        object.insert("inputSchema".into(), Value::clone(parameters));
+    }
+    for member in ["outputSchema", "annotations"] {
+        if let Some(value) = tool.extra.extensions.get(member) {
+            object.insert(member.into(), value.clone());
+        }
+    }
+    Value::Object(object)
+}
+
+/// The definitions of a tool set's named tools, in its order (a name
+/// declared twice counts once, at its first declaration: another rule
+/// reports the repeat).
+pub fn definitions(toolset: &ToolSet) -> Vec<(String, Value)> {
+    let mut seen = std::collections::HashSet::new();
+    toolset
+        .tools
+        .iter()
+        .filter(|tool| !tool.name.is_empty() && seen.insert(tool.name.as_str()))
+        .map(|tool| (tool.name.clone(), definition(tool)))
+        .collect()
+}
+
+impl Lock {
+    /// The lock of `sources`: each source's path and its definitions.
+    pub fn of(sources: impl IntoIterator<Item = (String, Vec<(String, Value)>)>) -> Lock {
+        let mut lock = Lock::default();
+        for (path, definitions) in sources {
+            let pins = lock.sources.entry(path).or_default();
+            for (name, definition) in definitions {
+                pins.entry(name).or_insert(definition);
+            }
+        }
+        lock
+    }
+
+    /// The pinned tools of the source at `path`.
+    pub fn source(&self, path: &str) -> Option<&Pins> {
+        self.sources.get(path)
+    }
+
+    /// How many tools are pinned.
+    pub fn tools(&self) -> usize {
+        self.sources.values().map(BTreeMap::len).sum()
+    }
+
+    /// The file's text (see the module's docs).
+    pub fn to_text(&self) -> String {
+        let mut sources = Map::new();
+        for (path, pins) in &self.sources {
+            let mut tools = Map::new();
+            for (name, definition) in pins {
+                let mut pinned = Map::new();
+                pinned.insert(
+                    "sha256".into(),
+                    Value::String(canonical::sha256(definition)),
+                );
+                pinned.insert("definition".into(), sorted(definition));
+                tools.insert(name.clone(), Value::Object(pinned));
+            }
+            sources.insert(path.clone(), Value::Object(tools));
+        }
+        let mut file = Map::new();
+        file.insert("version".into(), Value::from(VERSION));
+        file.insert("sources".into(), Value::Object(sources));
+        // Pretty JSON of a `Value` cannot fail (its keys are strings).
+        let mut text = serde_json::to_string_pretty(&Value::Object(file)).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    /// Reads the lock file at `path`.
+    pub fn read(path: &Path) -> Result<Lock, LockError> {
+        let text = std::fs::read_to_string(path).map_err(|source| LockError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Lock::parse(&text).map_err(|error| match error {
+            Parse::Json(source) => LockError::NotJson {
+                path: path.to_path_buf(),
+                source,
+            },
+            Parse::Invalid(message) => LockError::Invalid {
+                path: path.to_path_buf(),
+                message,
+            },
+        })
+    }
+
+    /// The lock a file's text holds.
+    fn parse(text: &str) -> Result<Lock, Parse> {
+        let file: Value = serde_json::from_str(text).map_err(Parse::Json)?;
+        let invalid = |message: String| Err(Parse::Invalid(message));
+        let Some(file) = file.as_object() else {
+            return invalid("it holds no JSON object".into());
+        };
+        match file.get("version").and_then(Value::as_u64) {
+            Some(VERSION) => {}
+            Some(other) => {
+                return invalid(format!(
+                    "its version is {other}, and this toolc reads version {VERSION}"
+                ));
+            }
+            None => return invalid("it has no \"version\" number".into()),
+        }
+        let Some(sources) = file.get("sources").and_then(Value::as_object) else {
+            return invalid("it has no \"sources\" object".into());
+        };
+        let mut lock = Lock::default();
+        for (path, tools) in sources {
+            let Some(tools) = tools.as_object() else {
+                return invalid(format!("source {path:?} is not an object of tools"));
+            };
+            let pins = lock.sources.entry(path.clone()).or_default();
+            for (name, pinned) in tools {
+                let at = || format!("tool {name:?} of source {path:?}");
+                let definition = pinned.get("definition").filter(|d| d.is_object());
+                let sha256 = pinned.get("sha256").and_then(Value::as_str);
+                let (Some(definition), Some(sha256)) = (definition, sha256) else {
+                    return invalid(format!(
+                        "{} lacks its \"definition\" object or its \"sha256\" string",
+                        at()
+                    ));
+                };
+                if definition.get("name").and_then(Value::as_str) != Some(name) {
+                    return invalid(format!("{}: its definition names another tool", at()));
+                }
+                if canonical::sha256(definition) != sha256 {
+                    return invalid(format!(
+                        "{}: its sha256 is not the digest of its definition (edited by hand?)",
+                        at()
+                    ));
+                }
+                pins.insert(name.clone(), definition.clone());
+            }
+        }
+        Ok(lock)
+    }
+}
+
+enum Parse {
+    Json(serde_json::Error),
+    Invalid(String),
+}
+
+/// `value` with every object's members in canonical order, for the file:
+/// a definition reads the same however its source ordered it.
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(object) => Value::Object(
+            canonical::sorted_members(object)
+                .into_iter()
+                .map(|(key, member)| (key.clone(), sorted(member)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
+
+/// What a `--locked` run checks against: the lock, where it is, and what
+/// a second listing of each live server in the same session gave.
+#[derive(Debug, Clone, Default)]
+pub struct Locked {
+    pub lock: Lock,
+    /// The lock file as messages name it.
+    pub shown: String,
+    /// For a live server's document (by its `mcp://` path), the
+    /// definitions of its tools as a second `tools/list` in the same
+    /// session gave them: a server that answers the same request
+    /// differently within one session is drift too.
+    pub relisted: BTreeMap<String, Vec<(String, Value)>>,
+    /// The paths the run reads, as shown: a pinned file under one of them
+    /// that the run did not read is gone.
+    pub roots: Vec<String>,
+}
+
+impl Locked {
+    /// Whether a pinned source the run did not read was among its inputs:
+    /// a file under one of its roots (a live server not named is not
+    /// looked at).
+    pub fn covers(&self, source: &str) -> bool {
+        if source.contains("://") {
+            return false;
+        }
+        self.roots.iter().any(|root| {
+            // `.`, `./`, `tools/`, `./tools` all name a directory.
+            let root = root.trim_end_matches('/');
+            let root = root.strip_prefix("./").unwrap_or(root);
+            matches!(root, "" | ".")
+                || source == root
+                || source
+                    .strip_prefix(root)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn example() -> Lock {
+        Lock::of([(
+            "tools.json".to_string(),
+            vec![(
+                "get_time".to_string(),
+                json!({"name": "get_time", "description": "Tell the time in a zone.",
+                       "inputSchema": {"type": "object", "required": ["zone"],
+                        "properties": {"zone": {"type": "string", "description": "IANA name, e.g. Europe/Paris"}}}}),
+            )],
+        )])
+    }
+
+    #[test]
+    fn the_worked_example_of_the_docs() {
+        let lock = example();
+        let definition = &lock.sources["tools.json"]["get_time"];
+        assert_eq!(
+            canonical::to_string(definition),
+            r#"{"description":"Tell the time in a zone.","inputSchema":{"properties":{"zone":{"description":"IANA name, e.g. Europe/Paris","type":"string"}},"required":["zone"],"type":"object"},"name":"get_time"}"#
+        );
+        assert_eq!(
+            canonical::sha256(definition),
+            "12f9bbf04c50241d000f616d7f0d36b400f5371d97aa6a332a7578b149254641"
+        );
+    }
+
+    #[test]
+    fn the_text_reads_back_and_ends_with_a_newline() {
+        let lock = example();
+        let text = lock.to_text();
+        assert!(text.ends_with("}\n"), "{text}");
+        assert!(text.contains("\"sha256\": \"12f9bbf0"), "{text}");
+        assert_eq!(Lock::parse(&text).ok(), Some(lock));
+    }
+
+    #[test]
+    fn an_edited_definition_is_refused() {
+        let text = example().to_text().replace("Tell the time", "Tell the tim");
+        let Err(Parse::Invalid(message)) = Lock::parse(&text) else {
+            panic!("accepted");
+        };
+        assert!(message.contains("edited by hand"), "{message}");
+        assert!(matches!(
+            Lock::parse("{\"version\": 1, \"sources\": "),
+            Err(Parse::Json(_))
+        ));
+        assert!(matches!(Lock::parse("[]"), Err(Parse::Invalid(_))));
+        assert!(matches!(
+            Lock::parse("{\"version\": 2, \"sources\": {}}"),
+            Err(Parse::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn a_run_covers_the_files_under_its_roots() {
+        let locked = Locked {
+            roots: vec!["tools".into()],
+            ..Locked::default()
+        };
+        assert!(locked.covers("tools/a.json"));
+        for root in [".", "./", "tools/", "./tools"] {
+            let locked = Locked {
+                roots: vec![root.into()],
+                ..Locked::default()
+            };
+            assert!(locked.covers("tools/a.json"), "{root}");
+        }
+        assert!(!locked.covers("toolsmith/a.json"));
+        assert!(!locked.covers("mcp://time"));
+    }
+}
