@@ -85,9 +85,11 @@ fn assert_recall(set: &std::path::Path, class_count: usize) {
             .or_default();
         class.1 += 1;
         let hits = found.get(file).map(Vec::as_slice).unwrap_or_default();
-        let at_place = hits
-            .iter()
-            .any(|[_, pointer, _]| pointer == place || place.starts_with(&format!("{pointer}/")));
+        let at_place = hits.iter().any(|[_, pointer, _]| {
+            pointer == place
+                || place.starts_with(&format!("{pointer}/"))
+                || pointer.starts_with(&format!("{place}/"))
+        });
         if at_place {
             class.0 += 1;
         } else {
@@ -134,11 +136,13 @@ fn the_corpus_draws_no_finding_of_the_family() {
 #[test]
 fn fixtures_draw_findings_of_the_family_only_in_its_bad_fixtures() {
     let found = family_findings(&root(), "fixtures");
+    // A rug pull's new text is a poisoned one: the tool-drift fixture's is.
     let stray: Vec<&String> = found
         .keys()
         .filter(|path| {
             !FAMILY
                 .iter()
+                .chain(&["tool-drift"])
                 .any(|rule| path.starts_with(&format!("fixtures/rules/{rule}/bad/")))
         })
         .collect();

@@ -67,6 +67,16 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
 
 fn detect(_view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
     let hit = |range: Range<usize>, what: &str| Some(Hit::new(range, what));
+    // A comment first: what it holds is hidden, whatever it says.
+    for comment in cues::COMMENT.captures_iter(&normal.text) {
+        let inner = comment.get(1).map_or("", |m| m.as_str());
+        if cues::COMMENT_DIRECTIVE.is_match(inner) {
+            return hit(
+                comment.get(0).map_or(0..0, |m| m.range()),
+                "hides an instruction in a comment a rendered description does not show",
+            );
+        }
+    }
     for (start, sentence) in poison::sentences(normal) {
         let at = |r: Range<usize>| start + r.start..start + r.end;
         if let Some(r) = first(&cues::OVERRIDE, sentence) {
@@ -97,15 +107,6 @@ fn detect(_view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
             && cues::TAMPER_CONTEXT.is_match(sentence)
         {
             return hit(at(r), "tells the model to change what the user asked for");
-        }
-    }
-    for comment in cues::COMMENT.captures_iter(&normal.text) {
-        let inner = comment.get(1).map_or("", |m| m.as_str());
-        if cues::COMMENT_DIRECTIVE.is_match(inner) {
-            return hit(
-                comment.get(0).map_or(0..0, |m| m.range()),
-                "hides an instruction in a comment a rendered description does not show",
-            );
         }
     }
     framed_obligation(piece, normal)
