@@ -10,7 +10,7 @@
 use std::ops::Range;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 
 fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).unwrap_or_else(|e| unreachable!("a pattern of cues.rs: {e}"))
@@ -30,7 +30,7 @@ patterns! {
     OVERRIDE = r"\b(?:ignore|disregard|forget|bypass|override|overrule)\s+(?:[\w'-]+\s+){0,3}?(?:instructions?|rules|restrictions|guidelines|guardrails|safety|filters?|policies|checks|directives?|constraints|confirmations?|approvals?|(?:the\s+)?user(?:'s)?\s+(?:input|requests?|instructions?|questions?|limits?|settings|choices?)|system\s+prompt|previous\s+(?:\w+\s+)?(?:messages?|context))\b|\b(?:ignore[zs]?|oublie[zs]?)\s+(?:toutes\s+)?les\s+(?:instructions|consignes|règles)|\b(?:ignora|olvida)\s+(?:todas\s+)?las\s+(?:instrucciones|reglas)|\b(?:ignoriere|vergiss)\s+(?:alle\s+)?(?:\w+\s+)?(?:anweisungen|regeln)|\bauto-?approve\b";
     CONCEAL = r"\b(?:do\s+not|don't|dont|never|must\s+not|should\s+not|shouldn't|no\s+need\s+to|not|without)\s+(?:[\w'*-]+\s+){0,6}?\**(?:tell|telling|mention|mentioning|mentioned|inform|informing|informed|reveal|revealing|disclose|disclosing|disclosed|notify|notifying|alert|alerting|explain|discuss|discussed|say|saying)\b(?:\s+[\w'*-]+){0,4}?\s+\**(?:user|users|user's|human|anyone|them|this|that|it|why|about|these|rules)\b|\b(?:do\s+not|don't|never)\s+(?:list|show|include|mention)\s+(?:it|them|this|that)\s+in\s+(?:your|the)\s+(?:reply|answer|response|summary)\b|\b(?:not|never)\s+(?:be\s+)?(?:shown|visible|displayed|revealed|listed|mentioned)\s+(?:to|in)\s+(?:the\s+)?(?:user|reply|answer|response)\b|\bne\s+(?:dis|dites|mentionne[zs]?|révèle[zs]?)\s+(?:rien|pas|jamais)|\bno\s+(?:le\s+)?(?:digas|diga|menciones|reveles)\b|\b(?:erwähne|sage|verrate)\s+(?:\w+\s+){0,3}?(?:niemals|nie|nicht)\b";
     SECRECY = r"\b(?:secretly|covertly|behind\s+the\s+user's\s+back|without\s+(?:the\s+)?user(?:'s)?\s+(?:knowing|knowledge|noticing|consent)|keep\s+(?:this|it|that)\s+(?:secret|hidden|confidential)|(?:hide|conceal)\s+(?:\w+\s+){0,3}?from\s+(?:the\s+)?users?|users?\s+(?:must|should)\s+(?:not|never)\s+(?:know|see|find\s+out|learn))\b";
-    PERSONA = r"\bfrom\s+now\s+on\b|\bfrom\s+(?:this|here)\s+(?:point\s+)?on\b|\byou\s+are\s+(?:now|no\s+longer)\b|(?:^|[:;]|\byou\s+(?:will|must|should)|\band|\bthen)\s*act\s+(?:as|like)\b|\bpretend\s+(?:to|that|you)\b|\byour\s+new\s+(?:role|task|instructions|goal)\b|\bin\s+the\s+voice\s+of\b|\binstead\s+(?:reply|respond|answer|say|tell)\b|\b(?:always|only)\s+(?:say|reply|respond|answer|suggest|recommend|claim|speak)\b|\bregardless\s+of\s+(?:the\s+)?(?:user|input|what\s+the\s+user|their|any\s+(?:user|input))|\bno\s+matter\s+what\s+the\s+user|\byou\s+have\s+no\s+(?:content\s+)?(?:policy|policies|restrictions|rules|limits)\b|\byou\s+never\s+refuse\b|\bquelle\s+que\s+soit\s+la\s+demande|\bindependientemente\s+de\s+lo\s+que|\bunabhängig\s+davon,?\s+was";
+    PERSONA = r"\bfrom\s+now\s+on\b|\bfrom\s+(?:this|here)\s+(?:point\s+)?on\b|\byou\s+are\s+(?:now|no\s+longer)\b|(?:^|[:;.!?]|\byou\s+(?:will|must|should)|\band|\bthen)\s*act\s+(?:as|like)\b|\bpretend\s+(?:to|that|you)\b|\byour\s+new\s+(?:role|task|instructions|goal)\b|\bin\s+the\s+voice\s+of\b|\binstead\s+(?:reply|respond|answer|say|tell)\b|\b(?:always|only)\s+(?:say|reply|respond|answer|suggest|recommend|claim|speak)\b|\bregardless\s+of\s+(?:the\s+)?(?:user|input|what\s+the\s+user|their|any\s+(?:user|input))|\bno\s+matter\s+what\s+the\s+user|\byou\s+have\s+no\s+(?:content\s+)?(?:policy|policies|restrictions|rules|limits)\b|\byou\s+never\s+refuse\b|\bquelle\s+que\s+soit\s+la\s+demande|\bindependientemente\s+de\s+lo\s+que|\bunabhängig\s+davon,?\s+was";
     SUPPRESS = r"\b(?:(?:do\s+not|don't|never)\s+(?:actually\s+)?(?:invoke|call|use|execute|run)\s+(?:this|the)\s+(?:tool|function)|(?:tool|function)\s+should\s+never\s+be\s+(?:invoked|called|used))\b";
     CONDITION = r"\b(?:if|unless|when|whenever|until|for|instead|rather|only|except|while)\b";
     TEMPLATE = r"\[/?inst\]|<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\|>|<</?sys>>|\[(?:system|hidden\s+instructions?|admin|system\s+message)\]|\bsystem\s+override\b|\boverride\s+directive\b|\bdeveloper\s+mode\b|\bjailbreak|(?:^|[\s(\[\x22'#])(?:assistant|system|model|ai|llm)(?:\s+(?:instruction|note|notice|directive))?\s*:\s*\w|\bnote\s+(?:to|for)\s+the\s+(?:assistant|model|ai|llm)\b|\bnota\s+para\s+el\s+(?:asistente|modelo)\b|\bnote\s+(?:pour|à)\s+l'(?:assistant|ia)\b|\bhinweis\s+an\s+(?:den|das)\s+(?:assistenten|modell)\b|\bvery\s+first\s+action\b";
@@ -85,6 +85,69 @@ patterns! {
     BCC = r"\bbcc\b";
     EMAIL = r"[\w.+-]+@[\w-]+\.[a-z]{2,}";
 }
+
+/// One pass over a whole text that says whether any of `patterns` could
+/// match a sentence of it: most text matches none, and then no sentence
+/// is looked at.
+pub(crate) struct Prefilter(LazyLock<RegexSet>);
+
+impl Prefilter {
+    pub(crate) fn admits(&self, text: &str) -> bool {
+        self.0.is_match(text)
+    }
+}
+
+fn set(patterns: &[&LazyLock<Regex>]) -> RegexSet {
+    RegexSet::new(patterns.iter().map(|p| p.as_str()))
+        .unwrap_or_else(|e| unreachable!("the patterns of cues.rs: {e}"))
+}
+
+patterns! {
+    EVERY_ANY = r"\b(?:every|each|all)\b";
+    CHANGED_ANY = r"\b(?:must|should\s+(?:always|now)|will\s+now|(?:has|have)\s+been|now\s+(?:uses|requires|sends|needs)|is\s+(?:now\s+)?(?:deprecated|disabled|broken|unsafe|retired))\b";
+}
+
+/// What text `hidden-instruction` may find something in.
+pub(crate) static HIDDEN_ANY: Prefilter = Prefilter(LazyLock::new(|| {
+    set(&[
+        &OVERRIDE,
+        &CONCEAL,
+        &SECRECY,
+        &PERSONA,
+        &SUPPRESS,
+        &TEMPLATE,
+        &TAMPER,
+        &COMMENT,
+        &TAG,
+        &LABEL,
+        &PRETEXT,
+        &THREAT,
+        &OBLIGATION,
+        &FIRST,
+    ])
+}));
+
+/// What text `sensitive-data-request` may find something in.
+pub(crate) static SENSITIVE_ANY: Prefilter = Prefilter(LazyLock::new(|| {
+    set(&ASSETS.iter().map(|a| a.pattern).collect::<Vec<_>>())
+}));
+
+/// What text `exfiltration-channel` may find something in.
+pub(crate) static EXFILTRATION_ANY: Prefilter = Prefilter(LazyLock::new(|| {
+    set(&[&DATA, &HARVEST, &UPLOAD_COMMAND, &OUTSIDE_ADDRESS, &URL])
+}));
+
+/// What text `tool-shadowing` may find something in.
+pub(crate) static SHADOWING_ANY: Prefilter = Prefilter(LazyLock::new(|| {
+    set(&[
+        &TRIGGER,
+        &EVERY_TOOL,
+        &SELF_AROUND,
+        &BCC,
+        &EVERY_ANY,
+        &CHANGED_ANY,
+    ])
+}));
 
 /// Whether a negation governs the word at `at` of `sentence`: one of the
 /// five words before it ("must not be used to send").

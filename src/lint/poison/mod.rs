@@ -440,12 +440,16 @@ impl Hit {
 pub(crate) fn visit(
     manifest: &Manifest,
     rule: &'static Rule,
+    prefilter: &cues::Prefilter,
     detect: impl Fn(&ToolView, &Piece, &Normal) -> Option<Hit>,
     mut found: impl FnMut(Diagnostic, Hit),
 ) {
     for view in tools(manifest) {
         for piece in &view.pieces {
             let normal = Normal::new(piece.text);
+            if !prefilter.admits(&normal.text) {
+                continue;
+            }
             let Some(hit) = detect(&view, piece, &normal) else {
                 continue;
             };
@@ -464,11 +468,12 @@ pub(crate) fn visit(
 pub(crate) fn scan(
     manifest: &Manifest,
     rule: &'static Rule,
+    prefilter: &cues::Prefilter,
     help: &str,
     out: &mut crate::lint::findings::Findings,
     detect: impl Fn(&ToolView, &Piece, &Normal) -> Option<Hit>,
 ) {
-    visit(manifest, rule, detect, |diagnostic, _| {
+    visit(manifest, rule, prefilter, detect, |diagnostic, _| {
         out.push(diagnostic.with_help(help));
     });
 }

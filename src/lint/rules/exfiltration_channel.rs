@@ -49,7 +49,7 @@ const HELP: &str = "a tool's parameters should carry what the tool needs for its
                     attacks exfiltrate it";
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
-    poison::scan(manifest, &RULE, HELP, out, detect);
+    poison::scan(manifest, &RULE, &cues::EXFILTRATION_ANY, HELP, out, detect);
 }
 
 fn detect(view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {

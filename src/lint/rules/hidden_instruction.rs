@@ -62,7 +62,7 @@ const HELP: &str = "a tool's text should say what the tool does and what its par
                     to the user instead";
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
-    poison::scan(manifest, &RULE, HELP, out, detect);
+    poison::scan(manifest, &RULE, &cues::HIDDEN_ANY, HELP, out, detect);
 }
 
 fn detect(_view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {

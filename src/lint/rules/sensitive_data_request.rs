@@ -59,7 +59,7 @@ const HELP: &str = "a tool's text that asks the model to read or pass credential
                     such a value, take it as a documented parameter the user fills";
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
-    poison::scan(manifest, &RULE, HELP, out, detect);
+    poison::scan(manifest, &RULE, &cues::SENSITIVE_ANY, HELP, out, detect);
 }
 
 fn detect(view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {

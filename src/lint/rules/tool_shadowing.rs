@@ -55,9 +55,14 @@ const HELP: &str = "a tool's text should describe that tool; rules about other t
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let names = tool_names(manifest);
-    poison::scan(manifest, &RULE, HELP, out, |view, _piece, normal| {
-        detect(view, normal, &names)
-    });
+    poison::scan(
+        manifest,
+        &RULE,
+        &cues::SHADOWING_ANY,
+        HELP,
+        out,
+        |view, _piece, normal| detect(view, normal, &names),
+    );
 }
 
 fn tool_names(manifest: &Manifest) -> HashSet<String> {
@@ -90,6 +95,7 @@ pub(crate) fn reaches(manifest: &Manifest, findings: &[Diagnostic]) -> Vec<Reach
     poison::visit(
         manifest,
         &RULE,
+        &cues::SHADOWING_ANY,
         |view, _piece, normal| detect(view, normal, &names),
         |diagnostic, hit| {
             if let Some(name) = hit.reached {
