@@ -24,7 +24,11 @@ use rmcp::service::{
 };
 use rmcp::transport::DynamicTransportError;
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+// rmcp's headers are the `http` crate's, which hyper re-exports.
+use hyper::header::{HeaderName, HeaderValue};
 
+use super::config::{Launch, Secret};
 use super::{LiveError, MAX_LISTING_BYTES, MAX_PAGES, Server, url, words};
 
 /// What a listing gives: the server's name (when it said one) and its
@@ -49,124 +53,194 @@ pub(super) async fn list(
     unconfined: &mut bool,
 ) -> Result<Listing, LiveError> {
     let shown = server.to_string();
-    let timed_out = || LiveError::TimedOut {
-        server: shown.clone(),
-        seconds: seconds(timeout),
-    };
     match server {
         Server::Stdio(command) => {
             let words = words::split(command).map_err(|source| LiveError::Split {
                 command: command.clone(),
                 source,
             })?;
-            let (program, args) = match words.split_first() {
-                Some(split) => split,
-                None => {
-                    return Err(LiveError::Split {
-                        command: command.clone(),
-                        source: words::SplitError::Empty,
-                    });
-                }
-            };
-            let mut command = tokio::process::Command::new(program);
-            command
-                .args(args)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::inherit())
-                .kill_on_drop(true);
-            // A group of its own: whatever the server starts (a wrapper's
-            // real server) is killed with it.
-            #[cfg(unix)]
-            command.process_group(0);
-            // And in a PID namespace of its own, which dies with it, and it
-            // with toolc, even a killed toolc (see `namespace`).
-            #[cfg(target_os = "linux")]
-            // SAFETY: `namespace::enter` is made for a pre_exec closure: it
-            // allocates nothing and makes only async-signal-safe calls.
-            unsafe {
-                command.pre_exec(|| super::namespace::enter());
-            }
-            let mut child = command.spawn().map_err(|source| LiveError::Start {
-                server: shown.clone(),
-                source,
-            })?;
-            #[cfg(target_os = "linux")]
-            if !child.id().is_some_and(super::namespace::confined) {
-                *unconfined = true;
-            }
-            #[cfg(not(target_os = "linux"))]
-            let _ = unconfined;
-            let _group = KillOnDrop(child.id());
-            let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
-                return Err(LiveError::Start {
-                    server: shown.clone(),
-                    source: std::io::Error::other("its standard input or output is not a pipe"),
+            let Some((program, args)) = words.split_first() else {
+                return Err(LiveError::Split {
+                    command: command.clone(),
+                    source: words::SplitError::Empty,
                 });
             };
-            // rmcp reads the protocol; the document is what the server
-            // wrote, as toolc saw it go by.
-            let capture = Shared::default();
-            let reader = Tee {
-                inner: output,
-                capture: capture.clone(),
+            let child = Child {
+                program,
+                args,
+                env: &[],
             };
-            let listed =
-                tokio::time::timeout(timeout, session((reader, input), &shown, Some(&capture)))
-                    .await;
-            if let Some(line) = lock(&capture).not_json.take() {
-                return Err(LiveError::NotJson {
-                    server: shown.clone(),
-                    line,
-                });
-            }
-            let listed = listed.map_err(|_| timed_out())?;
-            match listed {
-                Err(LiveError::Handshake { server, message }) => Err(LiveError::Handshake {
-                    message: with_exit(message, &mut child).await,
-                    server,
-                }),
-                Err(LiveError::List { server, message }) => Err(LiveError::List {
-                    message: with_exit(message, &mut child).await,
-                    server,
-                }),
-                listed => listed,
-            }
+            list_child(&child, &shown, timeout, unconfined).await
         }
-        Server::Url(address) => {
-            let scheme = address
-                .split_once("://")
-                .map(|(s, _)| s.to_ascii_lowercase());
-            if !matches!(scheme.as_deref(), Some("http" | "https")) {
-                return Err(LiveError::Url {
-                    url: url::redacted(address),
-                });
-            }
-            let transport = StreamableHttpClientTransport::from_uri(address.as_str());
-            tokio::time::timeout(timeout, session(transport, &shown, None))
-                .await
-                .map_err(|_| timed_out())?
-                .map_err(|error| scrubbed(address, error))
+        Server::Url(address) => list_url(address, &[], &shown, timeout)
+            .await
+            .map_err(|error| scrubbed(error, |m| url::scrub(address, m))),
+        Server::Configured(entry) => {
+            let listed = match &entry.launch {
+                Launch::Command { program, args, env } => {
+                    let child = Child { program, args, env };
+                    list_child(&child, &shown, timeout, unconfined).await
+                }
+                Launch::Http { url, headers } => list_url(url, headers, &shown, timeout).await,
+            };
+            listed.map_err(|error| scrubbed(error, |m| entry.scrub(m)))
         }
     }
 }
 
-/// `error` without the credentials of `address`, which the HTTP client's
-/// messages may quote.
-fn scrubbed(address: &str, error: LiveError) -> LiveError {
-    let scrub = |message: String| url::scrub(address, &message);
+/// A server toolc starts: its program, its arguments, and the variables
+/// added to (or, `None`, removed from) the environment it inherits.
+struct Child<'a> {
+    program: &'a str,
+    args: &'a [String],
+    env: &'a [(String, Option<Secret>)],
+}
+
+/// The listing of the server `child` starts, over its standard input and
+/// output.
+async fn list_child(
+    child: &Child<'_>,
+    shown: &str,
+    timeout: Duration,
+    unconfined: &mut bool,
+) -> Result<Listing, LiveError> {
+    let mut command = tokio::process::Command::new(child.program);
+    command
+        .args(child.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    for (name, value) in child.env {
+        match value {
+            Some(value) => command.env(name, value.expose()),
+            None => command.env_remove(name),
+        };
+    }
+    // A group of its own: whatever the server starts (a wrapper's real
+    // server) is killed with it.
+    #[cfg(unix)]
+    command.process_group(0);
+    // And in a PID namespace of its own, which dies with it, and it with
+    // toolc, even a killed toolc (see `namespace`).
+    #[cfg(target_os = "linux")]
+    // SAFETY: `namespace::enter` is made for a pre_exec closure: it
+    // allocates nothing and makes only async-signal-safe calls.
+    unsafe {
+        command.pre_exec(|| super::namespace::enter());
+    }
+    let mut child = command.spawn().map_err(|source| LiveError::Start {
+        server: shown.to_string(),
+        source,
+    })?;
+    #[cfg(target_os = "linux")]
+    if !child.id().is_some_and(super::namespace::confined) {
+        *unconfined = true;
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = unconfined;
+    let _group = KillOnDrop(child.id());
+    let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(LiveError::Start {
+            server: shown.to_string(),
+            source: std::io::Error::other("its standard input or output is not a pipe"),
+        });
+    };
+    // rmcp reads the protocol; the document is what the server wrote, as
+    // toolc saw it go by.
+    let capture = Shared::default();
+    let reader = Tee {
+        inner: output,
+        capture: capture.clone(),
+    };
+    let listed =
+        tokio::time::timeout(timeout, session((reader, input), shown, Some(&capture))).await;
+    if let Some(line) = lock(&capture).not_json.take() {
+        return Err(LiveError::NotJson {
+            server: shown.to_string(),
+            line,
+        });
+    }
+    let listed = listed.map_err(|_| timed_out(shown, timeout))?;
+    match listed {
+        Err(LiveError::Handshake { server, message }) => Err(LiveError::Handshake {
+            message: with_exit(message, &mut child).await,
+            server,
+        }),
+        Err(LiveError::List { server, message }) => Err(LiveError::List {
+            message: with_exit(message, &mut child).await,
+            server,
+        }),
+        listed => listed,
+    }
+}
+
+/// The listing of the server at the Streamable HTTP endpoint `address`,
+/// sent `headers` with every request. Its errors may quote secrets: the
+/// caller scrubs them.
+async fn list_url(
+    address: &str,
+    headers: &[(String, Secret)],
+    shown: &str,
+    timeout: Duration,
+) -> Result<Listing, LiveError> {
+    let scheme = address
+        .split_once("://")
+        .map(|(s, _)| s.to_ascii_lowercase());
+    if !matches!(scheme.as_deref(), Some("http" | "https")) {
+        return Err(LiveError::Url {
+            url: url::redacted(address),
+        });
+    }
+    let mut custom = HashMap::new();
+    for (name, value) in headers {
+        let bad = || LiveError::Header {
+            server: shown.to_string(),
+            name: name.clone(),
+        };
+        let header = HeaderName::try_from(name.as_str()).map_err(|_| bad())?;
+        let mut value = HeaderValue::try_from(value.expose()).map_err(|_| bad())?;
+        value.set_sensitive(true);
+        custom.insert(header, value);
+    }
+    let config = StreamableHttpClientTransportConfig::with_uri(address).custom_headers(custom);
+    let transport = StreamableHttpClientTransport::from_config(config);
+    tokio::time::timeout(timeout, session(transport, shown, None))
+        .await
+        .map_err(|_| timed_out(shown, timeout))?
+}
+
+/// The error of a server that did not list its tools within `timeout`.
+fn timed_out(shown: &str, timeout: Duration) -> LiveError {
+    LiveError::TimedOut {
+        server: shown.to_string(),
+        seconds: seconds(timeout),
+    }
+}
+
+/// `error` with `scrub` applied to what it quotes of messages it did not
+/// write (the HTTP client's, the server's), which may hold credentials.
+fn scrubbed(error: LiveError, scrub: impl Fn(&str) -> String) -> LiveError {
     match error {
         LiveError::Handshake { server, message } => LiveError::Handshake {
             server,
-            message: scrub(message),
+            message: scrub(&message),
         },
         LiveError::List { server, message } => LiveError::List {
             server,
-            message: scrub(message),
+            message: scrub(&message),
         },
         LiveError::Malformed { server, message } => LiveError::Malformed {
             server,
-            message: scrub(message),
+            message: scrub(&message),
+        },
+        LiveError::NotJson { server, line } => LiveError::NotJson {
+            server,
+            line: scrub(&line),
+        },
+        LiveError::RepeatedCursor { server, cursor } => LiveError::RepeatedCursor {
+            server,
+            cursor: scrub(&cursor),
         },
         error => error,
     }
