@@ -48,6 +48,7 @@ mod lint_cli;
 mod live;
 mod live_daemon;
 mod live_errors;
+mod mcp_config;
 mod mixed_repositories;
 mod nats_call;
 mod nats_conn;
