@@ -43,7 +43,8 @@ pub(super) struct LiveArgs {
     /// --mcp-stdio and --mcp-url do: VS Code's .vscode/mcp.json ("servers"), or an
     /// "mcpServers" map (.cursor/mcp.json, Claude Code's .mcp.json,
     /// claude_desktop_config.json). Each server is started with its args and its env
-    /// added to the environment, or reached at its url with its headers, and read as
+    /// added to the environment, in the workspace folder (the one holding .vscode/ or
+    /// .cursor/, else the file's), or reached at its url with its headers, and read as
     /// mcp://<its key>. Entries with "disabled": true are skipped. A server that
     /// cannot be read is one error, and the others are still read (exit 2). The
     /// values of env and headers are never shown. Repeatable.

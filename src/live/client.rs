@@ -68,6 +68,7 @@ pub(super) async fn list(
             let child = Child {
                 program,
                 args,
+                dir: None,
                 env: &[],
             };
             list_child(&child, &shown, timeout, unconfined).await
@@ -77,8 +78,18 @@ pub(super) async fn list(
             .map_err(|error| scrubbed(error, |m| url::scrub(address, m))),
         Server::Configured(entry) => {
             let listed = match &entry.launch {
-                Launch::Command { program, args, env } => {
-                    let child = Child { program, args, env };
+                Launch::Command {
+                    program,
+                    args,
+                    dir,
+                    env,
+                } => {
+                    let child = Child {
+                        program,
+                        args,
+                        dir: Some(dir),
+                        env,
+                    };
                     list_child(&child, &shown, timeout, unconfined).await
                 }
                 Launch::Http { url, headers } => list_url(url, headers, &shown, timeout).await,
@@ -88,11 +99,13 @@ pub(super) async fn list(
     }
 }
 
-/// A server toolc starts: its program, its arguments, and the variables
-/// added to (or, `None`, removed from) the environment it inherits.
+/// A server toolc starts: its program, its arguments, the folder it runs
+/// in (toolc's own when `None`), and the variables added to (or, `None`,
+/// removed from) the environment it inherits.
 struct Child<'a> {
     program: &'a str,
     args: &'a [String],
+    dir: Option<&'a std::path::Path>,
     env: &'a [(String, Option<Secret>)],
 }
 
@@ -111,6 +124,9 @@ async fn list_child(
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .kill_on_drop(true);
+    if let Some(dir) = child.dir {
+        command.current_dir(dir);
+    }
     for (name, value) in child.env {
         match value {
             Some(value) => command.env(name, value.expose()),

@@ -18,7 +18,9 @@
 //! `${/}`, `${env:NAME}`, and Claude Code's `${NAME}` and
 //! `${NAME:-default}`. `${input:ID}` is a value VS Code asks its user for:
 //! toolc asks nobody, so the server that needs one is not scanned, and says
-//! why.
+//! why. A command runs in the workspace folder (or in its `cwd`, resolved
+//! there), as an editor runs it: a relative `args` path means what it
+//! means to the client.
 //!
 //! What a file gets wrong as a whole (it is not JSON, it has no server
 //! map) is a [`ConfigError`]; what one entry gets wrong is an
@@ -105,11 +107,13 @@ impl fmt::Display for Origin {
 /// How a configured server is reached.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Launch {
-    /// A program toolc starts, with these arguments, and these variables
-    /// added to its environment (`None`: removed from it).
+    /// A program toolc starts, with these arguments, in this folder, and
+    /// these variables added to its environment (`None`: removed from
+    /// it).
     Command {
         program: String,
         args: Vec<String>,
+        dir: PathBuf,
         env: Vec<(String, Option<Secret>)>,
     },
     /// A Streamable HTTP endpoint, sent these headers.
@@ -365,7 +369,17 @@ fn server_of(origin: Origin, entry: &Value, context: &Context<'_>) -> Result<Ser
                 Ok((name, value.map(Secret)))
             })
             .collect::<Result<_, EntryError>>()?;
-        Launch::Command { program, args, env }
+        let dir = match entry.get("cwd") {
+            None | Some(Value::Null) => context.workspace.to_path_buf(),
+            Some(Value::String(dir)) => context.workspace.join(resolve(dir)?),
+            Some(_) => return Err(member(&origin, "cwd", "a folder's path")),
+        };
+        Launch::Command {
+            program,
+            args,
+            dir,
+            env,
+        }
     };
     Ok(Server::Configured(Box::new(Entry { origin, launch })))
 }
@@ -545,6 +559,7 @@ mod tests {
             Launch::Command {
                 program: "uvx".to_string(),
                 args: vec!["mcp-server-time".to_string()],
+                dir: PathBuf::from("/work/project"),
                 env: vec![
                     ("TZ".to_string(), Some(Secret("UTC".to_string()))),
                     ("N".to_string(), Some(Secret("3".to_string()))),
@@ -561,17 +576,18 @@ mod tests {
             }
         );
         let desktop = parsed(
-            r#"{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "${workspaceFolder}/x"]},
+            r#"{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "${workspaceFolder}/x"], "cwd": "tools"},
                 "remote": {"url": "https://example.test/mcp"},
                 "off": {"command": "x", "disabled": true}}}"#,
         )
         .unwrap();
         assert_eq!(desktop.disabled, ["off"]);
         let fs = entry(&desktop.servers[0]);
-        let Launch::Command { args, .. } = &fs.launch else {
+        let Launch::Command { args, dir, .. } = &fs.launch else {
             panic!("{fs:?}");
         };
         assert_eq!(args[1], "/work/project/x");
+        assert_eq!(dir, Path::new("/work/project/tools"));
         assert!(matches!(
             entry(&desktop.servers[1]).launch,
             Launch::Http { .. }

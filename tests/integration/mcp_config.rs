@@ -5,7 +5,7 @@
 //! Streamable HTTP server of fixtures/live/http_server.py on loopback, and
 //! servers that cannot start.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::live::HttpServer;
 use super::sdk::python;
@@ -23,7 +23,7 @@ const POISONED_DESCRIPTION: &str = "Fetches a web page and sum\u{200b}marizes it
 /// Writes the poisoned server into `dir`: an MCP server made with the
 /// official Python SDK whose one tool has the description above, and
 /// parameters without a type or a description (what existing rules find).
-fn poisoned_server(dir: &TempDir) -> PathBuf {
+fn poisoned_server(dir: &TempDir) {
     let script = format!(
         r#""""An MCP server whose tool description hides an instruction."""
 from mcp.server.mcpserver import MCPServer
@@ -41,7 +41,7 @@ server.run()
         // A JSON string is a Python string literal too.
         description = serde_json::to_string(POISONED_DESCRIPTION).expect("a JSON string")
     );
-    dir.write("servers/poisoned.py", script)
+    dir.write("servers/poisoned.py", script);
 }
 
 /// A `command`/`args` entry that runs the venv's Python with `args`.
@@ -109,10 +109,12 @@ fn assert_no_secret(output: &Output, what: &str) {
 #[test]
 fn a_poisoned_a_broken_and_a_clean_server() {
     let dir = TempDir::new("mcp-config-three");
-    let poisoned = poisoned_server(&dir);
+    poisoned_server(&dir);
     let config = serde_json::json!({
         "mcpServers": {
-            "poisoned": python_entry(&[path_str(&poisoned)], serde_json::json!({"NOTES_TOKEN": SECRET})),
+            // Relative: a command runs in the workspace folder, as a client
+            // runs it (here the file's own).
+            "poisoned": python_entry(&["servers/poisoned.py"], serde_json::json!({"NOTES_TOKEN": SECRET})),
             "missing": {
                 "command": "/nonexistent/toolc-no-such-mcp-server",
                 "args": ["--token", SECRET],
