@@ -62,24 +62,46 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    /// `text` with every secret of the entry (its `env` and `headers`
-    /// values, and the credentials of its URL) replaced by `***`.
+    /// What of the entry's text may not be shown.
+    pub(crate) fn scrubber(&self) -> Scrubber {
+        let (url, secrets): (Option<&String>, Vec<&Secret>) = match &self.launch {
+            Launch::Command { env, .. } => {
+                (None, env.iter().filter_map(|(_, v)| v.as_ref()).collect())
+            }
+            Launch::Http { url, headers } => (Some(url), headers.iter().map(|(_, v)| v).collect()),
+        };
+        Scrubber {
+            url: url.cloned(),
+            // A value too short to be a secret ("1", "on") would blot out
+            // the message's own words.
+            secrets: secrets
+                .into_iter()
+                .filter(|s| s.0.chars().count() >= MIN_SECRET)
+                .map(|s| s.0.clone())
+                .collect(),
+        }
+    }
+}
+
+/// The secrets of an entry (its `env` and `headers` values, and the
+/// credentials of its URL), to take out of what is shown: the messages of
+/// a failed listing, and what its server writes on standard error. No
+/// `Debug`: it holds them in the clear.
+#[derive(Clone)]
+pub(crate) struct Scrubber {
+    url: Option<String>,
+    secrets: Vec<String>,
+}
+
+impl Scrubber {
+    /// `text` with every secret replaced by `***`.
     pub(crate) fn scrub(&self, text: &str) -> String {
-        let mut text = match &self.launch {
-            Launch::Http { url, .. } => super::url::scrub(url, text),
-            Launch::Command { .. } => text.to_string(),
+        let mut text = match &self.url {
+            Some(url) => super::url::scrub(url, text),
+            None => text.to_string(),
         };
-        let secrets = match &self.launch {
-            Launch::Command { env, .. } => env.iter().filter_map(|(_, v)| v.as_ref()).collect(),
-            Launch::Http { headers, .. } => headers.iter().map(|(_, v)| v).collect::<Vec<_>>(),
-        };
-        // A value too short to be a secret ("1", "on") would blot out
-        // the message's own words.
-        for secret in secrets
-            .into_iter()
-            .filter(|s| s.0.chars().count() >= MIN_SECRET)
-        {
-            text = text.replace(&secret.0, "***");
+        for secret in &self.secrets {
+            text = text.replace(secret.as_str(), "***");
         }
         text
     }
@@ -712,12 +734,13 @@ mod tests {
         let s = entry(&config.servers[0]);
         assert!(!format!("{s:?}").contains("sk-live"));
         assert_eq!(
-            s.scrub("env KEY=sk-live-abcdef status 1"),
+            s.scrubber().scrub("env KEY=sk-live-abcdef status 1"),
             "env KEY=*** status 1"
         );
         let h = entry(&config.servers[1]);
         assert_eq!(
-            h.scrub("sent Bearer hdr-secret to http://u:pw-secret@h/mcp?t=q-secret"),
+            h.scrubber()
+                .scrub("sent Bearer hdr-secret to http://u:pw-secret@h/mcp?t=q-secret"),
             "sent *** to http://***@h/mcp?***"
         );
     }

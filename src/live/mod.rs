@@ -33,12 +33,14 @@
 //! rmcp is asynchronous: a current-thread tokio runtime is made for the
 //! fetch only, so runs without live servers never start one.
 
+mod capture;
 mod client;
 pub(crate) mod config;
 #[cfg(target_os = "linux")]
 mod namespace;
 #[cfg(target_os = "linux")]
 mod orphans;
+mod relay;
 #[cfg(unix)]
 mod signals;
 pub(crate) mod url;

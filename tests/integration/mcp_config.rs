@@ -61,6 +61,12 @@ fn time_entry() -> serde_json::Value {
     )
 }
 
+/// A server that says the key it was given, and exits.
+const LEAKY: &str = "import os, sys\n\
+     key = os.environ['API_KEY']\n\
+     print('rejected key ' + key, file=sys.stderr, flush=True)\n\
+     print('starting with ' + key, flush=True)\n";
+
 fn lint(args: &[&str]) -> Output {
     Test::new().args(["lint"]).args(args).run()
 }
@@ -121,6 +127,9 @@ fn a_poisoned_a_broken_and_a_clean_server() {
                 "env": {"API_KEY": SECRET},
             },
             "quits": python_entry(&["-c", "import sys; sys.exit(3)"], serde_json::json!({"API_KEY": SECRET})),
+            // Says its key on standard error and on standard output, where
+            // it is malformed data: toolc quotes the line, not the key.
+            "leaky": python_entry(&["-c", LEAKY], serde_json::json!({"API_KEY": SECRET})),
             "time": time_entry(),
             "retired": {"command": "/nonexistent/old-server", "disabled": true},
         }
@@ -132,7 +141,7 @@ fn a_poisoned_a_broken_and_a_clean_server() {
     assert_no_secret(&output, "--format json");
     assert_eq!(output.code, 2, "{}\n{}", output.stdout, output.stderr);
     let failed = errors(&output);
-    assert_eq!(failed.len(), 2, "{}", output.stderr);
+    assert_eq!(failed.len(), 3, "{}", output.stderr);
     assert!(
         failed[0].starts_with(&format!(
             "error: cannot start the MCP server \"missing\" in {file}: "
@@ -195,7 +204,7 @@ fn a_poisoned_a_broken_and_a_clean_server() {
     assert_no_secret(&human, "the human report");
     assert_eq!(human.code, 2, "{}", human.stderr);
     assert!(human.stdout.contains("mcp://poisoned"), "{}", human.stdout);
-    assert_eq!(errors(&human).len(), 2, "{}", human.stderr);
+    assert_eq!(errors(&human).len(), 3, "{}", human.stderr);
 
     // --exit-zero does not hide a server that could not be read.
     let zero = lint(&["--mcp-config", file, "--exit-zero", "--format", "concise"]);
@@ -212,7 +221,7 @@ fn a_poisoned_a_broken_and_a_clean_server() {
     assert!(
         generated
             .stderr
-            .contains("error: 2 MCP servers of the --mcp-config files could not be read"),
+            .contains("error: 3 MCP servers of the --mcp-config files could not be read"),
         "{}",
         generated.stderr
     );
