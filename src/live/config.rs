@@ -221,7 +221,7 @@ pub(crate) enum EntryError {
     Unknown { origin: Origin, variable: String },
 }
 
-/// The server maps read, in this order, and what each is called.
+/// The server maps read, in this order: VS Code's, then everyone else's.
 const MAPS: [&str; 2] = ["servers", "mcpServers"];
 
 /// Reads the configuration at `path` (at most `limit` bytes).
@@ -271,6 +271,8 @@ struct Context<'a> {
 
 /// The configuration `file` holds as `bytes`.
 fn parse(file: &str, bytes: &[u8], context: &Context<'_>) -> Result<McpConfig, ConfigError> {
+    // An editor on Windows may save the file with a byte order mark.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let value: Value = serde_json::from_slice(bytes).map_err(|error| ConfigError::NotJson {
         file: file.to_string(),
         message: json_message(&error),
@@ -668,6 +670,7 @@ mod tests {
             "the MCP configuration mcp.json is not JSON: key must be a string \
              at line 2, column 9"
         );
+        assert!(parsed("\u{feff}{\"servers\": {}}").is_ok());
         let error = parsed(r#"{"tools": []}"#).unwrap_err();
         assert!(error.to_string().contains("has no server map"), "{error}");
         let error = parsed(r#"[]"#).unwrap_err();
