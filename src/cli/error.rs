@@ -52,6 +52,10 @@ pub(super) enum Outcome {
     /// `toolc call`: no answer in time, and the tool may have run (said
     /// on stderr).
     UnknownResult,
+    /// `toolc lint --mcp-config`: what could be read was reported, but a
+    /// server could not be read (said on stderr): the run could not do
+    /// all of its job.
+    Incomplete,
 }
 
 impl Outcome {
@@ -154,6 +158,20 @@ pub enum CliError {
     /// be read.
     #[error(transparent)]
     Live(#[from] crate::live::LiveError),
+    /// An `--mcp-config` file that cannot be read, or holds no server map.
+    #[error(transparent)]
+    McpConfig(#[from] crate::live::config::ConfigError),
+    /// An entry of an `--mcp-config` file that names no server toolc can
+    /// read (said on its own; the others are still read).
+    #[error(transparent)]
+    McpEntry(#[from] crate::live::config::EntryError),
+    /// Servers of `--mcp-config` files that could not be read (each said
+    /// on stderr already).
+    #[error(
+        "{} of the --mcp-config files could not be read (said above); nothing was written",
+        if *count == 1 { "1 MCP server".to_string() } else { format!("{count} MCP servers") }
+    )]
+    ServersFailed { count: usize },
     /// A NATS server that could not be reached or refused the login.
     #[error(transparent)]
     NatsConnect(#[from] crate::nats::connect::ConnectError),
@@ -186,7 +204,8 @@ fn shown(path: &std::path::Path) -> String {
 }
 
 /// The one choice of exit code: `0` clean, `1` findings, a refusal or a
-/// failed tool, `2` the run could not be made, `128 + n` a run stopped by
+/// failed tool, `2` the run could not be made (or only in part: a server
+/// of `--mcp-config` could not be read), `128 + n` a run stopped by
 /// signal `n` (130 SIGINT, 143 SIGTERM, 129 SIGHUP). A reader that stopped
 /// reading (`toolc rules | head`) took what it wanted: `0`, as the tools
 /// of a pipeline do.
@@ -197,6 +216,7 @@ pub(super) fn exit_code(result: &Result<Outcome, CliError>) -> u8 {
         Ok(Outcome::NoWorker) => EXIT_NO_WORKER,
         Ok(Outcome::TimedOut) => EXIT_TIMED_OUT,
         Ok(Outcome::UnknownResult) => EXIT_OUTCOME_UNKNOWN,
+        Ok(Outcome::Incomplete) => EXIT_FAILURE,
         Ok(Outcome::Interrupted(signal))
         | Err(CliError::Live(crate::live::LiveError::Interrupted { signal, .. })) => {
             u8::try_from(128 + signal).unwrap_or(EXIT_FAILURE)
@@ -294,6 +314,7 @@ mod tests {
         assert_eq!(exit_code(&Ok(Outcome::NoWorker)), 3);
         assert_eq!(exit_code(&Ok(Outcome::TimedOut)), 4);
         assert_eq!(exit_code(&Ok(Outcome::UnknownResult)), 5);
+        assert_eq!(exit_code(&Ok(Outcome::Incomplete)), 2);
     }
 
     #[test]

@@ -14,7 +14,8 @@ use crate::terminal::one_line;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct LintArgs {
-    /// Files and directories to check (default: ., unless a live server is named);
+    /// Files and directories to check (default: ., unless a live server or an
+    /// --mcp-config is named);
     /// `-` reads one manifest from standard input.
     paths: Vec<PathBuf>,
     /// Output format (also `--output-format`, as ruff names it; or the
@@ -222,9 +223,16 @@ pub(super) fn run(
         }
         fixed = Some(fixes);
     }
-    let held = args.live.fetch(&paths)?;
-    let report = lint::Linter::new(options)?.lint_inputs(&paths, &held)?;
-    show(args, &report, fixed.as_deref(), colors.out, out, err)
+    // A server of --mcp-config that fails does not keep the others from
+    // being linted; the run still fails.
+    let live = args.live.fetch_each(&paths, crate::live::Listings::Once)?;
+    let report = lint::Linter::new(options)?.lint_inputs(&paths, &live.held)?;
+    let outcome = show(args, &report, fixed.as_deref(), colors.out, out, err)?;
+    Ok(if live.failed > 0 {
+        Outcome::Incomplete
+    } else {
+        outcome
+    })
 }
 
 /// `toolc lint -`: one manifest from standard input, read and configured

@@ -1,8 +1,13 @@
 //! The flags that read live MCP servers (`--mcp-stdio`, `--mcp-url`,
-//! `--mcp-timeout`, `--save`), shared by lint, gen and convert, and what
-//! they do before those commands read anything else: fetch each server's
-//! tools ([`crate::live`]) into a document held in memory named
-//! `mcp://<server name>`, and save the documents when asked.
+//! `--mcp-config`, `--mcp-timeout`, `--save`), shared by lint, gen and
+//! convert, and what they do before those commands read anything else:
+//! fetch each server's tools ([`crate::live`]) into a document held in
+//! memory named `mcp://<server name>`, and save the documents when asked.
+//!
+//! A server named on the command line that fails ends the run; a server
+//! of an `--mcp-config` file that fails is reported on its own, and the
+//! others are still read ([`LiveArgs::fetch_each`]): lint reports what it
+//! could read and exits 2, gen and convert write nothing.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -34,6 +39,17 @@ pub(super) struct LiveArgs {
     /// does. Repeatable.
     #[arg(long = "mcp-url", value_name = "URL")]
     pub(super) mcp_url: Vec<String>,
+    /// Read the tools of every MCP server an agent's MCP configuration names, as
+    /// --mcp-stdio and --mcp-url do: VS Code's .vscode/mcp.json ("servers"), or an
+    /// "mcpServers" map (.cursor/mcp.json, Claude Code's .mcp.json,
+    /// claude_desktop_config.json). Each server is started with its args and its env
+    /// added to the environment, in the workspace folder (the one holding .vscode/ or
+    /// .cursor/, else the file's), or reached at its url with its headers, and read as
+    /// mcp://<its key>. Entries with "disabled": true are skipped. A server that
+    /// cannot be read is one error, and the others are still read (exit 2). The
+    /// values of env and headers are never shown. Repeatable.
+    #[arg(long = "mcp-config", value_name = "FILE")]
+    pub(super) mcp_config: Vec<PathBuf>,
     /// Read the tools of the NATS services at this URL (several comma-separated: a
     /// cluster): every instance that answers $SRV.INFO within half a second, each
     /// endpoint's metadata a tool (description, input_schema, output_schema,
@@ -50,9 +66,9 @@ pub(super) struct LiveArgs {
     /// Write what the live servers listed, the documents the findings point into
     /// (pretty JSON), atomically: with one server, to this file; with several, into
     /// this directory (created if needed), one <server name>.json each. Nothing is
-    /// written when a server fails, nor where the run reads (an input, or under an input
-    /// directory). A file already there is replaced only when it holds a bare tool list
-    /// ({"tools": [...]}, what --save writes).
+    /// written when a server fails (one of --mcp-config too), nor where the run reads
+    /// (an input, or under an input directory). A file already there is replaced only
+    /// when it holds a bare tool list ({"tools": [...]}, what --save writes).
     #[arg(long, value_name = "PATH")]
     save: Option<PathBuf>,
 }
@@ -60,7 +76,10 @@ pub(super) struct LiveArgs {
 impl LiveArgs {
     /// Whether a live server is named.
     pub(super) fn any(&self) -> bool {
-        !self.mcp_stdio.is_empty() || !self.mcp_url.is_empty() || !self.nats_url.is_empty()
+        !self.mcp_stdio.is_empty()
+            || !self.mcp_url.is_empty()
+            || !self.mcp_config.is_empty()
+            || !self.nats_url.is_empty()
     }
 
     /// The servers, commands first, each kind in command-line order.
@@ -73,9 +92,17 @@ impl LiveArgs {
     /// Fetches every server's tools (nothing when none is named), saves
     /// them with `--save` (never over one of the files named as `inputs`:
     /// the user's own manifest would be lost), and gives them as
-    /// documents to read.
+    /// documents to read. A configured server that fails fails the run,
+    /// after the others were tried (each failure is said on standard
+    /// error).
     pub(super) fn fetch(&self, inputs: &[PathBuf]) -> Result<Vec<HeldDocument>, CliError> {
-        Ok(self.fetch_listing(inputs, live::Listings::Once)?.0)
+        let fetched = self.fetch_each(inputs, live::Listings::Once)?;
+        if fetched.failed > 0 {
+            return Err(CliError::ServersFailed {
+                count: fetched.failed,
+            });
+        }
+        Ok(fetched.held)
     }
 
     /// [`LiveArgs::fetch`], each MCP server listed as `listings` says:
@@ -86,27 +113,70 @@ impl LiveArgs {
         inputs: &[PathBuf],
         listings: live::Listings,
     ) -> Result<(Vec<HeldDocument>, Vec<HeldDocument>), CliError> {
+        let fetched = self.fetch_each(inputs, listings)?;
+        if fetched.failed > 0 {
+            return Err(CliError::ServersFailed {
+                count: fetched.failed,
+            });
+        }
+        Ok((fetched.held, fetched.second))
+    }
+
+    /// [`LiveArgs::fetch_listing`], but a configured server that fails
+    /// (said on standard error) leaves the others to be read: what could be
+    /// read, and how many servers could not. Nothing is saved then.
+    pub(super) fn fetch_each(
+        &self,
+        inputs: &[PathBuf],
+        listings: live::Listings,
+    ) -> Result<Fetch, CliError> {
         if let Some(save) = &self.save {
             if !self.any() {
                 return Err(CliError::Usage(
-                    "--save writes what live servers list: name one with --mcp-stdio or --mcp-url"
+                    "--save writes what live servers list: name one with --mcp-stdio, --mcp-url \
+                     or --mcp-config"
                         .to_string(),
                 ));
             }
             super::refuse_output_among_inputs(save, inputs)?;
         }
-        let servers = self.servers();
-        let mut fetched = live::fetch(&servers, self.mcp_timeout, listings)?;
+        let mut servers = self.servers();
+        let mut failed = 0;
+        for file in &self.mcp_config {
+            let config = live::config::read(file, crate::project::DEFAULT_MAX_FILE_SIZE)?;
+            say_disabled(file, &config.disabled);
+            for server in config.servers {
+                match server {
+                    Ok(server) => servers.push(server),
+                    Err(error) => {
+                        say_error(&error.into());
+                        failed += 1;
+                    }
+                }
+            }
+        }
+        let mut fetched = Vec::new();
+        for listed in live::fetch(&servers, self.mcp_timeout, listings)? {
+            match listed {
+                Ok(listed) => fetched.push(listed),
+                Err(error) => {
+                    say_error(&error.into());
+                    failed += 1;
+                }
+            }
+        }
         for urls in &self.nats_url {
             fetched.push(self.fetch_nats(urls)?);
         }
         for warning in fetched.iter().filter_map(|f| f.warning.as_deref()) {
             eprintln!("warning: {}", crate::terminal::one_line(warning));
         }
-        if let Some(save) = &self.save {
+        if let Some(save) = &self.save
+            && failed == 0
+        {
             save_all(save, &fetched, inputs)?;
         }
-        let mut documents = Vec::new();
+        let mut held = Vec::new();
         let mut second = Vec::new();
         for f in fetched {
             if let Some(text) = f.relisted {
@@ -116,14 +186,55 @@ impl LiveArgs {
                     text,
                 });
             }
-            documents.push(HeldDocument {
+            held.push(HeldDocument {
                 path: f.path,
                 format: Format::Mcp,
                 text: f.document,
             });
         }
-        Ok((documents, second))
+        Ok(Fetch {
+            held,
+            second,
+            failed,
+        })
     }
+}
+
+/// What the live servers gave: their documents, and how many servers
+/// (of configuration files) could not be read.
+pub(super) struct Fetch {
+    pub(super) held: Vec<HeldDocument>,
+    /// The documents of the second listings (see [`live::Listings`]).
+    pub(super) second: Vec<HeldDocument>,
+    pub(super) failed: usize,
+}
+
+/// Says on standard error why a server was not read, as a failed run
+/// says why it failed.
+fn say_error(error: &CliError) {
+    super::error::write_error(error, &mut std::io::stderr());
+}
+
+/// Says once, on standard error, which servers of the configuration
+/// `file` are disabled and were not read.
+fn say_disabled(file: &Path, disabled: &[String]) {
+    if disabled.is_empty() {
+        return;
+    }
+    let names: Vec<String> = disabled
+        .iter()
+        .map(|name| format!("\"{}\"", crate::terminal::one_line(name)))
+        .collect();
+    eprintln!(
+        "note: skipped {} of {}, disabled there: {}",
+        if names.len() == 1 {
+            "1 MCP server".to_string()
+        } else {
+            format!("{} MCP servers", names.len())
+        },
+        crate::terminal::path(file),
+        names.join(", ")
+    );
 }
 
 impl LiveArgs {

@@ -1,18 +1,14 @@
 //! One server's listing through rmcp: the transport (a child process or
 //! Streamable HTTP), the handshake of either protocol era, and the pages of
 //! `tools/list`, all within one timeout. A child's standard output is read
-//! through a tee that keeps the `tools` of each answer as the server wrote
-//! them, by JSON-RPC id, and stops at a line that is not JSON (rmcp would
-//! skip it); each page rmcp parsed is then replaced by those raw tools.
+//! through a tee (`capture`) that keeps the `tools` of each answer as the
+//! server wrote them, by JSON-RPC id, and stops at a line that is not JSON
+//! (rmcp would skip it); each page rmcp parsed is then replaced by those
+//! raw tools. A configured server's standard error goes through `relay`.
 
 use std::collections::{HashMap, HashSet};
-use std::pin::Pin;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::{Context, Poll};
 use std::time::Duration;
-
-use tokio::io::{AsyncRead, ReadBuf};
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, Implementation, ListToolsRequest,
@@ -24,7 +20,13 @@ use rmcp::service::{
 };
 use rmcp::transport::DynamicTransportError;
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+// rmcp's headers are the `http` crate's, which hyper re-exports.
+use hyper::header::{HeaderName, HeaderValue};
 
+use super::capture::{Shared, Tee, lock};
+use super::config::{Launch, Scrubber, Secret};
+use super::relay;
 use super::{LiveError, MAX_LISTING_BYTES, MAX_PAGES, Server, url, words};
 
 /// What a listing gives: the server's name (when it said one) and its
@@ -44,8 +46,7 @@ pub(super) fn install_crypto_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
-/// Lists the tools of `server` within `timeout`; with `twice`, lists them
-/// again in the same session (see [`super::Listings`]).
+/// Lists the tools of `server` within `timeout`.
 ///
 /// `unconfined` is set when a started server could not be given a PID
 /// namespace of its own (what it starts in a session of its own may then
@@ -57,126 +58,250 @@ pub(super) async fn list(
     twice: bool,
 ) -> Result<Listing, LiveError> {
     let shown = server.to_string();
-    let timed_out = || LiveError::TimedOut {
-        server: shown.clone(),
-        seconds: seconds(timeout),
-    };
     match server {
         Server::Stdio(command) => {
             let words = words::split(command).map_err(|source| LiveError::Split {
                 command: command.clone(),
                 source,
             })?;
-            let (program, args) = match words.split_first() {
-                Some(split) => split,
-                None => {
-                    return Err(LiveError::Split {
-                        command: command.clone(),
-                        source: words::SplitError::Empty,
-                    });
+            let Some((program, args)) = words.split_first() else {
+                return Err(LiveError::Split {
+                    command: command.clone(),
+                    source: words::SplitError::Empty,
+                });
+            };
+            let child = Child {
+                program,
+                args,
+                dir: None,
+                env: &[],
+                scrubber: None,
+            };
+            list_child(&child, &shown, timeout, unconfined, twice).await
+        }
+        Server::Url(address) => list_url(address, &[], &shown, timeout, twice)
+            .await
+            .map_err(|error| scrubbed(error, |m| url::scrub(address, m))),
+        Server::Configured(entry) => {
+            let scrubber = entry.scrubber();
+            let listed = match &entry.launch {
+                Launch::Command {
+                    program,
+                    args,
+                    dir,
+                    env,
+                } => {
+                    let child = Child {
+                        program,
+                        args,
+                        dir: Some(dir),
+                        env,
+                        scrubber: Some(&scrubber),
+                    };
+                    list_child(&child, &shown, timeout, unconfined, twice).await
+                }
+                Launch::Http { url, headers } => {
+                    list_url(url, headers, &shown, timeout, twice).await
                 }
             };
-            let mut command = tokio::process::Command::new(program);
-            command
-                .args(args)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::inherit())
-                .kill_on_drop(true);
-            // A group of its own: whatever the server starts (a wrapper's
-            // real server) is killed with it.
-            #[cfg(unix)]
-            command.process_group(0);
-            // And in a PID namespace of its own, which dies with it, and it
-            // with toolc, even a killed toolc (see `namespace`).
-            #[cfg(target_os = "linux")]
-            // SAFETY: `namespace::enter` is made for a pre_exec closure: it
-            // allocates nothing and makes only async-signal-safe calls.
-            unsafe {
-                command.pre_exec(|| super::namespace::enter());
-            }
-            let mut child = command.spawn().map_err(|source| LiveError::Start {
-                server: shown.clone(),
-                source,
-            })?;
-            #[cfg(target_os = "linux")]
-            if !child.id().is_some_and(super::namespace::confined) {
-                *unconfined = true;
-            }
-            #[cfg(not(target_os = "linux"))]
-            let _ = unconfined;
-            let _group = KillOnDrop(child.id());
-            let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
-                return Err(LiveError::Start {
-                    server: shown.clone(),
-                    source: std::io::Error::other("its standard input or output is not a pipe"),
-                });
-            };
-            // rmcp reads the protocol; the document is what the server
-            // wrote, as toolc saw it go by.
-            let capture = Shared::default();
-            let reader = Tee {
-                inner: output,
-                capture: capture.clone(),
-            };
-            let listed = tokio::time::timeout(
-                timeout,
-                session((reader, input), &shown, Some(&capture), twice),
-            )
-            .await;
-            if let Some(line) = lock(&capture).not_json.take() {
-                return Err(LiveError::NotJson {
-                    server: shown.clone(),
-                    line,
-                });
-            }
-            let listed = listed.map_err(|_| timed_out())?;
-            match listed {
-                Err(LiveError::Handshake { server, message }) => Err(LiveError::Handshake {
-                    message: with_exit(message, &mut child).await,
-                    server,
-                }),
-                Err(LiveError::List { server, message }) => Err(LiveError::List {
-                    message: with_exit(message, &mut child).await,
-                    server,
-                }),
-                listed => listed,
-            }
-        }
-        Server::Url(address) => {
-            let scheme = address
-                .split_once("://")
-                .map(|(s, _)| s.to_ascii_lowercase());
-            if !matches!(scheme.as_deref(), Some("http" | "https")) {
-                return Err(LiveError::Url {
-                    url: url::redacted(address),
-                });
-            }
-            let transport = StreamableHttpClientTransport::from_uri(address.as_str());
-            tokio::time::timeout(timeout, session(transport, &shown, None, twice))
-                .await
-                .map_err(|_| timed_out())?
-                .map_err(|error| scrubbed(address, error))
+            listed.map_err(|error| scrubbed(error, |m| scrubber.scrub(m)))
         }
     }
 }
 
-/// `error` without the credentials of `address`, which the HTTP client's
-/// messages may quote.
-fn scrubbed(address: &str, error: LiveError) -> LiveError {
-    let scrub = |message: String| url::scrub(address, &message);
+/// A server toolc starts: its program, its arguments, the folder it runs
+/// in (toolc's own when `None`), the variables added to (or, `None`,
+/// removed from) the environment it inherits, and, when these hold
+/// secrets, what to take out of its standard error (otherwise toolc's).
+struct Child<'a> {
+    program: &'a str,
+    args: &'a [String],
+    dir: Option<&'a std::path::Path>,
+    env: &'a [(String, Option<Secret>)],
+    scrubber: Option<&'a Scrubber>,
+}
+
+/// The listing of the server `child` starts, over its standard input and
+/// output. Its standard error, when relayed, is relayed to its end (or
+/// for a moment after the server was killed), so that what it said comes
+/// before what toolc says of it.
+async fn list_child(
+    child: &Child<'_>,
+    shown: &str,
+    timeout: Duration,
+    unconfined: &mut bool,
+    twice: bool,
+) -> Result<Listing, LiveError> {
+    let scrubber = child.scrubber;
+    let mut command = tokio::process::Command::new(child.program);
+    command
+        .args(child.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(if child.scrubber.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        })
+        .kill_on_drop(true);
+    if let Some(dir) = child.dir {
+        command.current_dir(dir);
+    }
+    for (name, value) in child.env {
+        match value {
+            Some(value) => command.env(name, value.expose()),
+            None => command.env_remove(name),
+        };
+    }
+    // A group of its own: whatever the server starts (a wrapper's real
+    // server) is killed with it.
+    #[cfg(unix)]
+    command.process_group(0);
+    // And in a PID namespace of its own, which dies with it, and it with
+    // toolc, even a killed toolc (see `namespace`).
+    #[cfg(target_os = "linux")]
+    // SAFETY: `namespace::enter` is made for a pre_exec closure: it
+    // allocates nothing and makes only async-signal-safe calls.
+    unsafe {
+        command.pre_exec(|| super::namespace::enter());
+    }
+    let mut child = command.spawn().map_err(|source| LiveError::Start {
+        server: shown.to_string(),
+        source,
+    })?;
+    #[cfg(target_os = "linux")]
+    if !child.id().is_some_and(super::namespace::confined) {
+        *unconfined = true;
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = unconfined;
+    let group = KillOnDrop(child.id());
+    let relay = match (child.stderr.take(), scrubber) {
+        (Some(stderr), Some(scrubber)) => {
+            Some(tokio::spawn(relay::relay(stderr, scrubber.clone())))
+        }
+        _ => None,
+    };
+    let listed = converse(&mut child, shown, timeout, twice).await;
+    drop(group);
+    if let Some(relay) = relay {
+        let _ = tokio::time::timeout(relay::GRACE, relay).await;
+    }
+    listed
+}
+
+/// The handshake and the listing with a started server, within `timeout`.
+async fn converse(
+    child: &mut tokio::process::Child,
+    shown: &str,
+    timeout: Duration,
+    twice: bool,
+) -> Result<Listing, LiveError> {
+    let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(LiveError::Start {
+            server: shown.to_string(),
+            source: std::io::Error::other("its standard input or output is not a pipe"),
+        });
+    };
+    // rmcp reads the protocol; the document is what the server wrote, as
+    // toolc saw it go by.
+    let capture = Shared::default();
+    let reader = Tee {
+        inner: output,
+        capture: capture.clone(),
+    };
+    let listed = tokio::time::timeout(
+        timeout,
+        session((reader, input), shown, Some(&capture), twice),
+    )
+    .await;
+    if let Some(line) = lock(&capture).not_json.take() {
+        return Err(LiveError::NotJson {
+            server: shown.to_string(),
+            line,
+        });
+    }
+    let listed = listed.map_err(|_| timed_out(shown, timeout))?;
+    match listed {
+        Err(LiveError::Handshake { server, message }) => Err(LiveError::Handshake {
+            message: with_exit(message, child).await,
+            server,
+        }),
+        Err(LiveError::List { server, message }) => Err(LiveError::List {
+            message: with_exit(message, child).await,
+            server,
+        }),
+        listed => listed,
+    }
+}
+
+/// The listing of the server at the Streamable HTTP endpoint `address`,
+/// sent `headers` with every request. Its errors may quote secrets: the
+/// caller scrubs them.
+async fn list_url(
+    address: &str,
+    headers: &[(String, Secret)],
+    shown: &str,
+    timeout: Duration,
+    twice: bool,
+) -> Result<Listing, LiveError> {
+    let scheme = address
+        .split_once("://")
+        .map(|(s, _)| s.to_ascii_lowercase());
+    if !matches!(scheme.as_deref(), Some("http" | "https")) {
+        return Err(LiveError::Url {
+            url: url::redacted(address),
+        });
+    }
+    let mut custom = HashMap::new();
+    for (name, value) in headers {
+        let bad = || LiveError::Header {
+            server: shown.to_string(),
+            name: name.clone(),
+        };
+        let header = HeaderName::try_from(name.as_str()).map_err(|_| bad())?;
+        let mut value = HeaderValue::try_from(value.expose()).map_err(|_| bad())?;
+        value.set_sensitive(true);
+        custom.insert(header, value);
+    }
+    let config = StreamableHttpClientTransportConfig::with_uri(address).custom_headers(custom);
+    let transport = StreamableHttpClientTransport::from_config(config);
+    tokio::time::timeout(timeout, session(transport, shown, None, twice))
+        .await
+        .map_err(|_| timed_out(shown, timeout))?
+}
+
+/// The error of a server that did not list its tools within `timeout`.
+fn timed_out(shown: &str, timeout: Duration) -> LiveError {
+    LiveError::TimedOut {
+        server: shown.to_string(),
+        seconds: seconds(timeout),
+    }
+}
+
+/// `error` with `scrub` applied to what it quotes of messages it did not
+/// write (the HTTP client's, the server's), which may hold credentials.
+fn scrubbed(error: LiveError, scrub: impl Fn(&str) -> String) -> LiveError {
     match error {
         LiveError::Handshake { server, message } => LiveError::Handshake {
             server,
-            message: scrub(message),
+            message: scrub(&message),
         },
         LiveError::List { server, message } => LiveError::List {
             server,
-            message: scrub(message),
+            message: scrub(&message),
         },
         LiveError::Malformed { server, message } => LiveError::Malformed {
             server,
-            message: scrub(message),
+            message: scrub(&message),
+        },
+        LiveError::NotJson { server, line } => LiveError::NotJson {
+            server,
+            line: scrub(&line),
+        },
+        LiveError::RepeatedCursor { server, cursor } => LiveError::RepeatedCursor {
+            server,
+            cursor: scrub(&cursor),
         },
         error => error,
     }
@@ -450,152 +575,6 @@ fn transport_message(error: &DynamicTransportError) -> String {
     text
 }
 
-/// The most bytes of one line of a server's output: rmcp's own limit.
-const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
-
-/// How much of a line that is not JSON an error shows, in characters.
-const SHOWN: usize = 80;
-
-/// What a server wrote on its standard output, as toolc read it: the
-/// `tools` member of every answer (by its id, as compact JSON), and the
-/// first line that is not JSON.
-#[derive(Default)]
-struct Capture {
-    /// The line being read, up to its newline.
-    line: Vec<u8>,
-    /// The `tools` of each answer not yet taken, by id, with the length
-    /// of its line.
-    tools: HashMap<String, (serde_json::Value, usize)>,
-    /// The bytes of the lines whose tools are held in `tools`: answers to
-    /// ids toolc never asked for stay, and count.
-    held: usize,
-    /// Why a line is not JSON, and its start.
-    not_json: Option<String>,
-}
-
-type Shared = Arc<Mutex<Capture>>;
-
-/// The capture, whatever a thread that panicked with it left.
-fn lock(capture: &Shared) -> MutexGuard<'_, Capture> {
-    capture.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-impl Capture {
-    /// Takes bytes read from the server, line by line; a line that is not
-    /// JSON (or longer than [`MAX_LINE`]) is an error of the read, which
-    /// ends the session.
-    fn record(&mut self, mut bytes: &[u8]) -> std::io::Result<()> {
-        while let Some(end) = bytes.iter().position(|b| *b == b'\n') {
-            self.line.extend_from_slice(&bytes[..end]);
-            bytes = &bytes[end + 1..];
-            let line = std::mem::take(&mut self.line);
-            self.take(&line)?;
-        }
-        self.line.extend_from_slice(bytes);
-        if self.line.len() > MAX_LINE {
-            let shown = start_of(&self.line);
-            return self.refuse(format!("a line longer than {MAX_LINE} bytes: {shown}"));
-        }
-        Ok(())
-    }
-
-    /// One whole line, without its newline: rmcp skips an empty line and
-    /// a byte order mark.
-    fn take(&mut self, line: &[u8]) -> std::io::Result<()> {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return Ok(());
-        }
-        match serde_json::from_slice::<serde_json::Value>(line) {
-            Err(error) => {
-                let shown = start_of(line);
-                self.refuse(format!(
-                    "a line that is not JSON ({error}): {shown}; over stdio a server may write \
-                     only JSON-RPC messages there (its logs belong on standard error)"
-                ))
-            }
-            Ok(serde_json::Value::Object(mut message)) => {
-                let tools = message
-                    .get_mut("result")
-                    .and_then(serde_json::Value::as_object_mut)
-                    .and_then(|result| result.remove("tools"));
-                if let (Some(id), Some(tools)) = (message.get("id"), tools) {
-                    self.held = self.held.saturating_add(line.len());
-                    if self.held > MAX_LISTING_BYTES {
-                        return self.refuse(format!(
-                            "answers holding more than {} MiB of tools",
-                            MAX_LISTING_BYTES >> 20
-                        ));
-                    }
-                    if let Some((_, size)) = self.tools.insert(id.to_string(), (tools, line.len()))
-                    {
-                        self.held = self.held.saturating_sub(size);
-                    }
-                }
-                Ok(())
-            }
-            // rmcp decides what other JSON is.
-            Ok(_) => Ok(()),
-        }
-    }
-
-    /// The tools of the answer with the id `id`, taken out.
-    fn answer(&mut self, id: &str) -> Option<serde_json::Value> {
-        let (tools, size) = self.tools.remove(id)?;
-        self.held = self.held.saturating_sub(size);
-        Some(tools)
-    }
-
-    /// Records why the output is malformed, and fails the read.
-    fn refuse(&mut self, why: String) -> std::io::Result<()> {
-        self.not_json.get_or_insert(why);
-        Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            "the server wrote malformed data",
-        ))
-    }
-}
-
-/// The start of `line`, quoted, at most [`SHOWN`] characters.
-fn start_of(line: &[u8]) -> String {
-    // A character is at most 4 bytes: enough bytes for SHOWN of them.
-    let head = &line[..line.len().min(SHOWN * 4)];
-    let text = String::from_utf8_lossy(head);
-    let mut chars = text.chars();
-    let shown: String = chars.by_ref().take(SHOWN).collect();
-    let cut = chars.next().is_some() || head.len() < line.len();
-    if cut {
-        format!("{shown:?} (cut)")
-    } else {
-        format!("{shown:?}")
-    }
-}
-
-/// The server's standard output as rmcp reads it, recorded on the way.
-struct Tee<R> {
-    inner: R,
-    capture: Shared,
-}
-
-impl<R: AsyncRead + Unpin> AsyncRead for Tee<R> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if let Poll::Ready(Ok(())) = polled {
-            let read = &buf.filled()[before..];
-            if let Err(error) = lock(&self.capture).record(read) {
-                return Poll::Ready(Err(error));
-            }
-        }
-        polled
-    }
-}
-
 /// Kills the process group a server leads when dropped: the listing
 /// ended, however it ended.
 struct KillOnDrop(Option<u32>);
@@ -618,102 +597,6 @@ impl Drop for KillOnDrop {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// What `capture` made of `chunks`, read one after the other: the
-    /// tools by id, and why it refused a line.
-    fn read(chunks: &[&[u8]]) -> (Vec<(String, serde_json::Value)>, Option<String>) {
-        let mut capture = Capture::default();
-        for chunk in chunks {
-            if capture.record(chunk).is_err() {
-                break;
-            }
-        }
-        let mut tools: Vec<_> = capture
-            .tools
-            .into_iter()
-            .map(|(id, (tools, _))| (id, tools))
-            .collect();
-        tools.sort_by(|a, b| a.0.cmp(&b.0));
-        (tools, capture.not_json)
-    }
-
-    #[test]
-    fn answers_are_taken_by_id_across_reads() {
-        let (tools, refused) = read(&[
-            b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"serverInfo\":{}}}\r\n\r\n  \n{\"jsonrpc\":\"2.0\",",
-            b"\"id\":2,\"result\":{\"tools\":[{\"z\":1,\"name\":\"a\"}]}}\n",
-            b"{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{\"tools\":[]}}\n{\"method\":\"notifications/message\"}\n[1]\n",
-        ]);
-        assert_eq!(refused, None);
-        assert_eq!(
-            tools,
-            [
-                ("\"x\"".to_string(), serde_json::json!([])),
-                ("2".to_string(), serde_json::json!([{"z": 1, "name": "a"}])),
-            ]
-        );
-        let keys: Vec<&String> = tools[1].1[0].as_object().unwrap().keys().collect();
-        assert_eq!(keys, ["z", "name"], "the server's order");
-    }
-
-    #[test]
-    fn a_line_that_is_not_json_is_refused_with_its_start() {
-        let (_, refused) = read(&[b"Server ready\n", b"{}\n"]);
-        assert_eq!(
-            refused.as_deref(),
-            Some(
-                "a line that is not JSON (expected value at line 1 column 1): \"Server ready\"; \
-                 over stdio a server may write only JSON-RPC messages there (its logs belong on \
-                 standard error)"
-            )
-        );
-        let long = format!("{}\n", "é".repeat(200));
-        let (_, refused) = read(&[long.as_bytes()]);
-        let refused = refused.unwrap();
-        assert!(
-            refused.contains(&format!("\"{}\" (cut);", "é".repeat(SHOWN))),
-            "{refused}"
-        );
-        // A half line is not judged before its end.
-        let (_, refused) = read(&[b"{\"id\": 1,"]);
-        assert_eq!(refused, None);
-    }
-
-    #[test]
-    fn answers_to_ids_never_asked_are_bounded_too() {
-        let mut capture = Capture::default();
-        let name = "x".repeat(1 << 20);
-        let mut refused = false;
-        for id in 0..=(MAX_LISTING_BYTES >> 20) {
-            let line = format!(
-                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"tools\":[{{\"name\":\"{name}\"}}]}}}}\n"
-            );
-            refused = capture.record(line.as_bytes()).is_err();
-            if refused {
-                break;
-            }
-        }
-        assert!(refused);
-        let why = capture.not_json.unwrap();
-        assert!(why.contains("more than 64 MiB of tools"), "{why}");
-    }
-
-    #[test]
-    fn a_line_without_end_is_refused_past_the_limit() {
-        let mut capture = Capture::default();
-        let chunk = vec![b' '; 1 << 20];
-        let mut refused = false;
-        for _ in 0..=MAX_LINE / chunk.len() {
-            refused = capture.record(&chunk).is_err();
-            if refused {
-                break;
-            }
-        }
-        assert!(refused);
-        let why = capture.not_json.unwrap();
-        assert!(why.starts_with("a line longer than"), "{why}");
-        assert!(why.len() < 200, "{why}");
-    }
 
     #[test]
     fn a_page_is_the_servers_when_its_names_are_rmcps() {

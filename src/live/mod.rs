@@ -33,11 +33,14 @@
 //! rmcp is asynchronous: a current-thread tokio runtime is made for the
 //! fetch only, so runs without live servers never start one.
 
+mod capture;
 mod client;
+pub(crate) mod config;
 #[cfg(target_os = "linux")]
 mod namespace;
 #[cfg(target_os = "linux")]
 mod orphans;
+mod relay;
 #[cfg(unix)]
 mod signals;
 pub(crate) mod url;
@@ -76,6 +79,21 @@ pub(crate) enum Server {
     /// A Streamable HTTP endpoint. Shown without its user information
     /// and query, which may hold credentials.
     Url(String),
+    /// An entry of an MCP client's configuration file: shown as its name
+    /// and file only (its command, URL and variables may hold
+    /// credentials), and named by its key rather than by the name the
+    /// server gives.
+    Configured(Box<config::Entry>),
+}
+
+impl Server {
+    /// Whether a failure of this server leaves the others of its fetch
+    /// to be read: one server of a configuration is one of many the user
+    /// did not list one by one; a server named on the command line ends
+    /// the run.
+    fn fails_alone(&self) -> bool {
+        matches!(self, Server::Configured(_))
+    }
 }
 
 impl fmt::Display for Server {
@@ -83,6 +101,7 @@ impl fmt::Display for Server {
         match self {
             Server::Stdio(command) => write!(f, "`{command}` (--mcp-stdio)"),
             Server::Url(address) => write!(f, "{} (--mcp-url)", url::redacted(address)),
+            Server::Configured(entry) => write!(f, "{}", entry.origin),
         }
     }
 }
@@ -133,6 +152,11 @@ pub(crate) enum LiveError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "the MCP server {server} has a header toolc cannot send: {name:?} (its name or its value \
+         is not valid in HTTP)"
+    )]
+    Header { server: String, name: String },
     #[error("the MCP server {server} did not complete the MCP handshake: {message}")]
     Handshake { server: String, message: String },
     #[error(
@@ -186,15 +210,21 @@ fn unconfined_warning(server: &Server) -> String {
     )
 }
 
+/// What one server of a fetch gave: its document, or why it has none.
+pub(crate) type Listed = Result<Fetched, LiveError>;
+
 /// Fetches the tools of every server, one after the other, each within
 /// `timeout` (starting it, the handshake and every page), and names each
 /// document `mcp://<name>`: a name two servers share gets `-2`, `-3`...
-/// on its later servers. The first failure ends the fetch.
+/// on its later servers. The failure of a server named on the command
+/// line (`Stdio`, `Url`), a signal, or a runtime that cannot start ends
+/// the fetch; a configured server that fails is listed with its error,
+/// and the fetch goes on.
 pub(crate) fn fetch(
     servers: &[Server],
     timeout: Duration,
     listings: Listings,
-) -> Result<Vec<Fetched>, LiveError> {
+) -> Result<Vec<Listed>, LiveError> {
     if servers.is_empty() {
         return Ok(Vec::new());
     }
@@ -223,10 +253,10 @@ async fn fetch_all(
     servers: &[Server],
     timeout: Duration,
     listings: Listings,
-) -> Result<Vec<Fetched>, LiveError> {
+) -> Result<Vec<Listed>, LiveError> {
     #[cfg(unix)]
     let mut stop = signals::Stop::catch().map_err(LiveError::Runtime)?;
-    let mut fetched: Vec<Fetched> = Vec::new();
+    let mut fetched: Vec<Listed> = Vec::new();
     for server in servers {
         let mut unconfined = false;
         let listing = client::list(
@@ -245,27 +275,42 @@ async fn fetch_all(
         };
         #[cfg(not(unix))]
         let listed = listing.await;
-        let (name, tools, again) = listed?;
-        let name = name
-            .map(|name| printable(&name))
-            .filter(|name| !name.is_empty())
-            .unwrap_or_else(|| fallback_name(server));
-        let path = unique_path(&name, &fetched);
-        let malformed = |e: serde_json::Error| LiveError::Malformed {
-            server: server.to_string(),
-            message: e.to_string(),
-        };
-        let document = document_of(tools).map_err(malformed)?;
-        let relisted = again.map(document_of).transpose().map_err(malformed)?;
-        fetched.push(Fetched {
-            path,
-            name,
-            document,
-            warning: unconfined.then(|| unconfined_warning(server)),
-            relisted,
+        let listed = listed.and_then(|(name, tools, again)| {
+            let name = name_of(server, name);
+            let malformed = |e: serde_json::Error| LiveError::Malformed {
+                server: server.to_string(),
+                message: e.to_string(),
+            };
+            let document = document_of(tools).map_err(malformed)?;
+            let relisted = again.map(document_of).transpose().map_err(malformed)?;
+            Ok(Fetched {
+                path: unique_path(&name, &fetched),
+                name,
+                document,
+                warning: unconfined.then(|| unconfined_warning(server)),
+                relisted,
+            })
         });
+        match listed {
+            Err(error @ LiveError::Interrupted { .. }) => return Err(error),
+            Err(error) if !server.fails_alone() => return Err(error),
+            listed => fetched.push(listed),
+        }
     }
     Ok(fetched)
+}
+
+/// The name a server's document gets: its key for a configured server,
+/// else the name it gave, else one made up ([`fallback_name`]).
+fn name_of(server: &Server, given: Option<String>) -> String {
+    let given = match server {
+        Server::Configured(entry) => Some(entry.origin.name.clone()),
+        _ => given,
+    };
+    given
+        .map(|name| printable(&name))
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| fallback_name(server))
 }
 
 /// The manifest a server's tools make: an MCP `tools/list` result of one
@@ -314,12 +359,13 @@ fn fallback_name(server: &Server) -> String {
             })
             .unwrap_or_else(|| "server".to_string()),
         Server::Url(address) => url::host(address),
+        Server::Configured(_) => "server".to_string(),
     }
 }
 
 /// `mcp://<name>`, or with `-N` when an earlier server has that path.
-fn unique_path(name: &str, earlier: &[Fetched]) -> String {
-    let taken = |path: &str| earlier.iter().any(|f| f.path == path);
+fn unique_path(name: &str, earlier: &[Listed]) -> String {
+    let taken = |path: &str| earlier.iter().flatten().any(|f| f.path == path);
     let first = format!("{SCHEME}{name}");
     if !taken(&first) {
         return first;
@@ -336,12 +382,14 @@ mod tests {
 
     #[test]
     fn servers_that_share_a_name_are_told_apart() {
-        let fetched = |path: &str| Fetched {
-            path: path.to_string(),
-            name: String::new(),
-            document: String::new(),
-            warning: None,
-            relisted: None,
+        let fetched = |path: &str| {
+            Ok(Fetched {
+                path: path.to_string(),
+                name: String::new(),
+                document: String::new(),
+                warning: None,
+                relisted: None,
+            })
         };
         assert_eq!(unique_path("time", &[]), "mcp://time");
         let earlier = [fetched("mcp://time"), fetched("mcp://time-2")];

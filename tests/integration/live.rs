@@ -460,13 +460,13 @@ fn endless_pagination_is_bounded() {
 }
 
 /// The server of fixtures/live/http_server.py, killed when dropped.
-struct HttpServer {
+pub(crate) struct HttpServer {
     child: Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl HttpServer {
-    fn start() -> HttpServer {
+    pub(crate) fn start() -> HttpServer {
         let mut child = Command::new(python())
             .arg(root().join("fixtures/live/http_server.py"))
             .stdin(Stdio::null())
