@@ -109,6 +109,9 @@ pub enum LockError {
     Invalid { path: PathBuf, message: String },
 }
 
+/// The largest lock file read: far more than any project's pins.
+const MAX_LOCK_BYTES: u64 = 256 << 20;
+
 /// A tool's definition (see the module's docs).
 pub fn definition(tool: &Tool) -> Value {
     let mut object = Map::new();
@@ -193,10 +196,24 @@ impl Lock {
 
     /// Reads the lock file at `path`.
     pub fn read(path: &Path) -> Result<Lock, LockError> {
-        let text = std::fs::read_to_string(path).map_err(|source| LockError::Read {
+        let read_error = |source| LockError::Read {
             path: path.to_path_buf(),
             source,
-        })?;
+        };
+        // Never a device, a pipe or a directory: reading one would hang or
+        // grow without end.
+        let metadata = std::fs::metadata(path).map_err(read_error)?;
+        if !metadata.is_file() {
+            return Err(read_error(std::io::Error::other(
+                "it is not a regular file",
+            )));
+        }
+        if metadata.len() > MAX_LOCK_BYTES {
+            return Err(read_error(std::io::Error::other(format!(
+                "it is larger than {MAX_LOCK_BYTES} bytes"
+            ))));
+        }
+        let text = std::fs::read_to_string(path).map_err(read_error)?;
         Lock::parse(&text).map_err(|error| match error {
             Parse::Json(source) => LockError::NotJson {
                 path: path.to_path_buf(),

@@ -188,11 +188,17 @@ fn a_poisoned_a_broken_and_a_clean_server() {
         messages.contains(&"property \"url\" has no description"),
         "{messages:?}"
     );
-    // TODO(merge with issue 30's tool-poisoning rules): once `invisible-unicode`
-    // (TC951) and `hidden-instruction` (TC953) are on this branch, enable:
-    // let codes: Vec<&str> = poisoned.iter().map(|d| d["code"].as_str().unwrap()).collect();
-    // assert!(codes.contains(&"TC951"), "the zero-width space: {codes:?}");
-    // assert!(codes.contains(&"TC953"), "the hidden instruction: {codes:?}");
+    // The tool-poisoning rules see the configured server's tools.
+    let codes: Vec<&str> = poisoned
+        .iter()
+        .map(|d| d["code"].as_str().expect("a code"))
+        .collect();
+    assert!(codes.contains(&"TC951"), "the zero-width space: {codes:?}");
+    assert!(
+        codes.contains(&"TC953"),
+        "the hidden instruction: {codes:?}"
+    );
+    assert!(codes.contains(&"TC954"), "the SSH key: {codes:?}");
     assert!(
         diagnostics_of(&report, "mcp://time").is_empty(),
         "{:#?}",

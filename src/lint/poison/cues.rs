@@ -177,7 +177,7 @@ pub(crate) fn in_directive_position(sentence: &str, at: usize) -> bool {
 
 /// The text just before `at`: the few words a cue looks back at, never
 /// the whole sentence (a sentence can be megabytes long).
-fn just_before(sentence: &str, at: usize) -> &str {
+pub(crate) fn just_before(sentence: &str, at: usize) -> &str {
     const WINDOW: usize = 80;
     let mut start = at.saturating_sub(WINDOW);
     while !sentence.is_char_boundary(start) {

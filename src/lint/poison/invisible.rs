@@ -169,9 +169,12 @@ pub(crate) fn find(text: &str) -> Vec<Found> {
             // leftover, not a hidden character.
             (!(c == '\u{FEFF}' && at == 0)).then_some(Hidden::ZeroWidth)
         } else if is_joiner(c) {
-            let joins =
+            let script =
                 |c: Option<char>| c.is_some_and(|c| (c as u32) > 0x024F && !c.is_whitespace());
-            (!(joins(previous) && joins(next))).then_some(Hidden::ZeroWidth)
+            // A non-joiner may end a Persian or Indic word; a joiner joins.
+            let ends_word = c == '\u{200C}'
+                && next.is_none_or(|n| n.is_whitespace() || n.is_ascii_punctuation());
+            (!(script(previous) && (script(next) || ends_word))).then_some(Hidden::ZeroWidth)
         } else if is_override(c) {
             Some(Hidden::Bidi)
         } else if is_bidi(c) {
@@ -253,6 +256,7 @@ mod tests {
     fn right_to_left_marks_are_left_alone() {
         assert!(kinds("שלום \u{200F}(עולם)\u{200F}").is_empty());
         assert!(kinds("مرحبا\u{200C}بك").is_empty());
+        assert!(kinds("نامه\u{200C} و").is_empty());
         assert_eq!(kinds("plain\u{200F} text"), [Hidden::Bidi]);
         assert_eq!(kinds("שלום \u{202E}text"), [Hidden::Bidi]);
     }

@@ -371,6 +371,37 @@ pub(crate) fn span_of(
     }
 }
 
+/// [`span_of`] for many ranges of one piece (in text order), in one pass
+/// over its source: a string may hold a million hidden characters.
+pub(crate) fn spans_of(
+    manifest: &Manifest,
+    tool: &Tool,
+    piece: &Piece,
+    ranges: Vec<std::ops::Range<usize>>,
+) -> Vec<Span> {
+    let map = &manifest.document.map;
+    let token = if piece.is_key {
+        map.key_span(&piece.pointer)
+    } else {
+        map.value_span(&piece.pointer)
+    };
+    let Some(token) = token.filter(|_| !piece.from_code) else {
+        let at = span_of(manifest, tool, piece, 0..0);
+        return ranges.iter().map(|_| at).collect();
+    };
+    let mut offsets: Vec<usize> = ranges.iter().flat_map(|r| [r.start, r.end]).collect();
+    offsets.sort_unstable();
+    let mapped = text::source_offsets(map.text(), token, &offsets);
+    let at = |decoded: usize| offsets.binary_search(&decoded).ok().and_then(|i| mapped[i]);
+    ranges
+        .iter()
+        .map(|r| match (at(r.start), at(r.end)) {
+            (Some(start), Some(end)) if start < end => Span::new(start, end),
+            _ => token,
+        })
+        .collect()
+}
+
 /// A finding of `rule` at bytes `range` of a piece's text.
 pub(crate) fn at_text(
     manifest: &Manifest,

@@ -154,6 +154,42 @@ pub(crate) fn source_offset(source: &str, token: Span, decoded: usize) -> Option
     (count == decoded).then_some(at)
 }
 
+/// [`source_offset`] for many decoded offsets (sorted), in one pass.
+pub(crate) fn source_offsets(source: &str, token: Span, decoded: &[usize]) -> Vec<Option<usize>> {
+    let bytes = source.as_bytes();
+    let mut out = vec![None; decoded.len()];
+    if bytes.get(token.start) != Some(&b'"') {
+        return out;
+    }
+    let mut next = 0;
+    let mut at = token.start + 1;
+    let mut count = 0;
+    loop {
+        while next < decoded.len() && decoded[next] <= count {
+            if decoded[next] == count {
+                out[next] = Some(at);
+            }
+            next += 1;
+        }
+        if next == decoded.len() || at >= token.end.min(bytes.len()) || bytes[at] == b'"' {
+            return out;
+        }
+        let step = if bytes[at] == b'\\' {
+            escape(bytes, at)
+        } else {
+            source[at..]
+                .chars()
+                .next()
+                .map(|c| (c.len_utf8(), c.len_utf8()))
+        };
+        let Some((len, width)) = step else {
+            return out;
+        };
+        at += len;
+        count += width;
+    }
+}
+
 /// An escape at `at`: how many source bytes it takes and how many bytes
 /// it decodes to.
 fn escape(bytes: &[u8], at: usize) -> Option<(usize, usize)> {

@@ -127,17 +127,31 @@ fn report(
              how published tool-poisoning attacks smuggle instructions; remove them",
     );
     if kind.removable() && !piece.is_key && !piece.from_code {
-        let edits: Vec<Edit> = found
-            .iter()
-            .map(|f| Edit {
-                span: poison::span_of(manifest, view.tool, piece, f.at.clone()),
+        let spans = poison::spans_of(
+            manifest,
+            view.tool,
+            piece,
+            found.iter().map(|f| f.at.clone()).collect(),
+        );
+        let edits: Vec<Edit> = spans
+            .into_iter()
+            .map(|span| Edit {
+                span,
                 replacement: String::new(),
             })
             .collect();
-        diagnostic = diagnostic.with_fix(Some(Fix::safe(
-            format!("remove the {count} hidden character(s)"),
-            edits,
-        )));
+        let message = format!("remove the {count} hidden character(s)");
+        // In prose the characters carry no meaning; in a name, an enum
+        // value or a default they are part of what the tool accepts, and
+        // removing them may make two values one.
+        let prose = ["/description", "/title"]
+            .iter()
+            .any(|end| piece.pointer.ends_with(end));
+        diagnostic = diagnostic.with_fix(Some(if prose {
+            Fix::safe(message, edits)
+        } else {
+            Fix::unsafe_(message, edits)
+        }));
     }
     out.push(diagnostic);
 }

@@ -235,14 +235,20 @@ fn detect(view: &ToolView, normal: &Normal, names: &HashSet<String>) -> Option<H
         let at = |r: Range<usize>| start + r.start..start + r.end;
         let others = other_tools(view, sentence, names);
         let prescribes = cues::PRESCRIBE.is_match(sentence);
+        // What the sentence says once, not once per tool it names (a
+        // sentence may name thousands).
+        let trigger = cues::TRIGGER.find(sentence).map(|m| m.start());
+        let alters = prescribes && cues::ALTER.is_match(sentence);
+        let last_imperative = cues::IMPERATIVE_ALTER
+            .find_iter(sentence)
+            .last()
+            .map(|m| m.start());
         for (range, name) in &others {
-            let before = &sentence[..range.start];
+            let before = cues::just_before(sentence, range.start);
             let after = &sentence[range.end..];
             // "when send_email is called, always add ..."
-            if let Some(trigger) = cues::TRIGGER.find(sentence)
-                && trigger.start() <= range.start
-                && ((prescribes && cues::ALTER.is_match(sentence))
-                    || cues::IMPERATIVE_ALTER.is_match(after))
+            if trigger.is_some_and(|t| t <= range.start)
+                && (alters || last_imperative.is_some_and(|i| i >= range.end))
             {
                 return reach(
                     at(range.clone()),
