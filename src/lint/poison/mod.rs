@@ -465,47 +465,84 @@ impl Hit {
     }
 }
 
-/// Runs `detect` over every piece of every tool and hands each piece's
-/// first hit to `found` as a finding of `rule`: at the phrase, quoting
-/// its sentence.
-pub(crate) fn visit(
-    manifest: &Manifest,
-    rule: &'static Rule,
-    prefilter: &cues::Prefilter,
-    detect: impl Fn(&ToolView, &Piece, &Normal) -> Option<Hit>,
-    mut found: impl FnMut(Diagnostic, Hit),
-) {
-    for view in tools(manifest) {
-        for piece in &view.pieces {
-            let normal = Normal::new(piece.text);
-            if !prefilter.admits(&normal.text) {
-                continue;
-            }
-            let Some(hit) = detect(&view, piece, &normal) else {
-                continue;
-            };
-            let sentence = text::sentences(&normal.text)
-                .find(|s| s.start <= hit.range.start && hit.range.start < s.end.max(s.start + 1))
-                .unwrap_or(hit.range.clone());
-            let quoted = text::quoted(&piece.text[normal.original_range(sentence)]);
-            let message = format!("{} {}: {quoted}", place(&view, piece), hit.what);
-            let range = normal.original_range(hit.range.clone());
-            found(at_text(manifest, rule, &view, piece, range, message), hit);
+/// A rule of the family that reads text (`hidden-instruction`,
+/// `sensitive-data-request`, `exfiltration-channel`, `tool-shadowing`):
+/// what could match (one pass over a text), and what does.
+pub(crate) struct TextRule {
+    pub rule: &'static Rule,
+    pub prefilter: &'static cues::Prefilter,
+    pub help: &'static str,
+    pub detect: fn(&Around, &ToolView, &Piece, &Normal) -> Option<Hit>,
+}
+
+/// What the text rules know of the manifest beside the piece they read.
+pub(crate) struct Around {
+    /// Its tools' names, in lower case.
+    pub names: std::collections::HashSet<String>,
+}
+
+impl Around {
+    fn of(manifest: &Manifest) -> Around {
+        Around {
+            names: manifest
+                .toolset
+                .tools
+                .iter()
+                .map(|t| t.name.to_lowercase())
+                .filter(|n| !n.is_empty())
+                .collect(),
         }
     }
 }
 
-/// [`visit`], reporting each finding with `help`.
-pub(crate) fn scan(
+/// Runs `rules` over every piece of every tool: the manifest walked once,
+/// each piece read once, each rule reporting a piece's first hit, at the
+/// phrase, quoting its sentence.
+pub(crate) fn visit(
     manifest: &Manifest,
-    rule: &'static Rule,
-    prefilter: &cues::Prefilter,
-    help: &str,
-    out: &mut crate::lint::findings::Findings,
-    detect: impl Fn(&ToolView, &Piece, &Normal) -> Option<Hit>,
+    rules: &[&TextRule],
+    mut found: impl FnMut(&TextRule, Diagnostic, Hit),
 ) {
-    visit(manifest, rule, prefilter, detect, |diagnostic, _| {
-        out.push(diagnostic.with_help(help));
+    if rules.is_empty() {
+        return;
+    }
+    let context = Around::of(manifest);
+    for view in tools(manifest) {
+        for piece in &view.pieces {
+            let normal = Normal::new(piece.text);
+            for rule in rules {
+                if !rule.prefilter.admits(&normal.text) {
+                    continue;
+                }
+                let Some(hit) = (rule.detect)(&context, &view, piece, &normal) else {
+                    continue;
+                };
+                let sentence = text::sentences(&normal.text)
+                    .find(|s| {
+                        s.start <= hit.range.start && hit.range.start < s.end.max(s.start + 1)
+                    })
+                    .unwrap_or(hit.range.clone());
+                let quoted = text::quoted(&piece.text[normal.original_range(sentence)]);
+                let message = format!("{} {}: {quoted}", place(&view, piece), hit.what);
+                let range = normal.original_range(hit.range.clone());
+                found(
+                    rule,
+                    at_text(manifest, rule.rule, &view, piece, range, message),
+                    hit,
+                );
+            }
+        }
+    }
+}
+
+/// [`visit`], reporting each finding with its rule's help.
+pub(crate) fn check_text(
+    manifest: &Manifest,
+    rules: &[&TextRule],
+    out: &mut crate::lint::findings::Findings,
+) {
+    visit(manifest, rules, |rule, diagnostic, _| {
+        out.push(diagnostic.with_help(rule.help));
     });
 }
 

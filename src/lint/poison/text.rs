@@ -17,7 +17,8 @@ use super::invisible;
 pub(crate) struct Normal {
     pub text: String,
     /// For each character of `text`: its offset there, and the offset in
-    /// the original of the character it came from.
+    /// the original of the character it came from; empty when each byte
+    /// came from the byte at the same offset.
     offsets: Vec<(u32, u32)>,
     original_len: usize,
 }
@@ -25,6 +26,25 @@ pub(crate) struct Normal {
 impl Normal {
     pub(crate) fn new(original: &str) -> Normal {
         let identifier = !original.chars().any(char::is_whitespace);
+        // Most text is ASCII: read byte for byte, it needs no way back.
+        let camel = identifier
+            && original.as_bytes().windows(2).any(|w| {
+                (w[0].is_ascii_lowercase() || w[0].is_ascii_digit()) && w[1].is_ascii_uppercase()
+            });
+        if original.is_ascii() && !camel {
+            let text = original
+                .bytes()
+                .map(|b| match b {
+                    b'_' if identifier => ' ',
+                    b => b.to_ascii_lowercase() as char,
+                })
+                .collect();
+            return Normal {
+                text,
+                offsets: Vec::new(),
+                original_len: original.len(),
+            };
+        }
         let mut text = String::with_capacity(original.len());
         let mut offsets = Vec::with_capacity(original.len());
         let mut previous_lower = false;
@@ -69,6 +89,9 @@ impl Normal {
     pub(crate) fn original(&self, offset: usize) -> usize {
         if offset >= self.text.len() {
             return self.original_len;
+        }
+        if self.offsets.is_empty() {
+            return offset;
         }
         let i = self
             .offsets

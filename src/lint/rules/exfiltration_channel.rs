@@ -29,10 +29,9 @@
 //! ```
 
 use crate::diagnostic::Severity;
-use crate::lint::findings::Findings;
+use crate::lint::Rule;
 use crate::lint::poison::cues::{self, first};
-use crate::lint::poison::{self, Hit, Normal, Piece, ToolView};
-use crate::lint::{Manifest, Rule};
+use crate::lint::poison::{self, Around, Hit, Normal, Piece, TextRule, ToolView};
 
 pub(crate) const RULE: Rule = Rule {
     name: "exfiltration-channel",
@@ -48,11 +47,14 @@ const HELP: &str = "a tool's parameters should carry what the tool needs for its
                     secrets into them, or send data to an address, is how tool-poisoning \
                     attacks exfiltrate it";
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
-    poison::scan(manifest, &RULE, &cues::EXFILTRATION_ANY, HELP, out, detect);
-}
+pub(crate) static TEXT: TextRule = TextRule {
+    rule: &RULE,
+    prefilter: &cues::EXFILTRATION_ANY,
+    help: HELP,
+    detect,
+};
 
-fn detect(view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
+fn detect(_: &Around, view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
     let hit = |range: std::ops::Range<usize>, what: &str| Some(Hit::new(range, what));
     let identifier = !piece.text.chars().any(char::is_whitespace);
     let purpose = view.purpose();

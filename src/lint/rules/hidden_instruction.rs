@@ -42,10 +42,9 @@
 use std::ops::Range;
 
 use crate::diagnostic::Severity;
-use crate::lint::findings::Findings;
+use crate::lint::Rule;
 use crate::lint::poison::cues::{self, first};
-use crate::lint::poison::{self, Hit, Normal, Piece, ToolView};
-use crate::lint::{Manifest, Rule};
+use crate::lint::poison::{self, Around, Hit, Normal, Piece, TextRule, ToolView};
 
 pub(crate) const RULE: Rule = Rule {
     name: "hidden-instruction",
@@ -61,11 +60,14 @@ const HELP: &str = "a tool's text should say what the tool does and what its par
                     tool-poisoning attacks steer it unseen: remove it, or if it is meant, say it \
                     to the user instead";
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
-    poison::scan(manifest, &RULE, &cues::HIDDEN_ANY, HELP, out, detect);
-}
+pub(crate) static TEXT: TextRule = TextRule {
+    rule: &RULE,
+    prefilter: &cues::HIDDEN_ANY,
+    help: HELP,
+    detect,
+};
 
-fn detect(_view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
+fn detect(_: &Around, _view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
     let hit = |range: Range<usize>, what: &str| Some(Hit::new(range, what));
     // A comment first: what it holds is hidden, whatever it says.
     for comment in cues::COMMENT.captures_iter(&normal.text) {

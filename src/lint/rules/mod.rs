@@ -76,6 +76,7 @@ pub(crate) mod tool_drift;
 use serde_json::{Map, Value};
 
 use super::parameter_schema::ParameterSchema;
+use super::poison;
 use super::schema_walk::for_each_schema;
 use super::{Manifest, Rule};
 use crate::lint::findings::Findings;
@@ -102,6 +103,9 @@ pub(crate) enum Check {
     Command,
     /// A check across the files of a run, once each has been checked.
     Across,
+    /// A tool-poisoning rule that reads the text a model reads: the
+    /// enabled ones share one walk of the manifest ([`poison::check_text`]).
+    Text(&'static poison::TextRule),
 }
 
 type ToolSchemaCheck = fn(&ParameterSchema, &mut Findings);
@@ -303,20 +307,17 @@ pub(crate) static REGISTRY: &[(&Rule, Check)] = &[
     ),
     (
         &hidden_instruction::RULE,
-        Check::Manifest(hidden_instruction::check),
+        Check::Text(&hidden_instruction::TEXT),
     ),
     (
         &sensitive_data_request::RULE,
-        Check::Manifest(sensitive_data_request::check),
+        Check::Text(&sensitive_data_request::TEXT),
     ),
     (
         &exfiltration_channel::RULE,
-        Check::Manifest(exfiltration_channel::check),
+        Check::Text(&exfiltration_channel::TEXT),
     ),
-    (
-        &tool_shadowing::RULE,
-        Check::Manifest(tool_shadowing::check),
-    ),
+    (&tool_shadowing::RULE, Check::Text(&tool_shadowing::TEXT)),
     (&tool_drift::RULE, Check::Manifest(tool_drift::check)),
 ];
 
@@ -450,5 +451,13 @@ pub(crate) fn check_manifest(manifest: &Manifest, out: &mut Findings, derived_ou
             check(manifest, out);
         }
     }
+    let text_rules: Vec<&poison::TextRule> = REGISTRY
+        .iter()
+        .filter_map(|(rule, check)| match check {
+            Check::Text(text) if manifest.settings.runs(rule) => Some(*text),
+            _ => None,
+        })
+        .collect();
+    poison::check_text(manifest, &text_rules, out);
     check_parameter_schemas(manifest, out, derived_out);
 }

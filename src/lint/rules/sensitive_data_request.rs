@@ -40,10 +40,9 @@
 //! ```
 
 use crate::diagnostic::Severity;
-use crate::lint::findings::Findings;
+use crate::lint::Rule;
 use crate::lint::poison::cues::{self, ASSETS};
-use crate::lint::poison::{self, Hit, Normal, Piece, ToolView};
-use crate::lint::{Manifest, Rule};
+use crate::lint::poison::{self, Around, Hit, Normal, Piece, TextRule, ToolView};
 
 pub(crate) const RULE: Rule = Rule {
     name: "sensitive-data-request",
@@ -58,11 +57,14 @@ const HELP: &str = "a tool's text that asks the model to read or pass credential
                     system files is how tool-poisoning attacks steal them; if the tool needs \
                     such a value, take it as a documented parameter the user fills";
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
-    poison::scan(manifest, &RULE, &cues::SENSITIVE_ANY, HELP, out, detect);
-}
+pub(crate) static TEXT: TextRule = TextRule {
+    rule: &RULE,
+    prefilter: &cues::SENSITIVE_ANY,
+    help: HELP,
+    detect,
+};
 
-fn detect(view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
+fn detect(_: &Around, view: &ToolView, piece: &Piece, normal: &Normal) -> Option<Hit> {
     let identifier = !piece.text.chars().any(char::is_whitespace);
     // A default, an enum value or an example is a value the model passes
     // as it is: a credential file there is asked for without a verb.

@@ -32,10 +32,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::diagnostic::{Diagnostic, Related, Severity};
-use crate::lint::findings::Findings;
 use crate::lint::poison::cues::{self, first};
 use crate::lint::poison::names::WELL_KNOWN;
-use crate::lint::poison::{self, Hit, Normal, ToolView};
+use crate::lint::poison::{self, Hit, Normal, TextRule, ToolView};
 use crate::lint::{Manifest, Rule};
 use crate::source::Span;
 use std::ops::Range;
@@ -53,27 +52,12 @@ const HELP: &str = "a tool's text should describe that tool; rules about other t
                     (extra recipients, changed arguments, redirected targets) are how a \
                     poisoned tool hijacks the tools the user trusts: remove them";
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
-    let names = tool_names(manifest);
-    poison::scan(
-        manifest,
-        &RULE,
-        &cues::SHADOWING_ANY,
-        HELP,
-        out,
-        |view, _piece, normal| detect(view, normal, &names),
-    );
-}
-
-fn tool_names(manifest: &Manifest) -> HashSet<String> {
-    manifest
-        .toolset
-        .tools
-        .iter()
-        .map(|t| t.name.to_lowercase())
-        .filter(|n| !n.is_empty())
-        .collect()
-}
+pub(crate) static TEXT: TextRule = TextRule {
+    rule: &RULE,
+    prefilter: &cues::SHADOWING_ANY,
+    help: HELP,
+    detect: |context, view, _piece, normal| detect(view, normal, &context.names),
+};
 
 /// A finding of this rule that names the tool it reaches for: where it
 /// is, and that tool's name (lower case).
@@ -90,23 +74,16 @@ pub(crate) fn reaches(manifest: &Manifest, findings: &[Diagnostic]) -> Vec<Reach
     if !findings.iter().any(|d| d.rule.name == RULE.name) {
         return Vec::new();
     }
-    let names = tool_names(manifest);
     let mut reaches = Vec::new();
-    poison::visit(
-        manifest,
-        &RULE,
-        &cues::SHADOWING_ANY,
-        |view, _piece, normal| detect(view, normal, &names),
-        |diagnostic, hit| {
-            if let Some(name) = hit.reached {
-                reaches.push(Reach {
-                    path: diagnostic.path,
-                    span: diagnostic.span,
-                    name,
-                });
-            }
-        },
-    );
+    poison::visit(manifest, &[&TEXT], |_, diagnostic, hit| {
+        if let Some(name) = hit.reached {
+            reaches.push(Reach {
+                path: diagnostic.path,
+                span: diagnostic.span,
+                name,
+            });
+        }
+    });
     reaches
 }
 
