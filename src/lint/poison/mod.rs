@@ -420,7 +420,7 @@ pub(crate) fn at_text(
 pub(crate) fn place(view: &ToolView, piece: &Piece) -> String {
     let tool = crate::lint::shown(&view.tool.name);
     if piece.from_code {
-        return format!("the text tool {tool} has from its code");
+        return format!("the text of tool {tool} read from its code");
     }
     let last = piece.pointer.rsplit('/').next().unwrap_or("");
     let field = if piece.is_key {
