@@ -755,7 +755,13 @@ pub(crate) fn keep_one_report_per_defect(out: &mut Findings) {
     let specific: HashSet<String> = out
         .kept()
         .iter()
-        .filter(|d| !is_generic(d) && !rules::ABOUT_KEYS.contains(&d.rule))
+        // A security finding is about what the text does, not about the
+        // value's shape: the generic finding still says what is wrong with it.
+        .filter(|d| {
+            !is_generic(d)
+                && !rules::ABOUT_KEYS.contains(&d.rule)
+                && rules::security_severity(d.rule).is_none()
+        })
         .map(|d| d.pointer.clone())
         .collect();
     out.retain(|d| !is_generic(d) || !specific.contains(&d.pointer));
