@@ -27,6 +27,7 @@ use crate::diagnostic::Diagnostic;
 use crate::ir::Tool;
 use crate::json::{join, value_at};
 use crate::lint::{Manifest, Rule};
+use crate::schema;
 use crate::source::Span;
 
 pub(crate) use text::Normal;
@@ -128,33 +129,6 @@ const SCHEMA_MEMBERS: &[&str] = &[
     "responseJsonSchema",
 ];
 
-/// JSON Schema keywords whose value is a map of names to schemas.
-const SCHEMA_MAPS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
-
-/// JSON Schema keywords whose value is a schema, or a list of schemas.
-const SUBSCHEMAS: &[&str] = &[
-    "items",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "anyOf",
-    "oneOf",
-    "allOf",
-    "prefixItems",
-];
-
 /// Keys that are the vocabulary of manifests and schemas, not text.
 const VOCABULARY: &[&str] = &[
     "name",
@@ -206,8 +180,9 @@ fn is_vocabulary(key: &str) -> bool {
         VOCABULARY,
         NOT_SEEN,
         SCHEMA_MEMBERS,
-        SCHEMA_MAPS,
-        SUBSCHEMAS,
+        schema::MAPS,
+        schema::SINGLE,
+        schema::LISTS,
     ]
     .iter()
     .any(|list| list.contains(&key))
@@ -311,10 +286,15 @@ fn gather<'a>(value: &'a Value, pointer: &str, context: Context, out: &mut Vec<P
                         Context::Tool if SCHEMA_MEMBERS.contains(&key.as_str()) => Context::Schema,
                         Context::Tool if key == "function" => Context::Tool,
                         Context::Tool => Context::Data,
-                        Context::Schema if SCHEMA_MAPS.contains(&key.as_str()) => {
+                        Context::Schema if schema::MAPS.contains(&key.as_str()) => {
                             Context::SchemaMap
                         }
-                        Context::Schema if SUBSCHEMAS.contains(&key.as_str()) => Context::Schema,
+                        Context::Schema
+                            if schema::SINGLE.contains(&key.as_str())
+                                || schema::LISTS.contains(&key.as_str()) =>
+                        {
+                            Context::Schema
+                        }
                         Context::Schema => Context::Data,
                         Context::SchemaMap => Context::Schema,
                         Context::Data => Context::Data,
