@@ -3,7 +3,7 @@
 //! server, over stdio and over Streamable HTTP on loopback, under each of
 //! the three protocol revisions.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -724,7 +724,32 @@ fn sigint_ends_a_server_reading_a_terminal_at_once() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start toolc serve");
-    std::thread::sleep(Duration::from_millis(500));
+    // Ready when it answers: a signal sent before it handles signals would
+    // prove nothing (and under load 500 ms was not always enough).
+    let mut typed = controller.try_clone().unwrap();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "terminal", "version": "1"}}});
+    writeln!(typed, "{initialize}").unwrap();
+    let mut seen = Vec::new();
+    let mut reader = controller.try_clone().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(n @ 1..) = reader.read(&mut buffer) {
+            if tx.send(buffer[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !String::from_utf8_lossy(&seen).contains("\"result\"") {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(bytes) => seen.extend(bytes),
+            Err(_) => panic!("no answer: {}", String::from_utf8_lossy(&seen)),
+        }
+    }
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

@@ -154,7 +154,18 @@ fn hostile_descriptions(dir: &TempDir) -> String {
 fn run_list_shows_hostile_descriptions_escaped() {
     let dir = TempDir::new("escapes-run-list");
     let manifest = hostile_descriptions(&dir);
-    let output = Test::new().args(["run", &manifest, "--list"]).run();
+    // The bidi override is a poisoning finding (an error), so run refuses the
+    // manifest, and says so with every character escaped.
+    let refused = Test::new().args(["run", &manifest, "--list"]).run();
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(refused.stderr.contains("TC951"), "{}", refused.stderr);
+    assert_shown_escaped("run --list refused", &refused);
+    // A project that lowers the rule to a warning gets its list, escaped.
+    dir.write("toolc.toml", "[rules]\ninvisible-unicode = \"warning\"\n");
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["run", &manifest, "--list"])
+        .run();
     assert_eq!(output.code, 0, "{}", output.stderr);
     assert_shown_escaped("run --list", &output);
     assert!(
