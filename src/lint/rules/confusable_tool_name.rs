@@ -3,9 +3,11 @@
 //! (Cyrillic `е` for Latin `e`, full-width letters, `rn` for `m`, `1` for
 //! `l`) of another tool of the same manifest or of a well-known tool
 //! (`send_email`, `read_file`, `search`, `bash`, the MCP reference
-//! servers' tools, ...), naming the tool it imitates; and a name that
-//! mixes Latin letters with letters of a script that has Latin look-alikes
-//! (Cyrillic, Greek, Armenian, Cherokee).
+//! servers' tools, ...), naming the tool it imitates; a name that mixes
+//! Latin letters with letters of a script that has Latin look-alikes
+//! (Cyrillic, Greek, Armenian, Cherokee); and a name spelled in
+//! full-width or other compatibility characters that read as an ASCII
+//! name (`ｇｉｔ＿ｐｕｓｈ`).
 //!
 //! ## Why is this bad?
 //! A model picks tools by name, and so does a person approving a call. A
@@ -49,38 +51,41 @@ static WELL_KNOWN_SKELETONS: LazyLock<Vec<(String, &'static str)>> = LazyLock::n
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let tools = &manifest.toolset.tools;
-    let read_as: Vec<Vec<String>> = tools.iter().map(|t| skeletons(&t.name)).collect();
-    // Each tool by the skeleton it is read as at first sight.
-    let mut by_skeleton: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (j, skeletons) in read_as.iter().enumerate() {
-        by_skeleton
-            .entry(skeletons[0].as_str())
-            .or_default()
-            .push(j);
+    // Each skeleton a tool is read as at first sight, with the first two
+    // names (distinct in any case) read so: a name needs one other to
+    // imitate. One entry per skeleton, however many tools share it.
+    let mut by_skeleton: HashMap<String, Vec<&str>> = HashMap::new();
+    // Whether each tool is plain (ASCII and read as itself): what others
+    // imitate, never an imitation.
+    let mut plain = Vec::with_capacity(tools.len());
+    for tool in tools {
+        let read_as = skeletons(&tool.name);
+        plain.push(tool.name.is_ascii() && read_as == [tool.name.to_lowercase()]);
+        let names = by_skeleton
+            .entry(read_as.into_iter().next().unwrap_or_default())
+            .or_default();
+        if names.len() < 2 && !names.iter().any(|n| n.eq_ignore_ascii_case(&tool.name)) {
+            names.push(&tool.name);
+        }
     }
-    for (i, tool) in tools.iter().enumerate() {
-        // A plain name (ASCII, and read as itself) is what others imitate.
-        if tool.name.is_empty()
-            || (tool.name.is_ascii() && read_as[i] == [tool.name.to_lowercase()])
-        {
+    for (tool, plain) in tools.iter().zip(plain) {
+        if tool.name.is_empty() || plain {
             continue;
         }
-        let imitates = |other: &str, other_skeleton: &str| {
-            other != tool.name
-                && !other.eq_ignore_ascii_case(&tool.name)
-                && read_as[i].iter().any(|s| s == other_skeleton)
-        };
-        let sibling = read_as[i]
+        let read_as = skeletons(&tool.name);
+        let other_than =
+            |other: &str| other != tool.name && !other.eq_ignore_ascii_case(&tool.name);
+        let sibling = read_as
             .iter()
             .filter_map(|s| by_skeleton.get(s.as_str()))
             .flatten()
-            .map(|&j| tools[j].name.as_str())
-            .find(|other| *other != tool.name && !other.eq_ignore_ascii_case(&tool.name))
+            .copied()
+            .find(|other| other_than(other))
             .map(|other| (other, "another tool of this manifest"));
         let known = || {
             WELL_KNOWN_SKELETONS
                 .iter()
-                .find(|(s, name)| imitates(name, s))
+                .find(|(s, name)| other_than(name) && read_as.contains(s))
                 .map(|(_, name)| (*name, "a well-known tool"))
         };
         let message = match sibling.or_else(known) {
@@ -95,13 +100,32 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
                 shown(&tool.name),
                 spelled(&tool.name)
             ),
-            None => continue,
+            None => match compatibility_spelling(&tool.name) {
+                Some(reads) => format!(
+                    "tool name {} is spelled in full-width or other compatibility characters \
+                     that read as {}{}",
+                    shown(&tool.name),
+                    shown(&reads),
+                    spelled(&tool.name)
+                ),
+                None => continue,
+            },
         };
         out.push(manifest.at_tool_name(&RULE, tool, message).with_help(
             "a name that imitates another tool's gets the calls and approvals meant for \
                      it; name the tool in plain ASCII, distinct from the tools it sits beside",
         ));
     }
+}
+
+/// What `name` reads as when it is spelled in compatibility characters
+/// (full-width `ｇｉｔ＿ｐｕｓｈ`, mathematical letters) of plain ASCII: a
+/// person sees `git_push`, and a client that matches names sees another.
+fn compatibility_spelling(name: &str) -> Option<String> {
+    use unicode_normalization::UnicodeNormalization;
+    let reads: String = name.nfkc().collect();
+    (reads != name && reads.is_ascii() && reads.chars().any(|c| c.is_ascii_alphabetic()))
+        .then_some(reads)
 }
 
 /// The characters of `name` outside ASCII, spelled out.
