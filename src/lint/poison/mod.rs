@@ -25,38 +25,150 @@ use serde_json::Value;
 
 use crate::diagnostic::Diagnostic;
 use crate::ir::Tool;
-use crate::json::{join, value_at};
+use crate::json::{push_token, value_at};
 use crate::lint::{Manifest, Rule};
 use crate::schema;
 use crate::source::Span;
 
 pub(crate) use text::Normal;
 
+/// One step of a JSON Pointer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
 /// One string a model reads: a value, or an object key (a property name,
-/// an invented member).
-#[derive(Debug, Clone)]
-pub(crate) struct Piece<'a> {
-    pub pointer: String,
+/// an invented member). Its JSON Pointer is spelled out only when a rule
+/// reports it: most strings are read and left.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Piece<'a, 'p> {
+    /// Where the path starts: the tool; for text read from code, the
+    /// tool's name, where its findings sit.
+    base: &'a str,
+    path: &'p [Step<'a>],
     pub is_key: bool,
     pub text: &'a str,
     /// Read from code, not from the manifest: no place in its text.
     pub from_code: bool,
 }
 
+impl Piece<'_, '_> {
+    /// Its JSON Pointer in the manifest (the tool's name for text read
+    /// from code).
+    pub(crate) fn pointer(&self) -> String {
+        let mut pointer = self.base.to_string();
+        if !self.from_code {
+            for step in self.path {
+                match step {
+                    Step::Key(key) => push_token(&mut pointer, key),
+                    Step::Index(i) => push_token(&mut pointer, i),
+                }
+            }
+        }
+        pointer
+    }
+
+    /// The member it is (a key) or is the value of.
+    pub(crate) fn member(&self) -> Option<&str> {
+        match self.path.last() {
+            Some(Step::Key(key)) => Some(key),
+            _ => None,
+        }
+    }
+
+    /// Whether it sits inside the value of a member named `key` (an item
+    /// of `enum`, a property under `properties`).
+    pub(crate) fn inside(&self, key: &str) -> bool {
+        let above = &self.path[..self.path.len().saturating_sub(1)];
+        above
+            .iter()
+            .any(|step| matches!(step, Step::Key(k) if *k == key))
+    }
+}
+
 /// A tool and the strings of it a model reads.
 pub(crate) struct ToolView<'a> {
     pub tool: &'a Tool,
-    pub pieces: Vec<Piece<'a>>,
+    /// Its value in the manifest.
+    value: Option<&'a Value>,
     /// The names of its top-level parameters, in lower case.
-    parameters: std::collections::HashSet<String>,
+    parameters: std::cell::OnceCell<std::collections::HashSet<String>>,
     purpose: std::cell::OnceCell<String>,
 }
 
-impl ToolView<'_> {
+impl<'a> ToolView<'a> {
     /// Whether `word` (in lower case) names one of its top-level
     /// parameters.
     pub(crate) fn is_parameter(&self, word: &str) -> bool {
-        self.parameters.contains(word)
+        self.parameters
+            .get_or_init(|| {
+                self.tool
+                    .parameters
+                    .as_deref()
+                    .and_then(|p| p.get("properties"))
+                    .and_then(Value::as_object)
+                    .map(|p| p.keys().map(|name| name.to_lowercase()).collect())
+                    .unwrap_or_default()
+            })
+            .contains(word)
+    }
+
+    /// Calls `f` with every string of the tool a model reads, in document
+    /// order: from the manifest, then what the front end read from code.
+    pub(crate) fn each_piece(&self, mut f: impl FnMut(&Piece<'a, '_>)) {
+        let tool = self.tool;
+        let mut path = Vec::new();
+        let mut description_seen = false;
+        if let Some(value) = self.value {
+            let context = match value {
+                Value::Object(_) => Some(Context::Tool),
+                Value::String(_) => Some(Context::Data),
+                _ => None,
+            };
+            if let Some(context) = context {
+                walk(
+                    value,
+                    &tool.origin,
+                    context,
+                    false,
+                    &mut path,
+                    &mut |piece| {
+                        description_seen |=
+                            !piece.is_key && tool.description.as_deref() == Some(piece.text);
+                        f(piece);
+                    },
+                );
+            }
+        }
+        let at_name = |text, is_key| Piece {
+            base: &tool.name_at,
+            path: &[],
+            is_key,
+            text,
+            from_code: !is_key,
+        };
+        if tool.name_is_key {
+            f(&at_name(&tool.name, true));
+        }
+        if let Some(description) = &tool.description
+            && !description_seen
+        {
+            f(&at_name(description, false));
+        }
+        if tool.parameters_at.is_none()
+            && let Some(parameters) = &tool.parameters
+        {
+            walk(
+                parameters,
+                &tool.name_at,
+                Context::Schema,
+                true,
+                &mut path,
+                &mut f,
+            );
+        }
     }
 
     /// What the tool says it is for: its name and the first sentence of
@@ -196,127 +308,103 @@ enum Context {
     Data,
 }
 
-/// Every tool of the manifest with the strings of it a model reads.
-pub(crate) fn tools<'a>(manifest: &'a Manifest) -> Vec<ToolView<'a>> {
+/// Every tool of the manifest with the strings of it a model reads, one
+/// at a time: a manifest may hold a hundred thousand tools.
+pub(crate) fn tools<'a>(manifest: &'a Manifest) -> impl Iterator<Item = ToolView<'a>> {
     let root = &manifest.document.value;
-    manifest
-        .toolset
-        .tools
-        .iter()
-        .map(|tool| {
-            let mut pieces = Vec::new();
-            if let Some(value) = value_at(root, &tool.origin) {
-                match value {
-                    Value::Object(_) => gather(value, &tool.origin, Context::Tool, &mut pieces),
-                    Value::String(_) => gather(value, &tool.origin, Context::Data, &mut pieces),
-                    _ => {}
-                }
-            }
-            if tool.name_is_key && !pieces.iter().any(|p| p.pointer == tool.name_at) {
-                pieces.push(Piece {
-                    pointer: tool.name_at.clone(),
-                    is_key: true,
-                    text: &tool.name,
-                    from_code: false,
-                });
-            }
-            if let Some(description) = &tool.description
-                && !pieces.iter().any(|p| !p.is_key && p.text == description)
-            {
-                pieces.push(from_code(tool, description));
-            }
-            if tool.parameters_at.is_none()
-                && let Some(parameters) = &tool.parameters
-            {
-                let mut derived = Vec::new();
-                gather(parameters, "", Context::Schema, &mut derived);
-                pieces.extend(derived.into_iter().map(|p| Piece {
-                    from_code: true,
-                    pointer: tool.name_at.clone(),
-                    ..p
-                }));
-            }
-            let parameters = tool
-                .parameters
-                .as_deref()
-                .and_then(|p| p.get("properties"))
-                .and_then(Value::as_object)
-                .map(|p| p.keys().map(|name| name.to_lowercase()).collect())
-                .unwrap_or_default();
-            ToolView {
-                tool,
-                pieces,
-                parameters,
-                purpose: std::cell::OnceCell::new(),
-            }
-        })
-        .collect()
+    manifest.toolset.tools.iter().map(move |tool| ToolView {
+        tool,
+        value: value_at(root, &tool.origin),
+        parameters: std::cell::OnceCell::new(),
+        purpose: std::cell::OnceCell::new(),
+    })
 }
 
-fn from_code<'a>(tool: &'a Tool, text: &'a str) -> Piece<'a> {
-    Piece {
-        pointer: tool.name_at.clone(),
-        is_key: false,
-        text,
-        from_code: true,
-    }
-}
-
-/// Gathers the strings under `value` (at `pointer`) a model reads.
-fn gather<'a>(value: &'a Value, pointer: &str, context: Context, out: &mut Vec<Piece<'a>>) {
-    let mut stack: Vec<(&'a Value, String, Context)> = vec![(value, pointer.to_string(), context)];
-    while let Some((value, pointer, context)) = stack.pop() {
+/// Calls `f` with the strings under `value` (at `base`) a model reads,
+/// in document order. `path` is scratch space: one path for the whole
+/// walk, so that reading a string costs no allocation.
+fn walk<'a>(
+    value: &'a Value,
+    base: &'a str,
+    context: Context,
+    from_code: bool,
+    path: &mut Vec<Step<'a>>,
+    f: &mut impl FnMut(&Piece<'a, '_>),
+) {
+    path.clear();
+    // Each entry: a value, the length of the path above it, the step to
+    // it, and how to read it.
+    let mut stack: Vec<(&'a Value, usize, Option<Step<'a>>, Context)> =
+        vec![(value, 0, None, context)];
+    while let Some((value, depth, step, context)) = stack.pop() {
+        path.truncate(depth);
+        path.extend(step);
         match value {
-            Value::String(text) => out.push(Piece {
-                pointer,
+            Value::String(text) => f(&Piece {
+                base,
+                path,
                 is_key: false,
                 text,
-                from_code: false,
+                from_code,
             }),
             Value::Array(items) => {
+                let depth = path.len();
                 for (i, item) in items.iter().enumerate().rev() {
-                    stack.push((item, join(&pointer, i), context));
+                    stack.push((item, depth, Some(Step::Index(i)), context));
                 }
             }
             Value::Object(members) => {
-                for (key, member) in members.iter().rev() {
-                    let at = join(&pointer, key);
-                    let next = match context {
-                        Context::Tool if NOT_SEEN.contains(&key.as_str()) => continue,
-                        Context::Tool if SCHEMA_MEMBERS.contains(&key.as_str()) => Context::Schema,
-                        Context::Tool if key == "function" => Context::Tool,
-                        Context::Tool => Context::Data,
-                        Context::Schema if schema::MAPS.contains(&key.as_str()) => {
-                            Context::SchemaMap
-                        }
-                        Context::Schema
-                            if schema::SINGLE.contains(&key.as_str())
-                                || schema::LISTS.contains(&key.as_str()) =>
-                        {
-                            Context::Schema
-                        }
-                        Context::Schema => Context::Data,
-                        Context::SchemaMap => Context::Schema,
-                        Context::Data => Context::Data,
-                    };
-                    if key == "_meta" {
-                        continue;
-                    }
-                    let is_name = matches!(context, Context::SchemaMap);
-                    if is_name || !is_vocabulary(key) {
-                        out.push(Piece {
-                            pointer: at.clone(),
+                let depth = path.len();
+                for (key, _) in members {
+                    if read_key(context, key) {
+                        path.push(Step::Key(key));
+                        f(&Piece {
+                            base,
+                            path,
                             is_key: true,
                             text: key,
-                            from_code: false,
+                            from_code,
                         });
+                        path.pop();
                     }
-                    stack.push((member, at, next));
+                }
+                for (key, member) in members.iter().rev() {
+                    if let Some(next) = member_context(context, key) {
+                        stack.push((member, depth, Some(Step::Key(key)), next));
+                    }
                 }
             }
             _ => {}
         }
     }
+}
+
+/// How the value of member `key` of an object read as `context` is read;
+/// `None` for a member a model does not see.
+fn member_context(context: Context, key: &str) -> Option<Context> {
+    if key == "_meta" {
+        return None;
+    }
+    Some(match context {
+        Context::Tool if NOT_SEEN.contains(&key) => return None,
+        Context::Tool if SCHEMA_MEMBERS.contains(&key) => Context::Schema,
+        Context::Tool if key == "function" => Context::Tool,
+        Context::Tool => Context::Data,
+        Context::Schema if schema::MAPS.contains(&key) => Context::SchemaMap,
+        Context::Schema if schema::SINGLE.contains(&key) || schema::LISTS.contains(&key) => {
+            Context::Schema
+        }
+        Context::Schema => Context::Data,
+        Context::SchemaMap => Context::Schema,
+        Context::Data => Context::Data,
+    })
+}
+
+/// Whether the key `key` of an object read as `context` is text a model
+/// reads: a property name, or a member no vocabulary defines.
+fn read_key(context: Context, key: &str) -> bool {
+    member_context(context, key).is_some()
+        && (matches!(context, Context::SchemaMap) || !is_vocabulary(key))
 }
 
 /// Where bytes `range` of a piece's text are in the manifest's source:
@@ -331,14 +419,15 @@ pub(crate) fn span_of(
     if piece.from_code {
         return manifest.tool_name_span(tool);
     }
+    let pointer = piece.pointer();
     let map = &manifest.document.map;
     let token = if piece.is_key {
-        map.key_span(&piece.pointer)
+        map.key_span(&pointer)
     } else {
-        map.value_span(&piece.pointer)
+        map.value_span(&pointer)
     };
     let Some(token) = token else {
-        return map.locate(&piece.pointer).span;
+        return map.locate(&pointer).span;
     };
     let source = map.text();
     match (
@@ -360,10 +449,11 @@ pub(crate) fn spans_of(
     ranges: Vec<std::ops::Range<usize>>,
 ) -> Vec<Span> {
     let map = &manifest.document.map;
+    let pointer = piece.pointer();
     let token = if piece.is_key {
-        map.key_span(&piece.pointer)
+        map.key_span(&pointer)
     } else {
-        map.value_span(&piece.pointer)
+        map.value_span(&pointer)
     };
     let Some(token) = token.filter(|_| !piece.from_code) else {
         let at = span_of(manifest, tool, piece, 0..0);
@@ -392,7 +482,7 @@ pub(crate) fn at_text(
     message: impl Into<String>,
 ) -> Diagnostic {
     let span = span_of(manifest, view.tool, piece, range);
-    rule.diagnostic(manifest.path(), piece.pointer.clone(), Some(span), message)
+    rule.diagnostic(manifest.path(), piece.pointer(), Some(span), message)
 }
 
 /// Where a piece is, for a message: "the description of tool `x`", "the
@@ -402,24 +492,23 @@ pub(crate) fn place(view: &ToolView, piece: &Piece) -> String {
     if piece.from_code {
         return format!("the text of tool {tool} read from its code");
     }
-    let last = piece.pointer.rsplit('/').next().unwrap_or("");
     let field = if piece.is_key {
         "a key"
     } else {
-        match last {
-            "description" => "the description",
-            "title" => "the title",
-            "name" => "the name",
-            "default" => "a default",
-            _ if piece.pointer.contains("/enum/") => "an enum value",
-            _ if piece.pointer.contains("/examples/") => "an example",
-            _ if piece.pointer.contains("/required/") => "a required entry",
+        match piece.member() {
+            Some("description") => "the description",
+            Some("title") => "the title",
+            Some("name") => "the name",
+            Some("default") => "a default",
+            _ if piece.inside("enum") => "an enum value",
+            _ if piece.inside("examples") => "an example",
+            _ if piece.inside("required") => "a required entry",
             _ => "a string",
         }
     };
-    if piece.pointer.contains("/properties/") && !piece.is_key {
+    if piece.inside("properties") && !piece.is_key {
         format!("{field} of a parameter of tool {tool}")
-    } else if piece.is_key && piece.pointer.contains("/properties/") {
+    } else if piece.is_key && piece.inside("properties") {
         format!("a parameter name of tool {tool}")
     } else {
         format!("{field} of tool {tool}")
@@ -456,22 +545,23 @@ pub(crate) struct TextRule {
 }
 
 /// What the text rules know of the manifest beside the piece they read.
-pub(crate) struct Around {
-    /// Its tools' names, in lower case.
-    pub names: std::collections::HashSet<String>,
+pub(crate) struct Around<'a> {
+    manifest: &'a Manifest<'a>,
+    names: std::cell::OnceCell<std::collections::HashSet<String>>,
 }
 
-impl Around {
-    fn of(manifest: &Manifest) -> Around {
-        Around {
-            names: manifest
+impl Around<'_> {
+    /// Its tools' names, in lower case (read when first asked for).
+    pub(crate) fn names(&self) -> &std::collections::HashSet<String> {
+        self.names.get_or_init(|| {
+            self.manifest
                 .toolset
                 .tools
                 .iter()
                 .map(|t| t.name.to_lowercase())
                 .filter(|n| !n.is_empty())
-                .collect(),
-        }
+                .collect()
+        })
     }
 }
 
@@ -486,10 +576,14 @@ pub(crate) fn visit(
     if rules.is_empty() {
         return;
     }
-    let context = Around::of(manifest);
+    let context = Around {
+        manifest,
+        names: std::cell::OnceCell::new(),
+    };
+    let mut normal = Normal::default();
     for view in tools(manifest) {
-        for piece in &view.pieces {
-            let normal = Normal::new(piece.text);
+        view.each_piece(|piece| {
+            normal.refill(piece.text);
             for rule in rules {
                 if !rule.prefilter.admits(&normal.text) {
                     continue;
@@ -511,7 +605,7 @@ pub(crate) fn visit(
                     hit,
                 );
             }
-        }
+        });
     }
 }
 

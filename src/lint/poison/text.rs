@@ -14,6 +14,7 @@ use crate::source::Span;
 use super::invisible;
 
 /// A string, normalized for matching, with the way back.
+#[derive(Default)]
 pub(crate) struct Normal {
     pub text: String,
     /// For each character of `text`: its offset there, and the offset in
@@ -25,36 +26,44 @@ pub(crate) struct Normal {
 
 impl Normal {
     pub(crate) fn new(original: &str) -> Normal {
-        let identifier = !original.chars().any(char::is_whitespace);
+        let mut normal = Normal::default();
+        normal.refill(original);
+        normal
+    }
+
+    /// Reads `original` into this one, keeping what it allocated: a walk
+    /// normalizes a million strings with one buffer.
+    pub(crate) fn refill(&mut self, original: &str) {
+        self.text.clear();
+        self.offsets.clear();
+        self.original_len = original.len();
+        let ascii = original.is_ascii();
+        let identifier = if ascii {
+            !original.bytes().any(|b| char::from(b).is_whitespace())
+        } else {
+            !original.chars().any(char::is_whitespace)
+        };
         // Most text is ASCII: read byte for byte, it needs no way back.
         let camel = identifier
             && original.as_bytes().windows(2).any(|w| {
                 (w[0].is_ascii_lowercase() || w[0].is_ascii_digit()) && w[1].is_ascii_uppercase()
             });
-        if original.is_ascii() && !camel {
-            let text = original
-                .bytes()
-                .map(|b| match b {
-                    b'_' if identifier => ' ',
-                    b => b.to_ascii_lowercase() as char,
-                })
-                .collect();
-            return Normal {
-                text,
-                offsets: Vec::new(),
-                original_len: original.len(),
-            };
+        if ascii && !camel {
+            self.text.extend(original.bytes().map(|b| match b {
+                b'_' if identifier => ' ',
+                b => b.to_ascii_lowercase() as char,
+            }));
+            return;
         }
-        let mut text = String::with_capacity(original.len());
-        let mut offsets = Vec::with_capacity(original.len());
+        let (text, offsets) = (&mut self.text, &mut self.offsets);
         let mut previous_lower = false;
         for (at, c) in original.char_indices() {
-            let mut push = |text: &mut String, c: char| {
+            let mut push = |c: char| {
                 offsets.push((text.len() as u32, at as u32));
                 text.push(c);
             };
             if let Some(ascii) = invisible::tag_ascii(c) {
-                push(&mut text, ascii.to_ascii_lowercase());
+                push(ascii.to_ascii_lowercase());
                 previous_lower = false;
                 continue;
             }
@@ -62,25 +71,20 @@ impl Normal {
                 continue;
             }
             match c {
-                '_' if identifier => push(&mut text, ' '),
-                '\u{2018}' | '\u{2019}' | '\u{02BC}' => push(&mut text, '\''),
-                '\u{201C}' | '\u{201D}' => push(&mut text, '"'),
+                '_' if identifier => push(' '),
+                '\u{2018}' | '\u{2019}' | '\u{02BC}' => push('\''),
+                '\u{201C}' | '\u{201D}' => push('"'),
                 c if c.is_uppercase() => {
                     if identifier && previous_lower {
-                        push(&mut text, ' ');
+                        push(' ');
                     }
                     for lower in c.to_lowercase() {
-                        push(&mut text, lower);
+                        push(lower);
                     }
                 }
-                c => push(&mut text, c),
+                c => push(c),
             }
             previous_lower = c.is_lowercase() || c.is_ascii_digit();
-        }
-        Normal {
-            text,
-            offsets,
-            original_len: original.len(),
         }
     }
 

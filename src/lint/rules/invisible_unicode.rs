@@ -55,25 +55,21 @@ pub(crate) const RULE: Rule = Rule {
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     for view in poison::tools(manifest) {
-        for piece in &view.pieces {
-            if piece.text.is_ascii() {
-                if let Some(run) = invisible::padding(piece.text) {
-                    report_padding(manifest, &view, piece, run, out);
+        view.each_piece(|piece| {
+            if !piece.text.is_ascii() {
+                let found = invisible::find(piece.text);
+                let mut by_kind: BTreeMap<Hidden, Vec<&invisible::Found>> = BTreeMap::new();
+                for f in &found {
+                    by_kind.entry(f.kind).or_default().push(f);
                 }
-                continue;
-            }
-            let found = invisible::find(piece.text);
-            let mut by_kind: BTreeMap<Hidden, Vec<&invisible::Found>> = BTreeMap::new();
-            for f in &found {
-                by_kind.entry(f.kind).or_default().push(f);
-            }
-            for (kind, all) in by_kind {
-                report(manifest, &view, piece, kind, &all, out);
+                for (kind, all) in by_kind {
+                    report(manifest, &view, piece, kind, &all, out);
+                }
             }
             if let Some(run) = invisible::padding(piece.text) {
                 report_padding(manifest, &view, piece, run, out);
             }
-        }
+        });
     }
 }
 
@@ -144,9 +140,7 @@ fn report(
         // In prose the characters carry no meaning; in a name, an enum
         // value or a default they are part of what the tool accepts, and
         // removing them may make two values one.
-        let prose = ["/description", "/title"]
-            .iter()
-            .any(|end| piece.pointer.ends_with(end));
+        let prose = matches!(piece.member(), Some("description" | "title"));
         diagnostic = diagnostic.with_fix(Some(if prose {
             Fix::safe(message, edits)
         } else {

@@ -68,7 +68,7 @@ fn detect(_: &Around, view: &ToolView, piece: &Piece, normal: &Normal) -> Option
     let identifier = !piece.text.chars().any(char::is_whitespace);
     // A default, an enum value or an example is a value the model passes
     // as it is: a credential file there is asked for without a verb.
-    if !piece.is_key && is_proposed_value(&piece.pointer) {
+    if !piece.is_key && is_proposed_value(piece) {
         for asset in ASSETS.iter().filter(|a| a.is_file) {
             if let Some(found) = asset.pattern.find(&normal.text)
                 && !manages(view, asset)
@@ -105,12 +105,13 @@ fn detect(_: &Around, view: &ToolView, piece: &Piece, normal: &Normal) -> Option
     None
 }
 
-/// Whether the value at `pointer` is one a schema proposes: a default, a
-/// constant, an `enum` value or an example.
-fn is_proposed_value(pointer: &str) -> bool {
-    ["/default", "/const", "/enum/", "/examples/", "/example"]
-        .iter()
-        .any(|part| pointer.contains(part))
+/// Whether the value is one a schema proposes: a default, a constant, an
+/// `enum` value or an example.
+fn is_proposed_value(piece: &Piece) -> bool {
+    matches!(piece.member(), Some("default" | "const" | "example"))
+        || ["default", "const", "enum", "examples", "example"]
+            .iter()
+            .any(|member| piece.inside(member))
 }
 
 /// Whether the tool's declared purpose is to manage what `asset` names.

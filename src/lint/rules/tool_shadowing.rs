@@ -56,7 +56,7 @@ pub(crate) static TEXT: TextRule = TextRule {
     rule: &RULE,
     prefilter: &cues::SHADOWING_ANY,
     help: HELP,
-    detect: |context, view, _piece, normal| detect(view, normal, &context.names),
+    detect: |context, view, _piece, normal| detect(view, normal, context.names()),
 };
 
 /// A finding of this rule that names the tool it reaches for: where it
