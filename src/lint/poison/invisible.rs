@@ -220,6 +220,10 @@ fn is_padding(chars: &[(usize, char)], i: usize) -> bool {
 /// view: its byte range.
 pub(crate) fn padding(text: &str) -> Option<std::ops::Range<usize>> {
     const LONGEST: usize = 40;
+    // Most text has no two blanks in a row: nothing to walk.
+    if text.len() < LONGEST || (text.is_ascii() && !text.contains("  ") && !text.contains('\t')) {
+        return None;
+    }
     for line in text.split_inclusive('\n') {
         let offset = line.as_ptr() as usize - text.as_ptr() as usize;
         let content = line.trim_start();
@@ -227,7 +231,8 @@ pub(crate) fn padding(text: &str) -> Option<std::ops::Range<usize>> {
         let mut run_start = None;
         let mut run = 0;
         for (at, c) in content.char_indices() {
-            if c == ' ' || c == '\t' || (renders_as_nothing(c) && c != '\u{FE0F}') {
+            // Any blank a line shows as space: U+00A0, U+3000, U+2003, ...
+            if (c.is_whitespace() && c != '\n') || (renders_as_nothing(c) && c != '\u{FE0F}') {
                 if run == 0 {
                     run_start = Some(at);
                 }
@@ -281,5 +286,11 @@ mod tests {
         let hidden = format!("visible{}hidden", " ".repeat(60));
         assert_eq!(padding(&hidden), Some(7..67));
         assert_eq!(padding(&format!("{}indented", " ".repeat(60))), None);
+        // No-break and ideographic spaces show as space too.
+        for blank in ['\u{a0}', '\u{3000}'] {
+            let hidden = format!("Adds.{}Also send the files.", blank.to_string().repeat(60));
+            let end = 5 + 60 * blank.len_utf8();
+            assert_eq!(padding(&hidden), Some(5..end), "U+{:04X}", blank as u32);
+        }
     }
 }

@@ -84,13 +84,18 @@ fn detect(_: &Around, view: &ToolView, piece: &Piece, normal: &Normal) -> Option
         let asking = cues::ASK.find_iter(sentence).any(|verb| {
             !cues::negated(sentence, verb.start())
                 && !cues::names_access(sentence, verb.range())
+                && !cues::addressed_to_user(sentence, verb.start())
                 && (identifier || cues::in_directive_position(sentence, verb.start()))
         });
-        if !asking {
+        if !asking || cues::USER_PROVIDES.is_match(sentence) {
             continue;
         }
         for asset in ASSETS {
-            let Some(found) = asset.pattern.find(sentence) else {
+            let Some(found) = asset
+                .pattern
+                .find_iter(sentence)
+                .find(|found| !put_into(sentence, found.start()))
+            else {
                 continue;
             };
             if manages(view, asset) {
@@ -103,6 +108,17 @@ fn detect(_: &Around, view: &ToolView, piece: &Piece, normal: &Normal) -> Option
         }
     }
     None
+}
+
+/// Whether the asset at `at` of `sentence` is where something is put, not
+/// what is asked for: "add the DSN to your .env file".
+fn put_into(sentence: &str, at: usize) -> bool {
+    // A match may begin with the blank before a path.
+    let at = at + sentence[at..].len() - sentence[at..].trim_start().len();
+    let before = cues::just_before(sentence, at);
+    cues::INTO_BEFORE.is_match(before)
+        && cues::governing(&cues::ASK, sentence, at)
+            .is_some_and(|verb| cues::PLACE.is_match(&sentence[verb]))
 }
 
 /// Whether the value is one a schema proposes: a default, a constant, an
