@@ -22,19 +22,40 @@ use regex::{Regex, RegexSet};
 ///   some 700 ranges, and a pattern that repeats it (`(?:\w+\s+){0,3}`)
 ///   took every toolc run 0.1 s to compile (0.4 s unoptimized), more
 ///   than linting a small project.
-fn regex(pattern: &str) -> Regex {
+fn prepared(pattern: &str) -> String {
     const WORD: &str = r"0-9A-Za-z_\x{80}-\x{10FFFF}";
-    let pattern = pattern
+    pattern
         .replace(r"\b", r"(?-u:\b)")
         .replace(r"\w", &format!("[{WORD}]"))
         .replace(r"\W", &format!("[^{WORD}]"))
-        .replace(r"\d", "[0-9]");
-    Regex::new(&pattern).unwrap_or_else(|e| unreachable!("a pattern of cues.rs: {e}"))
+        .replace(r"\d", "[0-9]")
+}
+
+fn regex(pattern: &str) -> Regex {
+    Regex::new(&prepared(pattern)).unwrap_or_else(|e| unreachable!("a pattern of cues.rs: {e}"))
+}
+
+/// A pattern, built when first matched with; its text goes into the one
+/// prefilter set without building it alone.
+pub(crate) struct Cue {
+    source: &'static str,
+    regex: LazyLock<Regex>,
+}
+
+impl std::ops::Deref for Cue {
+    type Target = Regex;
+
+    fn deref(&self) -> &Regex {
+        &self.regex
+    }
 }
 
 macro_rules! patterns {
     ($($name:ident = $pattern:expr;)*) => {
-        $(pub(crate) static $name: LazyLock<Regex> = LazyLock::new(|| regex($pattern));)*
+        $(pub(crate) static $name: Cue = Cue {
+            source: $pattern,
+            regex: LazyLock::new(|| regex($pattern)),
+        };)*
     };
 }
 
@@ -111,68 +132,91 @@ patterns! {
     EMAIL = r"[\w.+-]+@[\w-]+\.[a-z]{2,}";
 }
 
-/// One pass over a whole text that says whether any of `patterns` could
-/// match a sentence of it: most text matches none, and then no sentence
-/// is looked at.
-pub(crate) struct Prefilter(LazyLock<RegexSet>);
-
-impl Prefilter {
-    pub(crate) fn admits(&self, text: &str) -> bool {
-        self.0.is_match(text)
-    }
-}
-
-fn set(patterns: &[&LazyLock<Regex>]) -> RegexSet {
-    RegexSet::new(patterns.iter().map(|p| p.as_str()))
-        .unwrap_or_else(|e| unreachable!("the patterns of cues.rs: {e}"))
-}
-
 patterns! {
     EVERY_ANY = r"\b(?:every|each|all)\b";
     CHANGED_ANY = r"\b(?:must|should\s+(?:always|now)|will\s+now|(?:has|have)\s+been|now\s+(?:uses|requires|sends|needs)|is\s+(?:now\s+)?(?:deprecated|disabled|broken|unsafe|retired))\b";
 }
 
-/// What text `hidden-instruction` may find something in.
-pub(crate) static HIDDEN_ANY: Prefilter = Prefilter(LazyLock::new(|| {
-    set(&[
-        &OVERRIDE,
-        &CONCEAL,
-        &SECRECY,
-        &PERSONA,
-        &SUPPRESS,
-        &TEMPLATE,
-        &TAMPER,
-        &COMMENT,
-        &TAG,
-        &LABEL,
-        &PRETEXT,
-        &THREAT,
-        &OBLIGATION,
-        &FIRST,
-    ])
-}));
+/// Which text rule a text may hold something for: the rule reads its
+/// sentences only if one of its patterns matches the whole text.
+#[derive(Clone, Copy)]
+pub(crate) struct Prefilter(usize);
 
-/// What text `sensitive-data-request` may find something in.
-pub(crate) static SENSITIVE_ANY: Prefilter = Prefilter(LazyLock::new(|| {
-    set(&ASSETS.iter().map(|a| a.pattern).collect::<Vec<_>>())
-}));
+/// `hidden-instruction`.
+pub(crate) const HIDDEN_ANY: Prefilter = Prefilter(0);
+/// `sensitive-data-request`.
+pub(crate) const SENSITIVE_ANY: Prefilter = Prefilter(1);
+/// `exfiltration-channel`.
+pub(crate) const EXFILTRATION_ANY: Prefilter = Prefilter(2);
+/// `tool-shadowing`.
+pub(crate) const SHADOWING_ANY: Prefilter = Prefilter(3);
 
-/// What text `exfiltration-channel` may find something in.
-pub(crate) static EXFILTRATION_ANY: Prefilter = Prefilter(LazyLock::new(|| {
-    set(&[&DATA, &HARVEST, &UPLOAD_COMMAND, &OUTSIDE_ADDRESS, &URL])
-}));
+/// Each prefilter's patterns, in [`Prefilter`] order.
+fn groups() -> [Vec<&'static Cue>; 4] {
+    [
+        vec![
+            &OVERRIDE,
+            &CONCEAL,
+            &SECRECY,
+            &PERSONA,
+            &SUPPRESS,
+            &TEMPLATE,
+            &TAMPER,
+            &COMMENT,
+            &TAG,
+            &LABEL,
+            &PRETEXT,
+            &THREAT,
+            &OBLIGATION,
+            &FIRST,
+        ],
+        ASSETS.iter().map(|a| a.pattern).collect(),
+        vec![&DATA, &HARVEST, &UPLOAD_COMMAND, &OUTSIDE_ADDRESS, &URL],
+        vec![
+            &TRIGGER,
+            &EVERY_TOOL,
+            &SELF_AROUND,
+            &BCC,
+            &EVERY_ANY,
+            &CHANGED_ANY,
+        ],
+    ]
+}
 
-/// What text `tool-shadowing` may find something in.
-pub(crate) static SHADOWING_ANY: Prefilter = Prefilter(LazyLock::new(|| {
-    set(&[
-        &TRIGGER,
-        &EVERY_TOOL,
-        &SELF_AROUND,
-        &BCC,
-        &EVERY_ANY,
-        &CHANGED_ANY,
-    ])
-}));
+/// Every prefilter's patterns in one set, with the range of each: one
+/// pass over a text says which rules need to read it (most text: none).
+static CUES: LazyLock<(RegexSet, Vec<Range<usize>>)> = LazyLock::new(|| {
+    let mut sources = Vec::new();
+    let mut ranges = Vec::new();
+    for group in groups() {
+        let start = sources.len();
+        sources.extend(group.iter().map(|cue| prepared(cue.source)));
+        ranges.push(start..sources.len());
+    }
+    let set =
+        RegexSet::new(&sources).unwrap_or_else(|e| unreachable!("the patterns of cues.rs: {e}"));
+    (set, ranges)
+});
+
+/// What one pass of every prefilter over `text` found.
+pub(crate) struct Admitted(regex::SetMatches);
+
+impl Admitted {
+    pub(crate) fn of(text: &str) -> Admitted {
+        Admitted(CUES.0.matches(text))
+    }
+
+    /// Whether no rule needs to read the text.
+    pub(crate) fn none(&self) -> bool {
+        !self.0.matched_any()
+    }
+}
+
+impl Prefilter {
+    pub(crate) fn admits(&self, admitted: &Admitted) -> bool {
+        CUES.1[self.0].clone().any(|i| admitted.0.matched(i))
+    }
+}
 
 /// Whether a negation governs the word at `at` of `sentence`: one of the
 /// five words before it ("must not be used to send").
@@ -239,11 +283,11 @@ pub(crate) fn first(pattern: &Regex, text: &str) -> Option<Range<usize>> {
 /// first sentence names a group manages it, and may name it.
 pub(crate) struct Asset {
     pub group: &'static str,
-    pub pattern: &'static LazyLock<Regex>,
+    pub pattern: &'static Cue,
     /// A file or a place on disk, not a word for secrets in general.
     pub is_file: bool,
     /// The words of a tool's purpose that say it manages this group.
-    pub topic: &'static LazyLock<Regex>,
+    pub topic: &'static Cue,
 }
 
 patterns! {
@@ -360,9 +404,7 @@ pub(crate) static ASSETS: &[Asset] = &[
     },
 ];
 
-/// Words of a tool's purpose that say it manages secrets of any kind.
-pub(crate) static MANAGES_SECRETS: LazyLock<Regex> = LazyLock::new(|| {
-    regex(
-        r"\b(?:secrets?|credentials?|tokens?|passwords?|keys?|auth\w*|vault|keychain|kubeconfig|ssh|env)\b",
-    )
-});
+patterns! {
+    // Words of a tool's purpose that say it manages secrets of any kind.
+    MANAGES_SECRETS = r"\b(?:secrets?|credentials?|tokens?|passwords?|keys?|auth\w*|vault|keychain|kubeconfig|ssh|env)\b";
+}

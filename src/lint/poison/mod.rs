@@ -584,8 +584,12 @@ pub(crate) fn visit(
     for view in tools(manifest) {
         view.each_piece(|piece| {
             normal.refill(piece.text);
+            let admitted = cues::Admitted::of(&normal.text);
+            if admitted.none() {
+                return;
+            }
             for rule in rules {
-                if !rule.prefilter.admits(&normal.text) {
+                if !rule.prefilter.admits(&admitted) {
                     continue;
                 }
                 let Some(hit) = (rule.detect)(&context, &view, piece, &normal) else {

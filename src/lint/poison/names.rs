@@ -80,32 +80,64 @@ pub(crate) const WELL_KNOWN: &[&str] = &[
 /// letter pairs that pass for others (`rn` for `m`, `0` for `o`), case
 /// ignored.
 pub(crate) fn skeleton(name: &str) -> String {
+    if name.is_ascii() {
+        return ascii_skeleton(name.bytes().map(|b| b.to_ascii_lowercase()));
+    }
     let folded: String = name
         .nfkc()
         .map(homoglyph)
         .collect::<String>()
         .to_lowercase();
+    if folded.is_ascii() {
+        return ascii_skeleton(folded.bytes());
+    }
     folded
         .replace("rn", "m")
         .replace("vv", "w")
         .replace("cl", "d")
         .chars()
-        .map(|c| match c {
-            '0' => 'o',
-            '1' | '|' => 'l',
-            '3' => 'e',
-            '4' => 'a',
-            '5' => 's',
-            '7' => 't',
-            '$' => 's',
-            '@' => 'a',
-            c => c,
-        })
+        .map(look_alike)
         .collect()
 }
 
-/// The skeletons `name` may be read as: a `1` passes for an `l` and for
-/// an `i`.
+/// [`skeleton`] of a lower-case ASCII name, in one pass: the pairs read as
+/// one letter, then each character as the letter it passes for.
+fn ascii_skeleton(lower: impl Iterator<Item = u8>) -> String {
+    let mut out = String::new();
+    let mut lower = lower.peekable();
+    while let Some(b) = lower.next() {
+        let pair = match (b, lower.peek()) {
+            (b'r', Some(b'n')) => Some('m'),
+            (b'v', Some(b'v')) => Some('w'),
+            (b'c', Some(b'l')) => Some('d'),
+            _ => None,
+        };
+        match pair {
+            Some(one) => {
+                lower.next();
+                out.push(one);
+            }
+            None => out.push(look_alike(char::from(b))),
+        }
+    }
+    out
+}
+
+/// The letter a digit or sign passes for in a name.
+fn look_alike(c: char) -> char {
+    match c {
+        '0' => 'o',
+        '1' | '|' => 'l',
+        '3' => 'e',
+        '4' => 'a',
+        '5' => 's',
+        '7' => 't',
+        '$' => 's',
+        '@' => 'a',
+        c => c,
+    }
+}
+
 pub(crate) fn skeletons(name: &str) -> Vec<String> {
     let mut all = vec![skeleton(name)];
     if name.contains('1') {
@@ -211,6 +243,30 @@ fn homoglyph(c: char) -> char {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ascii_pass_reads_pairs_as_the_replacements_do() {
+        for name in [
+            "rnvvcl",
+            "crnl",
+            "vvv",
+            "rrnn",
+            "c1ear_4ll",
+            "cclrn",
+            "Turn_VV",
+            "x",
+        ] {
+            let lower = name.to_lowercase();
+            let chained: String = lower
+                .replace("rn", "m")
+                .replace("vv", "w")
+                .replace("cl", "d")
+                .chars()
+                .map(look_alike)
+                .collect();
+            assert_eq!(skeleton(name), chained, "{name}");
+        }
+    }
 
     #[test]
     fn look_alikes_share_a_skeleton() {
