@@ -65,12 +65,12 @@ patterns! {
 
     // Hidden instructions: strong cues, any one of which addresses the model.
     OVERRIDE = r"\b(?:ignore|disregard|forget|bypass|override|overrule)\s+(?:[\w'-]+\s+){0,3}?(?:instructions?|rules|restrictions|guidelines|guidance|advice|directions|orders|programming|guardrails|safety|filters?|policies|checks|directives?|constraints|confirmations?|approvals?|(?:the\s+)?user(?:'s)?\s+(?:input|requests?|instructions?|questions?|limits?|settings|choices?)|system\s+prompt|(?:previous|earlier|prior|preceding|above|original)\s+(?:\w+\s+)?(?:messages?|context|prompts?|commands?))\b|\b(?:ignore[zs]?|oublie[zs]?)\s+(?:toutes\s+)?les\s+(?:instructions|consignes|règles)|\b(?:ignora|olvida)\s+(?:todas\s+)?las\s+(?:instrucciones|reglas)|\b(?:ignoriere|vergiss)\s+(?:alle\s+)?(?:\w+\s+)?(?:anweisungen|regeln)|\bauto-?approve\b";
-    CONCEAL = r"\b(?:do\s+not|don't|dont|never|must\s+not|should\s+not|shouldn't|no\s+need\s+to|not|without)\s+(?:[\w'*-]+\s+){0,6}?\**(?:tell|telling|mention|mentioning|mentioned|inform|informing|informed|reveal|revealing|disclose|disclosing|disclosed|notify|notifying|alert|alerting|explain|discuss|discussed|say|saying)\b(?:\s+[\w'*-]+){0,4}?\s+\**(?:user|users|user's|human|anyone|them|this|that|it|why|about|these|rules)\b|\b(?:do\s+not|don't|never)\s+(?:list|show|include|mention)\s+(?:it|them|this|that)\s+in\s+(?:your|the)\s+(?:reply|answer|response|summary)\b|\b(?:not|never)\s+(?:be\s+)?(?:shown|visible|displayed|revealed|listed|mentioned)\s+(?:to|in)\s+(?:the\s+)?(?:user|reply|answer|response)\b|\bne\s+(?:dis|dites|mentionne[zs]?|révèle[zs]?)\s+(?:rien|pas|jamais)|\bno\s+(?:le\s+)?(?:digas|diga|menciones|reveles)\b|\b(?:erwähne|sage|verrate)\s+(?:\w+\s+){0,3}?(?:niemals|nie|nicht)\b";
+    CONCEAL = r"\b(?:do\s+not|don't|dont|never|must\s+not|should\s+not|shouldn't|no\s+need\s+to|not|without)\s+(?:[\w'*-]+\s+){0,6}?\**(?:tell|telling|mention|mentioning|mentioned|inform|informing|informed|reveal|revealing|disclose|disclosing|disclosed|notify|notifying|alert|alerting|explain|discuss|discussed|say|saying)\b(?:\s+[\w'*-]+){0,4}?\s+\**(?:user|users|user's|human|anyone|them|this|that|it|why|about|these|rules|the\s+(?:substitution|replacement|change|switch|redirect|prefix|rewrite|note|step|instructions?))\b|\b(?:do\s+not|don't|never)\s+(?:list|show|include|mention)\s+(?:it|them|this|that)\s+in\s+(?:your|the)\s+(?:reply|answer|response|summary)\b|\b(?:not|never)\s+(?:be\s+)?(?:shown|visible|displayed|revealed|listed|mentioned)\s+(?:to|in)\s+(?:the\s+)?(?:user|reply|answer|response)\b|\bne\s+(?:dis|dites|mentionne[zs]?|révèle[zs]?)\s+(?:rien|pas|jamais)|\bno\s+(?:le\s+)?(?:digas|diga|menciones|reveles)\b|\b(?:erwähne|sage|verrate)\s+(?:\w+\s+){0,3}?(?:niemals|nie|nicht)\b";
     SECRECY = r"\b(?:secretly|covertly|behind\s+the\s+user's\s+back|without\s+(?:the\s+)?user(?:'s)?\s+(?:knowing|knowledge|noticing|consent)|keep\s+(?:this|it|that)(?:\s+[\w-]+)?\s+(?:secret|hidden|confidential|private|quiet|to\s+yourself|between\s+us)|(?:hide|conceal)\s+(?:\w+\s+){0,3}?from\s+(?:the\s+)?users?|(?:users?|person|people|human|customer|requester|operator)(?:\s+[\w'-]+){0,4}?\s+(?:must|should|shall|is\s+to|are\s+to)\s+(?:not|never)\s+(?:know|see|find\s+out|learn|notice|discover|hear|be\s+told))\b";
     PERSONA = r"\bfrom\s+now\s+on\b|\b(?:henceforth|hereafter|thenceforth)\b|\bfor\s+the\s+rest\s+of\s+(?:the|this)\s+(?:conversation|session|chat)\b|\bfrom\s+(?:this|here)\s+(?:point\s+)?on\b|\byou\s+are\s+(?:now|no\s+longer)\b|(?:^|[:;.!?]|\byou\s+(?:will|must|should)|\band|\bthen)\s*act\s+(?:as|like)\b|\bpretend\s+(?:to|that|you)\b|\byour\s+new\s+(?:role|task|instructions|goal)\b|\bin\s+the\s+voice\s+of\b|\binstead\s+(?:reply|respond|answer|say|tell)\b|\b(?:always|only)\s+(?:say|reply|respond|answer|suggest|recommend|claim|speak)\b|\bregardless\s+of\s+(?:the\s+)?(?:user|input|what\s+the\s+user|their|any\s+(?:user|input))|\bno\s+matter\s+what\s+the\s+user|\byou\s+have\s+no\s+(?:content\s+)?(?:policy|policies|restrictions|rules|limits)\b|\byou\s+never\s+refuse\b|\bquelle\s+que\s+soit\s+la\s+demande|\bindependientemente\s+de\s+lo\s+que|\bunabhängig\s+davon,?\s+was";
     SUPPRESS = r"\b(?:(?:do\s+not|don't|never)\s+(?:actually\s+)?(?:invoke|call|use|execute|run)\s+(?:this|the)\s+(?:tool|function)|(?:tool|function)\s+should\s+never\s+be\s+(?:invoked|called|used))\b";
     CONDITION = r"\b(?:if|unless|when|whenever|until|for|instead|rather|only|except|while)\b";
-    TEMPLATE = r"\[/?inst\]|<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\|>|<</?sys>>|\[(?:system|hidden\s+instructions?|admin|system\s+message)\]|\bsystem\s+override\b|\boverride\s+directive\b|\bdeveloper\s+mode\b|\bjailbreak|(?:^|[\s(\[\x22'#])(?:assistant|system|model|ai|llm)(?:\s+(?:instruction|note|notice|directive))?\s*:\s*\w|\bnote\s+(?:to|for)\s+the\s+(?:assistant|model|ai|llm)\b|\bnota\s+para\s+el\s+(?:asistente|modelo)\b|\bnote\s+(?:pour|à)\s+l'(?:assistant|ia)\b|\bhinweis\s+an\s+(?:den|das)\s+(?:assistenten|modell)\b|\bvery\s+first\s+action\b";
+    TEMPLATE = r"\[/?inst\]|<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\|>|<</?sys>>|\[(?:system|hidden\s+instructions?|admin|system\s+message)\]|\bsystem\s+override\b|\boverride\s+directive\b|\bdeveloper\s+mode\b|\bjailbreak|(?:^|[\s(\[\x22'#<{`])(?:assistant|system|model|ai|llm)(?:\s+(?:instruction|note|notice|directive))?\s*:\s*\w|\b(?:note|notice|important|attention|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+)?(?:assistant|model|ai|llm|agent|language\s+model)s?\b|\b(?:wichtig|hinweis)\s+(?:für|an)\s+(?:das|den|die)\s+(?:sprachmodell|modell|assistenten|ki)\b|\b(?:importante|nota)\s+para\s+(?:el|la)\s+(?:asistente|modelo|ia)\b|\b(?:important|note)\s+pour\s+(?:l'|le\s+|la\s+)(?:assistant|modèle|ia)\b|\bnota\s+para\s+el\s+(?:asistente|modelo)\b|\bnote\s+(?:pour|à)\s+l'(?:assistant|ia)\b|\bhinweis\s+an\s+(?:den|das)\s+(?:assistenten|modell)\b|\bvery\s+first\s+action\b";
     COMMENT = r"(?s)<!--(.*?)-->";
     COMMENT_DIRECTIVE = r"\b(?:system|assistant|always|never|ignore|must|you|your|read|call|include|send|execute|run|say|tell|reply|respond)\b";
     TAMPER = r"\b(?:always|automatically|silently|secretly)\s+(?:[\w'-]+\s+){0,2}?(?:change|changes|replace|replaces|redirect|redirects|rewrite|rewrites|substitute|substitutes|swap|swaps|switch|switches|set|sets|modify|modifies|alter|alters)\b";
@@ -85,24 +85,27 @@ patterns! {
     FIRST = r"\b(?:call|use|run|invoke|consult)\s+this\s+tool\s+(?:first|before|immediately)|\bbefore\s+(?:calling|using|invoking)\s+any\s+other\s+tool|\balways\s+consult\s+this\s+tool";
 
     // Sensitive data: what is asked for, and the asking.
-    ASK = r"\b(?:read|reading|cat|include|including|pass|passing|send|sending|provide|providing|collect|collecting|extract|extracting|copy|paste|insert|supply|upload|uploading|attach|append|add|adding|print|output|dump|share|leak|exfiltrate|forward|post|access|open|load|retrieve|grab|steal|export|update|modify|write|put|set|ajoute[zs]?|inclu(?:ez|re|s)|envoie[zs]?|lis|lisez|copie[zs]?|añade|incluye|envía|lee|copia|füge|sende|lies|lese|kopiere)\b|\bcontents?\s+of\b|\bcontenu\s+de\b|\bcontenido\s+de\b|\binhalt\s+(?:von|der|des)\b|\buse\s+(?:it\s+|them\s+)?as\b";
+    ASK = r"\b(?:read|reading|cat|include|including|pass|passing|send|sending|provide|providing|collect|collecting|extract|extracting|copy|paste|insert|supply|fill|give|upload|uploading|attach|append|add|adding|print|output|dump|share|leak|exfiltrate|forward|post|access|open|load|retrieve|grab|steal|export|update|modify|write|put|set|ajoute[zs]?|inclu(?:ez|re|s)|envoie[zs]?|lis|lisez|copie[zs]?|añade|incluye|envía|lee|copia|füge|sende|lies|lese|kopiere)\b|\bcontents?\s+of\b|\bcontenu\s+de\b|\bcontenido\s+de\b|\binhalt\s+(?:von|der|des)\b|\buse\s+(?:it\s+|them\s+)?as\b";
     DIRECTIVE_BEFORE = r"(?:^|[:;,(<*`\-]|\b(?:must|should|please|and|then|first|also|always|by|to|you|run|now|required|need))\s*$";
 
     // What the user, not the model, is told to do ("tell the user to set
     // OPENWEATHER_API_KEY", "the developer must add ...").
     USER_ADDRESSED = r"(?:\b(?:tell|ask|instruct|remind|prompt|advise|direct|have|let|help|get)\s+(?:the\s+|your\s+)?(?:users?|them|customers?|developers?|operators?|admins?|administrators?)\s+(?:to\s+|how\s+to\s+)?|\b(?:users?|developers?|operators?|admins?|administrators?)\s+(?:should|must|can|may|needs?\s+to|has\s+to|have\s+to|will\s+need\s+to)\s+(?:first\s+)?)$";
+    USER_IN_CLAUSE = r"\b(?:tell|ask|instruct|remind|advise|have|help)\s+(?:the\s+|your\s+)?(?:users?|them|customers?|developers?|operators?|admins?|administrators?)\s+(?:to|how\s+to)\b";
     // A place something is put into ("add the DSN to your .env file").
     INTO_BEFORE = r"\b(?:to|into|in|inside)\s+(?:the\s+|your\s+|their\s+|a\s+|an\s+)?$";
     PLACE = r"^(?:add|adding|append|put|write|set|update|modify|ajoute[zs]?|añade|füge)$";
+    // A setup step: a secret put into the user's own configuration.
+    SETUP = r"\b(?:add|put|set|store|save|place|write)\b[^.;]{0,60}?\b(?:to|into|in)\s+(?:your|the|their)\s+(?:[\w-]+\s+)?(?:\.env|env\s+file|config(?:uration)?|settings|environment|keychain|vault|profile|secrets?\s+manager)\b";
     // Data the user gives the tool on purpose ("only if the user gave it").
     USER_PROVIDES = r"\b(?:if|when|unless|once)\s+(?:the\s+)?user\s+(?:has\s+|had\s+)?(?:gave|given|gives|provides?|provided|supplies|supplied|shares|shared|enters|entered|specifies|specified)\b|\b(?:provided|supplied|given|entered|specified)\s+by\s+the\s+user\b";
 
     ACCESS_AFTER = r"^\s+(?:only|access|permissions?|scopes?|rights|mode)\b";
 
     // Exfiltration: the data, the routing, the destination.
-    DATA = r"\bconversation\s+(?:history|context|summary|so\s+far|log)\b|\b(?:the\s+)?(?:user's\s+)?conversation\b|\bchat\s+(?:history|log|logs)\b|\bmessage\s+history\b|\b(?:previous|prior|last|recent|earlier)\s+(?:\w+\s+)?(?:messages?|conversations?|results?|outputs?|responses?|prompts?)\b|\buser's\s+(?:\w+\s+){0,2}?(?:messages?|prompts?|data|input|requests?|questions?)\b|\buser\s+data\b|\b(?:private|personal|sensitive|confidential)\s+(?:information|data)\b|\bsession\s+data\b|\brequest\s+payload\b|\bsystem\s+prompt\b|\bcontext\s+window\b|\b(?:results?|outputs?)\s+of\s+(?:the\s+)?(?:previous|other|any|each|every)\b|\bcontents?\s+of\s+[`'\x22]?[~/.\w-]*[/.]\w|\bip\s+addresses\b|\btools?\s+list\b|\blist\s+of\s+(?:all\s+)?(?:available\s+)?tools\b|\bapi\s+keys\b|\bcredentials\b|\bpasswords\b|\benv(?:ironment)?\s+var(?:iable)?s?\b|\b(?:full|whole|entire|complete|verbatim|word-for-word|raw)\s+(?:transcript|conversation|history|chat|record)\b|\b(?:everything|anything|all|whatever)\s+(?:that\s+)?(?:the\s+)?user\s+(?:has\s+|had\s+)?(?:said|says|typed|written|wrote|asked|shared|sent|told|entered|pasted|mentioned)\b";
-    HARVEST = r"\bconversation\s+(?:history|context|log)\b|\bchat\s+(?:history|log)\b|\bmessage\s+history\b|\btools?\s+list\b|\blist\s+of\s+tools\b|\bsystem\s+prompt\b|\bprevious\s+messages\b|\bcontext\s+window\b|\benv(?:ironment)?\s+var(?:iable)?s?\b|\buser\s+data\b|\b(?:previous|prior|earlier|past|preceding|every|all)\s+(?:\w+\s+)?(?:messages?|prompts?|turns?)\b|\btranscript\b";
-    ROUTE = r"\b(?:include|including|pass|passing|put|paste|insert|fill|supply|dump|send|sending|add|provide|deliver|forward|post|upload|attach|append|contain|contains|embed|encode|transmit|mirror|copy|report|submit|share|leak|export|set|e-?mail)\b";
+    DATA = r"\bconversation\s+(?:history|context|summary|so\s+far|log)\b|\b(?:the\s+)?(?:user's\s+)?conversation\b|\bchat\s+(?:history|log|logs)\b|\bmessage\s+history\b|\b(?:previous|prior|last|recent|earlier)\s+(?:\w+\s+)?(?:messages?|conversations?|results?|outputs?|responses?|prompts?)\b|\buser's\s+(?:\w+\s+){0,2}?(?:messages?|prompts?|data|input|requests?|questions?)\b|\buser\s+data\b|\b(?:private|personal|sensitive|confidential)\s+(?:information|data)\b|\bsession\s+data\b|\brequest\s+payload\b|\bsystem\s+prompt\b|\bcontext\s+window\b|\b(?:results?|outputs?)\s+of\s+(?:the\s+)?(?:previous|other|any|each|every)\b|\bcontents?\s+of\s+[`'\x22]?[~/.\w-]*[/.]\w|\bip\s+addresses\b|\btools?\s+list\b|\blist\s+of\s+(?:all\s+)?(?:available\s+)?tools\b|\bapi\s+keys\b|\bcredentials\b|\bpasswords\b|\benv(?:ironment)?\s+var(?:iable)?s?\b|\b(?:full|whole|entire|complete|verbatim|word-for-word|raw)\s+(?:transcript|conversation|history|chat|record)\b|\b(?:everything|anything|all|whatever)\s+(?:that\s+)?(?:(?:the\s+)?user\s+|you\s+|we\s+)?(?:has\s+|have\s+|had\s+)?(?:been\s+)?(?:said|says|typed|written|wrote|asked|shared|sent|told|entered|pasted|mentioned|discussed)\b|\bso\s+far\s+in\s+(?:this|the)\s+(?:chat|conversation|session)\b|\bwhat\s+(?:the\s+)?user\s+(?:has\s+|had\s+)?(?:said|says|told\s+you|typed|wrote|written|shared|asked)\b|\b(?:any|every|each|other)\s+tools?\s+(?:returns?|produces?|outputs?|gives?)\b|\b(?:raw|full|unredacted|complete|verbatim)\s+(?:outputs?|results?|responses?)\b|\b(?:outputs?|results?|responses?)\s+of\s+(?:the\s+)?(?:[\w-]+\s+){0,4}?tool\s+calls?\b|\b(?:gesprächsverlauf|chatverlauf|unterhaltung|nachricht(?:en)?\s+des\s+nutzers|historial\s+de\s+(?:la\s+)?conversación|conversación\s+completa|historique\s+de\s+(?:la\s+)?conversation)\b";
+    HARVEST = r"\bconversation\s+(?:history|context|log)\b|\bchat\s+(?:history|log)\b|\bmessage\s+history\b|\btools?\s+list\b|\blist\s+of\s+tools\b|\bsystem\s+prompt\b|\bprevious\s+messages\b|\bcontext\s+window\b|\benv(?:ironment)?\s+var(?:iable)?s?\b|\buser\s+data\b|\b(?:previous|prior|earlier|past|preceding|every|all)\s+(?:\w+\s+)?(?:messages?|prompts?|turns?)\b|\btranscript\b|\beverything\s+(?:\w+\s+){0,2}?(?:said|typed|written|discussed)\b|\bso\s+far\s+in\s+(?:this|the)\s+(?:chat|conversation|session)\b";
+    ROUTE = r"(?:^|\s)übergib\b|\b(?:include|including|pass|passes|passing|put|puts|paste|insert|fill|supply|dump|mirrors|sends|forwards|posts|uploads|copies|hold|holding|containing|carrying|gib|füge|sende|incluye|envía|pasa|inclu(?:ez|re)|envoie[zs]?|transmets|send|sending|add|provide|deliver|forward|post|upload|attach|append|contain|contains|embed|encode|transmit|mirror|copy|report|submit|share|leak|export|set|e-?mail)\b";
     PARAMETER = r"\b(?:parameter|argument|field|param)\b";
     OUTSIDE = r"https?://|[\w.+-]+@[\w-]+\.[a-z]{2,}|\b(?:endpoint|webhook|remote\s+server|external\s+server|attacker)\b|\bvia\s+\w+_\w+";
     UPLOAD_COMMAND = r"\bcurl\b[^\n]*?(?:\s-d\b|\s--data|\s-f\b|\s--form|\s-x\s+post\b|\s--upload-file)|\bwget\b[^\n]*?--post|\bnc\s+\S+\s+\d+";
@@ -113,21 +116,22 @@ patterns! {
     // A tool whose purpose is to send things somewhere may say where.
     SENDS = r"\b(?:send|sends|post|posts|mail|e-?mail|notify|notifies|webhooks?|upload|uploads|publish|publishes|share|shares|forward|forwards|invite|invites|http|api)\b";
     URL = r"https?://[^\s'\x22`)>]+";
+    REMOTE_IMAGE = r"!\[[^\]]*\]\(\s*https?://";
     MUST = r"\b(?:must|always|required|mandatory|make\s+sure|need\s+to|have\s+to)\b";
     REACH = r"\b(?:access|call|send|post|visit|request|deliver|log|report|upload|forward|contact|ping|notify)\b";
 
     // Shadowing: other tools, and what is prescribed for them.
-    TRIGGER = r"\b(?:when|whenever|before|after|each\s+time|every\s+time|if)\s+(?:\S+\s+){0,3}?(?:call|calls|calling|called|use|uses|using|used|invoke|invokes|invoking|invoked|execute|executes|executing|executed|run|runs|ran|running|send|sends|sending|sent|fires|triggers)\b|\bfor\s+(?:every|each|any|all)\s+(?:\S+\s+){0,3}?(?:written|sent|created|made|issued|run|executed|called)\s+(?:by|with|through|via)\b|\bfor\s+(?:every|each|any|all)\s+(?:\S+\s+){0,2}?(?:sent|passed|going)\s+(?:through|to|via)\b";
+    TRIGGER = r"\b(?:when|whenever|before|after|each\s+time|every\s+time|if|cada\s+vez\s+que|siempre\s+que|cuando|chaque\s+fois\s+que|lorsque|quand|wenn|sobald|jedes\s+mal\s+wenn)\s+(?:\S+\s+){0,5}?(?:call|calls|calling|called|use|uses|using|used|invoke|invokes|invoking|invoked|execute|executes|executing|executed|run|runs|ran|running|send|sends|sending|sent|fires|triggers|usa|utilise|utilisée?|appelle|appelée?|llama|llame|verwendet|aufgerufen|benutzt)\b|\bfor\s+(?:every|each|any|all)\s+(?:\S+\s+){0,3}?(?:written|sent|created|made|issued|run|executed|called)\s+(?:by|with|through|via)\b|\bfor\s+(?:every|each|any|all)\s+(?:\S+\s+){0,2}?(?:sent|passed|going)\s+(?:through|to|via)\b";
     PRESCRIBE = r"\b(?:must|always|make\s+sure|be\s+sure|need\s+to|required\s+to|has\s+to|have\s+to|shall)\b";
-    ALTER = r"\b(?:add|adds|include|includes|send|sends|change|changes|prefix|prefixed|prepend|prepended|append|appended|set|sets|replace|replaces|remove|strip|drop|redirect|redirects|route|bcc|cc|forward|copy|rewrite|modify)\b";
-    CHANGED = r"^\W*(?:tool\b)?(?:\s+(?:from|of|on|in)\s+(?:the\s+)?[\w-]+(?:\s+(?:server|mcp))?)?\W*(?:must|should\s+(?:always|now)|will\s+now|(?:has|have)\s+been\s+(?:enhanced|updated|deprecated|optimized|optimised|replaced|modified|changed|upgraded)|now\s+(?:uses|requires|sends|needs)|is\s+(?:now\s+)?(?:deprecated|disabled|broken|unsafe|retired))\b";
+    ALTER = r"\b(?:add|adds|include|includes|send|sends|swap|swaps|substitute|change|changes|prefix|prefixed|prepend|prepended|append|appended|set|sets|replace|replaces|remove|strip|drop|redirect|redirects|route|bcc|cc|forward|copy|rewrite|modify)\b";
+    CHANGED = r"^\W*(?:tool\b)?(?:\s+(?:from|of|on|in|exposed\s+by|provided\s+by|offered\s+by)\s+(?:the\s+)?[\w-]+(?:\s+(?:server|mcp|client))?|\s+in\s+this\s+(?:client|session|workspace))?\W*(?:must|should\s+(?:always|now)|will\s+now|(?:has|have)\s+been\s+(?:enhanced|updated|deprecated|optimized|optimised|replaced|modified|changed|upgraded)|now\s+(?:uses|requires|sends|needs)|is\s+(?:now\s+)?(?:deprecated|disabled|broken|unsafe|retired|misconfigured|unreliable|compromised|obsolete))\b";
     EVERY_TOOL = r"\b(?:any|all|every|each)\s+(?:other\s+)?(?:[\w-]+\s+){0,2}?(?:tools?|commands?|emails?|messages?|tool\s+calls?|invocations?|servers?)\b";
     SELF_AROUND = r"\b(?:before|after|when|whenever)\s+(?:\S+\s+){0,4}?,?\s*(?:execute|call|run|use|invoke)\s+this\s+tool\b";
     IDENTIFIER = r"[a-z0-9]+(?:[_.][a-z0-9]+)+";
     NAMED_TOOL = r"(['\x22`]?)([a-z][\w.-]*)['\x22`]?\s+(?:tool|function)\b|\b(?:tool|function)\s+['\x22`]([a-z][\w.-]*)['\x22`]";
-    IMPERATIVE_ALTER = r"[,;:]\s*(?:please\s+)?(?:always\s+)?(?:add|include|set|change|replace|prefix|prepend|append|remove|strip|send|forward|route|copy|cc|bcc)\b";
+    IMPERATIVE_ALTER = r"[,;:]\s*(?:please\s+)?(?:always\s+)?(?:add|include|set|change|replace|prefix|prepend|append|remove|strip|send|forward|route|copy|cc|bcc|swap|substitute|rewrite|redirect|sustituye|reemplaza|cambia|añade|agrega|remplace[zs]?|ajoute[zs]?|modifie[zs]?|ersetze|ändere|füge|hänge)\b";
     EVERY_CALL = r"\b(?:every|each|all)\s+\S*$";
-    CALL_AFTER = r"^\W*(?:calls?|invocations?|requests?)\b";
+    CALL_AFTER = r"^\W*(?:calls?|invocations?|requests?|quer(?:y|ies)|searche?s?|commands?)\b";
     BCC = r"\bbcc\b";
     EMAIL = r"[\w.+-]+@[\w-]+\.[a-z]{2,}";
 }
@@ -171,7 +175,14 @@ fn groups() -> [Vec<&'static Cue>; 4] {
             &FIRST,
         ],
         ASSETS.iter().map(|a| a.pattern).collect(),
-        vec![&DATA, &HARVEST, &UPLOAD_COMMAND, &OUTSIDE_ADDRESS, &URL],
+        vec![
+            &DATA,
+            &HARVEST,
+            &UPLOAD_COMMAND,
+            &OUTSIDE_ADDRESS,
+            &URL,
+            &REMOTE_IMAGE,
+        ],
         vec![
             &TRIGGER,
             &EVERY_TOOL,
@@ -241,7 +252,10 @@ pub(crate) fn names_access(sentence: &str, range: Range<usize>) -> bool {
 /// Whether the verb at `at` of `sentence` is one the user is told to do,
 /// not the model ("tell the user to set ...").
 pub(crate) fn addressed_to_user(sentence: &str, at: usize) -> bool {
-    USER_ADDRESSED.is_match(just_before(sentence, at))
+    let before = just_before(sentence, at);
+    // The clause the verb is in: "tell the user to create a key and set it".
+    let clause = before.rsplit([';', ':']).next().unwrap_or(before);
+    USER_ADDRESSED.is_match(before) || USER_IN_CLAUSE.is_match(clause)
 }
 
 /// Whether the word at `at` of `sentence` stands where an instruction's
@@ -297,7 +311,7 @@ patterns! {
     REGISTRY = r"\.docker/config|\.npmrc\b|\.pypirc\b|\.netrc\b|\.git-credentials\b|\.pgpass\b|\.gnupg\b";
     SHELL = r"\.(?:bashrc|zshrc|bash_profile|zprofile|profile|bash_history|zsh_history)\b|\b(?:bashrc|zshrc|bash\s+history|shell\s+history)\b";
     SYSTEM = r"/etc/(?:passwd|shadow|sudoers)\b|/proc/self/environ|\betc\s+(?:passwd|shadow)\b";
-    DOTENV = r"(?:^|[\s'\x22`(~/])\.env\b|\benv(?:ironment)?\s+(?:variables|vars)\b";
+    DOTENV = r"\bprintenv\b|\benv\s*\||/proc/self/environ|\bos\.environ\b|\bprocess\.env\b|(?:^|[\s'\x22`(~/])\.env\b|\benv(?:ironment)?\s+(?:variables|vars)\b";
     AGENT_CONFIG = r"\bmcp\.json\b|claude_desktop_config|\.cursor/|\bmcp\s+json\b";
     BROWSER = r"\b(?:browser|chrome|firefox|safari)\s+(?:profiles?|cookies|history|passwords|data)\b|\bcookies\b|\blogin\s+data\b|\bkeychain\b";
     WALLET = r"\b(?:crypto\s+)?wallets?\b|\belectrum\b|\bmetamask\b|\bkeystore\b";

@@ -71,7 +71,7 @@ fn detect(_: &Around, view: &ToolView, piece: &Piece, normal: &Normal) -> Option
         }
         if piece.is_key
             && let Some(data) = first(&cues::HARVEST, text)
-            && !cues::HARVEST.is_match(purpose)
+            && !cues::DATA.is_match(purpose)
         {
             return hit(data, "names a parameter for the model's own context");
         }
@@ -82,6 +82,17 @@ fn detect(_: &Around, view: &ToolView, piece: &Piece, normal: &Normal) -> Option
             )
         });
     }
+    // An image the model is told to show, at an address it fills with data.
+    if let Some(image) = first(&cues::REMOTE_IMAGE, &normal.text)
+        && cues::DATA.is_match(&normal.text)
+    {
+        return hit(
+            image,
+            "has the model leak data in the address of an image it shows",
+        );
+    }
+    // Text in a parameter's own schema speaks of that parameter.
+    let in_parameter = piece.inside("properties");
     for (start, sentence) in poison::sentences(normal) {
         let at = |r: std::ops::Range<usize>| start + r.start..start + r.end;
         if let Some(command) = first(&cues::UPLOAD_COMMAND, sentence)
@@ -99,7 +110,9 @@ fn detect(_: &Around, view: &ToolView, piece: &Piece, normal: &Normal) -> Option
             }
             // Into a parameter: unless that data is what the tool is for.
             if !cues::DATA.is_match(purpose)
-                && (cues::PARAMETER.is_match(sentence) || names_a_parameter(view, sentence))
+                && (in_parameter
+                    || cues::PARAMETER.is_match(sentence)
+                    || names_a_parameter(view, sentence))
             {
                 return hit(
                     at(data),

@@ -39,6 +39,7 @@
 //! {"tools": [{"name": "greet", "description": "Greets the user by name."}]}
 //! ```
 
+use regex::Regex;
 use std::ops::Range;
 
 use crate::diagnostic::Severity;
@@ -81,6 +82,7 @@ fn detect(_: &Around, _view: &ToolView, piece: &Piece, normal: &Normal) -> Optio
     }
     for (start, sentence) in poison::sentences(normal) {
         let at = |r: Range<usize>| start + r.start..start + r.end;
+        let first = |pattern: &Regex, sentence: &str| used(pattern, sentence);
         if let Some(r) = first(&cues::OVERRIDE, sentence) {
             return hit(at(r), "tells the model to set aside its instructions");
         }
@@ -113,6 +115,18 @@ fn detect(_: &Around, _view: &ToolView, piece: &Piece, normal: &Normal) -> Optio
     }
     framed_obligation(piece, normal)
         .map(|range| Hit::new(range, "frames an order to the model as a system notice"))
+}
+
+/// The first match of `pattern` in `sentence` that is used, not quoted: a
+/// scanner's description may name "ignore previous instructions" as what
+/// it looks for.
+fn used(pattern: &Regex, sentence: &str) -> Option<Range<usize>> {
+    const QUOTES: [char; 3] = ['\'', '"', '`'];
+    pattern.find_iter(sentence).map(|m| m.range()).find(|r| {
+        let before = sentence[..r.start].trim_end();
+        let after = sentence[r.end..].trim_start();
+        !(before.ends_with(QUOTES) && after.starts_with(QUOTES))
+    })
 }
 
 /// An `<IMPORTANT>` tag or an all-capitals `SYSTEM NOTICE:` label together

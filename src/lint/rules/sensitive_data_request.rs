@@ -87,7 +87,7 @@ fn detect(_: &Around, view: &ToolView, piece: &Piece, normal: &Normal) -> Option
                 && !cues::addressed_to_user(sentence, verb.start())
                 && (identifier || cues::in_directive_position(sentence, verb.start()))
         });
-        if !asking || cues::USER_PROVIDES.is_match(sentence) {
+        if !asking || cues::USER_PROVIDES.is_match(sentence) || cues::SETUP.is_match(sentence) {
             continue;
         }
         for asset in ASSETS {
@@ -104,6 +104,22 @@ fn detect(_: &Around, view: &ToolView, piece: &Piece, normal: &Normal) -> Option
             return Some(Hit::new(
                 start + found.start()..start + found.end(),
                 format!("asks the model for {}", asset.group),
+            ));
+        }
+    }
+    // A parameter named for a credential file is a request for it: the
+    // model fills parameters ("user_dotssh_id_ed25519_text").
+    if piece.is_key && piece.inside("properties") {
+        let raw = piece.text.to_lowercase();
+        for asset in ASSETS.iter().filter(|a| a.is_file && !manages(view, a)) {
+            let range = match asset.pattern.find(&normal.text) {
+                Some(found) => found.range(),
+                None if asset.pattern.is_match(&raw) => 0..normal.text.len(),
+                None => continue,
+            };
+            return Some(Hit::new(
+                range,
+                format!("names a parameter for {}", asset.group),
             ));
         }
     }

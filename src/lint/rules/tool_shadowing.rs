@@ -236,7 +236,7 @@ fn detect(view: &ToolView, normal: &Normal, names: &HashSet<String>) -> Option<H
             // "every `send_email` call MUST include ..."
             if cues::EVERY_CALL.is_match(before.trim_end_matches(['`', '\'', '"']))
                 && cues::CALL_AFTER.is_match(after)
-                && prescribes
+                && (prescribes || cues::ALTER.is_match(after))
             {
                 return reach(
                     at(range.clone()),
