@@ -209,17 +209,16 @@ static CUES: LazyLock<(RegexSet, Vec<Range<usize>>)> = LazyLock::new(|| {
     (set, ranges)
 });
 
-/// What one pass of every prefilter over `text` found.
+/// What one pass of every prefilter over a text found.
 pub(crate) struct Admitted(regex::SetMatches);
 
 impl Admitted {
-    pub(crate) fn of(text: &str) -> Admitted {
-        Admitted(CUES.0.matches(text))
-    }
-
-    /// Whether no rule needs to read the text.
-    pub(crate) fn none(&self) -> bool {
-        !self.0.matched_any()
+    /// `None` when no rule needs to read the text: most text, found
+    /// without asking which patterns matched.
+    pub(crate) fn of(text: &str) -> Option<Admitted> {
+        CUES.0
+            .is_match(text)
+            .then(|| Admitted(CUES.0.matches(text)))
     }
 }
 

@@ -117,9 +117,8 @@ impl<'a> ToolView<'a> {
 
     /// Calls `f` with every string of the tool a model reads, in document
     /// order: from the manifest, then what the front end read from code.
-    pub(crate) fn each_piece(&self, mut f: impl FnMut(&Piece<'a, '_>)) {
+    pub(crate) fn each_piece(&self, scratch: &mut Scratch<'a>, mut f: impl FnMut(&Piece<'a, '_>)) {
         let tool = self.tool;
-        let mut path = Vec::new();
         let mut description_seen = false;
         if let Some(value) = self.value {
             let context = match value {
@@ -128,18 +127,11 @@ impl<'a> ToolView<'a> {
                 _ => None,
             };
             if let Some(context) = context {
-                walk(
-                    value,
-                    &tool.origin,
-                    context,
-                    false,
-                    &mut path,
-                    &mut |piece| {
-                        description_seen |=
-                            !piece.is_key && tool.description.as_deref() == Some(piece.text);
-                        f(piece);
-                    },
-                );
+                walk(value, &tool.origin, context, false, scratch, &mut |piece| {
+                    description_seen |=
+                        !piece.is_key && tool.description.as_deref() == Some(piece.text);
+                    f(piece);
+                });
             }
         }
         let at_name = |text, is_key| Piece {
@@ -165,7 +157,7 @@ impl<'a> ToolView<'a> {
                 &tool.name_at,
                 Context::Schema,
                 true,
-                &mut path,
+                scratch,
                 &mut f,
             );
         }
@@ -320,22 +312,30 @@ pub(crate) fn tools<'a>(manifest: &'a Manifest) -> impl Iterator<Item = ToolView
     })
 }
 
+/// The buffers a walk reuses from tool to tool, so that reading a string
+/// costs no allocation.
+#[derive(Default)]
+pub(crate) struct Scratch<'a> {
+    path: Vec<Step<'a>>,
+    /// Each entry: a value, the length of the path above it, the step to
+    /// it, and how to read it.
+    stack: Vec<(&'a Value, usize, Option<Step<'a>>, Context)>,
+}
+
 /// Calls `f` with the strings under `value` (at `base`) a model reads,
-/// in document order. `path` is scratch space: one path for the whole
-/// walk, so that reading a string costs no allocation.
+/// in document order.
 fn walk<'a>(
     value: &'a Value,
     base: &'a str,
     context: Context,
     from_code: bool,
-    path: &mut Vec<Step<'a>>,
+    scratch: &mut Scratch<'a>,
     f: &mut impl FnMut(&Piece<'a, '_>),
 ) {
+    let Scratch { path, stack } = scratch;
     path.clear();
-    // Each entry: a value, the length of the path above it, the step to
-    // it, and how to read it.
-    let mut stack: Vec<(&'a Value, usize, Option<Step<'a>>, Context)> =
-        vec![(value, 0, None, context)];
+    stack.clear();
+    stack.push((value, 0, None, context));
     while let Some((value, depth, step, context)) = stack.pop() {
         path.truncate(depth);
         path.extend(step);
@@ -581,13 +581,13 @@ pub(crate) fn visit(
         names: std::cell::OnceCell::new(),
     };
     let mut normal = Normal::default();
+    let mut scratch = Scratch::default();
     for view in tools(manifest) {
-        view.each_piece(|piece| {
+        view.each_piece(&mut scratch, |piece| {
             normal.refill(piece.text);
-            let admitted = cues::Admitted::of(&normal.text);
-            if admitted.none() {
+            let Some(admitted) = cues::Admitted::of(&normal.text) else {
                 return;
-            }
+            };
             for rule in rules {
                 if !rule.prefilter.admits(&admitted) {
                     continue;

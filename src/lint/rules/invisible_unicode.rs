@@ -54,8 +54,9 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
+    let mut scratch = poison::Scratch::default();
     for view in poison::tools(manifest) {
-        view.each_piece(|piece| {
+        view.each_piece(&mut scratch, |piece| {
             if !piece.text.is_ascii() {
                 let found = invisible::find(piece.text);
                 let mut by_kind: BTreeMap<Hidden, Vec<&invisible::Found>> = BTreeMap::new();
