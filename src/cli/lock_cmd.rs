@@ -5,7 +5,9 @@
 //! in the current directory, else the one beside the configuration that
 //! applies to the current directory (`--config`, or the nearest
 //! toolc.toml). `toolc lock` writes to that file, and to `./toolc.lock`
-//! when there is none.
+//! when there is none. Either way a file's key is its path relative to
+//! the lock file's directory, so the lock reads the same from any
+//! directory ([`crate::lock::Keys`]).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -15,7 +17,7 @@ use std::sync::Arc;
 use super::live_args::LiveArgs;
 use super::{CliError, Outcome, ReadArgs, write_atomically};
 use crate::lint::Linter;
-use crate::lock::{self, Drift, Lock, Locked};
+use crate::lock::{self, Drift, Keys, Lock, LockError, Locked};
 use crate::project::{HeldDocument, Project, display_path};
 
 #[derive(Debug, clap::Args)]
@@ -52,8 +54,8 @@ pub(super) struct LockedArgs {
     /// a tool that changes is withdrawn so (clients are told the list changed, the new
     /// definition is never listed); the lock is read once, at start. The file is
     /// --lock-file, else ./toolc.lock, else the toolc.lock beside the toolc.toml that
-    /// applies here; none is an error (exit 2). Its paths are as lint shows them,
-    /// relative to the current directory: lock and check from the same one.
+    /// applies here; none is an error (exit 2). Its paths are relative to its own
+    /// directory, so it is checked alike from any directory.
     #[arg(long)]
     pub(super) locked: bool,
     /// The lock file --locked reads.
@@ -106,6 +108,13 @@ impl LockedArgs {
     }
 }
 
+/// How the lock file at `path` names the sources this run shows: paths
+/// relative to the lock file's directory ([`Keys`]).
+pub(super) fn keys(path: &Path) -> Result<Keys, CliError> {
+    let cwd = std::env::current_dir().map_err(LockError::CurrentDir)?;
+    Ok(Keys::new(&display_path(path), &display_path(&cwd)))
+}
+
 /// What `--locked` checks a lint run against: the lock, the run's paths,
 /// and the definitions of each live server's second listing.
 pub(super) fn locked(
@@ -130,6 +139,7 @@ pub(super) fn locked(
         shown: display_path(path),
         relisted,
         roots: paths.iter().map(|p| display_path(p)).collect(),
+        keys: keys(path)?,
     }))
 }
 
@@ -166,16 +176,17 @@ pub(super) fn run(
             crate::terminal::one_line(&failure.problem.message)
         )?;
     }
-    let read: Vec<(String, Vec<(String, serde_json::Value)>)> = project
-        .manifests
-        .iter()
-        .map(|m| (m.path().to_string(), lock::definitions(&m.toolset)))
-        .collect();
     let target = match &args.lock_file {
         Some(path) => path.clone(),
         None => find(None, &linter)?.unwrap_or_else(|_| PathBuf::from(lock::FILE_NAME)),
     };
     let shown = display_path(&target);
+    let keys = keys(&target)?;
+    let read: Vec<(String, Vec<(String, serde_json::Value)>)> = project
+        .manifests
+        .iter()
+        .map(|m| (keys.key(m.path()), lock::definitions(&m.toolset)))
+        .collect();
     let existing = if target.exists() {
         match Lock::read(&target) {
             Ok(existing) => Some(existing),
@@ -188,6 +199,7 @@ pub(super) fn run(
     };
     let roots = Locked {
         roots: paths.iter().map(|p| display_path(p)).collect(),
+        keys,
         ..Locked::default()
     };
     let read_paths: Vec<&str> = read.iter().map(|(path, _)| path.as_str()).collect();

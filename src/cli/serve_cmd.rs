@@ -345,9 +345,13 @@ fn nats_options(args: &ServeArgs) -> Result<Option<Options>, CliError> {
 /// The lock `--locked` names, read (`None` without it).
 fn pinned(args: &ServeArgs) -> Result<Option<Pinned>, CliError> {
     let linter = crate::lint::Linter::new(crate::lint::LintOptions::default())?;
-    Ok(args.locked.read(&linter)?.map(|(file, lock)| Pinned {
+    let Some((file, lock)) = args.locked.read(&linter)? else {
+        return Ok(None);
+    };
+    Ok(Some(Pinned {
         lock,
         shown: crate::project::display_path(&file),
+        keys: super::lock_cmd::keys(&file)?,
     }))
 }
 

@@ -46,8 +46,9 @@
 //!
 //! `toolc.lock` is JSON, indented by two spaces, with a final newline:
 //! `version` (1) and `sources`, an object from each source (a file's path
-//! as `toolc lint` shows it, relative to the directory toolc runs in, or
-//! the `mcp://<server name>` of a live server) to its tools by name, each
+//! relative to the lock file's directory, whatever directory toolc runs
+//! in ([`Keys`]), or the `mcp://<server name>` of a live server) to its
+//! tools by name, each
 //! with its `sha256` and its `definition` (the object, keys sorted, so a
 //! drift report can say what changed and a review can read it). Sources
 //! and tools are sorted by name. A definition whose digest is not its
@@ -55,6 +56,7 @@
 
 pub mod canonical;
 mod diff;
+mod keys;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -62,6 +64,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 pub use diff::{Change, Drift, compare};
+pub use keys::{Keys, is_live};
 
 use crate::ir::{Tool, ToolSet};
 
@@ -107,6 +110,8 @@ pub enum LockError {
     },
     #[error("the lock file {} is not a toolc.lock: {message} (write it again with `toolc lock --update`)", crate::terminal::path(.path))]
     Invalid { path: PathBuf, message: String },
+    #[error("cannot tell the current directory, which the paths toolc shows are relative to")]
+    CurrentDir(#[source] std::io::Error),
 }
 
 /// The largest lock file read: far more than any project's pins.
@@ -312,26 +317,21 @@ pub struct Locked {
     /// The paths the run reads, as shown: a pinned file under one of them
     /// that the run did not read is gone.
     pub roots: Vec<String>,
+    /// How the lock names the sources the run shows.
+    pub keys: Keys,
 }
 
 impl Locked {
-    /// Whether a pinned source the run did not read was among its inputs:
-    /// a file under one of its roots (a live server not named is not
-    /// looked at).
+    /// Whether a pinned source (by its key) the run did not read was
+    /// among its inputs: a file under one of its roots (a live server not
+    /// named is not looked at).
     pub fn covers(&self, source: &str) -> bool {
-        if source.contains("://") {
-            return false;
-        }
-        self.roots.iter().any(|root| {
-            // `.`, `./`, `tools/`, `./tools` all name a directory.
-            let root = root.trim_end_matches('/');
-            let root = root.strip_prefix("./").unwrap_or(root);
-            matches!(root, "" | ".")
-                || source == root
-                || source
-                    .strip_prefix(root)
-                    .is_some_and(|rest| rest.starts_with('/'))
-        })
+        self.roots.iter().any(|root| self.keys.under(source, root))
+    }
+
+    /// The pins of the source shown as `shown`.
+    pub fn pins(&self, shown: &str) -> Option<&Pins> {
+        self.lock.source(&self.keys.key(shown))
     }
 }
 

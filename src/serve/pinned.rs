@@ -15,13 +15,14 @@
 //! the pin is updated (`toolc lock --update`) and the server restarted.
 
 use crate::ir::ToolSet;
-use crate::lock::{self, Drift, Lock, Pins};
+use crate::lock::{self, Drift, Keys, Lock, Pins};
 
-/// A lock, and its file as messages name it.
+/// A lock, its file as messages name it, and how it names the sources.
 #[derive(Debug, Clone)]
 pub(crate) struct Pinned {
     pub(crate) lock: Lock,
     pub(crate) shown: String,
+    pub(crate) keys: Keys,
 }
 
 /// Removes from `toolsets` every tool that differs from its pin; one line
@@ -31,7 +32,10 @@ pub(crate) fn withhold_drifted(toolsets: &mut [ToolSet], pinned: &Pinned) -> Vec
     let file = &pinned.shown;
     let mut told = Vec::new();
     for set in toolsets.iter_mut() {
-        let pins = pinned.lock.source(&set.path).unwrap_or(&none);
+        let pins = pinned
+            .lock
+            .source(&pinned.keys.key(&set.path))
+            .unwrap_or(&none);
         let drifts = lock::compare(pins, &lock::definitions(set));
         let mut withheld = Vec::new();
         for drift in drifts {

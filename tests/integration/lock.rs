@@ -332,6 +332,83 @@ fn the_lock_beside_the_configuration_is_found() {
     assert_eq!(linted.code, 0, "{}{}", linted.stdout, linted.stderr);
 }
 
+/// The keys of a lock are relative to its own directory: a lock beside
+/// toolc.toml, pinned from the project's root, reads the same from a
+/// subdirectory, and `lock --update` there keeps the real pins.
+#[test]
+fn lock_keys_do_not_depend_on_the_current_directory() {
+    let dir = TempDir::new("lock-cwd");
+    dir.write("toolc.toml", "");
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    dir.write("tools/time-server.json", EXAMPLE);
+    dir.write("other/more.json", EXAMPLE.replace("get_time", "get_date"));
+    lock_and_check_clean(dir.path(), &[], &[]);
+    let lock = dir.path().join("toolc.lock");
+    let pinned = read(&lock);
+    let sources: Vec<String> = serde_json::from_str::<Value>(&pinned).unwrap()["sources"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(sources, ["other/more.json", "tools/time-server.json"]);
+    let sub = dir.path().join("tools");
+    // Found beside toolc.toml from tools/: nothing added, removed or gone.
+    for args in [
+        &["lint", "--locked", "--format", "json"][..],
+        &["lint", "--locked", "--format", "json", "."],
+    ] {
+        let linted = toolc(&sub, args);
+        assert_eq!(
+            linted.code, 0,
+            "{args:?}: {}{}",
+            linted.stdout, linted.stderr
+        );
+        assert!(drifts(&linted).is_empty(), "{}", linted.stdout);
+    }
+    let again = toolc(&sub, &["lock"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(again.stdout.contains("is up to date"), "{}", again.stdout);
+    let updated = toolc(&sub, &["lock", "--update", "."]);
+    assert_eq!(updated.code, 0, "{}", updated.stderr);
+    assert_eq!(read(&lock), pinned);
+    // A change made in tools/ and pinned from there lands on the right key,
+    // and the pins of other/ stay.
+    dir.write(
+        "tools/time-server.json",
+        EXAMPLE.replace("in a zone", "in any zone"),
+    );
+    let updated = toolc(&sub, &["lock", "--update", "time-server.json"]);
+    assert_eq!(updated.code, 0, "{}", updated.stderr);
+    assert!(
+        updated
+            .stderr
+            .contains("tools/time-server.json: tool \"get_time\" changed"),
+        "{}",
+        updated.stderr
+    );
+    let linted = toolc(dir.path(), &["lint", "--locked", "--format", "json"]);
+    assert_eq!(linted.code, 0, "{}{}", linted.stdout, linted.stderr);
+    assert!(read(&lock).contains("\"other/more.json\""));
+    // A file removed from tools/ is gone, told from tools/ too.
+    std::fs::remove_file(dir.path().join("tools/time-server.json")).unwrap();
+    dir.write("tools/empty.json", "{\"tools\": []}\n");
+    let linted = toolc(&sub, &["lint", "--locked", "--format", "concise"]);
+    assert_eq!(linted.code, 1, "{}{}", linted.stdout, linted.stderr);
+    assert!(
+        linted
+            .stdout
+            .contains("error[tool-drift] tools/time-server.json is pinned in"),
+        "{}",
+        linted.stdout
+    );
+    assert!(
+        !linted.stdout.contains("other/more.json"),
+        "{}",
+        linted.stdout
+    );
+}
+
 /// mcp-server-time from the test venv.
 fn time_server() -> String {
     format!(

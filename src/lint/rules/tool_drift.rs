@@ -66,7 +66,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     };
     let current = lock::definitions(&manifest.toolset);
     let none = Pins::new();
-    let pinned = locked.lock.source(manifest.path()).unwrap_or(&none);
+    let pinned = locked.pins(manifest.path()).unwrap_or(&none);
     for drift in lock::compare(pinned, &current) {
         report(manifest, &drift, Against::Lock(&locked.shown), out);
     }
@@ -81,8 +81,9 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
 /// The pinned sources under the run's paths that it did not read: each of
 /// their tools is gone. Reported at the lock file.
 pub(crate) fn check_unread(locked: &Locked, read: &[&str], out: &mut Vec<Diagnostic>) {
+    let read: Vec<String> = read.iter().map(|shown| locked.keys.key(shown)).collect();
     for (source, pins) in &locked.lock.sources {
-        if read.contains(&source.as_str()) || !locked.covers(source) {
+        if read.contains(source) || !locked.covers(source) {
             continue;
         }
         let names: Vec<String> = pins.keys().map(|n| shown(n)).collect();
