@@ -7,14 +7,17 @@
 //! toolc.toml). `toolc lock` writes to that file, and to `./toolc.lock`
 //! when there is none. Either way a file's key is its path relative to
 //! the lock file's directory, so the lock reads the same from any
-//! directory ([`crate::lock::Keys`]).
+//! directory ([`crate::lock::Keys`]). One `toolc lock` at a time reads
+//! and replaces a lock file ([`crate::lock::exclusive`]).
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::live_args::LiveArgs;
+use super::run_cmd::parse_seconds;
 use super::{CliError, Outcome, ReadArgs, write_atomically};
 use crate::lint::Linter;
 use crate::lock::{self, Drift, Keys, Lock, LockError, Locked};
@@ -36,6 +39,11 @@ pub(super) struct LockArgs {
     /// ./toolc.lock).
     #[arg(long, value_name = "FILE")]
     lock_file: Option<PathBuf>,
+    /// How long to wait, in seconds, for another `toolc lock` writing the same lock
+    /// file (one writes it at a time, so that none loses the other's pins); past it
+    /// nothing is written (exit 2).
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    wait: Duration,
     #[command(flatten)]
     read: ReadArgs,
     #[command(flatten)]
@@ -187,6 +195,14 @@ pub(super) fn run(
         .iter()
         .map(|m| (keys.key(m.path()), lock::definitions(&m.toolset)))
         .collect();
+    let roots = Locked {
+        roots: paths.iter().map(|p| display_path(p)).collect(),
+        keys,
+        ..Locked::default()
+    };
+    // From reading the file to replacing it, no other `toolc lock` does
+    // either: each merges into what the one before wrote. Held to the end.
+    let _exclusive = lock::exclusive(&target, args.wait)?;
     let existing = if target.exists() {
         match Lock::read(&target) {
             Ok(existing) => Some(existing),
@@ -196,11 +212,6 @@ pub(super) fn run(
         }
     } else {
         None
-    };
-    let roots = Locked {
-        roots: paths.iter().map(|p| display_path(p)).collect(),
-        keys,
-        ..Locked::default()
     };
     let read_paths: Vec<&str> = read.iter().map(|(path, _)| path.as_str()).collect();
     // Kept: what this run neither read nor was asked to read.

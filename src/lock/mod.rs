@@ -56,6 +56,7 @@
 
 pub mod canonical;
 mod diff;
+mod exclusive;
 mod keys;
 
 use std::collections::BTreeMap;
@@ -64,6 +65,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 pub use diff::{Change, Drift, compare};
+pub use exclusive::{Exclusive, exclusive};
 pub use keys::{Keys, is_live};
 
 use crate::ir::{Tool, ToolSet};
@@ -112,6 +114,27 @@ pub enum LockError {
     Invalid { path: PathBuf, message: String },
     #[error("cannot tell the current directory, which the paths toolc shows are relative to")]
     CurrentDir(#[source] std::io::Error),
+    #[error(
+        "cannot lock the directory {} to write the lock file {} (one `toolc lock` writes it at a time)",
+        crate::terminal::path(.directory),
+        crate::terminal::path(.path)
+    )]
+    Unlockable {
+        path: PathBuf,
+        directory: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "another `toolc lock` is writing the lock file {}, and did not finish within {} s; nothing \
+         was written (run again once it is done, or wait longer with --wait)",
+        crate::terminal::path(.path),
+        .waited.as_secs_f64()
+    )]
+    Busy {
+        path: PathBuf,
+        waited: std::time::Duration,
+    },
 }
 
 /// The largest lock file read: far more than any project's pins.

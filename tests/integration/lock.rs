@@ -409,6 +409,76 @@ fn lock_keys_do_not_depend_on_the_current_directory() {
     );
 }
 
+/// Twenty `toolc lock --update` runs at once, each pinning another file
+/// into one lock: every pin is kept (each run reads and replaces the file
+/// while the others wait).
+#[test]
+fn concurrent_updates_keep_every_pin() {
+    let dir = TempDir::new("lock-concurrent");
+    let names: Vec<String> = (0..20).map(|i| format!("s{i:02}.json")).collect();
+    for (i, name) in names.iter().enumerate() {
+        dir.write(name, EXAMPLE.replace("get_time", &format!("tool_{i:02}")));
+    }
+    let runs: Vec<_> = names
+        .iter()
+        .map(|name| {
+            let (dir, name) = (dir.path().to_path_buf(), name.clone());
+            std::thread::spawn(move || toolc(&dir, &["lock", "--update", &name]))
+        })
+        .collect();
+    for run in runs {
+        let output = run.join().unwrap();
+        assert_eq!(output.code, 0, "{}{}", output.stdout, output.stderr);
+    }
+    let lock: Value = serde_json::from_str(&read(&dir.path().join("toolc.lock"))).unwrap();
+    let sources: Vec<&String> = lock["sources"].as_object().unwrap().keys().collect();
+    assert_eq!(sources, names.iter().collect::<Vec<_>>());
+    assert_eq!(
+        listing(dir.path()).len(),
+        names.len() + 1,
+        "a temporary file is left"
+    );
+}
+
+/// A run that cannot take the lock file's directory lock within --wait
+/// gives up, writes nothing and says why.
+#[test]
+fn a_lock_held_by_another_writer_is_waited_for_a_bounded_time() {
+    let dir = example_dir("lock-busy");
+    lock_and_check_clean(dir.path(), &[], &[]);
+    let lock = dir.path().join("toolc.lock");
+    let before = read(&lock);
+    dir.write(
+        "time-server.json",
+        EXAMPLE.replace("in a zone", "in any zone"),
+    );
+    // Another writer: holds the directory's lock, as `toolc lock` does.
+    let held = std::fs::File::open(dir.path()).unwrap();
+    held.lock().unwrap();
+    let started = std::time::Instant::now();
+    let output = toolc(dir.path(), &["lock", "--update", "--wait", "0.5"]);
+    let waited = started.elapsed();
+    assert_eq!(output.code, 2, "{}{}", output.stdout, output.stderr);
+    assert!(
+        output.stderr.contains(
+            "error: another `toolc lock` is writing the lock file toolc.lock, and did not finish \
+             within 0.5 s; nothing was written"
+        ),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        waited >= std::time::Duration::from_millis(500),
+        "{waited:?}"
+    );
+    assert_eq!(read(&lock), before);
+    // Released: the next run writes.
+    drop(held);
+    let output = toolc(dir.path(), &["lock", "--update", "--wait", "0.5"]);
+    assert_eq!(output.code, 0, "{}{}", output.stdout, output.stderr);
+    assert!(read(&lock).contains("in any zone"));
+}
+
 /// mcp-server-time from the test venv.
 fn time_server() -> String {
     format!(
