@@ -225,7 +225,10 @@ pub(super) fn run(
             })
     });
     let new = Lock::of(kept.chain(read.iter().cloned()));
-    let text = new.to_text();
+    let text = new.to_text().map_err(|source| LockError::Unwritable {
+        path: target.clone(),
+        source,
+    })?;
     let summary = format!("{} tool(s) of {} source(s)", new.tools(), new.sources.len());
     if std::fs::read_to_string(&target).is_ok_and(|old| old == text) {
         writeln!(out, "{shown} is up to date: {summary}")?;

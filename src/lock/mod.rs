@@ -104,12 +104,8 @@ pub enum LockError {
         #[source]
         source: std::io::Error,
     },
-    #[error("the lock file {} is not JSON (write it again with `toolc lock --update`)", crate::terminal::path(.path))]
-    NotJson {
-        path: PathBuf,
-        #[source]
-        source: serde_json::Error,
-    },
+    #[error("the lock file {} is not JSON: {message} (write it again with `toolc lock --update`)", crate::terminal::path(.path))]
+    NotJson { path: PathBuf, message: String },
     #[error("the lock file {} is not a toolc.lock: {message} (write it again with `toolc lock --update`)", crate::terminal::path(.path))]
     Invalid { path: PathBuf, message: String },
     #[error("cannot tell the current directory, which the paths toolc shows are relative to")]
@@ -135,7 +131,40 @@ pub enum LockError {
         path: PathBuf,
         waited: std::time::Duration,
     },
+    #[error("cannot write the lock file {}: {source}; nothing was written", crate::terminal::path(.path))]
+    Unwritable {
+        path: PathBuf,
+        #[source]
+        source: Unwritable,
+    },
 }
+
+/// Why a lock cannot be written: toolc could not read back what it
+/// would write.
+#[derive(Debug, thiserror::Error)]
+pub enum Unwritable {
+    #[error(
+        "tool {tool:?} of {source_key} nests {depth} levels deep, and a lock file holds \
+         definitions at most {MAX_DEFINITION_DEPTH} levels deep (the file nests 4 more, and \
+         toolc reads JSON at most {} deep)",
+        crate::json::MAX_DEPTH
+    )]
+    TooDeep {
+        source_key: String,
+        tool: String,
+        depth: usize,
+    },
+    #[error("it would be {bytes} bytes, and toolc reads lock files of at most {MAX_LOCK_BYTES}")]
+    TooLarge { bytes: usize },
+    #[error("toolc could not read it back: {0}")]
+    NotReadable(String),
+}
+
+/// How deep a definition may nest (an object or array in it one level
+/// more), so that its lock file reads back: the file holds it four levels
+/// down (the file, `sources`, the source, the tool), and toolc's JSON
+/// reader stops at [`crate::json::MAX_DEPTH`].
+pub const MAX_DEFINITION_DEPTH: usize = crate::json::MAX_DEPTH - 4;
 
 /// The largest lock file read: far more than any project's pins.
 const MAX_LOCK_BYTES: u64 = 256 << 20;
@@ -197,8 +226,36 @@ impl Lock {
         self.sources.values().map(BTreeMap::len).sum()
     }
 
-    /// The file's text (see the module's docs).
-    pub fn to_text(&self) -> String {
+    /// The file's text (see the module's docs), refused when toolc could
+    /// not read it back.
+    pub fn to_text(&self) -> Result<String, Unwritable> {
+        // Before anything recurses into the definitions.
+        for (source, pins) in &self.sources {
+            for (tool, definition) in pins {
+                let depth = nesting(definition);
+                if depth > MAX_DEFINITION_DEPTH {
+                    return Err(Unwritable::TooDeep {
+                        source_key: source.clone(),
+                        tool: tool.clone(),
+                        depth,
+                    });
+                }
+            }
+        }
+        let text = self.unchecked_text();
+        if u64::try_from(text.len()).map_or(true, |bytes| bytes > MAX_LOCK_BYTES) {
+            return Err(Unwritable::TooLarge { bytes: text.len() });
+        }
+        // Whatever else the reader refuses: it is not written.
+        match Lock::parse(&text) {
+            Ok(_) => Ok(text),
+            Err(Parse::Json(message) | Parse::Invalid(message)) => {
+                Err(Unwritable::NotReadable(message))
+            }
+        }
+    }
+
+    fn unchecked_text(&self) -> String {
         let mut sources = Map::new();
         for (path, pins) in &self.sources {
             let mut tools = Map::new();
@@ -243,9 +300,9 @@ impl Lock {
         }
         let text = std::fs::read_to_string(path).map_err(read_error)?;
         Lock::parse(&text).map_err(|error| match error {
-            Parse::Json(source) => LockError::NotJson {
+            Parse::Json(message) => LockError::NotJson {
                 path: path.to_path_buf(),
-                source,
+                message,
             },
             Parse::Invalid(message) => LockError::Invalid {
                 path: path.to_path_buf(),
@@ -254,9 +311,15 @@ impl Lock {
         })
     }
 
-    /// The lock a file's text holds.
+    /// The lock a file's text holds, read by toolc's own JSON reader
+    /// (iterative, nesting up to [`crate::json::MAX_DEPTH`] levels; the one
+    /// manifests are read with), not serde_json's (recursive, 128 levels).
     fn parse(text: &str) -> Result<Lock, Parse> {
-        let file: Value = serde_json::from_str(text).map_err(Parse::Json)?;
+        let shared: std::sync::Arc<str> = std::sync::Arc::from(text);
+        let file = match crate::json::parse(&shared) {
+            Ok(document) => document.value,
+            Err(error) => return Err(Parse::of(text, &error)),
+        };
         let invalid = |message: String| Err(Parse::Invalid(message));
         let Some(file) = file.as_object() else {
             return invalid("it holds no JSON object".into());
@@ -306,8 +369,47 @@ impl Lock {
 }
 
 enum Parse {
-    Json(serde_json::Error),
+    /// Not JSON: why, and where.
+    Json(String),
     Invalid(String),
+}
+
+impl Parse {
+    /// What the reader's `error` says of `text`.
+    fn of(text: &str, error: &crate::json::ParseError) -> Parse {
+        match error.kind {
+            crate::json::ParseErrorKind::Syntax => {
+                let before = text.get(..error.offset).unwrap_or(text);
+                let line = before.matches('\n').count() + 1;
+                let column = before
+                    .rsplit('\n')
+                    .next()
+                    .map_or(0, |last| last.chars().count())
+                    + 1;
+                Parse::Json(format!("{} at line {line}, column {column}", error.message))
+            }
+            crate::json::ParseErrorKind::TooDeep | crate::json::ParseErrorKind::TooLarge => {
+                Parse::Invalid(format!("{}, more than toolc reads", error.message))
+            }
+        }
+    }
+}
+
+/// How deep `value` nests: 0 for a scalar, 1 for an array or object of
+/// scalars, and so on. Iterative: a value of any depth is measured.
+fn nesting(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 1)];
+    while let Some((value, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(members) => Box::new(members.values()),
+            _ => continue,
+        };
+        deepest = deepest.max(depth);
+        stack.extend(children.map(|child| (child, depth + 1)));
+    }
+    deepest
 }
 
 /// `value` with every object's members in canonical order, for the file:
@@ -392,7 +494,7 @@ mod tests {
     #[test]
     fn the_text_reads_back_and_ends_with_a_newline() {
         let lock = example();
-        let text = lock.to_text();
+        let text = lock.to_text().unwrap();
         assert!(text.ends_with("}\n"), "{text}");
         assert!(text.contains("\"sha256\": \"12f9bbf0"), "{text}");
         assert_eq!(Lock::parse(&text).ok(), Some(lock));
@@ -400,7 +502,10 @@ mod tests {
 
     #[test]
     fn an_edited_definition_is_refused() {
-        let text = example().to_text().replace("Tell the time", "Tell the tim");
+        let text = example()
+            .to_text()
+            .unwrap()
+            .replace("Tell the time", "Tell the tim");
         let Err(Parse::Invalid(message)) = Lock::parse(&text) else {
             panic!("accepted");
         };
@@ -414,6 +519,33 @@ mod tests {
             Lock::parse("{\"version\": 2, \"sources\": {}}"),
             Err(Parse::Invalid(_))
         ));
+    }
+
+    /// A definition `depth` levels deep: an object holding arrays.
+    fn nested(depth: usize) -> Lock {
+        let mut value = json!([]);
+        for _ in 2..depth {
+            value = json!([value]);
+        }
+        Lock::of([(
+            "deep.json".to_string(),
+            vec![("t".to_string(), json!({"name": "t", "inputSchema": value}))],
+        )])
+    }
+
+    #[test]
+    fn what_is_written_reads_back_and_deeper_is_refused() {
+        let deepest = nested(MAX_DEFINITION_DEPTH);
+        let text = deepest.to_text().unwrap();
+        assert_eq!(Lock::parse(&text).ok(), Some(deepest));
+        match nested(MAX_DEFINITION_DEPTH + 1).to_text() {
+            Err(Unwritable::TooDeep { depth, tool, .. }) => {
+                assert_eq!((depth, tool.as_str()), (MAX_DEFINITION_DEPTH + 1, "t"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(nesting(&json!(1)), 0);
+        assert_eq!(nesting(&json!({"a": [1, {"b": []}], "c": {}})), 4);
     }
 
     #[test]

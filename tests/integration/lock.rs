@@ -479,6 +479,57 @@ fn a_lock_held_by_another_writer_is_waited_for_a_bounded_time() {
     assert!(read(&lock).contains("in any zone"));
 }
 
+/// An MCP manifest of one tool, `deep`, whose input schema nests
+/// `levels` objects through `properties` (two JSON levels each).
+fn deep_manifest(levels: usize) -> String {
+    let mut schema = "{\"type\": \"string\"}".to_string();
+    for _ in 0..levels {
+        schema = format!("{{\"type\": \"object\", \"properties\": {{\"a\": {schema}}}}}");
+    }
+    format!("{{\"tools\": [{{\"name\": \"deep\", \"inputSchema\": {schema}}}]}}\n")
+}
+
+/// What `toolc lock` writes, toolc reads back: a schema nested past
+/// serde_json's 128 levels is pinned and checked, and one that the lock
+/// file would hold deeper than toolc reads JSON is refused, not written.
+#[test]
+fn a_deep_schema_is_pinned_and_read_back_or_refused() {
+    let dir = TempDir::new("lock-deep");
+    // 62 levels: the lock nests 130 deep.
+    dir.write("deep.json", deep_manifest(62));
+    lock_and_check_clean(dir.path(), &[], &[]);
+    let again = toolc(dir.path(), &["lock"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(again.stdout.contains("is up to date"), "{}", again.stdout);
+    // 125 levels: the manifest nests 254 deep, the lock 256, as deep as
+    // toolc reads.
+    dir.write("deep.json", deep_manifest(125));
+    let updated = toolc(dir.path(), &["lock", "--update"]);
+    assert_eq!(updated.code, 0, "{}", updated.stderr);
+    let linted = toolc(dir.path(), &["lint", "--locked", "--format", "json"]);
+    assert!(
+        drifts(&linted).is_empty(),
+        "{}{}",
+        linted.stdout,
+        linted.stderr
+    );
+    let pinned = read(&dir.path().join("toolc.lock"));
+    // 126 levels: the manifest reads (256 deep), its lock would not (258).
+    dir.write("deep.json", deep_manifest(126));
+    let refused = toolc(dir.path(), &["lock", "--update"]);
+    assert_eq!(refused.code, 2, "{}{}", refused.stdout, refused.stderr);
+    assert!(
+        refused.stderr.starts_with(
+            "error: cannot write the lock file toolc.lock: tool \"deep\" of deep.json nests 254 \
+             levels deep, and a lock file holds definitions at most 252 levels deep"
+        ),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(read(&dir.path().join("toolc.lock")), pinned);
+    assert_eq!(listing(dir.path()), ["deep.json", "toolc.lock"]);
+}
+
 /// mcp-server-time from the test venv.
 fn time_server() -> String {
     format!(
