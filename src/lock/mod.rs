@@ -64,7 +64,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-pub use diff::{Change, Drift, compare};
+pub use diff::{Change, Drift, changed_range, compare};
 pub use exclusive::{Exclusive, exclusive};
 pub use keys::{Keys, is_live};
 

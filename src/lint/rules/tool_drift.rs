@@ -38,6 +38,9 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::ir::Tool;
 use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule, shown};
+use serde_json::Value;
+
+use crate::lint::poison::text::source_offsets;
 use crate::lock::{self, Change, Drift, Locked, Pins};
 use crate::source::Span;
 
@@ -186,7 +189,7 @@ fn report(manifest: &Manifest, drift: &Drift, against: Against, out: &mut Findin
 }
 
 /// Where a change is in the document: the changed value (or, when it was
-/// removed, what held it).
+/// removed, what held it); in a string, the words that changed.
 fn place(manifest: &Manifest, tool: &Tool, change: &Change) -> Option<(String, Span)> {
     let member = match change.member.as_str() {
         "name" => return Some((tool.name_at.clone(), manifest.tool_name_span(tool))),
@@ -197,8 +200,36 @@ fn place(manifest: &Manifest, tool: &Tool, change: &Change) -> Option<(String, S
         }
     };
     let pointer = format!("{member}{}", change.pointer);
-    let span = manifest.document.map.locate(&pointer).span;
+    let span = changed_words(manifest, &pointer, change)
+        .unwrap_or_else(|| manifest.document.map.locate(&pointer).span);
     Some((pointer, span))
+}
+
+/// The span of the words that changed in the string at `pointer`, when a
+/// string changed into another: the document holds one side (the new one
+/// against a lock, the first listing against a second), as written, so
+/// decoded offsets map through its escapes to the source.
+fn changed_words(manifest: &Manifest, pointer: &str, change: &Change) -> Option<Span> {
+    let (Some(Value::String(old)), Some(Value::String(new))) = (&change.old, &change.new) else {
+        return None;
+    };
+    let Some(Value::String(here)) = manifest.raw(pointer) else {
+        return None;
+    };
+    let other = if here == new {
+        old
+    } else if here == old {
+        new
+    } else {
+        return None;
+    };
+    let range = lock::changed_range(here, other).filter(|r| !r.is_empty())?;
+    let map = &manifest.document.map;
+    let token = map.value_span(pointer)?;
+    match source_offsets(map.text(), token, &[range.start, range.end])[..] {
+        [Some(start), Some(end)] if start < end => Some(Span::new(start, end)),
+        _ => None,
+    }
 }
 
 /// How deep under a tool's declaration a member of its definition is
@@ -207,12 +238,7 @@ const MEMBER_DEPTH: usize = 3;
 
 /// The pointer of the member `key` holding `value` in the tool's
 /// declaration, nearest first; the parameters are not looked into.
-fn find_member(
-    manifest: &Manifest,
-    tool: &Tool,
-    key: &str,
-    value: &serde_json::Value,
-) -> Option<String> {
+fn find_member(manifest: &Manifest, tool: &Tool, key: &str, value: &Value) -> Option<String> {
     let mut level = vec![tool.origin.clone()];
     for _ in 0..MEMBER_DEPTH {
         let mut next = Vec::new();
@@ -220,7 +246,7 @@ fn find_member(
             if tool.parameters_at.as_deref() == Some(pointer.as_str()) {
                 continue;
             }
-            let Some(serde_json::Value::Object(object)) = manifest.raw(&pointer) else {
+            let Some(Value::Object(object)) = manifest.raw(&pointer) else {
                 continue;
             };
             if object.get(key) == Some(value) {
