@@ -48,7 +48,8 @@
 //! `version` (1) and `sources`, an object from each source (a file's path
 //! relative to the lock file's directory, whatever directory toolc runs
 //! in ([`Keys`]), or the `mcp://<server name>` of a live server) to its
-//! tools by name, each
+//! tools by name (a name declared again in the source: `name#2`, ...,
+//! [`keyed`]), each
 //! with its `sha256` and its `definition` (the object, keys sorted, so a
 //! drift report can say what changed and a review can read it). Sources
 //! and tools are sorted by name. A definition whose digest is not its
@@ -59,7 +60,7 @@ mod diff;
 mod exclusive;
 mod keys;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -86,7 +87,8 @@ pub const MEMBERS: &[&str] = &[
     "annotations",
 ];
 
-/// A source's pinned tools: definition by tool name.
+/// A source's pinned tools: definition by tool key (its name; see
+/// [`keyed`] for a name declared more than once).
 pub type Pins = BTreeMap<String, Value>;
 
 /// The pinned definitions of every source of a lock file.
@@ -190,16 +192,64 @@ pub fn definition(tool: &Tool) -> Value {
     Value::Object(object)
 }
 
-/// The definitions of a tool set's named tools, in its order (a name
-/// declared twice counts once, at its first declaration: another rule
-/// reports the repeat).
+/// The key of each named tool of a tool set among its source's pins, and
+/// its index in the tool set, in the tool set's order.
+///
+/// A tool's key is its name. A name declared again in the same source is
+/// pinned again, each declaration on its own (a model may be shown either,
+/// and a review must have seen both): the second as `name#2`, the third
+/// as `name#3`, and so on, skipping a number whose key is another tool's
+/// name.
+pub fn keyed(toolset: &ToolSet) -> Vec<(String, usize)> {
+    let named = || toolset.tools.iter().filter(|tool| !tool.name.is_empty());
+    let names: HashSet<&str> = named().map(|tool| tool.name.as_str()).collect();
+    let mut declared: HashMap<&str, usize> = HashMap::new();
+    let mut repeats: HashSet<String> = HashSet::new();
+    let mut keys = Vec::new();
+    for (index, tool) in toolset.tools.iter().enumerate() {
+        if tool.name.is_empty() {
+            continue;
+        }
+        let count = declared.entry(tool.name.as_str()).or_insert(0);
+        *count += 1;
+        if *count == 1 {
+            keys.push((tool.name.clone(), index));
+            continue;
+        }
+        let mut number = *count;
+        let key = loop {
+            let key = format!("{}#{number}", tool.name);
+            if !names.contains(key.as_str()) && !repeats.contains(&key) {
+                break key;
+            }
+            number += 1;
+        };
+        repeats.insert(key.clone());
+        keys.push((key, index));
+    }
+    keys
+}
+
+/// Whether `key` is a key [`keyed`] gives a tool named `name`.
+fn is_key_of(key: &str, name: &str) -> bool {
+    key == name
+        || key
+            .strip_prefix(name)
+            .and_then(|rest| rest.strip_prefix('#'))
+            .is_some_and(|number| {
+                !number.is_empty()
+                    && number.bytes().all(|b| b.is_ascii_digit())
+                    && !number.starts_with('0')
+                    && number != "1"
+            })
+}
+
+/// The definitions of a tool set's named tools by their keys ([`keyed`]),
+/// in its order.
 pub fn definitions(toolset: &ToolSet) -> Vec<(String, Value)> {
-    let mut seen = std::collections::HashSet::new();
-    toolset
-        .tools
-        .iter()
-        .filter(|tool| !tool.name.is_empty() && seen.insert(tool.name.as_str()))
-        .map(|tool| (tool.name.clone(), definition(tool)))
+    keyed(toolset)
+        .into_iter()
+        .map(|(key, index)| (key, definition(&toolset.tools[index])))
         .collect()
 }
 
@@ -352,7 +402,8 @@ impl Lock {
                         at()
                     ));
                 };
-                if definition.get("name").and_then(Value::as_str) != Some(name) {
+                let named = definition.get("name").and_then(Value::as_str);
+                if !named.is_some_and(|named| is_key_of(name, named)) {
                     return invalid(format!("{}: its definition names another tool", at()));
                 }
                 if canonical::sha256(definition) != sha256 {
@@ -546,6 +597,29 @@ mod tests {
         }
         assert_eq!(nesting(&json!(1)), 0);
         assert_eq!(nesting(&json!({"a": [1, {"b": []}], "c": {}})), 4);
+    }
+
+    #[test]
+    fn a_repeated_name_is_pinned_once_per_declaration() {
+        let tool = |name: &str| Tool::new(name.into(), String::new(), String::new());
+        let toolset = ToolSet {
+            path: "tools.json".into(),
+            format: crate::ir::Format::Mcp,
+            package: None,
+            tools: ["a", "a", "a#2", "", "a", "b"].map(tool).to_vec(),
+            carried: Vec::new(),
+        };
+        let keys: Vec<(String, usize)> = keyed(&toolset);
+        let keys: Vec<(&str, usize)> = keys.iter().map(|(k, i)| (k.as_str(), *i)).collect();
+        assert_eq!(
+            keys,
+            [("a", 0), ("a#3", 1), ("a#2", 2), ("a#4", 4), ("b", 5)]
+        );
+        let lock = Lock::of([("tools.json".to_string(), definitions(&toolset))]);
+        assert_eq!(Lock::parse(&lock.to_text().unwrap()).ok(), Some(lock));
+        assert!(is_key_of("a#2", "a") && is_key_of("a#10", "a") && is_key_of("a#2", "a#2"));
+        assert!(!is_key_of("a#1", "a") && !is_key_of("a#02", "a") && !is_key_of("a#", "a"));
+        assert!(!is_key_of("b", "a") && !is_key_of("ab", "a") && !is_key_of("a#2x", "a"));
     }
 
     #[test]

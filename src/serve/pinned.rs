@@ -14,6 +14,8 @@
 //! never listed; it comes back once the file matches its pin again or
 //! the pin is updated (`toolc lock --update`) and the server restarted.
 
+use std::collections::HashMap;
+
 use crate::ir::ToolSet;
 use crate::lock::{self, Drift, Keys, Lock, Pins};
 
@@ -36,8 +38,9 @@ pub(crate) fn withhold_drifted(toolsets: &mut [ToolSet], pinned: &Pinned) -> Vec
             .lock
             .source(&pinned.keys.key(&set.path))
             .unwrap_or(&none);
+        let keyed: HashMap<String, usize> = lock::keyed(set).into_iter().collect();
         let drifts = lock::compare(pins, &lock::definitions(set));
-        let mut withheld = Vec::new();
+        let mut withheld = vec![false; set.tools.len()];
         for drift in drifts {
             let tool = drift.tool().to_string();
             let source = &set.path;
@@ -57,9 +60,12 @@ pub(crate) fn withhold_drifted(toolsets: &mut [ToolSet], pinned: &Pinned) -> Vec
                     )
                 }
             });
-            withheld.push(tool);
+            if let Some(&index) = keyed.get(&tool) {
+                withheld[index] = true;
+            }
         }
-        set.tools.retain(|t| !withheld.contains(&t.name));
+        let mut withheld = withheld.into_iter();
+        set.tools.retain(|_| !withheld.next().unwrap_or(false));
     }
     told
 }

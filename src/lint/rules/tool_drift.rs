@@ -38,6 +38,8 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::ir::Tool;
 use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule, shown};
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use crate::lint::poison::text::source_offsets;
@@ -67,16 +69,17 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let Some(locked) = manifest.settings.lock.as_deref() else {
         return;
     };
+    let keyed: HashMap<String, usize> = lock::keyed(&manifest.toolset).into_iter().collect();
     let current = lock::definitions(&manifest.toolset);
     let none = Pins::new();
     let pinned = locked.pins(manifest.path()).unwrap_or(&none);
     for drift in lock::compare(pinned, &current) {
-        report(manifest, &drift, Against::Lock(&locked.shown), out);
+        report(manifest, &keyed, &drift, Against::Lock(&locked.shown), out);
     }
     if let Some(second) = locked.relisted.get(manifest.path()) {
         let first: Pins = current.into_iter().collect();
         for drift in lock::compare(&first, second) {
-            report(manifest, &drift, Against::SecondListing, out);
+            report(manifest, &keyed, &drift, Against::SecondListing, out);
         }
     }
 }
@@ -111,12 +114,18 @@ fn update_help() -> String {
         .to_string()
 }
 
-fn report(manifest: &Manifest, drift: &Drift, against: Against, out: &mut Findings) {
-    let tool = manifest
-        .toolset
-        .tools
-        .iter()
-        .find(|t| t.name == drift.tool());
+/// Reports `drift`; `keyed`: the index of each tool of the document by
+/// its key ([`lock::keyed`]).
+fn report(
+    manifest: &Manifest,
+    keyed: &HashMap<String, usize>,
+    drift: &Drift,
+    against: Against,
+    out: &mut Findings,
+) {
+    let tool = keyed
+        .get(drift.tool())
+        .and_then(|index| manifest.toolset.tools.get(*index));
     let name = shown(drift.tool());
     let help = match against {
         Against::Lock(_) => update_help(),
