@@ -60,7 +60,9 @@ pub(super) struct LockedArgs {
     /// tool is not served (withheld, not served with its old definition, as its
     /// manifest may run it differently now) and stderr says what changed; under --watch
     /// a tool that changes is withdrawn so (clients are told the list changed, the new
-    /// definition is never listed); the lock is read once, at start. The file is
+    /// definition is never listed); with --nats-url the fleet's tools (pinned by `toolc
+    /// lock --nats-url`) are checked so at every poll; the lock is read once, at start.
+    /// The file is
     /// --lock-file, else ./toolc.lock, else the toolc.lock beside the toolc.toml that
     /// applies here; none is an error (exit 2). Its paths are relative to its own
     /// directory, so it is checked alike from any directory.

@@ -180,13 +180,7 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
         Some(addr) => Transport::Http(addr),
     };
     if let Some(urls) = &args.nats_url {
-        if args.locked.locked {
-            return Err(CliError::Usage(
-                "--locked is not supported with --nats-url: a fleet's tools are not pinned"
-                    .to_string(),
-            ));
-        }
-        return fleet::run(args, urls, transport, err);
+        return fleet::run(args, urls, transport, pinned(args)?, err);
     }
     let builtin = crate::serve::is_builtin(&args.paths);
     if builtin && args.locked.locked {

@@ -13,11 +13,21 @@
 //! list changed (the tool is gone from it), and the new definition is
 //! never listed; it comes back once the file matches its pin again or
 //! the pin is updated (`toolc lock --update`) and the server restarted.
+//!
+//! The tools of a NATS fleet (`--nats-url`) are checked the same way, at
+//! start and at every poll ([`admit_fleet`]): read as `toolc lock
+//! --nats-url` reads them (the fleet's MCP document, named
+//! `nats://<server>`, through the front end) and compared with the pins of
+//! that source. A tool withheld is not listed and a call of it is refused
+//! as a call of an unknown tool; it comes back when the fleet serves it as
+//! pinned again.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use crate::ir::ToolSet;
+use crate::ir::{Format, ToolSet};
 use crate::lock::{self, Drift, Keys, Lock, Pins};
+use crate::nats::discover;
+use crate::project::{HeldDocument, LoadOptions, Loaded};
 
 /// A lock, its file as messages name it, and how it names the sources.
 #[derive(Debug, Clone)]
@@ -68,4 +78,48 @@ pub(crate) fn withhold_drifted(toolsets: &mut [ToolSet], pinned: &Pinned) -> Vec
         set.tools.retain(|_| !withheld.next().unwrap_or(false));
     }
     told
+}
+
+/// The tools of a NATS fleet whose document is `source` (its
+/// `nats://<server>`) that match their pins, and one line for each tool
+/// withheld or pinned and gone ([`withhold_drifted`]). The tools are read
+/// as `toolc lock --nats-url` reads them: their MCP document through the
+/// front end; a document it cannot read withholds every tool.
+pub(crate) fn admit_fleet(
+    tools: Vec<discover::Tool>,
+    source: &str,
+    pinned: &Pinned,
+) -> (Vec<discover::Tool>, Vec<String>) {
+    let held = HeldDocument {
+        path: source.to_string(),
+        format: Format::Mcp,
+        text: discover::document(&tools),
+    };
+    let mut toolsets = match held.load(&LoadOptions::default()) {
+        Loaded::Manifest(manifest) => vec![manifest.toolset],
+        Loaded::Failed(failure) => {
+            let told = format!(
+                "no tool of {source} is served: its tools cannot be read to compare them with {}: {}",
+                pinned.shown, failure.problem.message
+            );
+            return (Vec::new(), vec![told]);
+        }
+        Loaded::Skipped(_) | Loaded::WalkProblem(_) => {
+            let told = format!(
+                "no tool of {source} is served: its tools cannot be read to compare them with {}",
+                pinned.shown
+            );
+            return (Vec::new(), vec![told]);
+        }
+    };
+    let told = withhold_drifted(&mut toolsets, pinned);
+    let kept: HashSet<&str> = toolsets
+        .iter()
+        .flat_map(|set| set.tools.iter().map(|tool| tool.name.as_str()))
+        .collect();
+    let admitted = tools
+        .into_iter()
+        .filter(|tool| kept.contains(tool.name.as_str()))
+        .collect();
+    (admitted, told)
 }
