@@ -246,17 +246,11 @@ impl LiveArgs {
         let warning = tools
             .is_empty()
             .then(|| format!("no NATS service at {shown} answered $SRV.INFO with a tool"));
-        let name = shown
-            .split(',')
-            .next()
-            .unwrap_or_default()
-            .split("://")
-            .last()
-            .unwrap_or_default()
-            .to_string();
+        let path = crate::nats::discover::document_path(&options);
+        let name = path.strip_prefix("nats://").unwrap_or(&path);
         Ok(live::Fetched {
-            path: format!("nats://{name}"),
             name: format!("nats-{name}"),
+            path,
             document: crate::nats::discover::document(&tools),
             warning,
             relisted: None,

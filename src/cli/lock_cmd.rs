@@ -5,17 +5,22 @@
 //! in the current directory, else the one beside the configuration that
 //! applies to the current directory (`--config`, or the nearest
 //! toolc.toml). `toolc lock` writes to that file, and to `./toolc.lock`
-//! when there is none.
+//! when there is none. Either way a file's key is its path relative to
+//! the lock file's directory, so the lock reads the same from any
+//! directory ([`crate::lock::Keys`]). One `toolc lock` at a time reads
+//! and replaces a lock file ([`crate::lock::exclusive`]).
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::live_args::LiveArgs;
+use super::run_cmd::parse_seconds;
 use super::{CliError, Outcome, ReadArgs, write_atomically};
 use crate::lint::Linter;
-use crate::lock::{self, Drift, Lock, Locked};
+use crate::lock::{self, Drift, Keys, Lock, LockError, Locked};
 use crate::project::{HeldDocument, Project, display_path};
 
 #[derive(Debug, clap::Args)]
@@ -34,6 +39,11 @@ pub(super) struct LockArgs {
     /// ./toolc.lock).
     #[arg(long, value_name = "FILE")]
     lock_file: Option<PathBuf>,
+    /// How long to wait, in seconds, for another `toolc lock` writing the same lock
+    /// file (one writes it at a time, so that none loses the other's pins); past it
+    /// nothing is written (exit 2).
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    wait: Duration,
     #[command(flatten)]
     read: ReadArgs,
     #[command(flatten)]
@@ -50,10 +60,12 @@ pub(super) struct LockedArgs {
     /// tool is not served (withheld, not served with its old definition, as its
     /// manifest may run it differently now) and stderr says what changed; under --watch
     /// a tool that changes is withdrawn so (clients are told the list changed, the new
-    /// definition is never listed); the lock is read once, at start. The file is
+    /// definition is never listed); with --nats-url the fleet's tools (pinned by `toolc
+    /// lock --nats-url`) are checked so at every poll; the lock is read once, at start.
+    /// The file is
     /// --lock-file, else ./toolc.lock, else the toolc.lock beside the toolc.toml that
-    /// applies here; none is an error (exit 2). Its paths are as lint shows them,
-    /// relative to the current directory: lock and check from the same one.
+    /// applies here; none is an error (exit 2). Its paths are relative to its own
+    /// directory, so it is checked alike from any directory.
     #[arg(long)]
     pub(super) locked: bool,
     /// The lock file --locked reads.
@@ -106,6 +118,13 @@ impl LockedArgs {
     }
 }
 
+/// How the lock file at `path` names the sources this run shows: paths
+/// relative to the lock file's directory ([`Keys`]).
+pub(super) fn keys(path: &Path) -> Result<Keys, CliError> {
+    let cwd = std::env::current_dir().map_err(LockError::CurrentDir)?;
+    Ok(Keys::new(&display_path(path), &display_path(&cwd)))
+}
+
 /// What `--locked` checks a lint run against: the lock, the run's paths,
 /// and the definitions of each live server's second listing.
 pub(super) fn locked(
@@ -130,6 +149,7 @@ pub(super) fn locked(
         shown: display_path(path),
         relisted,
         roots: paths.iter().map(|p| display_path(p)).collect(),
+        keys: keys(path)?,
     }))
 }
 
@@ -166,16 +186,25 @@ pub(super) fn run(
             crate::terminal::one_line(&failure.problem.message)
         )?;
     }
-    let read: Vec<(String, Vec<(String, serde_json::Value)>)> = project
-        .manifests
-        .iter()
-        .map(|m| (m.path().to_string(), lock::definitions(&m.toolset)))
-        .collect();
     let target = match &args.lock_file {
         Some(path) => path.clone(),
         None => find(None, &linter)?.unwrap_or_else(|_| PathBuf::from(lock::FILE_NAME)),
     };
     let shown = display_path(&target);
+    let keys = keys(&target)?;
+    let read: Vec<(String, Vec<(String, serde_json::Value)>)> = project
+        .manifests
+        .iter()
+        .map(|m| (keys.key(m.path()), lock::definitions(&m.toolset)))
+        .collect();
+    let roots = Locked {
+        roots: paths.iter().map(|p| display_path(p)).collect(),
+        keys,
+        ..Locked::default()
+    };
+    // From reading the file to replacing it, no other `toolc lock` does
+    // either: each merges into what the one before wrote. Held to the end.
+    let _exclusive = lock::exclusive(&target, args.wait)?;
     let existing = if target.exists() {
         match Lock::read(&target) {
             Ok(existing) => Some(existing),
@@ -185,10 +214,6 @@ pub(super) fn run(
         }
     } else {
         None
-    };
-    let roots = Locked {
-        roots: paths.iter().map(|p| display_path(p)).collect(),
-        ..Locked::default()
     };
     let read_paths: Vec<&str> = read.iter().map(|(path, _)| path.as_str()).collect();
     // Kept: what this run neither read nor was asked to read.
@@ -202,7 +227,10 @@ pub(super) fn run(
             })
     });
     let new = Lock::of(kept.chain(read.iter().cloned()));
-    let text = new.to_text();
+    let text = new.to_text().map_err(|source| LockError::Unwritable {
+        path: target.clone(),
+        source,
+    })?;
     let summary = format!("{} tool(s) of {} source(s)", new.tools(), new.sources.len());
     if std::fs::read_to_string(&target).is_ok_and(|old| old == text) {
         writeln!(out, "{shown} is up to date: {summary}")?;

@@ -180,13 +180,7 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
         Some(addr) => Transport::Http(addr),
     };
     if let Some(urls) = &args.nats_url {
-        if args.locked.locked {
-            return Err(CliError::Usage(
-                "--locked is not supported with --nats-url: a fleet's tools are not pinned"
-                    .to_string(),
-            ));
-        }
-        return fleet::run(args, urls, transport, err);
+        return fleet::run(args, urls, transport, pinned(args)?, err);
     }
     let builtin = crate::serve::is_builtin(&args.paths);
     if builtin && args.locked.locked {
@@ -345,9 +339,13 @@ fn nats_options(args: &ServeArgs) -> Result<Option<Options>, CliError> {
 /// The lock `--locked` names, read (`None` without it).
 fn pinned(args: &ServeArgs) -> Result<Option<Pinned>, CliError> {
     let linter = crate::lint::Linter::new(crate::lint::LintOptions::default())?;
-    Ok(args.locked.read(&linter)?.map(|(file, lock)| Pinned {
+    let Some((file, lock)) = args.locked.read(&linter)? else {
+        return Ok(None);
+    };
+    Ok(Some(Pinned {
         lock,
         shown: crate::project::display_path(&file),
+        keys: super::lock_cmd::keys(&file)?,
     }))
 }
 

@@ -25,8 +25,27 @@ use sha2::{Digest, Sha256};
 /// The canonical text of `value`.
 pub fn to_string(value: &Value) -> String {
     let mut text = String::new();
-    write_value(value, &mut text);
+    write_value(value, Numbers::Canonical, &mut text);
     text
+}
+
+/// The canonical text of `value`, but with numbers as JSON holds them
+/// (integers digit for digit, other numbers as serde_json writes them),
+/// for messages: two integers past 2^53 that differ read as one double,
+/// and would look alike in canonical form.
+pub fn to_string_as_held(value: &Value) -> String {
+    let mut text = String::new();
+    write_value(value, Numbers::AsHeld, &mut text);
+    text
+}
+
+/// How numbers are written.
+#[derive(Clone, Copy)]
+enum Numbers {
+    /// As ECMAScript writes the double they read as (RFC 8785).
+    Canonical,
+    /// As serde_json holds and writes them.
+    AsHeld,
 }
 
 /// The SHA-256 digest of `value`'s canonical text, as 64 lowercase hex
@@ -47,12 +66,17 @@ pub(crate) fn sorted_members(object: &serde_json::Map<String, Value>) -> Vec<(&S
     members
 }
 
-fn write_value(value: &Value, out: &mut String) {
+fn write_value(value: &Value, numbers: Numbers, out: &mut String) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
         Value::Bool(false) => out.push_str("false"),
-        Value::Number(number) => write_number(number, out),
+        Value::Number(number) => match numbers {
+            Numbers::Canonical => write_number(number, out),
+            Numbers::AsHeld => {
+                let _ = write!(out, "{number}");
+            }
+        },
         Value::String(text) => write_string(text, out),
         Value::Array(items) => {
             out.push('[');
@@ -60,7 +84,7 @@ fn write_value(value: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_value(item, out);
+                write_value(item, numbers, out);
             }
             out.push(']');
         }
@@ -72,7 +96,7 @@ fn write_value(value: &Value, out: &mut String) {
                 }
                 write_string(key, out);
                 out.push(':');
-                write_value(member, out);
+                write_value(member, numbers, out);
             }
             out.push('}');
         }

@@ -46,8 +46,10 @@
 //!
 //! `toolc.lock` is JSON, indented by two spaces, with a final newline:
 //! `version` (1) and `sources`, an object from each source (a file's path
-//! as `toolc lint` shows it, relative to the directory toolc runs in, or
-//! the `mcp://<server name>` of a live server) to its tools by name, each
+//! relative to the lock file's directory, whatever directory toolc runs
+//! in ([`Keys`]), or the `mcp://<server name>` of a live server) to its
+//! tools by name (a name declared again in the source: `name#2`, ...,
+//! [`keyed`]), each
 //! with its `sha256` and its `definition` (the object, keys sorted, so a
 //! drift report can say what changed and a review can read it). Sources
 //! and tools are sorted by name. A definition whose digest is not its
@@ -55,13 +57,17 @@
 
 pub mod canonical;
 mod diff;
+mod exclusive;
+mod keys;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-pub use diff::{Change, Drift, compare};
+pub use diff::{Change, Drift, changed_range, compare};
+pub use exclusive::{Exclusive, exclusive};
+pub use keys::{Keys, is_live};
 
 use crate::ir::{Tool, ToolSet};
 
@@ -81,7 +87,8 @@ pub const MEMBERS: &[&str] = &[
     "annotations",
 ];
 
-/// A source's pinned tools: definition by tool name.
+/// A source's pinned tools: definition by tool key (its name; see
+/// [`keyed`] for a name declared more than once).
 pub type Pins = BTreeMap<String, Value>;
 
 /// The pinned definitions of every source of a lock file.
@@ -99,15 +106,67 @@ pub enum LockError {
         #[source]
         source: std::io::Error,
     },
-    #[error("the lock file {} is not JSON (write it again with `toolc lock --update`)", crate::terminal::path(.path))]
-    NotJson {
-        path: PathBuf,
-        #[source]
-        source: serde_json::Error,
-    },
+    #[error("the lock file {} is not JSON: {message} (write it again with `toolc lock --update`)", crate::terminal::path(.path))]
+    NotJson { path: PathBuf, message: String },
     #[error("the lock file {} is not a toolc.lock: {message} (write it again with `toolc lock --update`)", crate::terminal::path(.path))]
     Invalid { path: PathBuf, message: String },
+    #[error("cannot tell the current directory, which the paths toolc shows are relative to")]
+    CurrentDir(#[source] std::io::Error),
+    #[error(
+        "cannot lock the directory {} to write the lock file {} (one `toolc lock` writes it at a time)",
+        crate::terminal::path(.directory),
+        crate::terminal::path(.path)
+    )]
+    Unlockable {
+        path: PathBuf,
+        directory: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "another `toolc lock` is writing the lock file {}, and did not finish within {} s; nothing \
+         was written (run again once it is done, or wait longer with --wait)",
+        crate::terminal::path(.path),
+        .waited.as_secs_f64()
+    )]
+    Busy {
+        path: PathBuf,
+        waited: std::time::Duration,
+    },
+    #[error("cannot write the lock file {}: {source}; nothing was written", crate::terminal::path(.path))]
+    Unwritable {
+        path: PathBuf,
+        #[source]
+        source: Unwritable,
+    },
 }
+
+/// Why a lock cannot be written: toolc could not read back what it
+/// would write.
+#[derive(Debug, thiserror::Error)]
+pub enum Unwritable {
+    #[error(
+        "tool {tool:?} of {source_key} nests {depth} levels deep, and a lock file holds \
+         definitions at most {MAX_DEFINITION_DEPTH} levels deep (the file nests 4 more, and \
+         toolc reads JSON at most {} deep)",
+        crate::json::MAX_DEPTH
+    )]
+    TooDeep {
+        source_key: String,
+        tool: String,
+        depth: usize,
+    },
+    #[error("it would be {bytes} bytes, and toolc reads lock files of at most {MAX_LOCK_BYTES}")]
+    TooLarge { bytes: usize },
+    #[error("toolc could not read it back: {0}")]
+    NotReadable(String),
+}
+
+/// How deep a definition may nest (an object or array in it one level
+/// more), so that its lock file reads back: the file holds it four levels
+/// down (the file, `sources`, the source, the tool), and toolc's JSON
+/// reader stops at [`crate::json::MAX_DEPTH`].
+pub const MAX_DEFINITION_DEPTH: usize = crate::json::MAX_DEPTH - 4;
 
 /// The largest lock file read: far more than any project's pins.
 const MAX_LOCK_BYTES: u64 = 256 << 20;
@@ -133,16 +192,64 @@ pub fn definition(tool: &Tool) -> Value {
     Value::Object(object)
 }
 
-/// The definitions of a tool set's named tools, in its order (a name
-/// declared twice counts once, at its first declaration: another rule
-/// reports the repeat).
+/// The key of each named tool of a tool set among its source's pins, and
+/// its index in the tool set, in the tool set's order.
+///
+/// A tool's key is its name. A name declared again in the same source is
+/// pinned again, each declaration on its own (a model may be shown either,
+/// and a review must have seen both): the second as `name#2`, the third
+/// as `name#3`, and so on, skipping a number whose key is another tool's
+/// name.
+pub fn keyed(toolset: &ToolSet) -> Vec<(String, usize)> {
+    let named = || toolset.tools.iter().filter(|tool| !tool.name.is_empty());
+    let names: HashSet<&str> = named().map(|tool| tool.name.as_str()).collect();
+    let mut declared: HashMap<&str, usize> = HashMap::new();
+    let mut repeats: HashSet<String> = HashSet::new();
+    let mut keys = Vec::new();
+    for (index, tool) in toolset.tools.iter().enumerate() {
+        if tool.name.is_empty() {
+            continue;
+        }
+        let count = declared.entry(tool.name.as_str()).or_insert(0);
+        *count += 1;
+        if *count == 1 {
+            keys.push((tool.name.clone(), index));
+            continue;
+        }
+        let mut number = *count;
+        let key = loop {
+            let key = format!("{}#{number}", tool.name);
+            if !names.contains(key.as_str()) && !repeats.contains(&key) {
+                break key;
+            }
+            number += 1;
+        };
+        repeats.insert(key.clone());
+        keys.push((key, index));
+    }
+    keys
+}
+
+/// Whether `key` is a key [`keyed`] gives a tool named `name`.
+fn is_key_of(key: &str, name: &str) -> bool {
+    key == name
+        || key
+            .strip_prefix(name)
+            .and_then(|rest| rest.strip_prefix('#'))
+            .is_some_and(|number| {
+                !number.is_empty()
+                    && number.bytes().all(|b| b.is_ascii_digit())
+                    && !number.starts_with('0')
+                    && number != "1"
+            })
+}
+
+/// The definitions of a tool set's named tools by their keys ([`keyed`]),
+/// in its order.
 pub fn definitions(toolset: &ToolSet) -> Vec<(String, Value)> {
-    let mut seen = std::collections::HashSet::new();
-    toolset
-        .tools
-        .iter()
-        .filter(|tool| !tool.name.is_empty() && seen.insert(tool.name.as_str()))
-        .map(|tool| (tool.name.clone(), definition(tool)))
+    keyed(toolset)
+        .into_iter()
+        .map(|(key, index)| (key, definition(&toolset.tools[index])))
         .collect()
 }
 
@@ -169,8 +276,36 @@ impl Lock {
         self.sources.values().map(BTreeMap::len).sum()
     }
 
-    /// The file's text (see the module's docs).
-    pub fn to_text(&self) -> String {
+    /// The file's text (see the module's docs), refused when toolc could
+    /// not read it back.
+    pub fn to_text(&self) -> Result<String, Unwritable> {
+        // Before anything recurses into the definitions.
+        for (source, pins) in &self.sources {
+            for (tool, definition) in pins {
+                let depth = nesting(definition);
+                if depth > MAX_DEFINITION_DEPTH {
+                    return Err(Unwritable::TooDeep {
+                        source_key: source.clone(),
+                        tool: tool.clone(),
+                        depth,
+                    });
+                }
+            }
+        }
+        let text = self.unchecked_text();
+        if u64::try_from(text.len()).map_or(true, |bytes| bytes > MAX_LOCK_BYTES) {
+            return Err(Unwritable::TooLarge { bytes: text.len() });
+        }
+        // Whatever else the reader refuses: it is not written.
+        match Lock::parse(&text) {
+            Ok(_) => Ok(text),
+            Err(Parse::Json(message) | Parse::Invalid(message)) => {
+                Err(Unwritable::NotReadable(message))
+            }
+        }
+    }
+
+    fn unchecked_text(&self) -> String {
         let mut sources = Map::new();
         for (path, pins) in &self.sources {
             let mut tools = Map::new();
@@ -215,9 +350,9 @@ impl Lock {
         }
         let text = std::fs::read_to_string(path).map_err(read_error)?;
         Lock::parse(&text).map_err(|error| match error {
-            Parse::Json(source) => LockError::NotJson {
+            Parse::Json(message) => LockError::NotJson {
                 path: path.to_path_buf(),
-                source,
+                message,
             },
             Parse::Invalid(message) => LockError::Invalid {
                 path: path.to_path_buf(),
@@ -226,9 +361,15 @@ impl Lock {
         })
     }
 
-    /// The lock a file's text holds.
+    /// The lock a file's text holds, read by toolc's own JSON reader
+    /// (iterative, nesting up to [`crate::json::MAX_DEPTH`] levels; the one
+    /// manifests are read with), not serde_json's (recursive, 128 levels).
     fn parse(text: &str) -> Result<Lock, Parse> {
-        let file: Value = serde_json::from_str(text).map_err(Parse::Json)?;
+        let shared: std::sync::Arc<str> = std::sync::Arc::from(text);
+        let file = match crate::json::parse(&shared) {
+            Ok(document) => document.value,
+            Err(error) => return Err(Parse::of(text, &error)),
+        };
         let invalid = |message: String| Err(Parse::Invalid(message));
         let Some(file) = file.as_object() else {
             return invalid("it holds no JSON object".into());
@@ -261,7 +402,8 @@ impl Lock {
                         at()
                     ));
                 };
-                if definition.get("name").and_then(Value::as_str) != Some(name) {
+                let named = definition.get("name").and_then(Value::as_str);
+                if !named.is_some_and(|named| is_key_of(name, named)) {
                     return invalid(format!("{}: its definition names another tool", at()));
                 }
                 if canonical::sha256(definition) != sha256 {
@@ -278,8 +420,47 @@ impl Lock {
 }
 
 enum Parse {
-    Json(serde_json::Error),
+    /// Not JSON: why, and where.
+    Json(String),
     Invalid(String),
+}
+
+impl Parse {
+    /// What the reader's `error` says of `text`.
+    fn of(text: &str, error: &crate::json::ParseError) -> Parse {
+        match error.kind {
+            crate::json::ParseErrorKind::Syntax => {
+                let before = text.get(..error.offset).unwrap_or(text);
+                let line = before.matches('\n').count() + 1;
+                let column = before
+                    .rsplit('\n')
+                    .next()
+                    .map_or(0, |last| last.chars().count())
+                    + 1;
+                Parse::Json(format!("{} at line {line}, column {column}", error.message))
+            }
+            crate::json::ParseErrorKind::TooDeep | crate::json::ParseErrorKind::TooLarge => {
+                Parse::Invalid(format!("{}, more than toolc reads", error.message))
+            }
+        }
+    }
+}
+
+/// How deep `value` nests: 0 for a scalar, 1 for an array or object of
+/// scalars, and so on. Iterative: a value of any depth is measured.
+fn nesting(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 1)];
+    while let Some((value, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(members) => Box::new(members.values()),
+            _ => continue,
+        };
+        deepest = deepest.max(depth);
+        stack.extend(children.map(|child| (child, depth + 1)));
+    }
+    deepest
 }
 
 /// `value` with every object's members in canonical order, for the file:
@@ -312,26 +493,21 @@ pub struct Locked {
     /// The paths the run reads, as shown: a pinned file under one of them
     /// that the run did not read is gone.
     pub roots: Vec<String>,
+    /// How the lock names the sources the run shows.
+    pub keys: Keys,
 }
 
 impl Locked {
-    /// Whether a pinned source the run did not read was among its inputs:
-    /// a file under one of its roots (a live server not named is not
-    /// looked at).
+    /// Whether a pinned source (by its key) the run did not read was
+    /// among its inputs: a file under one of its roots (a live server not
+    /// named is not looked at).
     pub fn covers(&self, source: &str) -> bool {
-        if source.contains("://") {
-            return false;
-        }
-        self.roots.iter().any(|root| {
-            // `.`, `./`, `tools/`, `./tools` all name a directory.
-            let root = root.trim_end_matches('/');
-            let root = root.strip_prefix("./").unwrap_or(root);
-            matches!(root, "" | ".")
-                || source == root
-                || source
-                    .strip_prefix(root)
-                    .is_some_and(|rest| rest.starts_with('/'))
-        })
+        self.roots.iter().any(|root| self.keys.under(source, root))
+    }
+
+    /// The pins of the source shown as `shown`.
+    pub fn pins(&self, shown: &str) -> Option<&Pins> {
+        self.lock.source(&self.keys.key(shown))
     }
 }
 
@@ -369,7 +545,7 @@ mod tests {
     #[test]
     fn the_text_reads_back_and_ends_with_a_newline() {
         let lock = example();
-        let text = lock.to_text();
+        let text = lock.to_text().unwrap();
         assert!(text.ends_with("}\n"), "{text}");
         assert!(text.contains("\"sha256\": \"12f9bbf0"), "{text}");
         assert_eq!(Lock::parse(&text).ok(), Some(lock));
@@ -377,7 +553,10 @@ mod tests {
 
     #[test]
     fn an_edited_definition_is_refused() {
-        let text = example().to_text().replace("Tell the time", "Tell the tim");
+        let text = example()
+            .to_text()
+            .unwrap()
+            .replace("Tell the time", "Tell the tim");
         let Err(Parse::Invalid(message)) = Lock::parse(&text) else {
             panic!("accepted");
         };
@@ -391,6 +570,56 @@ mod tests {
             Lock::parse("{\"version\": 2, \"sources\": {}}"),
             Err(Parse::Invalid(_))
         ));
+    }
+
+    /// A definition `depth` levels deep: an object holding arrays.
+    fn nested(depth: usize) -> Lock {
+        let mut value = json!([]);
+        for _ in 2..depth {
+            value = json!([value]);
+        }
+        Lock::of([(
+            "deep.json".to_string(),
+            vec![("t".to_string(), json!({"name": "t", "inputSchema": value}))],
+        )])
+    }
+
+    #[test]
+    fn what_is_written_reads_back_and_deeper_is_refused() {
+        let deepest = nested(MAX_DEFINITION_DEPTH);
+        let text = deepest.to_text().unwrap();
+        assert_eq!(Lock::parse(&text).ok(), Some(deepest));
+        match nested(MAX_DEFINITION_DEPTH + 1).to_text() {
+            Err(Unwritable::TooDeep { depth, tool, .. }) => {
+                assert_eq!((depth, tool.as_str()), (MAX_DEFINITION_DEPTH + 1, "t"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(nesting(&json!(1)), 0);
+        assert_eq!(nesting(&json!({"a": [1, {"b": []}], "c": {}})), 4);
+    }
+
+    #[test]
+    fn a_repeated_name_is_pinned_once_per_declaration() {
+        let tool = |name: &str| Tool::new(name.into(), String::new(), String::new());
+        let toolset = ToolSet {
+            path: "tools.json".into(),
+            format: crate::ir::Format::Mcp,
+            package: None,
+            tools: ["a", "a", "a#2", "", "a", "b"].map(tool).to_vec(),
+            carried: Vec::new(),
+        };
+        let keys: Vec<(String, usize)> = keyed(&toolset);
+        let keys: Vec<(&str, usize)> = keys.iter().map(|(k, i)| (k.as_str(), *i)).collect();
+        assert_eq!(
+            keys,
+            [("a", 0), ("a#3", 1), ("a#2", 2), ("a#4", 4), ("b", 5)]
+        );
+        let lock = Lock::of([("tools.json".to_string(), definitions(&toolset))]);
+        assert_eq!(Lock::parse(&lock.to_text().unwrap()).ok(), Some(lock));
+        assert!(is_key_of("a#2", "a") && is_key_of("a#10", "a") && is_key_of("a#2", "a#2"));
+        assert!(!is_key_of("a#1", "a") && !is_key_of("a#02", "a") && !is_key_of("a#", "a"));
+        assert!(!is_key_of("b", "a") && !is_key_of("ab", "a") && !is_key_of("a#2x", "a"));
     }
 
     #[test]

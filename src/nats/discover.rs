@@ -191,6 +191,17 @@ fn tool(endpoint: &EndpointInfo) -> Tool {
     }
 }
 
+/// The fleet at `options` as toolc names its document: `nats://` and its
+/// first server (`nats://127.0.0.1:4222`, credentials left out). `toolc
+/// lint --nats-url` shows its findings there, `toolc lock --nats-url`
+/// pins its tools under it, and `toolc serve --nats-url --locked` looks
+/// them up by it.
+pub fn document_path(options: &super::connect::Options) -> String {
+    let shown = options.shown();
+    let first = shown.split(',').next().unwrap_or_default();
+    format!("nats://{}", first.split("://").last().unwrap_or_default())
+}
+
 /// `tools` as an MCP tool list document, `{"tools": [...]}`, pretty.
 pub fn document(tools: &[Tool]) -> String {
     let list: Vec<Value> = tools.iter().map(|t| t.definition.clone()).collect();

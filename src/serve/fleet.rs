@@ -13,6 +13,11 @@
 //! The fleet is not the runner: the workers validate, authorize and run
 //! the calls, so no approval is asked here and the runner's flags do not
 //! apply, but for the call's time limit.
+//!
+//! Under `--locked`, every list discovery finds is checked against the
+//! pins of the fleet's `nats://<server>` source first
+//! ([`super::pinned::admit_fleet`]): a tool not pinned, or that differs
+//! from its pin, is not served, and the log says so when that changes.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -24,6 +29,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::handler::Shared;
+use super::pinned::{self, Pinned};
 use super::{Handler, Served, call, log, watch};
 use crate::nats::call::{Idempotency, Outcome, Plan};
 use crate::nats::connect::{ConnectError, Options};
@@ -53,6 +59,39 @@ pub(crate) struct Fleet {
     /// Every tool name the fleet ever listed: a call of one that is gone
     /// is told its workers left, not that it never existed.
     seen: Mutex<BTreeSet<String>>,
+    /// `--locked`: the pins the fleet's tools are checked against.
+    pins: Option<FleetPins>,
+}
+
+/// The pins of a fleet's tools, and what checking them last told.
+struct FleetPins {
+    pinned: Pinned,
+    /// The fleet's document, as `toolc lock --nats-url` names it.
+    source: String,
+    /// The lines the last check logged: a poll logs only what changed.
+    told: Mutex<Vec<String>>,
+    /// The tools the last check withheld.
+    withheld: Mutex<BTreeSet<String>>,
+}
+
+impl FleetPins {
+    /// The tools of `tools` that match their pins; the rest are withheld,
+    /// and logged when that is news.
+    fn admit(&self, tools: Vec<discover::Tool>) -> Vec<discover::Tool> {
+        let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
+        let (admitted, told) = pinned::admit_fleet(tools, &self.source, &self.pinned);
+        let mut last = self.told.lock().unwrap_or_else(PoisonError::into_inner);
+        for line in told.iter().filter(|line| !last.contains(line)) {
+            log::notice(format_args!("--locked: {line}"));
+        }
+        *last = told;
+        let served: BTreeSet<&str> = admitted.iter().map(|t| t.name.as_str()).collect();
+        *self.withheld.lock().unwrap_or_else(PoisonError::into_inner) = names
+            .into_iter()
+            .filter(|name| !served.contains(name.as_str()))
+            .collect();
+        admitted
+    }
 }
 
 /// Where a fleet tool's requests go, and whether it may be sent twice.
@@ -64,27 +103,42 @@ pub(crate) struct Route {
 
 impl Fleet {
     /// Connects to the servers of `options` (the connection lives on the
-    /// runtime this runs on).
+    /// runtime this runs on); with `pinned` (`--locked`), only the tools
+    /// that match their pins are served.
     pub(crate) async fn connect(
         options: &Options,
         timeout: Duration,
         poll: Duration,
+        pinned: Option<Pinned>,
     ) -> Result<Fleet, ConnectError> {
         let client = crate::nats::connect::connect(options, "toolc serve --nats-url", None).await?;
+        let pins = pinned.map(|pinned| FleetPins {
+            pinned,
+            source: discover::document_path(options),
+            told: Mutex::new(Vec::new()),
+            withheld: Mutex::new(BTreeSet::new()),
+        });
         Ok(Fleet {
             client,
             shown: options.shown(),
             timeout,
             poll,
             seen: Mutex::new(BTreeSet::new()),
+            pins,
         })
     }
 
-    /// The fleet's tools now, served by `fleet`.
+    /// The fleet's tools now (those that match their pins, under
+    /// `--locked`), served by `fleet`.
     pub(crate) async fn discover(fleet: &Arc<Fleet>) -> Result<Served, DiscoverError> {
         let window = discover::WINDOW.min(fleet.poll);
         let infos = discover::infos(&fleet.client, window).await?;
-        Ok(Served::fleet(Arc::clone(fleet), &discover::tools(&infos)))
+        let tools = discover::tools(&infos);
+        let tools = match &fleet.pins {
+            Some(pins) => pins.admit(tools),
+            None => tools,
+        };
+        Ok(Served::fleet(Arc::clone(fleet), &tools))
     }
 
     /// The MCP entries and routes of `tools`; a tool whose definition is
@@ -128,11 +182,21 @@ impl Fleet {
         self.client.connection_state() == async_nats::connection::State::Connected
     }
 
+    /// Whether the fleet served `name` once, and does not now for a
+    /// reason of its own (its workers left, not `--locked`).
     fn was_seen(&self, name: &str) -> bool {
-        self.seen
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .contains(name)
+        let withheld = self.pins.as_ref().is_some_and(|pins| {
+            pins.withheld
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .contains(name)
+        });
+        !withheld
+            && self
+                .seen
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .contains(name)
     }
 }
 

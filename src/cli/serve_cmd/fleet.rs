@@ -14,11 +14,15 @@ use crate::serve::Handler;
 use crate::serve::Transport;
 use crate::serve::fleet::{self, Fleet};
 use crate::serve::log;
+use crate::serve::pinned::Pinned;
 
+/// Serves the fleet at `urls`; with `pinned` (`--locked`), only its tools
+/// that match their pins.
 pub(super) fn run(
     args: &ServeArgs,
     urls: &str,
     transport: Transport,
+    pinned: Option<Pinned>,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
     let options = args.nats_args.options(urls)?;
@@ -34,7 +38,7 @@ pub(super) fn run(
         .build()
         .map_err(CliError::Runtime)?;
     let started = runtime.block_on(async {
-        let fleet = Arc::new(Fleet::connect(&options, timeout, args.nats_poll).await?);
+        let fleet = Arc::new(Fleet::connect(&options, timeout, args.nats_poll, pinned).await?);
         let served = Fleet::discover(&fleet).await?;
         Ok::<_, CliError>((fleet, served))
     });

@@ -38,6 +38,11 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::ir::Tool;
 use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule, shown};
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::lint::poison::text::source_offsets;
 use crate::lock::{self, Change, Drift, Locked, Pins};
 use crate::source::Span;
 
@@ -64,16 +69,17 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let Some(locked) = manifest.settings.lock.as_deref() else {
         return;
     };
+    let keyed: HashMap<String, usize> = lock::keyed(&manifest.toolset).into_iter().collect();
     let current = lock::definitions(&manifest.toolset);
     let none = Pins::new();
-    let pinned = locked.lock.source(manifest.path()).unwrap_or(&none);
+    let pinned = locked.pins(manifest.path()).unwrap_or(&none);
     for drift in lock::compare(pinned, &current) {
-        report(manifest, &drift, Against::Lock(&locked.shown), out);
+        report(manifest, &keyed, &drift, Against::Lock(&locked.shown), out);
     }
     if let Some(second) = locked.relisted.get(manifest.path()) {
         let first: Pins = current.into_iter().collect();
         for drift in lock::compare(&first, second) {
-            report(manifest, &drift, Against::SecondListing, out);
+            report(manifest, &keyed, &drift, Against::SecondListing, out);
         }
     }
 }
@@ -81,8 +87,9 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
 /// The pinned sources under the run's paths that it did not read: each of
 /// their tools is gone. Reported at the lock file.
 pub(crate) fn check_unread(locked: &Locked, read: &[&str], out: &mut Vec<Diagnostic>) {
+    let read: Vec<String> = read.iter().map(|shown| locked.keys.key(shown)).collect();
     for (source, pins) in &locked.lock.sources {
-        if read.contains(&source.as_str()) || !locked.covers(source) {
+        if read.contains(source) || !locked.covers(source) {
             continue;
         }
         let names: Vec<String> = pins.keys().map(|n| shown(n)).collect();
@@ -107,12 +114,18 @@ fn update_help() -> String {
         .to_string()
 }
 
-fn report(manifest: &Manifest, drift: &Drift, against: Against, out: &mut Findings) {
-    let tool = manifest
-        .toolset
-        .tools
-        .iter()
-        .find(|t| t.name == drift.tool());
+/// Reports `drift`; `keyed`: the index of each tool of the document by
+/// its key ([`lock::keyed`]).
+fn report(
+    manifest: &Manifest,
+    keyed: &HashMap<String, usize>,
+    drift: &Drift,
+    against: Against,
+    out: &mut Findings,
+) {
+    let tool = keyed
+        .get(drift.tool())
+        .and_then(|index| manifest.toolset.tools.get(*index));
     let name = shown(drift.tool());
     let help = match against {
         Against::Lock(_) => update_help(),
@@ -185,7 +198,7 @@ fn report(manifest: &Manifest, drift: &Drift, against: Against, out: &mut Findin
 }
 
 /// Where a change is in the document: the changed value (or, when it was
-/// removed, what held it).
+/// removed, what held it); in a string, the words that changed.
 fn place(manifest: &Manifest, tool: &Tool, change: &Change) -> Option<(String, Span)> {
     let member = match change.member.as_str() {
         "name" => return Some((tool.name_at.clone(), manifest.tool_name_span(tool))),
@@ -196,8 +209,36 @@ fn place(manifest: &Manifest, tool: &Tool, change: &Change) -> Option<(String, S
         }
     };
     let pointer = format!("{member}{}", change.pointer);
-    let span = manifest.document.map.locate(&pointer).span;
+    let span = changed_words(manifest, &pointer, change)
+        .unwrap_or_else(|| manifest.document.map.locate(&pointer).span);
     Some((pointer, span))
+}
+
+/// The span of the words that changed in the string at `pointer`, when a
+/// string changed into another: the document holds one side (the new one
+/// against a lock, the first listing against a second), as written, so
+/// decoded offsets map through its escapes to the source.
+fn changed_words(manifest: &Manifest, pointer: &str, change: &Change) -> Option<Span> {
+    let (Some(Value::String(old)), Some(Value::String(new))) = (&change.old, &change.new) else {
+        return None;
+    };
+    let Some(Value::String(here)) = manifest.raw(pointer) else {
+        return None;
+    };
+    let other = if here == new {
+        old
+    } else if here == old {
+        new
+    } else {
+        return None;
+    };
+    let range = lock::changed_range(here, other).filter(|r| !r.is_empty())?;
+    let map = &manifest.document.map;
+    let token = map.value_span(pointer)?;
+    match source_offsets(map.text(), token, &[range.start, range.end])[..] {
+        [Some(start), Some(end)] if start < end => Some(Span::new(start, end)),
+        _ => None,
+    }
 }
 
 /// How deep under a tool's declaration a member of its definition is
@@ -206,12 +247,7 @@ const MEMBER_DEPTH: usize = 3;
 
 /// The pointer of the member `key` holding `value` in the tool's
 /// declaration, nearest first; the parameters are not looked into.
-fn find_member(
-    manifest: &Manifest,
-    tool: &Tool,
-    key: &str,
-    value: &serde_json::Value,
-) -> Option<String> {
+fn find_member(manifest: &Manifest, tool: &Tool, key: &str, value: &Value) -> Option<String> {
     let mut level = vec![tool.origin.clone()];
     for _ in 0..MEMBER_DEPTH {
         let mut next = Vec::new();
@@ -219,7 +255,7 @@ fn find_member(
             if tool.parameters_at.as_deref() == Some(pointer.as_str()) {
                 continue;
             }
-            let Some(serde_json::Value::Object(object)) = manifest.raw(&pointer) else {
+            let Some(Value::Object(object)) = manifest.raw(&pointer) else {
                 continue;
             };
             if object.get(key) == Some(value) {
