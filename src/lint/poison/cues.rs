@@ -95,8 +95,9 @@ patterns! {
     // A place something is put into ("add the DSN to your .env file").
     INTO_BEFORE = r"\b(?:to|into|in|inside)\s+(?:the\s+|your\s+|their\s+|a\s+|an\s+)?$";
     PLACE = r"^(?:add|adding|append|put|write|set|update|modify|ajoute[zs]?|añade|füge)$";
-    // A setup step: a secret put into the user's own configuration.
-    SETUP = r"\b(?:add|put|set|store|save|place|write)\b[^.;]{0,60}?\b(?:to|into|in)\s+(?:your|the|their)\s+(?:[\w-]+\s+)?(?:\.env|env\s+file|config(?:uration)?|settings|environment|keychain|vault|profile|secrets?\s+manager)\b";
+    // A setup step: a secret put into the user's own configuration (not
+    // "the config", which may be a parameter of the tool).
+    SETUP = r"\b(?:add|put|set|store|save|place|write)\b[^.;]{0,60}?\b(?:to|into|in)\s+(?:your|their)\s+(?:[\w-]+\s+)?(?:\.env|env\s+file|config(?:uration)?|settings|environment|keychain|vault|profile|secrets?\s+manager)\b";
     // Data the user gives the tool on purpose ("only if the user gave it").
     USER_PROVIDES = r"\b(?:if|when|unless|once)\s+(?:the\s+)?user\s+(?:has\s+|had\s+)?(?:gave|given|gives|provides?|provided|supplies|supplied|shares|shared|enters|entered|specifies|specified)\b|\b(?:provided|supplied|given|entered|specified)\s+by\s+the\s+user\b";
 
