@@ -82,32 +82,30 @@ fn detect(_: &Around, _view: &ToolView, piece: &Piece, normal: &Normal) -> Optio
     }
     for (start, sentence) in poison::sentences(normal) {
         let at = |r: Range<usize>| start + r.start..start + r.end;
-        let first = |pattern: &Regex, sentence: &str| used(pattern, sentence);
-        if let Some(r) = first(&cues::OVERRIDE, sentence) {
+        if let Some(r) = used(&cues::OVERRIDE, sentence) {
             return hit(at(r), "tells the model to set aside its instructions");
         }
-        if let Some(r) = first(&cues::CONCEAL, sentence).or_else(|| first(&cues::SECRECY, sentence))
-        {
+        if let Some(r) = used(&cues::CONCEAL, sentence).or_else(|| used(&cues::SECRECY, sentence)) {
             return hit(at(r), "tells the model to keep something from the user");
         }
-        if let Some(r) = first(&cues::PERSONA, sentence) {
+        if let Some(r) = used(&cues::PERSONA, sentence) {
             return hit(
                 at(r),
                 "tells the model how to behave instead of what the tool does",
             );
         }
-        if let Some(r) = first(&cues::SUPPRESS, sentence)
+        if let Some(r) = used(&cues::SUPPRESS, sentence)
             && !cues::CONDITION.is_match(sentence)
         {
             return hit(at(r), "tells the model not to call the tool it describes");
         }
-        if let Some(r) = first(&cues::TEMPLATE, sentence) {
+        if let Some(r) = used(&cues::TEMPLATE, sentence) {
             return hit(
                 at(r),
                 "holds a chat-template or role marker that speaks to the model",
             );
         }
-        if let Some(r) = first(&cues::TAMPER, sentence)
+        if let Some(r) = used(&cues::TAMPER, sentence)
             && cues::TAMPER_CONTEXT.is_match(sentence)
         {
             return hit(at(r), "tells the model to change what the user asked for");
