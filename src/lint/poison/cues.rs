@@ -59,6 +59,20 @@ macro_rules! patterns {
     };
 }
 
+/// "every", "each", "all": EVERY_CALL and its prefilter.
+macro_rules! every {
+    () => {
+        r"\b(?:every|each|all)"
+    };
+}
+
+/// What a call is named: CALL_AFTER and its prefilter.
+macro_rules! calls {
+    () => {
+        r"(?:calls?|invocations?|requests?|quer(?:y|ies)|searche?s?|commands?)"
+    };
+}
+
 patterns! {
     // Words that negate what follows them.
     NEGATION = r"\b(?:not|never|no|don't|dont|do\s+not|without|nor|avoid|refuse\s+to)\b";
@@ -131,14 +145,15 @@ patterns! {
     IDENTIFIER = r"[a-z0-9]+(?:[_.][a-z0-9]+)+";
     NAMED_TOOL = r"(['\x22`]?)([a-z][\w.-]*)['\x22`]?\s+(?:tool|function)\b|\b(?:tool|function)\s+['\x22`]([a-z][\w.-]*)['\x22`]";
     IMPERATIVE_ALTER = r"[,;:]\s*(?:please\s+)?(?:always\s+)?(?:add|include|set|change|replace|prefix|prepend|append|remove|strip|send|forward|route|copy|cc|bcc|swap|substitute|rewrite|redirect|sustituye|reemplaza|cambia|añade|agrega|remplace[zs]?|ajoute[zs]?|modifie[zs]?|ersetze|ändere|füge|hänge)\b";
-    EVERY_CALL = r"\b(?:every|each|all)\s+\S*$";
-    CALL_AFTER = r"^\W*(?:calls?|invocations?|requests?|quer(?:y|ies)|searche?s?|commands?)\b";
+    EVERY_CALL = concat!(every!(), r"\s+\S*$");
+    CALL_AFTER = concat!(r"^\W*", calls!(), r"\b");
     BCC = r"\bbcc\b";
     EMAIL = r"[\w.+-]+@[\w-]+\.[a-z]{2,}";
 }
 
 patterns! {
-    EVERY_ANY = r"\b(?:every|each|all)\b";
+    // EVERY_CALL, a tool's name, CALL_AFTER: "every `send_email` call".
+    EVERY_NAME_CALL = concat!(every!(), r"\s+\S+\W*", calls!(), r"\b");
     CHANGED_ANY = r"\b(?:must|should\s+(?:always|now)|will\s+now|(?:has|have)\s+been|now\s+(?:uses|requires|sends|needs)|is\s+(?:now\s+)?(?:deprecated|disabled|broken|unsafe|retired))\b";
 }
 
@@ -189,7 +204,7 @@ fn groups() -> [Vec<&'static Cue>; 4] {
             &EVERY_TOOL,
             &SELF_AROUND,
             &BCC,
-            &EVERY_ANY,
+            &EVERY_NAME_CALL,
             &CHANGED_ANY,
         ],
     ]
@@ -197,6 +212,8 @@ fn groups() -> [Vec<&'static Cue>; 4] {
 
 /// Every prefilter's patterns in one set, with the range of each: one
 /// pass over a text says which rules need to read it (most text: none).
+/// Line starts and ends match as text starts and ends, so that a text of
+/// many strings, a line each, is admitted when one of them would be.
 static CUES: LazyLock<(RegexSet, Vec<Range<usize>>)> = LazyLock::new(|| {
     let mut sources = Vec::new();
     let mut ranges = Vec::new();
@@ -205,8 +222,10 @@ static CUES: LazyLock<(RegexSet, Vec<Range<usize>>)> = LazyLock::new(|| {
         sources.extend(group.iter().map(|cue| prepared(cue.source)));
         ranges.push(start..sources.len());
     }
-    let set =
-        RegexSet::new(&sources).unwrap_or_else(|e| unreachable!("the patterns of cues.rs: {e}"));
+    let set = regex::RegexSetBuilder::new(&sources)
+        .multi_line(true)
+        .build()
+        .unwrap_or_else(|e| unreachable!("the patterns of cues.rs: {e}"));
     (set, ranges)
 });
 
@@ -421,4 +440,71 @@ pub(crate) static ASSETS: &[Asset] = &[
 patterns! {
     // Words of a tool's purpose that say it manages secrets of any kind.
     MANAGES_SECRETS = r"\b(?:secrets?|credentials?|tokens?|passwords?|keys?|auth\w*|vault|keychain|kubeconfig|ssh|env)\b";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lint::poison::text::{Normal, append_normal};
+
+    /// Every string of a JSON value, keys included.
+    fn strings(value: &serde_json::Value, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::String(s) => out.push(s.clone()),
+            serde_json::Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+            serde_json::Value::Object(members) => {
+                for (key, v) in members {
+                    out.push(key.clone());
+                    strings(v, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// What `visit` relies on: a prefilter that admits a string alone
+    /// admits a text of it among others, a line each (checked on every
+    /// string of the poisoning regression sets).
+    #[test]
+    fn a_string_admitted_alone_is_admitted_among_others() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+        let mut files = 0;
+        for set in ["poison-set", "poison-blind"] {
+            for class in ["malicious", "benign"] {
+                let dir = root.join(set).join(class);
+                for entry in std::fs::read_dir(&dir).unwrap() {
+                    let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+                    let Ok(value) = serde_json::from_str(&text) else {
+                        continue;
+                    };
+                    files += 1;
+                    let mut pieces = Vec::new();
+                    strings(&value, &mut pieces);
+                    let mut joined = String::from("first line\n");
+                    let mut scratch = Normal::default();
+                    for piece in &pieces {
+                        append_normal(&mut joined, piece, &mut scratch);
+                        joined.push('\n');
+                    }
+                    joined.push_str("last line");
+                    let all = Admitted::of(&joined);
+                    for piece in &pieces {
+                        let Some(alone) = Admitted::of(&Normal::new(piece).text) else {
+                            continue;
+                        };
+                        let all = all.as_ref().expect("the joined text is admitted");
+                        for prefilter in
+                            [HIDDEN_ANY, SENSITIVE_ANY, EXFILTRATION_ANY, SHADOWING_ANY]
+                        {
+                            assert!(
+                                !prefilter.admits(&alone) || prefilter.admits(all),
+                                "{piece:?} is admitted alone, not among the others"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        assert!(files > 200, "read {files} files");
+    }
 }

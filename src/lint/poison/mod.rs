@@ -279,17 +279,49 @@ const VOCABULARY: &[&str] = &[
     "tools",
 ];
 
-fn is_vocabulary(key: &str) -> bool {
-    [
-        VOCABULARY,
-        NOT_SEEN,
-        SCHEMA_MEMBERS,
-        schema::MAPS,
-        schema::SINGLE,
-        schema::LISTS,
-    ]
-    .iter()
-    .any(|list| list.contains(&key))
+/// What a key is to the walk, one bit per list above that holds it.
+#[derive(Clone, Copy, Default)]
+struct KeyClass(u8);
+
+impl KeyClass {
+    const VOCABULARY: u8 = 1;
+    const NOT_SEEN: u8 = 2;
+    const SCHEMA_MEMBER: u8 = 4;
+    const MAP: u8 = 8;
+    const SUBSCHEMA: u8 = 16;
+
+    /// The class of `key`: one hash lookup, not a scan of every list (a
+    /// walk asks for every key of every object of a manifest).
+    fn of(key: &str) -> KeyClass {
+        type Classes = std::collections::HashMap<&'static str, u8, foldhash::fast::FixedState>;
+        static CLASSES: std::sync::LazyLock<Classes> = std::sync::LazyLock::new(|| {
+            let mut classes = Classes::default();
+            let lists: [(&[&'static str], u8); 6] = [
+                (VOCABULARY, KeyClass::VOCABULARY),
+                (NOT_SEEN, KeyClass::NOT_SEEN),
+                (SCHEMA_MEMBERS, KeyClass::SCHEMA_MEMBER),
+                (schema::MAPS, KeyClass::MAP),
+                (schema::SINGLE, KeyClass::SUBSCHEMA),
+                (schema::LISTS, KeyClass::SUBSCHEMA),
+            ];
+            for (list, bit) in lists {
+                for key in list {
+                    *classes.entry(key).or_default() |= bit;
+                }
+            }
+            classes
+        });
+        KeyClass(CLASSES.get(key).copied().unwrap_or(0))
+    }
+
+    fn is(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+
+    /// In one of the lists: vocabulary of manifests and schemas, not text.
+    fn is_vocabulary(self) -> bool {
+        self.0 != 0
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -355,8 +387,15 @@ fn walk<'a>(
             }
             Value::Object(members) => {
                 let depth = path.len();
-                for (key, _) in members {
-                    if read_key(context, key) {
+                let pushed = stack.len();
+                for (key, member) in members {
+                    let class = KeyClass::of(key);
+                    let Some(next) = member_context(context, key, class) else {
+                        continue;
+                    };
+                    // A key is text a model reads when it is a property
+                    // name, or a member no vocabulary defines.
+                    if matches!(context, Context::SchemaMap) || !class.is_vocabulary() {
                         path.push(Step::Key(key));
                         f(&Piece {
                             base,
@@ -367,12 +406,10 @@ fn walk<'a>(
                         });
                         path.pop();
                     }
+                    stack.push((member, depth, Some(Step::Key(key)), next));
                 }
-                for (key, member) in members.iter().rev() {
-                    if let Some(next) = member_context(context, key) {
-                        stack.push((member, depth, Some(Step::Key(key)), next));
-                    }
-                }
+                // Popped in document order.
+                stack[pushed..].reverse();
             }
             _ => {}
         }
@@ -381,30 +418,21 @@ fn walk<'a>(
 
 /// How the value of member `key` of an object read as `context` is read;
 /// `None` for a member a model does not see.
-fn member_context(context: Context, key: &str) -> Option<Context> {
+fn member_context(context: Context, key: &str, class: KeyClass) -> Option<Context> {
     if key == "_meta" {
         return None;
     }
     Some(match context {
-        Context::Tool if NOT_SEEN.contains(&key) => return None,
-        Context::Tool if SCHEMA_MEMBERS.contains(&key) => Context::Schema,
+        Context::Tool if class.is(KeyClass::NOT_SEEN) => return None,
+        Context::Tool if class.is(KeyClass::SCHEMA_MEMBER) => Context::Schema,
         Context::Tool if key == "function" => Context::Tool,
         Context::Tool => Context::Data,
-        Context::Schema if schema::MAPS.contains(&key) => Context::SchemaMap,
-        Context::Schema if schema::SINGLE.contains(&key) || schema::LISTS.contains(&key) => {
-            Context::Schema
-        }
+        Context::Schema if class.is(KeyClass::MAP) => Context::SchemaMap,
+        Context::Schema if class.is(KeyClass::SUBSCHEMA) => Context::Schema,
         Context::Schema => Context::Data,
         Context::SchemaMap => Context::Schema,
         Context::Data => Context::Data,
     })
-}
-
-/// Whether the key `key` of an object read as `context` is text a model
-/// reads: a property name, or a member no vocabulary defines.
-fn read_key(context: Context, key: &str) -> bool {
-    member_context(context, key).is_some()
-        && (matches!(context, Context::SchemaMap) || !is_vocabulary(key))
 }
 
 /// Where bytes `range` of a piece's text are in the manifest's source:
@@ -565,30 +593,53 @@ impl Around<'_> {
     }
 }
 
-/// Runs `rules` over every piece of every tool: the manifest walked once,
-/// each piece read once, each rule reporting a piece's first hit, at the
-/// phrase, quoting its sentence.
+/// What [`visit`] meets: a piece as it is, or a text rule's finding.
+pub(crate) enum Event<'v, 'a, 'p> {
+    /// Every piece of every tool, in document order.
+    Piece(&'v ToolView<'a>, &'v Piece<'a, 'p>),
+    /// A text rule's first hit in a piece, at the phrase, quoting its
+    /// sentence.
+    Found(&'static TextRule, Diagnostic, Hit),
+}
+
+/// Walks the manifest once: every piece of every tool goes to `f` as it
+/// is, and the `rules` read it.
+///
+/// Most tools hold nothing any rule could match: the normal text of all
+/// of a tool's pieces, a line each, goes through the prefilters in one
+/// pass, and only a tool it admits has its pieces read one by one. The
+/// prefilters match line starts and ends as text starts and ends, so a
+/// piece that would be admitted alone admits its tool.
 pub(crate) fn visit(
     manifest: &Manifest,
-    rules: &[&TextRule],
-    mut found: impl FnMut(&TextRule, Diagnostic, Hit),
+    rules: &[&'static TextRule],
+    mut f: impl for<'v, 'a, 'p> FnMut(Event<'v, 'a, 'p>),
 ) {
-    if rules.is_empty() {
-        return;
-    }
     let context = Around {
         manifest,
         names: std::cell::OnceCell::new(),
     };
     let mut normal = Normal::default();
     let mut scratch = Scratch::default();
+    let mut joined = String::new();
     for view in tools(manifest) {
+        joined.clear();
+        view.each_piece(&mut scratch, |piece| {
+            f(Event::Piece(&view, piece));
+            if !rules.is_empty() {
+                text::append_normal(&mut joined, piece.text, &mut normal);
+                joined.push('\n');
+            }
+        });
+        if rules.is_empty() || cues::Admitted::of(&joined).is_none() {
+            continue;
+        }
         view.each_piece(&mut scratch, |piece| {
             normal.refill(piece.text);
             let Some(admitted) = cues::Admitted::of(&normal.text) else {
                 return;
             };
-            for rule in rules {
+            for &rule in rules {
                 if !rule.prefilter.admits(&admitted) {
                     continue;
                 }
@@ -603,24 +654,35 @@ pub(crate) fn visit(
                 let quoted = text::quoted(&piece.text[normal.original_range(sentence)]);
                 let message = format!("{} {}: {quoted}", place(&view, piece), hit.what);
                 let range = normal.original_range(hit.range.clone());
-                found(
-                    rule,
-                    at_text(manifest, rule.rule, &view, piece, range, message),
-                    hit,
-                );
+                let diagnostic = at_text(manifest, rule.rule, &view, piece, range, message);
+                f(Event::Found(rule, diagnostic, hit));
             }
         });
     }
 }
 
-/// [`visit`], reporting each finding with its rule's help.
+/// A rule of the family that looks at each piece as it is
+/// (`invisible-unicode`).
+pub(crate) type PieceCheck = fn(&Manifest, &ToolView, &Piece, &mut crate::lint::findings::Findings);
+
+/// Runs the piece checks and the text rules over the manifest in one walk
+/// ([`visit`]), reporting each text finding with its rule's help.
 pub(crate) fn check_text(
     manifest: &Manifest,
-    rules: &[&TextRule],
+    checks: &[PieceCheck],
+    rules: &[&'static TextRule],
     out: &mut crate::lint::findings::Findings,
 ) {
-    visit(manifest, rules, |rule, diagnostic, _| {
-        out.push(diagnostic.with_help(rule.help));
+    if checks.is_empty() && rules.is_empty() {
+        return;
+    }
+    visit(manifest, rules, |event| match event {
+        Event::Piece(view, piece) => {
+            for check in checks {
+                check(manifest, view, piece, out);
+            }
+        }
+        Event::Found(rule, diagnostic, _) => out.push(diagnostic.with_help(rule.help)),
     });
 }
 

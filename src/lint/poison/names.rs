@@ -138,6 +138,23 @@ fn look_alike(c: char) -> char {
     }
 }
 
+/// Whether `name` is plain ASCII that [`skeletons`] reads as itself (in
+/// lower case): no digit or sign that passes for a letter, no pair of
+/// letters that passes for one. Asked of every tool, without allocating.
+pub(crate) fn reads_as_itself(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    name.is_ascii()
+        && bytes.iter().all(|&b| {
+            look_alike(char::from(b.to_ascii_lowercase())) == char::from(b.to_ascii_lowercase())
+        })
+        && !bytes.windows(2).any(|pair| {
+            matches!(
+                [pair[0].to_ascii_lowercase(), pair[1].to_ascii_lowercase()],
+                [b'r', b'n'] | [b'v', b'v'] | [b'c', b'l']
+            )
+        })
+}
+
 pub(crate) fn skeletons(name: &str) -> Vec<String> {
     let mut all = vec![skeleton(name)];
     if name.contains('1') {
@@ -274,6 +291,25 @@ mod tests {
         assert_eq!(skeleton("read_fi1e"), skeleton("read_file"));
         assert_eq!(skeleton("ｓｅａｒｃｈ"), skeleton("search"));
         assert_ne!(skeleton("send_mail"), skeleton("send_email"));
+    }
+
+    #[test]
+    fn plain_names_read_as_themselves() {
+        for name in ["send_email", "Send_Email", "list-files", ""] {
+            assert!(reads_as_itself(name), "{name}");
+            assert_eq!(skeletons(name), [name.to_lowercase()], "{name}");
+        }
+        for name in [
+            "read_fi1e",
+            "tu3rn",
+            "modern",
+            "vvrite",
+            "clone",
+            "sеnd",
+            "s3_put",
+        ] {
+            assert!(!reads_as_itself(name), "{name}");
+        }
     }
 
     #[test]

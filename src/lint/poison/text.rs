@@ -37,24 +37,11 @@ impl Normal {
         self.text.clear();
         self.offsets.clear();
         self.original_len = original.len();
-        let ascii = original.is_ascii();
-        let identifier = if ascii {
-            !original.bytes().any(|b| char::from(b).is_whitespace())
-        } else {
-            !original.chars().any(char::is_whitespace)
-        };
-        // Most text is ASCII: read byte for byte, it needs no way back.
-        let camel = identifier
-            && original.as_bytes().windows(2).any(|w| {
-                (w[0].is_ascii_lowercase() || w[0].is_ascii_digit()) && w[1].is_ascii_uppercase()
-            });
-        if ascii && !camel {
-            self.text.extend(original.bytes().map(|b| match b {
-                b'_' if identifier => ' ',
-                b => b.to_ascii_lowercase() as char,
-            }));
+        // Most text is ASCII: read in bulk, it needs no way back.
+        if append_plain(&mut self.text, original) {
             return;
         }
+        let identifier = !original.chars().any(char::is_whitespace);
         let (text, offsets) = (&mut self.text, &mut self.offsets);
         let mut previous_lower = false;
         for (at, c) in original.char_indices() {
@@ -111,6 +98,45 @@ impl Normal {
         let end = self.original(range.end).max(start);
         start..end
     }
+}
+
+/// Appends to `out` what a normal text of `original` holds, for a text
+/// the rules only ask whether anything could match in ([`Normal`] keeps
+/// the way back): one text of all the strings of a tool.
+pub(crate) fn append_normal(out: &mut String, original: &str, scratch: &mut Normal) {
+    if !append_plain(out, original) {
+        scratch.refill(original);
+        out.push_str(&scratch.text);
+    }
+}
+
+/// Appends the normal text of `original` to `out` when each of its bytes
+/// comes from the byte at the same offset (ASCII, not a camel-case
+/// identifier); `false`, appending nothing, otherwise.
+fn append_plain(out: &mut String, original: &str) -> bool {
+    if !original.is_ascii() {
+        return false;
+    }
+    let identifier = !original.bytes().any(|b| char::from(b).is_whitespace());
+    let camel = identifier
+        && original.as_bytes().windows(2).any(|w| {
+            (w[0].is_ascii_lowercase() || w[0].is_ascii_digit()) && w[1].is_ascii_uppercase()
+        });
+    if camel {
+        return false;
+    }
+    let start = out.len();
+    if identifier && original.contains('_') {
+        // An identifier's underscores read as spaces.
+        out.extend(original.bytes().map(|b| match b {
+            b'_' => ' ',
+            b => b.to_ascii_lowercase() as char,
+        }));
+    } else {
+        out.push_str(original);
+        out[start..].make_ascii_lowercase();
+    }
+    true
 }
 
 /// The sentences of a (normal) text, as byte ranges: text up to a `.`,
@@ -293,6 +319,28 @@ mod tests {
             "content from reading ssh id rsa"
         );
         assert_eq!(Normal::new("includeAllHistory").text, "include all history");
+    }
+
+    #[test]
+    fn appended_text_is_the_normal_text() {
+        let mut scratch = Normal::default();
+        for original in [
+            "Reads a FILE.",
+            "max_results",
+            "includeAllHistory",
+            "ÜBER_alles",
+            "a\u{E0068}\u{200B}b",
+            "tab\there",
+            "",
+        ] {
+            let mut out = String::from("x\n");
+            append_normal(&mut out, original, &mut scratch);
+            assert_eq!(
+                out,
+                format!("x\n{}", Normal::new(original).text),
+                "{original:?}"
+            );
+        }
     }
 
     #[test]

@@ -30,7 +30,7 @@ use std::sync::LazyLock;
 
 use crate::diagnostic::Severity;
 use crate::lint::findings::Findings;
-use crate::lint::poison::names::{WELL_KNOWN, mixes_scripts, skeleton, skeletons};
+use crate::lint::poison::names::{WELL_KNOWN, mixes_scripts, reads_as_itself, skeleton, skeletons};
 use crate::lint::{Manifest, Rule, shown};
 
 pub(crate) const RULE: Rule = Rule {
@@ -51,6 +51,11 @@ static WELL_KNOWN_SKELETONS: LazyLock<Vec<(String, &'static str)>> = LazyLock::n
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let tools = &manifest.toolset.tools;
+    // Only a name that is not read as itself can imitate another: in most
+    // manifests there is none, and nothing to compare.
+    if tools.iter().all(|tool| reads_as_itself(&tool.name)) {
+        return;
+    }
     // Each skeleton a tool is read as at first sight, with the first two
     // names (distinct in any case) read so: a name needs one other to
     // imitate. One entry per skeleton, however many tools share it.

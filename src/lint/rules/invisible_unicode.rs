@@ -53,24 +53,25 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
-    let mut scratch = poison::Scratch::default();
-    for view in poison::tools(manifest) {
-        view.each_piece(&mut scratch, |piece| {
-            if !piece.text.is_ascii() {
-                let found = invisible::find(piece.text);
-                let mut by_kind: BTreeMap<Hidden, Vec<&invisible::Found>> = BTreeMap::new();
-                for f in &found {
-                    by_kind.entry(f.kind).or_default().push(f);
-                }
-                for (kind, all) in by_kind {
-                    report(manifest, &view, piece, kind, &all, out);
-                }
-            }
-            if let Some(run) = invisible::padding(piece.text) {
-                report_padding(manifest, &view, piece, run, out);
-            }
-        });
+/// Checks one string a model reads, as it is.
+pub(crate) fn check_piece(
+    manifest: &Manifest,
+    view: &poison::ToolView,
+    piece: &poison::Piece,
+    out: &mut Findings,
+) {
+    if !piece.text.is_ascii() {
+        let found = invisible::find(piece.text);
+        let mut by_kind: BTreeMap<Hidden, Vec<&invisible::Found>> = BTreeMap::new();
+        for f in &found {
+            by_kind.entry(f.kind).or_default().push(f);
+        }
+        for (kind, all) in by_kind {
+            report(manifest, view, piece, kind, &all, out);
+        }
+    }
+    if let Some(run) = invisible::padding(piece.text) {
+        report_padding(manifest, view, piece, run, out);
     }
 }
 

@@ -103,6 +103,9 @@ pub(crate) enum Check {
     Command,
     /// A check across the files of a run, once each has been checked.
     Across,
+    /// A tool-poisoning rule that looks at each string a model reads as
+    /// it is; it shares the text rules' walk.
+    Piece(poison::PieceCheck),
     /// A tool-poisoning rule that reads the text a model reads: the
     /// enabled ones share one walk of the manifest ([`poison::check_text`]).
     Text(&'static poison::TextRule),
@@ -299,7 +302,7 @@ pub(crate) static REGISTRY: &[(&Rule, Check)] = &[
     ),
     (
         &invisible_unicode::RULE,
-        Check::Manifest(invisible_unicode::check),
+        Check::Piece(invisible_unicode::check_piece),
     ),
     (
         &confusable_tool_name::RULE,
@@ -458,6 +461,13 @@ pub(crate) fn check_manifest(manifest: &Manifest, out: &mut Findings, derived_ou
             _ => None,
         })
         .collect();
-    poison::check_text(manifest, &text_rules, out);
+    let piece_checks: Vec<poison::PieceCheck> = REGISTRY
+        .iter()
+        .filter_map(|(rule, check)| match check {
+            Check::Piece(check) if manifest.settings.runs(rule) => Some(*check),
+            _ => None,
+        })
+        .collect();
+    poison::check_text(manifest, &piece_checks, &text_rules, out);
     check_parameter_schemas(manifest, out, derived_out);
 }

@@ -75,8 +75,10 @@ pub(crate) fn reaches(manifest: &Manifest, findings: &[Diagnostic]) -> Vec<Reach
         return Vec::new();
     }
     let mut reaches = Vec::new();
-    poison::visit(manifest, &[&TEXT], |_, diagnostic, hit| {
-        if let Some(name) = hit.reached {
+    poison::visit(manifest, &[&TEXT], |event| {
+        if let poison::Event::Found(_, diagnostic, hit) = event
+            && let Some(name) = hit.reached
+        {
             reaches.push(Reach {
                 path: diagnostic.path,
                 span: diagnostic.span,
