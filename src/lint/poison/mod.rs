@@ -599,7 +599,7 @@ pub(crate) enum Event<'v, 'a, 'p> {
     Piece(&'v ToolView<'a>, &'v Piece<'a, 'p>),
     /// A text rule's first hit in a piece, at the phrase, quoting its
     /// sentence.
-    Found(&'static TextRule, Diagnostic, Hit),
+    Found(&'static TextRule, Box<Diagnostic>, Hit),
 }
 
 /// Walks the manifest once: every piece of every tool goes to `f` as it
@@ -655,7 +655,7 @@ pub(crate) fn visit(
                 let message = format!("{} {}: {quoted}", place(&view, piece), hit.what);
                 let range = normal.original_range(hit.range.clone());
                 let diagnostic = at_text(manifest, rule.rule, &view, piece, range, message);
-                f(Event::Found(rule, diagnostic, hit));
+                f(Event::Found(rule, Box::new(diagnostic), hit));
             }
         });
     }
