@@ -205,15 +205,24 @@ pub(super) fn run(
     // From reading the file to replacing it, no other `toolc lock` does
     // either: each merges into what the one before wrote. Held to the end.
     let _exclusive = lock::exclusive(&target, args.wait)?;
-    let existing = if target.exists() {
-        match Lock::read(&target) {
+    let existing = match std::fs::metadata(&target) {
+        Err(_) => None,
+        // Not even --update replaces a device, a pipe or a directory (one a
+        // symbolic link leads to, too): reading it would never end, and the
+        // rename would put the lock where the device was.
+        Ok(metadata) if !metadata.is_file() => {
+            return Err(LockError::Unwritable {
+                path: target.clone(),
+                reason: lock::Unwritable::NotAFile,
+            }
+            .into());
+        }
+        Ok(_) => match Lock::read(&target) {
             Ok(existing) => Some(existing),
             // A broken file is what --update replaces.
             Err(_) if args.update => None,
             Err(error) => return Err(error.into()),
-        }
-    } else {
-        None
+        },
     };
     let read_paths: Vec<&str> = read.iter().map(|(path, _)| path.as_str()).collect();
     // Kept: what this run neither read nor was asked to read.
@@ -227,12 +236,14 @@ pub(super) fn run(
             })
     });
     let new = Lock::of(kept.chain(read.iter().cloned()));
-    let text = new.to_text().map_err(|source| LockError::Unwritable {
+    let text = new.to_text().map_err(|reason| LockError::Unwritable {
         path: target.clone(),
-        source,
+        reason,
     })?;
     let summary = format!("{} tool(s) of {} source(s)", new.tools(), new.sources.len());
-    if std::fs::read_to_string(&target).is_ok_and(|old| old == text) {
+    // Only a file read as a lock can hold the same text: a broken one
+    // replaced by --update is not read again (it may be of any size).
+    if existing.is_some() && std::fs::read_to_string(&target).is_ok_and(|old| old == text) {
         writeln!(out, "{shown} is up to date: {summary}")?;
         return Ok(Outcome::Clean);
     }

@@ -133,12 +133,10 @@ pub enum LockError {
         path: PathBuf,
         waited: std::time::Duration,
     },
-    #[error("cannot write the lock file {}: {source}; nothing was written", crate::terminal::path(.path))]
-    Unwritable {
-        path: PathBuf,
-        #[source]
-        source: Unwritable,
-    },
+    // Why, in the message itself, and not as its cause too: the report
+    // would say it twice.
+    #[error("cannot write the lock file {}: {reason}; nothing was written", crate::terminal::path(.path))]
+    Unwritable { path: PathBuf, reason: Unwritable },
 }
 
 /// Why a lock cannot be written: toolc could not read back what it
@@ -160,6 +158,11 @@ pub enum Unwritable {
     TooLarge { bytes: usize },
     #[error("toolc could not read it back: {0}")]
     NotReadable(String),
+    #[error(
+        "it is not a regular file (a directory, a device or a pipe is there), and toolc \
+         replaces only a file"
+    )]
+    NotAFile,
 }
 
 /// How deep a definition may nest (an object or array in it one level

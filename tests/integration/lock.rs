@@ -425,6 +425,39 @@ fn a_lock_write_leaves_no_partial_file() {
     assert_eq!(listing(&blocked), ["inside"]);
 }
 
+/// A toolc.lock that is a named pipe (or a link to one, or to a device)
+/// is neither read nor replaced, even with --update: reading a pipe never
+/// ends (and the run held the lock file's directory meanwhile), reading a
+/// device like /dev/zero does not either, and the rename would have put
+/// the lock where the device was.
+#[test]
+fn a_lock_file_that_is_a_pipe_is_refused_not_read() {
+    let dir = example_dir("lock-fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("pipe"))
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    std::os::unix::fs::symlink("pipe", dir.path().join("toolc.lock")).unwrap();
+    for command in [&["lock", "--update"][..], &["lock"][..]] {
+        let output = toolc(dir.path(), command);
+        assert_eq!(output.code, 2, "{command:?}: {}", output.stderr);
+        assert_eq!(
+            output.stderr,
+            "error: cannot write the lock file toolc.lock: it is not a regular file (a directory, \
+             a device or a pipe is there), and toolc replaces only a file; nothing was written\n",
+            "{command:?}"
+        );
+    }
+    use std::os::unix::fs::FileTypeExt;
+    let pipe = std::fs::symlink_metadata(dir.path().join("pipe")).unwrap();
+    assert!(pipe.file_type().is_fifo());
+    assert_eq!(
+        listing(dir.path()),
+        ["pipe", "time-server.json", "toolc.lock"]
+    );
+}
+
 /// A lock beside the toolc.toml that applies, found from a subdirectory.
 #[test]
 fn the_lock_beside_the_configuration_is_found() {
@@ -631,6 +664,13 @@ fn a_deep_schema_is_pinned_and_read_back_or_refused() {
             "error: cannot write the lock file toolc.lock: tool \"deep\" of deep.json nests 254 \
              levels deep, and a lock file holds definitions at most 252 levels deep"
         ),
+        "{}",
+        refused.stderr
+    );
+    // Said once: not again as the error's cause.
+    assert_eq!(
+        refused.stderr.matches("nests 254").count(),
+        1,
         "{}",
         refused.stderr
     );
