@@ -219,8 +219,22 @@ pub(super) fn run(
         }
         Ok(_) => match Lock::read(&target) {
             Ok(existing) => Some(existing),
-            // A broken file is what --update replaces.
-            Err(_) if args.update => None,
+            // A broken file is what --update replaces, but not a file a
+            // symbolic link leads to (a repository can ship toolc.lock ->
+            // ~/.ssh/authorized_keys): that one may be anything.
+            Err(error) if args.update => match std::fs::canonicalize(&target) {
+                Ok(to) if is_link(&target) => {
+                    return Err(LockError::Unwritable {
+                        path: target.clone(),
+                        reason: lock::Unwritable::LinkedToOther {
+                            to,
+                            why: crate::terminal::one_line(&why(&error)).into_owned(),
+                        },
+                    }
+                    .into());
+                }
+                _ => None,
+            },
             Err(error) => return Err(error.into()),
         },
     };
@@ -271,6 +285,21 @@ pub(super) fn run(
     }
     writeln!(out, "wrote {shown}: {summary}")?;
     Ok(Outcome::Clean)
+}
+
+/// Why a file is not a lock, without the advice to replace it.
+fn why(error: &LockError) -> String {
+    match error {
+        LockError::NotJson { message, .. } => format!("not JSON: {message}"),
+        LockError::Invalid { message, .. } => message.clone(),
+        LockError::Read { source, .. } => source.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether `path` is a symbolic link.
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 /// What differs between two locks, one line each.

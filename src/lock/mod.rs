@@ -165,6 +165,12 @@ pub enum Unwritable {
          replaces only a file"
     )]
     NotAFile,
+    #[error(
+        "it is a symbolic link to {}, which is not a toolc.lock ({why}), and toolc replaces \
+         what a link leads to only when it is one: remove the link, or point it at a lock",
+        crate::terminal::path(.to)
+    )]
+    LinkedToOther { to: PathBuf, why: String },
 }
 
 /// How deep a definition may nest (an object or array in it one level

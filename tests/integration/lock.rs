@@ -458,6 +458,46 @@ fn a_lock_file_that_is_a_pipe_is_refused_not_read() {
     );
 }
 
+/// `--update` replaces a broken toolc.lock, but not a file a symbolic
+/// link named toolc.lock leads to that is not a lock: a repository can
+/// ship `toolc.lock -> ~/.ssh/authorized_keys`, which `toolc lock
+/// --update` overwrote with the lock. A link to a lock is written
+/// through, as before.
+#[test]
+fn update_does_not_replace_another_file_a_link_leads_to() {
+    let dir = example_dir("lock-link-elsewhere");
+    let precious = dir.write("authorized_keys", "ssh-ed25519 AAAA user@host\n");
+    std::os::unix::fs::symlink(&precious, dir.path().join("toolc.lock")).unwrap();
+    let output = toolc(dir.path(), &["lock", "--update"]);
+    assert_eq!(output.code, 2, "{}{}", output.stdout, output.stderr);
+    assert!(
+        output
+            .stderr
+            .starts_with("error: cannot write the lock file toolc.lock: it is a symbolic link to ")
+            && output.stderr.contains(
+                "authorized_keys, which is not a toolc.lock (not JSON: expected a value at line 1, \
+             column 1), and toolc replaces what a link leads to only when it is one"
+            ),
+        "{}",
+        output.stderr
+    );
+    assert_eq!(read(&precious), "ssh-ed25519 AAAA user@host\n");
+    // A link to a lock: --update writes through it, the link stays.
+    std::fs::remove_file(dir.path().join("toolc.lock")).unwrap();
+    let pins = toolc(dir.path(), &["lock", "--lock-file", "pins.lock"]);
+    assert_eq!(pins.code, 0, "{}", pins.stderr);
+    std::os::unix::fs::symlink("pins.lock", dir.path().join("toolc.lock")).unwrap();
+    dir.write(
+        "time-server.json",
+        EXAMPLE.replace("in a zone", "in a time zone"),
+    );
+    let updated = toolc(dir.path(), &["lock", "--update"]);
+    assert_eq!(updated.code, 0, "{}", updated.stderr);
+    let link = std::fs::symlink_metadata(dir.path().join("toolc.lock")).unwrap();
+    assert!(link.file_type().is_symlink());
+    assert!(read(&dir.path().join("pins.lock")).contains("in a time zone"));
+}
+
 /// A lock beside the toolc.toml that applies, found from a subdirectory.
 #[test]
 fn the_lock_beside_the_configuration_is_found() {
