@@ -202,16 +202,26 @@ pub(super) fn run(
     if args.locked.locked {
         let linter = lint::Linter::new(options.clone())?;
         let lock = args.locked.read(&linter)?;
-        let (held, second) = args
-            .live
-            .fetch_listing(&paths, crate::live::Listings::Twice)?;
+        // As without --locked, a server of --mcp-config that fails leaves
+        // the others to be checked against their pins (a drifted one
+        // is reported), and the run still fails.
+        let live = args.live.fetch_each(&paths, crate::live::Listings::Twice)?;
         if let Some((file, lock)) = lock {
             options.command_line.lock = Some(super::lock_cmd::locked(
-                &file, lock, &paths, &second, &linter,
+                &file,
+                lock,
+                &paths,
+                &live.second,
+                &linter,
             )?);
         }
-        let report = lint::Linter::new(options)?.lint_inputs(&paths, &held)?;
-        return show(args, &report, None, colors.out, out, err);
+        let report = lint::Linter::new(options)?.lint_inputs(&paths, &live.held)?;
+        let outcome = show(args, &report, None, colors.out, out, err)?;
+        return Ok(if live.failed > 0 {
+            Outcome::Incomplete
+        } else {
+            outcome
+        });
     }
     if args.fix || args.diff {
         let fixes = lint::fix::fix_paths(&paths, &options, args.unsafe_fixes)?;

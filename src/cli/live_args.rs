@@ -105,26 +105,12 @@ impl LiveArgs {
         Ok(fetched.held)
     }
 
-    /// [`LiveArgs::fetch`], each MCP server listed as `listings` says:
-    /// the documents, and those of the second listings (with
-    /// [`live::Listings::Twice`]; none for a NATS fleet).
-    pub(super) fn fetch_listing(
-        &self,
-        inputs: &[PathBuf],
-        listings: live::Listings,
-    ) -> Result<(Vec<HeldDocument>, Vec<HeldDocument>), CliError> {
-        let fetched = self.fetch_each(inputs, listings)?;
-        if fetched.failed > 0 {
-            return Err(CliError::ServersFailed {
-                count: fetched.failed,
-            });
-        }
-        Ok((fetched.held, fetched.second))
-    }
-
-    /// [`LiveArgs::fetch_listing`], but a configured server that fails
-    /// (said on standard error) leaves the others to be read: what could be
-    /// read, and how many servers could not. Nothing is saved then.
+    /// [`LiveArgs::fetch`], but a configured server that fails (said on
+    /// standard error) leaves the others to be read: what could be read,
+    /// and how many servers could not. Nothing is saved then. Each MCP
+    /// server is listed as `listings` says ([`live::Listings::Twice`]
+    /// gives the documents of the second listings too; none for a NATS
+    /// fleet).
     pub(super) fn fetch_each(
         &self,
         inputs: &[PathBuf],

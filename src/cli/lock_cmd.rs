@@ -205,15 +205,38 @@ pub(super) fn run(
     // From reading the file to replacing it, no other `toolc lock` does
     // either: each merges into what the one before wrote. Held to the end.
     let _exclusive = lock::exclusive(&target, args.wait)?;
-    let existing = if target.exists() {
-        match Lock::read(&target) {
-            Ok(existing) => Some(existing),
-            // A broken file is what --update replaces.
-            Err(_) if args.update => None,
-            Err(error) => return Err(error.into()),
+    let existing = match std::fs::metadata(&target) {
+        Err(_) => None,
+        // Not even --update replaces a device, a pipe or a directory (one a
+        // symbolic link leads to, too): reading it would never end, and the
+        // rename would put the lock where the device was.
+        Ok(metadata) if !metadata.is_file() => {
+            return Err(LockError::Unwritable {
+                path: target.clone(),
+                reason: lock::Unwritable::NotAFile,
+            }
+            .into());
         }
-    } else {
-        None
+        Ok(_) => match Lock::read(&target) {
+            Ok(existing) => Some(existing),
+            // A broken file is what --update replaces, but not a file a
+            // symbolic link leads to (a repository can ship toolc.lock ->
+            // ~/.ssh/authorized_keys): that one may be anything.
+            Err(error) if args.update => match std::fs::canonicalize(&target) {
+                Ok(to) if is_link(&target) => {
+                    return Err(LockError::Unwritable {
+                        path: target.clone(),
+                        reason: lock::Unwritable::LinkedToOther {
+                            to,
+                            why: crate::terminal::one_line(&why(&error)).into_owned(),
+                        },
+                    }
+                    .into());
+                }
+                _ => None,
+            },
+            Err(error) => return Err(error.into()),
+        },
     };
     let read_paths: Vec<&str> = read.iter().map(|(path, _)| path.as_str()).collect();
     // Kept: what this run neither read nor was asked to read.
@@ -227,12 +250,14 @@ pub(super) fn run(
             })
     });
     let new = Lock::of(kept.chain(read.iter().cloned()));
-    let text = new.to_text().map_err(|source| LockError::Unwritable {
+    let text = new.to_text().map_err(|reason| LockError::Unwritable {
         path: target.clone(),
-        source,
+        reason,
     })?;
     let summary = format!("{} tool(s) of {} source(s)", new.tools(), new.sources.len());
-    if std::fs::read_to_string(&target).is_ok_and(|old| old == text) {
+    // Only a file read as a lock can hold the same text: a broken one
+    // replaced by --update is not read again (it may be of any size).
+    if existing.is_some() && std::fs::read_to_string(&target).is_ok_and(|old| old == text) {
         writeln!(out, "{shown} is up to date: {summary}")?;
         return Ok(Outcome::Clean);
     }
@@ -260,6 +285,21 @@ pub(super) fn run(
     }
     writeln!(out, "wrote {shown}: {summary}")?;
     Ok(Outcome::Clean)
+}
+
+/// Why a file is not a lock, without the advice to replace it.
+fn why(error: &LockError) -> String {
+    match error {
+        LockError::NotJson { message, .. } => format!("not JSON: {message}"),
+        LockError::Invalid { message, .. } => message.clone(),
+        LockError::Read { source, .. } => source.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether `path` is a symbolic link.
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 /// What differs between two locks, one line each.

@@ -53,7 +53,9 @@
 //! with its `sha256` and its `definition` (the object, keys sorted, so a
 //! drift report can say what changed and a review can read it). Sources
 //! and tools are sorted by name. A definition whose digest is not its
-//! `sha256` makes the file invalid: the file was edited by hand.
+//! `sha256` makes the file invalid: the file was edited by hand. So does a
+//! key written twice (toolc writes none): a review of the file reads the
+//! first, a JSON reader keeps the last.
 
 pub mod canonical;
 mod diff;
@@ -133,12 +135,10 @@ pub enum LockError {
         path: PathBuf,
         waited: std::time::Duration,
     },
-    #[error("cannot write the lock file {}: {source}; nothing was written", crate::terminal::path(.path))]
-    Unwritable {
-        path: PathBuf,
-        #[source]
-        source: Unwritable,
-    },
+    // Why, in the message itself, and not as its cause too: the report
+    // would say it twice.
+    #[error("cannot write the lock file {}: {reason}; nothing was written", crate::terminal::path(.path))]
+    Unwritable { path: PathBuf, reason: Unwritable },
 }
 
 /// Why a lock cannot be written: toolc could not read back what it
@@ -160,6 +160,17 @@ pub enum Unwritable {
     TooLarge { bytes: usize },
     #[error("toolc could not read it back: {0}")]
     NotReadable(String),
+    #[error(
+        "it is not a regular file (a directory, a device or a pipe is there), and toolc \
+         replaces only a file"
+    )]
+    NotAFile,
+    #[error(
+        "it is a symbolic link to {}, which is not a toolc.lock ({why}), and toolc replaces \
+         what a link leads to only when it is one: remove the link, or point it at a lock",
+        crate::terminal::path(.to)
+    )]
+    LinkedToOther { to: PathBuf, why: String },
 }
 
 /// How deep a definition may nest (an object or array in it one level
@@ -366,11 +377,26 @@ impl Lock {
     /// manifests are read with), not serde_json's (recursive, 128 levels).
     fn parse(text: &str) -> Result<Lock, Parse> {
         let shared: std::sync::Arc<str> = std::sync::Arc::from(text);
-        let file = match crate::json::parse(&shared) {
-            Ok(document) => document.value,
+        let document = match crate::json::parse(&shared) {
+            Ok(document) => document,
             Err(error) => return Err(Parse::of(text, &error)),
         };
         let invalid = |message: String| Err(Parse::Invalid(message));
+        // toolc never writes a key twice. A reader of the file (a review
+        // of its diff) sees the first occurrence, toolc would use the last:
+        // a pin hidden behind another.
+        if let Some(duplicate) = document.duplicate_keys.first() {
+            let pointer = if duplicate.pointer.is_empty() {
+                "the top level".to_string()
+            } else {
+                duplicate.pointer.clone()
+            };
+            return invalid(format!(
+                "it repeats the key {:?} (at {pointer}), which toolc never writes twice",
+                duplicate.key
+            ));
+        }
+        let file = document.value;
         let Some(file) = file.as_object() else {
             return invalid("it holds no JSON object".into());
         };
@@ -566,6 +592,19 @@ mod tests {
             Err(Parse::Json(_))
         ));
         assert!(matches!(Lock::parse("[]"), Err(Parse::Invalid(_))));
+        // A repeated key: a review reads the first, a reader the last.
+        let repeated = example().to_text().unwrap().replacen(
+            "\"sources\": {",
+            "\"sources\": {\"tools.json\": {},",
+            1,
+        );
+        let Err(Parse::Invalid(message)) = Lock::parse(&repeated) else {
+            panic!("accepted a repeated key");
+        };
+        assert!(
+            message.contains("repeats the key \"tools.json\" (at /sources/tools.json)"),
+            "{message}"
+        );
         assert!(matches!(
             Lock::parse("{\"version\": 2, \"sources\": {}}"),
             Err(Parse::Invalid(_))
