@@ -143,6 +143,10 @@ pub(crate) fn skeletons(name: &str) -> Vec<String> {
     if name.contains('1') {
         all.push(skeleton(&name.replace('1', "i")));
     }
+    // A capital I among small letters passes for an l (`read_fiIe`).
+    if name.contains('I') && name.chars().any(|c| c.is_lowercase()) {
+        all.push(skeleton(&name.replace('I', "l")));
+    }
     all
 }
 
