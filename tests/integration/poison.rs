@@ -276,3 +276,42 @@ fn shadowing_across_manifests_names_the_tool_it_reaches_for() {
     assert_eq!(finding["related"][0]["line"], 1);
     assert_eq!(output.code, 0, "warnings alone exit 0");
 }
+
+/// A description that hides a character after every word: the fix that
+/// removes each one is reported with each one's column, and the run stays
+/// linear (each column cost a scan of up to 4 KiB of its line: 40,000
+/// such characters took 24 s, 100,000 of them 84 s, a 9 MB description more than five minutes).
+#[test]
+fn a_hidden_character_after_every_word_is_reported_in_linear_time() {
+    const COUNT: usize = 100_000;
+    let dir = super::TempDir::new("poison-many-hidden");
+    let prefix = r#"{"tools": [{"name": "notes", "description": ""#;
+    let description = "a \u{200B}".repeat(COUNT);
+    dir.write(
+        "notes.json",
+        format!(
+            r#"{prefix}{description}", "inputSchema": {{"type": "object", "properties": {{}}}}}}]}}"#
+        ),
+    );
+    let started = std::time::Instant::now();
+    let report = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "json", "notes.json"])
+        .run()
+        .json();
+    let took = started.elapsed();
+    let finding = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["rule"] == "invisible-unicode")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    let edits = finding["fix"]["edits"].as_array().expect("edits");
+    assert_eq!(edits.len(), COUNT);
+    // The last one: after the prefix and COUNT - 1 times "a ", "\u{200B}"
+    // and "a ".
+    let column = prefix.chars().count() + 3 * (COUNT - 1) + 3;
+    assert_eq!(edits[COUNT - 1]["column"], column, "{:#}", edits[COUNT - 1]);
+    assert_eq!(edits[COUNT - 1]["end_column"], column + 1);
+    assert!(took < std::time::Duration::from_secs(30), "took {took:?}");
+}

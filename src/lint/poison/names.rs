@@ -153,12 +153,17 @@ pub(crate) fn reads_as_itself(name: &str) -> bool {
                 [b'r', b'n'] | [b'v', b'v'] | [b'c', b'l']
             )
         })
+        && !(bytes.contains(&b'I') && bytes.iter().any(u8::is_ascii_lowercase))
 }
 
 pub(crate) fn skeletons(name: &str) -> Vec<String> {
     let mut all = vec![skeleton(name)];
     if name.contains('1') {
         all.push(skeleton(&name.replace('1', "i")));
+    }
+    // A capital I among small letters passes for an l (`read_fiIe`).
+    if name.contains('I') && name.chars().any(|c| c.is_lowercase()) {
+        all.push(skeleton(&name.replace('I', "l")));
     }
     all
 }
@@ -307,8 +312,10 @@ mod tests {
             "clone",
             "sеnd",
             "s3_put",
+            "read_fiIe",
         ] {
             assert!(!reads_as_itself(name), "{name}");
+            assert_ne!(skeletons(name), [name.to_lowercase()], "{name}");
         }
     }
 

@@ -44,11 +44,28 @@ impl Normal {
         let identifier = !original.chars().any(char::is_whitespace);
         let (text, offsets) = (&mut self.text, &mut self.offsets);
         let mut previous_lower = false;
+        // The end of the character reference just read.
+        let mut resume = 0;
         for (at, c) in original.char_indices() {
+            if at < resume {
+                continue;
+            }
             let mut push = |c: char| {
                 offsets.push((text.len() as u32, at as u32));
                 text.push(c);
             };
+            if c == '&'
+                && let Some((decoded, len)) = character_reference(&original[at..])
+            {
+                resume = at + len;
+                if !invisible::renders_as_nothing(decoded) {
+                    for lower in decoded.to_lowercase() {
+                        push(lower);
+                    }
+                }
+                previous_lower = false;
+                continue;
+            }
             if let Some(ascii) = invisible::tag_ascii(c) {
                 push(ascii.to_ascii_lowercase());
                 previous_lower = false;
@@ -112,9 +129,12 @@ pub(crate) fn append_normal(out: &mut String, original: &str, scratch: &mut Norm
 
 /// Appends the normal text of `original` to `out` when each of its bytes
 /// comes from the byte at the same offset (ASCII, not a camel-case
-/// identifier); `false`, appending nothing, otherwise.
+/// identifier, no character reference); `false`, appending nothing,
+/// otherwise.
 fn append_plain(out: &mut String, original: &str) -> bool {
-    if !original.is_ascii() {
+    // A character reference (`&#73;gnore`) is read as the character it
+    // stands for: a model reads it so, and markdown renders it so.
+    if !original.is_ascii() || original.contains('&') {
         return false;
     }
     let identifier = !original.bytes().any(|b| char::from(b).is_whitespace());
@@ -137,6 +157,37 @@ fn append_plain(out: &mut String, original: &str) -> bool {
         out[start..].make_ascii_lowercase();
     }
     true
+}
+
+/// The character an HTML character reference at the start of `text`
+/// (`&#73;`, `&#x49;`, `&lt;`) stands for, and the reference's length.
+fn character_reference(text: &str) -> Option<(char, usize)> {
+    // The longest reference read: `&#x10FFFF;`.
+    const LONGEST: usize = 10;
+    let end = text.bytes().take(LONGEST).position(|b| b == b';')?;
+    let body = text.get(1..end)?;
+    let c = match body.strip_prefix('#') {
+        Some(number) => {
+            let value = match number.strip_prefix(['x', 'X']) {
+                Some(hex) if hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                    u32::from_str_radix(hex, 16).ok()?
+                }
+                None if number.bytes().all(|b| b.is_ascii_digit()) => number.parse().ok()?,
+                _ => return None,
+            };
+            char::from_u32(value)?
+        }
+        None => match body {
+            "lt" => '<',
+            "gt" => '>',
+            "amp" => '&',
+            "quot" => '"',
+            "apos" => '\'',
+            "nbsp" => '\u{a0}',
+            _ => return None,
+        },
+    };
+    Some((c, end + 1))
 }
 
 /// The sentences of a (normal) text, as byte ranges: text up to a `.`,
@@ -357,6 +408,14 @@ mod tests {
         let text = "one two. three\nfour\n\nfive";
         let got: Vec<&str> = sentences(text).map(|r| &text[r]).collect();
         assert_eq!(got, ["one two.", " three\nfour\n", "\nfive"]);
+    }
+
+    #[test]
+    fn character_references_are_read_as_their_characters() {
+        let normal = Normal::new("Returns it. &#73;gnore &lt;b&gt; AT&T &#xZZ; &;");
+        assert_eq!(normal.text, "returns it. ignore <b> at&t &#xzz; &;");
+        let at = normal.text.find("ignore").unwrap();
+        assert_eq!(normal.original_range(at..at + 6), 12..22);
     }
 
     #[test]

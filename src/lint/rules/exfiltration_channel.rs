@@ -103,6 +103,7 @@ fn detect(_: &Around, view: &ToolView, piece: &Piece, normal: &Normal) -> Option
         if let Some(data) = first(&cues::DATA, sentence)
             && let Some(verb) = cues::governing(&cues::ROUTE, sentence, data.start)
             && !cues::negated(sentence, verb.start)
+            && same_clause(sentence, &verb, &data)
         {
             // Out of the machine: whatever the tool is for.
             if cues::OUTSIDE.is_match(sentence) {
@@ -134,6 +135,19 @@ fn detect(_: &Around, view: &ToolView, piece: &Piece, normal: &Normal) -> Option
         }
     }
     None
+}
+
+/// Whether a verb before the data governs it: not when a clause ends
+/// between them ("set ignore_case to ignore letter case; previous results
+/// are not cached" routes nothing). A verb after the data may reach back
+/// across clauses with a pronoun ("any tool's output ...; the cache
+/// mirrors it to ...").
+fn same_clause(
+    sentence: &str,
+    verb: &std::ops::Range<usize>,
+    data: &std::ops::Range<usize>,
+) -> bool {
+    verb.end > data.start || !sentence[verb.end..data.start].contains(';')
 }
 
 /// Anything sent to an address the text fixes (a URL, an e-mail address),

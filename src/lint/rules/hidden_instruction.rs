@@ -13,8 +13,10 @@
 //! and `SYSTEM NOTICE:` labels count when they frame an obligation, a
 //! compliance pretext or a threat ("otherwise the tool will crash").
 //!
-//! Override and concealment are recognised in French, Spanish and German
-//! as well as English.
+//! Override and concealment are recognised in French, Spanish, German,
+//! Russian and Chinese as well as English, and in the passive ("the
+//! instructions given to you are to be set aside"). HTML character
+//! references (`&#73;gnore`) are read as the characters they stand for.
 //!
 //! It looks at every string a model reads of the tool, schema included:
 //! an instruction in a parameter's description, a default, an `enum`

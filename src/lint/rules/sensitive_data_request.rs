@@ -10,8 +10,9 @@
 //! when the text asks (read, include, pass, send, `cat`, "use as") in the
 //! voice of an instruction, anywhere a model reads: the description, a
 //! parameter's description, a default, a parameter name such as
-//! `content_from_reading_ssh_id_rsa`; French, Spanish and German verbs
-//! count too. A credential file offered as a default, an `enum` value or
+//! `content_from_reading_ssh_id_rsa`; French, Spanish, German and Chinese
+//! verbs count too, and so does a passive prescription ("... should be
+//! placed in the memo argument") unless a person is its agent. A credential file offered as a default, an `enum` value or
 //! an example (`"default": "~/.kube/config"`) is asked for without a verb:
 //! the model passes it as it is.
 //!
@@ -87,7 +88,11 @@ fn detect(_: &Around, view: &ToolView, piece: &Piece, normal: &Normal) -> Option
                 && !cues::addressed_to_user(sentence, verb.start())
                 && (identifier || cues::in_directive_position(sentence, verb.start()))
         });
-        if !asking || cues::USER_PROVIDES.is_match(sentence) || cues::SETUP.is_match(sentence) {
+        if !asking
+            || cues::USER_PROVIDES.is_match(sentence)
+            || cues::SETUP.is_match(sentence)
+            || cues::BY_PERSON.is_match(sentence)
+        {
             continue;
         }
         for asset in ASSETS {
