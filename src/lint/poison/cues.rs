@@ -236,6 +236,11 @@ static CUES: LazyLock<(RegexSet, Vec<Range<usize>>)> = LazyLock::new(|| {
 /// What one pass of every prefilter over a text found.
 pub(crate) struct Admitted(regex::SetMatches);
 
+/// Whether any prefilter admits `text`, without asking which.
+pub(crate) fn admits_any(text: &str) -> bool {
+    CUES.0.is_match(text)
+}
+
 impl Admitted {
     /// `None` when no rule needs to read the text: most text, found
     /// without asking which patterns matched.

@@ -631,7 +631,7 @@ pub(crate) fn visit(
                 joined.push('\n');
             }
         });
-        if rules.is_empty() || cues::Admitted::of(&joined).is_none() {
+        if rules.is_empty() || !cues::admits_any(&joined) {
             continue;
         }
         view.each_piece(&mut scratch, |piece| {

@@ -59,16 +59,14 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     // Each skeleton a tool is read as at first sight, with the first two
     // names (distinct in any case) read so: a name needs one other to
     // imitate. One entry per skeleton, however many tools share it.
-    let mut by_skeleton: HashMap<String, Vec<&str>> = HashMap::new();
+    let mut by_skeleton: HashMap<String, Vec<&str>, foldhash::fast::RandomState> =
+        HashMap::default();
     // Whether each tool is plain (ASCII and read as itself): what others
     // imitate, never an imitation.
     let mut plain = Vec::with_capacity(tools.len());
     for tool in tools {
-        let read_as = skeletons(&tool.name);
-        plain.push(tool.name.is_ascii() && read_as == [tool.name.to_lowercase()]);
-        let names = by_skeleton
-            .entry(read_as.into_iter().next().unwrap_or_default())
-            .or_default();
+        plain.push(reads_as_itself(&tool.name));
+        let names = by_skeleton.entry(skeleton(&tool.name)).or_default();
         if names.len() < 2 && !names.iter().any(|n| n.eq_ignore_ascii_case(&tool.name)) {
             names.push(&tool.name);
         }
