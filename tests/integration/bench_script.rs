@@ -48,6 +48,7 @@ fn bench_script_measures_every_row() {
         .args(["--files", "30", "--runs", "1", "--run-iterations", "3"])
         .args(["--scaling", "--scaling-files", "10"])
         .args(["--memory", "--big-sizes", "0.2,0.4"])
+        .args(["--poisoning", "--poisoning-runs", "1"])
         .arg("--toolc")
         .arg(env!("CARGO_BIN_EXE_toolc"))
         .arg("--floor")
@@ -117,6 +118,19 @@ fn bench_script_measures_every_row() {
     for entry in scaling {
         assert!(entry["ratio"].as_f64().unwrap_or(0.0) > 0.0, "{entry}");
     }
+
+    let poisoning = &report["poisoning"];
+    for side in ["with", "without"] {
+        assert!(
+            poisoning[side]["cpu_s"].as_f64().unwrap_or(0.0) > 0.0,
+            "{poisoning}"
+        );
+    }
+    assert!(
+        poisoning["added_cpu"].as_f64().is_some_and(f64::is_finite),
+        "{poisoning}"
+    );
+    assert!(stdout.contains("added by the family: CPU"), "{stdout}");
 
     let memory = report["memory"].as_array().expect("memory");
     // Four commands on the corpus and on each of the two single files.
