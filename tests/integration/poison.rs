@@ -283,35 +283,44 @@ fn shadowing_across_manifests_names_the_tool_it_reaches_for() {
 /// such characters took 24 s, 100,000 of them 84 s, a 9 MB description more than five minutes).
 #[test]
 fn a_hidden_character_after_every_word_is_reported_in_linear_time() {
-    const COUNT: usize = 100_000;
     let dir = super::TempDir::new("poison-many-hidden");
     let prefix = r#"{"tools": [{"name": "notes", "description": ""#;
-    let description = "a \u{200B}".repeat(COUNT);
-    dir.write(
-        "notes.json",
-        format!(
-            r#"{prefix}{description}", "inputSchema": {{"type": "object", "properties": {{}}}}}}]}}"#
-        ),
-    );
-    let started = std::time::Instant::now();
-    let report = Test::new()
-        .current_dir(dir.path())
-        .args(["lint", "--format", "json", "notes.json"])
-        .run()
-        .json();
-    let took = started.elapsed();
-    let finding = report["diagnostics"]
-        .as_array()
-        .expect("diagnostics")
-        .iter()
-        .find(|d| d["rule"] == "invisible-unicode")
-        .unwrap_or_else(|| panic!("{report:#}"));
+    let lint = |count: usize| {
+        let description = "a \u{200B}".repeat(count);
+        dir.write(
+            "notes.json",
+            format!(
+                r#"{prefix}{description}", "inputSchema": {{"type": "object", "properties": {{}}}}}}]}}"#
+            ),
+        );
+        let report = Test::new()
+            .current_dir(dir.path())
+            .args(["lint", "--format", "json", "notes.json"])
+            .run()
+            .json();
+        report["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .find(|d| d["rule"] == "invisible-unicode")
+            .cloned()
+            .unwrap_or_else(|| panic!("{report:#}"))
+    };
+    // Up to a thousand, each character is an edit of the fix, at its column.
+    const MOST: usize = 1000;
+    let finding = lint(MOST);
     let edits = finding["fix"]["edits"].as_array().expect("edits");
-    assert_eq!(edits.len(), COUNT);
-    // The last one: after the prefix and COUNT - 1 times "a ", "\u{200B}"
+    assert_eq!(edits.len(), MOST);
+    // The last one: after the prefix and MOST - 1 times "a ", "\u{200B}"
     // and "a ".
-    let column = prefix.chars().count() + 3 * (COUNT - 1) + 3;
-    assert_eq!(edits[COUNT - 1]["column"], column, "{:#}", edits[COUNT - 1]);
-    assert_eq!(edits[COUNT - 1]["end_column"], column + 1);
-    assert!(took < std::time::Duration::from_secs(30), "took {took:?}");
+    let column = prefix.chars().count() + 3 * (MOST - 1) + 3;
+    assert_eq!(edits[MOST - 1]["column"], column, "{:#}", edits[MOST - 1]);
+    assert_eq!(edits[MOST - 1]["end_column"], column + 1);
+    // Past that, a string of hidden characters is a trap to delete: the
+    // finding stands, without a fix as big as the file many times over.
+    let finding = lint(300_000);
+    assert!(finding["fix"].is_null(), "{finding:#}");
+    let message = finding["message"].as_str().expect("message");
+    assert!(message.contains("300000 "), "{message}");
+    assert!(message.contains("no fix is offered"), "{message}");
 }

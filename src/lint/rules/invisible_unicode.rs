@@ -124,7 +124,16 @@ fn report(
         "a model reads these characters and a reviewer does not see them: hidden text is \
              how published tool-poisoning attacks smuggle instructions; remove them",
     );
-    if kind.removable() && !piece.is_key && !piece.from_code {
+    // A string of more hidden characters than a fix edits is a trap, not
+    // a slip: a fix of an edit per character would make the report as
+    // big as the file many times over (3 million characters took minutes
+    // and gigabytes to report). The string is to be deleted, not cleaned.
+    const MOST_EDITS: usize = 1000;
+    if count > MOST_EDITS {
+        diagnostic.message.push_str(&format!(
+            "; no fix is offered past {MOST_EDITS} characters: delete the string"
+        ));
+    } else if kind.removable() && !piece.is_key && !piece.from_code {
         let spans = poison::spans_of(
             manifest,
             view.tool,
