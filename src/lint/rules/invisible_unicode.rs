@@ -129,11 +129,12 @@ fn report(
     // big as the file many times over (3 million characters took minutes
     // and gigabytes to report). The string is to be deleted, not cleaned.
     const MOST_EDITS: usize = 1000;
-    if count > MOST_EDITS {
+    let fixable = kind.removable() && !piece.is_key && !piece.from_code;
+    if fixable && count > MOST_EDITS {
         diagnostic.message.push_str(&format!(
             "; no fix is offered past {MOST_EDITS} characters: delete the string"
         ));
-    } else if kind.removable() && !piece.is_key && !piece.from_code {
+    } else if fixable {
         let spans = poison::spans_of(
             manifest,
             view.tool,
