@@ -126,6 +126,11 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
 /// person sees `git_push`, and a client that matches names sees another.
 fn compatibility_spelling(name: &str) -> Option<String> {
     use unicode_normalization::UnicodeNormalization;
+    // ASCII is its own compatibility form: most names, asked without
+    // normalizing them.
+    if name.is_ascii() {
+        return None;
+    }
     let reads: String = name.nfkc().collect();
     (reads != name && reads.is_ascii() && reads.chars().any(|c| c.is_ascii_alphabetic()))
         .then_some(reads)
