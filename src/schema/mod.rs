@@ -46,6 +46,19 @@ pub(crate) const SINGLE: &[&str] = &[
 ];
 /// Keywords whose value is an array of subschemas.
 pub(crate) const LISTS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
+/// The dialects whose meta-schemas toolc knows, as `$schema` names them
+/// (without the `#` it may end with).
+pub(crate) const DIALECTS: &[&str] = &[
+    META_DIALECT,
+    "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft-06/schema",
+    "http://json-schema.org/draft-04/schema",
+];
+/// The names JSON Schema's `type` takes, in the order toolc writes them.
+pub(crate) const TYPES: [&str; 7] = [
+    "string", "number", "integer", "boolean", "array", "object", "null",
+];
 /// Keywords whose value maps names to subschemas.
 pub(crate) const MAPS: &[&str] = &[
     "properties",

@@ -22,10 +22,6 @@ use crate::schema::{LISTS, MAPS, SINGLE};
 
 /// What a property without a description gets.
 const NO_DESCRIPTION: &str = "(no description)";
-/// Every JSON type: the `type` of a property whose schema does not tell.
-const ANY_TYPE: [&str; 7] = [
-    "string", "number", "integer", "boolean", "array", "object", "null",
-];
 
 /// `python/nora/main.py.j2`'s context: the skeleton holds no fact of the
 /// manifest (it reads tool.json, toolc's, when it is loaded), so that a
@@ -219,7 +215,8 @@ fn nora_property(
                         tool.name, p.key
                     ),
                 );
-                    json!(ANY_TYPE)
+                    // Every JSON type: the `type` of a property whose schema does not tell.
+                    json!(crate::schema::TYPES)
                 }
             }
         }

@@ -28,6 +28,7 @@ use crate::ir::Format;
 use crate::lint::Rule;
 use crate::lint::findings::Findings;
 use crate::lint::parameter_schema::ParameterSchema;
+use crate::schema;
 
 pub(crate) const RULE: Rule = Rule {
     name: "invalid-json-schema",
@@ -37,19 +38,6 @@ pub(crate) const RULE: Rule = Rule {
     fixable: false,
     targets: &[],
 };
-
-/// The dialects whose meta-schemas toolc knows (with and without `#`).
-const DIALECTS: &[&str] = &[
-    crate::schema::META_DIALECT,
-    "https://json-schema.org/draft/2019-09/schema",
-    "http://json-schema.org/draft-07/schema",
-    "http://json-schema.org/draft-06/schema",
-    "http://json-schema.org/draft-04/schema",
-];
-
-const TYPES: &[&str] = &[
-    "string", "number", "integer", "boolean", "array", "object", "null",
-];
 
 pub(crate) fn check(parameters: &ParameterSchema, out: &mut Findings) {
     let raw @ Value::Object(_) = parameters.value else {
@@ -76,7 +64,7 @@ pub(crate) fn check(parameters: &ParameterSchema, out: &mut Findings) {
     if let Some(dialect) = object.get("$schema") {
         let known = dialect
             .as_str()
-            .is_some_and(|d| DIALECTS.contains(&d.trim_end_matches('#')));
+            .is_some_and(|d| schema::DIALECTS.contains(&d.trim_end_matches('#')));
         if !known {
             return;
         }
@@ -107,11 +95,11 @@ pub(crate) fn check(parameters: &ParameterSchema, out: &mut Findings) {
             // The meta-schema's `type` check is an anyOf whose own message
             // names no type; say what is wrong instead.
             Value::String(name)
-                if instance.ends_with("/type") && !TYPES.contains(&name.as_str()) =>
+                if instance.ends_with("/type") && !schema::TYPES.contains(&name.as_str()) =>
             {
                 format!(
                     "\"{name}\" is not a JSON Schema type ({})",
-                    TYPES.join(", ")
+                    schema::TYPES.join(", ")
                 )
             }
             _ => format!("invalid JSON Schema: {error}"),
