@@ -393,6 +393,11 @@ fn walk<'a>(
                     let Some(next) = member_context(context, key, class) else {
                         continue;
                     };
+                    if matches!(context, Context::Schema)
+                        && is_vocabulary_only(key, member, members)
+                    {
+                        continue;
+                    }
                     // A key is text a model reads when it is a property
                     // name, or a member no vocabulary defines.
                     if matches!(context, Context::SchemaMap) || !class.is_vocabulary() {
@@ -413,6 +418,40 @@ fn walk<'a>(
             }
             _ => {}
         }
+    }
+}
+
+/// Whether member `key` of a schema holds only what the schema's
+/// vocabulary and the strings read already say, nothing a model could take
+/// as an instruction: `"type": "string"`, a `$schema` toolc knows, or
+/// `required` naming the schema's own properties (each read as a key). A
+/// schema has as many of these as properties: the walk passes them by.
+fn is_vocabulary_only(key: &str, member: &Value, object: &serde_json::Map<String, Value>) -> bool {
+    let is_type = |value: &Value| {
+        value
+            .as_str()
+            .is_some_and(|name| schema::TYPES.contains(&name))
+    };
+    match key {
+        "type" => {
+            is_type(member)
+                || member
+                    .as_array()
+                    .is_some_and(|names| names.iter().all(is_type))
+        }
+        "$schema" => member
+            .as_str()
+            .is_some_and(|dialect| schema::DIALECTS.contains(&dialect.trim_end_matches('#'))),
+        "required" => {
+            let properties = object.get("properties").and_then(Value::as_object);
+            member.as_array().is_some_and(|names| {
+                names.iter().all(|name| {
+                    name.as_str()
+                        .is_some_and(|name| properties.is_some_and(|p| p.contains_key(name)))
+                })
+            })
+        }
+        _ => false,
     }
 }
 
