@@ -146,16 +146,18 @@ fn append_plain(out: &mut String, original: &str) -> bool {
         return false;
     }
     let start = out.len();
-    if identifier && original.contains('_') {
+    if identifier {
         // An identifier's underscores read as spaces.
-        out.extend(original.bytes().map(|b| match b {
-            b'_' => ' ',
-            b => b.to_ascii_lowercase() as char,
-        }));
+        for (i, word) in original.split('_').enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            out.push_str(word);
+        }
     } else {
         out.push_str(original);
-        out[start..].make_ascii_lowercase();
     }
+    out[start..].make_ascii_lowercase();
     true
 }
 
