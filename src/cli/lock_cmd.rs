@@ -178,14 +178,6 @@ pub(super) fn run(
         project.manifests.extend(loaded.manifests);
         project.failures.extend(loaded.failures);
     }
-    for failure in &project.failures {
-        writeln!(
-            err,
-            "warning: {}: not pinned: {}",
-            crate::terminal::one_line(&failure.path),
-            crate::terminal::one_line(&failure.problem.message)
-        )?;
-    }
     let target = match &args.lock_file {
         Some(path) => path.clone(),
         None => find(None, &linter)?.unwrap_or_else(|_| PathBuf::from(lock::FILE_NAME)),
@@ -238,12 +230,53 @@ pub(super) fn run(
             Err(error) => return Err(error.into()),
         },
     };
+    // A pinned source that no longer loads, or no longer reads as a
+    // manifest, keeps the pins it had: what it defines now is unknown, and
+    // dropping them would pass whatever it defines once it loads again off
+    // as newly added. `lint --locked` reports it as not read meanwhile.
+    let pinned = |key: &String| {
+        existing
+            .as_ref()
+            .is_some_and(|lock| lock.sources.contains_key(key))
+    };
+    let mut unread = Vec::new();
+    for failure in &project.failures {
+        let key = roots.keys.key(&failure.path);
+        let what = if pinned(&key) {
+            "not read, its pins are kept as they were"
+        } else {
+            "not pinned"
+        };
+        writeln!(
+            err,
+            "warning: {}: {what}: {}",
+            crate::terminal::one_line(&failure.path),
+            crate::terminal::one_line(&failure.problem.message)
+        )?;
+        unread.push(key);
+    }
+    for skipped in &project.skipped {
+        let key = roots.keys.key(&skipped.path);
+        if pinned(&key) {
+            writeln!(
+                err,
+                "warning: {}: no tool manifest now, its pins are kept as they were \
+                 (delete the file, or its entry in {shown}, to unpin it)",
+                crate::terminal::one_line(&skipped.path)
+            )?;
+            unread.push(key);
+        }
+    }
     let read_paths: Vec<&str> = read.iter().map(|(path, _)| path.as_str()).collect();
-    // Kept: what this run neither read nor was asked to read.
+    // Kept: what this run neither read nor was asked to read, and what it
+    // could not read.
     let kept = existing.iter().flat_map(|lock| {
         lock.sources
             .iter()
-            .filter(|(source, _)| !read_paths.contains(&source.as_str()) && !roots.covers(source))
+            .filter(|(source, _)| {
+                !read_paths.contains(&source.as_str())
+                    && (!roots.covers(source) || unread.contains(source))
+            })
             .map(|(source, pins)| {
                 let definitions = pins.iter().map(|(n, d)| (n.clone(), d.clone())).collect();
                 (source.clone(), definitions)

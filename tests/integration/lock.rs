@@ -337,6 +337,63 @@ fn lock_refuses_to_change_a_lock_without_update() {
 }
 
 #[test]
+fn a_pinned_file_that_no_longer_loads_keeps_its_pins() {
+    // Broken, then fixed with a changed description: the change is shown as
+    // a change, not as a tool added to a file that lost its pins.
+    let dir = example_dir("lock-broken-source");
+    dir.write("other-server.json", EXAMPLE.replace("get_time", "get_zone"));
+    lock_and_check_clean(dir.path(), &[], &[]);
+    let lock = dir.path().join("toolc.lock");
+    let before = read(&lock);
+    for broken in [
+        // No longer JSON: no tool manifest at all.
+        &EXAMPLE[..EXAMPLE.len() / 2],
+        // JSON, but no manifest of any format.
+        "[1, 2, 3]",
+    ] {
+        dir.write("time-server.json", broken);
+        let updated = toolc(dir.path(), &["lock", "--update"]);
+        assert_eq!(updated.code, 0, "{}", updated.stderr);
+        assert!(
+            updated
+                .stderr
+                .contains("time-server.json: no tool manifest now, its pins are kept as they were"),
+            "{}",
+            updated.stderr
+        );
+        assert_eq!(read(&lock), before, "{}", updated.stderr);
+        let linted = toolc(dir.path(), &["lint", "--locked", "--format", "concise"]);
+        assert_eq!(linted.code, 1, "{}", linted.stdout);
+        assert!(
+            linted
+                .stdout
+                .contains("time-server.json is pinned in toolc.lock but was not read"),
+            "{}",
+            linted.stdout
+        );
+    }
+    dir.write(
+        "time-server.json",
+        EXAMPLE.replace("in a zone", "in any zone"),
+    );
+    let refused = toolc(dir.path(), &["lock"]);
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("time-server.json: tool \"get_time\" changed: description"),
+        "{}",
+        refused.stderr
+    );
+    // A file that is gone is unpinned by --update.
+    std::fs::remove_file(dir.path().join("time-server.json")).unwrap();
+    let updated = toolc(dir.path(), &["lock", "--update"]);
+    assert_eq!(updated.code, 0, "{}", updated.stderr);
+    assert!(!read(&lock).contains("time-server.json"), "{}", read(&lock));
+    assert!(read(&lock).contains("other-server.json"), "{}", read(&lock));
+}
+
+#[test]
 fn a_broken_or_missing_lock_is_a_clear_error() {
     let dir = example_dir("lock-broken");
     let missing = toolc(dir.path(), &["lint", "--locked"]);

@@ -104,7 +104,11 @@ pub(crate) fn check_unread(locked: &Locked, read: &[&str], out: &mut Vec<Diagnos
                     names.join(", ")
                 ),
             )
-            .with_help(update_help()),
+            .with_help(
+                "if the file was removed on purpose, unpin it with `toolc lock --update` and \
+                 commit toolc.lock; a file still there that no longer loads as a manifest keeps \
+                 its pins until it loads again or is deleted",
+            ),
         );
     }
 }
