@@ -400,14 +400,17 @@ impl Lock {
         let Some(file) = file.as_object() else {
             return invalid("it holds no JSON object".into());
         };
-        match file.get("version").and_then(Value::as_u64) {
-            Some(VERSION) => {}
+        match file.get("version") {
+            Some(version) if version.as_u64() == Some(VERSION) => {}
+            // Any other value, a number or not (`1.0`, `"1"`), is shown
+            // as written: "no version" would send the reader looking for
+            // a member that is there.
             Some(other) => {
                 return invalid(format!(
                     "its version is {other}, and this toolc reads version {VERSION}"
                 ));
             }
-            None => return invalid("it has no \"version\" number".into()),
+            None => return invalid("it has no \"version\" member".into()),
         }
         let Some(sources) = file.get("sources").and_then(Value::as_object) else {
             return invalid("it has no \"sources\" object".into());
@@ -605,10 +608,27 @@ mod tests {
             message.contains("repeats the key \"tools.json\" (at /sources/tools.json)"),
             "{message}"
         );
-        assert!(matches!(
-            Lock::parse("{\"version\": 2, \"sources\": {}}"),
-            Err(Parse::Invalid(_))
-        ));
+        for (version, shown) in [
+            ("2", "2"),
+            ("1.0", "1.0"),
+            ("\"1\"", "\"1\""),
+            ("null", "null"),
+        ] {
+            let text = format!("{{\"version\": {version}, \"sources\": {{}}}}");
+            let Err(Parse::Invalid(message)) = Lock::parse(&text) else {
+                panic!("accepted version {version}");
+            };
+            assert!(
+                message.contains(&format!(
+                    "its version is {shown}, and this toolc reads version 1"
+                )),
+                "{message}"
+            );
+        }
+        let Err(Parse::Invalid(message)) = Lock::parse("{\"sources\": {}}") else {
+            panic!("accepted a lock without a version");
+        };
+        assert!(message.contains("no \"version\" member"), "{message}");
     }
 
     /// A definition `depth` levels deep: an object holding arrays.
