@@ -230,41 +230,53 @@ pub(super) fn run(
             Err(error) => return Err(error.into()),
         },
     };
-    // A pinned source that no longer loads, or no longer reads as a
-    // manifest, keeps the pins it had: what it defines now is unknown, and
-    // dropping them would pass whatever it defines once it loads again off
-    // as newly added. `lint --locked` reports it as not read meanwhile.
+    // A pinned source the run met and could not read (it no longer loads,
+    // no longer reads as a manifest, or the walk could not reach it) keeps
+    // the pins it had: what it defines now is unknown, and dropping them
+    // would pass whatever it defines once it loads again off as newly
+    // added. One the configuration excludes, or that is gone, is unpinned.
     let pinned = |key: &String| {
         existing
             .as_ref()
             .is_some_and(|lock| lock.sources.contains_key(key))
     };
+    let met: Vec<(&str, &str)> = project
+        .failures
+        .iter()
+        .map(|f| (f.path.as_str(), f.problem.message.as_str()))
+        .chain(
+            project
+                .skipped
+                .iter()
+                .filter(|s| !s.excluded)
+                .map(|s| (s.path.as_str(), s.why.as_str())),
+        )
+        .chain(
+            project
+                .walk_problems
+                .iter()
+                .map(|p| (p.path.as_str(), p.message.as_str())),
+        )
+        .collect();
     let mut unread = Vec::new();
-    for failure in &project.failures {
-        let key = roots.keys.key(&failure.path);
-        let what = if pinned(&key) {
-            "not read, its pins are kept as they were"
-        } else {
-            "not pinned"
-        };
-        writeln!(
-            err,
-            "warning: {}: {what}: {}",
-            crate::terminal::one_line(&failure.path),
-            crate::terminal::one_line(&failure.problem.message)
-        )?;
-        unread.push(key);
-    }
-    for skipped in &project.skipped {
-        let key = roots.keys.key(&skipped.path);
+    for (path, why) in met {
+        let key = roots.keys.key(path);
         if pinned(&key) {
             writeln!(
                 err,
-                "warning: {}: no tool manifest now, its pins are kept as they were \
-                 (delete the file, or its entry in {shown}, to unpin it)",
-                crate::terminal::one_line(&skipped.path)
+                "warning: {}: pinned, but not read now ({}): its pins are kept as they were; \
+                 delete it, or its entry in {shown}, to unpin it",
+                crate::terminal::one_line(path),
+                crate::terminal::one_line(why)
             )?;
             unread.push(key);
+        } else if project.failures.iter().any(|f| f.path == path) {
+            writeln!(
+                err,
+                "warning: {}: not pinned: {}",
+                crate::terminal::one_line(path),
+                crate::terminal::one_line(why)
+            )?;
         }
     }
     let read_paths: Vec<&str> = read.iter().map(|(path, _)| path.as_str()).collect();
@@ -288,9 +300,34 @@ pub(super) fn run(
         reason,
     })?;
     let summary = format!("{} tool(s) of {} source(s)", new.tools(), new.sources.len());
+    // Pins that were not checked are no lock up to date: without --update
+    // that is a refusal, as a change is.
+    if !unread.is_empty() && !args.update {
+        writeln!(
+            err,
+            "error: {shown} pins source(s) this run could not read, so their tools could not \
+             be checked; nothing was written:"
+        )?;
+        for key in &unread {
+            writeln!(err, "  {}", crate::terminal::one_line(key))?;
+        }
+        writeln!(
+            err,
+            "make them load again, or delete them, then run `toolc lock` again"
+        )?;
+        return Ok(Outcome::Refused);
+    }
     // Only a file read as a lock can hold the same text: a broken one
     // replaced by --update is not read again (it may be of any size).
     if existing.is_some() && std::fs::read_to_string(&target).is_ok_and(|old| old == text) {
+        if !unread.is_empty() {
+            writeln!(
+                out,
+                "{shown} is unchanged: {summary}, the pins of {} source(s) not read kept",
+                unread.len()
+            )?;
+            return Ok(Outcome::Clean);
+        }
         writeln!(out, "{shown} is up to date: {summary}")?;
         return Ok(Outcome::Clean);
     }

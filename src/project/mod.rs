@@ -194,6 +194,9 @@ pub struct Skipped {
     pub named: bool,
     /// Why it was not linted.
     pub why: String,
+    /// Left alone because the configuration excludes it, not for what it
+    /// holds.
+    pub excluded: bool,
 }
 
 /// Why a load could not happen at all.

@@ -104,6 +104,7 @@ impl<'a> Reading<'a> {
             path: self.candidate.display.clone(),
             named: self.candidate.explicit,
             why,
+            excluded: false,
         })
     }
 

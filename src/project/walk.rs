@@ -111,6 +111,7 @@ pub(crate) fn discover(
                     path: display_path(&path),
                     named: false,
                     why: "excluded (force-exclude)".to_string(),
+                    excluded: true,
                 });
                 return Box::new(std::iter::once(skipped))
                     as Box<dyn Iterator<Item = Found> + Send>;

@@ -344,34 +344,56 @@ fn a_pinned_file_that_no_longer_loads_keeps_its_pins() {
     dir.write("other-server.json", EXAMPLE.replace("get_time", "get_zone"));
     lock_and_check_clean(dir.path(), &[], &[]);
     let lock = dir.path().join("toolc.lock");
+    let source = dir.path().join("time-server.json");
     let before = read(&lock);
-    for broken in [
+    let broken: [&dyn Fn(); 3] = [
         // No longer JSON: no tool manifest at all.
-        &EXAMPLE[..EXAMPLE.len() / 2],
+        &|| std::fs::write(&source, &EXAMPLE[..EXAMPLE.len() / 2]).unwrap(),
         // JSON, but no manifest of any format.
-        "[1, 2, 3]",
-    ] {
-        dir.write("time-server.json", broken);
+        &|| std::fs::write(&source, "[1, 2, 3]").unwrap(),
+        // A link to nothing.
+        &|| {
+            std::fs::remove_file(&source).unwrap();
+            std::os::unix::fs::symlink("nowhere.json", &source).unwrap();
+        },
+    ];
+    for (i, make) in broken.iter().enumerate() {
+        let _ = std::fs::remove_file(&source);
+        dir.write("time-server.json", EXAMPLE);
+        make();
+        // Not up to date: its tools could not be checked.
+        let checked = toolc(dir.path(), &["lock"]);
+        assert_eq!(
+            checked.code, 1,
+            "case {i}: {}{}",
+            checked.stdout, checked.stderr
+        );
+        assert!(
+            checked.stderr.contains("could not read")
+                && checked.stderr.contains("  time-server.json"),
+            "case {i}: {}",
+            checked.stderr
+        );
         let updated = toolc(dir.path(), &["lock", "--update"]);
-        assert_eq!(updated.code, 0, "{}", updated.stderr);
+        assert_eq!(updated.code, 0, "case {i}: {}", updated.stderr);
         assert!(
             updated
                 .stderr
-                .contains("time-server.json: no tool manifest now, its pins are kept as they were"),
-            "{}",
+                .contains("time-server.json: pinned, but not read now (")
+                && updated.stderr.contains("its pins are kept as they were"),
+            "case {i}: {}",
             updated.stderr
         );
-        assert_eq!(read(&lock), before, "{}", updated.stderr);
-        let linted = toolc(dir.path(), &["lint", "--locked", "--format", "concise"]);
-        assert_eq!(linted.code, 1, "{}", linted.stdout);
         assert!(
-            linted
-                .stdout
-                .contains("time-server.json is pinned in toolc.lock but was not read"),
-            "{}",
-            linted.stdout
+            updated.stdout.contains("is unchanged"),
+            "case {i}: {}",
+            updated.stdout
         );
+        assert_eq!(read(&lock), before, "case {i}: {}", updated.stderr);
+        let linted = toolc(dir.path(), &["lint", "--locked", "--format", "concise"]);
+        assert_eq!(linted.code, 1, "case {i}: {}", linted.stdout);
     }
+    std::fs::remove_file(&source).unwrap();
     dir.write(
         "time-server.json",
         EXAMPLE.replace("in a zone", "in any zone"),
@@ -385,8 +407,15 @@ fn a_pinned_file_that_no_longer_loads_keeps_its_pins() {
         "{}",
         refused.stderr
     );
-    // A file that is gone is unpinned by --update.
-    std::fs::remove_file(dir.path().join("time-server.json")).unwrap();
+    // Excluded by the configuration, or gone: unpinned by --update.
+    dir.write("toolc.toml", "exclude = [\"time-server.json\"]\n");
+    let updated = toolc(dir.path(), &["lock", "--update"]);
+    assert_eq!(updated.code, 0, "{}", updated.stderr);
+    assert!(!read(&lock).contains("time-server.json"), "{}", read(&lock));
+    std::fs::remove_file(dir.path().join("toolc.toml")).unwrap();
+    let updated = toolc(dir.path(), &["lock", "--update"]);
+    assert_eq!(updated.code, 0, "{}", updated.stderr);
+    std::fs::remove_file(&source).unwrap();
     let updated = toolc(dir.path(), &["lock", "--update"]);
     assert_eq!(updated.code, 0, "{}", updated.stderr);
     assert!(!read(&lock).contains("time-server.json"), "{}", read(&lock));

@@ -99,15 +99,16 @@ pub(crate) fn check_unread(locked: &Locked, read: &[&str], out: &mut Vec<Diagnos
                 "",
                 None,
                 format!(
-                    "{source} is pinned in {} but was not read: its tools ({}) are gone",
+                    "{source} is pinned in {} but was not read: its tools ({}) are gone or \
+                     could not be read",
                     locked.shown,
                     names.join(", ")
                 ),
             )
             .with_help(
                 "if the file was removed on purpose, unpin it with `toolc lock --update` and \
-                 commit toolc.lock; a file still there that no longer loads as a manifest keeps \
-                 its pins until it loads again or is deleted",
+                 commit toolc.lock; a file still there that toolc cannot read keeps its pins \
+                 until it loads again or is deleted",
             ),
         );
     }
