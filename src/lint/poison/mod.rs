@@ -458,7 +458,10 @@ fn is_vocabulary_only(key: &str, member: &Value, object: &serde_json::Map<String
 /// How the value of member `key` of an object read as `context` is read;
 /// `None` for a member a model does not see.
 fn member_context(context: Context, key: &str, class: KeyClass) -> Option<Context> {
-    if key == "_meta" {
+    // MCP's metadata of a tool and of what it holds, which clients keep
+    // from the model; in a schema it is a property name, or a keyword no
+    // vocabulary defines, and read like any other.
+    if key == "_meta" && matches!(context, Context::Tool | Context::Data) {
         return None;
     }
     Some(match context {
