@@ -175,7 +175,7 @@ async fn list_child(
     }
     #[cfg(not(target_os = "linux"))]
     let _ = unconfined;
-    let group = KillOnDrop(child.id());
+    let group = KillOnDrop::new(child.id());
     let relay = match (child.stderr.take(), scrubber) {
         (Some(stderr), Some(scrubber)) => {
             Some(tokio::spawn(relay::relay(stderr, scrubber.clone())))
@@ -577,20 +577,37 @@ fn transport_message(error: &DynamicTransportError) -> String {
 
 /// Kills the process group a server leads when dropped: the listing
 /// ended, however it ended.
-struct KillOnDrop(Option<u32>);
+struct KillOnDrop(Option<i32>);
+
+impl KillOnDrop {
+    fn new(pid: Option<u32>) -> KillOnDrop {
+        let pid = pid.and_then(|pid| i32::try_from(pid).ok());
+        #[cfg(target_os = "linux")]
+        if let Some(pid) = pid {
+            super::orphans::started(pid);
+        }
+        KillOnDrop(pid)
+    }
+}
 
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
         #[cfg(unix)]
-        if let Some(pid) = self.0.and_then(|pid| i32::try_from(pid).ok()) {
+        if let Some(pid) = self.0 {
             // SAFETY: kill(2) takes no memory; a group that already
             // ended makes it fail harmlessly with ESRCH.
             unsafe {
                 libc::kill(-pid, libc::SIGKILL);
             }
         }
+        // Its own zombie is tokio's to reap: spared by the sweep, then let go.
         #[cfg(target_os = "linux")]
-        super::orphans::kill_orphans(self.0.and_then(|pid| i32::try_from(pid).ok()));
+        {
+            super::orphans::kill_orphans();
+            if let Some(pid) = self.0 {
+                super::orphans::ended(pid);
+            }
+        }
     }
 }
 

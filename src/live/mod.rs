@@ -247,34 +247,58 @@ pub(crate) fn fetch(
     Ok(fetched)
 }
 
-/// [`fetch`] inside the runtime: one server after the other, each stopped
-/// by a stopping signal (`signals`), which ends the fetch.
+/// How many servers [`fetch_all`] reads at once: a configuration of
+/// many servers is not held up by each silent one in turn, and does not
+/// start them all together either.
+const AT_ONCE: usize = 8;
+
+/// [`fetch`] inside the runtime: up to [`AT_ONCE`] servers at a time, the
+/// results in the order given; a stopping signal (`signals`) ends the
+/// fetch and names the servers still being read.
 async fn fetch_all(
     servers: &[Server],
     timeout: Duration,
     listings: Listings,
 ) -> Result<Vec<Listed>, LiveError> {
+    use futures_util::stream::StreamExt;
     #[cfg(unix)]
     let mut stop = signals::Stop::catch().map_err(LiveError::Runtime)?;
-    let mut fetched: Vec<Listed> = Vec::new();
-    for server in servers {
-        let mut unconfined = false;
-        let listing = client::list(
-            server,
-            timeout,
-            &mut unconfined,
-            listings == Listings::Twice,
-        );
-        #[cfg(unix)]
-        let listed = tokio::select! {
-            listed = listing => listed,
-            signal = stop.next() => Err(LiveError::Interrupted {
-                server: server.to_string(),
+    let done: Vec<std::cell::Cell<bool>> = servers.iter().map(|_| Default::default()).collect();
+    let each =
+        futures_util::stream::iter(servers.iter().zip(&done).map(|(server, done)| async move {
+            let mut unconfined = false;
+            let listed = client::list(
+                server,
+                timeout,
+                &mut unconfined,
+                listings == Listings::Twice,
+            )
+            .await;
+            done.set(true);
+            (listed, unconfined)
+        }))
+        .buffered(AT_ONCE)
+        .collect::<Vec<_>>();
+    #[cfg(unix)]
+    let results = tokio::select! {
+        results = each => results,
+        signal = stop.next() => {
+            let reading: Vec<String> = servers
+                .iter()
+                .zip(&done)
+                .filter(|(_, done)| !done.get())
+                .map(|(server, _)| server.to_string())
+                .collect();
+            return Err(LiveError::Interrupted {
+                server: reading.join(", "),
                 signal,
-            }),
-        };
-        #[cfg(not(unix))]
-        let listed = listing.await;
+            });
+        }
+    };
+    #[cfg(not(unix))]
+    let results = each.await;
+    let mut fetched: Vec<Listed> = Vec::new();
+    for (server, (listed, unconfined)) in servers.iter().zip(results) {
         let listed = listed.and_then(|(name, tools, again)| {
             let name = name_of(server, name);
             let malformed = |e: serde_json::Error| LiveError::Malformed {
@@ -292,7 +316,6 @@ async fn fetch_all(
             })
         });
         match listed {
-            Err(error @ LiveError::Interrupted { .. }) => return Err(error),
             Err(error) if !server.fails_alone() => return Err(error),
             listed => fetched.push(listed),
         }

@@ -30,18 +30,42 @@ impl Drop for Reaper {
     }
 }
 
-/// Kills toolc's children, each with its process group: while servers are
-/// fetched, toolc starts no other process, so its children are servers
-/// (killed already) and what they left behind. A process whose parent was
-/// just killed comes to toolc a moment later: the children are looked at
-/// again until all are gone, for at most 100 ms. Those that ended are
-/// reaped (a server in a PID namespace comes to toolc when its supervisor
-/// is killed), all but `spawned`, which tokio waits for.
-pub(super) fn kill_orphans(spawned: Option<i32>) {
+/// The servers being read (their process ids), which [`kill_orphans`]
+/// leaves alone: several are read at once, and each one's listing ends it.
+static READING: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
+
+fn reading() -> std::sync::MutexGuard<'static, Vec<i32>> {
+    READING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A server started: spared by [`kill_orphans`] until [`ended`].
+pub(super) fn started(pid: i32) {
+    reading().push(pid);
+}
+
+/// A server's listing ended (it was killed): no longer spared.
+pub(super) fn ended(pid: i32) {
+    reading().retain(|&p| p != pid);
+}
+
+/// Kills toolc's children, each with its process group, but the servers
+/// still being read ([`started`]): while servers are fetched, toolc starts
+/// no other process, so its other children are servers killed already and
+/// what they left behind. A process whose parent was just killed comes to
+/// toolc a moment later: the children are looked at again until all are
+/// gone, for at most 100 ms. Those that ended are reaped (a server in a PID
+/// namespace comes to toolc when its supervisor is killed), all but the
+/// servers being read, which tokio waits for.
+pub(super) fn kill_orphans() {
     for _ in 0..20 {
-        let (ended, living): (Vec<i32>, Vec<i32>) =
-            children().into_iter().partition(|pid| zombie(*pid));
-        for pid in ended.into_iter().filter(|pid| Some(*pid) != spawned) {
+        let spared = reading().clone();
+        let (ended, living): (Vec<i32>, Vec<i32>) = children()
+            .into_iter()
+            .filter(|pid| !spared.contains(pid))
+            .partition(|pid| zombie(*pid));
+        for pid in ended {
             // SAFETY: waitpid(2) of an ended child, without waiting.
             unsafe {
                 libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG);

@@ -375,3 +375,65 @@ fn a_config_that_is_none_fails_the_run() {
         )]
     );
 }
+
+/// A server that answers only once every server of its configuration has
+/// started: it marks its start in a directory, waits up to 20 seconds for
+/// the others' marks, and fails if they do not come.
+const TOGETHER: &str = r#"import os, sys, time
+marks, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+open(os.path.join(marks, name), "w").close()
+deadline = time.monotonic() + 20
+while len(os.listdir(marks)) < count:
+    if time.monotonic() > deadline:
+        sys.exit(name + ": the other servers were not started while this one waited")
+    time.sleep(0.05)
+
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer(name)
+
+
+@server.tool(description="Tells the time in a zone.")
+def get_time(zone: str) -> str:
+    return zone
+
+
+server.run()
+"#;
+
+#[test]
+fn configured_servers_are_read_together() {
+    // Read one after another, each server would wait for the next in vain
+    // and fail; read together, each finds the others started, and the
+    // first to end leaves the others running.
+    let dir = TempDir::new("mcp-config-together");
+    dir.write("servers/together.py", TOGETHER);
+    let marks = dir.path().join("marks");
+    std::fs::create_dir_all(&marks).expect("marks");
+    let entry = |name: &str| {
+        python_entry(
+            &["servers/together.py", path_str(&marks), name, "3"],
+            serde_json::json!({}),
+        )
+    };
+    let config = serde_json::json!({
+        "mcpServers": {"first": entry("first"), "second": entry("second"), "third": entry("third")}
+    });
+    let file = dir.write(".mcp.json", config.to_string());
+    let output = lint(&[
+        "--mcp-config",
+        path_str(&file),
+        "--mcp-timeout",
+        "90",
+        "--format",
+        "json",
+    ]);
+    assert!(errors(&output).is_empty(), "{}", output.stderr);
+    let report = output.json();
+    assert_eq!(
+        linted_paths(&report),
+        ["mcp://first", "mcp://second", "mcp://third"],
+        "{}",
+        output.stderr
+    );
+}
