@@ -240,26 +240,28 @@ pub(super) fn run(
             .as_ref()
             .is_some_and(|lock| lock.sources.contains_key(key))
     };
-    let met: Vec<(&str, &str)> = project
+    // Each: its path, why it was not read, and whether it failed to load
+    // (a file toolc took for a manifest, said even when nothing pins it).
+    let met: Vec<(&str, &str, bool)> = project
         .failures
         .iter()
-        .map(|f| (f.path.as_str(), f.problem.message.as_str()))
+        .map(|f| (f.path.as_str(), f.problem.message.as_str(), true))
         .chain(
             project
                 .skipped
                 .iter()
                 .filter(|s| !s.excluded)
-                .map(|s| (s.path.as_str(), s.why.as_str())),
+                .map(|s| (s.path.as_str(), s.why.as_str(), false)),
         )
         .chain(
             project
                 .walk_problems
                 .iter()
-                .map(|p| (p.path.as_str(), p.message.as_str())),
+                .map(|p| (p.path.as_str(), p.message.as_str(), false)),
         )
         .collect();
     let mut unread = Vec::new();
-    for (path, why) in met {
+    for (path, why, failed) in met {
         let key = roots.keys.key(path);
         if pinned(&key) {
             writeln!(
@@ -270,7 +272,7 @@ pub(super) fn run(
                 crate::terminal::one_line(why)
             )?;
             unread.push(key);
-        } else if project.failures.iter().any(|f| f.path == path) {
+        } else if failed {
             writeln!(
                 err,
                 "warning: {}: not pinned: {}",
@@ -303,19 +305,15 @@ pub(super) fn run(
     // Pins that were not checked are no lock up to date: without --update
     // that is a refusal, as a change is.
     if !unread.is_empty() && !args.update {
-        writeln!(
+        return refuse(
             err,
-            "error: {shown} pins source(s) this run could not read, so their tools could not \
-             be checked; nothing was written:"
-        )?;
-        for key in &unread {
-            writeln!(err, "  {}", crate::terminal::one_line(key))?;
-        }
-        writeln!(
-            err,
-            "make them load again, or delete them, then run `toolc lock` again"
-        )?;
-        return Ok(Outcome::Refused);
+            &format!(
+                "{shown} pins source(s) this run could not read, so their tools could not be \
+                 checked"
+            ),
+            &unread,
+            "make them load again, or delete them, then run `toolc lock` again",
+        );
     }
     // Only a file read as a lock can hold the same text: a broken one
     // replaced by --update is not read again (it may be of any size).
@@ -336,18 +334,12 @@ pub(super) fn run(
         .map(|old| changes(old, &new))
         .unwrap_or_default();
     if !changes.is_empty() && !args.update {
-        writeln!(
+        return refuse(
             err,
-            "error: {shown} pins other tools than the sources define now; nothing was written:"
-        )?;
-        for change in &changes {
-            writeln!(err, "  {}", crate::terminal::one_line(change))?;
-        }
-        writeln!(
-            err,
-            "review them (`toolc lint --locked` shows each change), then pin them with `toolc lock --update`"
-        )?;
-        return Ok(Outcome::Refused);
+            &format!("{shown} pins other tools than the sources define now"),
+            &changes,
+            "review them (`toolc lint --locked` shows each change), then pin them with `toolc lock --update`",
+        );
     }
     write_atomically(&target, text.as_bytes())?;
     for change in &changes {
@@ -355,6 +347,22 @@ pub(super) fn run(
     }
     writeln!(out, "wrote {shown}: {summary}")?;
     Ok(Outcome::Clean)
+}
+
+/// Writes nothing: says why (`what`, then each of `items` on a line of
+/// its own) and what to do.
+fn refuse(
+    err: &mut dyn Write,
+    what: &str,
+    items: &[String],
+    advice: &str,
+) -> Result<Outcome, CliError> {
+    writeln!(err, "error: {what}; nothing was written:")?;
+    for item in items {
+        writeln!(err, "  {}", crate::terminal::one_line(item))?;
+    }
+    writeln!(err, "{advice}")?;
+    Ok(Outcome::Refused)
 }
 
 /// Why a file is not a lock, without the advice to replace it.
