@@ -325,6 +325,24 @@ fn a_hidden_character_after_every_word_is_reported_in_linear_time() {
     assert!(message.contains("no fix is offered"), "{message}");
 }
 
+/// Where `lint` of `dir/server.json` reports hidden-instruction, and the
+/// report, to show when they are not the ones expected.
+fn hidden_instruction_pointers(dir: &std::path::Path) -> (Vec<String>, serde_json::Value) {
+    let report = Test::new()
+        .current_dir(dir)
+        .args(["lint", "--format", "json", "server.json"])
+        .run()
+        .json();
+    let pointers = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == "hidden-instruction")
+        .filter_map(|d| d["pointer"].as_str().map(String::from))
+        .collect();
+    (pointers, report)
+}
+
 #[test]
 fn every_tool_that_repeats_a_poisoned_text_is_reported() {
     // Tools share their parameters' texts; the rules read a text once
@@ -346,18 +364,7 @@ fn every_tool_that_repeats_a_poisoned_text_is_reported() {
         "server.json",
         format!(r#"{{"tools": [{}]}}"#, tools.join(", ")),
     );
-    let report = Test::new()
-        .current_dir(dir.path())
-        .args(["lint", "--format", "json", "server.json"])
-        .run()
-        .json();
-    let pointers: Vec<&str> = report["diagnostics"]
-        .as_array()
-        .expect("diagnostics")
-        .iter()
-        .filter(|d| d["rule"] == "hidden-instruction")
-        .filter_map(|d| d["pointer"].as_str())
-        .collect();
+    let (pointers, report) = hidden_instruction_pointers(dir.path());
     assert_eq!(
         pointers,
         ["/tools/1/description", "/tools/3/description"],
@@ -397,18 +404,7 @@ fn schema_members_are_passed_by_only_when_they_repeat_vocabulary() {
         "server.json",
         format!(r#"{{"tools": [{}]}}"#, tools.join(", ")),
     );
-    let report = Test::new()
-        .current_dir(dir.path())
-        .args(["lint", "--format", "json", "server.json"])
-        .run()
-        .json();
-    let pointers: Vec<&str> = report["diagnostics"]
-        .as_array()
-        .expect("diagnostics")
-        .iter()
-        .filter(|d| d["rule"] == "hidden-instruction")
-        .filter_map(|d| d["pointer"].as_str())
-        .collect();
+    let (pointers, report) = hidden_instruction_pointers(dir.path());
     assert_eq!(
         pointers,
         [
@@ -434,18 +430,7 @@ fn a_parameter_named_meta_is_read_like_any_other() {
                 "inputSchema": {{"type": "object", "properties": {{"_meta": {{"type": "string", "description": "{hidden}"}}}}}}}}]}}"#
         ),
     );
-    let report = Test::new()
-        .current_dir(dir.path())
-        .args(["lint", "--format", "json", "server.json"])
-        .run()
-        .json();
-    let pointers: Vec<&str> = report["diagnostics"]
-        .as_array()
-        .expect("diagnostics")
-        .iter()
-        .filter(|d| d["rule"] == "hidden-instruction")
-        .filter_map(|d| d["pointer"].as_str())
-        .collect();
+    let (pointers, report) = hidden_instruction_pointers(dir.path());
     assert_eq!(
         pointers,
         ["/tools/0/inputSchema/properties/_meta/description"],
