@@ -644,14 +644,77 @@ pub(crate) enum Event<'v, 'a, 'p> {
     Found(&'static TextRule, Box<Diagnostic>, Hit),
 }
 
+/// What the prefilters said of texts met before, on this thread.
+///
+/// A project repeats its strings: the same tools written for four
+/// providers, one parameter's description in every tool that takes it.
+/// A text's verdict depends on the text alone, and looking it up costs a
+/// hash of its bytes, where reading it costs a pass of an automaton too
+/// large to stay in the processor's cache.
+///
+/// Each slot holds a text's hash and its verdict, and a text met later in
+/// the same slot takes it, as in a processor's cache: the table stays
+/// small enough to stay in cache, and texts met often stay in it. The hash
+/// is keyed with a secret chosen for each run (SipHash, std's
+/// `RandomState`), so that no manifest can be written whose poisoned
+/// description takes the verdict of a clean one: two texts share a hash
+/// by chance once in 2^62.
+struct Verdicts {
+    slots: Box<[u64]>,
+}
+
+/// A text's hash in [`Verdicts`]: never 0, the low bit free for the
+/// verdict.
+#[derive(Clone, Copy)]
+struct TextKey(u64);
+
+impl Verdicts {
+    /// 2^15 slots of 8 bytes: 256 KiB.
+    const SLOTS: usize = 1 << 15;
+
+    fn new() -> Verdicts {
+        Verdicts {
+            slots: vec![0; Verdicts::SLOTS].into_boxed_slice(),
+        }
+    }
+
+    fn key(text: &str) -> TextKey {
+        use std::hash::BuildHasher;
+        static SECRET: std::sync::LazyLock<std::hash::RandomState> =
+            std::sync::LazyLock::new(std::hash::RandomState::new);
+        TextKey((SECRET.hash_one(text) | 2) & !1)
+    }
+
+    fn slot(key: TextKey) -> usize {
+        (key.0 >> 40) as usize % Verdicts::SLOTS
+    }
+
+    /// Whether any prefilter admits the text of `key`, if known.
+    fn get(&self, key: TextKey) -> Option<bool> {
+        let held = self.slots[Verdicts::slot(key)];
+        (held & !1 == key.0).then_some(held & 1 == 1)
+    }
+
+    fn remember(&mut self, key: TextKey, admitted: bool) {
+        self.slots[Verdicts::slot(key)] = key.0 | u64::from(admitted);
+    }
+}
+
+thread_local! {
+    /// Taken while a walk uses it: a walk within a walk starts with none.
+    static VERDICTS: std::cell::Cell<Option<Box<Verdicts>>> = const { std::cell::Cell::new(None) };
+}
+
 /// Walks the manifest once: every piece of every tool goes to `f` as it
 /// is, and the `rules` read it.
 ///
 /// Most tools hold nothing any rule could match: the normal text of all
-/// of a tool's pieces, a line each, goes through the prefilters in one
-/// pass, and only a tool it admits has its pieces read one by one. The
-/// prefilters match line starts and ends as text starts and ends, so a
-/// piece that would be admitted alone admits its tool.
+/// of a tool's pieces not met before, a line each, goes through the
+/// prefilters in one pass, and only a tool it admits has its pieces read
+/// one by one. The prefilters match line starts and ends as text starts
+/// and ends, so a piece that would be admitted alone admits its tool. A
+/// piece met before on this thread has its verdict remembered
+/// ([`Verdicts`]).
 pub(crate) fn visit(
     manifest: &Manifest,
     rules: &[&'static TextRule],
@@ -664,21 +727,48 @@ pub(crate) fn visit(
     let mut normal = Normal::default();
     let mut scratch = Scratch::default();
     let mut joined = String::new();
+    let mut unknown: Vec<TextKey> = Vec::new();
+    let mut verdicts = VERDICTS.take().unwrap_or_else(|| Box::new(Verdicts::new()));
     for view in tools(manifest) {
         joined.clear();
+        unknown.clear();
+        let mut admitted = false;
         view.each_piece(&mut scratch, |piece| {
             f(Event::Piece(&view, piece));
-            if !rules.is_empty() {
-                text::append_normal(&mut joined, piece.text, &mut normal);
-                joined.push('\n');
+            if rules.is_empty() || admitted {
+                return;
+            }
+            let key = Verdicts::key(piece.text);
+            match verdicts.get(key) {
+                Some(verdict) => admitted = verdict,
+                None => {
+                    text::append_normal(&mut joined, piece.text, &mut normal);
+                    joined.push('\n');
+                    unknown.push(key);
+                }
             }
         });
-        if rules.is_empty() || !cues::admits_any(&joined) {
+        if rules.is_empty() {
             continue;
         }
+        if !admitted {
+            admitted = !joined.is_empty() && cues::admits_any(&joined);
+            if !admitted {
+                for &key in &unknown {
+                    verdicts.remember(key, false);
+                }
+                continue;
+            }
+        }
         view.each_piece(&mut scratch, |piece| {
+            let key = Verdicts::key(piece.text);
+            if verdicts.get(key) == Some(false) {
+                return;
+            }
             normal.refill(piece.text);
-            let Some(admitted) = cues::Admitted::of(&normal.text) else {
+            let admitted = cues::Admitted::of(&normal.text);
+            verdicts.remember(key, admitted.is_some());
+            let Some(admitted) = admitted else {
                 return;
             };
             for &rule in rules {
@@ -701,6 +791,7 @@ pub(crate) fn visit(
             }
         });
     }
+    VERDICTS.set(Some(verdicts));
 }
 
 /// A rule of the family that looks at each piece as it is
