@@ -42,12 +42,19 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-static WELL_KNOWN_SKELETONS: LazyLock<Vec<(String, &'static str)>> = LazyLock::new(|| {
-    WELL_KNOWN
-        .iter()
-        .map(|name| (skeleton(name), *name))
-        .collect()
-});
+/// The well-known tools by skeleton, each with its place in
+/// [`WELL_KNOWN`]: a name is looked up, not compared with every one.
+static WELL_KNOWN_SKELETONS: LazyLock<HashMap<String, Vec<(usize, &'static str)>>> =
+    LazyLock::new(|| {
+        let mut by_skeleton: HashMap<String, Vec<(usize, &'static str)>> = HashMap::new();
+        for (i, name) in WELL_KNOWN.iter().enumerate() {
+            by_skeleton
+                .entry(skeleton(name))
+                .or_default()
+                .push((i, name));
+        }
+        by_skeleton
+    });
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let tools = &manifest.toolset.tools;
@@ -85,11 +92,15 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
             .copied()
             .find(|other| other_than(other))
             .map(|other| (other, "another tool of this manifest"));
+        // The first in the list it reads as.
         let known = || {
-            WELL_KNOWN_SKELETONS
+            read_as
                 .iter()
-                .find(|(s, name)| other_than(name) && read_as.contains(s))
-                .map(|(_, name)| (*name, "a well-known tool"))
+                .filter_map(|s| WELL_KNOWN_SKELETONS.get(s))
+                .flatten()
+                .filter(|(_, name)| other_than(name))
+                .min()
+                .map(|&(_, name)| (name, "a well-known tool"))
         };
         let message = match sibling.or_else(known) {
             Some((name, whose)) => format!(
