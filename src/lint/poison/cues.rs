@@ -475,6 +475,35 @@ mod tests {
         }
     }
 
+    /// What `visit` relies on for every text, not only the sets' (it
+    /// remembers a text as clean when a joined text of it is not
+    /// admitted): no prefilter pattern tells a line from a whole text.
+    /// `\A`, `\z` and `\B`, a group that turns multi-line mode off, or
+    /// one that turns CRLF mode on, would.
+    #[test]
+    fn no_prefilter_pattern_tells_a_line_from_a_text() {
+        for (i, cue) in groups().iter().flatten().enumerate() {
+            let source = cue.source;
+            for assertion in [r"\A", r"\z", r"\B"] {
+                assert!(
+                    !source.contains(assertion),
+                    "pattern {i} holds {assertion}: {source}"
+                );
+            }
+            for (at, _) in source.match_indices("(?") {
+                let flags: String = source[at + 2..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphabetic() || *c == '-')
+                    .collect();
+                let off = flags.split_once('-').map_or("", |(_, off)| off);
+                assert!(
+                    !off.contains('m') && !flags.contains('R'),
+                    "pattern {i} sets flags ({flags}) that change what a line end is: {source}"
+                );
+            }
+        }
+    }
+
     /// What `visit` relies on: a prefilter that admits a string alone
     /// admits a text of it among others, a line each (checked on every
     /// string of the poisoning regression sets).
