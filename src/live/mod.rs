@@ -184,11 +184,21 @@ pub(crate) enum LiveError {
     TooLarge { server: String },
     #[error("cannot start the runtime of the MCP client")]
     Runtime(#[source] std::io::Error),
-    #[error(
-        "stopped by {} while reading the MCP server {server}; the server was ended",
-        signal_name(*signal)
-    )]
-    Interrupted { server: String, signal: i32 },
+    #[error("stopped by {} while reading {}", signal_name(*signal), interrupted(servers))]
+    Interrupted { servers: Vec<String>, signal: i32 },
+}
+
+/// The servers a signal stopped the reading of, and what became of them:
+/// up to [`AT_ONCE`] of them were started, the others never were.
+fn interrupted(servers: &[String]) -> String {
+    match servers {
+        [] => "the MCP servers, after each had answered".to_string(),
+        [server] => format!("the MCP server {server}; the server was ended"),
+        _ => format!(
+            "the MCP servers {}; every one of them that had started was ended",
+            servers.join(", ")
+        ),
+    }
 }
 
 /// `SIGINT`, `SIGTERM`, `SIGHUP`, or `signal N`.
@@ -290,7 +300,7 @@ async fn fetch_all(
                 .map(|(server, _)| server.to_string())
                 .collect();
             return Err(LiveError::Interrupted {
-                server: reading.join(", "),
+                servers: reading,
                 signal,
             });
         }
@@ -401,6 +411,26 @@ fn unique_path(name: &str, earlier: &[Listed]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_interruption_says_which_servers_were_ended() {
+        let one = super::LiveError::Interrupted {
+            servers: vec!["\"time\" in .mcp.json".to_string()],
+            signal: libc::SIGINT,
+        };
+        assert_eq!(
+            one.to_string(),
+            "stopped by SIGINT while reading the MCP server \"time\" in .mcp.json; the server was ended"
+        );
+        let two = super::LiveError::Interrupted {
+            servers: vec!["\"a\"".to_string(), "\"b\"".to_string()],
+            signal: libc::SIGTERM,
+        };
+        assert_eq!(
+            two.to_string(),
+            "stopped by SIGTERM while reading the MCP servers \"a\", \"b\"; every one of them that had started was ended"
+        );
+    }
+
     use super::*;
 
     #[test]
