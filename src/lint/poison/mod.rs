@@ -679,10 +679,7 @@ impl Verdicts {
     }
 
     fn key(text: &str) -> TextKey {
-        use std::hash::BuildHasher;
-        static SECRET: std::sync::LazyLock<std::hash::RandomState> =
-            std::sync::LazyLock::new(std::hash::RandomState::new);
-        TextKey((SECRET.hash_one(text) | 2) & !1)
+        TextKey((keyed_hash(text) | 2) & !1)
     }
 
     fn slot(key: TextKey) -> usize {
@@ -698,6 +695,15 @@ impl Verdicts {
     fn remember(&mut self, key: TextKey, admitted: bool) {
         self.slots[Verdicts::slot(key)] = key.0 | u64::from(admitted);
     }
+}
+
+/// The hash of `text` under a key chosen for this run (SipHash, std's
+/// `RandomState`): no manifest can be written to make two texts collide.
+pub(crate) fn keyed_hash(text: &str) -> u64 {
+    use std::hash::BuildHasher;
+    static SECRET: std::sync::LazyLock<std::hash::RandomState> =
+        std::sync::LazyLock::new(std::hash::RandomState::new);
+    SECRET.hash_one(text)
 }
 
 thread_local! {
@@ -728,30 +734,36 @@ pub(crate) fn visit(
     let mut scratch = Scratch::default();
     let mut joined = String::new();
     let mut unknown: Vec<TextKey> = Vec::new();
+    let mut met: Vec<(TextKey, &str)> = Vec::new();
+    let mut known: Vec<Option<bool>> = Vec::new();
     let mut verdicts = VERDICTS.take().unwrap_or_else(|| Box::new(Verdicts::new()));
     for view in tools(manifest) {
         joined.clear();
         unknown.clear();
-        let mut admitted = false;
+        met.clear();
         view.each_piece(&mut scratch, |piece| {
             f(Event::Piece(&view, piece));
-            if rules.is_empty() || admitted {
-                return;
-            }
-            let key = Verdicts::key(piece.text);
-            match verdicts.get(key) {
-                Some(verdict) => admitted = verdict,
-                None => {
-                    text::append_normal(&mut joined, piece.text, &mut normal);
-                    joined.push('\n');
-                    unknown.push(key);
-                }
+            if !rules.is_empty() {
+                met.push((Verdicts::key(piece.text), piece.text));
             }
         });
         if rules.is_empty() {
             continue;
         }
+        // The tool's verdicts looked up together, after the walk: most of
+        // them miss the processor's nearer caches, and loads that do not
+        // wait on each other overlap.
+        known.clear();
+        known.extend(met.iter().map(|&(key, _)| verdicts.get(key)));
+        let mut admitted = known.contains(&Some(true));
         if !admitted {
+            for (&(key, text), verdict) in met.iter().zip(&known) {
+                if verdict.is_none() {
+                    text::append_normal(&mut joined, text, &mut normal);
+                    joined.push('\n');
+                    unknown.push(key);
+                }
+            }
             admitted = !joined.is_empty() && cues::admits_any(&joined);
             if !admitted {
                 for &key in &unknown {
@@ -760,9 +772,13 @@ pub(crate) fn visit(
                 continue;
             }
         }
+        // The same pieces in the same order: the keys of the first walk.
+        let mut keys = met.iter().zip(&known);
         view.each_piece(&mut scratch, |piece| {
-            let key = Verdicts::key(piece.text);
-            if verdicts.get(key) == Some(false) {
+            let Some((&(key, _), &verdict)) = keys.next() else {
+                return;
+            };
+            if verdict == Some(false) {
                 return;
             }
             normal.refill(piece.text);
