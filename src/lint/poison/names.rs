@@ -104,6 +104,57 @@ pub(crate) fn skeleton(name: &str) -> String {
 /// one letter, then each character as the letter it passes for.
 fn ascii_skeleton(lower: impl Iterator<Item = u8>) -> String {
     let mut out = String::new();
+    push_ascii_skeleton(lower, &mut out);
+    out
+}
+
+/// How a name may be read beside its plain skeleton: a `1` as an `i`, a
+/// capital `I` among small letters as an `l` (`read_fiIe`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reading {
+    Plain,
+    OneAsI,
+    CapitalIAsL,
+}
+
+impl Reading {
+    /// The readings of `name`: plain first, then the ones its characters
+    /// allow.
+    pub(crate) fn of(name: &str) -> impl Iterator<Item = Reading> + use<> {
+        let one = name.contains('1');
+        let capital = name.contains('I') && name.chars().any(|c| c.is_lowercase());
+        [
+            Some(Reading::Plain),
+            one.then_some(Reading::OneAsI),
+            capital.then_some(Reading::CapitalIAsL),
+        ]
+        .into_iter()
+        .flatten()
+    }
+}
+
+/// The [`skeleton`] of `name` read as `reading`, written over `out`:
+/// without allocating, for a plain ASCII name.
+pub(crate) fn skeleton_into(name: &str, reading: Reading, out: &mut String) {
+    out.clear();
+    let replaced = |b: u8| match (reading, b) {
+        (Reading::OneAsI, b'1') => b'i',
+        (Reading::CapitalIAsL, b'I') => b'l',
+        _ => b,
+    };
+    if name.is_ascii() {
+        push_ascii_skeleton(name.bytes().map(|b| replaced(b).to_ascii_lowercase()), out);
+        return;
+    }
+    let read = match reading {
+        Reading::Plain => skeleton(name),
+        Reading::OneAsI => skeleton(&name.replace('1', "i")),
+        Reading::CapitalIAsL => skeleton(&name.replace('I', "l")),
+    };
+    out.push_str(&read);
+}
+
+fn push_ascii_skeleton(lower: impl Iterator<Item = u8>, out: &mut String) {
     let mut lower = lower.peekable();
     while let Some(b) = lower.next() {
         let pair = match (b, lower.peek()) {
@@ -120,7 +171,6 @@ fn ascii_skeleton(lower: impl Iterator<Item = u8>) -> String {
             None => out.push(look_alike(char::from(b))),
         }
     }
-    out
 }
 
 /// The letter a digit or sign passes for in a name.
@@ -138,7 +188,7 @@ fn look_alike(c: char) -> char {
     }
 }
 
-/// Whether `name` is plain ASCII that [`skeletons`] reads as itself (in
+/// Whether `name` is plain ASCII that every [`Reading`] reads as itself (in
 /// lower case): no digit or sign that passes for a letter, no pair of
 /// letters that passes for one. Asked of every tool, without allocating.
 pub(crate) fn reads_as_itself(name: &str) -> bool {
@@ -156,16 +206,16 @@ pub(crate) fn reads_as_itself(name: &str) -> bool {
         && !(bytes.contains(&b'I') && bytes.iter().any(u8::is_ascii_lowercase))
 }
 
-pub(crate) fn skeletons(name: &str) -> Vec<String> {
-    let mut all = vec![skeleton(name)];
-    if name.contains('1') {
-        all.push(skeleton(&name.replace('1', "i")));
-    }
-    // A capital I among small letters passes for an l (`read_fiIe`).
-    if name.contains('I') && name.chars().any(|c| c.is_lowercase()) {
-        all.push(skeleton(&name.replace('I', "l")));
-    }
-    all
+/// Every skeleton `name` may be read as, one for each [`Reading`].
+#[cfg(test)]
+fn skeletons(name: &str) -> Vec<String> {
+    Reading::of(name)
+        .map(|reading| {
+            let mut read = String::new();
+            skeleton_into(name, reading, &mut read);
+            read
+        })
+        .collect()
 }
 
 /// Whether `name` mixes Latin letters with letters of a script that has

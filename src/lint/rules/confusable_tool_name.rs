@@ -25,12 +25,14 @@
 //! {"tools": [{"name": "send_email", "description": "Sends an e-mail."}]}
 //! ```
 
-use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use crate::diagnostic::Severity;
 use crate::lint::findings::Findings;
-use crate::lint::poison::names::{WELL_KNOWN, mixes_scripts, reads_as_itself, skeleton, skeletons};
+use crate::lint::poison::keyed_hash;
+use crate::lint::poison::names::{
+    Reading, WELL_KNOWN, mixes_scripts, reads_as_itself, skeleton, skeleton_into,
+};
 use crate::lint::{Manifest, Rule, shown};
 
 pub(crate) const RULE: Rule = Rule {
@@ -44,65 +46,81 @@ pub(crate) const RULE: Rule = Rule {
 
 /// The well-known tools by skeleton, each with its place in
 /// [`WELL_KNOWN`]: a name is looked up, not compared with every one.
-static WELL_KNOWN_SKELETONS: LazyLock<HashMap<String, Vec<(usize, &'static str)>>> =
-    LazyLock::new(|| {
-        let mut by_skeleton: HashMap<String, Vec<(usize, &'static str)>> = HashMap::new();
-        for (i, name) in WELL_KNOWN.iter().enumerate() {
-            by_skeleton
-                .entry(skeleton(name))
-                .or_default()
-                .push((i, name));
-        }
-        by_skeleton
-    });
+/// The well-known names by the keyed hash of their skeleton, in order:
+/// (hash, index in [`WELL_KNOWN`], skeleton).
+static WELL_KNOWN_SKELETONS: LazyLock<Vec<(u64, usize, String)>> = LazyLock::new(|| {
+    let mut keyed: Vec<(u64, usize, String)> = WELL_KNOWN
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let read = skeleton(name);
+            (keyed_hash(&read), i, read)
+        })
+        .collect();
+    keyed.sort_unstable();
+    keyed
+});
+
+/// The entries of `sorted` (by hash first) whose hash is `hash`.
+fn with_hash<T>(sorted: &[(u64, usize, T)], hash: u64) -> &[(u64, usize, T)] {
+    let start = sorted.partition_point(|entry| entry.0 < hash);
+    let end = start + sorted[start..].partition_point(|entry| entry.0 == hash);
+    &sorted[start..end]
+}
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let tools = &manifest.toolset.tools;
-    // Only a name that is not read as itself can imitate another: in most
-    // manifests there is none, and nothing to compare.
     if tools.iter().all(|tool| reads_as_itself(&tool.name)) {
         return;
     }
-    // Each skeleton a tool is read as at first sight, with the first two
-    // names (distinct in any case) read so: a name needs one other to
-    // imitate. One entry per skeleton, however many tools share it.
-    let mut by_skeleton: HashMap<String, Vec<&str>, foldhash::fast::RandomState> =
-        HashMap::default();
-    // Whether each tool is plain (ASCII and read as itself): what others
-    // imitate, never an imitation.
-    let mut plain = Vec::with_capacity(tools.len());
+    // Every tool's skeleton by its keyed hash, in tool order within a
+    // hash: names are compared by hash, and spelled out only when two
+    // hashes agree (a manifest of a hundred thousand tools allocates
+    // nothing for most of them).
+    let mut read = String::new();
+    let mut by_skeleton: Vec<(u64, usize, ())> = tools
+        .iter()
+        .enumerate()
+        .map(|(i, tool)| {
+            skeleton_into(&tool.name, Reading::Plain, &mut read);
+            (keyed_hash(&read), i, ())
+        })
+        .collect();
+    by_skeleton.sort_unstable_by_key(|&(hash, i, ())| (hash, i));
+    let mut other_read = String::new();
     for tool in tools {
-        plain.push(reads_as_itself(&tool.name));
-        let names = by_skeleton.entry(skeleton(&tool.name)).or_default();
-        if names.len() < 2 && !names.iter().any(|n| n.eq_ignore_ascii_case(&tool.name)) {
-            names.push(&tool.name);
-        }
-    }
-    for (tool, plain) in tools.iter().zip(plain) {
-        if tool.name.is_empty() || plain {
+        if tool.name.is_empty() || reads_as_itself(&tool.name) {
             continue;
         }
-        let read_as = skeletons(&tool.name);
         let other_than =
             |other: &str| other != tool.name && !other.eq_ignore_ascii_case(&tool.name);
-        let sibling = read_as
-            .iter()
-            .filter_map(|s| by_skeleton.get(s.as_str()))
-            .flatten()
-            .copied()
-            .find(|other| other_than(other))
-            .map(|other| (other, "another tool of this manifest"));
-        // The first in the list it reads as.
-        let known = || {
-            read_as
-                .iter()
-                .filter_map(|s| WELL_KNOWN_SKELETONS.get(s))
-                .flatten()
-                .filter(|(_, name)| other_than(name))
-                .min()
-                .map(|&(_, name)| (name, "a well-known tool"))
-        };
-        let message = match sibling.or_else(known) {
+        let mut sibling = None;
+        let mut known: Option<(usize, &str)> = None;
+        for reading in Reading::of(&tool.name) {
+            skeleton_into(&tool.name, reading, &mut read);
+            let hash = keyed_hash(&read);
+            if sibling.is_none() {
+                sibling = with_hash(&by_skeleton, hash)
+                    .iter()
+                    .map(|&(_, i, ())| tools[i].name.as_str())
+                    .find(|other| {
+                        other_than(other) && {
+                            skeleton_into(other, Reading::Plain, &mut other_read);
+                            other_read == read
+                        }
+                    });
+            }
+            for (_, i, skeleton) in with_hash(&WELL_KNOWN_SKELETONS, hash) {
+                let name = WELL_KNOWN[*i];
+                if *skeleton == read && other_than(name) && known.is_none_or(|(j, _)| *i < j) {
+                    known = Some((*i, name));
+                }
+            }
+        }
+        let imitated = sibling
+            .map(|other| (other, "another tool of this manifest"))
+            .or(known.map(|(_, name)| (name, "a well-known tool")));
+        let message = match imitated {
             Some((name, whose)) => format!(
                 "tool name {} looks like {} ({whose}) but is spelled with other characters{}",
                 shown(&tool.name),
@@ -132,9 +150,6 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     }
 }
 
-/// What `name` reads as when it is spelled in compatibility characters
-/// (full-width `ｇｉｔ＿ｐｕｓｈ`, mathematical letters) of plain ASCII: a
-/// person sees `git_push`, and a client that matches names sees another.
 fn compatibility_spelling(name: &str) -> Option<String> {
     use unicode_normalization::UnicodeNormalization;
     // ASCII is its own compatibility form: most names, asked without
