@@ -444,12 +444,21 @@ fn is_vocabulary_only(key: &str, member: &Value, object: &serde_json::Map<String
             .is_some_and(|dialect| schema::DIALECTS.contains(&dialect.trim_end_matches('#'))),
         "required" => {
             let properties = object.get("properties").and_then(Value::as_object);
-            member.as_array().is_some_and(|names| {
-                names.iter().all(|name| {
-                    name.as_str()
-                        .is_some_and(|name| properties.is_some_and(|p| p.contains_key(name)))
+            // A schema names a few properties: comparing with each costs
+            // less than hashing every name, and stays linear for a few.
+            const FEW: usize = 16;
+            let has = |name: &str| {
+                properties.is_some_and(|p| {
+                    if p.len() <= FEW {
+                        p.keys().any(|key| key == name)
+                    } else {
+                        p.contains_key(name)
+                    }
                 })
-            })
+            };
+            member
+                .as_array()
+                .is_some_and(|names| names.iter().all(|name| name.as_str().is_some_and(has)))
         }
         _ => false,
     }
