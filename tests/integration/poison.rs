@@ -484,3 +484,61 @@ fn a_parameter_named_meta_is_read_like_any_other() {
         "{report:#}"
     );
 }
+
+#[test]
+fn a_confusable_name_is_reported_with_the_name_it_imitates_under_each_reading() {
+    // Each reading of a name is compared with every other tool's and with
+    // the well-known names: `pr1nt_page` reads as `print_page` only with
+    // its 1 read as an i, `lookup_acc0unt` as `lookup_account` plainly,
+    // `send_emaiI` as the well-known `send_email` with its capital I read
+    // as an l. Names with digits that imitate nothing draw nothing.
+    let dir = super::TempDir::new("poison-confusable");
+    let names = [
+        "print_page",
+        "pr1nt_page",
+        "lookup_account",
+        "lookup_acc0unt",
+        "send_emaiI",
+        "get_order_12",
+        "list_items_2024",
+    ];
+    let tools: Vec<String> = names
+        .iter()
+        .map(|name| {
+            format!(
+                r#"{{"name": "{name}", "description": "Does one thing.", "inputSchema": {{"type": "object"}}}}"#
+            )
+        })
+        .collect();
+    dir.write(
+        "server.json",
+        format!(r#"{{"tools": [{}]}}"#, tools.join(", ")),
+    );
+    let findings = family_findings(dir.path(), "server.json");
+    let found: Vec<(&str, &str)> = findings
+        .values()
+        .flatten()
+        .filter(|[rule, ..]| rule == "confusable-tool-name")
+        .map(|[_, pointer, message]| (pointer.as_str(), message.as_str()))
+        .collect();
+    let imitated = |pointer: &str| {
+        found
+            .iter()
+            .filter(|(p, _)| p.starts_with(pointer))
+            .map(|(_, message)| *message)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(found.len(), 3, "{found:#?}");
+    assert!(
+        imitated("/tools/1")[0].contains(r#""print_page" (another tool"#),
+        "{found:#?}"
+    );
+    assert!(
+        imitated("/tools/3")[0].contains(r#""lookup_account" (another tool"#),
+        "{found:#?}"
+    );
+    assert!(
+        imitated("/tools/4")[0].contains(r#""send_email" (a well-known tool)"#),
+        "{found:#?}"
+    );
+}

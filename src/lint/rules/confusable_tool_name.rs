@@ -78,17 +78,21 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     // hashes agree (a manifest of a hundred thousand tools allocates
     // nothing for most of them).
     let mut read = String::new();
-    let mut by_skeleton: Vec<(u64, usize, ())> = tools
+    let plain: Vec<u64> = tools
+        .iter()
+        .map(|tool| {
+            skeleton_into(&tool.name, Reading::Plain, &mut read);
+            keyed_hash(&read)
+        })
+        .collect();
+    let mut by_skeleton: Vec<(u64, usize, ())> = plain
         .iter()
         .enumerate()
-        .map(|(i, tool)| {
-            skeleton_into(&tool.name, Reading::Plain, &mut read);
-            (keyed_hash(&read), i, ())
-        })
+        .map(|(i, &hash)| (hash, i, ()))
         .collect();
     by_skeleton.sort_unstable_by_key(|&(hash, i, ())| (hash, i));
     let mut other_read = String::new();
-    for tool in tools {
+    for (tool, &plain_hash) in tools.iter().zip(&plain) {
         if tool.name.is_empty() || reads_as_itself(&tool.name) {
             continue;
         }
@@ -97,10 +101,25 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
         let mut sibling = None;
         let mut known: Option<(usize, &str)> = None;
         for reading in Reading::of(&tool.name) {
-            skeleton_into(&tool.name, reading, &mut read);
-            let hash = keyed_hash(&read);
+            let hash = if reading == Reading::Plain {
+                plain_hash
+            } else {
+                skeleton_into(&tool.name, reading, &mut read);
+                keyed_hash(&read)
+            };
+            let siblings = with_hash(&by_skeleton, hash);
+            let known_alike = with_hash(&WELL_KNOWN_SKELETONS, hash);
+            // Spelled out only when another name shares the hash (the tool
+            // itself is among its plain skeleton's).
+            let itself = usize::from(reading == Reading::Plain);
+            if siblings.len() <= itself && known_alike.is_empty() {
+                continue;
+            }
+            if reading == Reading::Plain {
+                skeleton_into(&tool.name, reading, &mut read);
+            }
             if sibling.is_none() {
-                sibling = with_hash(&by_skeleton, hash)
+                sibling = siblings
                     .iter()
                     .map(|&(_, i, ())| tools[i].name.as_str())
                     .find(|other| {
@@ -110,7 +129,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
                         }
                     });
             }
-            for (_, i, skeleton) in with_hash(&WELL_KNOWN_SKELETONS, hash) {
+            for (_, i, skeleton) in known_alike {
                 let name = WELL_KNOWN[*i];
                 if *skeleton == read && other_than(name) && known.is_none_or(|(j, _)| *i < j) {
                     known = Some((*i, name));
