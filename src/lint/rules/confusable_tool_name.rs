@@ -44,10 +44,9 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-/// The well-known tools by skeleton, each with its place in
-/// [`WELL_KNOWN`]: a name is looked up, not compared with every one.
 /// The well-known names by the keyed hash of their skeleton, in order:
-/// (hash, index in [`WELL_KNOWN`], skeleton).
+/// (hash, place in [`WELL_KNOWN`], skeleton). A name is looked up, not
+/// compared with every one.
 static WELL_KNOWN_SKELETONS: LazyLock<Vec<(u64, usize, String)>> = LazyLock::new(|| {
     let mut keyed: Vec<(u64, usize, String)> = WELL_KNOWN
         .iter()
@@ -70,6 +69,8 @@ fn with_hash<T>(sorted: &[(u64, usize, T)], hash: u64) -> &[(u64, usize, T)] {
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     let tools = &manifest.toolset.tools;
+    // Only a name that is not read as itself can imitate another: in most
+    // manifests there is none, and nothing to compare.
     if tools.iter().all(|tool| reads_as_itself(&tool.name)) {
         return;
     }
@@ -93,6 +94,8 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     by_skeleton.sort_unstable_by_key(|&(hash, i, ())| (hash, i));
     let mut other_read = String::new();
     for (tool, &plain_hash) in tools.iter().zip(&plain) {
+        // A plain name (ASCII, read as itself) is what others imitate,
+        // never an imitation.
         if tool.name.is_empty() || reads_as_itself(&tool.name) {
             continue;
         }
