@@ -60,11 +60,36 @@ static WELL_KNOWN_SKELETONS: LazyLock<Vec<(u64, usize, String)>> = LazyLock::new
     keyed
 });
 
-/// The entries of `sorted` (by hash first) whose hash is `hash`.
-fn with_hash<T>(sorted: &[(u64, usize, T)], hash: u64) -> &[(u64, usize, T)] {
-    let start = sorted.partition_point(|entry| entry.0 < hash);
-    let end = start + sorted[start..].partition_point(|entry| entry.0 == hash);
+/// The entries of `sorted` (by `hash_of`) whose hash is `hash`.
+fn with_hash<T>(sorted: &[T], hash: u64, hash_of: impl Fn(&T) -> u64) -> &[T] {
+    let start = sorted.partition_point(|entry| hash_of(entry) < hash);
+    let end = start + sorted[start..].partition_point(|entry| hash_of(entry) == hash);
     &sorted[start..end]
+}
+
+/// Each plain skeleton's hash with the first two names read so, distinct
+/// in any case, as (hash, tool index) in hash and then tool order: a name
+/// needs one other to imitate, and the first one other than itself is
+/// among these two. One or two entries per skeleton, however many tools
+/// share it.
+fn siblings_by_skeleton<'a>(plain: &[u64], name: impl Fn(usize) -> &'a str) -> Vec<(u64, usize)> {
+    let mut all: Vec<(u64, usize)> = plain.iter().copied().zip(0..).collect();
+    all.sort_unstable();
+    let mut kept: Vec<(u64, usize)> = Vec::with_capacity(all.len());
+    for (hash, i) in all {
+        // The entries kept for this hash, at the end: at most two.
+        let group = kept.iter().rev().take_while(|entry| entry.0 == hash);
+        let mut count = 0;
+        let mut twin = false;
+        for &(_, j) in group {
+            count += 1;
+            twin |= name(j).eq_ignore_ascii_case(name(i));
+        }
+        if count < 2 && !twin {
+            kept.push((hash, i));
+        }
+    }
+    kept
 }
 
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
@@ -74,10 +99,9 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     if tools.iter().all(|tool| reads_as_itself(&tool.name)) {
         return;
     }
-    // Every tool's skeleton by its keyed hash, in tool order within a
-    // hash: names are compared by hash, and spelled out only when two
-    // hashes agree (a manifest of a hundred thousand tools allocates
-    // nothing for most of them).
+    // Names are compared by the keyed hash of their skeleton, and spelled
+    // out only when two hashes agree (a manifest of a hundred thousand
+    // tools allocates nothing for most of them).
     let mut read = String::new();
     let plain: Vec<u64> = tools
         .iter()
@@ -86,12 +110,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
             keyed_hash(&read)
         })
         .collect();
-    let mut by_skeleton: Vec<(u64, usize, ())> = plain
-        .iter()
-        .enumerate()
-        .map(|(i, &hash)| (hash, i, ()))
-        .collect();
-    by_skeleton.sort_unstable_by_key(|&(hash, i, ())| (hash, i));
+    let by_skeleton = siblings_by_skeleton(&plain, |i| &tools[i].name);
     let mut other_read = String::new();
     for (tool, &plain_hash) in tools.iter().zip(&plain) {
         // A plain name (ASCII, read as itself) is what others imitate,
@@ -110,8 +129,8 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
                 skeleton_into(&tool.name, reading, &mut read);
                 keyed_hash(&read)
             };
-            let siblings = with_hash(&by_skeleton, hash);
-            let known_alike = with_hash(&WELL_KNOWN_SKELETONS, hash);
+            let siblings = with_hash(&by_skeleton, hash, |e| e.0);
+            let known_alike = with_hash(&WELL_KNOWN_SKELETONS, hash, |e| e.0);
             // Spelled out only when another name shares the hash (the tool
             // itself is among its plain skeleton's).
             let itself = usize::from(reading == Reading::Plain);
@@ -124,7 +143,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
             if sibling.is_none() {
                 sibling = siblings
                     .iter()
-                    .map(|&(_, i, ())| tools[i].name.as_str())
+                    .map(|&(_, i)| tools[i].name.as_str())
                     .find(|other| {
                         other_than(other) && {
                             skeleton_into(other, Reading::Plain, &mut other_read);
@@ -195,5 +214,41 @@ fn spelled(name: &str) -> String {
         String::new()
     } else {
         format!(": {}", odd.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A manifest of many tools of one name (or one name in many cases)
+    /// keeps one or two of them per skeleton: each tool's search for a
+    /// sibling stays short, not a pass over every other tool.
+    #[test]
+    fn tools_sharing_a_skeleton_keep_the_first_two_distinct_names() {
+        let mut names = vec!["read_fi1e"; 5000];
+        names.extend([
+            "READ_FI1E",
+            "read_file",
+            "Read_File",
+            "rEad_fi1e",
+            "other_tool",
+        ]);
+        names.extend(vec!["READ_fi1e"; 5000]);
+        let plain: Vec<u64> = names
+            .iter()
+            .map(|name| keyed_hash(&skeleton(name)))
+            .collect();
+        let kept = siblings_by_skeleton(&plain, |i| names[i]);
+        let kept_names: std::collections::BTreeSet<&str> =
+            kept.iter().map(|&(_, i)| names[i]).collect();
+        assert_eq!(kept.len(), 3, "{kept_names:?}");
+        // The first of its case-distinct names in tool order, per skeleton.
+        assert_eq!(
+            kept_names,
+            ["other_tool", "read_fi1e", "read_file"]
+                .into_iter()
+                .collect()
+        );
     }
 }
