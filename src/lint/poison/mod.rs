@@ -742,13 +742,11 @@ pub(crate) fn visit(
     let mut normal = Normal::default();
     let mut scratch = Scratch::default();
     let mut joined = String::new();
-    let mut unknown: Vec<TextKey> = Vec::new();
     let mut met: Vec<(TextKey, &str)> = Vec::new();
     let mut known: Vec<Option<bool>> = Vec::new();
     let mut verdicts = VERDICTS.take().unwrap_or_else(|| Box::new(Verdicts::new()));
     for view in tools(manifest) {
         joined.clear();
-        unknown.clear();
         met.clear();
         view.each_piece(&mut scratch, |piece| {
             f(Event::Piece(&view, piece));
@@ -764,18 +762,21 @@ pub(crate) fn visit(
         // wait on each other overlap.
         known.clear();
         known.extend(met.iter().map(|&(key, _)| verdicts.get(key)));
+        let unknown = || {
+            met.iter()
+                .zip(&known)
+                .filter(|(_, verdict)| verdict.is_none())
+                .map(|(met, _)| *met)
+        };
         let mut admitted = known.contains(&Some(true));
         if !admitted {
-            for (&(key, text), verdict) in met.iter().zip(&known) {
-                if verdict.is_none() {
-                    text::append_normal(&mut joined, text, &mut normal);
-                    joined.push('\n');
-                    unknown.push(key);
-                }
+            for (_, text) in unknown() {
+                text::append_normal(&mut joined, text, &mut normal);
+                joined.push('\n');
             }
             admitted = !joined.is_empty() && cues::admits_any(&joined);
             if !admitted {
-                for &key in &unknown {
+                for (key, _) in unknown() {
                     verdicts.remember(key, false);
                 }
                 continue;
