@@ -504,6 +504,83 @@ mod tests {
         }
     }
 
+    /// What the verdict table relies on (`Verdicts::key`): no prefilter
+    /// pattern tells apart two texts that differ only in numbers that do
+    /// not follow a letter. Every class of every pattern holds all ten
+    /// digits or none, and every digit a pattern spells follows, in the
+    /// same literal, a run of digits after a letter (`soc2`, `ed25519`).
+    #[test]
+    fn no_prefilter_pattern_tells_numbers_apart() {
+        use regex_syntax::hir::{Class, Hir, HirKind};
+
+        fn digits_in(class: &Class) -> usize {
+            (b'0'..=b'9')
+                .filter(|&d| match class {
+                    Class::Unicode(c) => c
+                        .ranges()
+                        .iter()
+                        .any(|r| r.start() <= char::from(d) && char::from(d) <= r.end()),
+                    Class::Bytes(c) => c.ranges().iter().any(|r| r.start() <= d && d <= r.end()),
+                })
+                .count()
+        }
+
+        fn check(hir: &Hir, source: &str) {
+            match hir.kind() {
+                HirKind::Literal(literal) => {
+                    let bytes = &literal.0;
+                    for (i, b) in bytes.iter().enumerate() {
+                        if !b.is_ascii_digit() {
+                            continue;
+                        }
+                        let run = bytes[..i]
+                            .iter()
+                            .rposition(|b| !b.is_ascii_digit())
+                            .map(|at| bytes[at]);
+                        assert!(
+                            run.is_some_and(|b| b.is_ascii_alphabetic()),
+                            "a pattern spells a digit that does not follow a letter \
+                             ({:?}): {source}",
+                            String::from_utf8_lossy(bytes)
+                        );
+                    }
+                }
+                HirKind::Class(class) => {
+                    let digits = digits_in(class);
+                    assert!(
+                        digits == 0 || digits == 10,
+                        "a pattern's class holds {digits} of the ten digits: {source}"
+                    );
+                }
+                HirKind::Repetition(repetition) => check(&repetition.sub, source),
+                HirKind::Capture(capture) => check(&capture.sub, source),
+                HirKind::Concat(all) | HirKind::Alternation(all) => {
+                    all.iter().for_each(|h| check(h, source))
+                }
+                HirKind::Empty | HirKind::Look(_) => {}
+            }
+        }
+
+        let mut read = 0;
+        for cue in groups().iter().flatten() {
+            let prepared = prepared(cue.source);
+            let hir = regex_syntax::ParserBuilder::new()
+                .multi_line(true)
+                .build()
+                .parse(&prepared)
+                .unwrap_or_else(|e| unreachable!("{e}"));
+            check(&hir, cue.source);
+            read += 1;
+        }
+        assert!(read > 30, "read {read} patterns");
+        // And the check sees what it is for.
+        for (pattern, fine) in [(r"soc2|\.p12\b", true), ("[1-9]x", false), ("v_2", false)] {
+            let hir = regex_syntax::parse(pattern).unwrap_or_else(|e| unreachable!("{e}"));
+            let caught = std::panic::catch_unwind(|| check(&hir, pattern)).is_err();
+            assert_eq!(caught, !fine, "{pattern}");
+        }
+    }
+
     /// What `visit` relies on: a prefilter that admits a string alone
     /// admits a text of it among others, a line each (checked on every
     /// string of the poisoning regression sets).

@@ -668,8 +668,15 @@ pub(crate) enum Event<'v, 'a, 'p> {
 /// `RandomState`), so that no manifest can be written whose poisoned
 /// description takes the verdict of a clean one: two texts share a hash
 /// by chance once in 2^62.
+///
+/// Texts that differ only in their numbers share a verdict
+/// ([`Verdicts::key`]): a generated project numbers its tools
+/// (`get_user_12_3`), and a name met once would otherwise go through the
+/// automaton once each.
 struct Verdicts {
     slots: Box<[u64]>,
+    /// The text a key is the hash of, when it is not the text itself.
+    spelled: String,
 }
 
 /// A text's hash in [`Verdicts`]: never 0, the low bit free for the
@@ -684,11 +691,50 @@ impl Verdicts {
     fn new() -> Verdicts {
         Verdicts {
             slots: vec![0; Verdicts::SLOTS].into_boxed_slice(),
+            spelled: String::new(),
         }
     }
 
-    fn key(text: &str) -> TextKey {
-        TextKey((keyed_hash(text) | 2) & !1)
+    /// The key of `text`: the hash of the text with each number that does
+    /// not follow a letter written as zeros (`get_user_00_0`), when the
+    /// text is ASCII with no character reference; of the text itself
+    /// otherwise.
+    ///
+    /// Such texts share a verdict. Their normal texts are the same
+    /// function of the original (lower case, identifiers split), so they
+    /// too differ only in those numbers: a number follows a letter in the
+    /// normal text where it did in the original, and only a character
+    /// reference (`&#73;`) or a character that renders as nothing
+    /// (outside ASCII) turns digits into letters or takes a letter from
+    /// before a number. No prefilter pattern tells those numbers apart:
+    /// every class holds all ten digits or none, and a digit a pattern
+    /// spells (`soc2`, `.p12`) follows a letter it spells too (checked by
+    /// `cues`' tests).
+    fn key(&mut self, text: &str) -> TextKey {
+        let bytes = text.as_bytes();
+        let renumbered =
+            bytes.iter().any(u8::is_ascii_digit) && text.is_ascii() && !bytes.contains(&b'&');
+        let hash = if renumbered {
+            let spelled = &mut self.spelled;
+            spelled.clear();
+            let mut zeroed = false;
+            let mut previous = 0u8;
+            for &b in bytes {
+                if b.is_ascii_digit() {
+                    if !previous.is_ascii_digit() {
+                        zeroed = !previous.is_ascii_alphabetic();
+                    }
+                    spelled.push(if zeroed { '0' } else { char::from(b) });
+                } else {
+                    spelled.push(char::from(b));
+                }
+                previous = b;
+            }
+            keyed_hash(spelled)
+        } else {
+            keyed_hash(text)
+        };
+        TextKey((hash | 2) & !1)
     }
 
     fn slot(key: TextKey) -> usize {
@@ -751,7 +797,7 @@ pub(crate) fn visit(
         view.each_piece(&mut scratch, |piece| {
             f(Event::Piece(&view, piece));
             if !rules.is_empty() {
-                met.push((Verdicts::key(piece.text), piece.text));
+                met.push((verdicts.key(piece.text), piece.text));
             }
         });
         if rules.is_empty() {
