@@ -703,10 +703,11 @@ impl Verdicts {
     /// Such texts share a verdict. Their normal texts are the same
     /// function of the original (lower case, identifiers split), so they
     /// too differ only in those numbers: a number follows a letter in the
-    /// normal text where it did in the original, and only a character
-    /// reference (`&#73;`) or a character that renders as nothing
-    /// (outside ASCII) turns digits into letters or takes a letter from
-    /// before a number. No prefilter pattern tells those numbers apart:
+    /// normal text where it did in the original: only a character
+    /// reference (`&#73;`) or a character outside ASCII (a tag character
+    /// spells a letter, one that renders as nothing is dropped) turns
+    /// digits into letters, puts a letter before a number or takes one
+    /// away. No prefilter pattern tells those numbers apart:
     /// every class holds all ten digits or none, and a digit a pattern
     /// spells (`soc2`, `.p12`) follows a letter it spells too (checked by
     /// `cues`' tests).
