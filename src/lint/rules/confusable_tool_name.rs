@@ -71,7 +71,9 @@ fn with_hash<T>(sorted: &[T], hash: u64, hash_of: impl Fn(&T) -> u64) -> &[T] {
 /// in any case, as (hash, tool index) in hash and then tool order: a name
 /// needs one other to imitate, and the first one other than itself is
 /// among these two. One or two entries per skeleton, however many tools
-/// share it.
+/// share it. Two per hash, in fact: sound because the hash is keyed
+/// ([`keyed_hash`]), since names whose skeletons shared a hash could keep
+/// a third name out, and no manifest can be written to make them.
 fn siblings_by_skeleton<'a>(plain: &[u64], name: impl Fn(usize) -> &'a str) -> Vec<(u64, usize)> {
     let mut all: Vec<(u64, usize)> = plain.iter().copied().zip(0..).collect();
     all.sort_unstable();
