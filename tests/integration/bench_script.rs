@@ -48,7 +48,7 @@ fn bench_script_measures_every_row() {
         .args(["--files", "30", "--runs", "1", "--run-iterations", "3"])
         .args(["--scaling", "--scaling-files", "10"])
         .args(["--memory", "--big-sizes", "0.2,0.4"])
-        .args(["--poisoning", "--poisoning-runs", "1"])
+        .args(["--poisoning", "--poisoning-runs", "4"])
         .arg("--toolc")
         .arg(env!("CARGO_BIN_EXE_toolc"))
         .arg("--floor")
@@ -131,6 +131,14 @@ fn bench_script_measures_every_row() {
         "{poisoning}"
     );
     assert!(stdout.contains("added by the family: CPU"), "{stdout}");
+    // The spread of each run against the one beside it.
+    let paired = &poisoning["paired_cpu"];
+    let [q1, median, q3] = ["q1", "median", "q3"].map(|k| paired[k].as_f64().unwrap_or(f64::NAN));
+    assert!(q1 <= median && median <= q3, "{poisoning}");
+    assert!(
+        stdout.contains("each run against the run beside it"),
+        "{stdout}"
+    );
 
     let memory = report["memory"].as_array().expect("memory");
     // Four commands on the corpus and on each of the two single files.
