@@ -702,15 +702,16 @@ impl Verdicts {
     ///
     /// Such texts share a verdict. Their normal texts are the same
     /// function of the original (lower case, identifiers split), so they
-    /// too differ only in those numbers: a number follows a letter in the
-    /// normal text where it did in the original: only a character
+    /// too differ only in those numbers, each of which follows a letter
+    /// in the normal text where it did in the original (checked by
+    /// `renumbering_commutes_with_normalizing`). Only a character
     /// reference (`&#73;`) or a character outside ASCII (a tag character
-    /// spells a letter, one that renders as nothing is dropped) turns
-    /// digits into letters, puts a letter before a number or takes one
-    /// away. No prefilter pattern tells those numbers apart:
-    /// every class holds all ten digits or none, and a digit a pattern
-    /// spells (`soc2`, `.p12`) follows a letter it spells too (checked by
-    /// `cues`' tests).
+    /// spells a letter, one that renders as nothing is dropped) could turn
+    /// digits into letters, put a letter before a number or take one
+    /// away, and such text keeps its digits. No prefilter pattern tells
+    /// those numbers apart: every class holds all ten digits or none, and
+    /// a digit a pattern spells (`soc2`, `.p12`) follows a letter it
+    /// spells too (checked by `cues`' tests).
     fn key(&mut self, text: &str) -> TextKey {
         let hash = if renumbers(text) {
             self.spelled.clear();
