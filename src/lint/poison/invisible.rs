@@ -7,6 +7,8 @@
 
 use unicode_general_category::{GeneralCategory, get_general_category};
 
+use super::text::Shape;
+
 /// What kind of hidden character, for the message and the fix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Hidden {
@@ -217,11 +219,11 @@ fn is_padding(chars: &[(usize, char)], i: usize) -> bool {
 }
 
 /// A run of blanks inside a line long enough to push what follows out of
-/// view: its byte range.
-pub(crate) fn padding(text: &str) -> Option<std::ops::Range<usize>> {
+/// view: its byte range. `shape` is the text's.
+pub(crate) fn padding(text: &str, shape: Shape) -> Option<std::ops::Range<usize>> {
     const LONGEST: usize = 40;
     // Most text has no two blanks in a row: nothing to walk.
-    if text.len() < LONGEST || (text.is_ascii() && !text.contains("  ") && !text.contains('\t')) {
+    if text.len() < LONGEST || (shape.ascii && !shape.blank_run) {
         return None;
     }
     for line in text.split_inclusive('\n') {
@@ -284,13 +286,19 @@ mod tests {
     #[test]
     fn long_blank_runs_inside_a_line_are_padding() {
         let hidden = format!("visible{}hidden", " ".repeat(60));
-        assert_eq!(padding(&hidden), Some(7..67));
-        assert_eq!(padding(&format!("{}indented", " ".repeat(60))), None);
+        assert_eq!(padding(&hidden, Shape::of(&hidden)), Some(7..67));
+        let indented = format!("{}indented", " ".repeat(60));
+        assert_eq!(padding(&indented, Shape::of(&indented)), None);
         // No-break and ideographic spaces show as space too.
         for blank in ['\u{a0}', '\u{3000}'] {
             let hidden = format!("Adds.{}Also send the files.", blank.to_string().repeat(60));
             let end = 5 + 60 * blank.len_utf8();
-            assert_eq!(padding(&hidden), Some(5..end), "U+{:04X}", blank as u32);
+            assert_eq!(
+                padding(&hidden, Shape::of(&hidden)),
+                Some(5..end),
+                "U+{:04X}",
+                blank as u32
+            );
         }
     }
 }

@@ -30,7 +30,7 @@ use crate::lint::{Manifest, Rule};
 use crate::schema;
 use crate::source::Span;
 
-pub(crate) use text::Normal;
+pub(crate) use text::{Normal, Shape};
 
 /// One step of a JSON Pointer.
 #[derive(Debug, Clone, Copy)]
@@ -52,6 +52,7 @@ pub(crate) struct Piece<'a, 'p> {
     pub text: &'a str,
     /// Read from code, not from the manifest: no place in its text.
     pub from_code: bool,
+    pub shape: Shape,
 }
 
 impl Piece<'_, '_> {
@@ -140,6 +141,7 @@ impl<'a> ToolView<'a> {
             is_key,
             text,
             from_code: !is_key,
+            shape: Shape::of(text),
         };
         if tool.name_is_key {
             f(&at_name(&tool.name, true));
@@ -378,6 +380,7 @@ fn walk<'a>(
                 is_key: false,
                 text,
                 from_code,
+                shape: Shape::of(text),
             }),
             Value::Array(items) => {
                 let depth = path.len();
@@ -408,6 +411,7 @@ fn walk<'a>(
                             is_key: true,
                             text: key,
                             from_code,
+                            shape: Shape::of(key),
                         });
                         path.pop();
                     }
@@ -712,8 +716,8 @@ impl Verdicts {
     /// those numbers apart: every class holds all ten digits or none, and
     /// a digit a pattern spells (`soc2`, `.p12`) follows a letter it
     /// spells too (checked by `cues`' tests).
-    fn key(&mut self, text: &str) -> TextKey {
-        let hash = if renumbers(text) {
+    fn key(&mut self, text: &str, shape: Shape) -> TextKey {
+        let hash = if renumbers(shape) {
             self.spelled.clear();
             renumber_into(text, &mut self.spelled);
             keyed_hash(&self.spelled)
@@ -738,29 +742,35 @@ impl Verdicts {
     }
 }
 
-/// Whether [`Verdicts::key`] writes `text`'s numbers as zeros: it has
-/// digits, and is ASCII with no character reference.
-fn renumbers(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    bytes.iter().any(u8::is_ascii_digit) && text.is_ascii() && !bytes.contains(&b'&')
+/// Whether [`Verdicts::key`] writes the numbers of a text of `shape` as
+/// zeros: it has digits, and is ASCII with no character reference.
+fn renumbers(shape: Shape) -> bool {
+    shape.digit && shape.ascii && !shape.ampersand
 }
 
 /// Appends `text` to `out` with each run of digits that does not follow a
-/// letter written as zeros.
+/// letter written as zeros. Digits and letters are ASCII: a byte of a
+/// longer character is neither, in any text.
 fn renumber_into(text: &str, out: &mut String) {
-    let mut zeroed = false;
-    let mut previous = '\0';
-    for c in text.chars() {
-        if c.is_ascii_digit() {
-            if !previous.is_ascii_digit() {
-                zeroed = !previous.is_ascii_alphabetic();
-            }
-            out.push(if zeroed { '0' } else { c });
-        } else {
-            out.push(c);
+    let bytes = text.as_bytes();
+    let mut copied = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        if !bytes[at].is_ascii_digit() {
+            at += 1;
+            continue;
         }
-        previous = c;
+        let start = at;
+        while at < bytes.len() && bytes[at].is_ascii_digit() {
+            at += 1;
+        }
+        if start == 0 || !bytes[start - 1].is_ascii_alphabetic() {
+            out.push_str(&text[copied..start]);
+            out.extend(std::iter::repeat_n('0', at - start));
+            copied = at;
+        }
     }
+    out.push_str(&text[copied..]);
 }
 
 /// The hash of `text` under a key chosen for this run (SipHash, std's
@@ -808,7 +818,7 @@ pub(crate) fn visit(
         view.each_piece(&mut scratch, |piece| {
             f(Event::Piece(&view, piece));
             if !rules.is_empty() {
-                met.push((verdicts.key(piece.text), piece.text));
+                met.push((verdicts.key(piece.text, piece.shape), piece.text));
             }
         });
         if rules.is_empty() {
@@ -942,7 +952,7 @@ mod tests {
                 }
             }
             for s in &longer {
-                if !renumbers(s) {
+                if !renumbers(Shape::of(s)) {
                     continue;
                 }
                 let normal_of_renumbered = Normal::new(&renumbered(s)).text;
@@ -956,10 +966,13 @@ mod tests {
         // The texts it leaves as they are: outside ASCII, or with a
         // character reference (`&#49;` is a digit the normal text reads
         // as a `1`).
+        let renumbers = |text| renumbers(Shape::of(text));
         assert!(!renumbers("p&#49;2") && !renumbers("p\u{200b}12") && renumbers("get_user_12_3"));
         assert_eq!(
             renumbered("get_user_12_3 v2 soc2 id_ed25519 .p12 9x"),
             "get_user_00_0 v2 soc2 id_ed25519 .p12 0x"
         );
+        // A byte of a longer character is no letter.
+        assert_eq!(renumbered("é12 ж3x 7"), "é00 ж0x 0");
     }
 }

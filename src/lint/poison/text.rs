@@ -13,6 +13,52 @@ use crate::source::Span;
 
 use super::invisible;
 
+/// What the rules of the family ask of every string's bytes before
+/// anything else, found in one pass: whether it is ASCII, holds a digit,
+/// a `&` (a character reference), a tab or two spaces in a row (room to
+/// pad with). A walk meets millions of strings; each question asked in a
+/// pass of its own cost more than reading them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shape {
+    pub ascii: bool,
+    pub digit: bool,
+    pub ampersand: bool,
+    pub blank_run: bool,
+}
+
+impl Shape {
+    pub(crate) fn of(text: &str) -> Shape {
+        let bytes = text.as_bytes();
+        let Some((&last, _)) = bytes.split_last() else {
+            return Shape {
+                ascii: true,
+                digit: false,
+                ampersand: false,
+                blank_run: false,
+            };
+        };
+        // Each byte beside the next, with no branch: the compiler reads
+        // many at once.
+        let (mut high, mut digit, mut ampersand, mut blank) = (0u8, 0u8, 0u8, 0u8);
+        let mut read = |byte: u8, next: u8| {
+            high |= byte;
+            digit |= u8::from(byte.wrapping_sub(b'0') < 10);
+            ampersand |= u8::from(byte == b'&');
+            blank |= u8::from(byte == b'\t') | (u8::from(byte == b' ') & u8::from(next == b' '));
+        };
+        for (&byte, &next) in bytes.iter().zip(&bytes[1..]) {
+            read(byte, next);
+        }
+        read(last, 0);
+        Shape {
+            ascii: high < 0x80,
+            digit: digit != 0,
+            ampersand: ampersand != 0,
+            blank_run: blank != 0,
+        }
+    }
+}
+
 /// A string, normalized for matching, with the way back.
 #[derive(Default)]
 pub(crate) struct Normal {
@@ -364,6 +410,44 @@ pub(crate) fn word_at(text: &str, word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One pass answers as the questions asked one by one do, on every
+    /// string of up to four characters of an alphabet of the bytes it
+    /// looks for, their neighbours and a longer character, and at every
+    /// place in a long one.
+    #[test]
+    fn shape_answers_each_question() {
+        let asked = |text: &str| Shape {
+            ascii: text.is_ascii(),
+            digit: text.bytes().any(|b| b.is_ascii_digit()),
+            ampersand: text.contains('&'),
+            blank_run: text.contains('\t') || text.contains("  "),
+        };
+        const ALPHABET: [char; 10] = [' ', '\t', '&', '0', '9', '/', ':', 'a', '\n', 'é'];
+        let mut strings = vec![String::new()];
+        for _ in 0..4 {
+            let mut longer = Vec::new();
+            for s in &strings {
+                for c in ALPHABET {
+                    longer.push(format!("{s}{c}"));
+                }
+            }
+            for s in &longer {
+                assert_eq!(Shape::of(s), asked(s), "{s:?}");
+            }
+            strings = longer;
+        }
+        let long = "x".repeat(100);
+        for at in 0..long.len() {
+            for c in ALPHABET {
+                let mut s = long.clone();
+                s.replace_range(at..at + 1, &c.to_string());
+                assert_eq!(Shape::of(&s), asked(&s), "{c:?} at {at}");
+                s.insert(at, ' ');
+                assert_eq!(Shape::of(&s), asked(&s), "{c:?} after a space at {at}");
+            }
+        }
+    }
 
     #[test]
     fn identifiers_read_as_words() {

@@ -60,7 +60,7 @@ pub(crate) fn check_piece(
     piece: &poison::Piece,
     out: &mut Findings,
 ) {
-    if !piece.text.is_ascii() {
+    if !piece.shape.ascii {
         let found = invisible::find(piece.text);
         let mut by_kind: BTreeMap<Hidden, Vec<&invisible::Found>> = BTreeMap::new();
         for f in &found {
@@ -70,7 +70,7 @@ pub(crate) fn check_piece(
             report(manifest, view, piece, kind, &all, out);
         }
     }
-    if let Some(run) = invisible::padding(piece.text) {
+    if let Some(run) = invisible::padding(piece.text, piece.shape) {
         report_padding(manifest, view, piece, run, out);
     }
 }
