@@ -81,7 +81,7 @@ pub(crate) const WELL_KNOWN: &[&str] = &[
 /// ignored.
 pub(crate) fn skeleton(name: &str) -> String {
     if name.is_ascii() {
-        return ascii_skeleton(name.bytes().map(|b| b.to_ascii_lowercase()));
+        return ascii_skeleton(name.as_bytes(), |b| b.to_ascii_lowercase());
     }
     let folded: String = name
         .nfkc()
@@ -89,7 +89,7 @@ pub(crate) fn skeleton(name: &str) -> String {
         .collect::<String>()
         .to_lowercase();
     if folded.is_ascii() {
-        return ascii_skeleton(folded.bytes());
+        return ascii_skeleton(folded.as_bytes(), |b| b);
     }
     folded
         .replace("rn", "m")
@@ -100,11 +100,12 @@ pub(crate) fn skeleton(name: &str) -> String {
         .collect()
 }
 
-/// [`skeleton`] of a lower-case ASCII name, in one pass: the pairs read as
-/// one letter, then each character as the letter it passes for.
-fn ascii_skeleton(lower: impl Iterator<Item = u8>) -> String {
+/// [`skeleton`] of an ASCII name, each byte read in lower case by
+/// `lower`, in one pass: the pairs read as one letter, then each character
+/// as the letter it passes for.
+fn ascii_skeleton(name: &[u8], lower: impl Fn(u8) -> u8) -> String {
     let mut out = String::new();
-    push_ascii_skeleton(lower, &mut out);
+    push_ascii_skeleton(name, lower, &mut out);
     out
 }
 
@@ -143,7 +144,7 @@ pub(crate) fn skeleton_into(name: &str, reading: Reading, out: &mut String) {
         _ => b,
     };
     if name.is_ascii() {
-        push_ascii_skeleton(name.bytes().map(|b| replaced(b).to_ascii_lowercase()), out);
+        push_ascii_skeleton(name.as_bytes(), |b| replaced(b).to_ascii_lowercase(), out);
         return;
     }
     let read = match reading {
@@ -154,10 +155,14 @@ pub(crate) fn skeleton_into(name: &str, reading: Reading, out: &mut String) {
     out.push_str(&read);
 }
 
-fn push_ascii_skeleton(lower: impl Iterator<Item = u8>, out: &mut String) {
-    let mut lower = lower.peekable();
-    while let Some(b) = lower.next() {
-        let pair = match (b, lower.peek()) {
+/// Byte by byte, with no iterator between: a manifest of numbered tools
+/// asks this of every name.
+fn push_ascii_skeleton(name: &[u8], lower: impl Fn(u8) -> u8, out: &mut String) {
+    out.reserve(name.len());
+    let mut at = 0;
+    while let Some(&b) = name.get(at) {
+        let b = lower(b);
+        let pair = match (b, name.get(at + 1).map(|&next| lower(next))) {
             (b'r', Some(b'n')) => Some('m'),
             (b'v', Some(b'v')) => Some('w'),
             (b'c', Some(b'l')) => Some('d'),
@@ -165,10 +170,13 @@ fn push_ascii_skeleton(lower: impl Iterator<Item = u8>, out: &mut String) {
         };
         match pair {
             Some(one) => {
-                lower.next();
+                at += 2;
                 out.push(one);
             }
-            None => out.push(look_alike(char::from(b))),
+            None => {
+                at += 1;
+                out.push(look_alike(char::from(b)));
+            }
         }
     }
 }
@@ -221,6 +229,9 @@ fn skeletons(name: &str) -> Vec<String> {
 /// Whether `name` mixes Latin letters with letters of a script that has
 /// Latin look-alikes (Cyrillic, Greek, Armenian, Cherokee).
 pub(crate) fn mixes_scripts(name: &str) -> bool {
+    if name.is_ascii() {
+        return false;
+    }
     let latin = name.chars().any(|c| c.is_ascii_alphabetic());
     latin && name.chars().any(is_look_alike_script)
 }
