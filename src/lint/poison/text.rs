@@ -29,33 +29,61 @@ pub(crate) struct Shape {
 impl Shape {
     pub(crate) fn of(text: &str) -> Shape {
         let bytes = text.as_bytes();
-        let Some((&last, _)) = bytes.split_last() else {
-            return Shape {
-                ascii: true,
-                digit: false,
-                ampersand: false,
-                blank_run: false,
-            };
-        };
-        // Each byte beside the next, with no branch: the compiler reads
-        // many at once.
-        let (mut high, mut digit, mut ampersand, mut blank) = (0u8, 0u8, 0u8, 0u8);
-        let mut read = |byte: u8, next: u8| {
-            high |= byte;
-            digit |= u8::from(byte.wrapping_sub(b'0') < 10);
-            ampersand |= u8::from(byte == b'&');
-            blank |= u8::from(byte == b'\t') | (u8::from(byte == b' ') & u8::from(next == b' '));
-        };
-        for (&byte, &next) in bytes.iter().zip(&bytes[1..]) {
-            read(byte, next);
+        let mut lanes = Lanes::default();
+        let mut at = 0;
+        while lanes.read_at(bytes, at) {
+            at += LANES;
         }
-        read(last, 0);
+        // The rest, a block at most (most strings are shorter than one),
+        // read as a whole block too, after zeros: a zero byte answers no
+        // question.
+        let rest = &bytes[at..];
+        let mut padded = [0u8; LANES + 1];
+        padded[..rest.len()].copy_from_slice(rest);
+        lanes.read_at(&padded, 0);
+        let any = |lane: [u8; LANES]| lane.iter().fold(0, |all, byte| all | byte);
         Shape {
-            ascii: high < 0x80,
-            digit: digit != 0,
-            ampersand: ampersand != 0,
-            blank_run: blank != 0,
+            ascii: any(lanes.high) < 0x80,
+            digit: any(lanes.digit) != 0,
+            ampersand: any(lanes.ampersand) != 0,
+            blank_run: any(lanes.blank) != 0,
         }
+    }
+}
+
+/// How many bytes [`Shape::of`] reads at once.
+const LANES: usize = 16;
+
+/// What [`Shape::of`] found so far at each place of a block: a block's
+/// bytes are read side by side, with no branch, which the compiler turns
+/// into a few vector instructions.
+#[derive(Default)]
+struct Lanes {
+    high: [u8; LANES],
+    digit: [u8; LANES],
+    ampersand: [u8; LANES],
+    blank: [u8; LANES],
+}
+
+impl Lanes {
+    /// Reads the block of `bytes` at `at`, each byte beside the one after
+    /// it; `false` when the block and the byte after it do not fit.
+    fn read_at(&mut self, bytes: &[u8], at: usize) -> bool {
+        let Some(block) = bytes.get(at..).and_then(<[u8]>::first_chunk::<LANES>) else {
+            return false;
+        };
+        let Some(next) = bytes.get(at + 1..).and_then(<[u8]>::first_chunk::<LANES>) else {
+            return false;
+        };
+        for i in 0..LANES {
+            let byte = block[i];
+            self.high[i] |= byte;
+            self.digit[i] |= u8::from(byte.wrapping_sub(b'0') < 10);
+            self.ampersand[i] |= u8::from(byte == b'&');
+            self.blank[i] |=
+                u8::from(byte == b'\t') | (u8::from(byte == b' ') & u8::from(next[i] == b' '));
+        }
+        true
     }
 }
 
