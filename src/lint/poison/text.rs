@@ -29,9 +29,9 @@ pub(crate) struct Shape {
 impl Shape {
     pub(crate) fn of(text: &str) -> Shape {
         let bytes = text.as_bytes();
-        let mut lanes = Lanes::default();
+        let mut lanes = [0u8; LANES];
         let mut at = 0;
-        while lanes.read_at(bytes, at) {
+        while read_block(&mut lanes, bytes, at) {
             at += LANES;
         }
         // The rest, a block at most (most strings are shorter than one),
@@ -40,13 +40,13 @@ impl Shape {
         let rest = &bytes[at..];
         let mut padded = [0u8; LANES + 1];
         padded[..rest.len()].copy_from_slice(rest);
-        lanes.read_at(&padded, 0);
-        let any = |lane: [u8; LANES]| lane.iter().fold(0, |all, byte| all | byte);
+        read_block(&mut lanes, &padded, 0);
+        let found = lanes.iter().fold(0, |all, lane| all | lane);
         Shape {
-            ascii: any(lanes.high) < 0x80,
-            digit: any(lanes.digit) != 0,
-            ampersand: any(lanes.ampersand) != 0,
-            blank_run: any(lanes.blank) != 0,
+            ascii: found & HIGH == 0,
+            digit: found & DIGIT != 0,
+            ampersand: found & AMPERSAND != 0,
+            blank_run: found & BLANK_RUN != 0,
         }
     }
 }
@@ -54,37 +54,32 @@ impl Shape {
 /// How many bytes [`Shape::of`] reads at once.
 const LANES: usize = 16;
 
-/// What [`Shape::of`] found so far at each place of a block: a block's
-/// bytes are read side by side, with no branch, which the compiler turns
-/// into a few vector instructions.
-#[derive(Default)]
-struct Lanes {
-    high: [u8; LANES],
-    digit: [u8; LANES],
-    ampersand: [u8; LANES],
-    blank: [u8; LANES],
-}
+/// What [`Shape::of`] finds at a place of a block, a bit each: the high
+/// bit is a byte's own (outside ASCII), the others are free there.
+const HIGH: u8 = 0x80;
+const DIGIT: u8 = 1;
+const AMPERSAND: u8 = 2;
+const BLANK_RUN: u8 = 4;
 
-impl Lanes {
-    /// Reads the block of `bytes` at `at`, each byte beside the one after
-    /// it; `false` when the block and the byte after it do not fit.
-    fn read_at(&mut self, bytes: &[u8], at: usize) -> bool {
-        let Some(block) = bytes.get(at..).and_then(<[u8]>::first_chunk::<LANES>) else {
-            return false;
-        };
-        let Some(next) = bytes.get(at + 1..).and_then(<[u8]>::first_chunk::<LANES>) else {
-            return false;
-        };
-        for i in 0..LANES {
-            let byte = block[i];
-            self.high[i] |= byte;
-            self.digit[i] |= u8::from(byte.wrapping_sub(b'0') < 10);
-            self.ampersand[i] |= u8::from(byte == b'&');
-            self.blank[i] |=
-                u8::from(byte == b'\t') | (u8::from(byte == b' ') & u8::from(next[i] == b' '));
-        }
-        true
+/// Adds to `lanes` what the block of `bytes` at `at` holds, each byte read
+/// beside the one after it; `false` when the block and the byte after it
+/// do not fit. The places of a block are read side by side, with no
+/// branch, which the compiler turns into a few vector instructions.
+fn read_block(lanes: &mut [u8; LANES], bytes: &[u8], at: usize) -> bool {
+    let Some(block) = bytes.get(at..).and_then(<[u8]>::first_chunk::<LANES>) else {
+        return false;
+    };
+    let Some(next) = bytes.get(at + 1..).and_then(<[u8]>::first_chunk::<LANES>) else {
+        return false;
+    };
+    for ((lane, &byte), &next) in lanes.iter_mut().zip(block).zip(next) {
+        let blank_run = (byte == b'\t') | ((byte == b' ') & (next == b' '));
+        *lane |= (byte & HIGH)
+            | (u8::from(byte.wrapping_sub(b'0') < 10) * DIGIT)
+            | (u8::from(byte == b'&') * AMPERSAND)
+            | (u8::from(blank_run) * BLANK_RUN);
     }
+    true
 }
 
 /// A string, normalized for matching, with the way back.
