@@ -775,11 +775,11 @@ fn renumber_into(text: &str, out: &mut String) {
 
 /// The hash of `text` under a key chosen for this run (SipHash, std's
 /// `RandomState`): no manifest can be written to make two texts collide.
-pub(crate) fn keyed_hash(text: &str) -> u64 {
+pub(crate) fn keyed_hash(text: impl AsRef<[u8]>) -> u64 {
     use std::hash::BuildHasher;
     static SECRET: std::sync::LazyLock<std::hash::RandomState> =
         std::sync::LazyLock::new(std::hash::RandomState::new);
-    SECRET.hash_one(text)
+    SECRET.hash_one(text.as_ref())
 }
 
 thread_local! {

@@ -81,7 +81,7 @@ pub(crate) const WELL_KNOWN: &[&str] = &[
 /// ignored.
 pub(crate) fn skeleton(name: &str) -> String {
     if name.is_ascii() {
-        return ascii_skeleton(name.as_bytes(), |b| b.to_ascii_lowercase());
+        return ascii_skeleton(name.bytes().map(|b| b.to_ascii_lowercase()));
     }
     let folded: String = name
         .nfkc()
@@ -89,7 +89,7 @@ pub(crate) fn skeleton(name: &str) -> String {
         .collect::<String>()
         .to_lowercase();
     if folded.is_ascii() {
-        return ascii_skeleton(folded.as_bytes(), |b| b);
+        return ascii_skeleton(folded.bytes());
     }
     folded
         .replace("rn", "m")
@@ -100,13 +100,12 @@ pub(crate) fn skeleton(name: &str) -> String {
         .collect()
 }
 
-/// [`skeleton`] of an ASCII name, each byte read in lower case by
-/// `lower`, in one pass: the pairs read as one letter, then each character
-/// as the letter it passes for.
-fn ascii_skeleton(name: &[u8], lower: impl Fn(u8) -> u8) -> String {
-    let mut out = String::new();
-    push_ascii_skeleton(name, lower, &mut out);
-    out
+/// [`skeleton`] of an ASCII name in lower case: the pairs read as one
+/// letter, then each character as the letter it passes for.
+fn ascii_skeleton(lower: impl Iterator<Item = u8>) -> String {
+    let mut read: Vec<u8> = lower.collect();
+    fold_ascii_skeleton(&mut read);
+    read.into_iter().map(char::from).collect()
 }
 
 /// How a name may be read beside its plain skeleton: a `1` as an `i`, a
@@ -134,17 +133,25 @@ impl Reading {
     }
 }
 
-/// The [`skeleton`] of `name` read as `reading`, written over `out`:
-/// without allocating, for a plain ASCII name.
-pub(crate) fn skeleton_into(name: &str, reading: Reading, out: &mut String) {
+/// The [`skeleton`] of `name` read as `reading`, in UTF-8, written over
+/// `out`: without allocating, for a plain ASCII name (a manifest of
+/// numbered tools asks this of every name).
+pub(crate) fn skeleton_into(name: &str, reading: Reading, out: &mut Vec<u8>) {
     out.clear();
-    let replaced = |b: u8| match (reading, b) {
-        (Reading::OneAsI, b'1') => b'i',
-        (Reading::CapitalIAsL, b'I') => b'l',
-        _ => b,
-    };
     if name.is_ascii() {
-        push_ascii_skeleton(name.as_bytes(), |b| replaced(b).to_ascii_lowercase(), out);
+        out.extend_from_slice(name.as_bytes());
+        let (from, to) = match reading {
+            Reading::Plain => (None, 0),
+            Reading::OneAsI => (Some(b'1'), b'i'),
+            Reading::CapitalIAsL => (Some(b'I'), b'l'),
+        };
+        for byte in out.iter_mut() {
+            if Some(*byte) == from {
+                *byte = to;
+            }
+            byte.make_ascii_lowercase();
+        }
+        fold_ascii_skeleton(out);
         return;
     }
     let read = match reading {
@@ -152,47 +159,51 @@ pub(crate) fn skeleton_into(name: &str, reading: Reading, out: &mut String) {
         Reading::OneAsI => skeleton(&name.replace('1', "i")),
         Reading::CapitalIAsL => skeleton(&name.replace('I', "l")),
     };
-    out.push_str(&read);
+    out.extend_from_slice(read.as_bytes());
 }
 
-/// Byte by byte, with no iterator between: a manifest of numbered tools
-/// asks this of every name.
-fn push_ascii_skeleton(name: &[u8], lower: impl Fn(u8) -> u8, out: &mut String) {
-    out.reserve(name.len());
-    let mut at = 0;
-    while let Some(&b) = name.get(at) {
-        let b = lower(b);
-        let pair = match (b, name.get(at + 1).map(|&next| lower(next))) {
-            (b'r', Some(b'n')) => Some('m'),
-            (b'v', Some(b'v')) => Some('w'),
-            (b'c', Some(b'l')) => Some('d'),
+/// Reads a lower-case ASCII name in place, in one pass: the pairs read as
+/// one letter, then each character as the letter it passes for.
+fn fold_ascii_skeleton(name: &mut Vec<u8>) {
+    let (mut read, mut written) = (0, 0);
+    while let Some(&b) = name.get(read) {
+        let pair = match (b, name.get(read + 1)) {
+            (b'r', Some(b'n')) => Some(b'm'),
+            (b'v', Some(b'v')) => Some(b'w'),
+            (b'c', Some(b'l')) => Some(b'd'),
             _ => None,
         };
-        match pair {
+        name[written] = match pair {
             Some(one) => {
-                at += 2;
-                out.push(one);
+                read += 2;
+                one
             }
             None => {
-                at += 1;
-                out.push(look_alike(char::from(b)));
+                read += 1;
+                look_alike_byte(b)
             }
-        }
+        };
+        written += 1;
     }
+    name.truncate(written);
 }
 
 /// The letter a digit or sign passes for in a name.
 fn look_alike(c: char) -> char {
-    match c {
-        '0' => 'o',
-        '1' | '|' => 'l',
-        '3' => 'e',
-        '4' => 'a',
-        '5' => 's',
-        '7' => 't',
-        '$' => 's',
-        '@' => 'a',
-        c => c,
+    u8::try_from(c).map_or(c, |b| char::from(look_alike_byte(b)))
+}
+
+fn look_alike_byte(b: u8) -> u8 {
+    match b {
+        b'0' => b'o',
+        b'1' | b'|' => b'l',
+        b'3' => b'e',
+        b'4' => b'a',
+        b'5' => b's',
+        b'7' => b't',
+        b'$' => b's',
+        b'@' => b'a',
+        b => b,
     }
 }
 
@@ -219,9 +230,9 @@ pub(crate) fn reads_as_itself(name: &str) -> bool {
 fn skeletons(name: &str) -> Vec<String> {
     Reading::of(name)
         .map(|reading| {
-            let mut read = String::new();
+            let mut read = Vec::new();
             skeleton_into(name, reading, &mut read);
-            read
+            String::from_utf8_lossy(&read).into_owned()
         })
         .collect()
 }

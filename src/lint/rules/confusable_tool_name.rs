@@ -104,7 +104,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     // Names are compared by the keyed hash of their skeleton, and spelled
     // out only when two hashes agree (a manifest of a hundred thousand
     // tools allocates nothing for most of them).
-    let mut read = String::new();
+    let mut read = Vec::new();
     let plain: Vec<u64> = tools
         .iter()
         .map(|tool| {
@@ -113,7 +113,7 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
         })
         .collect();
     let by_skeleton = siblings_by_skeleton(&plain, |i| &tools[i].name);
-    let mut other_read = String::new();
+    let mut other_read = Vec::new();
     for (tool, &plain_hash) in tools.iter().zip(&plain) {
         // A plain name (ASCII, read as itself) is what others imitate,
         // never an imitation.
@@ -155,7 +155,10 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
             }
             for (_, i, skeleton) in known_alike {
                 let name = WELL_KNOWN[*i];
-                if *skeleton == read && other_than(name) && known.is_none_or(|(j, _)| *i < j) {
+                if skeleton.as_bytes() == read
+                    && other_than(name)
+                    && known.is_none_or(|(j, _)| *i < j)
+                {
                     known = Some((*i, name));
                 }
             }
