@@ -242,7 +242,7 @@ mod tests {
         names.extend(vec!["READ_fi1e"; 5000]);
         let plain: Vec<u64> = names
             .iter()
-            .map(|name| keyed_hash(&skeleton(name)))
+            .map(|name| keyed_hash(skeleton(name)))
             .collect();
         let kept = siblings_by_skeleton(&plain, |i| names[i]);
         let kept_names: std::collections::BTreeSet<&str> =
