@@ -19,6 +19,7 @@
 pub(crate) mod cues;
 pub(crate) mod invisible;
 pub(crate) mod names;
+mod siphash;
 pub(crate) mod text;
 
 use serde_json::Value;
@@ -30,6 +31,7 @@ use crate::lint::{Manifest, Rule};
 use crate::schema;
 use crate::source::Span;
 
+pub(crate) use siphash::keyed_hash;
 pub(crate) use text::{Normal, Shape};
 
 /// One step of a JSON Pointer.
@@ -668,8 +670,8 @@ pub(crate) enum Event<'v, 'a, 'p> {
 /// Each slot holds a text's hash and its verdict, and a text met later in
 /// the same slot takes it, as in a processor's cache: the table stays
 /// small enough to stay in cache, and texts met often stay in it. The hash
-/// is keyed with a secret chosen for each run (SipHash, std's
-/// `RandomState`), so that no manifest can be written whose poisoned
+/// is keyed with a secret chosen for each run ([`keyed_hash`],
+/// SipHash-1-3), so that no manifest can be written whose poisoned
 /// description takes the verdict of a clean one: two texts share a hash
 /// by chance once in 2^62.
 ///
@@ -771,15 +773,6 @@ fn renumber_into(text: &str, out: &mut String) {
         }
     }
     out.push_str(&text[copied..]);
-}
-
-/// The hash of `text` under a key chosen for this run (SipHash, std's
-/// `RandomState`): no manifest can be written to make two texts collide.
-pub(crate) fn keyed_hash(text: impl AsRef<[u8]>) -> u64 {
-    use std::hash::BuildHasher;
-    static SECRET: std::sync::LazyLock<std::hash::RandomState> =
-        std::sync::LazyLock::new(std::hash::RandomState::new);
-    SECRET.hash_one(text.as_ref())
 }
 
 thread_local! {
