@@ -42,18 +42,25 @@ fn sip<const C: usize, const D: usize>(k0: u64, k1: u64, bytes: &[u8]) -> u64 {
         }
         v[0] ^= word;
     };
-    let mut words = bytes.chunks_exact(8);
-    for word in &mut words {
-        let mut le = [0u8; 8];
-        le.copy_from_slice(word);
-        compress(&mut v, u64::from_le_bytes(le));
+    let (words, rest) = bytes.as_chunks::<8>();
+    for word in words {
+        compress(&mut v, u64::from_le_bytes(*word));
     }
     // The last word: the bytes left, then the length's low byte on top.
-    let rest = words.remainder();
-    let mut last = [0u8; 8];
-    last[..rest.len()].copy_from_slice(rest);
-    last[7] = bytes.len() as u8;
-    compress(&mut v, u64::from_le_bytes(last));
+    // They end the string, so they are the high bytes of its last eight
+    // when it has as many.
+    let mut last = u64::from(bytes.len() as u8) << 56;
+    if !rest.is_empty() {
+        match bytes.last_chunk::<8>() {
+            Some(tail) => last |= u64::from_le_bytes(*tail) >> (8 * (8 - rest.len())),
+            None => {
+                for (i, &byte) in rest.iter().enumerate() {
+                    last |= u64::from(byte) << (8 * i);
+                }
+            }
+        }
+    }
+    compress(&mut v, last);
     v[2] ^= 0xff;
     for _ in 0..D {
         round(&mut v);
