@@ -293,6 +293,8 @@ impl KeyClass {
     const SCHEMA_MEMBER: u8 = 4;
     const MAP: u8 = 8;
     const SUBSCHEMA: u8 = 16;
+    /// Members [`is_vocabulary_only`] may pass by.
+    const MAYBE_VOCABULARY_ONLY: u8 = 32;
 
     /// The class of `key`: one hash lookup, not a scan of every list (a
     /// walk asks for every key of every object of a manifest).
@@ -300,13 +302,14 @@ impl KeyClass {
         type Classes = std::collections::HashMap<&'static str, u8, foldhash::fast::FixedState>;
         static CLASSES: std::sync::LazyLock<Classes> = std::sync::LazyLock::new(|| {
             let mut classes = Classes::default();
-            let lists: [(&[&'static str], u8); 6] = [
+            let lists: [(&[&'static str], u8); 7] = [
                 (VOCABULARY, KeyClass::VOCABULARY),
                 (NOT_SEEN, KeyClass::NOT_SEEN),
                 (SCHEMA_MEMBERS, KeyClass::SCHEMA_MEMBER),
                 (schema::MAPS, KeyClass::MAP),
                 (schema::SINGLE, KeyClass::SUBSCHEMA),
                 (schema::LISTS, KeyClass::SUBSCHEMA),
+                (VOCABULARY_ONLY, KeyClass::MAYBE_VOCABULARY_ONLY),
             ];
             for (list, bit) in lists {
                 for key in list {
@@ -399,6 +402,7 @@ fn walk<'a>(
                         continue;
                     };
                     if matches!(context, Context::Schema)
+                        && class.is(KeyClass::MAYBE_VOCABULARY_ONLY)
                         && is_vocabulary_only(key, member, members)
                     {
                         continue;
@@ -426,6 +430,10 @@ fn walk<'a>(
         }
     }
 }
+
+/// The members [`is_vocabulary_only`] reads; it is asked of no other (a
+/// member left out here is read as text: slower, never blind).
+const VOCABULARY_ONLY: &[&str] = &["type", "$schema", "required"];
 
 /// Whether member `key` of a schema holds only what the schema's
 /// vocabulary and the strings read already say, nothing a model could take
