@@ -218,12 +218,24 @@ fn is_padding(chars: &[(usize, char)], i: usize) -> bool {
     before + after + 1 >= RUN
 }
 
+/// The fewest blanks in a row that count as padding.
+const LONGEST: usize = 40;
+
+/// Whether `text` (of `shape`) may hold a character that renders as
+/// nothing, or [`padding`]: most text is ASCII with no two blanks in a
+/// row, and holds neither.
+pub(crate) fn may_hide(text: &str, shape: Shape) -> bool {
+    !shape.ascii || may_pad(text, shape)
+}
+
+fn may_pad(text: &str, shape: Shape) -> bool {
+    text.len() >= LONGEST && (!shape.ascii || shape.blank_run)
+}
+
 /// A run of blanks inside a line long enough to push what follows out of
 /// view: its byte range. `shape` is the text's.
 pub(crate) fn padding(text: &str, shape: Shape) -> Option<std::ops::Range<usize>> {
-    const LONGEST: usize = 40;
-    // Most text has no two blanks in a row: nothing to walk.
-    if text.len() < LONGEST || (shape.ascii && !shape.blank_run) {
+    if !may_pad(text, shape) {
         return None;
     }
     for line in text.split_inclusive('\n') {

@@ -120,7 +120,13 @@ impl<'a> ToolView<'a> {
 
     /// Calls `f` with every string of the tool a model reads, in document
     /// order: from the manifest, then what the front end read from code.
-    pub(crate) fn each_piece(&self, scratch: &mut Scratch<'a>, mut f: impl FnMut(&Piece<'a, '_>)) {
+    /// Without `PATHS`, a piece's path is left empty: a walk that only
+    /// reads the texts need not keep it.
+    pub(crate) fn each_piece<const PATHS: bool>(
+        &self,
+        scratch: &mut Scratch<'a>,
+        mut f: impl FnMut(&Piece<'a, '_>),
+    ) {
         let tool = self.tool;
         let mut description_seen = false;
         if let Some(value) = self.value {
@@ -130,7 +136,7 @@ impl<'a> ToolView<'a> {
                 _ => None,
             };
             if let Some(context) = context {
-                walk(value, &tool.origin, context, false, scratch, &mut |piece| {
+                walk::<PATHS>(value, &tool.origin, context, false, scratch, &mut |piece| {
                     description_seen |=
                         !piece.is_key && tool.description.as_deref() == Some(piece.text);
                     f(piece);
@@ -156,7 +162,7 @@ impl<'a> ToolView<'a> {
         if tool.parameters_at.is_none()
             && let Some(parameters) = &tool.parameters
         {
-            walk(
+            walk::<PATHS>(
                 parameters,
                 &tool.name_at,
                 Context::Schema,
@@ -362,8 +368,8 @@ pub(crate) struct Scratch<'a> {
 }
 
 /// Calls `f` with the strings under `value` (at `base`) a model reads,
-/// in document order.
-fn walk<'a>(
+/// in document order; with their paths if `PATHS`.
+fn walk<'a, const PATHS: bool>(
     value: &'a Value,
     base: &'a str,
     context: Context,
@@ -376,8 +382,10 @@ fn walk<'a>(
     stack.clear();
     stack.push((value, 0, None, context));
     while let Some((value, depth, step, context)) = stack.pop() {
-        path.truncate(depth);
-        path.extend(step);
+        if PATHS {
+            path.truncate(depth);
+            path.extend(step);
+        }
         match value {
             Value::String(text) => f(&Piece {
                 base,
@@ -410,7 +418,9 @@ fn walk<'a>(
                     // A key is text a model reads when it is a property
                     // name, or a member no vocabulary defines.
                     if matches!(context, Context::SchemaMap) || !class.is_vocabulary() {
-                        path.push(Step::Key(key));
+                        if PATHS {
+                            path.push(Step::Key(key));
+                        }
                         f(&Piece {
                             base,
                             path,
@@ -419,7 +429,9 @@ fn walk<'a>(
                             from_code,
                             shape: Shape::of(key),
                         });
-                        path.pop();
+                        if PATHS {
+                            path.pop();
+                        }
                     }
                     stack.push((member, depth, Some(Step::Key(key)), next));
                 }
@@ -660,7 +672,8 @@ impl Around<'_> {
 
 /// What [`visit`] meets: a piece as it is, or a text rule's finding.
 pub(crate) enum Event<'v, 'a, 'p> {
-    /// Every piece of every tool, in document order.
+    /// Each piece the caller wants ([`visit`]'s `wants`), in document
+    /// order.
     Piece(&'v ToolView<'a>, &'v Piece<'a, 'p>),
     /// A text rule's first hit in a piece, at the phrase, quoting its
     /// sentence.
@@ -788,19 +801,22 @@ thread_local! {
     static VERDICTS: std::cell::Cell<Option<Box<Verdicts>>> = const { std::cell::Cell::new(None) };
 }
 
-/// Walks the manifest once: every piece of every tool goes to `f` as it
-/// is, and the `rules` read it.
+/// Walks the manifest: each piece `wants` asks for (by its text and
+/// shape) goes to `f` as it is, and the `rules` read every piece.
 ///
-/// Most tools hold nothing any rule could match: the normal text of all
-/// of a tool's pieces not met before, a line each, goes through the
-/// prefilters in one pass, and only a tool it admits has its pieces read
-/// one by one. The prefilters match line starts and ends as text starts
+/// Most tools hold nothing any rule could match and nothing `wants`: the
+/// texts are read without their paths, the normal text of all of a
+/// tool's pieces not met before, a line each, goes through the
+/// prefilters in one pass, and only a tool it admits, or with a piece
+/// `wants`, is walked again with paths and has its pieces read one by
+/// one. The prefilters match line starts and ends as text starts
 /// and ends, so a piece that would be admitted alone admits its tool. A
 /// piece met before on this thread has its verdict remembered
 /// ([`Verdicts`]).
 pub(crate) fn visit(
     manifest: &Manifest,
     rules: &[&'static TextRule],
+    wants: impl Fn(&str, Shape) -> bool,
     mut f: impl for<'v, 'a, 'p> FnMut(Event<'v, 'a, 'p>),
 ) {
     let context = Around {
@@ -816,15 +832,15 @@ pub(crate) fn visit(
     for view in tools(manifest) {
         joined.clear();
         met.clear();
-        view.each_piece(&mut scratch, |piece| {
-            f(Event::Piece(&view, piece));
+        // The texts alone first, without their paths: most tools hold
+        // nothing any rule could match or `f` wants.
+        let mut wanted = false;
+        view.each_piece::<false>(&mut scratch, |piece| {
+            wanted |= wants(piece.text, piece.shape);
             if !rules.is_empty() {
                 met.push((verdicts.key(piece.text, piece.shape), piece.text));
             }
         });
-        if rules.is_empty() {
-            continue;
-        }
         // The tool's verdicts looked up together, after the walk: most of
         // them miss the processor's nearer caches, and loads that do not
         // wait on each other overlap.
@@ -837,7 +853,7 @@ pub(crate) fn visit(
                 .map(|(met, _)| *met)
         };
         let mut admitted = known.contains(&Some(true));
-        if !admitted {
+        if !admitted && !rules.is_empty() {
             for (_, text) in unknown() {
                 text::append_normal(&mut joined, text, &mut normal);
                 joined.push('\n');
@@ -847,16 +863,22 @@ pub(crate) fn visit(
                 for (key, _) in unknown() {
                     verdicts.remember(key, false);
                 }
-                continue;
             }
         }
-        // The same pieces in the same order: the keys of the first walk.
+        if !admitted && !wanted {
+            continue;
+        }
+        // The same pieces in the same order, with their paths: the keys
+        // of the first walk.
         let mut keys = met.iter().zip(&known);
-        view.each_piece(&mut scratch, |piece| {
+        view.each_piece::<true>(&mut scratch, |piece| {
+            if wanted && wants(piece.text, piece.shape) {
+                f(Event::Piece(&view, piece));
+            }
             let Some((&(key, _), &verdict)) = keys.next() else {
                 return;
             };
-            if verdict == Some(false) {
+            if !admitted || verdict == Some(false) {
                 return;
             }
             normal.refill(piece.text);
@@ -890,23 +912,32 @@ pub(crate) fn visit(
 
 /// A rule of the family that looks at each piece as it is
 /// (`invisible-unicode`).
-pub(crate) type PieceCheck = fn(&Manifest, &ToolView, &Piece, &mut crate::lint::findings::Findings);
+pub(crate) struct PieceCheck {
+    /// Whether `check` could find anything in a text of this shape:
+    /// asked of every piece before its path is known, and `check` is
+    /// called only where it says so.
+    pub may_find: fn(&str, Shape) -> bool,
+    pub check: fn(&Manifest, &ToolView, &Piece, &mut crate::lint::findings::Findings),
+}
 
 /// Runs the piece checks and the text rules over the manifest in one walk
 /// ([`visit`]), reporting each text finding with its rule's help.
 pub(crate) fn check_text(
     manifest: &Manifest,
-    checks: &[PieceCheck],
+    checks: &[&PieceCheck],
     rules: &[&'static TextRule],
     out: &mut crate::lint::findings::Findings,
 ) {
     if checks.is_empty() && rules.is_empty() {
         return;
     }
-    visit(manifest, rules, |event| match event {
+    let wants = |text: &str, shape| checks.iter().any(|check| (check.may_find)(text, shape));
+    visit(manifest, rules, wants, |event| match event {
         Event::Piece(view, piece) => {
             for check in checks {
-                check(manifest, view, piece, out);
+                if (check.may_find)(piece.text, piece.shape) {
+                    (check.check)(manifest, view, piece, out);
+                }
             }
         }
         Event::Found(rule, diagnostic, _) => out.push(diagnostic.with_help(rule.help)),

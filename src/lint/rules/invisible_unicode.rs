@@ -53,8 +53,14 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
+/// The rule's check of each string a model reads, as it is.
+pub(crate) static CHECK: poison::PieceCheck = poison::PieceCheck {
+    may_find: invisible::may_hide,
+    check: check_piece,
+};
+
 /// Checks one string a model reads, as it is.
-pub(crate) fn check_piece(
+fn check_piece(
     manifest: &Manifest,
     view: &poison::ToolView,
     piece: &poison::Piece,

@@ -105,7 +105,7 @@ pub(crate) enum Check {
     Across,
     /// A tool-poisoning rule that looks at each string a model reads as
     /// it is; it shares the text rules' walk.
-    Piece(poison::PieceCheck),
+    Piece(&'static poison::PieceCheck),
     /// A tool-poisoning rule that reads the text a model reads: the
     /// enabled ones share one walk of the manifest ([`poison::check_text`]).
     Text(&'static poison::TextRule),
@@ -302,7 +302,7 @@ pub(crate) static REGISTRY: &[(&Rule, Check)] = &[
     ),
     (
         &invisible_unicode::RULE,
-        Check::Piece(invisible_unicode::check_piece),
+        Check::Piece(&invisible_unicode::CHECK),
     ),
     (
         &confusable_tool_name::RULE,
@@ -461,7 +461,7 @@ pub(crate) fn check_manifest(manifest: &Manifest, out: &mut Findings, derived_ou
             _ => None,
         })
         .collect();
-    let piece_checks: Vec<poison::PieceCheck> = REGISTRY
+    let piece_checks: Vec<&poison::PieceCheck> = REGISTRY
         .iter()
         .filter_map(|(rule, check)| match check {
             Check::Piece(check) if manifest.settings.runs(rule) => Some(*check),

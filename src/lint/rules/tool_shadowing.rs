@@ -75,17 +75,22 @@ pub(crate) fn reaches(manifest: &Manifest, findings: &[Diagnostic]) -> Vec<Reach
         return Vec::new();
     }
     let mut reaches = Vec::new();
-    poison::visit(manifest, &[&TEXT], |event| {
-        if let poison::Event::Found(_, diagnostic, hit) = event
-            && let Some(name) = hit.reached
-        {
-            reaches.push(Reach {
-                path: diagnostic.path,
-                span: diagnostic.span,
-                name,
-            });
-        }
-    });
+    poison::visit(
+        manifest,
+        &[&TEXT],
+        |_, _| false,
+        |event| {
+            if let poison::Event::Found(_, diagnostic, hit) = event
+                && let Some(name) = hit.reached
+            {
+                reaches.push(Reach {
+                    path: diagnostic.path,
+                    span: diagnostic.span,
+                    name,
+                });
+            }
+        },
+    );
     reaches
 }
 
