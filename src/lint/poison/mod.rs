@@ -302,29 +302,22 @@ impl KeyClass {
     /// Members [`is_vocabulary_only`] may pass by.
     const MAYBE_VOCABULARY_ONLY: u8 = 32;
 
-    /// The class of `key`: one hash lookup, not a scan of every list (a
-    /// walk asks for every key of every object of a manifest).
+    /// The class of `key`: one look in a table built when toolc is
+    /// compiled ([`KEY_TABLE`]), not a scan of every list (a walk asks
+    /// for every key of every object of a manifest).
     fn of(key: &str) -> KeyClass {
-        type Classes = std::collections::HashMap<&'static str, u8, foldhash::fast::FixedState>;
-        static CLASSES: std::sync::LazyLock<Classes> = std::sync::LazyLock::new(|| {
-            let mut classes = Classes::default();
-            let lists: [(&[&'static str], u8); 7] = [
-                (VOCABULARY, KeyClass::VOCABULARY),
-                (NOT_SEEN, KeyClass::NOT_SEEN),
-                (SCHEMA_MEMBERS, KeyClass::SCHEMA_MEMBER),
-                (schema::MAPS, KeyClass::MAP),
-                (schema::SINGLE, KeyClass::SUBSCHEMA),
-                (schema::LISTS, KeyClass::SUBSCHEMA),
-                (VOCABULARY_ONLY, KeyClass::MAYBE_VOCABULARY_ONLY),
-            ];
-            for (list, bit) in lists {
-                for key in list {
-                    *classes.entry(key).or_default() |= bit;
-                }
+        let mut slot = key_slot(key.as_bytes());
+        loop {
+            let held = KEY_TABLE.slots[slot];
+            if held == 0 {
+                return KeyClass(0);
             }
-            classes
-        });
-        KeyClass(CLASSES.get(key).copied().unwrap_or(0))
+            let (known, class) = KEY_TABLE.keys[usize::from(held) - 1];
+            if known == key {
+                return KeyClass(class);
+            }
+            slot = (slot + 1) % KEY_SLOTS;
+        }
     }
 
     fn is(self, bit: u8) -> bool {
@@ -335,6 +328,99 @@ impl KeyClass {
     fn is_vocabulary(self) -> bool {
         self.0 != 0
     }
+}
+
+/// The lists a key's class is made of, each with its bit.
+const KEY_LISTS: [(&[&str], u8); 7] = [
+    (VOCABULARY, KeyClass::VOCABULARY),
+    (NOT_SEEN, KeyClass::NOT_SEEN),
+    (SCHEMA_MEMBERS, KeyClass::SCHEMA_MEMBER),
+    (schema::MAPS, KeyClass::MAP),
+    (schema::SINGLE, KeyClass::SUBSCHEMA),
+    (schema::LISTS, KeyClass::SUBSCHEMA),
+    (VOCABULARY_ONLY, KeyClass::MAYBE_VOCABULARY_ONLY),
+];
+
+/// How many keys the lists hold, counting a key in two lists twice.
+const KEYS_LISTED: usize = {
+    let mut count = 0;
+    let mut list = 0;
+    while list < KEY_LISTS.len() {
+        count += KEY_LISTS[list].0.len();
+        list += 1;
+    }
+    count
+};
+
+/// Slots of [`KEY_TABLE`]: many more than keys, so that a key that is in
+/// no list mostly meets an empty slot at once.
+const KEY_SLOTS: usize = 1024;
+
+/// Every listed key with its class, and slots that hold each one's place
+/// in `keys` plus one (0: empty), the key at [`key_slot`] or the first
+/// free slot after it.
+struct KeyTable {
+    keys: [(&'static str, u8); KEYS_LISTED],
+    slots: [u16; KEY_SLOTS],
+}
+
+/// Built when toolc is compiled: no lock or hash at run time.
+static KEY_TABLE: KeyTable = {
+    let mut table = KeyTable {
+        keys: [("", 0); KEYS_LISTED],
+        slots: [0; KEY_SLOTS],
+    };
+    let mut count = 0;
+    let mut list = 0;
+    while list < KEY_LISTS.len() {
+        let (keys, bit) = KEY_LISTS[list];
+        let mut k = 0;
+        while k < keys.len() {
+            let key = keys[k];
+            let mut slot = key_slot(key.as_bytes());
+            loop {
+                let held = table.slots[slot] as usize;
+                if held == 0 {
+                    table.keys[count] = (key, bit);
+                    count += 1;
+                    table.slots[slot] = count as u16;
+                    break;
+                }
+                if same_bytes(table.keys[held - 1].0.as_bytes(), key.as_bytes()) {
+                    table.keys[held - 1].1 |= bit;
+                    break;
+                }
+                slot = (slot + 1) % KEY_SLOTS;
+            }
+            k += 1;
+        }
+        list += 1;
+    }
+    table
+};
+
+/// Where [`KEY_TABLE`] looks for `key` first: a mix of its length and
+/// three of its bytes, which tells the listed keys apart almost always.
+const fn key_slot(key: &[u8]) -> usize {
+    let Some((&last, _)) = key.split_last() else {
+        return 0;
+    };
+    let mixed = key.len() * 131 + key[0] as usize * 31 + key[key.len() / 2] as usize * 7;
+    (mixed + last as usize) % KEY_SLOTS
+}
+
+const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 #[derive(Clone, Copy)]
@@ -789,7 +875,13 @@ fn renumber_into(text: &str, out: &mut String) {
         }
         if start == 0 || !bytes[start - 1].is_ascii_alphabetic() {
             out.push_str(&text[copied..start]);
-            out.extend(std::iter::repeat_n('0', at - start));
+            const ZEROS: &str = "0000000000000000";
+            let mut zeros = at - start;
+            while zeros > 0 {
+                let run = zeros.min(ZEROS.len());
+                out.push_str(&ZEROS[..run]);
+                zeros -= run;
+            }
             copied = at;
         }
     }
@@ -953,6 +1045,36 @@ pub(crate) fn sentences(normal: &Normal) -> impl Iterator<Item = (usize, &str)> 
 mod tests {
     use super::*;
 
+    /// The table built at compile time says of every key what the lists
+    /// say, and nothing of a key in none of them.
+    #[test]
+    fn key_classes_are_the_lists() {
+        for (keys, _) in KEY_LISTS {
+            for key in keys {
+                let listed = KEY_LISTS
+                    .iter()
+                    .filter(|(keys, _)| keys.contains(key))
+                    .fold(0, |class, (_, bit)| class | bit);
+                assert_eq!(KeyClass::of(key).0, listed, "{key}");
+            }
+        }
+        for key in [
+            "",
+            "x",
+            "user_id",
+            "Name",
+            "names",
+            "typ",
+            "types",
+            "descriptio",
+            "é",
+        ] {
+            assert_eq!(KeyClass::of(key).0, 0, "{key:?}");
+        }
+        let used = KEY_TABLE.slots.iter().filter(|&&slot| slot != 0).count();
+        assert!(used > 50 && used < KEY_SLOTS / 4, "{used} slots");
+    }
+
     fn renumbered(text: &str) -> String {
         let mut out = String::new();
         renumber_into(text, &mut out);
@@ -1003,6 +1125,10 @@ mod tests {
         assert_eq!(
             renumbered("get_user_12_3 v2 soc2 id_ed25519 .p12 9x"),
             "get_user_00_0 v2 soc2 id_ed25519 .p12 0x"
+        );
+        assert_eq!(
+            renumbered("x 12345678901234567890."),
+            "x 00000000000000000000."
         );
         // A byte of a longer character is no letter.
         assert_eq!(renumbered("é12 ж3x 7"), "é00 ж0x 0");
