@@ -555,10 +555,19 @@ fn is_vocabulary_only(key: &str, member: &Value, object: &serde_json::Map<String
             .as_str()
             .is_some_and(|dialect| schema::DIALECTS.contains(&dialect.trim_end_matches('#'))),
         "required" => {
-            let properties = object.get("properties").and_then(Value::as_object);
-            // A schema names a few properties: comparing with each costs
-            // less than hashing every name, and stays linear for a few.
+            // A schema names a few properties and has a few members:
+            // comparing with each costs less than hashing every name (the
+            // map's hash is SipHash), and stays linear for a few.
             const FEW: usize = 16;
+            let properties = if object.len() <= FEW {
+                object
+                    .iter()
+                    .find(|(key, _)| *key == "properties")
+                    .map(|(_, value)| value)
+            } else {
+                object.get("properties")
+            };
+            let properties = properties.and_then(Value::as_object);
             let has = |name: &str| {
                 properties.is_some_and(|p| {
                     if p.len() <= FEW {

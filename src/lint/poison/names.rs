@@ -214,7 +214,8 @@ pub(crate) fn reads_as_itself(name: &str) -> bool {
     let bytes = name.as_bytes();
     name.is_ascii()
         && bytes.iter().all(|&b| {
-            look_alike(char::from(b.to_ascii_lowercase())) == char::from(b.to_ascii_lowercase())
+            let lower = b.to_ascii_lowercase();
+            look_alike_byte(lower) == lower
         })
         && !bytes.windows(2).any(|pair| {
             matches!(
