@@ -458,7 +458,7 @@ patterns! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lint::poison::text::{Normal, append_normal};
+    use crate::lint::poison::text::{Normal, Shape, append_normal};
 
     /// Every string of a JSON value, keys included.
     fn strings(value: &serde_json::Value, out: &mut Vec<String>) {
@@ -606,7 +606,7 @@ mod tests {
                     let mut joined = String::from("first line\n");
                     let mut scratch = Normal::default();
                     for piece in &pieces {
-                        append_normal(&mut joined, piece, &mut scratch);
+                        append_normal(&mut joined, piece, Shape::of(piece), &mut scratch);
                         joined.push('\n');
                     }
                     joined.push_str("last line");

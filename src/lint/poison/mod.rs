@@ -861,9 +861,9 @@ impl Verdicts {
 }
 
 /// Whether [`Verdicts::key`] writes the numbers of a text of `shape` as
-/// zeros: it has digits, and is ASCII with no character reference.
+/// zeros: it has digits, and each of its bytes reads as itself.
 fn renumbers(shape: Shape) -> bool {
-    shape.digit && shape.ascii && !shape.ampersand
+    shape.digit && shape.plain()
 }
 
 /// Appends `text` to `out` with each run of digits that does not follow a
@@ -927,7 +927,7 @@ pub(crate) fn visit(
     let mut normal = Normal::default();
     let mut scratch = Scratch::default();
     let mut joined = String::new();
-    let mut met: Vec<(TextKey, &str)> = Vec::new();
+    let mut met: Vec<(TextKey, &str, Shape)> = Vec::new();
     let mut known: Vec<Option<bool>> = Vec::new();
     let mut verdicts = VERDICTS.take().unwrap_or_else(|| Box::new(Verdicts::new()));
     for view in tools(manifest) {
@@ -939,14 +939,18 @@ pub(crate) fn visit(
         view.each_piece::<false>(&mut scratch, |piece| {
             wanted |= wants(piece.text, piece.shape);
             if !rules.is_empty() {
-                met.push((verdicts.key(piece.text, piece.shape), piece.text));
+                met.push((
+                    verdicts.key(piece.text, piece.shape),
+                    piece.text,
+                    piece.shape,
+                ));
             }
         });
         // The tool's verdicts looked up together, after the walk: most of
         // them miss the processor's nearer caches, and loads that do not
         // wait on each other overlap.
         known.clear();
-        known.extend(met.iter().map(|&(key, _)| verdicts.get(key)));
+        known.extend(met.iter().map(|&(key, _, _)| verdicts.get(key)));
         let unknown = || {
             met.iter()
                 .zip(&known)
@@ -955,13 +959,13 @@ pub(crate) fn visit(
         };
         let mut admitted = known.contains(&Some(true));
         if !admitted && !rules.is_empty() {
-            for (_, text) in unknown() {
-                text::append_normal(&mut joined, text, &mut normal);
+            for (_, text, shape) in unknown() {
+                text::append_normal(&mut joined, text, shape, &mut normal);
                 joined.push('\n');
             }
             admitted = !joined.is_empty() && cues::admits_any(&joined);
             if !admitted {
-                for (key, _) in unknown() {
+                for (key, _, _) in unknown() {
                     verdicts.remember(key, false);
                 }
             }
@@ -976,13 +980,13 @@ pub(crate) fn visit(
             if wanted && wants(piece.text, piece.shape) {
                 f(Event::Piece(&view, piece));
             }
-            let Some((&(key, _), &verdict)) = keys.next() else {
+            let Some((&(key, _, _), &verdict)) = keys.next() else {
                 return;
             };
             if !admitted || verdict == Some(false) {
                 return;
             }
-            normal.refill(piece.text);
+            normal.refill(piece.text, piece.shape);
             let admitted = cues::Admitted::of(&normal.text);
             verdicts.remember(key, admitted.is_some());
             let Some(admitted) = admitted else {

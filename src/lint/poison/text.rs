@@ -27,6 +27,14 @@ pub(crate) struct Shape {
 }
 
 impl Shape {
+    /// Whether each byte of the text reads as itself: ASCII with no
+    /// character reference (`&#73;gnore` is read as the character it
+    /// stands for: a model reads it so, and markdown renders it so). Only
+    /// case and word breaks tell its normal text from it.
+    pub(crate) fn plain(self) -> bool {
+        self.ascii && !self.ampersand
+    }
+
     pub(crate) fn of(text: &str) -> Shape {
         let bytes = text.as_bytes();
         let mut lanes = [0u8; LANES];
@@ -96,18 +104,18 @@ pub(crate) struct Normal {
 impl Normal {
     pub(crate) fn new(original: &str) -> Normal {
         let mut normal = Normal::default();
-        normal.refill(original);
+        normal.refill(original, Shape::of(original));
         normal
     }
 
-    /// Reads `original` into this one, keeping what it allocated: a walk
-    /// normalizes a million strings with one buffer.
-    pub(crate) fn refill(&mut self, original: &str) {
+    /// Reads `original` (of `shape`) into this one, keeping what it
+    /// allocated: a walk normalizes a million strings with one buffer.
+    pub(crate) fn refill(&mut self, original: &str, shape: Shape) {
         self.text.clear();
         self.offsets.clear();
         self.original_len = original.len();
         // Most text is ASCII: read in bulk, it needs no way back.
-        if append_plain(&mut self.text, original) {
+        if append_plain(&mut self.text, original, shape) {
             return;
         }
         let identifier = !original.chars().any(char::is_whitespace);
@@ -189,21 +197,18 @@ impl Normal {
 /// Appends to `out` what a normal text of `original` holds, for a text
 /// the rules only ask whether anything could match in ([`Normal`] keeps
 /// the way back): one text of all the strings of a tool.
-pub(crate) fn append_normal(out: &mut String, original: &str, scratch: &mut Normal) {
-    if !append_plain(out, original) {
-        scratch.refill(original);
+pub(crate) fn append_normal(out: &mut String, original: &str, shape: Shape, scratch: &mut Normal) {
+    if !append_plain(out, original, shape) {
+        scratch.refill(original, shape);
         out.push_str(&scratch.text);
     }
 }
 
-/// Appends the normal text of `original` to `out` when each of its bytes
-/// comes from the byte at the same offset (ASCII, not a camel-case
-/// identifier, no character reference); `false`, appending nothing,
-/// otherwise.
-fn append_plain(out: &mut String, original: &str) -> bool {
-    // A character reference (`&#73;gnore`) is read as the character it
-    // stands for: a model reads it so, and markdown renders it so.
-    if !original.is_ascii() || original.contains('&') {
+/// Appends the normal text of `original` (of `shape`) to `out` when each
+/// of its bytes comes from the byte at the same offset ([`Shape::plain`],
+/// not a camel-case identifier); `false`, appending nothing, otherwise.
+fn append_plain(out: &mut String, original: &str, shape: Shape) -> bool {
+    if !shape.plain() {
         return false;
     }
     let identifier = !original.bytes().any(|b| char::from(b).is_whitespace());
@@ -494,7 +499,7 @@ mod tests {
             "",
         ] {
             let mut out = String::from("x\n");
-            append_normal(&mut out, original, &mut scratch);
+            append_normal(&mut out, original, Shape::of(original), &mut scratch);
             assert_eq!(
                 out,
                 format!("x\n{}", Normal::new(original).text),
