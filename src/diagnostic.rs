@@ -125,6 +125,12 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// Whether `name_or_code` names this rule: its name, or its code in
+    /// any case (`tc102`), as configurations and `toolc explain` take them.
+    pub fn answers_to(&self, name_or_code: &str) -> bool {
+        self.name == name_or_code || self.code.eq_ignore_ascii_case(name_or_code)
+    }
+
     /// A finding of this rule, at its default severity.
     pub(crate) fn diagnostic(
         &'static self,

@@ -38,7 +38,7 @@ pub(super) struct CallArgs {
     #[arg(long, value_name = "FILE")]
     args_file: Option<PathBuf>,
     /// The largest arguments document read, e.g. 16MiB or 64KiB.
-    #[arg(long, value_name = "SIZE", value_parser = crate::lint::config::parse_size, default_value = "1MiB")]
+    #[arg(long, value_name = "SIZE", value_parser = crate::project::config::parse_size, default_value = "1MiB")]
     max_args_size: u64,
     /// The time the whole call may take, retries included, in seconds.
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]

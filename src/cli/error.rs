@@ -91,6 +91,12 @@ pub enum CliError {
     InputChanged(String),
     #[error(transparent)]
     Lint(#[from] crate::lint::LintError),
+    /// The front end could not load (a path missing, a `toolc.toml` that
+    /// cannot be used).
+    #[error(transparent)]
+    Load(#[from] crate::project::LoadError),
+    #[error(transparent)]
+    Config(#[from] crate::project::ConfigError),
     #[error(transparent)]
     Emit(#[from] crate::emit::EmitError),
     #[error(transparent)]

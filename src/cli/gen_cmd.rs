@@ -602,8 +602,14 @@ fn reload(
     };
     let linter = crate::lint::Linter::new(options)?;
     let project = match held.iter().find(|document| document.path == again.path) {
-        Some(document) => linter.load_held(document)?,
-        None => linter.load(&[again.file.to_path_buf()])?,
+        Some(document) => {
+            document.load_configured(&linter.load_options(), linter.configuration())?
+        }
+        None => crate::project::Project::load_configured(
+            &[again.file.to_path_buf()],
+            &linter.load_options(),
+            linter.configuration(),
+        )?,
     };
     let manifest = project
         .manifests
@@ -643,10 +649,13 @@ mod tests {
     /// What a run that read `file` keeps to read it again: the
     /// fingerprints of its text and of what its code gave the IR.
     fn first_read(read: &ReadArgs, file: &Path) -> (Option<Fingerprint>, u64) {
-        let project = crate::lint::Linter::new(read.options())
-            .unwrap()
-            .load(&[file.to_path_buf()])
-            .unwrap();
+        let linter = crate::lint::Linter::new(read.options()).unwrap();
+        let project = crate::project::Project::load_configured(
+            &[file.to_path_buf()],
+            &linter.load_options(),
+            linter.configuration(),
+        )
+        .unwrap();
         let manifest = &project.manifests[0];
         (Some(manifest.fingerprint), manifest.code.fingerprint)
     }

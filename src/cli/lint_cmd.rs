@@ -261,7 +261,7 @@ fn run_on_stdin(
         .unwrap_or_else(|| PathBuf::from(STDIN));
     let options = args.read.options();
     let linter = lint::Linter::new(options.clone())?;
-    let limit = linter.max_file_size(&path)?;
+    let limit = linter.configuration().max_file_size(&path)?;
     // One byte past the limit is enough to know the text is over it.
     let mut bytes = Vec::new();
     std::io::stdin()

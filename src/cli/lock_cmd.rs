@@ -89,7 +89,7 @@ fn find(named: Option<&Path>, linter: &Linter) -> Result<Result<PathBuf, Vec<Pat
         return Ok(Ok(here));
     }
     let mut looked = vec![here];
-    if let Some(dir) = linter.config_dir()? {
+    if let Some(dir) = linter.configuration().config_dir(Path::new("."))? {
         let beside = dir.join(lock::FILE_NAME);
         if beside.is_file() {
             return Ok(Ok(beside));
@@ -136,7 +136,7 @@ pub(super) fn locked(
 ) -> Result<Arc<Locked>, CliError> {
     let mut relisted = BTreeMap::new();
     for document in second {
-        let project = linter.load_held(document)?;
+        let project = document.load_configured(&linter.load_options(), linter.configuration())?;
         let definitions = project
             .manifests
             .first()
@@ -171,10 +171,10 @@ pub(super) fn run(
     let mut project = if paths.is_empty() {
         Project::default()
     } else {
-        linter.load(&paths)?
+        Project::load_configured(&paths, &linter.load_options(), linter.configuration())?
     };
     for document in &held {
-        let loaded = linter.load_held(document)?;
+        let loaded = document.load_configured(&linter.load_options(), linter.configuration())?;
         project.manifests.extend(loaded.manifests);
         project.failures.extend(loaded.failures);
     }

@@ -32,8 +32,9 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::ir::Format;
-use crate::lint::config::{self, Selector};
+use crate::lint::select::Selector;
 use crate::lint::{Level, Rule, Target};
+use crate::project::config;
 
 pub use error::CliError;
 use error::Outcome;

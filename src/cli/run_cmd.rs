@@ -29,7 +29,7 @@ pub(super) struct RunArgs {
     args_file: Option<PathBuf>,
     /// The largest arguments document read (from --args, --args-file or standard input),
     /// e.g. 16MiB or 64KiB; a larger one is refused before it is read whole.
-    #[arg(long, value_name = "SIZE", value_parser = crate::lint::config::parse_size, default_value = "16MiB")]
+    #[arg(long, value_name = "SIZE", value_parser = crate::project::config::parse_size, default_value = "16MiB")]
     max_args_size: u64,
     /// List the tools and their parameters instead of calling one.
     #[arg(long, conflicts_with_all = ["tool", "args", "args_file"])]
@@ -47,7 +47,7 @@ pub(super) struct RunnerArgs {
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     timeout: Option<Duration>,
     /// The most the tool may print on stdout before it is killed (e.g. 1MiB, 64KiB).
-    #[arg(long, value_name = "SIZE", value_parser = crate::lint::config::parse_size, default_value = "1MiB")]
+    #[arg(long, value_name = "SIZE", value_parser = crate::project::config::parse_size, default_value = "1MiB")]
     max_output: u64,
     /// A memory limit for the call, in place of its manifest's (Nachos
     /// resources.memory) and of the default, 1GiB, e.g. 512MiB: counted by the call's
@@ -454,7 +454,7 @@ mod interrupt {
 
 /// `--memory`: a size of at least [`MIN_MEMORY`](crate::formats::nachos::MIN_MEMORY).
 fn parse_memory(text: &str) -> Result<u64, String> {
-    let bytes = crate::lint::config::parse_size(text)?;
+    let bytes = crate::project::config::parse_size(text)?;
     let least = crate::formats::nachos::MIN_MEMORY;
     if bytes < least {
         return Err(format!(

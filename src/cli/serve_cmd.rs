@@ -145,7 +145,7 @@ fn parse_address(text: &str) -> Result<SocketAddr, String> {
 }
 
 fn parse_request_size(text: &str) -> Result<usize, String> {
-    let size = crate::lint::config::parse_size(text)?;
+    let size = crate::project::config::parse_size(text)?;
     match usize::try_from(size) {
         Ok(size) if size >= 1024 => Ok(size),
         _ => Err(format!("\"{text}\": give a size from 1KiB up")),

@@ -15,14 +15,13 @@
 //! the IR, use lint that way, as their error gate).
 
 pub(crate) mod command_path;
-pub mod config;
-mod exclude;
 pub(crate) mod findings;
 pub mod fix;
 pub(crate) mod parameter_schema;
 pub(crate) mod poison;
 pub(crate) mod rules;
 pub(crate) mod schema_walk;
+pub mod select;
 pub mod settings;
 pub(crate) mod structure;
 
@@ -35,6 +34,7 @@ use rayon::prelude::*;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::ir::Format;
 use crate::lint::findings::Findings;
+use crate::project::config::{self, ConfigError, Resolver};
 use crate::project::{
     self, Failure, HeldDocument, LoadOptions, LoadProblem, Loaded, ProblemKind, Project, ReadLog,
 };
@@ -234,8 +234,8 @@ impl LintReport {
 pub enum LintError {
     #[error(transparent)]
     Load(#[from] project::LoadError),
-    #[error("{0}")]
-    Config(String),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -244,44 +244,37 @@ pub enum LintError {
 /// apply to each file.
 pub struct Linter {
     options: LintOptions,
-    resolver: Arc<config::Resolver>,
+    resolver: Arc<Resolver>,
 }
 
 impl Linter {
     /// Reads the configuration the command line names (the files beside
     /// each manifest are read when a manifest needs them).
     pub fn new(options: LintOptions) -> Result<Linter, LintError> {
-        let resolver = Arc::new(config::Resolver::new(options.command_line.clone())?);
+        let resolver = Arc::new(Resolver::new(
+            options.command_line.clone(),
+            RULES.as_slice(),
+        )?);
         Ok(Linter { options, resolver })
+    }
+
+    /// A linter for a configuration the caller resolved (and loaded with).
+    pub fn configured(options: LintOptions, resolver: Arc<Resolver>) -> Linter {
+        Linter { options, resolver }
+    }
+
+    /// The configuration this run checks with: the front end loads with it.
+    pub fn configuration(&self) -> &Arc<Resolver> {
+        &self.resolver
     }
 
     /// What the front end needs to load files as this run lints them.
     pub fn load_options(&self) -> LoadOptions {
-        LoadOptions {
+        self.resolver.load_options(LoadOptions {
             input_format: self.options.input_format,
             exclude: self.options.exclude.clone(),
-            exclusion: Some(Arc::new(exclude::Configured::new(self.resolver.clone()))),
             read_log: self.options.read_log.clone(),
             ..LoadOptions::default()
-        }
-    }
-
-    /// The directory of the configuration that applies to the current
-    /// directory (see [`config::Resolver::config_dir`]).
-    pub fn config_dir(&self) -> Result<Option<PathBuf>, LintError> {
-        self.resolver.config_dir(Path::new("."))
-    }
-
-    /// The size limit of the file at `path`, from its configuration.
-    pub fn max_file_size(&self, path: &Path) -> Result<u64, LintError> {
-        Ok(self.resolver.settings_for(path)?.max_file_size)
-    }
-
-    /// Loads `paths` through the front end with the size limits this run's
-    /// configuration sets, keeping everything (for gen, convert and run).
-    pub fn load(&self, paths: &[PathBuf]) -> Result<Project, LintError> {
-        Project::load_with(paths, &self.load_options(), &|path: &Path| {
-            self.max_file_size(path)
         })
     }
 
@@ -366,16 +359,6 @@ impl Linter {
         self.lint_keeping(paths, held, KeepSource::WithErrors, keep)
     }
 
-    /// Loads a document held in memory as this run loads it (with the
-    /// size limit of the current directory's configuration).
-    pub fn load_held(&self, held: &HeldDocument) -> Result<Project, LintError> {
-        let options = LoadOptions {
-            max_file_size: self.max_file_size(Path::new(HELD_CONFIGURED_AS))?,
-            ..self.load_options()
-        };
-        Ok(Project::collect(vec![held.load(&options)]))
-    }
-
     fn lint_keeping<T: Send>(
         &self,
         paths: &[PathBuf],
@@ -416,18 +399,20 @@ impl Linter {
             project::load_each(
                 paths,
                 &self.load_options(),
-                &|path: &Path| self.max_file_size(path),
+                &|path: &Path| Ok::<u64, LintError>(self.resolver.max_file_size(path)?),
                 &visit,
             )?
         };
         if !held.is_empty() {
             let held_options = LoadOptions {
-                max_file_size: self.max_file_size(Path::new(HELD_CONFIGURED_AS))?,
+                max_file_size: self
+                    .resolver
+                    .max_file_size(Path::new(HeldDocument::CONFIGURED_AS))?,
                 ..self.load_options()
             };
             for document in held {
                 let loaded = document.load(&held_options);
-                let configured_as = Some(Path::new(HELD_CONFIGURED_AS));
+                let configured_as = Some(Path::new(HeldDocument::CONFIGURED_AS));
                 outcomes.push(visit_as(loaded, KeepSource::Always, configured_as)?);
             }
         }
@@ -525,11 +510,6 @@ impl Linter {
         Ok(())
     }
 }
-
-/// The file in the current directory whose configuration a document held
-/// in memory takes: the `toolc.toml` found from there (none matches a
-/// per-file override).
-const HELD_CONFIGURED_AS: &str = "-";
 
 /// Lints files and directories.
 pub fn lint_paths(paths: &[PathBuf], options: &LintOptions) -> Result<LintReport, LintError> {

@@ -19,9 +19,12 @@
 //! [`Project::from_documents`] from documents in memory (an editor's unsaved
 //! buffers; their package code is still read from disk beside their path).
 
+pub mod config;
+mod exclude;
 mod names;
 mod package;
 mod read;
+pub mod settings;
 mod walk;
 
 use std::collections::{HashMap, HashSet};
@@ -33,6 +36,7 @@ use rayon::prelude::*;
 pub use crate::formats::{Decided, Detection};
 use crate::ir::{Format, ToolSet};
 use crate::source::{Source, Span};
+pub use config::{ConfigError, Resolver};
 
 /// The parsed document of a manifest: its value and where each part is.
 pub use crate::json::{Document, SourceMap};
@@ -205,6 +209,9 @@ pub enum LoadError {
     /// The path as given; shown on one line that cannot act on a terminal.
     #[error("{}: no such file or directory", crate::terminal::one_line(.0))]
     PathNotFound(String),
+    /// A `toolc.toml` that applies could not be used.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
 }
 
 /// A document held in memory rather than read from a file (the tools a
@@ -219,6 +226,25 @@ pub struct HeldDocument {
 }
 
 impl HeldDocument {
+    /// The file in the current directory whose configuration a document held
+    /// in memory takes: the `toolc.toml` found from there (none matches a
+    /// per-file override).
+    pub const CONFIGURED_AS: &str = "-";
+
+    /// Loads the document as `options` say, within the size limit of the
+    /// current directory's configuration.
+    pub fn load_configured(
+        &self,
+        options: &LoadOptions,
+        configuration: &Arc<Resolver>,
+    ) -> Result<Project, LoadError> {
+        let options = LoadOptions {
+            max_file_size: configuration.max_file_size(Path::new(Self::CONFIGURED_AS))?,
+            ..configuration.load_options(options.clone())
+        };
+        Ok(Project::collect(vec![self.load(&options)]))
+    }
+
     /// Loads the document as `options` say, with its own format.
     pub(crate) fn load(&self, options: &LoadOptions) -> Loaded {
         let options = LoadOptions {
@@ -261,6 +287,20 @@ impl Project {
     {
         let loaded = load_each(paths, options, limit, &|loaded| Ok(loaded))?;
         Ok(Project::collect(loaded))
+    }
+
+    /// Loads the manifests at `paths` as `configuration` says: what its
+    /// `toolc.toml` files exclude is left out, and each file is read
+    /// within the size limit its configuration sets.
+    pub fn load_configured(
+        paths: &[PathBuf],
+        options: &LoadOptions,
+        configuration: &Arc<Resolver>,
+    ) -> Result<Project, LoadError> {
+        let options = configuration.load_options(options.clone());
+        Project::load_with(paths, &options, &|path: &Path| {
+            Ok::<u64, LoadError>(configuration.settings_for(path)?.max_file_size)
+        })
     }
 
     /// Loads documents held in memory: each a path (which says where the

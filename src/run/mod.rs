@@ -62,6 +62,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 use crate::ir::{Tool, ToolSet};
+use crate::project::config::{CommandLine, Resolver};
 use crate::project::{NameEntry, Repeats, name_clashes};
 pub use audit::AuditSink;
 pub use cancel::CancelToken;
@@ -237,11 +238,19 @@ impl Runner {
         paths: &[PathBuf],
         read_log: Option<std::sync::Arc<crate::project::ReadLog>>,
     ) -> Result<Vec<ToolSet>, LoadError> {
-        let linter = crate::lint::Linter::new(crate::lint::LintOptions {
+        // The front end resolves each path's toolc.toml and loads with it;
+        // lint checks what it loaded, with the same configuration.
+        let configuration = Resolver::new(CommandLine::default(), crate::lint::RULES.as_slice())
+            .map(std::sync::Arc::new)
+            .map_err(crate::lint::LintError::from)?;
+        let options = crate::project::LoadOptions {
             read_log,
-            ..crate::lint::LintOptions::default()
-        })?;
-        let project = linter.load(paths)?;
+            ..crate::project::LoadOptions::default()
+        };
+        let project = crate::project::Project::load_configured(paths, &options, &configuration)
+            .map_err(crate::lint::LintError::from)?;
+        let linter =
+            crate::lint::Linter::configured(crate::lint::LintOptions::default(), configuration);
         let report = linter.check(&project)?;
         if report.count(crate::diagnostic::Severity::Error) > 0 {
             return Err(LoadError::Findings(Box::new(report)));

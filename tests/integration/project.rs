@@ -116,12 +116,22 @@ fn a_lint_run_reads_each_file_once() {
 fn loading_for_gen_and_checking_reads_each_file_once() {
     let dir = packages();
     let log = Arc::new(ReadLog::new());
-    let linter = Linter::new(LintOptions {
+    // The front end resolves the configuration and loads without a linter;
+    // lint checks what it loaded.
+    let configuration = Arc::new(
+        toolc::project::Resolver::new(
+            toolc::project::config::CommandLine::default(),
+            toolc::lint::RULES.as_slice(),
+        )
+        .expect("configuration"),
+    );
+    let options = LoadOptions {
         read_log: Some(log.clone()),
-        ..LintOptions::default()
-    })
-    .expect("linter");
-    let project = linter.load(&[dir.path().to_path_buf()]).expect("load");
+        ..LoadOptions::default()
+    };
+    let project = Project::load_configured(&[dir.path().to_path_buf()], &options, &configuration)
+        .expect("load");
+    let linter = Linter::configured(LintOptions::default(), configuration);
     let report = linter.check(&project).expect("check");
     let errors: Vec<_> = report
         .diagnostics
@@ -301,7 +311,8 @@ fn a_directory_named_in_bytes_that_are_not_utf8_keeps_its_configuration() {
     .expect("write");
     let linter = Linter::new(LintOptions::default()).expect("linter");
     let streamed = linter.lint_paths(std::slice::from_ref(&odd)).expect("lint");
-    let project = linter.load(&[odd]).expect("load");
+    let project = Project::load_configured(&[odd], &linter.load_options(), linter.configuration())
+        .expect("load");
     let checked = linter.check(&project).expect("check");
     for report in [streamed, checked] {
         let rules: Vec<&str> = report.diagnostics.iter().map(|d| d.rule.name).collect();

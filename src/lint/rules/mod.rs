@@ -419,9 +419,7 @@ fn check_parameter_schemas(manifest: &Manifest, out: &mut Findings, derived_out:
 
 /// A rule by name or code.
 pub fn find(name_or_code: &str) -> Option<&'static Rule> {
-    ALL.iter()
-        .copied()
-        .find(|r| r.name == name_or_code || r.code.eq_ignore_ascii_case(name_or_code))
+    ALL.iter().copied().find(|r| r.answers_to(name_or_code))
 }
 
 /// The documentation comment of a rule's file.

@@ -1,4 +1,4 @@
-//! Which paths a lint run's walks leave out: `exclude`, `extend-exclude`
+//! Which paths the walks leave out: `exclude`, `extend-exclude`
 //! and `force-exclude` in `toolc.toml`, and `--exclude`,
 //! `--extend-exclude` and `--force-exclude` on the command line, with
 //! ruff's meaning:
@@ -20,8 +20,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::config::Resolver;
-use crate::project::{CanonicalDirs, DEFAULT_EXCLUDE, Exclusion};
+use super::DEFAULT_EXCLUDE;
 
 /// Globs with ruff's meaning, relative to `base`.
 #[derive(Debug)]
@@ -50,7 +49,7 @@ impl PathGlobs {
                 return Err(format!("invalid glob {pattern:?}: it is empty"));
             }
             if trimmed.contains('/') {
-                for form in super::config::glob_forms(trimmed) {
+                for form in glob_forms(trimmed) {
                     paths.add(glob(&form)?);
                 }
             } else {
@@ -78,7 +77,7 @@ impl PathGlobs {
 
     /// Whether the canonical `path`, or (for a path named on the command
     /// line, `ancestors`) a directory above it below `base`, matches.
-    fn matches(&self, path: &Path, ancestors: bool) -> bool {
+    pub(crate) fn matches(&self, path: &Path, ancestors: bool) -> bool {
         let relative = path.strip_prefix(&self.base).ok();
         if relative.is_some_and(|r| !r.as_os_str().is_empty() && self.paths.is_match(r)) {
             return true;
@@ -94,47 +93,6 @@ impl PathGlobs {
                 .file_name()
                 .is_some_and(|name| self.names.is_match(Path::new(name))),
         }
-    }
-}
-
-/// The exclusions a command line and its `toolc.toml` files configure.
-#[derive(Debug)]
-pub(crate) struct Configured {
-    resolver: Arc<Resolver>,
-    canonical: CanonicalDirs,
-}
-
-impl Configured {
-    pub(crate) fn new(resolver: Arc<Resolver>) -> Configured {
-        Configured {
-            resolver,
-            canonical: CanonicalDirs::default(),
-        }
-    }
-
-    fn is_excluded(&self, path: &Path, named: bool) -> bool {
-        let dir = match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent,
-            _ => Path::new("."),
-        };
-        let Some(canonical_dir) = self.canonical.get(dir) else {
-            return false;
-        };
-        let canonical = match path.file_name() {
-            Some(name) => canonical_dir.join(name),
-            None => canonical_dir.clone(),
-        };
-        // A broken toolc.toml is reported when a file needs its settings.
-        let Ok(rules) = self.resolver.exclusions_for(&canonical_dir) else {
-            return false;
-        };
-        if named && !rules.force {
-            return false;
-        }
-        rules
-            .sets
-            .iter()
-            .any(|globs| globs.matches(&canonical, named))
     }
 }
 
@@ -205,12 +163,15 @@ impl CommandLineExclusions {
     }
 }
 
-impl Exclusion for Configured {
-    fn excludes(&self, path: &Path) -> bool {
-        self.is_excluded(path, false)
+/// The globs a pattern stands for, relative to the configuration's
+/// directory: a leading `./` or `/` means that directory, and a pattern also
+/// covers everything below what it names (`legacy`, `legacy/` and
+/// `legacy/**` all mean the directory's files), as in `.gitignore`.
+pub(crate) fn glob_forms(pattern: &str) -> Vec<String> {
+    let trimmed = pattern.trim_start_matches("./").trim_start_matches('/');
+    let trimmed = trimmed.trim_end_matches('/');
+    if trimmed.ends_with("/**") || trimmed == "**" {
+        return vec![trimmed.to_string()];
     }
-
-    fn excludes_named(&self, path: &Path) -> bool {
-        self.is_excluded(path, true)
-    }
+    vec![trimmed.to_string(), format!("{trimmed}/**")]
 }
