@@ -217,13 +217,6 @@ fn read_class(class: Node, text: &str, tool_id: &str) -> Option<ToolClass> {
 /// files (`.d.ts`) are skipped; symbolic links are not followed.
 pub fn package_files(dir: &Path) -> Vec<PathBuf> {
     const MAX_FILES: usize = 2000;
-    let is_source = |path: &Path| {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default();
-        name.ends_with(".ts") && !name.ends_with(".d.ts")
-    };
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
@@ -250,6 +243,30 @@ pub fn package_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// Whether a file's name makes it TypeScript source: `.ts`, not `.d.ts`.
+fn is_source(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    name.ends_with(".ts") && !name.ends_with(".d.ts")
+}
+
+/// Whether `relative`, a path below a package's directory, is one of the
+/// files [`package_files`] would list: source in the directory itself or
+/// under `src/`, outside `node_modules`.
+pub fn is_package_file(relative: &Path) -> bool {
+    let parts: Vec<_> = relative.components().collect();
+    is_source(relative)
+        && match parts.as_slice() {
+            [_] => true,
+            [first, .., _] => {
+                first.as_os_str() == "src" && !parts.iter().any(|p| p.as_os_str() == "node_modules")
+            }
+            [] => false,
+        }
+}
+
 /// The class found in a package, with the file it is in.
 #[derive(Debug, Clone)]
 pub struct Found {
@@ -270,14 +287,14 @@ pub struct Search {
     pub unreadable: Vec<(PathBuf, String)>,
 }
 
-/// Searches the package in `dir` for the class of `tool_id`, reading each
-/// file through `read` (its text, or why it could not be had).
+/// Searches a package's `files` (see [`package_files`]) for the class of
+/// `tool_id`, reading each file through `read` (its text, or why it could
+/// not be had).
 pub fn search_package(
-    dir: &Path,
+    files: Vec<PathBuf>,
     tool_id: &str,
     read: &dyn Fn(&Path) -> Result<Arc<str>, String>,
 ) -> Search {
-    let files = package_files(dir);
     let mut search = Search {
         files: files.len(),
         ..Search::default()

@@ -146,7 +146,7 @@ fn has_class(package: &std::path::Path, tool_id: &str) -> bool {
             .map(std::sync::Arc::from)
             .ok_or_else(|| "cannot be read".to_string())
     };
-    crate::typescript::search_package(package, tool_id, &read)
+    crate::typescript::search_package(crate::typescript::package_files(package), tool_id, &read)
         .found
         .is_some()
 }

@@ -16,12 +16,14 @@
 //! maps problems to its rules, and gen, convert and run use the IR.
 //!
 //! Two entry points: [`Project::load`] from paths on disk, and
-//! [`Project::from_documents`] from documents in memory (an editor's unsaved
-//! buffers; their package code is still read from disk beside their path).
+//! [`Project::from_documents`] from documents in memory. An editor's
+//! unsaved buffers of package code go in an [`Overlay`] of the load
+//! options: every read of a file at one of its paths reads the buffer.
 
 pub mod config;
 mod exclude;
 mod names;
+mod overlay;
 mod package;
 mod read;
 pub mod settings;
@@ -47,6 +49,7 @@ pub use names::{
     NameClash, NameEntry, Repeats, ViewCandidate, declares_runtime, is_source, name_clashes,
     view_scope, views,
 };
+pub use overlay::Overlay;
 pub use package::{
     DerivedSchema, EntrypointFile, FileState, Origin, PackageCode, ProgramFile, PythonModule,
     ReadLog, UntypedParameter,
@@ -86,6 +89,8 @@ pub struct LoadOptions {
     pub max_file_size: u64,
     /// Counts every file read, when given (see [`ReadLog`]).
     pub read_log: Option<Arc<ReadLog>>,
+    /// Texts read in place of files (an editor's unsaved buffers).
+    pub overlay: Option<Arc<Overlay>>,
 }
 
 impl Default for LoadOptions {
@@ -96,6 +101,7 @@ impl Default for LoadOptions {
             exclusion: None,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             read_log: None,
+            overlay: None,
         }
     }
 }
@@ -423,7 +429,7 @@ impl<'a> Loader<'a> {
     pub(crate) fn new(options: &'a LoadOptions) -> Self {
         Loader {
             options,
-            packages: package::Cache::new(options.read_log.clone()),
+            packages: package::Cache::new(options.read_log.clone(), options.overlay.clone()),
         }
     }
 

@@ -257,6 +257,8 @@ const KEPT_TEXT_BUDGET: usize = 64 * 1024 * 1024;
 /// `max-file-size` settings each see the file as their own limit allows.
 pub(super) struct Cache {
     log: Option<Arc<ReadLog>>,
+    /// Texts read in place of files.
+    overlay: Option<Arc<super::Overlay>>,
     texts: Once<(PathBuf, u64), Text>,
     /// Bytes of text `texts` holds (see [`KEPT_TEXT_BUDGET`]).
     kept: std::sync::atomic::AtomicUsize,
@@ -265,9 +267,10 @@ pub(super) struct Cache {
 }
 
 impl Cache {
-    pub(super) fn new(log: Option<Arc<ReadLog>>) -> Self {
+    pub(super) fn new(log: Option<Arc<ReadLog>>, overlay: Option<Arc<super::Overlay>>) -> Self {
         Cache {
             log,
+            overlay: overlay.filter(|o| !o.is_empty()),
             texts: Once::new(),
             kept: std::sync::atomic::AtomicUsize::new(0),
             python: Once::new(),
@@ -277,15 +280,39 @@ impl Cache {
 
     /// A manifest's bytes (never cached: each manifest is read once).
     pub(super) fn read_manifest(&self, path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+        if let Some(text) = self.held(path) {
+            return within(text, limit).map(|text| text.as_bytes().to_vec());
+        }
         if let Some(log) = &self.log {
             log.record(path);
         }
         source::read_regular_file(path, limit)
     }
 
+    /// The text held in memory for `path`, if any.
+    fn held(&self, path: &Path) -> Option<Arc<str>> {
+        self.overlay.as_ref()?.get(path).cloned()
+    }
+
+    /// Whether the file at `path` is there: held in memory, or on disk.
+    fn state(&self, path: &Path) -> FileState {
+        match self.held(path) {
+            Some(_) => FileState::File { executable: false },
+            None => FileState::of(path),
+        }
+    }
+
     /// A package file's text, read on first use (and kept while the run's
     /// budget for kept text allows).
     fn text(&self, path: &Path, limit: u64) -> Text {
+        if let Some(text) = self.held(path) {
+            return within(text, limit).map_err(|e| match e {
+                ReadError::TooLarge(size) => {
+                    format!("is {size} bytes, over the limit of {limit} bytes")
+                }
+                ReadError::Io(message) => message,
+            });
+        }
         let read = || {
             if let Some(log) = &self.log {
                 log.record(path);
@@ -351,7 +378,20 @@ impl Cache {
     fn class(&self, dir: &Path, tool_id: &str, limit: u64) -> Arc<typescript::Search> {
         let key = (dir.to_path_buf(), tool_id.to_string(), limit);
         self.typescript.get(key, || {
-            Arc::new(typescript::search_package(dir, tool_id, &|path| {
+            let mut files = typescript::package_files(dir);
+            if let Some(overlay) = &self.overlay {
+                // A file that exists only in the editor is part of the
+                // package as much as one on disk.
+                files.extend(
+                    overlay
+                        .paths_under(dir)
+                        .filter(|relative| typescript::is_package_file(relative))
+                        .map(|relative| dir.join(relative)),
+                );
+                files.sort();
+                files.dedup();
+            }
+            Arc::new(typescript::search_package(files, tool_id, &|path| {
                 self.text(path, limit)
             }))
         })
@@ -410,7 +450,7 @@ impl Cache {
             .as_str()
             .filter(|e| !e.is_empty())?;
         let path = dir.join(written);
-        let state = FileState::of(&path);
+        let state = self.state(&path);
         let module = matches!(state, FileState::File { .. })
             .then(|| self.python(&path, limit))
             .flatten();
@@ -651,4 +691,13 @@ fn typescript_parameters(classes: &[(usize, Arc<typescript::Search>)], dir: &Pat
         });
     }
     derived
+}
+
+/// `text` when it is within `limit` bytes, as a file read under that limit.
+fn within(text: Arc<str>, limit: u64) -> Result<Arc<str>, ReadError> {
+    let size = u64::try_from(text.len()).unwrap_or(u64::MAX);
+    if size > limit {
+        return Err(ReadError::TooLarge(size));
+    }
+    Ok(text)
 }

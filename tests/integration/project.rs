@@ -319,3 +319,107 @@ fn a_directory_named_in_bytes_that_are_not_utf8_keeps_its_configuration() {
         assert!(!rules.contains(&"entrypoint-missing-run"), "{rules:?}");
     }
 }
+
+/// An editor's unsaved buffers: the manifest from one, the package code from
+/// another, while the disk holds older texts. What is found is found in the
+/// buffers, at their positions.
+#[test]
+fn unsaved_buffers_are_read_in_place_of_files() {
+    let dir = packages();
+    let package = dir.path().join("agentstack/search");
+    // On disk `find` is typed; in the buffer its hint is unknown, and a
+    // line of emoji moves it down.
+    let buffer = "# 👋 edited\n\ndef find(query: Widget) -> str:\n    \"\"\"Finds.\n\n    Args:\n        query: what\n    \"\"\"\n    return query\n\n\ndef count(query: str) -> int:\n    \"\"\"Counts.\n\n    Args:\n        query: what\n    \"\"\"\n    return 1\n";
+    let mut overlay = toolc::project::Overlay::new();
+    overlay.insert(&package.join("__init__.py"), buffer);
+    // The manifest's buffer names a third tool, not on disk.
+    let manifest = r#"{"name": "search", "category": "search", "tools": {"find": {"actions": ["read"]}, "count": {"actions": ["read"]}, "sum": {"actions": ["read"]}}}"#;
+    let options = LoadOptions {
+        overlay: Some(Arc::new(overlay)),
+        ..LoadOptions::default()
+    };
+    let shown = package.join("config.json").display().to_string();
+    let project = Project::from_documents([(shown, manifest.to_string())], &options);
+    let report = Linter::new(LintOptions::default())
+        .expect("linter")
+        .check(&project)
+        .expect("check");
+    let found = |rule: &str| {
+        report
+            .diagnostics
+            .iter()
+            .find(|d| d.rule == rule)
+            .unwrap_or_else(|| panic!("no {rule}: {:#?}", report.diagnostics))
+    };
+    let hint = found("python-type-hint-unknown");
+    assert!(hint.path.ends_with("__init__.py"), "{hint:#?}");
+    let span = hint.span.expect("span");
+    // The finding is on the function's line, in bytes of the buffer.
+    let at = buffer.find("def find").expect("in buffer");
+    assert_eq!(span.start, at, "{hint:#?}");
+    assert!(hint.message.contains("__init__.py:3"), "{hint:#?}");
+    // `sum` is neither on disk nor in the buffer.
+    let missing = found("agentstack-function-missing");
+    assert!(missing.message.contains("sum"), "{missing:#?}");
+
+    // Without the overlay the disk's code is read: no unknown hint.
+    let project = Project::from_documents(
+        [(
+            package.join("config.json").display().to_string(),
+            manifest.to_string(),
+        )],
+        &LoadOptions::default(),
+    );
+    let report = Linter::new(LintOptions::default())
+        .expect("linter")
+        .check(&project)
+        .expect("check");
+    assert!(
+        !report
+            .diagnostics
+            .iter()
+            .any(|d| d.rule == "python-type-hint-unknown"),
+        "{:#?}",
+        report.diagnostics
+    );
+}
+
+/// A Nachos class that exists only in an editor's buffer, under `src/`, is
+/// found; the file's text comes from the buffer.
+#[test]
+fn a_class_only_in_a_buffer_is_found() {
+    let dir = packages();
+    let package = dir.path().join("nachos/fs");
+    let manifest = r#"{"name": "fs-move", "version": "1.0.0", "type": "tool",
+  "provides": {"tool": "fs-move", "securityTier": 1},
+  "capabilities": {"network": {"egress": []}}}"#;
+    let shown = package.join("manifest.move.json").display().to_string();
+    let load = |options: &LoadOptions| {
+        let project = Project::from_documents([(shown.clone(), manifest.to_string())], options);
+        Linter::new(LintOptions::default())
+            .expect("linter")
+            .check(&project)
+            .expect("check")
+            .diagnostics
+            .iter()
+            .map(|d| d.rule.name)
+            .collect::<Vec<_>>()
+    };
+    assert!(load(&LoadOptions::default()).contains(&"nachos-class-missing"));
+    let mut overlay = toolc::project::Overlay::new();
+    overlay.insert(
+        &package.join("src/move.ts"),
+        "export class MoveTool {\n  readonly toolId = 'fs-move';\n  readonly description = 'Moves a file';\n  readonly securityTier = 1;\n  readonly parameters = { type: 'object', properties: { from: { type: 'string', description: 'from' } } };\n}\n",
+    );
+    // Not a package file: beside node_modules.
+    overlay.insert(
+        &package.join("src/node_modules/x.ts"),
+        "export class X {}\n",
+    );
+    let options = LoadOptions {
+        overlay: Some(Arc::new(overlay)),
+        ..LoadOptions::default()
+    };
+    let rules = load(&options);
+    assert!(!rules.contains(&"nachos-class-missing"), "{rules:?}");
+}
