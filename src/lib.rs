@@ -52,6 +52,7 @@ pub mod emit;
 pub mod ir;
 pub mod lint;
 pub mod lock;
+pub mod lsp;
 pub mod project;
 pub mod run;
 

@@ -163,6 +163,22 @@ enum Command {
     /// not given (the changes are listed), 2 the run failed (a bad flag, an unreadable
     /// lock file, a server that could not be read).
     Lock(lock_cmd::LockArgs),
+    /// Run the language server: toolc's findings in an editor, as you type.
+    ///
+    /// Speaks the Language Server Protocol (3.17) over standard input and output; an
+    /// editor starts it (the VS Code extension in editors/vscode, or Neovim, Helix and
+    /// Zed configured as the README shows). It checks every format toolc reads, from the
+    /// editor's unsaved text, code files included (an AgentStack __init__.py, a Nachos
+    /// package's TypeScript), with each file's toolc.toml; offers a quick fix per
+    /// fixable finding, source.fixAll.toolc (safe fixes), "ignore this rule in this
+    /// file", hover, document symbols and go to definition. Settings, as
+    /// initializationOptions or the "toolc" section of workspace/didChangeConfiguration:
+    /// {"configuration": "path/to/toolc.toml", "select": [...], "ignore": [...],
+    /// "targets": [...]}. Logs go to standard error.
+    ///
+    /// Exit codes: 0 the client shut the server down in order (shutdown, then exit),
+    /// 1 it went away or said exit without shutdown.
+    Server,
     /// Print a rule's documentation: what it checks, why, and how to fix it.
     Explain {
         /// A rule name (e.g. duplicate-tool-name) or code (e.g. TC102).
@@ -681,6 +697,11 @@ fn parse_and_run(
         Command::Call(args) => call_cmd::run(args, out, err),
         Command::Serve(args) => serve_cmd::run(args, colors.err, err),
         Command::Lock(args) => lock_cmd::run(args, out, err),
+        Command::Server => Ok(if crate::lsp::serve_stdio() {
+            Outcome::Clean
+        } else {
+            Outcome::Refused
+        }),
         Command::Explain { rule } => explain::explain(rule, out),
         Command::Rules { format } => explain::list(*format, out),
         Command::Completions { shell } => completions(*shell, out),

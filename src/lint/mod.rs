@@ -104,16 +104,6 @@ impl Manifest<'_> {
         self.source.line_col(span.start).line
     }
 
-    /// Where a tool's name is: the string value, or the key when the format
-    /// names tools by key (AgentStack's permissions map).
-    pub(crate) fn tool_name_span(&self, tool: &crate::ir::Tool) -> Span {
-        if tool.name_is_key {
-            self.document.map.key_or_locate(&tool.name_at)
-        } else {
-            self.document.map.locate(&tool.name_at).span
-        }
-    }
-
     /// A finding in a code file the manifest depends on (`file`, whose
     /// text the front end read as `text`), at `span` of that text, with
     /// the place in the manifest it concerns (`related`, a span of the

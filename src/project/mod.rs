@@ -139,6 +139,16 @@ impl Manifest {
     pub fn format(&self) -> Format {
         self.toolset.format
     }
+
+    /// Where a tool's name is: the string value, or the key when the format
+    /// names tools by key (AgentStack's permissions map).
+    pub fn tool_name_span(&self, tool: &crate::ir::Tool) -> Span {
+        if tool.name_is_key {
+            self.document.map.key_or_locate(&tool.name_at)
+        } else {
+            self.document.map.locate(&tool.name_at).span
+        }
+    }
 }
 
 /// What kept a file from loading.
@@ -318,11 +328,33 @@ impl Project {
         documents: impl IntoIterator<Item = (String, T)>,
         options: &LoadOptions,
     ) -> Project {
+        Project::from_texts(documents, options, true)
+    }
+
+    /// Like [`Project::from_documents`], but each document is taken as a
+    /// directory walk would take the file: one that is not a tool manifest
+    /// is skipped, not reported (an editor's open JSON files, most of
+    /// which are not manifests).
+    pub fn from_buffers<T: AsRef<[u8]>>(
+        documents: impl IntoIterator<Item = (String, T)>,
+        options: &LoadOptions,
+    ) -> Project {
+        Project::from_texts(documents, options, false)
+    }
+
+    fn from_texts<T: AsRef<[u8]>>(
+        documents: impl IntoIterator<Item = (String, T)>,
+        options: &LoadOptions,
+        named: bool,
+    ) -> Project {
         let loader = Loader::new(options);
         let loaded = documents
             .into_iter()
             .map(|(path, text)| {
-                let candidate = Candidate::named(PathBuf::from(&path));
+                let candidate = Candidate {
+                    explicit: named,
+                    ..Candidate::named(PathBuf::from(&path))
+                };
                 loader.load_text(&candidate, text.as_ref(), options.max_file_size)
             })
             .collect();

@@ -42,6 +42,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("convert", 8),
     ("run", 8),
     ("serve", 9),
+    // The language server: lint and emit for an editor.
+    ("lsp", 9),
     ("cli", 10),
     // The fuzz targets' entry points, which drive every layer.
     ("fuzzing", 11),

@@ -49,6 +49,7 @@ mod live;
 mod live_daemon;
 mod live_errors;
 mod lock;
+mod lsp;
 mod mcp_config;
 mod mixed_repositories;
 mod nats_call;
