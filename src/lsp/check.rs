@@ -163,7 +163,10 @@ pub fn check(
         max_file_size: resolver.max_file_size(path).map_err(|e| e.to_string())?,
         ..LoadOptions::default()
     });
-    if options.exclusion.as_ref().is_some_and(|e| e.excludes(path)) {
+    // Left out as a walk leaves it out: by its name or a directory's above.
+    if let Some(exclusion) = &options.exclusion
+        && path.ancestors().take(64).any(|p| exclusion.excludes(p))
+    {
         return Ok(None);
     }
     let mut all: BTreeSet<PathBuf> = manifests.iter().cloned().collect();

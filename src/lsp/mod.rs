@@ -281,7 +281,8 @@ impl Server {
     /// A message in the client's log as well as the server's.
     fn show_log(&self, message: &str) {
         log(message);
-        self.out.notify(
+        // Dropped when the client is behind: it is in the server's log.
+        let _ = self.out.notify(
             "window/logMessage",
             json!({"type": 2, "message": format!("toolc: {message}")}),
         );
@@ -458,7 +459,8 @@ impl Server {
             .collect();
         self.client = Client {
             pull: has("/textDocument/diagnostic"),
-            related_information: is_true("/textDocument/publishDiagnostics/relatedInformation"),
+            related_information: is_true("/textDocument/publishDiagnostics/relatedInformation")
+                || is_true("/textDocument/diagnostic/relatedInformation"),
             refresh: is_true("/workspace/diagnostics/refreshSupport"),
             resolve_edits: resolvable.contains(&"edit"),
             watch_files: is_true("/workspace/didChangeWatchedFiles/dynamicRegistration"),
@@ -640,10 +642,12 @@ impl Server {
             self.changed();
             self.stale.remove(&path);
             if self.pushed.remove(&path) {
-                self.out.notify(
-                    "textDocument/publishDiagnostics",
-                    json!({"uri": document.uri.as_str(), "diagnostics": []}),
-                );
+                // Waits for room: a closed file must not keep its findings.
+                self.out.send(json!({
+                    "jsonrpc": "2.0",
+                    "method": "textDocument/publishDiagnostics",
+                    "params": {"uri": document.uri.as_str(), "diagnostics": []},
+                }));
             }
         }
     }
@@ -749,7 +753,7 @@ impl Server {
         if features::unnecessary(diagnostic.rule) {
             out["tags"] = json!([1]);
         }
-        if self.client.related_information || self.client.pull {
+        if self.client.related_information {
             let related: Vec<Value> = diagnostic
                 .related
                 .iter()
@@ -815,11 +819,17 @@ impl Server {
             };
             let (uri, version) = (document.uri.as_str().to_string(), document.version);
             let items = self.lsp_diagnostics(&path);
-            self.pushed.insert(path);
-            self.out.notify(
+            let sent = self.out.notify(
                 "textDocument/publishDiagnostics",
                 json!({"uri": uri, "version": version, "diagnostics": items}),
             );
+            // A client that has not read what came before gets these
+            // later, when the loop is idle again.
+            if sent {
+                self.pushed.insert(path);
+            } else {
+                self.stale.insert(path);
+            }
         }
     }
 }

@@ -158,13 +158,13 @@ impl Outgoing {
         let _ = self.send.send(message);
     }
 
-    /// A notification: dropped when the client has not read what came
-    /// before, since a newer one will say the same.
-    pub fn notify(&self, method: &str, params: Value) {
+    /// A notification: not sent (`false`) when the client has not read
+    /// what came before, so that the server never waits on it.
+    pub fn notify(&self, method: &str, params: Value) -> bool {
         let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
         match self.send.try_send(message) {
-            Ok(()) | Err(TrySendError::Disconnected(_)) => {}
-            Err(TrySendError::Full(_)) => {}
+            Ok(()) | Err(TrySendError::Disconnected(_)) => true,
+            Err(TrySendError::Full(_)) => false,
         }
     }
 }
