@@ -342,7 +342,7 @@ impl Runner {
         } else if !options.namespaces {
             Err("namespaces are turned off".to_string())
         } else {
-            sandbox::probe_namespaces()
+            launch::probe_namespaces()
         };
         Ok(Runner {
             entries,
