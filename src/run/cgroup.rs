@@ -299,7 +299,7 @@ impl CallCgroup {
                 sweep(place.kind, &place.dir, me);
             }
         });
-        let started = super::exec::own_start_time();
+        let started = super::start_time::own_start_time();
         let name = format!(
             "{PREFIX}{me}-{started}-{}",
             NEXT.fetch_add(1, Ordering::Relaxed)
@@ -484,7 +484,7 @@ fn owner(name: &str) -> Option<(u32, u64)> {
 /// Removes the call cgroups beneath `dir` whose toolc no longer runs.
 fn sweep(kind: Kind, dir: &Path, me: u32) {
     // Without a readable /proc every owner would look gone.
-    if super::exec::start_time(me).is_none() {
+    if super::start_time::start_time(me).is_none() {
         return;
     }
     let Ok(entries) = fs::read_dir(dir) else {
@@ -498,7 +498,7 @@ fn sweep(kind: Kind, dir: &Path, me: u32) {
         if pid == me || !entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
-        let stale = match super::exec::start_time(pid) {
+        let stale = match super::start_time::start_time(pid) {
             None => true,
             Some(running) => started != 0 && running != started,
         };

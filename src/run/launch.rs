@@ -216,9 +216,18 @@ pub(crate) fn launch_onto(
     start(&mut plan)
 }
 
+/// Whether this process can give a child its own user, PID, mount, IPC
+/// and network namespaces with a fresh `/proc`: tries every step once in
+/// a child that exits right after ([`super::sandbox::namespace_trial`]).
+/// `Err` says why not.
+pub(crate) fn probe_namespaces() -> Result<(), String> {
+    try_namespaces(&mut super::sandbox::namespace_trial())
+        .map_err(|e| format!("the kernel refused them: {}", e.into_io()))
+}
+
 /// Creates the namespaces of `confinement` in a child that exits right
 /// after: `Ok` when every step works on this machine.
-pub(crate) fn try_namespaces(confinement: &mut Confinement) -> Result<(), LaunchError> {
+fn try_namespaces(confinement: &mut Confinement) -> Result<(), LaunchError> {
     let null = open_null().map_err(LaunchError::toolc)?;
     let fd = null.as_raw_fd();
     let mut plan = Plan {

@@ -54,6 +54,7 @@ mod result;
 mod sandbox;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod seccomp;
+mod start_time;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -351,7 +352,7 @@ impl Runner {
         } else if !options.namespaces {
             Err("namespaces are turned off".to_string())
         } else {
-            sandbox::probe_namespaces()
+            launch::probe_namespaces()
         };
         Ok(Runner {
             entries,

@@ -65,14 +65,14 @@
 //!
 //! Where user namespaces are unavailable (a kernel or container that
 //! forbids them, a `user.max_user_namespaces` of 0), a runner probes it
-//! once ([`probe_namespaces`]) and runs tools under Landlock alone; the
-//! result's `metadata.sandbox` says which layers applied. Under Landlock
-//! alone, other processes stay visible in `/proc` and the environment of
-//! those of the same user (toolc's included) readable, a `setsid` daemon
-//! outlives its call, UDP is open to a tool without network, an egress
-//! allow-list cannot be enforced (such a tool is refused unless
-//! `--allow-unenforced-egress`, and the shell gets no network), and a tool
-//! keeps toolc's uid: uid 0 when toolc runs as root (without any
+//! once ([`super::launch::probe_namespaces`]) and runs tools under Landlock
+//! alone; the result's `metadata.sandbox` says which layers applied. Under
+//! Landlock alone, other processes stay visible in `/proc` and the
+//! environment of those of the same user (toolc's included) readable, a
+//! `setsid` daemon outlives its call, UDP is open to a tool without
+//! network, an egress allow-list cannot be enforced (such a tool is refused
+//! unless `--allow-unenforced-egress`, and the shell gets no network), and
+//! a tool keeps toolc's uid: uid 0 when toolc runs as root (without any
 //! capability, but the owner of root's files as far as Landlock lets it
 //! reach them). A caller that is not root cannot empty its bounding set
 //! there (that needs `CAP_SETPCAP`); it holds no capability to lose, and
@@ -250,20 +250,19 @@ pub fn probe() -> Support {
     }
 }
 
-/// Whether this process can give a child its own user, PID, mount, IPC
-/// and network namespaces with a fresh `/proc`: tries every step once in
-/// a child that exits right after. `Err` says why not.
-pub(crate) fn probe_namespaces() -> Result<(), String> {
-    let mut trial = Confinement {
+/// What the namespace probe ([`super::launch::probe_namespaces`]) tries:
+/// every step of a namespaced tool without network (its own user, PID,
+/// mount, IPC and network namespaces, a fresh `/proc`), with no Landlock
+/// rules.
+pub(crate) fn namespace_trial() -> Confinement {
+    Confinement {
         ruleset: None,
         mount_rules: None,
         namespaces: Some(Namespaces::of_this_process(true)),
         last_capability: last_capability(),
         #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         filter: super::seccomp::Filter::new(true),
-    };
-    super::launch::try_namespaces(&mut trial)
-        .map_err(|e| format!("the kernel refused them: {}", e.into_io()))
+    }
 }
 
 /// The namespaces of one process, prepared before the clone.

@@ -19,7 +19,7 @@ use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::handler::Shared;
+use super::shared::Shared;
 use super::{Served, log};
 use crate::run::{Approval, CancelToken, ErrorCode, Runner, ToolResult};
 

@@ -28,8 +28,8 @@ use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::handler::Shared;
 use super::pinned::{self, Pinned};
+use super::shared::Shared;
 use super::{Handler, Served, call, log, watch};
 use crate::nats::call::{Idempotency, Outcome, Plan};
 use crate::nats::connect::{ConnectError, Options};

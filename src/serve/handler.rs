@@ -1,11 +1,9 @@
 //! The MCP handler: what the server advertises, the protocol revisions it
-//! accepts, and the state every session shares (the served tools, the
-//! peers of live legacy sessions, the tool list's changes for listen
-//! streams, the approvals waiting for an answer, the concurrency bound,
-//! the stop signal).
+//! accepts, and each request handed to what answers it, over the state
+//! every session shares ([`super::shared`]).
 
 use std::borrow::Cow;
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
@@ -14,40 +12,12 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
-use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use super::approval::{self, Decision, Pending};
+use super::approval::{self, Decision};
+use super::shared::Shared;
 use super::watch::Changes;
 use super::{Served, Settings, Source, call, fleet, list, log};
-
-/// What every session of one server shares.
-pub(crate) struct Shared {
-    served: RwLock<Arc<Served>>,
-    /// The peers of live legacy (initialize) sessions, to tell them when
-    /// the tool list changes.
-    peers: Mutex<Vec<Peer<RoleServer>>>,
-    /// One permit per call that may run at once.
-    pub(super) calls: Arc<Semaphore>,
-    /// The calls taken and not yet answered, waiting for a slot or not.
-    pub(super) in_flight: std::sync::atomic::AtomicUsize,
-    /// How many permits `calls` has when no call runs.
-    permits: usize,
-    /// Cancelled when the server stops: running calls are cancelled.
-    pub(super) shutdown: CancellationToken,
-    pub(super) settings: Settings,
-    /// The tool list's changes, for `subscriptions/listen` streams.
-    changes: Changes,
-    /// The approvals asked of 2026-07-28 clients, waiting for an answer.
-    approvals: Pending,
-}
-
-impl Shared {
-    /// The tools served now.
-    pub(crate) fn served(&self) -> Arc<Served> {
-        Arc::clone(&self.served.read().unwrap_or_else(PoisonError::into_inner))
-    }
-}
 
 /// The server's handler: cheap to clone (one per HTTP session), every
 /// clone sharing one [`Shared`].
@@ -58,19 +28,8 @@ pub(crate) struct Handler {
 
 impl Handler {
     pub(crate) fn new(served: Served, settings: Settings) -> Handler {
-        let permits = settings.max_concurrency.clamp(1, Semaphore::MAX_PERMITS);
         Handler {
-            shared: Arc::new(Shared {
-                served: RwLock::new(Arc::new(served)),
-                peers: Mutex::new(Vec::new()),
-                calls: Arc::new(Semaphore::new(permits)),
-                in_flight: std::sync::atomic::AtomicUsize::new(0),
-                permits,
-                shutdown: CancellationToken::new(),
-                settings,
-                changes: Changes::default(),
-                approvals: Pending::default(),
-            }),
+            shared: Arc::new(Shared::new(served, settings)),
         }
     }
 
@@ -83,18 +42,13 @@ impl Handler {
     /// finish with the runner they started with. Returns what was served
     /// before.
     pub(crate) fn replace(&self, served: Served) -> Arc<Served> {
-        let mut slot = self
-            .shared
-            .served
-            .write()
-            .unwrap_or_else(PoisonError::into_inner);
-        std::mem::replace(&mut *slot, Arc::new(served))
+        self.shared.replace(served)
     }
 
     /// The peers of the legacy sessions still open (closed ones are
     /// forgotten here).
     pub(crate) fn peers(&self) -> Vec<Peer<RoleServer>> {
-        self.open_peers().clone()
+        self.shared.open_peers().clone()
     }
 
     /// Stops every running call and refuses new ones.
@@ -113,14 +67,7 @@ impl Handler {
     /// processes are gone and the queued ones are answered.
     pub(crate) async fn calls_finished(&self, limit: std::time::Duration) {
         let deadline = tokio::time::Instant::now() + limit;
-        while (self.shared.calls.available_permits() < self.shared.permits
-            || self
-                .shared
-                .in_flight
-                .load(std::sync::atomic::Ordering::Acquire)
-                > 0)
-            && tokio::time::Instant::now() < deadline
-        {
+        while self.shared.busy() && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
     }
@@ -131,18 +78,7 @@ impl Handler {
     }
 
     fn remember(&self, peer: Peer<RoleServer>) {
-        self.open_peers().push(peer);
-    }
-
-    /// The list of legacy peers, those whose session closed dropped.
-    fn open_peers(&self) -> std::sync::MutexGuard<'_, Vec<Peer<RoleServer>>> {
-        let mut peers = self
-            .shared
-            .peers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        peers.retain(|peer| !peer.is_transport_closed());
-        peers
+        self.shared.open_peers().push(peer);
     }
 }
 

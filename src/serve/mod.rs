@@ -23,6 +23,7 @@ pub(crate) mod log;
 pub(crate) mod nats;
 pub(crate) mod pinned;
 mod sessions;
+mod shared;
 mod stdio;
 pub(crate) mod watch;
 

@@ -458,7 +458,8 @@ patterns! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lint::poison::text::{Normal, Shape, append_normal};
+    use crate::lint::poison::shape::Shape;
+    use crate::lint::poison::text::{Normal, append_normal};
 
     /// Every string of a JSON value, keys included.
     fn strings(value: &serde_json::Value, out: &mut Vec<String>) {

@@ -7,7 +7,7 @@
 
 use unicode_general_category::{GeneralCategory, get_general_category};
 
-use super::text::Shape;
+use super::shape::Shape;
 
 /// What kind of hidden character, for the message and the fix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

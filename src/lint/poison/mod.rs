@@ -19,6 +19,7 @@
 pub(crate) mod cues;
 pub(crate) mod invisible;
 pub(crate) mod names;
+mod shape;
 mod siphash;
 pub(crate) mod text;
 
@@ -31,8 +32,9 @@ use crate::lint::{Manifest, Rule};
 use crate::schema;
 use crate::source::Span;
 
+pub(crate) use shape::Shape;
 pub(crate) use siphash::keyed_hash;
-pub(crate) use text::{Normal, Shape};
+pub(crate) use text::Normal;
 
 /// One step of a JSON Pointer.
 #[derive(Debug, Clone, Copy)]

@@ -32,9 +32,7 @@ use super::sandbox::{Confinement, Rules, SandboxMode};
 use super::{EgressMode, Entry, ErrorCode, Runner, ToolResult};
 use crate::ir::{Format, Runtime, Tool};
 use scratch::Scratch;
-pub(super) use scratch::{
-    discard_prepared as discard_prepared_scratch, own_start_time, start_time,
-};
+pub(super) use scratch::discard_prepared as discard_prepared_scratch;
 
 /// How much of a tool's stderr or stdout a message quotes.
 const QUOTE_LIMIT: usize = 2000;

@@ -22,8 +22,9 @@
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, Once, OnceLock};
+use std::sync::{Mutex, MutexGuard, Once};
 
+use crate::run::start_time::{own_start_time, start_time};
 use crate::run::{ErrorCode, ToolResult};
 
 /// The start of every scratch directory's name.
@@ -177,28 +178,6 @@ impl Drop for Scratch {
     }
 }
 
-/// This process's start time (0 where `/proc` cannot tell it), read once:
-/// every call's scratch directory and cgroup carry it in their names.
-pub(crate) fn own_start_time() -> u64 {
-    static STARTED: OnceLock<u64> = OnceLock::new();
-    *STARTED.get_or_init(|| start_time(std::process::id()).unwrap_or_default())
-}
-
-/// The start time of process `pid` in clock ticks since boot, `None`
-/// when it does not run (or is a zombie: dead, only not reaped).
-pub(crate) fn start_time(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) is in parentheses and may hold spaces
-    // and parentheses itself: the fields after the last ')' start at
-    // field 3 (the state).
-    let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
-    if fields.next()? == "Z" {
-        return None;
-    }
-    // Field 22 is the 19th after the state.
-    fields.nth(18)?.parse().ok()
-}
-
 /// The owner of a scratch directory named `name`: its pid and, in the
 /// current form, its start time.
 fn owner(name: &str) -> Option<(u32, Option<u64>)> {
@@ -266,10 +245,5 @@ mod tests {
         assert_eq!(owner("toolc-run-x-3-0000abcd"), None);
         assert_eq!(owner("toolc-run-42"), None);
         assert_eq!(owner("toolc-test-42-1-2-3"), None);
-    }
-
-    #[test]
-    fn this_process_has_a_start_time() {
-        assert!(start_time(std::process::id()).is_some());
     }
 }

@@ -17,6 +17,8 @@ use globset::GlobBuilder;
 use regex::Regex;
 use regex::bytes::Regex as BytesRegex;
 
+use super::shell;
+
 /// `raw` as an absolute, normal path (a `/`-separated string).
 pub(super) fn resolve(raw: &str, dir: &Path, home: &Path) -> String {
     let raw = strip_file_scheme(raw);
@@ -212,37 +214,11 @@ const SENSITIVE_NAMES: &[&str] = &[
     "hosts.yml",
 ];
 
-/// The longest glob pattern the policy builds a matcher for, in bytes
-/// (a path is at most `PATH_MAX`, 4096).
-const MAX_PATTERN_LEN: usize = 4096;
-
-/// The most braces one glob pattern may have: each becomes an
-/// alternation of the matcher's regex.
-const MAX_PATTERN_BRACES: usize = 256;
-
-/// Why `pattern` is too complex to check (too long, too many braces), or
-/// `None`. Only such patterns are refused; a smaller one always compiles.
-pub(super) fn too_complex(pattern: &str) -> Option<String> {
-    if pattern.len() > MAX_PATTERN_LEN {
-        return Some(format!(
-            "a pattern of {} bytes, more than the {MAX_PATTERN_LEN} the policy checks",
-            pattern.len()
-        ));
-    }
-    let braces = pattern.matches('{').count();
-    if braces > MAX_PATTERN_BRACES {
-        return Some(format!(
-            "a pattern of {braces} braces, more than the {MAX_PATTERN_BRACES} the policy checks"
-        ));
-    }
-    None
-}
-
 /// A glob compiled to a regex; `None` when it is not a valid glob or its
 /// regex does not compile (never a panic: globset's own matcher panics on
 /// a regex too big to compile).
 fn compile(glob: &str) -> Option<GlobRegex> {
-    if too_complex(glob).is_some() {
+    if shell::too_complex(glob).is_some() {
         return None;
     }
     let glob = GlobBuilder::new(glob)
@@ -278,7 +254,7 @@ pub(super) fn sensitive_word(
         let path = resolve(word, dir, home);
         return sensitive(&path).map(|what| (path, what));
     }
-    if too_complex(word).is_some() {
+    if shell::too_complex(word).is_some() {
         // Not checked, so not allowed.
         return Some((word.to_string(), "a pattern too complex to check"));
     }
@@ -286,7 +262,7 @@ pub(super) fn sensitive_word(
     let components: Vec<&str> = resolved.split('/').filter(|c| !c.is_empty()).collect();
     let candidates = named(&components).into_iter().chain(on_disk(&components));
     for candidate in candidates {
-        let path = normalize(&super::shell::unescape(&candidate));
+        let path = normalize(&shell::unescape(&candidate));
         if let Some(what) = sensitive(&path) {
             return Some((path, what));
         }
@@ -297,7 +273,7 @@ pub(super) fn sensitive_word(
 /// A glob component as a matcher (a leading `.` must be written, as in
 /// the shell); `None` for a literal component.
 fn component_matcher(component: &str) -> Option<GlobRegex> {
-    if !super::shell::is_glob(component) {
+    if !shell::is_glob(component) {
         return None;
     }
     compile(component)
@@ -354,7 +330,7 @@ fn on_disk(components: &[&str]) -> Vec<String> {
         let mut next = Vec::new();
         for path in &paths {
             let listed = if path.is_empty() { "/" } else { path.as_str() };
-            let Ok(entries) = std::fs::read_dir(super::shell::unescape(listed)) else {
+            let Ok(entries) = std::fs::read_dir(shell::unescape(listed)) else {
                 continue;
             };
             for entry in entries.flatten().take(MAX_GLOB_PATHS * 4) {

@@ -22,7 +22,7 @@ use tree_sitter::{Node, Parser};
 mod text;
 
 use text::{ansi_c, braces, has_unescaped, unescape_double_quoted};
-pub(super) use text::{escape, is_glob, join_lines, unescape};
+pub(super) use text::{escape, is_glob, join_lines, too_complex, unescape};
 
 /// One word of a command.
 #[derive(Debug, Clone)]
@@ -434,7 +434,7 @@ impl<'t> Walker<'t> {
     /// Marks the script when `word` is a pattern too complex to check.
     fn complexity(&mut self, word: &Word) {
         if self.script.too_complex.is_none()
-            && let Some(why) = word.glob.as_deref().and_then(super::paths::too_complex)
+            && let Some(why) = word.glob.as_deref().and_then(too_complex)
         {
             self.script.too_complex = Some(why);
         }

@@ -1,7 +1,9 @@
 //! Shell words as text, apart from the grammar: line continuations,
 //! the escapes of patterns (quoted glob characters keep a `\`), the
 //! escapes of `"…"` and `$'…'`, and brace expansion (`{a,b}`, `{a..e}`),
-//! bounded.
+//! bounded. The bounds of a pattern are here too: past them it is too
+//! complex to check ([`too_complex`]), for the shell's walk and the path
+//! rules alike.
 
 /// `text` with its line continuations (a `\` before a newline) removed,
 /// as the shell removes them before it splits words: outside `'…'`,
@@ -196,6 +198,32 @@ pub(super) fn ansi_c(text: &str) -> String {
         }
     }
     out
+}
+
+/// The longest glob pattern the policy builds a matcher for, in bytes
+/// (a path is at most `PATH_MAX`, 4096).
+const MAX_PATTERN_LEN: usize = 4096;
+
+/// The most braces one glob pattern may have: each becomes an
+/// alternation of the matcher's regex.
+const MAX_PATTERN_BRACES: usize = 256;
+
+/// Why `pattern` is too complex to check (too long, too many braces), or
+/// `None`. Only such patterns are refused; a smaller one always compiles.
+pub(in crate::run::policy) fn too_complex(pattern: &str) -> Option<String> {
+    if pattern.len() > MAX_PATTERN_LEN {
+        return Some(format!(
+            "a pattern of {} bytes, more than the {MAX_PATTERN_LEN} the policy checks",
+            pattern.len()
+        ));
+    }
+    let braces = pattern.matches('{').count();
+    if braces > MAX_PATTERN_BRACES {
+        return Some(format!(
+            "a pattern of {braces} braces, more than the {MAX_PATTERN_BRACES} the policy checks"
+        ));
+    }
+    None
 }
 
 /// The most words one brace expansion makes (`{a,b}{c,d}…` grows fast).
