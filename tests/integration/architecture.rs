@@ -193,14 +193,6 @@ fn rules_do_no_io() {
     }
 }
 
-/// Cycles the test knows of and lets pass for now, each exactly as found
-/// (sorted paths under `src/`). A listed cycle that changes or is gone
-/// fails the test too, so that the list only shrinks.
-const ALLOWED_CYCLES: &[&[&str]] = &[
-    // Being moved to project/ in the same issue.
-    &["lint/config.rs", "lint/exclude.rs"],
-];
-
 /// No two files of `src/` depend on each other, directly or through a
 /// longer cycle: every strongly connected component of the file graph is
 /// one file.
@@ -256,20 +248,8 @@ fn files_import_no_cycles() {
         "only {edges} imports read in {} files: src/ was not read",
         files.len()
     );
-    let mut found = cycles(&graph);
+    let found = cycles(&graph);
     let mut problems = Vec::new();
-    for allowed in ALLOWED_CYCLES {
-        let same =
-            |cycle: &Vec<String>| cycle.iter().map(String::as_str).eq(allowed.iter().copied());
-        match found.iter().position(same) {
-            Some(at) => {
-                found.remove(at);
-            }
-            None => problems.push(format!(
-                "the allowed cycle {allowed:?} is not found as listed: update ALLOWED_CYCLES"
-            )),
-        }
-    }
     problems.extend(found.iter().map(|cycle| describe(cycle, &graph)));
     assert!(
         problems.is_empty(),
