@@ -303,3 +303,53 @@ fn entrypoint(manifest: &Manifest, offset: usize) -> Option<Place> {
         .map_or_else(|| Arc::from(""), |m| m.text.clone());
     Some((file.path.clone(), text, Span::new(0, 0)))
 }
+
+pub(super) fn completion(server: &mut Server, params: &Value) -> Result<Value, (i64, String)> {
+    let path = server.document_path(params)?;
+    let offset = offset_of(server, &path, params)?;
+    let outcome = server.outcome(&path);
+    // The format as detected, else as the file's name says.
+    let format = manifest_at(&outcome, &path).map(Manifest::format).or_else(|| {
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .and_then(crate::formats::format_by_file_name)
+    });
+    let Some(format) = format else {
+        return Ok(json!([]));
+    };
+    let Some(document) = server.documents.get(&path) else {
+        return Ok(json!([]));
+    };
+    let skip = bom(&document.text);
+    let text = &document.text[skip..];
+    let Some(place) = super::completion::place(text, offset) else {
+        return Ok(json!([]));
+    };
+    let start = super::completion::token_start(&place).min(offset);
+    // Inside a string, the edit takes its closing quote too (an editor
+    // that closes quotes put one after the cursor).
+    let end = if start < offset {
+        let rest = &text[offset..];
+        let line = rest.find(['\n', '\r']).unwrap_or(rest.len());
+        match rest[..line].find('"') {
+            Some(quote) => offset + quote + 1,
+            None => offset,
+        }
+    } else {
+        offset
+    };
+    let range = document
+        .lines
+        .range(&document.text, start + skip, end + skip, server.encoding);
+    let range = serde_json::to_value(range).unwrap_or(Value::Null);
+    let items: Vec<Value> = super::completion::items(format, &place)
+        .into_iter()
+        .map(|mut item| {
+            let text = item["insertText"].clone();
+            item["textEdit"] = json!({"range": range, "newText": text});
+            item["filterText"] = text;
+            item
+        })
+        .collect();
+    Ok(json!({"isIncomplete": false, "items": items}))
+}

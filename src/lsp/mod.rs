@@ -11,13 +11,15 @@
 //! pushed, a quick fix per fixable finding, `source.fixAll.toolc` (safe
 //! fixes), "ignore this rule in this file" as a `toolc.toml` override,
 //! hover (what a model sees of a tool; a finding's rule), document
-//! symbols (tools and parameters) and go to definition (an AgentStack
+//! symbols (tools and parameters), go to definition (an AgentStack
 //! tool's function, a Nachos tool's class, an agentcli program, a NORA
-//! entrypoint). Settings come from `initializationOptions` and
+//! entrypoint) and completion of keys and enumerated values from the
+//! format's schema. Settings come from `initializationOptions` and
 //! `workspace/didChangeConfiguration` ([`Settings`]).
 
 mod actions;
 mod check;
+mod completion;
 mod documents;
 mod features;
 mod position;
@@ -373,6 +375,7 @@ impl Server {
             "textDocument/hover" => features::hover(self, params),
             "textDocument/documentSymbol" => features::symbols(self, params),
             "textDocument/definition" => features::definition(self, params),
+            "textDocument/completion" => features::completion(self, params),
             _ => Err((METHOD_NOT_FOUND, format!("toolc does not handle {method}"))),
         }
     }
@@ -498,6 +501,7 @@ impl Server {
             "hoverProvider": true,
             "documentSymbolProvider": true,
             "definitionProvider": true,
+            "completionProvider": {"triggerCharacters": ["\""]},
             "workspace": {
                 "workspaceFolders": {"supported": true, "changeNotifications": true},
             },
@@ -857,4 +861,79 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
         .map(|s| (*s).to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::BufReader;
+
+    /// A server on in-memory pipes, as a client sees it.
+    struct Session {
+        to_server: std::io::PipeWriter,
+        from_server: BufReader<std::io::PipeReader>,
+        server: std::thread::JoinHandle<bool>,
+    }
+
+    impl Session {
+        fn start() -> Session {
+            let (input, to_server) = std::io::pipe().expect("pipe");
+            let (from_server, output) = std::io::pipe().expect("pipe");
+            let server = std::thread::spawn(move || serve(BufReader::new(input), output));
+            Session {
+                to_server,
+                from_server: BufReader::new(from_server),
+                server,
+            }
+        }
+
+        fn send(&mut self, message: Value) {
+            let body = message.to_string();
+            write!(self.to_server, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
+        }
+
+        fn answer(&mut self, id: i64) -> Value {
+            loop {
+                match transport::read_one(&mut self.from_server).expect("read") {
+                    Some(Incoming::Message(message)) if message["id"] == id && message.get("method").is_none() => {
+                        return message;
+                    }
+                    Some(_) => {}
+                    None => panic!("the server closed its output"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_check_that_panics_is_one_diagnostic_and_the_server_goes_on() {
+        let dir = std::env::temp_dir().join(format!("toolc-lsp-panic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let broken = dir.join("toolc-test-panic.json");
+        let fine = dir.join("tools.json");
+        let uri = |path: &Path| uri_of(path).expect("uri").as_str().to_string();
+        let mut session = Session::start();
+        session.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"capabilities": {"textDocument": {"diagnostic": {}}}}}));
+        session.answer(1);
+        session.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+        for (path, text) in [(&broken, "{}"), (&fine, r#"{"tools": []}"#)] {
+            session.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+                "textDocument": {"uri": uri(path), "languageId": "json", "version": 1, "text": text}}}));
+        }
+        session.send(json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/diagnostic",
+            "params": {"textDocument": {"uri": uri(&broken)}}}));
+        let items = session.answer(2)["result"]["items"].clone();
+        assert_eq!(items.as_array().map(Vec::len), Some(1), "{items}");
+        assert!(items[0]["message"].as_str().unwrap_or("").contains("toolc crashed while checking this file"), "{items}");
+        // Another document is still checked, and the same one again.
+        session.send(json!({"jsonrpc": "2.0", "id": 3, "method": "textDocument/diagnostic",
+            "params": {"textDocument": {"uri": uri(&fine)}}}));
+        assert!(session.answer(3)["result"]["items"].is_array());
+        session.send(json!({"jsonrpc": "2.0", "id": 4, "method": "shutdown"}));
+        session.answer(4);
+        session.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+        assert!(session.server.join().expect("the server thread"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

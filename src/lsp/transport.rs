@@ -67,7 +67,7 @@ fn read_loop(mut input: impl BufRead, send: &SyncSender<Incoming>) {
 
 /// One message, `None` at the end of the stream. An I/O error or a header
 /// block that never ends is the end: there is no way back into step.
-fn read_one(input: &mut impl BufRead) -> std::io::Result<Option<Incoming>> {
+pub(super) fn read_one(input: &mut impl BufRead) -> std::io::Result<Option<Incoming>> {
     let mut length: Option<usize> = None;
     let mut bad_length = false;
     let mut line = Vec::new();
