@@ -18,6 +18,7 @@ pub(crate) mod gemini;
 pub(crate) mod nachos;
 pub(crate) mod nora;
 mod provider;
+pub(crate) mod schema;
 
 use std::collections::BTreeMap;
 
