@@ -1,12 +1,11 @@
 //! The `command` arrays of an agentcli manifest, as the command rules read
-//! them; where a program points is [`crate::formats::agentcli_command`]'s.
+//! them; where a program points, and which program a command names, are
+//! [`crate::formats::agentcli_command`]'s.
 
 use serde_json::Value;
 
 use super::Manifest;
 use crate::ir::{Format, Runtime};
-
-pub(crate) use crate::formats::agentcli_command::{BIN_PREFIX, CommandPath, classify};
 
 /// The `command` array of every agentcli tool, with its pointer.
 pub(crate) fn commands<'m>(manifest: &Manifest<'m>) -> Vec<(String, Option<&'m Value>)> {
@@ -62,13 +61,4 @@ pub(crate) fn where_programs_are(manifest: &Manifest) -> String {
             "this {format} manifest runs the agentcli program its tool was converted from (kept in \"x-toolc\"), and a relative one resolves against the manifest's directory; put the program there, or remove \"agentcli\" from the tool's \"x-toolc\" to run its {format} code instead"
         ),
     }
-}
-
-/// The program of a command array, if it is a non-empty string.
-pub(crate) fn program(command: Option<&Value>) -> Option<&str> {
-    command?
-        .as_array()?
-        .first()?
-        .as_str()
-        .filter(|p| !p.trim().is_empty())
 }
