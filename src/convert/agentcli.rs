@@ -17,6 +17,7 @@ use super::{
 };
 use crate::diagnostic::Severity;
 use crate::emit::EmitError;
+use crate::formats::agentcli::FILE_NAME;
 use crate::formats::agentcli_command::{BIN_PREFIX, CommandPath, classify, program};
 use crate::ir::{Format, Runtime, ToolSet};
 
@@ -123,10 +124,10 @@ pub(super) fn write(
         layout::assemble(&root, &entries)
     });
     if let Some(first) = toolsets.first() {
-        out.check_structure(Format::Agentcli, &root, Path::new("tools.json"), first, "");
+        out.check_structure(Format::Agentcli, &root, Path::new(FILE_NAME), first, "");
     }
     out.files.push(OutputFile {
-        path: PathBuf::from("tools.json"),
+        path: PathBuf::from(FILE_NAME),
         contents: match written.flatten() {
             Some(text) => text,
             None => document(&root)?,

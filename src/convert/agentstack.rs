@@ -22,6 +22,7 @@ use super::{
 };
 use crate::diagnostic::Severity;
 use crate::emit::EmitError;
+use crate::formats::agentstack::{FILE_NAME, MODULE_FILE};
 use crate::formats::carry;
 use crate::ir::{Format, Package, Tool, ToolSet};
 use crate::json;
@@ -243,7 +244,7 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
         x_toolc_object(Map::new(), &Map::new(), made_up.into_iter().collect()),
     );
     let config = Value::Object(config);
-    let path = directory.join("config.json");
+    let path = directory.join(FILE_NAME);
     if let Some(first) = group.sets.first() {
         out.check_structure(Format::Agentstack, &config, &path, first, "");
     }
@@ -258,7 +259,7 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
     // written once.
     for file in skeleton.files {
         let relative: PathBuf = file.path.components().skip(1).collect();
-        if relative == Path::new("config.json") {
+        if relative == Path::new(FILE_NAME) {
             continue;
         }
         let path = directory.join(relative);
@@ -332,8 +333,8 @@ fn python_skeleton<'a>(
         carried: Vec::new(),
     };
     let files = super::python_files(&single, crate::emit::python::Style::Agentstack, options)?;
-    let module = super::file_named(&files, "__init__.py")?;
-    let config: Value = serde_json::from_str(&super::file_named(&files, "config.json")?)?;
+    let module = super::file_named(&files, MODULE_FILE)?;
+    let config: Value = serde_json::from_str(&super::file_named(&files, FILE_NAME)?)?;
     let functions: Vec<String> = config
         .get("tools")
         .and_then(Value::as_object)

@@ -54,9 +54,10 @@ pub(crate) fn programs_run<'m>(manifest: &Manifest<'m>) -> Vec<(String, Option<&
 /// Where a relative program of `manifest` is looked for, for a help text.
 pub(crate) fn where_programs_are(manifest: &Manifest) -> String {
     match manifest.format() {
-        Format::Agentcli => {
-            "relative programs resolve against the directory of tools.json".to_string()
-        }
+        Format::Agentcli => format!(
+            "relative programs resolve against the directory of {}",
+            crate::formats::agentcli::FILE_NAME
+        ),
         format => format!(
             "this {format} manifest runs the agentcli program its tool was converted from (kept in \"x-toolc\"), and a relative one resolves against the manifest's directory; put the program there, or remove \"agentcli\" from the tool's \"x-toolc\" to run its {format} code instead"
         ),

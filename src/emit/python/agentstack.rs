@@ -33,6 +33,7 @@ use super::names::{self, HINT_BUILTINS, Keep, Kind, Namer};
 use super::{Details, Parameter, Tree, doc, json_text, parameter_text};
 use crate::diagnostic::Severity;
 use crate::emit::{EmitError, Options};
+use crate::formats::agentstack::{FILE_NAME, MODULE_FILE};
 use crate::formats::carry;
 use crate::ir::{Format, Runtime, Tool, ToolSet};
 
@@ -324,7 +325,7 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
     let module = out.render(
         options,
         "agentstack/__init__.py.j2",
-        format!("{directory}/__init__.py"),
+        format!("{directory}/{MODULE_FILE}"),
         &context,
     )?;
     let read_back = docstring_descriptions(module, entries.iter().map(|(name, ..)| name));
@@ -341,7 +342,7 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
     out.render(
         options,
         "agentstack/config.json.j2",
-        format!("{directory}/config.json"),
+        format!("{directory}/{FILE_NAME}"),
         ConfigContext {
             config_json: json_text(&config)?,
         },
