@@ -22,9 +22,9 @@ use super::{
 };
 use crate::diagnostic::Severity;
 use crate::emit::EmitError;
-use crate::formats::agentstack::{FILE_NAME, MODULE_FILE};
+use crate::formats::agentstack::{DEFAULT_ACTIONS, FILE_NAME, MODULE_FILE};
 use crate::formats::carry;
-use crate::ir::{Format, Package, Tool, ToolSet};
+use crate::ir::{Action, Format, Package, Tool, ToolSet};
 use crate::json;
 
 /// The category of a package whose source says none.
@@ -159,8 +159,9 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
                 &tool.origin,
                 Severity::Info,
                 format!(
-                    "tool \"{}\" declares no permissions; its AgentStack actions are [\"read\"]: review them",
-                    tool.name
+                    "tool \"{}\" declares no permissions; its AgentStack actions are {}: review them",
+                    tool.name,
+                    serde_json::json!(DEFAULT_ACTIONS)
                 ),
             );
             // Made up, not known: read back while unchanged, they still
@@ -276,7 +277,7 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
 }
 
 /// The actions a tool gets: what an MCP tool's annotations say, else
-/// `["read"]`; and whether they were derived from something.
+/// [`DEFAULT_ACTIONS`]; and whether they were derived from something.
 fn actions_for(tool: &Tool) -> (Value, bool) {
     let annotations = tool
         .extra
@@ -289,11 +290,11 @@ fn actions_for(tool: &Tool) -> (Value, bool) {
             .and_then(|a| a.get(key))
             .and_then(Value::as_bool)
     };
-    let actions: &[&str] = match (hint("readOnlyHint"), hint("destructiveHint")) {
-        (Some(true), _) => &["read"],
-        (_, Some(true)) => &["read", "write", "delete"],
-        (Some(false), _) => &["read", "write"],
-        _ => return (serde_json::json!(["read"]), false),
+    let actions: &[Action] = match (hint("readOnlyHint"), hint("destructiveHint")) {
+        (Some(true), _) => &[Action::Read],
+        (_, Some(true)) => &[Action::Read, Action::Write, Action::Delete],
+        (Some(false), _) => &[Action::Read, Action::Write],
+        _ => return (serde_json::json!(DEFAULT_ACTIONS), false),
     };
     (serde_json::json!(actions), true)
 }

@@ -19,6 +19,11 @@ pub(crate) const FILE_NAME: &str = "config.json";
 /// functions.
 pub(crate) const MODULE_FILE: &str = "__init__.py";
 
+/// The actions toolc's writers give a tool that declares none (AgentStack
+/// wants some): `read`, the least a tool can do. They are recorded as made
+/// up (see [`super::carry::ASSUMED`]), so reading them back still knows.
+pub(crate) const DEFAULT_ACTIONS: [Action; 1] = [Action::Read];
+
 const KNOWN: &[&str] = &[
     "name",
     "category",

@@ -33,12 +33,9 @@ use super::names::{self, HINT_BUILTINS, Keep, Kind, Namer};
 use super::{Details, Parameter, Tree, doc, json_text, parameter_text};
 use crate::diagnostic::Severity;
 use crate::emit::{EmitError, Options};
-use crate::formats::agentstack::{FILE_NAME, MODULE_FILE};
+use crate::formats::agentstack::{DEFAULT_ACTIONS, FILE_NAME, MODULE_FILE};
 use crate::formats::carry;
 use crate::ir::{Format, Runtime, Tool, ToolSet};
-
-/// The actions a tool gets when its manifest declares none.
-const DEFAULT_ACTIONS: &[&str] = &["read"];
 
 /// Names the module imports: a function may not take them.
 const MODULE_NAMES: &[&str] = &["Any", "ClassVar", "Literal", "dataclass"];
@@ -302,8 +299,9 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
                 defaulted_at.unwrap_or_default(),
                 Severity::Warning,
                 format!(
-                    "the manifest declares no permissions for {}: config.json grants the actions {DEFAULT_ACTIONS:?}; review them",
-                    defaulted.join(", ")
+                    "the manifest declares no permissions for {}: config.json grants the actions {}; review them",
+                    defaulted.join(", "),
+                    json!(DEFAULT_ACTIONS)
                 ),
             );
         }
