@@ -118,4 +118,18 @@ mod tests {
         let pointers: Vec<&str> = found.iter().map(|(at, _)| at.as_str()).collect();
         assert_eq!(pointers, ["/tools/0/timeoutSec"]);
     }
+
+    /// The shipped AgentStack schema spells out the actions for editors
+    /// that use it without toolc: the same list as [`crate::ir::Action`].
+    #[test]
+    fn the_agentstack_schema_lists_the_defined_actions() {
+        let (schema, _) = compiled(Format::Agentstack).expect("schema compiles");
+        let listed = schema
+            .pointer("/properties/tools/additionalProperties/properties/actions/items/enum")
+            .and_then(Value::as_array)
+            .expect("an enum of actions");
+        let listed: Vec<&str> = listed.iter().filter_map(Value::as_str).collect();
+        let defined: Vec<&str> = crate::ir::Action::defined_names().collect();
+        assert_eq!(listed, defined);
+    }
 }
