@@ -449,7 +449,16 @@ impl Default for CopyOnWrite<Extra> {
     }
 }
 
-/// An AgentStack permission action.
+/// An AgentStack permission action: the one list of them, which the
+/// AgentStack reader, lint's action rules, the writers (emit, convert,
+/// MCP hints) and the runner's permission check all use.
+///
+/// AgentStack defines them in its `Action` enum (`read`, `write`,
+/// `execute`, and `delete`, which its documentation leaves out but its
+/// permissions work defines and its own tools use) and reads
+/// `config.json` through a pydantic model that takes exactly those
+/// values: `"Read"` or `" read"` fails to load in AgentStack, so toolc
+/// reads them as [`Action::Other`], never as `read`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Action {
     Read,
@@ -461,25 +470,48 @@ pub enum Action {
 }
 
 impl Action {
-    /// The action spelled `text` (exactly: `"Read"` is not `read`).
-    pub fn parse(text: &str) -> Action {
-        match text {
-            "read" => Action::Read,
-            "write" => Action::Write,
-            "execute" => Action::Execute,
-            "delete" => Action::Delete,
-            other => Action::Other(other.to_string()),
+    /// Every action AgentStack defines, in the order toolc lists them.
+    pub const DEFINED: [Action; 4] = [Action::Read, Action::Write, Action::Execute, Action::Delete];
+
+    /// How `config.json` spells an action AgentStack defines; `None` for
+    /// [`Action::Other`].
+    pub fn name(&self) -> Option<&'static str> {
+        match self {
+            Action::Read => Some("read"),
+            Action::Write => Some("write"),
+            Action::Execute => Some("execute"),
+            Action::Delete => Some("delete"),
+            Action::Other(_) => None,
         }
+    }
+
+    /// The names of the actions AgentStack defines, in [`Action::DEFINED`]
+    /// order.
+    pub fn defined_names() -> impl Iterator<Item = &'static str> {
+        Action::DEFINED
+            .into_iter()
+            .filter_map(|action| action.name())
+    }
+
+    /// The action spelled `text`, exactly as AgentStack compares it:
+    /// `"Read"` is not `read` but [`Action::Other`].
+    pub fn parse(text: &str) -> Action {
+        Action::DEFINED
+            .into_iter()
+            .find(|action| action.name() == Some(text))
+            .unwrap_or_else(|| Action::Other(text.to_string()))
+    }
+
+    /// Whether AgentStack defines this action.
+    pub fn is_defined(&self) -> bool {
+        self.name().is_some()
     }
 
     /// The action as a manifest spells it.
     pub fn as_str(&self) -> &str {
         match self {
-            Action::Read => "read",
-            Action::Write => "write",
-            Action::Execute => "execute",
-            Action::Delete => "delete",
             Action::Other(text) => text,
+            defined => defined.name().unwrap_or_default(),
         }
     }
 }
@@ -715,5 +747,23 @@ mod tests {
                 "plain": {"x_trace": "not renamed here"}
             })
         );
+    }
+
+    #[test]
+    fn actions_are_spelled_exactly_as_agentstack_defines_them() {
+        assert_eq!(
+            Action::defined_names().collect::<Vec<_>>(),
+            ["read", "write", "execute", "delete"]
+        );
+        for action in Action::DEFINED {
+            assert_eq!(Action::parse(action.as_str()), action);
+            assert!(action.is_defined());
+        }
+        for spelling in ["Read", "WRITE", " execute", "delete ", "wirte", ""] {
+            let action = Action::parse(spelling);
+            assert_eq!(action, Action::Other(spelling.to_string()));
+            assert!(!action.is_defined());
+            assert_eq!(action.as_str(), spelling);
+        }
     }
 }

@@ -17,8 +17,9 @@ use super::{
 };
 use crate::diagnostic::Severity;
 use crate::emit::EmitError;
+use crate::formats::agentcli::FILE_NAME;
+use crate::formats::agentcli_command::{BIN_PREFIX, CommandPath, classify, program};
 use crate::ir::{Format, Runtime, ToolSet};
-use crate::lint::command_path::{BIN_PREFIX, CommandPath, classify, program};
 
 pub(super) fn write(
     toolsets: &[ToolSet],
@@ -64,7 +65,7 @@ pub(super) fn write(
                     .any(|c| c.format == Format::Agentcli && c.key == "command");
             entry.insert(
                 "command".into(),
-                Value::Array(vec![Value::String(format!("./tools/bin/{}", tool.name))]),
+                Value::Array(vec![Value::String(format!("{BIN_PREFIX}{}", tool.name))]),
             );
             if placeholder {
                 out.note(
@@ -72,7 +73,7 @@ pub(super) fn write(
                     &tool.origin,
                     Severity::Warning,
                     format!(
-                        "tool \"{}\" says no program to run; its agentcli \"command\" is the placeholder [\"./tools/bin/{}\"]: put the program there or point it elsewhere",
+                        "tool \"{}\" says no program to run; its agentcli \"command\" is the placeholder [\"{BIN_PREFIX}{}\"]: put the program there or point it elsewhere",
                         tool.name, tool.name
                     ),
                 );
@@ -123,10 +124,10 @@ pub(super) fn write(
         layout::assemble(&root, &entries)
     });
     if let Some(first) = toolsets.first() {
-        out.check_structure(Format::Agentcli, &root, Path::new("tools.json"), first, "");
+        out.check_structure(Format::Agentcli, &root, Path::new(FILE_NAME), first, "");
     }
     out.files.push(OutputFile {
-        path: PathBuf::from("tools.json"),
+        path: PathBuf::from(FILE_NAME),
         contents: match written.flatten() {
             Some(text) => text,
             None => document(&root)?,

@@ -22,8 +22,9 @@ use super::{
 };
 use crate::diagnostic::Severity;
 use crate::emit::EmitError;
+use crate::formats::agentstack::{DEFAULT_ACTIONS, FILE_NAME, MODULE_FILE};
 use crate::formats::carry;
-use crate::ir::{Format, Package, Tool, ToolSet};
+use crate::ir::{Action, Format, Package, Tool, ToolSet};
 use crate::json;
 
 /// The category of a package whose source says none.
@@ -158,8 +159,9 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
                 &tool.origin,
                 Severity::Info,
                 format!(
-                    "tool \"{}\" declares no permissions; its AgentStack actions are [\"read\"]: review them",
-                    tool.name
+                    "tool \"{}\" declares no permissions; its AgentStack actions are {}: review them",
+                    tool.name,
+                    serde_json::json!(DEFAULT_ACTIONS)
                 ),
             );
             // Made up, not known: read back while unchanged, they still
@@ -243,7 +245,7 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
         x_toolc_object(Map::new(), &Map::new(), made_up.into_iter().collect()),
     );
     let config = Value::Object(config);
-    let path = directory.join("config.json");
+    let path = directory.join(FILE_NAME);
     if let Some(first) = group.sets.first() {
         out.check_structure(Format::Agentstack, &config, &path, first, "");
     }
@@ -258,7 +260,7 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
     // written once.
     for file in skeleton.files {
         let relative: PathBuf = file.path.components().skip(1).collect();
-        if relative == Path::new("config.json") {
+        if relative == Path::new(FILE_NAME) {
             continue;
         }
         let path = directory.join(relative);
@@ -275,7 +277,7 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
 }
 
 /// The actions a tool gets: what an MCP tool's annotations say, else
-/// `["read"]`; and whether they were derived from something.
+/// [`DEFAULT_ACTIONS`]; and whether they were derived from something.
 fn actions_for(tool: &Tool) -> (Value, bool) {
     let annotations = tool
         .extra
@@ -288,11 +290,11 @@ fn actions_for(tool: &Tool) -> (Value, bool) {
             .and_then(|a| a.get(key))
             .and_then(Value::as_bool)
     };
-    let actions: &[&str] = match (hint("readOnlyHint"), hint("destructiveHint")) {
-        (Some(true), _) => &["read"],
-        (_, Some(true)) => &["read", "write", "delete"],
-        (Some(false), _) => &["read", "write"],
-        _ => return (serde_json::json!(["read"]), false),
+    let actions: &[Action] = match (hint("readOnlyHint"), hint("destructiveHint")) {
+        (Some(true), _) => &[Action::Read],
+        (_, Some(true)) => &[Action::Read, Action::Write, Action::Delete],
+        (Some(false), _) => &[Action::Read, Action::Write],
+        _ => return (serde_json::json!(DEFAULT_ACTIONS), false),
     };
     (serde_json::json!(actions), true)
 }
@@ -332,8 +334,8 @@ fn python_skeleton<'a>(
         carried: Vec::new(),
     };
     let files = super::python_files(&single, crate::emit::python::Style::Agentstack, options)?;
-    let module = super::file_named(&files, "__init__.py")?;
-    let config: Value = serde_json::from_str(&super::file_named(&files, "config.json")?)?;
+    let module = super::file_named(&files, MODULE_FILE)?;
+    let config: Value = serde_json::from_str(&super::file_named(&files, FILE_NAME)?)?;
     let functions: Vec<String> = config
         .get("tools")
         .and_then(Value::as_object)

@@ -680,7 +680,7 @@ impl Converted {
         set: &ToolSet,
         pointer: &str,
     ) {
-        let violations = crate::lint::structure::violations(to, value)
+        let violations = crate::formats::schema::violations(to, value)
             .unwrap_or_else(|problem| vec![(String::new(), problem)]);
         for (at, message) in violations {
             let at = if at.is_empty() {

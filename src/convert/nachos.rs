@@ -102,7 +102,7 @@ pub(super) fn write(
                 );
             }
             let manifest = Value::Object(manifest);
-            let path = PathBuf::from(&directory).join("manifest.json");
+            let path = PathBuf::from(&directory).join(crate::formats::nachos::FILE_NAME);
             out.check_structure(Format::Nachos, &manifest, &path, set, &tool.origin);
             out.files.push(OutputFile {
                 path,

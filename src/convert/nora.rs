@@ -13,7 +13,9 @@ use super::{
 use crate::diagnostic::Severity;
 use crate::emit::EmitError;
 use crate::formats::carry;
-use crate::formats::nora::{PARAMETER_PLACEHOLDER, TOOL_PLACEHOLDER, is_parameter_name};
+use crate::formats::nora::{
+    DEFAULT_ENTRYPOINT, FILE_NAME, PARAMETER_PLACEHOLDER, TOOL_PLACEHOLDER, is_parameter_name,
+};
 use crate::ir::{Format, ToolSet};
 use crate::schema::{NameRule, rename_properties};
 
@@ -22,9 +24,6 @@ const NORA_NAMES: NameRule = NameRule {
     accepts: is_parameter_name,
     max_len: None,
 };
-
-/// The entrypoint a tool gets when no NORA field says otherwise.
-const DEFAULT_ENTRYPOINT: &str = "main.py";
 
 pub(super) fn write(
     toolsets: &[ToolSet],
@@ -51,7 +50,7 @@ pub(super) fn write(
                         &tool.origin,
                         Severity::Warning,
                         format!(
-                            "tool \"{}\" has no description, which NORA requires: {directory}/tool.json says \"{TOOL_PLACEHOLDER}\"; write one there",
+                            "tool \"{}\" has no description, which NORA requires: {directory}/{FILE_NAME} says \"{TOOL_PLACEHOLDER}\"; write one there",
                             tool.name
                         ),
                     );
@@ -60,7 +59,13 @@ pub(super) fn write(
             manifest.insert("entrypoint".into(), Value::from(DEFAULT_ENTRYPOINT));
             let mut parameters = parameters_or_empty(out, set, tool, Format::Nora);
             let renames = rename_properties(&mut parameters, NORA_NAMES);
-            super::report_renames(out, set, tool, &renames, &format!("{directory}/tool.json"));
+            super::report_renames(
+                out,
+                set,
+                tool,
+                &renames,
+                &format!("{directory}/{FILE_NAME}"),
+            );
             if !renames.renamed.is_empty() {
                 extra.push((carry::PARAMETER_NAMES, super::names_record(&renames)));
             }
@@ -86,7 +91,7 @@ pub(super) fn write(
                     tool.parameters_at.as_deref().unwrap_or(&tool.origin),
                     Severity::Warning,
                     format!(
-                        "NORA requires a description for every parameter: {directory}/tool.json says \"{PARAMETER_PLACEHOLDER}\" for {}; write them there",
+                        "NORA requires a description for every parameter: {directory}/{FILE_NAME} says \"{PARAMETER_PLACEHOLDER}\" for {}; write them there",
                         undescribed.join(", ")
                     ),
                 );
@@ -114,7 +119,7 @@ pub(super) fn write(
                 .unwrap_or(DEFAULT_ENTRYPOINT)
                 .to_string();
             let manifest = Value::Object(manifest);
-            let path = PathBuf::from(&directory).join("tool.json");
+            let path = PathBuf::from(&directory).join(FILE_NAME);
             out.check_structure(Format::Nora, &manifest, &path, set, &tool.origin);
             out.files.push(OutputFile {
                 path,
@@ -122,7 +127,7 @@ pub(super) fn write(
                 kind: FileKind::Owned,
             });
             let script = PathBuf::from(&directory).join(&entrypoint);
-            if !is_plain_relative(&entrypoint) || entrypoint == "tool.json" {
+            if !is_plain_relative(&entrypoint) || entrypoint == FILE_NAME {
                 out.note(
                     set,
                     &tool.origin,
@@ -206,7 +211,7 @@ fn entrypoint_skeleton(
         carried: Vec::new(),
     };
     let files = super::python_files(&single, crate::emit::python::Style::Nora, options)?;
-    super::file_named(&files, "main.py")
+    super::file_named(&files, DEFAULT_ENTRYPOINT)
 }
 
 /// Standard JSON Schema in NORA's dialect: each top-level property says

@@ -17,7 +17,7 @@ use super::parameters::{
 };
 use super::{EmitError, Generated, Note, Options, Schema, tools};
 use crate::diagnostic::Severity;
-use crate::ir::{Format, Permissions, Tool, ToolSet};
+use crate::ir::{Action, Format, Permissions, Tool, ToolSet};
 use crate::json;
 
 /// The members of an MCP tool that gen writes only when they are what MCP
@@ -213,11 +213,12 @@ fn hints(permissions: &Permissions) -> Vec<(&'static str, bool)> {
         .as_ref()
         .filter(|_| !permissions.actions_assumed)
     {
-        let has = |action: &str| actions.iter().any(|a| a == action);
-        if has("write") || has("delete") || has("execute") {
+        let changes =
+            |action: &Action| matches!(action, Action::Write | Action::Delete | Action::Execute);
+        if actions.iter().any(changes) {
             hints.push(("readOnlyHint", false));
             hints.push(("destructiveHint", true));
-        } else if !actions.is_empty() && actions.iter().all(|a| a == "read") {
+        } else if !actions.is_empty() && actions.iter().all(|a| *a == Action::Read) {
             hints.push(("readOnlyHint", true));
         }
     }

@@ -9,6 +9,9 @@ use super::{
 use crate::ir::{Format, Layout, LayoutPieces, Runtime, Tool};
 use crate::json::Document;
 
+/// The file an agentcli manifest is, with every tool in it.
+pub(crate) const FILE_NAME: &str = "tools.json";
+
 const KNOWN: &[&str] = &[
     "name",
     "description",

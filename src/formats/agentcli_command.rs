@@ -1,12 +1,27 @@
-//! Where an agentcli `command[0]` points, lexically.
+//! agentcli's rules on a tool's `command`: which program it names, and
+//! where that program points, lexically. lint's command rules, the front
+//! end (which reads the programs) and convert (which writes commands and
+//! their stubs) all ask here.
 //!
 //! agentcli runs only programs under `./tools/bin/` (relative to the
 //! manifest) or given by an absolute path. The check is lexical, as agentcli's
 //! own is: backslashes are separators too, `.` and `..` are resolved, and
 //! the result must stay strictly inside `tools/bin`.
 
+use serde_json::Value;
+
 /// The prefix relative programs must start with.
 pub(crate) const BIN_PREFIX: &str = "./tools/bin/";
+
+/// The program of a `command` array as a manifest holds it: its first
+/// item, if that is a string that is not blank.
+pub(crate) fn program(command: Option<&Value>) -> Option<&str> {
+    command?
+        .as_array()?
+        .first()?
+        .as_str()
+        .filter(|p| !p.trim().is_empty())
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum CommandPath {

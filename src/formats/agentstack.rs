@@ -11,6 +11,19 @@ use super::{extensions, string_field, string_list};
 use crate::ir::{Action, EnvVar, Package, Permissions, Runtime, Tool};
 use crate::json;
 
+/// The file an AgentStack package's manifest is, in the package's
+/// directory.
+pub(crate) const FILE_NAME: &str = "config.json";
+
+/// The Python module beside [`FILE_NAME`] that defines the package's tool
+/// functions.
+pub(crate) const MODULE_FILE: &str = "__init__.py";
+
+/// The actions toolc's writers give a tool that declares none (AgentStack
+/// wants some): `read`, the least a tool can do. They are recorded as made
+/// up (see [`super::carry::ASSUMED`]), so reading them back still knows.
+pub(crate) const DEFAULT_ACTIONS: [Action; 1] = [Action::Read];
+
 const KNOWN: &[&str] = &[
     "name",
     "category",

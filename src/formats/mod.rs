@@ -9,15 +9,16 @@
 //! looks like the format, so no run lints a web app's `manifest.json` as a
 //! Nachos package.
 
-mod agentcli;
+pub(crate) mod agentcli;
 pub(crate) mod agentcli_command;
-mod agentstack;
+pub(crate) mod agentstack;
 pub(crate) mod agentstack_python;
 pub mod carry;
 pub(crate) mod gemini;
 pub(crate) mod nachos;
 pub(crate) mod nora;
 mod provider;
+pub(crate) mod schema;
 
 use std::collections::BTreeMap;
 
@@ -26,18 +27,31 @@ use serde_json::{Map, Value};
 use crate::ir::{Format, ToolSet};
 use crate::json::{self, Document};
 
+/// The name of the file a format's manifest is, for the formats whose
+/// manifests have one (detection reads it, writers name their files so);
+/// provider tool JSON can be any `.json` file.
+pub fn file_name(format: Format) -> Option<&'static str> {
+    match format {
+        Format::Nora => Some(nora::FILE_NAME),
+        Format::Agentcli => Some(agentcli::FILE_NAME),
+        Format::Agentstack => Some(agentstack::FILE_NAME),
+        Format::Nachos => Some(nachos::FILE_NAME),
+        Format::Openai
+        | Format::OpenaiResponses
+        | Format::Gemini
+        | Format::Anthropic
+        | Format::Mcp => None,
+    }
+}
+
 /// The format a file name implies, if any.
 pub fn format_by_file_name(file_name: &str) -> Option<Format> {
-    match file_name {
-        "tool.json" => Some(Format::Nora),
-        "tools.json" => Some(Format::Agentcli),
-        "config.json" => Some(Format::Agentstack),
-        "manifest.json" => Some(Format::Nachos),
-        _ if file_name.starts_with("manifest.") && file_name.ends_with(".json") => {
-            Some(Format::Nachos)
-        }
-        _ => None,
+    if nachos::is_manifest_file_name(file_name) {
+        return Some(Format::Nachos);
     }
+    Format::ALL
+        .into_iter()
+        .find(|format| self::file_name(*format) == Some(file_name))
 }
 
 /// Whether a file name's format holds without looking at the content. Names
@@ -59,8 +73,7 @@ pub fn declares_runtime(format: Format) -> bool {
 /// JSON (`config.json`, `manifest.json`): a file so named is a manifest
 /// only when its content says so, even when named on the command line.
 pub fn file_name_is_generic(file_name: &str) -> bool {
-    matches!(file_name, "config.json" | "manifest.json")
-        || file_name.starts_with("manifest.") && file_name.ends_with(".json")
+    format_by_file_name(file_name).is_some_and(|format| !file_name_is_specific(format))
 }
 
 /// Whether the text of a file with a generic name that does not parse
@@ -492,4 +505,30 @@ pub fn no_parameters() -> Value {
     schema.insert("type".to_string(), Value::from("object"));
     schema.insert("properties".to_string(), Value::Object(Map::new()));
     Value::Object(schema)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_imply_their_formats() {
+        for format in Format::ALL {
+            if let Some(name) = file_name(format) {
+                assert_eq!(format_by_file_name(name), Some(format), "{name}");
+            }
+        }
+        assert_eq!(
+            format_by_file_name("manifest.browser.json"),
+            Some(Format::Nachos)
+        );
+        assert_eq!(format_by_file_name("tools.yaml"), None);
+        assert_eq!(format_by_file_name("openai.json"), None);
+        for generic in ["config.json", "manifest.json", "manifest.browser.json"] {
+            assert!(file_name_is_generic(generic), "{generic}");
+        }
+        for specific in ["tool.json", "tools.json", "openai.json"] {
+            assert!(!file_name_is_generic(specific), "{specific}");
+        }
+    }
 }

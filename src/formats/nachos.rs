@@ -7,6 +7,16 @@ use serde_json::Value;
 use super::{extensions, string_field, string_list};
 use crate::ir::{Package, Permissions, Runtime, Tool};
 
+/// The file a Nachos package's manifest is, in the package's directory.
+pub(crate) const FILE_NAME: &str = "manifest.json";
+
+/// Whether a file is named as a Nachos manifest: [`FILE_NAME`], or a
+/// variant of it such as `manifest.browser.json`.
+pub(crate) fn is_manifest_file_name(file_name: &str) -> bool {
+    // `manifest.json` itself starts with "manifest." and ends with ".json".
+    file_name.starts_with("manifest.") && file_name.ends_with(".json")
+}
+
 const KNOWN: &[&str] = &[
     "name",
     "version",

@@ -9,6 +9,13 @@ use serde_json::{Map, Value};
 use super::{string_field, tool_extensions};
 use crate::ir::{Runtime, Tool};
 
+/// The file a NORA tool's manifest is, in the tool's directory.
+pub(crate) const FILE_NAME: &str = "tool.json";
+
+/// The entrypoint script toolc's writers give a NORA tool that names
+/// none, beside its manifest.
+pub(crate) const DEFAULT_ENTRYPOINT: &str = "main.py";
+
 const KNOWN: &[&str] = &["name", "description", "entrypoint", "parameters"];
 
 /// What a NORA tool without a description says instead, as `toolc

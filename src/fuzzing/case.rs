@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::Value;
 
 use super::{Checked, Violation};
+use crate::formats::{agentcli, agentstack, nachos, nora};
 use crate::ir::Format;
 use crate::lint::{LintOptions, Target};
 use crate::project::{LoadOptions, Project};
@@ -32,10 +33,14 @@ pub(super) struct Kind {
 }
 
 const KINDS: [Kind; 8] = [
-    Kind::named("tool.json", Format::Nora, Code::Entrypoint),
-    Kind::named("tools.json", Format::Agentcli, Code::None),
-    Kind::named("config.json", Format::Agentstack, Code::At("__init__.py")),
-    Kind::named("manifest.json", Format::Nachos, Code::At("src/tool.ts")),
+    Kind::named(nora::FILE_NAME, Format::Nora, Code::Entrypoint),
+    Kind::named(agentcli::FILE_NAME, Format::Agentcli, Code::None),
+    Kind::named(
+        agentstack::FILE_NAME,
+        Format::Agentstack,
+        Code::At(agentstack::MODULE_FILE),
+    ),
+    Kind::named(nachos::FILE_NAME, Format::Nachos, Code::At("src/tool.ts")),
     Kind::forced("openai.json", Format::Openai),
     Kind::forced("anthropic.json", Format::Anthropic),
     Kind::forced("mcp.json", Format::Mcp),

@@ -1,12 +1,11 @@
 //! The `command` arrays of an agentcli manifest, as the command rules read
-//! them; where a program points is [`crate::formats::agentcli_command`]'s.
+//! them; where a program points, and which program a command names, are
+//! [`crate::formats::agentcli_command`]'s.
 
 use serde_json::Value;
 
 use super::Manifest;
 use crate::ir::{Format, Runtime};
-
-pub(crate) use crate::formats::agentcli_command::{BIN_PREFIX, CommandPath, classify};
 
 /// The `command` array of every agentcli tool, with its pointer.
 pub(crate) fn commands<'m>(manifest: &Manifest<'m>) -> Vec<(String, Option<&'m Value>)> {
@@ -55,20 +54,12 @@ pub(crate) fn programs_run<'m>(manifest: &Manifest<'m>) -> Vec<(String, Option<&
 /// Where a relative program of `manifest` is looked for, for a help text.
 pub(crate) fn where_programs_are(manifest: &Manifest) -> String {
     match manifest.format() {
-        Format::Agentcli => {
-            "relative programs resolve against the directory of tools.json".to_string()
-        }
+        Format::Agentcli => format!(
+            "relative programs resolve against the directory of {}",
+            crate::formats::agentcli::FILE_NAME
+        ),
         format => format!(
             "this {format} manifest runs the agentcli program its tool was converted from (kept in \"x-toolc\"), and a relative one resolves against the manifest's directory; put the program there, or remove \"agentcli\" from the tool's \"x-toolc\" to run its {format} code instead"
         ),
     }
-}
-
-/// The program of a command array, if it is a non-empty string.
-pub(crate) fn program(command: Option<&Value>) -> Option<&str> {
-    command?
-        .as_array()?
-        .first()?
-        .as_str()
-        .filter(|p| !p.trim().is_empty())
 }

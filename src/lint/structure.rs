@@ -1,11 +1,11 @@
-//! Structural validation: each format's JSON Schema (in `schemas/`, embedded
-//! at build time and compiled once) checked with the jsonschema crate.
+//! Structural validation: each format's JSON Schema
+//! ([`crate::formats::schema`]) checked against a manifest, and what each
+//! mismatch becomes.
 //!
-//! Each violation becomes `schema-violation` at the exact span of the
-//! offending value; keys the format does not define become `unknown-field`
-//! warnings at the key, with a suggestion when a known key is close.
-
-use std::sync::OnceLock;
+//! A value of the wrong shape becomes `schema-violation` at the exact span
+//! of the offending value; keys the format does not define become
+//! `unknown-field` warnings at the key, with a suggestion when a known key
+//! is close.
 
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
@@ -13,81 +13,9 @@ use serde_json::Value;
 use super::Manifest;
 use super::rules::{schema_violation, unknown_field};
 use crate::diagnostic::Diagnostic;
-use crate::ir::Format;
 use crate::json;
 use crate::lint::findings::{Findings, PER_RULE};
 use crate::suggest::did_you_mean;
-
-/// The structural schema of a format, as shipped in `schemas/`.
-pub fn schema_text(format: Format) -> &'static str {
-    match format {
-        Format::Nora => include_str!("../../schemas/nora.schema.json"),
-        Format::Agentcli => include_str!("../../schemas/agentcli.schema.json"),
-        Format::Agentstack => include_str!("../../schemas/agentstack.schema.json"),
-        Format::Nachos => include_str!("../../schemas/nachos.schema.json"),
-        Format::Openai => include_str!("../../schemas/openai.schema.json"),
-        Format::OpenaiResponses => include_str!("../../schemas/openai-responses.schema.json"),
-        Format::Gemini => include_str!("../../schemas/gemini.schema.json"),
-        Format::Anthropic => include_str!("../../schemas/anthropic.schema.json"),
-        Format::Mcp => include_str!("../../schemas/mcp.schema.json"),
-    }
-}
-
-type Compiled = (Value, jsonschema::Validator);
-
-/// The schema of `format` and its validator, compiled at first use: a
-/// run that reads one format (`toolc run` of one manifest) compiles one
-/// of the nine.
-fn compiled(format: Format) -> Result<&'static Compiled, String> {
-    static COMPILED: [OnceLock<Result<Compiled, String>>; Format::ALL.len()] =
-        [const { OnceLock::new() }; Format::ALL.len()];
-    let Some(slot) = Format::ALL
-        .iter()
-        .position(|f| *f == format)
-        .and_then(|at| COMPILED.get(at))
-    else {
-        return Err(format!("no schema for {format}"));
-    };
-    slot.get_or_init(|| {
-        let schema: Value = serde_json::from_str(schema_text(format))
-            .map_err(|e| format!("schema of {format} does not parse: {e}"))?;
-        let validator = jsonschema::validator_for(&schema)
-            .map_err(|e| format!("schema of {format} does not compile: {e}"))?;
-        Ok((schema, validator))
-    })
-    .as_ref()
-    .map_err(Clone::clone)
-}
-
-/// Where `document` fails the schema of `format`, and why, as the
-/// validator says it, those `lint` reports as errors: for writers that must
-/// not write what `lint` would reject (convert checks each manifest it
-/// builds). Empty when valid; an
-/// `Err` when the format's own schema cannot be compiled.
-pub(crate) fn violations(
-    format: Format,
-    document: &Value,
-) -> Result<Vec<(String, String)>, String> {
-    let (_, validator) = compiled(format)?;
-    Ok(validator
-        .iter_errors(document)
-        // What lint reports as an error: an unknown key is
-        // `unknown-field`'s, a warning (and a manifest may carry its own).
-        .filter(|error| {
-            let rule = match error.kind() {
-                ValidationErrorKind::AdditionalProperties { .. } => &unknown_field::RULE,
-                _ => &schema_violation::RULE,
-            };
-            rule.severity == crate::diagnostic::Severity::Error
-        })
-        .map(|error| {
-            (
-                error.instance_path().as_str().to_string(),
-                error.to_string(),
-            )
-        })
-        .collect())
-}
 
 /// How many of a document's values the structural check looks at when the
 /// document is invalid. The validator gathers every error before it yields
@@ -101,7 +29,7 @@ pub(crate) fn violations(
 pub(crate) const CHECKED_VALUES: usize = 2 * PER_RULE;
 
 pub(super) fn check(manifest: &Manifest, out: &mut Findings) -> Result<(), String> {
-    let (schema, validator) = compiled(manifest.format())?;
+    let (schema, validator) = crate::formats::schema::compiled(manifest.format())?;
     let document = &manifest.document;
     let values = document.map.values();
     let partial = values > CHECKED_VALUES && !validator.is_valid(&document.value);
@@ -255,4 +183,43 @@ fn shortened(message: String) -> String {
     }
     let head: String = message.chars().take(SHOWN).collect();
     format!("{head}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnostic::Severity;
+    use crate::ir::Format;
+    use crate::lint::{LintOptions, Linter};
+    use crate::project::HeldDocument;
+
+    /// What convert refuses to write ([`crate::formats::schema::violations`])
+    /// is what lint reports as a structural error: a value of the wrong
+    /// shape is; a key the format does not define is a warning.
+    #[test]
+    fn lint_errors_are_the_format_violations() {
+        let text = r#"{"tools": [{"name": "fetch", "command": ["./tools/bin/fetch"],
+            "timeoutSec": "5", "colour": "red"},
+            {"name": "x", "command": ["./tools/bin/x"], "envPassthrough": "HOME"}]}"#;
+        let linter = Linter::new(LintOptions::default()).expect("no configuration");
+        let held = HeldDocument {
+            path: "tools.json".to_string(),
+            format: Format::Agentcli,
+            text: text.to_string(),
+        };
+        let report = linter.lint_inputs(&[], &[held]).expect("lints");
+        let structural = |severity: Severity| {
+            report
+                .diagnostics
+                .iter()
+                .filter(|d| matches!(d.rule.name, "schema-violation" | "unknown-field"))
+                .filter(|d| d.severity == severity)
+                .count()
+        };
+        let document: serde_json::Value = serde_json::from_str(text).expect("parses");
+        let violations =
+            crate::formats::schema::violations(Format::Agentcli, &document).expect("compiles");
+        assert_eq!(violations.len(), 2, "{violations:?}");
+        assert_eq!(structural(Severity::Error), violations.len(), "{report:?}");
+        assert_eq!(structural(Severity::Warning), 1, "{report:?}");
+    }
 }

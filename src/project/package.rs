@@ -410,7 +410,7 @@ impl Cache {
         let mut code = PackageCode::default();
         let derived = match toolset.format {
             Format::Agentstack => {
-                code.python = self.python(&dir.join("__init__.py"), limit);
+                code.python = self.python(&dir.join(formats::agentstack::MODULE_FILE), limit);
                 code.python
                     .as_deref()
                     .map(|module| python_parameters(toolset, module))
@@ -620,7 +620,7 @@ fn python_parameters(toolset: &ToolSet, module: &PythonModule) -> Vec<Derived> {
             })
             .collect();
         let origin = Origin {
-            file: "__init__.py".to_string(),
+            file: formats::agentstack::MODULE_FILE.to_string(),
             definition: format!("def {function}"),
             line: line(found.def_span.start),
             parameter_lines: found

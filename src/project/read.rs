@@ -38,7 +38,9 @@ impl<'a> Reading<'a> {
             || input_format.is_some()
             || named_format.is_some_and(formats::file_name_is_specific)
             || (named_format == Some(Format::Agentstack)
-                && manifest_dir(&candidate.path).join("__init__.py").is_file());
+                && manifest_dir(&candidate.path)
+                    .join(formats::agentstack::MODULE_FILE)
+                    .is_file());
         Reading {
             candidate,
             file_name,
@@ -266,7 +268,9 @@ pub(super) fn load_bytes(
         return reading.unknown_format(source, span, message);
     }
     let package_code_beside = reading.named_format == Some(Format::Agentstack)
-        && manifest_dir(&candidate.path).join("__init__.py").is_file();
+        && manifest_dir(&candidate.path)
+            .join(formats::agentstack::MODULE_FILE)
+            .is_file();
     let detection = formats::detect(
         &reading.file_name,
         loader.options.input_format,

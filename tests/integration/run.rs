@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use toolc::run::{CancelToken, ErrorCode, Runner, RunnerOptions, Support, ToolResult};
 
-use crate::{TempDir, root};
+use crate::{TempDir, Test, root};
 
 fn fixture(relative: &str) -> PathBuf {
     root().join("fixtures/run").join(relative)
@@ -1009,6 +1009,72 @@ fn agentstack_permissions_confine_arguments() {
             "{arguments}: {}",
             error.message
         );
+    }
+}
+
+/// lint and the runner read an AgentStack action the same way, exactly as
+/// AgentStack does (its pydantic model takes `"write"`, never `"Write"`):
+/// a spelling lint calls an unknown action declares nothing to the
+/// runner, and one lint accepts is the action the runner checks for.
+#[test]
+fn lint_and_run_agree_on_how_an_action_is_spelled() {
+    let temp = TempDir::new("run-action-spelling");
+    // A warning, not an error: the runner loads the manifest either way.
+    temp.write("toolc.toml", "[rules]\n\"unknown-action\" = \"warning\"\n");
+    for (index, (spelling, is_write)) in [
+        ("write", true),
+        ("Write", false),
+        ("WRITE", false),
+        (" write", false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let config = temp.write(
+            &format!("notes{index}/config.json"),
+            json!({
+                "name": format!("notes{index}"),
+                "category": "storage",
+                "tools": {"write_note": {"actions": ["read", spelling]}}
+            })
+            .to_string(),
+        );
+        temp.write(
+            &format!("notes{index}/__init__.py"),
+            "def write_note(text: str) -> str:\n    \"\"\"Write a note.\n\n    Args:\n        text: The note.\n    \"\"\"\n    return \"written\"\n",
+        );
+        let lint = Test::new()
+            .current_dir(temp.path())
+            .args(["lint", "--format", "json", &format!("notes{index}")])
+            .run();
+        let report = lint.json();
+        let unknown = report["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .any(|d| d["rule"] == "unknown-action");
+        let runner = Runner::load(&[config], RunnerOptions::default())
+            .unwrap_or_else(|e| panic!("{spelling:?}: {e}"));
+        let result = runner.call("write_note", json!({"text": "hi"}));
+        let refused = result
+            .error
+            .as_ref()
+            .is_some_and(|e| e.details["rule"] == json!("undeclared-action"));
+        assert_eq!(unknown, !is_write, "lint on {spelling:?}: {report}");
+        assert_eq!(
+            refused,
+            !is_write,
+            "run with {spelling:?}: {}",
+            result.to_json_line()
+        );
+        if is_write {
+            assert_eq!(
+                result.output,
+                Some(json!("written")),
+                "{}",
+                result.to_json_line()
+            );
+        }
     }
 }
 

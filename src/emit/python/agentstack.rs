@@ -33,11 +33,9 @@ use super::names::{self, HINT_BUILTINS, Keep, Kind, Namer};
 use super::{Details, Parameter, Tree, doc, json_text, parameter_text};
 use crate::diagnostic::Severity;
 use crate::emit::{EmitError, Options};
+use crate::formats::agentstack::{DEFAULT_ACTIONS, FILE_NAME, MODULE_FILE};
 use crate::formats::carry;
 use crate::ir::{Format, Runtime, Tool, ToolSet};
-
-/// The actions a tool gets when its manifest declares none.
-const DEFAULT_ACTIONS: &[&str] = &["read"];
 
 /// Names the module imports: a function may not take them.
 const MODULE_NAMES: &[&str] = &["Any", "ClassVar", "Literal", "dataclass"];
@@ -301,8 +299,9 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
                 defaulted_at.unwrap_or_default(),
                 Severity::Warning,
                 format!(
-                    "the manifest declares no permissions for {}: config.json grants the actions {DEFAULT_ACTIONS:?}; review them",
-                    defaulted.join(", ")
+                    "the manifest declares no permissions for {}: config.json grants the actions {}; review them",
+                    defaulted.join(", "),
+                    json!(DEFAULT_ACTIONS)
                 ),
             );
         }
@@ -324,7 +323,7 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
     let module = out.render(
         options,
         "agentstack/__init__.py.j2",
-        format!("{directory}/__init__.py"),
+        format!("{directory}/{MODULE_FILE}"),
         &context,
     )?;
     let read_back = docstring_descriptions(module, entries.iter().map(|(name, ..)| name));
@@ -341,7 +340,7 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
     out.render(
         options,
         "agentstack/config.json.j2",
-        format!("{directory}/config.json"),
+        format!("{directory}/{FILE_NAME}"),
         ConfigContext {
             config_json: json_text(&config)?,
         },

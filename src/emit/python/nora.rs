@@ -16,6 +16,7 @@ use super::names::{Keep, Kind, Namer, snake_case};
 use super::{Parameter, Tree, doc, doc_line, json_text};
 use crate::diagnostic::Severity;
 use crate::emit::{EmitError, Options};
+use crate::formats::nora::{DEFAULT_ENTRYPOINT, FILE_NAME};
 use crate::ir::{Tool, ToolSet};
 use crate::json as pointer;
 use crate::schema::{LISTS, MAPS, SINGLE};
@@ -72,7 +73,7 @@ pub(super) fn generate(
         let mut manifest = json!({
             "name": tool.name,
             "description": description,
-            "entrypoint": "main.py",
+            "entrypoint": DEFAULT_ENTRYPOINT,
             "parameters": nora_parameters(out, set, tool, &properties, root),
         });
         // Reading tool.json back, and converting it, restore the names,
@@ -87,7 +88,7 @@ pub(super) fn generate(
         out.render(
             options,
             "nora/tool.json.j2",
-            format!("{directory}/tool.json"),
+            format!("{directory}/{FILE_NAME}"),
             ManifestContext {
                 tool_json: json_text(&manifest)?,
             },
@@ -101,7 +102,7 @@ pub(super) fn generate(
         out.render(
             options,
             "nora/main.py.j2",
-            format!("{directory}/main.py"),
+            format!("{directory}/{DEFAULT_ENTRYPOINT}"),
             context,
         )?;
     }

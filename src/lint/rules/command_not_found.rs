@@ -19,7 +19,8 @@
 //! Build the tool (`make tools`), fix the path, or `chmod +x` the program.
 
 use crate::diagnostic::Severity;
-use crate::lint::command_path::{program, programs_run, where_programs_are};
+use crate::formats::agentcli_command::program;
+use crate::lint::command_path::{programs_run, where_programs_are};
 use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 use crate::project::FileState;

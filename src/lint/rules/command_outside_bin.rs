@@ -21,7 +21,8 @@
 //! or an absolute path such as `"/usr/local/bin/fetch"`.
 
 use crate::diagnostic::{Edit, Fix, Severity};
-use crate::lint::command_path::{BIN_PREFIX, CommandPath, classify, commands, program};
+use crate::formats::agentcli_command::{BIN_PREFIX, CommandPath, classify, program};
+use crate::lint::command_path::commands;
 use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 

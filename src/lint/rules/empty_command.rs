@@ -21,7 +21,8 @@
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
-use crate::lint::command_path::{commands, program};
+use crate::formats::agentcli_command::program;
+use crate::lint::command_path::commands;
 use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
 

@@ -23,6 +23,7 @@
 //! `toolc lint --input-format openai tools.json`.
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::formats;
 use crate::ir::Format;
 use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
@@ -37,18 +38,23 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-/// What a format's manifest is called in a sentence.
-fn described(format: Format) -> &'static str {
-    match format {
-        Format::Nora => "a NORA tool.json",
-        Format::Agentcli => "an agentcli tools.json",
-        Format::Agentstack => "an AgentStack config.json",
-        Format::Nachos => "a Nachos manifest.json",
+/// What a format's manifest is called in a sentence: its file's name
+/// where it has one ("a NORA tool.json").
+fn described(format: Format) -> String {
+    let kind = match format {
+        Format::Nora => "a NORA",
+        Format::Agentcli => "an agentcli",
+        Format::Agentstack => "an AgentStack",
+        Format::Nachos => "a Nachos",
         Format::Openai => "an OpenAI tool list",
         Format::OpenaiResponses => "an OpenAI Responses API tool list",
         Format::Gemini => "Gemini function declarations",
         Format::Anthropic => "Anthropic tool JSON",
         Format::Mcp => "MCP tool JSON",
+    };
+    match formats::file_name(format) {
+        Some(name) => format!("{kind} {name}"),
+        None => kind.to_string(),
     }
 }
 

@@ -21,7 +21,7 @@
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
-use crate::ir::Format;
+use crate::ir::{Action, Format};
 use crate::json;
 use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
@@ -60,9 +60,19 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
                     json::join(&json::join("/tools", name), "actions"),
                     message,
                 )
-                .with_help(
-                    "list what the tool does: \"actions\": [\"read\"] (or write, execute, delete)",
-                ),
+                .with_help(help()),
         );
     }
+}
+
+/// What to write: `read`, or the other actions AgentStack defines.
+fn help() -> String {
+    let others: Vec<&str> = Action::defined_names()
+        .filter(|name| Some(*name) != Action::Read.name())
+        .collect();
+    format!(
+        "list what the tool does: \"actions\": [\"{}\"] (or {})",
+        Action::Read,
+        others.join(", ")
+    )
 }

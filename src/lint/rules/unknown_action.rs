@@ -20,7 +20,7 @@
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
-use crate::ir::Format;
+use crate::ir::{Action, Format};
 use crate::json;
 use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule};
@@ -35,8 +35,6 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[],
 };
 
-pub(crate) const ACTIONS: &[&str] = &["read", "write", "execute", "delete"];
-
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     if manifest.format() != Format::Agentstack {
         return;
@@ -49,7 +47,10 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
             continue;
         };
         for (i, action) in actions.iter().enumerate() {
-            if action.as_str().is_some_and(|a| ACTIONS.contains(&a)) {
+            if action
+                .as_str()
+                .is_some_and(|a| Action::parse(a).is_defined())
+            {
                 continue;
             }
             let pointer = json::join(&json::join(&json::join("/tools", name), "actions"), i);
@@ -63,12 +64,23 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
             );
             let close = action
                 .as_str()
-                .and_then(|a| did_you_mean(a, ACTIONS.iter().copied()));
+                .and_then(|a| did_you_mean(a, Action::defined_names()));
             out.push(match close {
                 Some(close) => diagnostic.with_help(format!("did you mean \"{close}\"?")),
-                None => diagnostic
-                    .with_help("actions are \"read\", \"write\", \"execute\" and \"delete\""),
+                None => diagnostic.with_help(format!("actions are {}", defined_list())),
             });
         }
+    }
+}
+
+/// The actions AgentStack defines, quoted, as a sentence lists them:
+/// `"read", "write", "execute" and "delete"`.
+fn defined_list() -> String {
+    let quoted: Vec<String> = Action::defined_names()
+        .map(|name| format!("\"{name}\""))
+        .collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => quoted.concat(),
     }
 }

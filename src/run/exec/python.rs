@@ -68,7 +68,7 @@ impl PythonTool {
     ) -> PythonTool {
         PythonTool {
             target: Target::Package {
-                file: dir.join("__init__.py"),
+                file: dir.join(crate::formats::agentstack::MODULE_FILE),
                 package: python_package_name(module, dir),
                 function: function.to_string(),
             },

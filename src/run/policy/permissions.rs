@@ -158,16 +158,14 @@ pub(super) fn allowed_extensions(tool: &Tool, arguments: &Arguments) -> Result<(
 /// `undeclared-action`: when the tool lists its `actions`, a call may not
 /// need one it does not list. The name's first word gives the action
 /// (`delete_file` deletes, `write_note` writes, `run_tests` executes,
-/// anything else reads); a command argument needs `execute`.
+/// anything else reads); a command argument needs `execute`. An action is
+/// declared as AgentStack spells it ([`Action`]): `"Write"` is no `write`,
+/// as lint's `unknown-action` says.
 pub(super) fn actions(tool: &Tool, arguments: &Arguments) -> Result<(), Denial> {
     let Some(declared) = &tool.permissions.actions else {
         return Ok(());
     };
-    let declares = |action: &str| {
-        declared
-            .iter()
-            .any(|d| d.as_str().trim().eq_ignore_ascii_case(action))
-    };
+    let declares = |action: &Action| declared.contains(action);
     let listed = if declared.is_empty() {
         "none".to_string()
     } else {
@@ -178,13 +176,13 @@ pub(super) fn actions(tool: &Tool, arguments: &Arguments) -> Result<(), Denial> 
             .join(", ")
     };
     let (action, verb) = action_of_name(&tool.name);
-    if !declares(action) {
+    if !declares(&action) {
         let reason = format!(
             "needs the `{action}` action (its name says `{verb}`), which its permissions do not declare (declared: {listed})"
         );
         return Err(tool_denial(DenialRule::UndeclaredAction, tool, reason));
     }
-    if declares("execute") {
+    if declares(&Action::Execute) {
         return Ok(());
     }
     arguments.first(|argument| {
@@ -192,7 +190,8 @@ pub(super) fn actions(tool: &Tool, arguments: &Arguments) -> Result<(), Denial> 
             return None;
         }
         let why = format!(
-            "is a command, which needs the `execute` action the tool does not declare (declared: {listed})"
+            "is a command, which needs the `{}` action the tool does not declare (declared: {listed})",
+            Action::Execute
         );
         Some(argument_denial(
             DenialRule::UndeclaredAction,
@@ -203,7 +202,7 @@ pub(super) fn actions(tool: &Tool, arguments: &Arguments) -> Result<(), Denial> 
 }
 
 /// The action a tool's name implies, and the word that implies it.
-fn action_of_name(name: &str) -> (&'static str, String) {
+fn action_of_name(name: &str) -> (Action, String) {
     const DELETE: &[&str] = &["delete", "remove", "rm", "del", "unlink", "erase", "purge"];
     const WRITE: &[&str] = &[
         "write", "create", "update", "save", "put", "set", "edit", "append", "move", "mv",
@@ -213,14 +212,14 @@ fn action_of_name(name: &str) -> (&'static str, String) {
     let words = key_words(name);
     let first = words.first().cloned().unwrap_or_default();
     if DELETE.contains(&first.as_str()) {
-        ("delete", first)
+        (Action::Delete, first)
     } else if WRITE.contains(&first.as_str()) {
-        ("write", first)
+        (Action::Write, first)
     } else if EXECUTE.contains(&first.as_str()) {
-        ("execute", first)
+        (Action::Execute, first)
     } else if let Some(shell) = words.iter().find(|w| *w == "shell") {
-        ("execute", shell.clone())
+        (Action::Execute, shell.clone())
     } else {
-        ("read", first)
+        (Action::Read, first)
     }
 }

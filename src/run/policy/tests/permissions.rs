@@ -270,7 +270,12 @@ fn undeclared_actions_are_refused() {
         ("removeItem", &["read"][..], json!({}), false),
         ("rm_tmp", &["read"][..], json!({}), false),
         ("write_file", &["read"][..], json!({}), false),
-        ("write_file", &["Write"][..], json!({}), true),
+        ("write_file", &["write"][..], json!({}), true),
+        // AgentStack spells its actions exactly (lint's `unknown-action`
+        // reports these): none of them is `write`.
+        ("write_file", &["Write"][..], json!({}), false),
+        ("write_file", &["WRITE"][..], json!({}), false),
+        ("write_file", &[" write"][..], json!({}), false),
         ("create_issue", &["read"][..], json!({}), false),
         ("update_record", &["read"][..], json!({}), false),
         ("save_note", &["read"][..], json!({}), false),
