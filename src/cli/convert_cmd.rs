@@ -36,6 +36,11 @@ pub(super) struct ConvertArgs {
     /// --show-losses), write nothing, exit 1.
     #[arg(long)]
     strict: bool,
+    /// Start each manifest written with a "$schema" key naming its format's JSON Schema
+    /// (what `toolc schema FORMAT` prints), for editors. Not for openai and anthropic,
+    /// whose documents are arrays.
+    #[arg(long)]
+    schema_key: bool,
     /// List every loss and note on its own (human: with its snippet). Without it, human
     /// and brief group them by rule, field (indices, tool and parameter names as *,
     /// e.g. /tools/*/timeoutSec) and message, with counts and the first positions of
@@ -86,6 +91,12 @@ pub(super) fn run(
         return Err(CliError::Usage(
             convert::unsupported_target(args.to).to_string(),
         ));
+    }
+    if args.schema_key && !convert::has_object_root(args.to) {
+        return Err(CliError::Usage(format!(
+            "convert --to {} --schema-key: the document is an array, with no place for a \"$schema\" key",
+            args.to
+        )));
     }
     let document = convert::writes_document(args.to);
     if !document && args.output.is_none() {
@@ -154,6 +165,7 @@ pub(super) fn run(
     let options = convert::Options {
         templates: &templates,
         out_dir,
+        schema_key: args.schema_key,
     };
     let texts = super::texts_of(&reading.parts);
     let joined = join(reading.parts, to, strict, &options)?;
@@ -314,7 +326,7 @@ fn join(
         losses: 0,
         renamed: Vec::new(),
     };
-    let mut root = DocumentRoot::new(to);
+    let mut root = DocumentRoot::with_schema_key(to, options);
     let mut items = Vec::new();
     let mut toolsets = Vec::new();
     let mut maps = BTreeMap::new();

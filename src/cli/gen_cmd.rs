@@ -41,6 +41,11 @@ pub(super) struct GenArgs {
     /// nothing is written.
     #[arg(long)]
     force: bool,
+    /// Start the document with a "$schema" key naming its format's JSON Schema (what
+    /// `toolc schema FORMAT` prints), for editors: mcp and gemini only (the others are
+    /// arrays or code).
+    #[arg(long)]
+    schema_key: bool,
     /// List what would be written (new, changed, unchanged) and write nothing.
     #[arg(long)]
     dry_run: bool,
@@ -102,12 +107,32 @@ enum Target {
     Python,
 }
 
+/// The format whose schema a document of `target` may name in its
+/// `"$schema"` key: those whose root is an object.
+fn schema_format(target: Target) -> Option<crate::ir::Format> {
+    match target {
+        Target::Mcp => Some(crate::ir::Format::Mcp),
+        Target::Gemini => Some(crate::ir::Format::Gemini),
+        Target::Openai
+        | Target::OpenaiResponses
+        | Target::Anthropic
+        | Target::Rust
+        | Target::Python => None,
+    }
+}
+
 pub(super) fn run(
     args: &GenArgs,
     colors: super::Colors,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
+    if args.schema_key && schema_format(args.target).is_none() {
+        return Err(CliError::Usage(format!(
+            "gen {} --schema-key: only the mcp and gemini documents are objects, with a place for a \"$schema\" key",
+            value_name(args.target)
+        )));
+    }
     if args.target == Target::Python && args.output.is_none() {
         return Err(CliError::Usage(
             "gen python writes a tree of files: name the directory with -o DIR".to_string(),
@@ -205,13 +230,17 @@ pub(super) fn run(
         .as_deref()
         .and_then(Path::file_name)
         .map_or_else(|| "tools.rs".into(), |name| name.to_string_lossy());
+    let schema = args
+        .schema_key
+        .then(|| schema_format(args.target).and_then(crate::formats::schema::id))
+        .flatten();
     let (output, diagnostics, renamed) = join(
         args.target,
         work,
         reading.parts,
         &emit_options,
         &reload,
-        &module_file,
+        (&module_file, schema),
     )?;
     let errors = findings::errors_in(&diagnostics);
     let mut report = findings::report(&reading.report, diagnostics);
@@ -501,7 +530,7 @@ fn join(
     parts: Vec<Part<GenPart>>,
     options: &emit::Options,
     reload: &Reload,
-    module_file: &str,
+    (module_file, schema): (&str, Option<String>),
 ) -> Result<(Output, Vec<Diagnostic>, Renamed), CliError> {
     let mut module = emit::rust::Module::new();
     let mut diagnostics = Vec::new();
@@ -542,11 +571,20 @@ fn join(
         }
     }
     let output = match work {
-        Work::Json(target) => Output::Pieces(JsonItems::pieces(
-            items,
-            target.tools_at(),
-            &target.root_members(),
-        )?),
+        Work::Json(target) => {
+            // `"$schema"` first, where asked (--schema-key).
+            let members: Vec<(String, serde_json::Value)> = schema
+                .map(|id| {
+                    (
+                        crate::convert::SCHEMA_KEY.to_string(),
+                        serde_json::Value::String(id),
+                    )
+                })
+                .into_iter()
+                .chain(target.root_members())
+                .collect();
+            Output::Pieces(JsonItems::pieces(items, target.tools_at(), &members)?)
+        }
         // The module's notes are the parts' (made where the maps were).
         Work::Rust => Output::Rust(Box::new(module.render(options, module_file)?)),
         Work::FromIr => {

@@ -171,7 +171,8 @@ enum Command {
     /// editor's unsaved text, code files included (an AgentStack __init__.py, a Nachos
     /// package's TypeScript), with each file's toolc.toml; offers a quick fix per
     /// fixable finding, source.fixAll.toolc (safe fixes), "ignore this rule in this
-    /// file", hover, document symbols and go to definition. Settings, as
+    /// file", hover, document symbols, go to definition and completion of keys and values
+    /// from the format's schema. Settings, as
     /// initializationOptions or the "toolc" section of workspace/didChangeConfiguration:
     /// {"configuration": "path/to/toolc.toml", "select": [...], "ignore": [...],
     /// "targets": [...]}. Logs go to standard error.
@@ -179,6 +180,19 @@ enum Command {
     /// Exit codes: 0 the client shut the server down in order (shutdown, then exit),
     /// 1 it went away or said exit without shutdown.
     Server,
+    /// Print a format's JSON Schema, the one lint checks manifests against.
+    ///
+    /// Each has a stable $id and is valid JSON Schema 2020-12, so editors can use it
+    /// without toolc: name it in a manifest's "$schema" key (lint accepts the key; gen and
+    /// convert write it with --schema-key), or map files to it in the editor's settings
+    /// (VS Code's json.schemas). The same files are in the repository's schemas/
+    /// directory, with the entries prepared for the SchemaStore catalog.
+    Schema {
+        /// nora, agentcli, agentstack, nachos, openai, openai-responses, anthropic, mcp or
+        /// gemini.
+        #[arg(value_name = "FORMAT", value_parser = parse_format)]
+        format: Format,
+    },
     /// Print a rule's documentation: what it checks, why, and how to fix it.
     Explain {
         /// A rule name (e.g. duplicate-tool-name) or code (e.g. TC102).
@@ -697,6 +711,10 @@ fn parse_and_run(
         Command::Call(args) => call_cmd::run(args, out, err),
         Command::Serve(args) => serve_cmd::run(args, colors.err, err),
         Command::Lock(args) => lock_cmd::run(args, out, err),
+        Command::Schema { format } => {
+            out.write_all(crate::formats::schema::text(*format).as_bytes())?;
+            Ok(Outcome::Clean)
+        }
         Command::Server => Ok(if crate::lsp::serve_stdio() {
             Outcome::Clean
         } else {

@@ -27,7 +27,7 @@ pub(super) fn write(
     out: &mut Converted,
 ) -> Result<(), EmitError> {
     let mut stubs = BTreeSet::new();
-    let mut root = Map::new();
+    let mut root = super::new_root(Format::Agentcli, options);
     root.insert("tools".into(), Value::Array(Vec::new()));
     let mut entries = Vec::new();
     let mut layouts = Vec::new();

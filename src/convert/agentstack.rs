@@ -209,7 +209,7 @@ fn write_package(group: &Group, options: &Options, out: &mut Converted) -> Resul
         attach_x_toolc(&mut entry, x_toolc_object(placed, set_fields, extra));
         permissions.insert(function, Value::Object(entry));
     }
-    let mut config = Map::new();
+    let mut config = super::new_root(Format::Agentstack, options);
     // The package's name and category the sources did not give are made
     // up (the name after its tool or directory): recorded as such.
     let mut made_up = Vec::new();

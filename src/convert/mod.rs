@@ -73,12 +73,40 @@ pub struct Options<'a> {
     /// The output directory, to see which skeletons exist already; `None`
     /// when nothing is there to look at.
     pub out_dir: Option<&'a Path>,
+    /// Each manifest written starts with `"$schema"`, its format's schema.
+    pub schema_key: bool,
 }
+
+/// A manifest's root object, empty or (with [`Options::schema_key`])
+/// holding `"$schema"` first.
+fn new_root(format: Format, options: &Options) -> Map<String, Value> {
+    let mut root = Map::new();
+    if options.schema_key
+        && let Some(id) = crate::formats::schema::id(format)
+    {
+        root.insert(SCHEMA_KEY.into(), Value::String(id));
+    }
+    root
+}
+
+/// The key naming a document's JSON Schema, which lint accepts at the root
+/// of every format.
+pub const SCHEMA_KEY: &str = "$schema";
 
 /// Whether a format writes one document (to a file or standard output)
 /// rather than a tree under a directory.
 pub fn writes_document(format: Format) -> bool {
     matches!(format, Format::Openai | Format::Anthropic | Format::Mcp)
+}
+
+/// Whether what convert writes for `format` is an object, where a
+/// `"$schema"` key has a place (an OpenAI or Anthropic document is an array).
+pub fn has_object_root(format: Format) -> bool {
+    !writes_document(format)
+        || matches!(
+            provider::json_target(format).tools_at(),
+            crate::emit::ToolsAt::Member(_)
+        )
 }
 
 /// What convert says of a format it reads but does not write: gen writes
@@ -188,6 +216,14 @@ impl DocumentRoot {
         DocumentRoot {
             to,
             members: Map::new(),
+        }
+    }
+
+    /// A root that starts with `"$schema"` (see [`Options::schema_key`]).
+    pub fn with_schema_key(to: Format, options: &Options) -> DocumentRoot {
+        DocumentRoot {
+            to,
+            members: new_root(to, options),
         }
     }
 

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::{
     Converted, Directories, FileKind, Options, OutputFile, attach_x_toolc, document, place_set,
@@ -41,7 +41,7 @@ pub(super) fn write(
                     .find(|c| c.format == Format::Nachos && c.key == "name")
                     .and_then(|c| c.value.as_str().map(str::to_string))
             });
-            let mut manifest = Map::new();
+            let mut manifest = super::new_root(Format::Nachos, options);
             manifest.insert(
                 "name".into(),
                 Value::String(title.clone().unwrap_or_else(|| tool.name.clone())),

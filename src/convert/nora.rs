@@ -35,7 +35,7 @@ pub(super) fn write(
         let set_fields = place_set(out, set, Format::Nora, None, true);
         for (index, tool) in set.tools.iter().enumerate() {
             let directory = directories.assign(&tool.name);
-            let mut manifest = Map::new();
+            let mut manifest = super::new_root(Format::Nora, options);
             manifest.insert("name".into(), Value::String(tool.name.clone()));
             let mut extra = Vec::new();
             match &tool.description {

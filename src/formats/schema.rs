@@ -33,6 +33,13 @@ pub fn text(format: Format) -> &'static str {
     }
 }
 
+/// The `$id` of a format's schema: what a manifest's `"$schema"` key names
+/// for editors to find it.
+pub fn id(format: Format) -> Option<String> {
+    let schema: Value = serde_json::from_str(text(format)).ok()?;
+    schema.get("$id")?.as_str().map(str::to_string)
+}
+
 /// A format's schema, parsed, and its validator.
 pub(crate) type Compiled = (Value, jsonschema::Validator);
 

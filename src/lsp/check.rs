@@ -152,7 +152,10 @@ pub fn check(
 ) -> Result<Option<Checked>, String> {
     // The unit tests' way to make a check fail as a bug would.
     #[cfg(test)]
-    if path.file_name().is_some_and(|n| n == "toolc-test-panic.json") {
+    if path
+        .file_name()
+        .is_some_and(|n| n == "toolc-test-panic.json")
+    {
         std::panic::panic_any("a check that panics, for a test");
     }
     let manifests = manifests_of(path, documents);

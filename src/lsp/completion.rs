@@ -79,8 +79,7 @@ pub(super) fn place(text: &str, offset: usize) -> Option<Place> {
                     token_start = start;
                     break;
                 };
-                let value: String =
-                    serde_json::from_str(&text[start..=close]).unwrap_or_default();
+                let value: String = serde_json::from_str(&text[start..=close]).unwrap_or_default();
                 if let Some(Frame::Object {
                     key,
                     expect_key: true,
@@ -122,7 +121,9 @@ pub(super) fn place(text: &str, offset: usize) -> Option<Place> {
                 }
             }
             b',' => match stack.last_mut() {
-                Some(Frame::Object { key, expect_key, .. }) => {
+                Some(Frame::Object {
+                    key, expect_key, ..
+                }) => {
                     *key = None;
                     *expect_key = true;
                 }
@@ -167,7 +168,12 @@ pub(super) fn place(text: &str, offset: usize) -> Option<Place> {
 /// The subschemas `schema` gives the value at `path`, with `$ref`s into
 /// the same document followed and `allOf`/`anyOf`/`oneOf`/`then`/`else`
 /// branches all taken.
-fn schemas_at<'a>(root: &'a Value, schema: &'a Value, path: &[Step], depth: usize) -> Vec<&'a Value> {
+fn schemas_at<'a>(
+    root: &'a Value,
+    schema: &'a Value,
+    path: &[Step],
+    depth: usize,
+) -> Vec<&'a Value> {
     if depth > 32 {
         return Vec::new();
     }
@@ -177,7 +183,10 @@ fn schemas_at<'a>(root: &'a Value, schema: &'a Value, path: &[Step], depth: usiz
         if expanded.len() > 64 {
             break;
         }
-        if let Some(target) = schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#'))
+        if let Some(target) = schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix('#'))
             && let Some(found) = root.pointer(target)
         {
             here.push(found);
@@ -201,9 +210,14 @@ fn schemas_at<'a>(root: &'a Value, schema: &'a Value, path: &[Step], depth: usiz
     for schema in expanded {
         match step {
             Step::Key(key) => {
-                if let Some(found) = schema.pointer(&format!("/properties/{}", key.replace('~', "~0").replace('/', "~1"))) {
+                if let Some(found) = schema.pointer(&format!(
+                    "/properties/{}",
+                    key.replace('~', "~0").replace('/', "~1")
+                )) {
                     next.push(found);
-                } else if let Some(found) = schema.get("additionalProperties").filter(|v| v.is_object()) {
+                } else if let Some(found) =
+                    schema.get("additionalProperties").filter(|v| v.is_object())
+                {
                     next.push(found);
                 }
                 if let Some(patterns) = schema.get("patternProperties").and_then(Value::as_object) {
@@ -267,7 +281,9 @@ pub(super) fn items(format: Format, place: &Place) -> Vec<Value> {
             let values: Vec<&Value> = match (schema.get("enum"), schema.get("const")) {
                 (Some(Value::Array(values)), _) => values.iter().collect(),
                 (_, Some(value)) => vec![value],
-                _ if schema.get("type") == Some(&json!("boolean")) => vec![&Value::Bool(true), &Value::Bool(false)],
+                _ if schema.get("type") == Some(&json!("boolean")) => {
+                    vec![&Value::Bool(true), &Value::Bool(false)]
+                }
                 _ => Vec::new(),
             };
             for value in values {
@@ -292,7 +308,10 @@ fn item(value: &Value, kind: u32, schema: &Value, required: bool) -> Value {
     out.insert("kind".into(), json!(kind));
     out.insert("insertText".into(), json!(text));
     // Required keys first, then by name.
-    out.insert("sortText".into(), json!(format!("{}{label}", if required { 0 } else { 1 })));
+    out.insert(
+        "sortText".into(),
+        json!(format!("{}{label}", if required { 0 } else { 1 })),
+    );
     if let Some(description) = schema.get("description").and_then(Value::as_str) {
         out.insert("documentation".into(), json!(description));
     }
@@ -325,7 +344,12 @@ mod tests {
         let found = at(r#"{"tools": {"find": {"actions": ["re|"#).expect("place");
         assert_eq!(
             found.path,
-            [Step::Key("tools".into()), Step::Key("find".into()), Step::Key("actions".into()), Step::Index(0)]
+            [
+                Step::Key("tools".into()),
+                Step::Key("find".into()),
+                Step::Key("actions".into()),
+                Step::Index(0)
+            ]
         );
         assert!(!found.key_next);
         let found = at(r#"{"name": "a,b{", "entry|"#).expect("place");

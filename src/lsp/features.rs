@@ -309,11 +309,13 @@ pub(super) fn completion(server: &mut Server, params: &Value) -> Result<Value, (
     let offset = offset_of(server, &path, params)?;
     let outcome = server.outcome(&path);
     // The format as detected, else as the file's name says.
-    let format = manifest_at(&outcome, &path).map(Manifest::format).or_else(|| {
-        path.file_name()
-            .and_then(|n| n.to_str())
-            .and_then(crate::formats::format_by_file_name)
-    });
+    let format = manifest_at(&outcome, &path)
+        .map(Manifest::format)
+        .or_else(|| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .and_then(crate::formats::format_by_file_name)
+        });
     let Some(format) = format else {
         return Ok(json!([]));
     };

@@ -889,13 +889,20 @@ mod tests {
 
         fn send(&mut self, message: Value) {
             let body = message.to_string();
-            write!(self.to_server, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
+            write!(
+                self.to_server,
+                "Content-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .expect("write");
         }
 
         fn answer(&mut self, id: i64) -> Value {
             loop {
                 match transport::read_one(&mut self.from_server).expect("read") {
-                    Some(Incoming::Message(message)) if message["id"] == id && message.get("method").is_none() => {
+                    Some(Incoming::Message(message))
+                        if message["id"] == id && message.get("method").is_none() =>
+                    {
                         return message;
                     }
                     Some(_) => {}
@@ -921,14 +928,24 @@ mod tests {
             session.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
                 "textDocument": {"uri": uri(path), "languageId": "json", "version": 1, "text": text}}}));
         }
-        session.send(json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/diagnostic",
-            "params": {"textDocument": {"uri": uri(&broken)}}}));
+        session.send(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/diagnostic",
+            "params": {"textDocument": {"uri": uri(&broken)}}}),
+        );
         let items = session.answer(2)["result"]["items"].clone();
         assert_eq!(items.as_array().map(Vec::len), Some(1), "{items}");
-        assert!(items[0]["message"].as_str().unwrap_or("").contains("toolc crashed while checking this file"), "{items}");
+        assert!(
+            items[0]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("toolc crashed while checking this file"),
+            "{items}"
+        );
         // Another document is still checked, and the same one again.
-        session.send(json!({"jsonrpc": "2.0", "id": 3, "method": "textDocument/diagnostic",
-            "params": {"textDocument": {"uri": uri(&fine)}}}));
+        session.send(
+            json!({"jsonrpc": "2.0", "id": 3, "method": "textDocument/diagnostic",
+            "params": {"textDocument": {"uri": uri(&fine)}}}),
+        );
         assert!(session.answer(3)["result"]["items"].is_array());
         session.send(json!({"jsonrpc": "2.0", "id": 4, "method": "shutdown"}));
         session.answer(4);

@@ -102,6 +102,14 @@ fn settings_and_toolc_toml_changes_recheck() {
 }
 
 #[test]
+fn completion_from_the_formats_schema() {
+    scenario(
+        "completion",
+        &["completion of keys", "completion of enumerated values"],
+    );
+}
+
+#[test]
 fn duplicate_names_across_files_point_at_each_other() {
     scenario(
         "duplicates",

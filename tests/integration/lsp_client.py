@@ -518,7 +518,45 @@ async def duplicates():
     await editor.stop()
 
 
+async def completion():
+    """Keys and enumerated values from the format's schema, while typing."""
+    tool = write("nora/new/tool.json", "")
+    config = write("tools/search/config.json", "")
+    editor = Editor(pull=True)
+    await editor.start()
+
+    async def labels(path: Path, text: str):
+        """The labels offered at `|` in `text`, and the items."""
+        at = text.index("|")
+        text = text.replace("|", "")
+        editor.change(path, text)
+        result = await editor.client.text_document_completion_async(
+            t.CompletionParams(
+                text_document=t.TextDocumentIdentifier(uri=uri(path)),
+                position=position_of(text, at, editor.encoding),
+            )
+        )
+        items = result.items if hasattr(result, "items") else result
+        return [i.label for i in items], items, text
+
+    editor.open(tool, "")
+    found, items, text = await labels(tool, '{"name": "x", "\U0001f600": 1, "|"}')
+    assert "entrypoint" in found and "parameters" in found, found
+    assert "name" not in found, found
+    # The edit replaces the quotes being typed, the editor's closing one too.
+    entry = next(i for i in items if i.label == "entrypoint")
+    done = apply_edits(text, [entry.text_edit], editor.encoding)
+    assert done == '{"name": "x", "\U0001f600": 1, "entrypoint"}', done
+    ok("completion of keys")
+    editor.open(config, "")
+    found, _, _ = await labels(config, '{"name": "s", "tools": {"find": {"actions": [|')
+    assert {"read", "write", "execute", "delete"} <= set(found), found
+    ok("completion of enumerated values")
+    await editor.stop()
+
+
 SCENARIOS = {
+    "completion": completion,
     "pull": lambda: editing(True),
     "push": lambda: editing(False),
     "utf8": utf8,
