@@ -14,11 +14,12 @@ use super::run_cmd::{RunnerArgs, parse_seconds};
 use super::{CliError, Outcome, render};
 use crate::nats::connect::Options;
 use crate::project::ReadLog;
+use crate::providers::mcp::SERVED_VERSIONS;
 use crate::run::LoadError;
 use crate::serve::log::{self, Level};
 use crate::serve::pinned::Pinned;
 use crate::serve::watch::{Load, Watch};
-use crate::serve::{Ended, Handler, Limits, Served, Settings, Transport, VERSIONS};
+use crate::serve::{Ended, Handler, Limits, Served, Settings, Transport};
 
 mod fleet;
 
@@ -153,12 +154,15 @@ fn parse_request_size(text: &str) -> Result<usize, String> {
 }
 
 fn parse_version(text: &str) -> Result<ProtocolVersion, String> {
-    VERSIONS
+    SERVED_VERSIONS
         .iter()
         .find(|v| v.as_str() == text.trim())
         .cloned()
         .ok_or_else(|| {
-            let known: Vec<&str> = VERSIONS.iter().map(ProtocolVersion::as_str).collect();
+            let known: Vec<&str> = SERVED_VERSIONS
+                .iter()
+                .map(ProtocolVersion::as_str)
+                .collect();
             format!(
                 "\"{text}\" is not a revision toolc serves ({})",
                 known.join(", ")
@@ -265,7 +269,7 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
 
 /// How the server behaves; `list_changes`: the tool list may change.
 fn settings(args: &ServeArgs, list_changes: bool) -> Settings {
-    let versions: Vec<ProtocolVersion> = VERSIONS
+    let versions: Vec<ProtocolVersion> = SERVED_VERSIONS
         .iter()
         .filter(|v| args.protocol_versions.is_empty() || args.protocol_versions.contains(v))
         .cloned()
