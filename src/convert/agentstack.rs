@@ -25,6 +25,7 @@ use crate::emit::EmitError;
 use crate::formats::carry;
 use crate::ir::{Format, Package, Tool, ToolSet};
 use crate::json;
+use crate::providers::mcp::{DESTRUCTIVE_HINT, READ_ONLY_HINT};
 
 /// The category of a package whose source says none.
 const DEFAULT_CATEGORY: &str = "custom";
@@ -288,7 +289,7 @@ fn actions_for(tool: &Tool) -> (Value, bool) {
             .and_then(|a| a.get(key))
             .and_then(Value::as_bool)
     };
-    let actions: &[&str] = match (hint("readOnlyHint"), hint("destructiveHint")) {
+    let actions: &[&str] = match (hint(READ_ONLY_HINT), hint(DESTRUCTIVE_HINT)) {
         (Some(true), _) => &["read"],
         (_, Some(true)) => &["read", "write", "delete"],
         (Some(false), _) => &["read", "write"],

@@ -1,9 +1,9 @@
 //! The Model Context Protocol's facts that toolc's own code reads, written
 //! once: the revisions `toolc serve` offers and where they differ, the
-//! rules for a tool's name, the members of a `tools/list` result besides
-//! its tools, the Streamable HTTP session header, and the JSON-RPC framing
-//! of the one answer toolc writes without rmcp (the stdio screen's
-//! refusal).
+//! rules for a tool's name, the values a tool's enumerated members take,
+//! the annotation hints, the members of a `tools/list` result besides its
+//! tools, the Streamable HTTP session header, and the JSON-RPC framing of
+//! the one answer toolc writes without rmcp (the stdio screen's refusal).
 //!
 //! rmcp, the official SDK, speaks the protocol: its message types, method
 //! names and error codes are used as rmcp names them. Where a fact here is
@@ -47,6 +47,11 @@ pub(crate) fn elicits_forms(capability: &ElicitationCapability) -> bool {
     capability.form.is_some() || capability.url.is_none()
 }
 
+/// The revision whose `Tool` gen holds what it writes to (an object
+/// `outputSchema`, well-formed `icons` and `execution`), named in the
+/// notes of what it drops.
+pub(crate) const TOOL_REVISION: ProtocolVersion = ProtocolVersion::V_2025_11_25;
+
 /// The longest tool name, in characters: "Tool names SHOULD be between 1
 /// and 128 characters in length (inclusive)" (2025-11-25, Tool names).
 pub(crate) const TOOL_NAME_MAX_LENGTH: usize = 128;
@@ -57,6 +62,33 @@ pub(crate) const TOOL_NAME_MAX_LENGTH: usize = 128;
 pub(crate) fn accepts_in_tool_name(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
 }
+
+/// The values of a tool's `execution.taskSupport` (2025-11-25); without
+/// one a tool is `forbidden` task-augmented execution.
+pub(crate) const TASK_SUPPORT: [&str; 3] = ["forbidden", "optional", "required"];
+
+/// The values of an icon's `theme` (2025-11-25): the background it is
+/// drawn for.
+pub(crate) const ICON_THEMES: [&str; 2] = ["dark", "light"];
+
+/// The `ToolAnnotations` hint that the tool does not change its
+/// environment (default `false`).
+pub(crate) const READ_ONLY_HINT: &str = "readOnlyHint";
+
+/// The hint that the tool may destroy, not only add (default `true`).
+pub(crate) const DESTRUCTIVE_HINT: &str = "destructiveHint";
+
+/// The hint that calling the tool again with the same arguments has no
+/// further effect (default `false`).
+pub(crate) const IDEMPOTENT_HINT: &str = "idempotentHint";
+
+/// The hint that the tool reaches beyond a closed domain, the web for
+/// example (default `true`).
+pub(crate) const OPEN_WORLD_HINT: &str = "openWorldHint";
+
+/// The hints "meaningful only when `readOnlyHint == false`", as the
+/// specification says of each.
+pub(crate) const WRITE_HINTS: [&str; 2] = [DESTRUCTIVE_HINT, IDEMPOTENT_HINT];
 
 /// The members of a `tools/list` result besides its tools, with the
 /// values toolc writes. The 2026-07-28 revision requires `resultType`
@@ -127,6 +159,13 @@ mod tests {
             assert!(!accepts_in_tool_name(c), "{c}");
         }
         assert_eq!(TOOL_NAME_MAX_LENGTH, 128);
+    }
+
+    #[test]
+    fn destructive_and_idempotent_are_the_write_hints() {
+        assert_eq!(WRITE_HINTS, ["destructiveHint", "idempotentHint"]);
+        assert!(!WRITE_HINTS.contains(&READ_ONLY_HINT));
+        assert!(!WRITE_HINTS.contains(&OPEN_WORLD_HINT));
     }
 
     #[test]
