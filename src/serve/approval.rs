@@ -11,10 +11,11 @@
 //! server cannot send the client a request; it answers the call with an
 //! `InputRequiredResult` and the client calls again with the user's answer.
 //!
-//! - Legacy revisions (those before): an `elicitation/create`
-//!   form request on the session's peer, with one required boolean,
-//!   `approve`, when the client declared the elicitation capability.
-//! - From [`mcp::INPUT_REQUIRED_SINCE`] on: the same form inside an `InputRequiredResult`, with a
+//! - Legacy revisions (those before): an `elicitation/create` form
+//!   request on the session's peer, with one required boolean, `approve`,
+//!   when the client declared the elicitation capability.
+//! - From [`mcp::INPUT_REQUIRED_SINCE`] on: the same form inside an
+//!   `InputRequiredResult`, with a
 //!   `requestState` that is only a random handle to the question, kept
 //!   here ([`Pending`]) and bound to the tool and its arguments: the
 //!   client's echo of it is untrusted, so it carries nothing, answers
