@@ -134,21 +134,10 @@ enum Command {
     /// no attempt in time, 5 the tool did not answer in time and may have run (outcome
     /// unknown).
     Call(call_cmd::CallArgs),
-    /// Serve the tools of manifests to MCP clients, over stdio or Streamable HTTP.
-    ///
-    /// Every tool of the manifests is listed (tools/list, in manifest order, with the
-    /// entries `toolc gen mcp` writes: input and output schemas, title, annotations) and
-    /// called through the runner, as `toolc run` calls it: validation, policy, sandbox and
-    /// limits apply to every call. A failure, a validation error, a refusal or a timeout
-    /// is a result with isError and the error's code and message; an unknown tool is a
-    /// JSON-RPC error. A cancelled request kills the call's processes. Protocol revisions
-    /// 2025-06-18, 2025-11-25 and 2026-07-28 are negotiated per client. Manifests with
-    /// errors are refused at start with the lint report.
-    ///
-    /// Exit codes: 0 the stdio client closed stdin (an HTTP server runs until a signal), 2
-    /// the server could not start (bad flags, manifests with errors, an address in use) or
-    /// the stdio client could not (a revision the server does not offer), 130, 143, 129
-    /// stopped by SIGINT, SIGTERM, SIGHUP (running calls cancelled first).
+    // Serve the tools of manifests to MCP clients. Its help names the protocol
+    // revisions served, which are listed once (providers::mcp), so it is written
+    // in serve_cmd (ABOUT, long_about) rather than here.
+    #[command(about = serve_cmd::ABOUT, long_about = serve_cmd::long_about())]
     Serve(Box<serve_cmd::ServeArgs>),
     /// Pin the tools of manifests and live MCP servers in toolc.lock, against rug pulls.
     ///

@@ -14,11 +14,12 @@ use super::run_cmd::{RunnerArgs, parse_seconds};
 use super::{CliError, Outcome, render};
 use crate::nats::connect::Options;
 use crate::project::ReadLog;
+use crate::providers::mcp::{self, SERVED_VERSIONS};
 use crate::run::LoadError;
 use crate::serve::log::{self, Level};
 use crate::serve::pinned::Pinned;
 use crate::serve::watch::{Load, Watch};
-use crate::serve::{Ended, Handler, Limits, Served, Settings, Transport, VERSIONS};
+use crate::serve::{Ended, Handler, Limits, Served, Settings, Transport};
 
 mod fleet;
 
@@ -49,9 +50,9 @@ pub(super) struct ServeArgs {
     /// tools.
     #[arg(long, requires = "http")]
     allow_remote: bool,
-    /// Offer only this protocol revision (repeatable): 2025-06-18, 2025-11-25 or
-    /// 2026-07-28. Default: all three, negotiated per client.
-    #[arg(long = "protocol-version", value_name = "VERSION", value_parser = parse_version)]
+    // The help lists the revisions served, written once in providers::mcp.
+    #[arg(long = "protocol-version", value_name = "VERSION", value_parser = parse_version,
+          help = protocol_version_help())]
     protocol_versions: Vec<ProtocolVersion>,
     /// The most tools one tools/list page holds; a longer list is paginated.
     #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
@@ -67,9 +68,9 @@ pub(super) struct ServeArgs {
     /// worker while the others in its queue group answer).
     #[arg(long, conflicts_with = "nats")]
     watch: bool,
-    /// The largest request the server reads (a stdio line, an HTTP body), e.g. 16MiB or
-    /// 64KiB; a larger one is answered with an error (JSON-RPC -32600, HTTP 413).
-    #[arg(long, value_name = "SIZE", value_parser = parse_request_size, default_value = "16MiB")]
+    // The help names the JSON-RPC error code, written once in providers::mcp.
+    #[arg(long, value_name = "SIZE", value_parser = parse_request_size, default_value = "16MiB",
+          help = max_request_size_help())]
     max_request_size: usize,
     /// --http: the most sessions open at once. At the limit the session idle longest is
     /// closed for a new one; when every session is busy, a new client gets HTTP 503 with
@@ -123,6 +124,63 @@ pub(super) struct ServeArgs {
     locked: super::lock_cmd::LockedArgs,
 }
 
+/// What `toolc serve` does, in a line (`toolc help`).
+pub(super) const ABOUT: &str =
+    "Serve the tools of manifests to MCP clients, over stdio or Streamable HTTP";
+
+/// `toolc serve --help`: what the server lists and calls, the revisions
+/// it negotiates, and its exit codes.
+pub(super) fn long_about() -> String {
+    format!(
+        "{ABOUT}.\n\n\
+         Every tool of the manifests is listed (tools/list, in manifest order, with the \
+         entries `toolc gen mcp` writes: input and output schemas, title, annotations) and \
+         called through the runner, as `toolc run` calls it: validation, policy, sandbox and \
+         limits apply to every call. A failure, a validation error, a refusal or a timeout \
+         is a result with isError and the error's code and message; an unknown tool is a \
+         JSON-RPC error. A cancelled request kills the call's processes. Protocol revisions \
+         {} are negotiated per client. Manifests with errors are refused at start with the \
+         lint report.\n\n\
+         Exit codes: 0 the stdio client closed stdin (an HTTP server runs until a signal), 2 \
+         the server could not start (bad flags, manifests with errors, an address in use) or \
+         the stdio client could not (a revision the server does not offer), 130, 143, 129 \
+         stopped by SIGINT, SIGTERM, SIGHUP (running calls cancelled first).",
+        served_versions("and")
+    )
+}
+
+/// `--protocol-version`'s help.
+fn protocol_version_help() -> String {
+    format!(
+        "Offer only this protocol revision (repeatable): {}. Default: all three, negotiated \
+         per client",
+        served_versions("or")
+    )
+}
+
+/// `--max-request-size`'s help.
+fn max_request_size_help() -> String {
+    format!(
+        "The largest request the server reads (a stdio line, an HTTP body), e.g. 16MiB or \
+         64KiB; a larger one is answered with an error (JSON-RPC {}, HTTP 413)",
+        mcp::INVALID_REQUEST.0
+    )
+}
+
+/// The revisions served, as a sentence lists them: "A, B and C" (or
+/// "A, B or C": `last` joins the last one).
+fn served_versions(last: &str) -> String {
+    let dates: Vec<&str> = SERVED_VERSIONS
+        .iter()
+        .map(ProtocolVersion::as_str)
+        .collect();
+    match dates.split_last() {
+        None => String::new(),
+        Some((only, [])) => (*only).to_string(),
+        Some((final_one, rest)) => format!("{} {last} {final_one}", rest.join(", ")),
+    }
+}
+
 /// An IP address and a port; `localhost:PORT` is 127.0.0.1 (no name is
 /// looked up: the server listens where the user can see it does).
 fn parse_address(text: &str) -> Result<SocketAddr, String> {
@@ -153,12 +211,15 @@ fn parse_request_size(text: &str) -> Result<usize, String> {
 }
 
 fn parse_version(text: &str) -> Result<ProtocolVersion, String> {
-    VERSIONS
+    SERVED_VERSIONS
         .iter()
         .find(|v| v.as_str() == text.trim())
         .cloned()
         .ok_or_else(|| {
-            let known: Vec<&str> = VERSIONS.iter().map(ProtocolVersion::as_str).collect();
+            let known: Vec<&str> = SERVED_VERSIONS
+                .iter()
+                .map(ProtocolVersion::as_str)
+                .collect();
             format!(
                 "\"{text}\" is not a revision toolc serves ({})",
                 known.join(", ")
@@ -265,7 +326,7 @@ pub(super) fn run(args: &ServeArgs, color: bool, err: &mut dyn Write) -> Result<
 
 /// How the server behaves; `list_changes`: the tool list may change.
 fn settings(args: &ServeArgs, list_changes: bool) -> Settings {
-    let versions: Vec<ProtocolVersion> = VERSIONS
+    let versions: Vec<ProtocolVersion> = SERVED_VERSIONS
         .iter()
         .filter(|v| args.protocol_versions.is_empty() || args.protocol_versions.contains(v))
         .cloned()
@@ -382,6 +443,18 @@ fn reload(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_help_lists_every_revision_served() {
+        // `--protocol-version`'s help says "all three".
+        assert_eq!(SERVED_VERSIONS.len(), 3);
+        let help = protocol_version_help();
+        for version in &SERVED_VERSIONS {
+            assert!(help.contains(version.as_str()), "{help}");
+            assert!(long_about().contains(version.as_str()));
+        }
+        assert!(max_request_size_help().contains("JSON-RPC -32600,"));
+    }
 
     #[test]
     fn http_addresses_are_ip_and_port_or_localhost() {

@@ -26,6 +26,7 @@ use crate::formats::agentstack::{DEFAULT_ACTIONS, FILE_NAME, MODULE_FILE};
 use crate::formats::carry;
 use crate::ir::{Action, Format, Package, Tool, ToolSet};
 use crate::json;
+use crate::providers::mcp::{DESTRUCTIVE_HINT, READ_ONLY_HINT};
 
 /// The category of a package whose source says none.
 const DEFAULT_CATEGORY: &str = "custom";
@@ -290,7 +291,7 @@ fn actions_for(tool: &Tool) -> (Value, bool) {
             .and_then(|a| a.get(key))
             .and_then(Value::as_bool)
     };
-    let actions: &[Action] = match (hint("readOnlyHint"), hint("destructiveHint")) {
+    let actions: &[Action] = match (hint(READ_ONLY_HINT), hint(DESTRUCTIVE_HINT)) {
         (Some(true), _) => &[Action::Read],
         (_, Some(true)) => &[Action::Read, Action::Write, Action::Delete],
         (Some(false), _) => &[Action::Read, Action::Write],

@@ -19,6 +19,9 @@ use super::{EmitError, Generated, Note, Options, Schema, tools};
 use crate::diagnostic::Severity;
 use crate::ir::{Action, Format, Permissions, Tool, ToolSet};
 use crate::json;
+use crate::providers::mcp::{
+    self, DESTRUCTIVE_HINT, ICON_THEMES, OPEN_WORLD_HINT, READ_ONLY_HINT, TASK_SUPPORT,
+};
 
 /// The members of an MCP tool that gen writes only when they are what MCP
 /// wants (a well-formed `icons` list, an object `outputSchema`, a known
@@ -103,10 +106,11 @@ pub(crate) fn entry(set: &ToolSet, tool: &Tool, schema: Schema, notes: &mut Vec<
                 path: set.path.clone(),
                 pointer: json::join(&tool.origin, "outputSchema"),
                 severity: Severity::Warning,
-                message:
-                    "dropped \"outputSchema\": MCP (2025-11-25) requires \"type\": \"object\" \
-                          at its root; wrap the result in an object"
-                        .to_string(),
+                message: format!(
+                    "dropped \"outputSchema\": MCP ({}) requires \"type\": \"object\" at its \
+                     root; wrap the result in an object",
+                    mcp::TOOL_REVISION
+                ),
             });
         }
     }
@@ -116,8 +120,7 @@ pub(crate) fn entry(set: &ToolSet, tool: &Tool, schema: Schema, notes: &mut Vec<
     if let Some(execution) = from_mcp("execution") {
         let task_support = execution.get("taskSupport");
         let valid = execution.is_object()
-            && task_support
-                .is_none_or(|t| matches!(t.as_str(), Some("forbidden" | "optional" | "required")));
+            && task_support.is_none_or(|t| t.as_str().is_some_and(|t| TASK_SUPPORT.contains(&t)));
         if valid {
             entry.insert("execution".into(), execution.clone());
         } else {
@@ -126,7 +129,7 @@ pub(crate) fn entry(set: &ToolSet, tool: &Tool, schema: Schema, notes: &mut Vec<
                 set,
                 tool,
                 "execution",
-                "its \"taskSupport\" is not \"forbidden\", \"optional\" or \"required\"",
+                &format!("its \"taskSupport\" is not {}", quoted_or(&TASK_SUPPORT)),
             );
         }
     }
@@ -142,8 +145,21 @@ fn dropped(notes: &mut Vec<Note>, set: &ToolSet, tool: &Tool, key: &str, why: &s
         path: set.path.clone(),
         pointer: json::join(&tool.origin, key),
         severity: Severity::Warning,
-        message: format!("dropped \"{key}\": {why}, which MCP (2025-11-25) does not accept"),
+        message: format!(
+            "dropped \"{key}\": {why}, which MCP ({}) does not accept",
+            mcp::TOOL_REVISION
+        ),
     });
+}
+
+/// `values` quoted, as a sentence lists them: `"a", "b" or "c"`.
+fn quoted_or(values: &[&str]) -> String {
+    let quoted: Vec<String> = values.iter().map(|v| format!("\"{v}\"")).collect();
+    match quoted.split_last() {
+        None => String::new(),
+        Some((only, [])) => only.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
 }
 
 /// The icons MCP accepts: objects with a string `src`, and `mimeType`,
@@ -162,7 +178,7 @@ fn valid_icons(icons: &Value) -> Option<Vec<Value>> {
             })
             && icon
                 .get("theme")
-                .is_none_or(|t| matches!(t.as_str(), Some("dark" | "light")))
+                .is_none_or(|t| t.as_str().is_some_and(|t| ICON_THEMES.contains(&t)))
     };
     Some(icons.as_array()?.iter().filter(valid).cloned().collect())
 }
@@ -216,16 +232,16 @@ fn hints(permissions: &Permissions) -> Vec<(&'static str, bool)> {
         let changes =
             |action: &Action| matches!(action, Action::Write | Action::Delete | Action::Execute);
         if actions.iter().any(changes) {
-            hints.push(("readOnlyHint", false));
-            hints.push(("destructiveHint", true));
+            hints.push((READ_ONLY_HINT, false));
+            hints.push((DESTRUCTIVE_HINT, true));
         } else if !actions.is_empty() && actions.iter().all(|a| *a == Action::Read) {
-            hints.push(("readOnlyHint", true));
+            hints.push((READ_ONLY_HINT, true));
         }
     }
     let egress = permissions.network_egress.as_ref().map(|e| !e.is_empty());
     match (egress, permissions.allow_http) {
-        (Some(true), _) | (_, Some(true)) => hints.push(("openWorldHint", true)),
-        (Some(false), _) | (_, Some(false)) => hints.push(("openWorldHint", false)),
+        (Some(true), _) | (_, Some(true)) => hints.push((OPEN_WORLD_HINT, true)),
+        (Some(false), _) | (_, Some(false)) => hints.push((OPEN_WORLD_HINT, false)),
         (None, None) => {}
     }
     hints

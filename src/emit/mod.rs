@@ -130,10 +130,10 @@ impl JsonTarget {
 
     /// The members of the document's root object besides its tools, each
     /// with the value gen writes (MCP's: see
-    /// [`crate::providers::mcp_list_result_members`]).
+    /// [`crate::providers::mcp::list_result_members`]).
     pub fn root_members(self) -> Vec<(String, serde_json::Value)> {
         match self {
-            JsonTarget::Mcp => crate::providers::mcp_list_result_members()
+            JsonTarget::Mcp => crate::providers::mcp::list_result_members()
                 .into_iter()
                 .map(|(key, value)| (key.to_string(), value))
                 .collect(),

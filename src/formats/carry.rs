@@ -138,7 +138,7 @@ const SET_PORTABLE: &[&str] = &["tools"];
 /// Whether `key` is a member every MCP `tools/list` result has (toolc
 /// writes them): the document's, not a field to carry.
 fn is_list_result_member(key: &str) -> bool {
-    crate::providers::mcp_list_result_members()
+    crate::providers::mcp::list_result_members()
         .iter()
         .any(|(member, _)| *member == key)
 }

@@ -32,6 +32,7 @@ use super::discover;
 #[cfg(doc)]
 use super::nachos::request_subject;
 use super::nachos::{BUSY, Envelope, RESPONSE_TYPE, RETRYABLE, ToolResult};
+use crate::providers::mcp::IDEMPOTENT_HINT;
 
 /// The first pause before a retry; each later one doubles, up to
 /// [`MAX_BACKOFF`].
@@ -210,7 +211,7 @@ pub async fn call(client: &async_nats::Client, plan: &Plan) -> Result<Outcome, C
                 if idempotency == Idempotency::Ask {
                     let annotated = discover::annotations(client, &subject, ANNOTATIONS_WINDOW)
                         .await
-                        .is_some_and(|a| a.get("idempotentHint") == Some(&Value::Bool(true)));
+                        .is_some_and(|a| a.get(IDEMPOTENT_HINT) == Some(&Value::Bool(true)));
                     idempotency = Idempotency::Known(annotated);
                 }
                 if idempotency == Idempotency::Known(true) {

@@ -2,17 +2,20 @@
 //! the providers themselves ([`Target`]), their tool-name rules, their
 //! limits (name and description length, tools per request), and, per
 //! provider module, the JSON Schema keywords and formats they accept or
-//! reject ([`openai`] for strict mode, [`gemini`]).
+//! reject ([`openai`] for strict mode, [`gemini`]) and, for MCP, the
+//! protocol's facts ([`mcp`]: revisions, tool names, annotations, ...).
 //!
 //! The lint rules that check a manifest for a provider and the emitters that
 //! write for it both read these tables, so that toolc never emits what its
 //! own rules reject. The figures here are the providers' documented ones;
 //! `[limits]` in `toolc.toml` can override some for linting (see
 //! `lint::settings::Limits`). This module is a low layer: it knows the
-//! providers and JSON, nothing of lint, emit or the CLI.
+//! providers, JSON and rmcp's names for MCP, nothing of lint, emit or the
+//! CLI.
 
 pub(crate) mod anthropic;
 pub(crate) mod gemini;
+pub(crate) mod mcp;
 pub(crate) mod openai;
 
 /// A model provider whose rejections a profile of rules checks for, and
@@ -25,20 +28,6 @@ pub enum Target {
     Anthropic,
     Gemini,
     Mcp,
-}
-
-/// The members of an MCP `tools/list` result besides its tools, with the
-/// values toolc writes. The 2026-07-28 revision requires `resultType`
-/// (`complete`), `cacheScope` (`public`: a manifest's tools hold nothing of
-/// any one user) and `ttlMs` (0: stale at once, fetched again whenever
-/// needed); earlier revisions allow the extra members. Read back, they are
-/// the document's own, not fields of its tools to carry elsewhere.
-pub fn mcp_list_result_members() -> [(&'static str, serde_json::Value); 3] {
-    [
-        ("resultType", serde_json::Value::from("complete")),
-        ("cacheScope", serde_json::Value::from("public")),
-        ("ttlMs", serde_json::Value::from(0)),
-    ]
 }
 
 /// The providers that refuse `anyOf`, `oneOf` and `allOf` at the
@@ -91,27 +80,25 @@ impl Target {
     /// The longest tool name the provider accepts, in characters: OpenAI
     /// (`string too long. Expected a string with maximum length 64`),
     /// Anthropic (`^[a-zA-Z0-9_-]{1,64}$`) and Gemini (`with a maximum
-    /// length of 64`) take 64; the MCP specification (2025-11-25) says 1 to
-    /// 128.
+    /// length of 64`) take 64; MCP [`mcp::TOOL_NAME_MAX_LENGTH`].
     pub fn tool_name_max_length(self) -> usize {
         match self {
             Target::Openai | Target::OpenaiStrict | Target::Anthropic | Target::Gemini => 64,
-            Target::Mcp => 128,
+            Target::Mcp => mcp::TOOL_NAME_MAX_LENGTH,
         }
     }
 
     /// Whether the provider accepts `c` in a tool name: ASCII letters,
     /// digits, `_` and `-` everywhere (OpenAI's and Anthropic's
-    /// `^[a-zA-Z0-9_-]+$`); MCP also `.`; Gemini also `.` and `:`.
+    /// `^[a-zA-Z0-9_-]+$`); MCP also `.` ([`mcp::accepts_in_tool_name`]);
+    /// Gemini also `.` and `:`.
     pub fn accepts_in_tool_name(self, c: char) -> bool {
-        c.is_ascii_alphanumeric()
-            || c == '_'
-            || c == '-'
-            || match self {
-                Target::Mcp => c == '.',
-                Target::Gemini => c == '.' || c == ':',
-                Target::Openai | Target::OpenaiStrict | Target::Anthropic => false,
-            }
+        let word = c.is_ascii_alphanumeric() || c == '_' || c == '-';
+        match self {
+            Target::Mcp => mcp::accepts_in_tool_name(c),
+            Target::Gemini => word || c == '.' || c == ':',
+            Target::Openai | Target::OpenaiStrict | Target::Anthropic => word,
+        }
     }
 
     /// Whether the provider accepts `c` as the first character of a tool

@@ -7,14 +7,15 @@
 //! arguments are valid, every other rule lets it through); the answer goes
 //! to the runner as the call's [`Approval`], which the policy counts last.
 //! Asking first, rather than from inside the blocking call, is what
-//! 2026-07-28 needs: there the server cannot send the client a request; it
-//! answers the call with an `InputRequiredResult` and the client calls
-//! again with the user's answer.
+//! the revisions from [`mcp::INPUT_REQUIRED_SINCE`] on need: there the
+//! server cannot send the client a request; it answers the call with an
+//! `InputRequiredResult` and the client calls again with the user's answer.
 //!
-//! - Legacy revisions (2025-06-18, 2025-11-25): an `elicitation/create`
-//!   form request on the session's peer, with one required boolean,
-//!   `approve`, when the client declared the elicitation capability.
-//! - 2026-07-28: the same form inside an `InputRequiredResult`, with a
+//! - Legacy revisions (those before): an `elicitation/create` form
+//!   request on the session's peer, with one required boolean, `approve`,
+//!   when the client declared the elicitation capability.
+//! - From [`mcp::INPUT_REQUIRED_SINCE`] on: the same form inside an
+//!   `InputRequiredResult`, with a
 //!   `requestState` that is only a random handle to the question, kept
 //!   here ([`Pending`]) and bound to the tool and its arguments: the
 //!   client's echo of it is untrusted, so it carries nothing, answers
@@ -35,13 +36,14 @@ use std::time::{Duration, Instant};
 use rmcp::RoleServer;
 use rmcp::model::{
     CallToolRequestParams, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationSchema, InputRequest, InputRequiredResult, ProtocolVersion,
+    ElicitationSchema, InputRequest, InputRequiredResult,
 };
 use rmcp::service::RequestContext;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::log;
+use crate::providers::mcp;
 use crate::run::{Approval, Runner};
 
 /// How long a 2026-07-28 client has to come back with its user's answer.
@@ -86,11 +88,11 @@ pub(crate) async fn decide(
     }
     let modern = context
         .protocol_version()
-        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        .is_some_and(|v| mcp::asks_with_input_required(&v));
     let can_ask = context
         .client_capabilities()
         .and_then(|c| c.elicitation)
-        .is_some_and(|e| e.form.is_some() || e.url.is_none());
+        .is_some_and(|e| mcp::elicits_forms(&e));
     if modern && let Some(handle) = &request.request_state {
         if pending.answered(handle, name, &arguments) {
             let answer = request

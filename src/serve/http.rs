@@ -30,6 +30,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 
 use super::sessions::Bounded;
 use super::{Ended, Handler, Limits, ServeError, Signals, log};
+use crate::providers::mcp;
 
 /// The path the server answers on.
 pub(crate) const PATH: &str = "/mcp";
@@ -153,7 +154,7 @@ pub(super) async fn serve(
                 // A POST outside a session may create one (an initialize):
                 // it needs a place first.
                 let creating = request.method() == hyper::Method::POST
-                    && !request.headers().contains_key("mcp-session-id");
+                    && !request.headers().contains_key(mcp::SESSION_ID_HEADER);
                 let _admitted = if creating {
                     match sessions.admit().await {
                         Some(admitted) => Some(admitted),

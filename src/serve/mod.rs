@@ -2,10 +2,11 @@
 //!
 //! This module owns the MCP server: what it lists (`tools/list` entries
 //! from [`crate::emit::mcp::entry`], paginated), how it calls
-//! (`tools/call` through the [`Runner`], bounded, cancellable), which
-//! protocol revisions it speaks, and the two transports (stdio, Streamable
-//! HTTP). rmcp (the official Rust SDK) speaks the protocol; toolc's runner
-//! keeps validation, policy, sandbox and limits on every call.
+//! (`tools/call` through the [`Runner`], bounded, cancellable), and the
+//! two transports (stdio, Streamable HTTP); the protocol revisions it
+//! speaks are [`crate::providers::mcp::SERVED_VERSIONS`]. rmcp (the
+//! official Rust SDK) speaks the protocol; toolc's runner keeps
+//! validation, policy, sandbox and limits on every call.
 //!
 //! The tools served live in one replaceable [`Served`] value behind the
 //! [`Handler`]: swapping it ([`Handler::replace`]) changes what the next
@@ -39,13 +40,6 @@ use crate::ir::ToolSet;
 use crate::run::{LoadError, Runner, RunnerOptions};
 pub(crate) use handler::Handler;
 pub(crate) use http::PATH as HTTP_PATH;
-
-/// The protocol revisions `toolc serve` speaks, oldest first.
-pub(crate) const VERSIONS: [ProtocolVersion; 3] = [
-    ProtocolVersion::V_2025_06_18,
-    ProtocolVersion::V_2025_11_25,
-    ProtocolVersion::V_2026_07_28,
-];
 
 /// The tools one server serves: what calls them and their MCP entries, in
 /// manifest order (or the fleet's name order).
@@ -178,7 +172,8 @@ pub(crate) struct Settings {
     pub(crate) page_size: usize,
     /// The most calls running at once; more wait their turn.
     pub(crate) max_concurrency: usize,
-    /// The revisions offered (a subset of [`VERSIONS`], oldest first).
+    /// The revisions offered (a subset of
+    /// [`crate::providers::mcp::SERVED_VERSIONS`], oldest first).
     pub(crate) versions: Vec<ProtocolVersion>,
     /// `--watch`: the tool list may change, and clients are told when it
     /// does (`tools.listChanged` is advertised only then).

@@ -12,6 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 
 use super::log;
+use crate::providers::mcp::{INVALID_REQUEST, JSONRPC_VERSION};
 
 /// The deepest nesting of arrays and objects a request may have: serde_json
 /// stops at 128, and rmcp's message wraps what it parses in two levels.
@@ -19,9 +20,6 @@ pub(super) const MAX_DEPTH: usize = 126;
 
 /// How much of an oversized line is kept to find its `id`.
 const ID_PREFIX: usize = 4096;
-
-/// JSON-RPC's "Invalid Request".
-const INVALID_REQUEST: i64 = -32600;
 
 /// The size of the in-memory pipe between the screen and rmcp.
 const PIPE: usize = 64 * 1024;
@@ -87,7 +85,7 @@ where
         };
         if let Some((id, why)) = refusal {
             log::warn(format_args!("refused a request: {why}"));
-            let answer = json!({"jsonrpc": "2.0", "id": id,
+            let answer = json!({"jsonrpc": JSONRPC_VERSION, "id": id,
                 "error": {"code": INVALID_REQUEST, "message": format!("Invalid request: {why}")}});
             if errors.send(answer.to_string()).is_err() {
                 break;

@@ -29,6 +29,7 @@ use crate::diagnostic::Diagnostic;
 use crate::ir::Tool;
 use crate::json::{push_token, value_at};
 use crate::lint::{Manifest, Rule};
+use crate::providers::mcp;
 use crate::schema;
 use crate::source::Span;
 
@@ -283,10 +284,10 @@ const VOCABULARY: &[&str] = &[
     "deprecated",
     "contentMediaType",
     "contentEncoding",
-    "readOnlyHint",
-    "destructiveHint",
-    "idempotentHint",
-    "openWorldHint",
+    mcp::READ_ONLY_HINT,
+    mcp::DESTRUCTIVE_HINT,
+    mcp::IDEMPOTENT_HINT,
+    mcp::OPEN_WORLD_HINT,
     "id",
     "tools",
 ];

@@ -33,6 +33,7 @@ use crate::ir::Format;
 use crate::json;
 use crate::lint::findings::Findings;
 use crate::lint::{Manifest, Rule, Target};
+use crate::providers::mcp::{DESTRUCTIVE_HINT, READ_ONLY_HINT, WRITE_HINTS};
 
 pub(crate) const RULE: Rule = Rule {
     name: "mcp-annotation-conflict",
@@ -43,9 +44,6 @@ pub(crate) const RULE: Rule = Rule {
     targets: &[Target::Mcp],
 };
 
-/// Hints the specification reads only when `readOnlyHint` is false.
-const WRITE_HINTS: &[&str] = &["destructiveHint", "idempotentHint"];
-
 pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
     if manifest.format() != Format::Mcp {
         return;
@@ -55,28 +53,28 @@ pub(crate) fn check(manifest: &Manifest, out: &mut Findings) {
         let Some(Value::Object(annotations)) = manifest.raw(&annotations_at) else {
             continue;
         };
-        if annotations.get("readOnlyHint") != Some(&Value::Bool(true)) {
+        if annotations.get(READ_ONLY_HINT) != Some(&Value::Bool(true)) {
             continue;
         }
         for hint in WRITE_HINTS {
             // A hint that is not a boolean is the format check's finding.
-            let Some(Value::Bool(value)) = annotations.get(*hint) else {
+            let Some(Value::Bool(value)) = annotations.get(hint) else {
                 continue;
             };
-            let message = if *hint == "destructiveHint" && *value {
-                "\"destructiveHint\": true contradicts \"readOnlyHint\": true".to_string()
+            let message = if hint == DESTRUCTIVE_HINT && *value {
+                format!("\"{hint}\": true contradicts \"{READ_ONLY_HINT}\": true")
             } else {
-                format!("\"{hint}\" has no meaning when \"readOnlyHint\" is true")
+                format!("\"{hint}\" has no meaning when \"{READ_ONLY_HINT}\" is true")
             };
             out.push(
                 manifest
                     .at_key(
                         &RULE,
                         json::join(&annotations_at, hint),
-                        format!("{message}; MCP reads it only when readOnlyHint is false"),
+                        format!("{message}; MCP reads it only when {READ_ONLY_HINT} is false"),
                     )
                     .with_help(format!(
-                        "remove \"{hint}\", or set \"readOnlyHint\": false if the tool changes its environment"
+                        "remove \"{hint}\", or set \"{READ_ONLY_HINT}\": false if the tool changes its environment"
                     )),
             );
         }
