@@ -574,12 +574,7 @@ fn join(
         Work::Json(target) => {
             // `"$schema"` first, where asked (--schema-key).
             let members: Vec<(String, serde_json::Value)> = schema
-                .map(|id| {
-                    (
-                        crate::convert::SCHEMA_KEY.to_string(),
-                        serde_json::Value::String(id),
-                    )
-                })
+                .map(|id| (emit::SCHEMA_KEY.to_string(), serde_json::Value::String(id)))
                 .into_iter()
                 .chain(target.root_members())
                 .collect();

@@ -89,9 +89,7 @@ fn new_root(format: Format, options: &Options) -> Map<String, Value> {
     root
 }
 
-/// The key naming a document's JSON Schema, which lint accepts at the root
-/// of every format.
-pub const SCHEMA_KEY: &str = "$schema";
+pub use crate::emit::SCHEMA_KEY;
 
 /// Whether a format writes one document (to a file or standard output)
 /// rather than a tree under a directory.

@@ -101,6 +101,10 @@ pub fn json_document(value: &serde_json::Value) -> Result<String, EmitError> {
     Ok(text)
 }
 
+/// The key naming a document's JSON Schema, which lint accepts at the root
+/// of every format.
+pub const SCHEMA_KEY: &str = "$schema";
+
 /// The provider documents: JSON built a tool at a time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JsonTarget {
@@ -413,8 +417,20 @@ impl JsonItems {
         members: &[(String, serde_json::Value)],
     ) -> Result<Vec<String>, EmitError> {
         let mut head = String::new();
+        // A `"$schema"` key opens the document (editors and readers look
+        // for it there); the other members follow the tools.
+        let (first, members): (Vec<_>, Vec<_>) =
+            members.iter().partition(|(key, _)| key == SCHEMA_KEY);
         if let ToolsAt::Member(key) = at {
-            head.push_str("{\n  ");
+            head.push('{');
+            for (key, value) in first {
+                head.push_str("\n  ");
+                head.push_str(&serde_json::to_string(key)?);
+                head.push_str(": ");
+                push_indented(&mut head, value, 1)?;
+                head.push(',');
+            }
+            head.push_str("\n  ");
             head.push_str(&serde_json::to_string(key)?);
             head.push_str(": ");
         }

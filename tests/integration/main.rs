@@ -16,6 +16,7 @@ mod convert;
 mod corpus;
 mod defects;
 mod detection;
+mod editor_schemas;
 mod egress;
 mod egress_apart;
 mod errors;
