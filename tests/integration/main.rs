@@ -62,6 +62,7 @@ mod nats_harness;
 mod nats_hostile;
 mod nats_server;
 mod nats_worker;
+mod neovim;
 mod outputs;
 mod poison;
 mod policy_outside;
