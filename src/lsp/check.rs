@@ -108,17 +108,32 @@ fn files_in(dir: &Path, documents: &Documents) -> Vec<PathBuf> {
     files.into_iter().collect()
 }
 
-/// The manifests registered together with `manifest` (the same file name
-/// in the sibling directories, and open documents there), without it.
+/// The manifests checked together with `manifest`: those its directory
+/// names by a format's file name (the sources a provider tool list in it
+/// may be a view of), the same file name in the sibling directories (tool
+/// directories registered together), and open documents there; without
+/// `manifest` itself.
 fn siblings(manifest: &Path, documents: &Documents) -> Vec<PathBuf> {
     let Some(name) = manifest.file_name() else {
         return Vec::new();
     };
-    let Some(scope) = manifest.parent().and_then(Path::parent) else {
+    let Some(dir) = manifest.parent() else {
         return Vec::new();
     };
+    let named = |p: &PathBuf| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .and_then(crate::formats::format_by_file_name)
+            .is_some()
+    };
+    let beside: Vec<PathBuf> = files_in(dir, documents).into_iter().filter(named).collect();
+    let Some(scope) = dir.parent() else {
+        return beside;
+    };
     if crate::formats::format_by_file_name(&name.to_string_lossy()).is_none() {
-        return Vec::new();
+        let mut beside = beside;
+        beside.retain(|p| p != manifest);
+        return beside;
     }
     let mut found: BTreeSet<PathBuf> = std::fs::read_dir(scope)
         .into_iter()
@@ -136,8 +151,9 @@ fn siblings(manifest: &Path, documents: &Documents) -> Vec<PathBuf> {
             .filter(|d| d.path.file_name() == Some(name))
             .map(|d| d.path.clone()),
     );
+    found.extend(beside);
     found.remove(manifest);
-    found.into_iter().collect()
+    found.into_iter().take(MAX_SIBLINGS).collect()
 }
 
 /// Loads the manifests of the document at `path` (see [`manifests_of`]),

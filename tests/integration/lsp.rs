@@ -102,6 +102,11 @@ fn settings_and_toolc_toml_changes_recheck() {
 }
 
 #[test]
+fn every_bad_fixture_shows_in_the_editor_as_lint_reports_it() {
+    scenario("formats", &[]);
+}
+
+#[test]
 fn completion_from_the_formats_schema() {
     scenario(
         "completion",

@@ -555,7 +555,44 @@ async def completion():
     await editor.stop()
 
 
+async def formats():
+    """Every bad fixture of the rules, opened in the editor: the server
+    shows what `toolc lint` reports for the same file, for every format."""
+    import subprocess
+    root = Path(__file__).resolve().parents[2] / "fixtures" / "rules"
+    editor = Editor(pull=True)
+    await editor.start()
+    seen = {}
+    differ = []
+    for bad in sorted(root.glob("*/bad")):
+        report = json.loads(
+            subprocess.run([TOOLC, "lint", "--format", "json", str(bad)], capture_output=True).stdout
+        )
+        for file in report["files"]:
+            if not file["format"]:
+                continue
+            path = Path(file["path"])
+            if path.suffix != ".json":
+                continue
+            expected = sorted(d["code"] for d in report["diagnostics"] if d["path"] == file["path"])
+            editor.open(path)
+            found = sorted(str(d.code) for d in await editor.diagnostics(path))
+            seen.setdefault(file["format"], 0)
+            if found == expected:
+                seen[file["format"]] += 1
+            else:
+                differ.append((str(path), expected, found))
+    assert not differ, "\n".join(map(str, differ))
+    # (No rule fixture is a Gemini document: the Gemini rules check other
+    # formats for Gemini as a target.)
+    for fmt in ["nora", "agentcli", "agentstack", "nachos", "openai", "anthropic", "mcp"]:
+        assert seen.get(fmt), (fmt, seen)
+    ok(f"every format as lint sees it ({sum(seen.values())} files)")
+    await editor.stop()
+
+
 SCENARIOS = {
+    "formats": formats,
     "completion": completion,
     "pull": lambda: editing(True),
     "push": lambda: editing(False),
