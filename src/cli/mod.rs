@@ -257,6 +257,7 @@ impl ReadArgs {
             input_format: self.input_format,
             exclude: Vec::new(),
             read_log: None,
+            overlay: None,
             command_line: config::CommandLine {
                 config: self.config.clone(),
                 targets: self.targets.clone(),

@@ -163,6 +163,8 @@ pub struct LintOptions {
     pub exclude: Vec<PathBuf>,
     /// Counts the files the run reads, when given.
     pub read_log: Option<Arc<ReadLog>>,
+    /// Texts read in place of files (an editor's unsaved buffers).
+    pub overlay: Option<Arc<project::Overlay>>,
 }
 
 /// A file that was read and classified.
@@ -264,6 +266,7 @@ impl Linter {
             input_format: self.options.input_format,
             exclude: self.options.exclude.clone(),
             read_log: self.options.read_log.clone(),
+            overlay: self.options.overlay.clone(),
             ..LoadOptions::default()
         })
     }

@@ -206,8 +206,12 @@ fn fix_edit(server: &Server, path: &Path, diagnostic: &Diagnostic) -> Option<Val
 /// --fix` applies them: one edit of the whole text.
 fn fix_all_edit(server: &Server, path: &Path) -> Option<Value> {
     let document = server.documents.get(path)?;
-    let fixed =
-        crate::lint::fix::fix_document(path, &document.text, &server.lint, false).ok()??;
+    // The package code the fixes are checked with is the editor's too.
+    let options = crate::lint::LintOptions {
+        overlay: Some(std::sync::Arc::new(server.documents.overlay())),
+        ..server.lint.clone()
+    };
+    let fixed = crate::lint::fix::fix_document(path, &document.text, &options, false).ok()??;
     let range = document
         .lines
         .range(&document.text, 0, document.text.len(), server.encoding);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::diagnostic::Diagnostic;
 use crate::ir::Format;
 use crate::lint::{LintOptions, LintReport, Linter};
-use crate::project::{self, LoadOptions, Overlay, Project, Resolver};
+use crate::project::{self, LoadOptions, Project, Resolver};
 
 use super::documents::Documents;
 
@@ -178,10 +178,7 @@ pub fn check(
     if manifests.is_empty() {
         return Ok(None);
     }
-    let mut overlay = Overlay::new();
-    for document in documents.iter() {
-        overlay.insert(&document.path, document.text.clone());
-    }
+    let overlay = documents.overlay();
     let options = resolver.load_options(LoadOptions {
         overlay: Some(Arc::new(overlay)),
         max_file_size: resolver.max_file_size(path).map_err(|e| e.to_string())?,

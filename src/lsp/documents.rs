@@ -84,6 +84,16 @@ impl Documents {
     pub fn iter(&self) -> impl Iterator<Item = &Document> {
         self.open.values()
     }
+
+    /// Every open document's text, by path, for the front end to read in
+    /// place of the file.
+    pub fn overlay(&self) -> crate::project::Overlay {
+        let mut overlay = crate::project::Overlay::new();
+        for document in self.open.values() {
+            overlay.insert(&document.path, document.text.clone());
+        }
+        overlay
+    }
 }
 
 /// The path a `file:` URI names (percent-escapes decoded; a host other
