@@ -1,0 +1,223 @@
+//! The VS Code extension in `editors/vscode`: it type-checks under its
+//! own strict tsconfig, and `vsce package` makes a `.vsix` of it that holds
+//! the compiled extension and its runtime dependencies, as the README's
+//! build commands do. The extension's pinned TypeScript and @vscode/vsce
+//! come from its package-lock.json: scripts/test installs them with
+//! `npm ci` into target/vscode-node and says where
+//! (`TOOLC_TEST_VSCODE_NODE_MODULES`); without them the test fails.
+//!
+//! The extension is built in a temporary copy (its files, with
+//! `node_modules` a link to the installed one), so the tree gets no `out/`
+//! and no `.vsix`.
+
+use super::{TempDir, root};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long tsc or vsce may take before the test calls it a hang.
+const TOOL_LIMIT: Duration = Duration::from_secs(300);
+
+/// The keys of `toolc server`'s settings (src/lsp/mod.rs `Settings`): the
+/// extension must offer each as `toolc.KEY`.
+const SERVER_SETTINGS: [&str; 4] = ["configuration", "select", "ignore", "targets"];
+
+#[test]
+fn the_extension_type_checks_and_packages_into_a_vsix() {
+    let modules = node_modules();
+    let dir = TempDir::new("vscode");
+    let extension = dir.path().join("extension");
+    copy_sources(&root().join("editors/vscode"), &extension);
+    link(&modules, &extension.join("node_modules"));
+
+    let tsc = modules.join("typescript/bin/tsc");
+    run(
+        Command::new("node")
+            .arg(&tsc)
+            .args(["-p", ".", "--noEmit"])
+            .current_dir(&extension),
+        "tsc -p editors/vscode --noEmit",
+    );
+
+    // vsce runs the `vscode:prepublish` script (tsc into out/) through npm,
+    // then lists the runtime dependencies with `npm list`: both local. The
+    // project has no public repository URL to name in package.json, and
+    // vsce asks about that unless told.
+    let vsix = dir.path().join("toolc.vsix");
+    let vsce = modules.join("@vscode/vsce/vsce");
+    run(
+        Command::new("node")
+            .arg(&vsce)
+            .args(["package", "--allow-missing-repository", "--out"])
+            .arg(&vsix)
+            .current_dir(&extension),
+        "vsce package",
+    );
+    assert!(vsix.is_file(), "vsce made no {}", vsix.display());
+
+    let entries = zip_entries(&vsix);
+    for expected in [
+        "extension.vsixmanifest",
+        "extension/package.json",
+        "extension/out/extension.js",
+        "extension/LICENSE.txt",
+        "extension/readme.md",
+        // What `require("vscode-languageclient/node")` loads at run time.
+        "extension/node_modules/vscode-languageclient/package.json",
+        "extension/node_modules/vscode-languageserver-protocol/package.json",
+        "extension/node_modules/vscode-jsonrpc/package.json",
+    ] {
+        assert!(
+            entries.iter().any(|e| e == expected),
+            "the .vsix has no {expected}:\n{}",
+            entries.join("\n")
+        );
+    }
+    // The build's tools and the sources stay out (.vscodeignore, and vsce
+    // ships production dependencies only).
+    for absent in [
+        "extension/src/",
+        "extension/node_modules/typescript/",
+        "extension/node_modules/@vscode/vsce/",
+    ] {
+        assert!(
+            !entries.iter().any(|e| e.starts_with(absent)),
+            "the .vsix holds {absent}:\n{}",
+            entries.join("\n")
+        );
+    }
+}
+
+/// The settings the extension contributes are the server's, each under
+/// `toolc.`, plus the binary's path; it starts on the languages the
+/// server reads.
+#[test]
+fn the_extension_offers_the_server_settings() {
+    let text = std::fs::read_to_string(root().join("editors/vscode/package.json"))
+        .expect("read editors/vscode/package.json");
+    let manifest: serde_json::Value = serde_json::from_str(&text).expect("package.json is JSON");
+    let properties = manifest["contributes"]["configuration"]["properties"]
+        .as_object()
+        .expect("contributes.configuration.properties");
+    for key in SERVER_SETTINGS.iter().chain(&["path", "trace.server"]) {
+        assert!(
+            properties.contains_key(&format!("toolc.{key}")),
+            "package.json does not contribute toolc.{key}"
+        );
+    }
+    assert_eq!(manifest["main"], "./out/extension.js");
+    assert_eq!(manifest["license"], "MIT", "as Cargo.toml's");
+    let events: Vec<&str> = manifest["activationEvents"]
+        .as_array()
+        .expect("activationEvents")
+        .iter()
+        .filter_map(|e| e.as_str())
+        .collect();
+    for language in ["json", "python", "typescript"] {
+        assert!(
+            events.contains(&format!("onLanguage:{language}").as_str()),
+            "no onLanguage:{language} in {events:?}"
+        );
+    }
+}
+
+/// The extension's installed packages; the test fails without them.
+fn node_modules() -> PathBuf {
+    let modules = std::env::var_os("TOOLC_TEST_VSCODE_NODE_MODULES")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            panic!(
+                "TOOLC_TEST_VSCODE_NODE_MODULES is not set: run the tests with scripts/test, \
+                 which installs editors/vscode's packages (TypeScript, @vscode/vsce) with npm ci \
+                 into target/vscode-node"
+            )
+        });
+    for tool in ["typescript/bin/tsc", "@vscode/vsce/vsce"] {
+        assert!(
+            modules.join(tool).is_file(),
+            "{} is missing: TOOLC_TEST_VSCODE_NODE_MODULES={} is not an install of \
+             editors/vscode's package-lock.json (scripts/test makes one)",
+            modules.join(tool).display(),
+            modules.display()
+        );
+    }
+    modules
+}
+
+/// Copies the extension's files from `from` into `to`, leaving out what a
+/// build or an install left there (`node_modules`, `out`, `.vsix` files).
+fn copy_sources(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create the extension's copy");
+    for entry in std::fs::read_dir(from).expect("read editors/vscode") {
+        let entry = entry.expect("a directory entry");
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name == "node_modules" || name == "out" || name.ends_with(".vsix") {
+            continue;
+        }
+        let target = to.join(&*name);
+        if entry.file_type().expect("a file type").is_dir() {
+            copy_sources(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy a file of the extension");
+        }
+    }
+}
+
+#[cfg(unix)]
+fn link(original: &Path, link: &Path) {
+    std::os::unix::fs::symlink(original, link).expect("link node_modules");
+}
+
+/// Runs `command` to the end, within [`TOOL_LIMIT`]; fails the test with
+/// its output unless it succeeds.
+fn run(command: &mut Command, what: &str) -> String {
+    let started = Instant::now();
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what}: cannot start it: {e}"));
+    let stdout = child.stdout.take().expect("stdout");
+    let stderr = child.stderr.take().expect("stderr");
+    let out = std::thread::spawn(move || std::io::read_to_string(stdout).unwrap_or_default());
+    let err = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > TOOL_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not finish within {TOOL_LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stdout = out.join().expect("stdout reader");
+    let stderr = err.join().expect("stderr reader");
+    assert!(
+        status.success(),
+        "{what} failed ({status}):\n{stdout}\n{stderr}"
+    );
+    stdout
+}
+
+/// The names in the zip archive `path` (a .vsix), read with Python's
+/// zipfile.
+fn zip_entries(path: &Path) -> Vec<String> {
+    let python = std::env::var_os("TOOLC_TEST_PYTHON")
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| super::SYSTEM_PYTHON.into());
+    let listing = run(
+        Command::new(python)
+            .args([
+                "-c",
+                "import sys, zipfile; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))",
+            ])
+            .arg(path),
+        "python: zipfile lists the .vsix",
+    );
+    listing.lines().map(str::to_string).collect()
+}
