@@ -8,7 +8,7 @@
 //!
 //! The extension is built in a temporary copy (its files, with
 //! `node_modules` a link to the installed one), so the tree gets no `out/`
-//! and no `.vsix`.
+//! and no `.vsix`. It needs node and npm on PATH.
 
 use super::{TempDir, root};
 use std::path::{Path, PathBuf};
@@ -39,19 +39,18 @@ fn the_extension_type_checks_and_packages_into_a_vsix() {
         "tsc -p editors/vscode --noEmit",
     );
 
-    // vsce runs the `vscode:prepublish` script (tsc into out/) through npm,
-    // then lists the runtime dependencies with `npm list`: both local. The
-    // project has no public repository URL to name in package.json, and
-    // vsce asks about that unless told.
+    // `npm run package`, as the README builds it: vsce with the flags
+    // package.json gives it (the project has no public repository URL to
+    // name, and vsce asks about that unless told). vsce runs the
+    // `vscode:prepublish` script (tsc into out/) and lists the runtime
+    // dependencies with `npm list`, both locally.
     let vsix = dir.path().join("toolc.vsix");
-    let vsce = modules.join("@vscode/vsce/vsce");
     run(
-        Command::new("node")
-            .arg(&vsce)
-            .args(["package", "--allow-missing-repository", "--out"])
+        Command::new("npm")
+            .args(["run", "--silent", "package", "--", "--out"])
             .arg(&vsix)
             .current_dir(&extension),
-        "vsce package",
+        "npm run package (vsce package)",
     );
     assert!(vsix.is_file(), "vsce made no {}", vsix.display());
 
@@ -133,7 +132,7 @@ fn node_modules() -> PathBuf {
                  into target/vscode-node"
             )
         });
-    for tool in ["typescript/bin/tsc", "@vscode/vsce/vsce"] {
+    for tool in ["typescript/bin/tsc", ".bin/vsce"] {
         assert!(
             modules.join(tool).is_file(),
             "{} is missing: TOOLC_TEST_VSCODE_NODE_MODULES={} is not an install of \
@@ -174,12 +173,13 @@ fn link(original: &Path, link: &Path) {
 /// its output unless it succeeds.
 fn run(command: &mut Command, what: &str) -> String {
     let started = Instant::now();
+    let program = command.get_program().to_string_lossy().into_owned();
     let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("{what}: cannot start it: {e}"));
+        .unwrap_or_else(|e| panic!("{what}: cannot start {program}: {e}"));
     let stdout = child.stdout.take().expect("stdout");
     let stderr = child.stderr.take().expect("stderr");
     let out = std::thread::spawn(move || std::io::read_to_string(stdout).unwrap_or_default());
