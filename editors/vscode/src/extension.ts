@@ -3,6 +3,7 @@
 // `toolc.*` settings. Everything else (which files are manifests, the
 // findings, fixes, hover, symbols) is the server's.
 
+import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as vscode from "vscode";
@@ -70,6 +71,13 @@ async function restart(): Promise<void> {
 
 async function start(): Promise<void> {
   const command = serverCommand();
+  // Looked for first: the client's own message for a binary that is not
+  // there ("couldn't create connection to server") says nothing of how
+  // to fix it.
+  if (!isProgram(command)) {
+    report(`toolc: there is no program \`${command}\``);
+    return;
+  }
   const folder = vscode.workspace.workspaceFolders?.[0];
   const serverOptions: ServerOptions = {
     command,
@@ -96,15 +104,48 @@ async function start(): Promise<void> {
     await next.start();
   } catch (error) {
     await next.dispose().catch(() => undefined);
-    const message =
-      `toolc: could not start \`${command} server\` (${describe(error)}). ` +
-      "Install toolc (`cargo install --locked --path .` in its repository) " +
-      "or set toolc.path to the binary.";
-    output?.appendLine(message);
-    void vscode.window.showErrorMessage(message);
+    report(
+      `toolc: could not start \`${command} server\` (${describe(error)})`,
+    );
     return;
   }
   client = next;
+}
+
+/** Shows why the server is not running, and how to fix it. */
+function report(problem: string): void {
+  const message =
+    `${problem}. Install toolc (\`cargo install --locked --path .\` in ` +
+    "its repository) or set toolc.path to the binary.";
+  output?.appendLine(message);
+  void vscode.window.showErrorMessage(message);
+}
+
+/**
+ * Whether `command` names a file: itself when it holds a directory,
+ * else in a directory of PATH (with an extension of PATHEXT on Windows).
+ */
+function isProgram(command: string): boolean {
+  const isFile = (candidate: string): boolean => {
+    try {
+      return fs.statSync(candidate).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (path.isAbsolute(command) || /[\\/]/.test(command)) {
+    return isFile(command);
+  }
+  const extensions =
+    process.platform === "win32"
+      ? ["", ...(process.env.PATHEXT ?? ".EXE").split(";")]
+      : [""];
+  return (process.env.PATH ?? "")
+    .split(path.delimiter)
+    .filter((dir) => dir !== "")
+    .some((dir) =>
+      extensions.some((extension) => isFile(path.join(dir, command + extension))),
+    );
 }
 
 async function stop(): Promise<void> {
