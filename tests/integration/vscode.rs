@@ -9,13 +9,21 @@
 //! The extension is built in a temporary copy (its files, with
 //! `node_modules` a link to the installed one), so the tree gets no `out/`
 //! and no `.vsix`. It needs node and npm on PATH.
+//!
+//! No VS Code runs here: `vscode_host.js` stands in for it, with just
+//! enough of its API for the packaged extension and vscode-languageclient
+//! to start the real `toolc server` and stop it, and the test reads what
+//! the extension sent the server. What VS Code itself does with the
+//! server's answers (squiggles, the light bulb, fix all on save) is not
+//! tested.
 
 use super::{TempDir, root};
+use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// How long tsc or vsce may take before the test calls it a hang.
+/// How long tsc, vsce or the host may take before the test calls it a hang.
 const TOOL_LIMIT: Duration = Duration::from_secs(300);
 
 /// The keys of `toolc server`'s settings (src/lsp/mod.rs `Settings`): the
@@ -23,7 +31,7 @@ const TOOL_LIMIT: Duration = Duration::from_secs(300);
 const SERVER_SETTINGS: [&str; 4] = ["configuration", "select", "ignore", "targets"];
 
 #[test]
-fn the_extension_type_checks_and_packages_into_a_vsix() {
+fn the_extension_type_checks_packages_and_starts_toolc_server() {
     let modules = node_modules();
     let dir = TempDir::new("vscode");
     let extension = dir.path().join("extension");
@@ -85,6 +93,149 @@ fn the_extension_type_checks_and_packages_into_a_vsix() {
             entries.join("\n")
         );
     }
+
+    // What the .vsix holds runs: unpacked, loaded by a stand-in for VS
+    // Code, it starts the real toolc server, restarts it, and stops it.
+    let unpacked = dir.path().join("unpacked");
+    unzip(&vsix, &unpacked);
+    let extension = unpacked.join("extension");
+    starts_the_server_with_the_settings(&dir, &extension);
+    reports_a_missing_binary(&dir, &extension);
+}
+
+/// The settings the test host gives the extension.
+fn settings(path: &Path) -> serde_json::Value {
+    json!({
+        "path": path,
+        "configuration": "",
+        "select": [],
+        "ignore": ["TC102"],
+        "targets": ["openai"],
+        "trace": {"server": "off"},
+    })
+}
+
+/// Activated, restarted and deactivated, the extension starts `toolc
+/// server` twice, hands each the settings as `initializationOptions` and
+/// as the `toolc` section of `workspace/didChangeConfiguration`, and shuts
+/// each down in order.
+fn starts_the_server_with_the_settings(dir: &TempDir, extension: &Path) {
+    // toolc itself, with what the extension sends it copied to a log.
+    let log = dir.path().join("server-input.log");
+    let spy = dir.write(
+        "toolc-spy",
+        format!(
+            "#!/bin/sh\ntee -a '{}' | '{}' \"$@\"\n",
+            log.display(),
+            env!("CARGO_BIN_EXE_toolc")
+        ),
+    );
+    make_executable(&spy);
+    let seen = host(extension, &settings(&spy), &["restart"]);
+    assert_eq!(seen["errors"], json!([]), "{seen}");
+    assert!(
+        seen["commands"]
+            .as_array()
+            .is_some_and(|c| c.contains(&json!("toolc.restart"))),
+        "{seen}"
+    );
+
+    let sent = lsp_messages(&std::fs::read(&log).expect("read what toolc was sent"));
+    let methods: Vec<&str> = sent.iter().filter_map(|m| m["method"].as_str()).collect();
+    let one_run = [
+        "initialize",
+        "initialized",
+        "workspace/didChangeConfiguration",
+        "shutdown",
+        "exit",
+    ];
+    assert_eq!(
+        methods,
+        [one_run, one_run].concat(),
+        "the notifications and requests toolc was sent"
+    );
+    let server_settings = json!({
+        "configuration": "",
+        "select": [],
+        "ignore": ["TC102"],
+        "targets": ["openai"],
+    });
+    for message in &sent {
+        match message["method"].as_str() {
+            Some("initialize") => {
+                assert_eq!(
+                    message["params"]["initializationOptions"], server_settings,
+                    "{message}"
+                );
+            }
+            Some("workspace/didChangeConfiguration") => {
+                let toolc = &message["params"]["settings"]["toolc"];
+                for key in SERVER_SETTINGS {
+                    assert_eq!(toolc[key], server_settings[key], "{message}");
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A `toolc.path` that names no program starts nothing and says how to
+/// fix it, once.
+fn reports_a_missing_binary(dir: &TempDir, extension: &Path) {
+    let missing = dir.path().join("no-such-toolc");
+    let seen = host(extension, &settings(&missing), &[]);
+    let errors = seen["errors"].as_array().expect("errors");
+    assert_eq!(errors.len(), 1, "{seen}");
+    let error = errors[0].as_str().expect("a message");
+    assert!(
+        error.contains(&missing.display().to_string()) && error.contains("toolc.path"),
+        "{error}"
+    );
+}
+
+/// Runs tests/integration/vscode_host.js on the unpacked extension with
+/// `settings` as its `toolc` section; what the host saw.
+fn host(extension: &Path, settings: &serde_json::Value, args: &[&str]) -> serde_json::Value {
+    let stdout = run(
+        Command::new("node")
+            .arg(root().join("tests/integration/vscode_host.js"))
+            .arg(extension)
+            .args(args)
+            .env("TOOLC_HOST_SETTINGS", settings.to_string()),
+        "node vscode_host.js (the extension in a stand-in for VS Code)",
+    );
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+/// The JSON-RPC messages of an LSP stream (`Content-Length` framing).
+fn lsp_messages(mut bytes: &[u8]) -> Vec<serde_json::Value> {
+    let mut messages = Vec::new();
+    while !bytes.is_empty() {
+        let end = bytes
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .unwrap_or_else(|| panic!("a header without its end: {bytes:?}"));
+        let header = String::from_utf8_lossy(&bytes[..end]);
+        let length: usize = header
+            .lines()
+            .find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.eq_ignore_ascii_case("content-length")
+                    .then(|| value.trim().parse().ok())?
+            })
+            .unwrap_or_else(|| panic!("no Content-Length in {header:?}"));
+        let body = &bytes[end + 4..end + 4 + length];
+        messages.push(serde_json::from_slice(body).expect("a JSON-RPC message"));
+        bytes = &bytes[end + 4 + length..];
+    }
+    messages
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .expect("make the spy executable");
 }
 
 /// The settings the extension contributes are the server's, each under
@@ -204,14 +355,17 @@ fn run(command: &mut Command, what: &str) -> String {
     stdout
 }
 
-/// The names in the zip archive `path` (a .vsix), read with Python's
-/// zipfile.
-fn zip_entries(path: &Path) -> Vec<String> {
-    let python = std::env::var_os("TOOLC_TEST_PYTHON")
+/// The Python that reads the .vsix (a zip archive) with its zipfile.
+fn python() -> std::ffi::OsString {
+    std::env::var_os("TOOLC_TEST_PYTHON")
         .filter(|p| !p.is_empty())
-        .unwrap_or_else(|| super::SYSTEM_PYTHON.into());
+        .unwrap_or_else(|| super::SYSTEM_PYTHON.into())
+}
+
+/// The names in the zip archive `path` (a .vsix).
+fn zip_entries(path: &Path) -> Vec<String> {
     let listing = run(
-        Command::new(python)
+        Command::new(python())
             .args([
                 "-c",
                 "import sys, zipfile; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))",
@@ -220,4 +374,18 @@ fn zip_entries(path: &Path) -> Vec<String> {
         "python: zipfile lists the .vsix",
     );
     listing.lines().map(str::to_string).collect()
+}
+
+/// Unpacks the zip archive `path` into `into`.
+fn unzip(path: &Path, into: &Path) {
+    run(
+        Command::new(python())
+            .args([
+                "-c",
+                "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])",
+            ])
+            .arg(path)
+            .arg(into),
+        "python: zipfile unpacks the .vsix",
+    );
 }
