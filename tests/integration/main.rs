@@ -89,6 +89,7 @@ mod serve_locked;
 mod serve_watch;
 mod terminal_escapes;
 mod typescript_values;
+mod vscode;
 mod warm_isolation;
 mod warm_python;
 
