@@ -257,13 +257,7 @@ pub(super) fn items(format: Format, place: &Place) -> Vec<Value> {
             let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
                 continue;
             };
-            let required: Vec<&str> = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
+            let required = super::strings_at(schema, "/required");
             for (name, property) in properties {
                 if place.present.contains(name) || !seen.insert(name.clone()) {
                     continue;

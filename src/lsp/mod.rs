@@ -434,32 +434,17 @@ impl Server {
         let capabilities = params.get("capabilities").unwrap_or(&Value::Null);
         let has = |pointer: &str| capabilities.pointer(pointer).is_some_and(|v| !v.is_null());
         let is_true = |pointer: &str| capabilities.pointer(pointer) == Some(&Value::Bool(true));
-        let encodings: Vec<&str> = capabilities
-            .pointer("/general/positionEncodings")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
+        let encodings = strings_at(capabilities, "/general/positionEncodings");
         // UTF-8 when the client offers it (no conversion); else UTF-16,
         // which every client must accept.
         if encodings.contains(&"utf-8") {
             self.encoding = Encoding::Utf8;
         }
-        let resolvable: Vec<&str> = capabilities
-            .pointer("/textDocument/codeAction/resolveSupport/properties")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        let operations: Vec<&str> = capabilities
-            .pointer("/workspace/workspaceEdit/resourceOperations")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
+        let resolvable = strings_at(
+            capabilities,
+            "/textDocument/codeAction/resolveSupport/properties",
+        );
+        let operations = strings_at(capabilities, "/workspace/workspaceEdit/resourceOperations");
         self.client = Client {
             pull: has("/textDocument/diagnostic"),
             related_information: is_true("/textDocument/publishDiagnostics/relatedInformation")
@@ -836,6 +821,17 @@ impl Server {
             }
         }
     }
+}
+
+/// The strings of the array at `pointer` in `value` (none when absent).
+fn strings_at<'a>(value: &'a Value, pointer: &str) -> Vec<&'a str> {
+    value
+        .pointer(pointer)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
 }
 
 /// A workspace folder's path.

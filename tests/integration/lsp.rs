@@ -254,11 +254,20 @@ const BROKEN: &str = r#"{"name": "greet", "entrypoint": "main.py", "description"
 "parameters": {"type": "object", "properties": {"who": {"type": "string", "description": "whom"}}}}
 "#;
 
+/// A NORA tool under `dir/name` whose manifest is [`BROKEN`], with its
+/// entrypoint; the manifest's path.
+fn broken_package(dir: &TempDir, name: &str) -> std::path::PathBuf {
+    dir.write(
+        &format!("{name}/main.py"),
+        "def run(params):\n    return 1\n",
+    );
+    dir.write(&format!("{name}/tool.json"), BROKEN)
+}
+
 #[test]
 fn invalid_json_rpc_is_answered_and_the_server_goes_on() {
     let dir = TempDir::new("lsp-invalid");
-    let tool = dir.write("greet/tool.json", BROKEN);
-    dir.write("greet/main.py", "def run(params):\n    return 1\n");
+    let tool = broken_package(&dir, "greet");
     let mut server = Raw::start();
     // Before initialize: refused with ServerNotInitialized.
     server.send(json!({"jsonrpc": "2.0", "id": 1, "method": "textDocument/hover", "params": {}}));
@@ -299,8 +308,7 @@ fn a_document_of_fifty_megabytes_is_a_finding_not_a_hang() {
     let answer = server.diagnostics(1, &tool);
     assert_eq!(codes(&answer), ["TC003"], "{answer}");
     // And it still answers.
-    let small = dir.write("small/tool.json", BROKEN);
-    dir.write("small/main.py", "def run(params):\n    return 1\n");
+    let small = broken_package(&dir, "small");
     server.open(&small, BROKEN);
     assert_eq!(codes(&server.diagnostics(2, &small)), ["TC401"]);
     assert_eq!(server.stop(), Some(0));
@@ -309,8 +317,7 @@ fn a_document_of_fifty_megabytes_is_a_finding_not_a_hang() {
 #[test]
 fn ten_thousand_changes_in_a_burst_end_in_the_last_text() {
     let dir = TempDir::new("lsp-burst");
-    let tool = dir.write("greet/tool.json", BROKEN);
-    dir.write("greet/main.py", "def run(params):\n    return 1\n");
+    let tool = broken_package(&dir, "greet");
     let mut server = Raw::start();
     server.initialize(false);
     server.open(&tool, BROKEN);
@@ -372,8 +379,7 @@ fn ten_thousand_changes_in_a_burst_end_in_the_last_text() {
 #[test]
 fn a_changed_file_that_was_deleted_is_still_checked_from_the_editor() {
     let dir = TempDir::new("lsp-deleted");
-    let tool = dir.write("greet/tool.json", BROKEN);
-    dir.write("greet/main.py", "def run(params):\n    return 1\n");
+    let tool = broken_package(&dir, "greet");
     let mut server = Raw::start();
     server.initialize(true);
     server.open(&tool, BROKEN);
@@ -393,8 +399,7 @@ fn a_changed_file_that_was_deleted_is_still_checked_from_the_editor() {
 #[test]
 fn a_client_that_never_reads_does_not_grow_the_server() {
     let dir = TempDir::new("lsp-deaf");
-    let tool = dir.write("greet/tool.json", BROKEN);
-    dir.write("greet/main.py", "def run(params):\n    return 1\n");
+    let tool = broken_package(&dir, "greet");
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolc"))
         .arg("server")
         .stdin(Stdio::piped())
