@@ -305,7 +305,8 @@ fn glob_literal(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for c in path.chars() {
         match c {
-            '*' | '?' | '[' | ']' | '{' | '}' | '\\' | '!' => {
+            // `!` is special only first in a class: left as it is.
+            '*' | '?' | '[' | ']' | '{' | '}' | '\\' => {
                 out.push('[');
                 out.push(c);
                 out.push(']');
@@ -359,5 +360,13 @@ mod tests {
             .compile_matcher();
         assert!(glob.is_match("t/a*b?/{x}.json"));
         assert!(!glob.is_match("t/aXb!/{x}.json"));
+        for path in ["tools/a!b/tool.json", "tools/[!x]/tool.json", "t/!/{,}/x"] {
+            let glob = globset::GlobBuilder::new(&glob_literal(path))
+                .literal_separator(true)
+                .build()
+                .expect("a valid glob")
+                .compile_matcher();
+            assert!(glob.is_match(path), "{path}");
+        }
     }
 }

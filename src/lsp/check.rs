@@ -127,7 +127,12 @@ fn siblings(manifest: &Path, documents: &Documents) -> Vec<PathBuf> {
             .is_some()
     };
     let beside: Vec<PathBuf> = files_in(dir, documents).into_iter().filter(named).collect();
-    let Some(scope) = dir.parent() else {
+    // Not past a repository's root: the directory beside it is another
+    // project's.
+    let scope = dir.parent().filter(|_| !dir.join(".git").exists());
+    let Some(scope) = scope else {
+        let mut beside = beside;
+        beside.retain(|p| p != manifest);
         return beside;
     };
     if crate::formats::format_by_file_name(&name.to_string_lossy()).is_none() {
@@ -154,6 +159,18 @@ fn siblings(manifest: &Path, documents: &Documents) -> Vec<PathBuf> {
     found.extend(beside);
     found.remove(manifest);
     found.into_iter().take(MAX_SIBLINGS).collect()
+}
+
+/// Whether a change to the file at `b` may change the findings of `a`: one
+/// is in the other's directory or up to three directories below it (a
+/// package's code and its manifest), or they share a grandparent (sibling
+/// tool directories).
+pub fn near(a: &Path, b: &Path) -> bool {
+    let (Some(da), Some(db)) = (a.parent(), b.parent()) else {
+        return true;
+    };
+    let below = |x: &Path, y: &Path| x.ancestors().take(4).any(|p| p == y);
+    below(da, db) || below(db, da) || (da.parent().is_some() && da.parent() == db.parent())
 }
 
 /// Loads the manifests of the document at `path` (see [`manifests_of`]),
@@ -205,7 +222,7 @@ pub fn check(
                 Err(_) => continue,
             },
         };
-        texts.push((project::display_path(&file), bytes));
+        texts.push((file, bytes));
     }
     let project = Project::from_buffers(texts, &options);
     let linter = Linter::configured(lint.clone(), resolver.clone());

@@ -10,6 +10,10 @@ use serde_json::{Map, Value, json};
 
 use crate::ir::Format;
 
+/// Containers deeper than this offer nothing (lint's own nesting limit is
+/// lower).
+const MAX_DEPTH: usize = 512;
+
 /// A step down from a container.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Step {
@@ -93,6 +97,11 @@ pub(super) fn place(text: &str, offset: usize) -> Option<Place> {
                 continue;
             }
             b'{' | b'[' => {
+                // Deeper than any manifest: no completion, and no memory
+                // spent on a stack of brackets.
+                if stack.len() >= MAX_DEPTH {
+                    return None;
+                }
                 let step = match stack.last() {
                     Some(Frame::Object { key, .. }) => Step::Key(key.clone().unwrap_or_default()),
                     Some(Frame::Array { index }) => Step::Index(*index),

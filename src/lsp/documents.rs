@@ -44,8 +44,10 @@ impl Document {
         for change in changes {
             match change.range {
                 Some(range) => {
-                    let start = lines.offset(&text, range.start, encoding);
-                    let end = lines.offset(&text, range.end, encoding).max(start);
+                    let a = lines.offset(&text, range.start, encoding);
+                    let b = lines.offset(&text, range.end, encoding);
+                    // A range given end first means the same text.
+                    let (start, end) = (a.min(b), a.max(b));
                     text.replace_range(start..end, &change.text);
                 }
                 None => text = change.text,

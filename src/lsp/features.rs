@@ -328,15 +328,10 @@ pub(super) fn completion(server: &mut Server, params: &Value) -> Result<Value, (
         return Ok(json!([]));
     };
     let start = super::completion::token_start(&place).min(offset);
-    // Inside a string, the edit takes its closing quote too (an editor
-    // that closes quotes put one after the cursor).
-    let end = if start < offset {
-        let rest = &text[offset..];
-        let line = rest.find(['\n', '\r']).unwrap_or(rest.len());
-        match rest[..line].find('"') {
-            Some(quote) => offset + quote + 1,
-            None => offset,
-        }
+    // Inside a string, the edit takes the closing quote just after the
+    // cursor (an editor that closes quotes put it there); nothing further.
+    let end = if start < offset && text[offset..].starts_with('"') {
+        offset + 1
     } else {
         offset
     };

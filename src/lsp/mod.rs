@@ -249,13 +249,30 @@ pub fn serve(
     orderly
 }
 
-/// A line in the server's log (standard error, which editors show).
+/// A line in the server's log (standard error, which editors show),
+/// written by a thread of its own: an editor that does not drain standard
+/// error loses lines, and the server never waits on it.
 fn log(message: &str) {
-    let _ = writeln!(
-        std::io::stderr(),
-        "toolc server: {}",
-        crate::terminal::one_line(message)
-    );
+    static LINES: std::sync::OnceLock<Option<std::sync::mpsc::SyncSender<String>>> =
+        std::sync::OnceLock::new();
+    let lines = LINES.get_or_init(|| {
+        let (send, receive) = std::sync::mpsc::sync_channel::<String>(256);
+        std::thread::Builder::new()
+            .name("toolc-lsp-log".into())
+            .spawn(move || {
+                for line in receive {
+                    let _ = writeln!(std::io::stderr(), "{line}");
+                }
+            })
+            .ok()
+            .map(|_| send)
+    });
+    if let Some(lines) = lines {
+        let _ = lines.try_send(format!(
+            "toolc server: {}",
+            crate::terminal::one_line(message)
+        ));
+    }
 }
 
 impl Server {
@@ -400,7 +417,9 @@ impl Server {
             "textDocument/didOpen" => self.did_open(params),
             "textDocument/didChange" => self.did_change(params),
             "textDocument/didClose" => self.did_close(params),
-            "textDocument/didSave" => {}
+            // What is on disk changed: files the editor does not hold
+            // (an entrypoint, a program, a sibling manifest) count.
+            "textDocument/didSave" => self.changed_all(),
             "workspace/didChangeConfiguration" => {
                 let settings = params.get("settings").unwrap_or(&Value::Null);
                 if settings.is_object() {
@@ -514,7 +533,12 @@ impl Server {
             json!({"registrations": [{
                 "id": "toolc-configuration",
                 "method": "workspace/didChangeWatchedFiles",
-                "registerOptions": {"watchers": [{"globPattern": format!("**/{}", crate::project::config::FILE_NAME)}]},
+                "registerOptions": {"watchers": [
+                    {"globPattern": format!("**/{}", crate::project::config::FILE_NAME)},
+                    // Package code the editor may not hold open.
+                    {"globPattern": "**/*.py"},
+                    {"globPattern": "**/*.ts"},
+                ]},
             }]}),
         );
     }
@@ -536,10 +560,17 @@ impl Server {
                     config: None,
                     ..command_line.clone()
                 };
-                match Resolver::new(fallback, crate::lint::RULES.as_slice()) {
-                    Ok(resolver) => resolver,
-                    Err(_) => return,
+                if let Ok(resolver) = Resolver::new(fallback.clone(), crate::lint::RULES.as_slice())
+                {
+                    // Fix-all reads the configuration again: the same one.
+                    self.lint = LintOptions {
+                        command_line: fallback,
+                        ..LintOptions::default()
+                    };
+                    self.resolver = Arc::new(resolver);
+                    self.changed_all();
                 }
+                return;
             }
         };
         self.resolver = Arc::new(resolver);
@@ -564,14 +595,20 @@ impl Server {
         }
     }
 
-    /// A document changed: its findings, and those of every other open
-    /// document (a package's code and its manifest, sibling manifests), may
-    /// change.
-    fn changed(&mut self) {
+    /// The document at `path` changed: its findings, and those of the open
+    /// documents near it (a package's code and its manifest, sibling tool
+    /// directories), may change. Pushing re-checks only those: with many
+    /// documents open, one keystroke must not re-check them all.
+    fn changed(&mut self, path: &Path) {
         self.generation += 1;
         if !self.client.pull {
-            self.stale
-                .extend(self.documents.iter().map(|d| d.path.clone()));
+            let near: Vec<PathBuf> = self
+                .documents
+                .iter()
+                .filter(|d| check::near(&d.path, path))
+                .map(|d| d.path.clone())
+                .collect();
+            self.stale.extend(near);
         }
     }
 
@@ -593,8 +630,8 @@ impl Server {
         let version = item.get("version").and_then(Value::as_i64).unwrap_or(0);
         let version = i32::try_from(version).unwrap_or(0);
         self.documents
-            .open(Document::new(uri, path, version, text.to_string()));
-        self.changed();
+            .open(Document::new(uri, path.clone(), version, text.to_string()));
+        self.changed(&path);
     }
 
     fn did_change(&mut self, params: &Value) {
@@ -613,7 +650,7 @@ impl Server {
                 params.content_changes,
                 encoding,
             );
-            self.changed();
+            self.changed(&path);
         }
     }
 
@@ -628,7 +665,7 @@ impl Server {
         };
         if let Some(document) = self.documents.close(&path) {
             // The disk's text counts again.
-            self.changed();
+            self.changed(&path);
             self.stale.remove(&path);
             if self.pushed.remove(&path) {
                 // Waits for room: a closed file must not keep its findings.
@@ -785,8 +822,14 @@ impl Server {
         let Some(text) = text else {
             return json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}});
         };
-        // Spans count from after a byte order mark.
-        let skip = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        // A manifest's spans count from after a byte order mark; those in
+        // package code count it.
+        let is_manifest = checked.manifest(path).is_some();
+        let skip = if is_manifest && text.starts_with('\u{feff}') {
+            3
+        } else {
+            0
+        };
         let lines = match self.documents.get(path) {
             Some(document) => document.lines.clone(),
             None => Arc::new(position::LineIndex::new(&text)),

@@ -106,6 +106,10 @@ pub(super) fn read_one(input: &mut impl BufRead) -> std::io::Result<Option<Incom
         // Without a length the body cannot be found: nothing follows in step.
         return Err(std::io::Error::other("no Content-Length"));
     };
+    // A length no client sends: the stream is not worth reading on.
+    if length > MAX_MESSAGE.saturating_mul(16) {
+        return Err(std::io::Error::other("an impossible Content-Length"));
+    }
     if length > MAX_MESSAGE {
         std::io::copy(
             &mut input.by_ref().take(length as u64),

@@ -25,6 +25,9 @@ use crate::suggest::did_you_mean;
 /// The configuration file's name.
 pub const FILE_NAME: &str = "toolc.toml";
 
+/// The largest configuration file read: real ones are a few hundred bytes.
+pub const MAX_CONFIG_SIZE: u64 = 1024 * 1024;
+
 /// The rules a configuration may name: the registry of the checks (lint's),
 /// handed to the front end so that `[rules]` and `--select` are validated
 /// where they are read.
@@ -415,7 +418,17 @@ fn load(
     rules: Rules,
     command_line_exclusions: &CommandLineExclusions,
 ) -> Result<Loaded, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|e| config_error(path, e))?;
+    // A regular file of a bounded size: a FIFO or a device named by
+    // --config cannot block the run, and a huge file from an untrusted
+    // repository cannot exhaust memory in the TOML reader.
+    let bytes = crate::source::read_regular_file(path, MAX_CONFIG_SIZE).map_err(|e| match e {
+        crate::source::ReadError::TooLarge(size) => config_error(
+            path,
+            format!("is {size} bytes, over the limit of {MAX_CONFIG_SIZE} bytes for a configuration file"),
+        ),
+        crate::source::ReadError::Io(message) => config_error(path, message),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|_| config_error(path, "is not UTF-8"))?;
     let at = ConfigText { path, text: &text };
     let file: ConfigFile = toml::from_str(&text).map_err(|e| at.toml_error(&e))?;
     let mut settings = Settings {

@@ -328,6 +328,9 @@ impl Project {
         documents: impl IntoIterator<Item = (String, T)>,
         options: &LoadOptions,
     ) -> Project {
+        let documents = documents
+            .into_iter()
+            .map(|(path, text)| (PathBuf::from(path), text));
         Project::from_texts(documents, options, true)
     }
 
@@ -335,15 +338,16 @@ impl Project {
     /// directory walk would take the file: one that is not a tool manifest
     /// is skipped, not reported (an editor's open JSON files, most of
     /// which are not manifests).
+    /// The paths are the files' (any bytes, as the system names them).
     pub fn from_buffers<T: AsRef<[u8]>>(
-        documents: impl IntoIterator<Item = (String, T)>,
+        documents: impl IntoIterator<Item = (PathBuf, T)>,
         options: &LoadOptions,
     ) -> Project {
         Project::from_texts(documents, options, false)
     }
 
     fn from_texts<T: AsRef<[u8]>>(
-        documents: impl IntoIterator<Item = (String, T)>,
+        documents: impl IntoIterator<Item = (PathBuf, T)>,
         options: &LoadOptions,
         named: bool,
     ) -> Project {
@@ -353,7 +357,7 @@ impl Project {
             .map(|(path, text)| {
                 let candidate = Candidate {
                     explicit: named,
-                    ..Candidate::named(PathBuf::from(&path))
+                    ..Candidate::named(path)
                 };
                 loader.load_text(&candidate, text.as_ref(), options.max_file_size)
             })

@@ -383,3 +383,38 @@ fn configuration_errors_show_where_and_suggest() {
         }
     }
 }
+
+/// A configuration that is a FIFO, or larger than any real one, is an
+/// error at once: neither blocks the run nor fills memory.
+#[test]
+fn a_fifo_or_a_huge_configuration_is_refused_at_once() {
+    let dir = project();
+    let fifo = dir.path().join("fifo.toml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let started = std::time::Instant::now();
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--config", "fifo.toml", "app"])
+        .run();
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert!(output.stderr.contains("fifo.toml"), "{}", output.stderr);
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    // Two megabytes of comments in the nearest toolc.toml.
+    dir.write("app/toolc.toml", "#".repeat(2 * 1024 * 1024));
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "app"])
+        .run();
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert!(
+        output
+            .stderr
+            .contains("over the limit of 1048576 bytes for a configuration file"),
+        "{}",
+        output.stderr
+    );
+}
