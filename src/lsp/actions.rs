@@ -95,14 +95,24 @@ pub(super) fn code_actions(server: &mut Server, params: &Value) -> Result<Value,
             here.iter().map(|d| d.rule).collect();
         rules.sort_by_key(|r| r.code);
         rules.dedup_by_key(|r| r.code);
+        let configured = configured_file(server, &path);
+        let scope = if configured == path {
+            "this file".to_string()
+        } else {
+            // Package code is checked with its manifest's settings.
+            let name = configured
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
+            name.unwrap_or_default()
+        };
         for rule in rules {
             let data = json!({"uri": uri, "action": "ignore", "rule": rule.name});
             let mut action = json!({
-                "title": format!("Ignore {} ({}) in this file, in toolc.toml", rule.name, rule.code),
+                "title": format!("Ignore {} ({}) in {scope}, in toolc.toml", rule.name, rule.code),
                 "kind": "quickfix",
                 "data": data,
             });
-            let edit = ignore_edit(server, &path, rule.name);
+            let edit = ignore_edit(server, &configured_file(server, &path), rule.name);
             if edit.is_none() {
                 continue;
             }
@@ -171,7 +181,7 @@ pub(super) fn resolve(server: &mut Server, params: &Value) -> Result<Value, (i64
                 .and_then(|d| fix_edit(server, &path, d))
         }
         Some("fixAll") => fix_all_edit(server, &path),
-        Some("ignore") => ignore_edit(server, &path, rule),
+        Some("ignore") => ignore_edit(server, &configured_file(server, &path), rule),
         _ => return Err((INVALID_PARAMS, "not an action of toolc's".to_string())),
     };
     // A finding fixed or gone since the list was made: no edit.
@@ -218,6 +228,20 @@ fn fix_all_edit(server: &Server, path: &Path) -> Option<Value> {
     Some(json!({"changes": {document.uri.as_str(): [{"range": range, "newText": fixed.fixed}]}}))
 }
 
+/// The file whose settings a finding in the document at `path` follows:
+/// the document, or for package code the manifest it belongs to (a code
+/// file is checked with its manifest's settings).
+fn configured_file(server: &Server, path: &Path) -> PathBuf {
+    let is_manifest = path.extension().is_some_and(|e| e == "json");
+    if is_manifest {
+        return path.to_path_buf();
+    }
+    super::check::manifests_of(path, &server.documents)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| path.to_path_buf())
+}
+
 /// An edit of `toolc.toml` that turns `rule` off for the file at `path`:
 /// an `[[overrides]]` entry appended to the configuration that applies
 /// (`None` when it cannot be read), or a new `toolc.toml` in the
@@ -251,7 +275,14 @@ fn ignore_edit(server: &Server, path: &Path, rule: &str) -> Option<Value> {
                 .max_by_key(|root| root.components().count())
                 .cloned()
                 .unwrap_or_else(|| dir.to_path_buf());
-            (root.join(crate::project::config::FILE_NAME), None)
+            // The nearest repository root at or below the workspace folder:
+            // a toolc.toml above the repository is never found.
+            let repository = dir
+                .ancestors()
+                .take_while(|p| p.starts_with(&root))
+                .find(|p| p.join(".git").exists())
+                .map_or(root, Path::to_path_buf);
+            (repository.join(crate::project::config::FILE_NAME), None)
         }
     };
     let base = file.parent().map(Path::to_path_buf).unwrap_or_default();
