@@ -126,37 +126,32 @@ fn siblings(manifest: &Path, documents: &Documents) -> Vec<PathBuf> {
             .and_then(crate::formats::format_by_file_name)
             .is_some()
     };
-    let beside: Vec<PathBuf> = files_in(dir, documents).into_iter().filter(named).collect();
-    // Not past a repository's root: the directory beside it is another
-    // project's.
-    let scope = dir.parent().filter(|_| !dir.join(".git").exists());
-    let Some(scope) = scope else {
-        let mut beside = beside;
-        beside.retain(|p| p != manifest);
-        return beside;
-    };
-    if crate::formats::format_by_file_name(&name.to_string_lossy()).is_none() {
-        let mut beside = beside;
-        beside.retain(|p| p != manifest);
-        return beside;
+    let mut found: BTreeSet<PathBuf> = files_in(dir, documents).into_iter().filter(named).collect();
+    // Sibling directories only for a format's file name, and not past a
+    // repository's root: the directory beside it is another project's.
+    let scope = dir
+        .parent()
+        .filter(|_| !dir.join(".git").exists())
+        .filter(|_| crate::formats::format_by_file_name(&name.to_string_lossy()).is_some());
+    if let Some(scope) = scope {
+        found.extend(
+            std::fs::read_dir(scope)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| e.path().join(name))
+                .filter(|p| p.is_file())
+                .take(MAX_SIBLINGS),
+        );
+        found.extend(
+            documents
+                .iter()
+                .filter(|d| d.path.parent().and_then(Path::parent) == Some(scope))
+                .filter(|d| d.path.file_name() == Some(name))
+                .map(|d| d.path.clone()),
+        );
     }
-    let mut found: BTreeSet<PathBuf> = std::fs::read_dir(scope)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .map(|e| e.path().join(name))
-        .filter(|p| p.is_file())
-        .take(MAX_SIBLINGS)
-        .collect();
-    found.extend(
-        documents
-            .iter()
-            .filter(|d| d.path.parent().and_then(Path::parent) == Some(scope))
-            .filter(|d| d.path.file_name() == Some(name))
-            .map(|d| d.path.clone()),
-    );
-    found.extend(beside);
     found.remove(manifest);
     found.into_iter().take(MAX_SIBLINGS).collect()
 }
