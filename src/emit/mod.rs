@@ -424,10 +424,7 @@ impl JsonItems {
         if let ToolsAt::Member(key) = at {
             head.push('{');
             for (key, value) in first {
-                head.push_str("\n  ");
-                head.push_str(&serde_json::to_string(key)?);
-                head.push_str(": ");
-                push_indented(&mut head, value, 1)?;
+                push_member(&mut head, "\n  ", key, value)?;
                 head.push(',');
             }
             head.push_str("\n  ");
@@ -451,10 +448,7 @@ impl JsonItems {
         }
         if let ToolsAt::Member(_) = at {
             for (key, value) in members {
-                tail.push_str(",\n  ");
-                tail.push_str(&serde_json::to_string(key)?);
-                tail.push_str(": ");
-                push_indented(&mut tail, value, 1)?;
+                push_member(&mut tail, ",\n  ", key, value)?;
             }
             tail.push_str("\n}");
         }
@@ -603,6 +597,19 @@ pub fn tools(toolsets: &[ToolSet]) -> impl Iterator<Item = (&ToolSet, &crate::ir
     toolsets
         .iter()
         .flat_map(|set| set.tools.iter().map(move |tool| (set, tool)))
+}
+
+/// `before`, then `"key": value` as a root member (indented one level).
+fn push_member(
+    out: &mut String,
+    before: &str,
+    key: &str,
+    value: &serde_json::Value,
+) -> Result<(), EmitError> {
+    out.push_str(before);
+    out.push_str(&serde_json::to_string(key)?);
+    out.push_str(": ");
+    push_indented(out, value, 1)
 }
 
 #[cfg(test)]

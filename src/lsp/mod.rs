@@ -825,11 +825,7 @@ impl Server {
         // A manifest's spans count from after a byte order mark; those in
         // package code count it.
         let is_manifest = checked.manifest(path).is_some();
-        let skip = if is_manifest && text.starts_with('\u{feff}') {
-            3
-        } else {
-            0
-        };
+        let skip = if is_manifest { features::bom(&text) } else { 0 };
         let lines = match self.documents.get(path) {
             Some(document) => document.lines.clone(),
             None => Arc::new(position::LineIndex::new(&text)),
