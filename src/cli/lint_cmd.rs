@@ -63,6 +63,11 @@ pub(super) struct LintArgs {
     /// (default: `-`, whose format its content or --input-format decides).
     #[arg(long, value_name = "PATH")]
     stdin_filename: Option<PathBuf>,
+    /// Print the settings each path gets (rules, targets, limits, exclusions, the
+    /// matching overrides) and the configuration file they come from, then exit 0
+    /// without linting (as `ruff check --show-settings`).
+    #[arg(long, conflicts_with_all = ["fix", "diff", "statistics"])]
+    show_settings: bool,
     /// List every file the run looked at and left alone, and why (on
     /// standard error).
     #[arg(long, short = 'v', visible_alias = "verbose")]
@@ -190,6 +195,11 @@ pub(super) fn run(
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
     args.refuse_conflicts()?;
+    if args.show_settings {
+        let linter = lint::Linter::new(args.read.options())?;
+        super::show_settings::show(&linter, &args.paths(), out)?;
+        return Ok(Outcome::Clean);
+    }
     if args.reads_stdin() {
         return run_on_stdin(args, colors, out, err);
     }

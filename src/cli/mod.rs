@@ -21,6 +21,7 @@ mod nats_args;
 mod render;
 mod run_cmd;
 mod serve_cmd;
+mod show_settings;
 mod snippet;
 mod staged;
 mod write;

@@ -252,9 +252,9 @@ fn ignore_edit(server: &Server, path: &Path, rule: &str) -> Option<Value> {
         Some(file) => Some(absolute(file)),
         None => server
             .resolver
-            .config_dir(dir)
+            .config_file(path)
             .ok()?
-            .map(|dir| dir.join(crate::project::config::FILE_NAME)),
+            .map(|f| absolute(&f)),
     };
     let (file, existing) = match config {
         Some(file) => {
@@ -288,7 +288,8 @@ fn ignore_edit(server: &Server, path: &Path, rule: &str) -> Option<Value> {
     let base = file.parent().map(Path::to_path_buf).unwrap_or_default();
     let relative = relative_to(path, &base)?;
     let entry = format!(
-        "[[overrides]]\nfiles = [{}]\nrules = {{ {} = \"off\" }}\n",
+        "[[{}overrides]]\nfiles = [{}]\nrules = {{ {} = \"off\" }}\n",
+        crate::project::config::key_prefix(&file),
         toml_string(&glob_literal(&relative)),
         toml_string(rule)
     );

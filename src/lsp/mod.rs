@@ -523,7 +523,8 @@ impl Server {
         })
     }
 
-    /// Asks the client to say when a `toolc.toml` changes, where it can.
+    /// Asks the client to say when a `toolc.toml` or a `pyproject.toml`
+    /// (whose `[tool.toolc]` is a configuration) changes, where it can.
     fn register_watchers(&mut self) {
         if !self.client.watch_files {
             return;
@@ -535,6 +536,7 @@ impl Server {
                 "method": "workspace/didChangeWatchedFiles",
                 "registerOptions": {"watchers": [
                     {"globPattern": format!("**/{}", crate::project::config::FILE_NAME)},
+                    {"globPattern": format!("**/{}", crate::project::config::PYPROJECT)},
                     // Package code the editor may not hold open.
                     {"globPattern": "**/*.py"},
                     {"globPattern": "**/*.ts"},

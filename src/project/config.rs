@@ -1,9 +1,15 @@
 //! `toolc.toml`: finding it, reading it, and folding it with the command
 //! line into each file's [`Settings`].
 //!
-//! For each linted file the nearest `toolc.toml` counts, found by walking up
-//! from the file's directory to the repository root (the directory holding
-//! `.git`) — unless `--config` names one for every file. Precedence, lowest
+//! For each linted file the nearest configuration counts, found by walking
+//! up from the file's directory to the repository root (the directory
+//! holding `.git`) — unless `--config` names one for every file. As in
+//! ruff, a configuration is a `toolc.toml`, or the `[tool.toolc]` table of
+//! a `pyproject.toml` (same keys): in one directory `toolc.toml` wins, and
+//! a `pyproject.toml` without `[tool.toolc]` is no configuration (the walk
+//! goes on up). A `pyproject.toml` the walk has to read and cannot parse is
+//! an error, as in ruff: toolc cannot tell whether it configures toolc.
+//! Precedence, lowest
 //! first: each rule's default, the file's `[rules]`, the `[[overrides]]`
 //! whose `files` globs match (relative to the configuration's directory, in
 //! order), then the command line (`--severity`, `--select`, `--ignore`,
@@ -24,6 +30,27 @@ use crate::suggest::did_you_mean;
 
 /// The configuration file's name.
 pub const FILE_NAME: &str = "toolc.toml";
+
+/// Python's project file, whose `[tool.toolc]` table is a configuration.
+pub const PYPROJECT: &str = "pyproject.toml";
+
+/// The table of a `pyproject.toml` that holds toolc's keys.
+const PYPROJECT_TABLE: &str = "tool.toolc";
+
+/// Where the keys of the configuration file at `path` live: `""` at the
+/// root of a `toolc.toml`, `"tool.toolc."` in a `pyproject.toml` (what a
+/// table header written into the file starts with).
+pub fn key_prefix(path: &Path) -> String {
+    if is_pyproject(path) {
+        format!("{PYPROJECT_TABLE}.")
+    } else {
+        String::new()
+    }
+}
+
+fn is_pyproject(path: &Path) -> bool {
+    path.file_name().is_some_and(|name| name == PYPROJECT)
+}
 
 /// The largest configuration file read: real ones are a few hundred bytes.
 pub const MAX_CONFIG_SIZE: u64 = 1024 * 1024;
@@ -55,6 +82,17 @@ struct ConfigFile {
     extend_exclude: Vec<Spanned<String>>,
     #[serde(default)]
     force_exclude: bool,
+}
+
+/// A `pyproject.toml`: only `[tool.toolc]` is read, other keys are left.
+#[derive(Debug, Deserialize)]
+struct Pyproject {
+    tool: Option<PyprojectTools>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PyprojectTools {
+    toolc: Option<ConfigFile>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -95,10 +133,29 @@ pub struct CommandLine {
 /// One configuration file, validated.
 #[derive(Debug)]
 struct Loaded {
+    /// The file it was read from.
+    file: PathBuf,
     dir: PathBuf,
     base: Arc<Settings>,
     overrides: Vec<(globset::GlobSet, BTreeMap<&'static str, Level>)>,
     exclusions: Arc<Exclusions>,
+}
+
+/// The settings of one path and where they came from
+/// ([`Resolver::explain`]).
+#[derive(Debug)]
+pub struct Explained {
+    /// The configuration file (`None`: the defaults and the command line).
+    pub file: Option<PathBuf>,
+    pub settings: Arc<Settings>,
+    /// The `[[overrides]]` entries of the file that match the path,
+    /// numbered from 1 in the file's order.
+    pub overrides: Vec<usize>,
+    /// The exclusion globs the walk starts from (the defaults, the file's
+    /// `exclude` or `--exclude`), and those added to them.
+    pub exclude: Vec<String>,
+    pub extend_exclude: Vec<String>,
+    pub force_exclude: bool,
 }
 
 /// Finds and caches each file's settings during a run.
@@ -135,13 +192,12 @@ impl Resolver {
                     .filter(|p| !p.as_os_str().is_empty())
                     .unwrap_or(Path::new("."));
                 let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-                Some(Arc::new(load(
-                    path,
-                    dir,
-                    &command_line,
-                    rules,
-                    &exclusions,
-                )?))
+                let loaded = load(path, dir, &command_line, rules, &exclusions)?;
+                // Named, a pyproject.toml must configure toolc.
+                let loaded = loaded.ok_or_else(|| {
+                    config_error(path, format!("has no [{PYPROJECT_TABLE}] table"))
+                })?;
+                Some(Arc::new(loaded))
             }
             None => None,
         };
@@ -164,13 +220,20 @@ impl Resolver {
     }
 
     /// The directory of the configuration file that applies to the
-    /// directory `dir` (`--config`'s, or the nearest toolc.toml), if any.
+    /// directory `dir` (`--config`'s, or the nearest one), if any.
     pub fn config_dir(&self, dir: &Path) -> Result<Option<PathBuf>, ConfigError> {
         let config = match &self.explicit {
             Some(config) => Some(config.clone()),
             None => self.config_for_dir(dir)?,
         };
         Ok(config.map(|config| config.dir.clone()))
+    }
+
+    /// The configuration file that applies to the file at `path`
+    /// (`--config`'s, or the nearest `toolc.toml` or `pyproject.toml` with
+    /// `[tool.toolc]`), if any: what its settings came from.
+    pub fn config_file(&self, path: &Path) -> Result<Option<PathBuf>, ConfigError> {
+        Ok(self.config_of(path)?.map(|config| config.file.clone()))
     }
 
     /// `options` with this configuration's exclusions for the walks.
@@ -188,19 +251,7 @@ impl Resolver {
 
     /// The settings for the file at `path`.
     pub fn settings_for(&self, path: &Path) -> Result<Arc<Settings>, ConfigError> {
-        let config = match &self.explicit {
-            Some(config) => Some(config.clone()),
-            None => {
-                let dir = path.parent().unwrap_or(Path::new("."));
-                let dir = if dir.as_os_str().is_empty() {
-                    Path::new(".")
-                } else {
-                    dir
-                };
-                self.config_for_dir(dir)?
-            }
-        };
-        let Some(config) = config else {
+        let Some(config) = self.config_of(path)? else {
             return Ok(self.defaults.clone());
         };
         let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
@@ -224,6 +275,63 @@ impl Resolver {
             &self.command_line,
             self.rules,
         )))
+    }
+
+    /// What applies to `path` (a file, or a directory: what its files get
+    /// before any `[[overrides]]`), and where it came from, for
+    /// `--show-settings`.
+    pub fn explain(&self, path: &Path) -> Result<Explained, ConfigError> {
+        let is_dir = path.is_dir();
+        let config = if is_dir {
+            match &self.explicit {
+                Some(config) => Some(config.clone()),
+                None => self.config_for_dir(path)?,
+            }
+        } else {
+            self.config_of(path)?
+        };
+        let settings = match (&config, is_dir) {
+            (Some(config), true) => config.base.clone(),
+            (None, true) => self.defaults.clone(),
+            (_, false) => self.settings_for(path)?,
+        };
+        let mut overrides = Vec::new();
+        if let (Some(config), false) = (&config, is_dir) {
+            let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            let relative = absolute.strip_prefix(&config.dir).unwrap_or(&absolute);
+            overrides = (1..)
+                .zip(&config.overrides)
+                .filter(|(_, (globs, _))| globs.is_match(relative))
+                .map(|(number, _)| number)
+                .collect();
+        }
+        let exclusions = match &config {
+            Some(config) => config.exclusions.clone(),
+            None => self.no_file_exclusions.clone(),
+        };
+        let mut sets = exclusions.sets.iter().map(|set| set.patterns.clone());
+        Ok(Explained {
+            file: config.map(|config| config.file.clone()),
+            settings,
+            overrides,
+            exclude: sets.next().unwrap_or_default(),
+            extend_exclude: sets.flatten().collect(),
+            force_exclude: exclusions.force,
+        })
+    }
+
+    /// The configuration of the file at `path`.
+    fn config_of(&self, path: &Path) -> Result<Option<Arc<Loaded>>, ConfigError> {
+        if let Some(config) = &self.explicit {
+            return Ok(Some(config.clone()));
+        }
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        self.config_for_dir(dir)
     }
 
     /// The exclusions for the entries of the canonical directory `dir`.
@@ -251,21 +359,32 @@ impl Resolver {
         Ok(found)
     }
 
-    /// The nearest `toolc.toml` from the canonical `dir` up to the
-    /// repository root (the directory holding `.git`), loaded.
+    /// The nearest configuration from the canonical `dir` up to the
+    /// repository root (the directory holding `.git`), loaded: in each
+    /// directory a `toolc.toml`, else a `pyproject.toml` with `[tool.toolc]`.
     fn config_for_canonical(&self, dir: &Path) -> Result<Option<Arc<Loaded>>, ConfigError> {
         if let Some(found) = cached(&self.by_dir, dir) {
             return Ok(found);
         }
-        let candidate = dir.join(FILE_NAME);
-        let found = if candidate.is_file() {
-            Some(Arc::new(load(
+        let mut here = None;
+        for name in [FILE_NAME, PYPROJECT] {
+            let candidate = dir.join(name);
+            if !candidate.is_file() {
+                continue;
+            }
+            here = load(
                 &candidate,
                 dir.to_path_buf(),
                 &self.command_line,
                 self.rules,
                 &self.command_line_exclusions,
-            )?))
+            )?;
+            if here.is_some() {
+                break;
+            }
+        }
+        let found = if let Some(loaded) = here {
+            Some(Arc::new(loaded))
         } else if dir.join(".git").exists() {
             None
         } else {
@@ -347,16 +466,17 @@ fn config_error(path: &Path, message: impl std::fmt::Display) -> ConfigError {
     ConfigError(format!("{}: {message}", crate::terminal::path(path)))
 }
 
-/// A `toolc.toml` being read, for errors that show where they are.
-struct ConfigText<'a> {
-    path: &'a Path,
-    text: &'a str,
+/// A `toolc.toml` (or another TOML file of toolc's: a `pyproject.toml`,
+/// a runner's policy) being read, for errors that show where they are.
+pub(crate) struct ConfigText<'a> {
+    pub path: &'a Path,
+    pub text: &'a str,
 }
 
 impl ConfigText<'_> {
     /// `message` at the bytes `span`: `PATH:LINE:COLUMN: message`, then
     /// the line with the place underlined.
-    fn error(
+    pub(crate) fn error(
         &self,
         span: Option<std::ops::Range<usize>>,
         message: impl std::fmt::Display,
@@ -394,7 +514,7 @@ impl ConfigText<'_> {
 
     /// An error of the TOML reader, with a "did you mean" for an unknown
     /// key (serde names it, and the keys it expected).
-    fn toml_error(&self, error: &toml::de::Error) -> ConfigError {
+    pub(crate) fn toml_error(&self, error: &toml::de::Error) -> ConfigError {
         let message = error.message().trim_end();
         let quoted: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
         let hint = match quoted.split_first() {
@@ -411,13 +531,15 @@ impl ConfigText<'_> {
     }
 }
 
+/// The configuration in the file at `path`: `None` for a `pyproject.toml`
+/// without `[tool.toolc]`.
 fn load(
     path: &Path,
     dir: PathBuf,
     command_line: &CommandLine,
     rules: Rules,
     command_line_exclusions: &CommandLineExclusions,
-) -> Result<Loaded, ConfigError> {
+) -> Result<Option<Loaded>, ConfigError> {
     // A regular file of a bounded size: a FIFO or a device named by
     // --config cannot block the run, and a huge file from an untrusted
     // repository cannot exhaust memory in the TOML reader.
@@ -430,7 +552,15 @@ fn load(
     })?;
     let text = String::from_utf8(bytes).map_err(|_| config_error(path, "is not UTF-8"))?;
     let at = ConfigText { path, text: &text };
-    let file: ConfigFile = toml::from_str(&text).map_err(|e| at.toml_error(&e))?;
+    let file: ConfigFile = if is_pyproject(path) {
+        let pyproject: Pyproject = toml::from_str(&text).map_err(|e| at.toml_error(&e))?;
+        match pyproject.tool.and_then(|tool| tool.toolc) {
+            Some(file) => file,
+            None => return Ok(None),
+        }
+    } else {
+        toml::from_str(&text).map_err(|e| at.toml_error(&e))?
+    };
     let mut settings = Settings {
         limits: file.limits,
         ..Settings::default()
@@ -490,12 +620,13 @@ fn load(
         .then(|| globs("extend-exclude", &file.extend_exclude))
         .transpose()?;
     let exclusions = Exclusions::fold(command_line_exclusions, exclude, extend, file.force_exclude);
-    Ok(Loaded {
+    Ok(Some(Loaded {
+        file: path.to_path_buf(),
         dir,
         base: Arc::new(apply_command_line(settings, command_line, rules)),
         overrides,
         exclusions: Arc::new(exclusions),
-    })
+    }))
 }
 
 fn apply_command_line(

@@ -26,6 +26,8 @@ use super::DEFAULT_EXCLUDE;
 #[derive(Debug)]
 pub(crate) struct PathGlobs {
     base: PathBuf,
+    /// The patterns as written (what `--show-settings` prints).
+    pub patterns: Vec<String>,
     /// Patterns without a `/`: matched against each name.
     names: globset::GlobSet,
     /// Patterns with one: matched against the path below `base`.
@@ -59,6 +61,7 @@ impl PathGlobs {
         let built = |set: globset::GlobSetBuilder| set.build().map_err(|e| e.to_string());
         Ok(PathGlobs {
             base,
+            patterns: patterns.to_vec(),
             names: built(names)?,
             paths: built(paths)?,
         })
@@ -70,6 +73,7 @@ impl PathGlobs {
         // Plain names are always valid globs.
         PathGlobs::new(PathBuf::from("/"), &names).unwrap_or_else(|_| PathGlobs {
             base: PathBuf::from("/"),
+            patterns: Vec::new(),
             names: globset::GlobSet::empty(),
             paths: globset::GlobSet::empty(),
         })

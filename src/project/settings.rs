@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::DEFAULT_MAX_FILE_SIZE;
 use crate::diagnostic::{Rule, Severity};
@@ -17,7 +17,7 @@ pub use crate::providers::Target;
 
 /// Provider limits that change over time; `[limits]` in `toolc.toml`. The
 /// defaults are the providers' documented figures (`crate::providers`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Limits {
     pub openai_name_length: usize,

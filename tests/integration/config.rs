@@ -418,3 +418,222 @@ fn a_fifo_or_a_huge_configuration_is_refused_at_once() {
         output.stderr
     );
 }
+
+/// As in ruff, `[tool.toolc]` of a `pyproject.toml` is a configuration:
+/// `toolc.toml` wins in its directory, a `pyproject.toml` without the
+/// table is passed by, and one that is not TOML is an error where it is.
+#[test]
+fn a_pyprojects_tool_toolc_table_configures_like_toolc_toml() {
+    let dir = project();
+    dir.write("toolc.toml", "[rules]\n\"invalid-tool-name\" = \"off\"\n");
+    // Read: app/ gets its [tool.toolc], not the root's toolc.toml.
+    dir.write(
+        "app/pyproject.toml",
+        "[project]\nname = \"app\"\n\n[tool.ruff]\nline-length = 100\n\n\
+         [tool.toolc.rules]\n\"command-not-found\" = \"off\"\n\n\
+         [[tool.toolc.overrides]]\nfiles = [\"tools.json\"]\n\
+         rules = { \"property-missing-description\" = \"info\" }\n",
+    );
+    // No [tool.toolc]: not a configuration, the root's toolc.toml applies.
+    dir.write("legacy/pyproject.toml", "[project]\nname = \"legacy\"\n");
+    let (_, found) = rules_and_levels(&dir, &["."]);
+    assert_eq!(
+        found,
+        [
+            "app/tools.json invalid-tool-name=error",
+            "app/tools.json property-missing-description=info",
+            "legacy/old/tools.json command-not-found=warning",
+            "legacy/old/tools.json property-missing-description=warning",
+        ]
+    );
+    // In one directory toolc.toml wins over pyproject.toml.
+    dir.write(
+        "app/toolc.toml",
+        "[rules]\n\"invalid-tool-name\" = \"warning\"\n",
+    );
+    let (_, found) = rules_and_levels(&dir, &["app"]);
+    assert_eq!(
+        found,
+        [
+            "app/tools.json invalid-tool-name=warning",
+            "app/tools.json command-not-found=warning",
+            "app/tools.json property-missing-description=warning",
+        ]
+    );
+    std::fs::remove_file(dir.path().join("app/toolc.toml")).expect("remove");
+    // --config takes a pyproject.toml too; one without the table is an error.
+    let (_, found) = rules_and_levels(&dir, &["--config", "app/pyproject.toml", "legacy"]);
+    assert_eq!(
+        found,
+        [
+            "legacy/old/tools.json invalid-tool-name=error",
+            "legacy/old/tools.json property-missing-description=warning",
+        ]
+    );
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--config", "legacy/pyproject.toml", "app"])
+        .run();
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    assert!(
+        output
+            .stderr
+            .contains("legacy/pyproject.toml: has no [tool.toolc] table"),
+        "{}",
+        output.stderr
+    );
+}
+
+/// A key of `[tool.toolc]` is checked as in toolc.toml, the error at the
+/// pyproject's line; a pyproject.toml that is not TOML fails the run
+/// (toolc cannot tell whether it configures toolc), as in ruff.
+#[test]
+fn pyproject_errors_point_into_the_pyproject() {
+    let dir = project();
+    let cases = [
+        (
+            "[project]\nname = \"x\"\n\n[tool.toolc]\ntargets = [\"openai\"]\nmax-fil-size = 10\n",
+            "pyproject.toml:6:1: unknown field `max-fil-size`",
+            "did you mean `max-file-size`?",
+        ),
+        (
+            "[tool.toolc.rules]\n\"invalid-tool-nam\" = \"off\"\n",
+            "pyproject.toml:2:1: unknown rule \"invalid-tool-nam\"",
+            "did you mean \"invalid-tool-name\"?",
+        ),
+        (
+            "[project]\nname = \"x\"\nversion = \n",
+            "pyproject.toml:3:",
+            "3 | version = ",
+        ),
+    ];
+    for (text, place, hint) in cases {
+        dir.write("app/pyproject.toml", text);
+        let output = Test::new()
+            .current_dir(dir.path())
+            .args(["lint", "app"])
+            .run();
+        assert_eq!(output.code, 2, "{text}: {}", output.stderr);
+        for expected in [place, hint] {
+            assert!(
+                output.stderr.contains(expected),
+                "missing {expected:?} in:\n{}",
+                output.stderr
+            );
+        }
+    }
+}
+
+/// `--show-settings` prints, as TOML, what each path gets and from which
+/// file: defaults, a toolc.toml, a pyproject.toml, --config.
+#[test]
+fn show_settings_says_what_applies_and_where_from() {
+    let dir = project();
+    dir.write(
+        "toolc.toml",
+        "targets = [\"gemini\"]\nextend-exclude = [\"build\"]\n\
+         [rules]\n\"invalid-tool-name\" = \"off\"\n\
+         [[overrides]]\nfiles = [\"legacy/**\"]\nrules = { \"command-not-found\" = \"info\" }\n\
+         [[overrides]]\nfiles = [\"nothing/**\"]\nrules = { \"command-not-found\" = \"off\" }\n",
+    );
+    dir.write(
+        "app/pyproject.toml",
+        "[tool.toolc]\nmax-file-size = \"2KiB\"\n[tool.toolc.limits]\nopenai-max-tools = 7\n",
+    );
+    let show = |args: &[&str]| {
+        let output = Test::new()
+            .current_dir(dir.path())
+            .args(["lint", "--show-settings"])
+            .args(args)
+            .run();
+        assert_eq!(output.code, 0, "{}", output.stderr);
+        let parsed: toml::Table = output
+            .stdout
+            .parse()
+            .unwrap_or_else(|e| panic!("not TOML ({e}):\n{}", output.stdout));
+        (output.stdout, parsed)
+    };
+    let (text, parsed) = show(&["legacy/old/tools.json", "app/tools.json"]);
+    let legacy = &parsed["settings"]["legacy/old/tools.json"];
+    assert_eq!(
+        legacy["configuration"].as_str(),
+        Some("toolc.toml"),
+        "{text}"
+    );
+    assert_eq!(legacy["overrides"].as_array().unwrap().len(), 1, "{text}");
+    assert_eq!(legacy["overrides"][0].as_integer(), Some(1), "{text}");
+    assert_eq!(legacy["targets"][0].as_str(), Some("gemini"), "{text}");
+    assert_eq!(
+        legacy["extend-exclude"][0].as_str(),
+        Some("build"),
+        "{text}"
+    );
+    assert_eq!(legacy["force-exclude"].as_bool(), Some(false), "{text}");
+    let rules = &legacy["rules"];
+    assert_eq!(rules["invalid-tool-name"].as_str(), Some("off"), "{text}");
+    assert_eq!(rules["command-not-found"].as_str(), Some("info"), "{text}");
+    assert_eq!(
+        rules["property-missing-description"].as_str(),
+        Some("warning")
+    );
+    // An OpenAI rule does not run: gemini is the only target.
+    assert!(
+        text.contains("\"description-too-long\""),
+        "every rule is listed:\n{text}"
+    );
+    assert_eq!(
+        rules["description-too-long"].as_str(),
+        Some("off"),
+        "{text}"
+    );
+    let app = &parsed["settings"]["app/tools.json"];
+    assert_eq!(app["configuration"].as_str(), Some("app/pyproject.toml"));
+    assert_eq!(app["max-file-size"].as_integer(), Some(2048));
+    assert_eq!(app["limits"]["openai-max-tools"].as_integer(), Some(7));
+    assert_eq!(app["targets"].as_array().map(Vec::len), Some(0));
+    assert_eq!(app["rules"]["invalid-tool-name"].as_str(), Some("error"));
+
+    // No configuration up to the repository root: the defaults.
+    std::fs::remove_file(dir.path().join("toolc.toml")).expect("remove");
+    let (text, parsed) = show(&["legacy"]);
+    let legacy = &parsed["settings"]["legacy"];
+    assert_eq!(legacy["configuration"].as_str(), Some("defaults"), "{text}");
+    assert!(
+        legacy["exclude"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p.as_str() == Some("node_modules")),
+        "{text}"
+    );
+
+    // --config, and the command line on top.
+    let (text, parsed) = show(&[
+        "--config",
+        "app/pyproject.toml",
+        "--target",
+        "openai",
+        "--ignore",
+        "command-not-found",
+        "legacy/old/tools.json",
+    ]);
+    let legacy = &parsed["settings"]["legacy/old/tools.json"];
+    assert_eq!(
+        legacy["configuration"].as_str(),
+        Some("app/pyproject.toml"),
+        "{text}"
+    );
+    assert_eq!(legacy["targets"][0].as_str(), Some("openai"), "{text}");
+    assert_eq!(legacy["rules"]["command-not-found"].as_str(), Some("off"));
+    assert_eq!(
+        legacy["rules"]["description-too-long"].as_str(),
+        Some("error")
+    );
+
+    // A path that is not there is an error.
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--show-settings", "nowhere.json"])
+        .run();
+    assert_eq!(output.code, 2, "{}", output.stderr);
+}

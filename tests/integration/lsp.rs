@@ -97,6 +97,7 @@ fn settings_and_toolc_toml_changes_recheck() {
             "didChangeConfiguration re-checks and asks to pull again",
             "ignore in toolc.toml, applied and re-checked",
             "ignore appends to an existing toolc.toml",
+            "a pyproject.toml's [tool.toolc], watched, and ignore appends to it",
         ],
     );
 }

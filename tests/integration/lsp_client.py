@@ -497,6 +497,39 @@ async def configuration():
     )
     assert codes(await editor.diagnostics(tool)) == [], toml
     ok("ignore appends to an existing toolc.toml")
+
+    # A nearer pyproject.toml with [tool.toolc] is the configuration now
+    # (watched too): the defaults, then its own override.
+    patterns = [
+        w["globPattern"]
+        for r in editor.registrations
+        if r.method == "workspace/didChangeWatchedFiles"
+        for w in r.register_options["watchers"]
+    ]
+    assert "**/pyproject.toml" in patterns, patterns
+    pyproject = write("nora/pyproject.toml", '[project]\nname = "greet"\n\n[tool.toolc]\n')
+    editor.client.workspace_did_change_watched_files(
+        t.DidChangeWatchedFilesParams(
+            changes=[t.FileEvent(uri=uri(pyproject), type=t.FileChangeType.Created)]
+        )
+    )
+    found = await editor.diagnostics(tool)
+    assert codes(found) == ["TC401"], found
+    actions = await editor.actions(tool, found[0].range)
+    ignore = [a for a in actions if a.title.startswith("Ignore nora-property-missing-required")]
+    resolved = await editor.resolved(ignore[0])
+    before = pyproject.read_text()
+    toml = apply_edits(before, resolved.edit.changes[uri(pyproject)], editor.encoding)
+    assert toml.startswith(before + "\n[[tool.toolc.overrides]]\nfiles = [\"greet/tool.json\"]"), toml
+    pyproject.write_text(toml)
+    editor.client.workspace_did_change_watched_files(
+        t.DidChangeWatchedFilesParams(
+            changes=[t.FileEvent(uri=uri(pyproject), type=t.FileChangeType.Changed)]
+        )
+    )
+    # TC401 off: the schema violation it stood for shows, as at first.
+    assert codes(await editor.diagnostics(tool)) == ["TC901"], toml
+    ok("a pyproject.toml's [tool.toolc], watched, and ignore appends to it")
     await editor.stop()
 
 
