@@ -114,7 +114,13 @@ impl RunnerArgs {
     /// The runner's options these flags give (the policy file read now).
     pub(super) fn options(&self) -> Result<RunnerOptions, CliError> {
         let mut policy = match &self.policy {
-            Some(path) => Policy::from_toml_file(path)?,
+            Some(path) => {
+                let (policy, warnings) = Policy::read_toml_file(path)?;
+                for warning in warnings {
+                    eprintln!("warning: {}", crate::terminal::keeping_lines(&warning));
+                }
+                policy
+            }
             None => Policy::default(),
         };
         if let Some(tier) = self.allow_tier {

@@ -3,7 +3,7 @@
 //! [`Policy::check`] applies, in this order, and stops at the first rule
 //! that refuses (each refusal names its rule by a stable id):
 //!
-//! 1. `allowed-tools`: the user's `allowed_tools` globs, when given.
+//! 1. `allowed-tools`: the user's `allowed-tools` globs, when given.
 //! 2. `security-tier`: a Nachos tier 4 never runs; a tier outside 0..=4
 //!    is refused.
 //! 3. The default rules over the arguments, which a config may `disable`:
@@ -19,10 +19,11 @@
 //!    runs (`$(…)` as a program name, `eval "$x"`, `… | sh`) is refused.
 //!    A sensitive path is refused in a path argument or as a word of a
 //!    command (globs and `/proc/<pid>/root` resolved), never in free text.
-//! 4. `forbidden-pattern`: the user's regexes over every string argument.
+//! 4. `forbidden-pattern`: the user's regexes (`forbidden-patterns`) over
+//!    every string argument.
 //! 5. The tool's own permissions: `allow-http`, `allowed-dirs`,
 //!    `allowed-extensions`, `undeclared-action`.
-//! 6. `security-tier` again: a tier above `allow_tier` (only 3 can be)
+//! 6. `security-tier` again: a tier above `allow-tier` (only 3 can be)
 //!    runs when the approver says yes; the approver is asked last so that
 //!    nobody is asked about a call another rule refuses. A caller that
 //!    asks someone itself passes the answer as the call's [`Approval`]
@@ -36,13 +37,15 @@
 //! usually committed). Paths are compared lexically; symbolic links are
 //! the sandbox's concern.
 //!
-//! A user config file (TOML) adds rules:
+//! A user config file (TOML) adds rules, its keys in `toolc.toml`'s style
+//! (kebab-case; the old snake_case spelling is still read, with a warning
+//! naming the new key):
 //!
 //! ```toml
-//! allowed_tools = ["echo", "get_*"]          # globs over tool names; absent = all
-//! forbidden_patterns = ["(?i)drop\\s+table"] # regexes over every string argument
+//! allowed-tools = ["echo", "get_*"]          # globs over tool names; absent = all
+//! forbidden-patterns = ["(?i)drop\\s+table"] # regexes over every string argument
 //! disable = ["remote-script"]                # default rules to turn off
-//! allow_tier = 3                             # 0..=4, default 2
+//! allow-tier = 3                             # 0..=4, default 2
 //! ```
 
 mod arguments;
@@ -71,8 +74,11 @@ use globset::Glob;
 use regex::Regex;
 use serde::Deserialize;
 use serde_json::Value;
+use toml::Spanned;
 
 use crate::ir::Tool;
+use crate::project::config::ConfigText;
+use crate::suggest::did_you_mean;
 use arguments::{Argument, Arguments};
 
 /// Why a call was refused: the rule that refused it and the reason.
@@ -255,11 +261,12 @@ pub enum PolicyError {
         /// Why.
         source: std::io::Error,
     },
-    /// Not TOML, an unknown key, or a value of the wrong type.
-    #[error("invalid policy config: {0}")]
+    /// Not TOML, an unknown key, or a value of the wrong type: where, and
+    /// what (`PATH:LINE:COLUMN: message` and the line).
+    #[error("{0}")]
     Toml(String),
-    /// A `forbidden_patterns` entry is not a regex.
-    #[error("forbidden_patterns[{index}] `{pattern}` is not a valid regex: {message}")]
+    /// A `forbidden-patterns` entry is not a regex.
+    #[error("forbidden-patterns[{index}] `{pattern}` is not a valid regex: {message}")]
     Pattern {
         /// Its index in the list.
         index: usize,
@@ -268,8 +275,8 @@ pub enum PolicyError {
         /// The regex error.
         message: String,
     },
-    /// An `allowed_tools` entry is not a glob.
-    #[error("allowed_tools[{index}] `{pattern}` is not a valid glob: {message}")]
+    /// An `allowed-tools` entry is not a glob.
+    #[error("allowed-tools[{index}] `{pattern}` is not a valid glob: {message}")]
     Glob {
         /// Its index in the list.
         index: usize,
@@ -286,8 +293,8 @@ pub enum PolicyError {
         /// The ids that exist.
         known: String,
     },
-    /// `allow_tier` is outside 0..=4.
-    #[error("allow_tier = {0} is outside the security tiers 0 to 4")]
+    /// `allow-tier` is outside 0..=4.
+    #[error("allow-tier = {0} is outside the security tiers 0 to 4")]
     Tier(i64),
     /// A config file's error, with the file's name.
     #[error("{}: {error}", path.display())]
@@ -299,36 +306,92 @@ pub enum PolicyError {
     },
 }
 
-/// The TOML shape of a policy config.
+/// The TOML shape of a policy config: `toolc.toml`'s key style, and the
+/// old spelling of each key as an alias (see [`KEYS`]).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct PolicyConfig {
+    #[serde(alias = "allowed_tools")]
     allowed_tools: Option<Vec<String>>,
-    #[serde(default)]
+    #[serde(default, alias = "forbidden_patterns")]
     forbidden_patterns: Vec<String>,
     #[serde(default)]
     disable: Vec<String>,
+    #[serde(alias = "allow_tier")]
     allow_tier: Option<i64>,
 }
+
+/// The keys of a policy config; each one's old spelling is its snake_case.
+const KEYS: [&str; 4] = [
+    "allowed-tools",
+    "forbidden-patterns",
+    "disable",
+    "allow-tier",
+];
+
+/// The label of a policy config read from text rather than a file.
+const TEXT_LABEL: &str = "policy config";
 
 impl Policy {
     /// The default policy plus the rules of a TOML config file.
     pub fn from_toml_file(path: &Path) -> Result<Policy, PolicyError> {
+        Policy::read_toml_file(path).map(|(policy, _)| policy)
+    }
+
+    /// [`Policy::from_toml_file`], and the warnings the file deserves (a
+    /// key in its old spelling), each with its place, for the user.
+    pub fn read_toml_file(path: &Path) -> Result<(Policy, Vec<String>), PolicyError> {
         let text = std::fs::read_to_string(path).map_err(|source| PolicyError::Read {
             path: path.to_path_buf(),
             source,
         })?;
-        Policy::from_toml_str(&text).map_err(|error| PolicyError::InFile {
-            path: path.to_path_buf(),
-            error: Box::new(error),
+        Policy::parse(&text, path).map_err(|error| match error {
+            // It says where already.
+            PolicyError::Toml(_) => error,
+            error => PolicyError::InFile {
+                path: path.to_path_buf(),
+                error: Box::new(error),
+            },
         })
     }
 
     /// The default policy plus the rules of a TOML config (see the module
     /// documentation for its shape).
     pub fn from_toml_str(text: &str) -> Result<Policy, PolicyError> {
+        Policy::parse(text, Path::new(TEXT_LABEL)).map(|(policy, _)| policy)
+    }
+
+    /// The policy `text` (read from `path`) configures, and its warnings.
+    fn parse(text: &str, path: &Path) -> Result<(Policy, Vec<String>), PolicyError> {
+        let at = ConfigText { path, text };
+        let located = |error: crate::project::config::ConfigError| PolicyError::Toml(error.0);
+        // The keys first, where they are: an unknown one gets the same
+        // "did you mean" as in toolc.toml, an old spelling a warning.
+        let keys: std::collections::BTreeMap<Spanned<String>, toml::Value> =
+            toml::from_str(text).map_err(|error| located(at.toml_error(&error)))?;
+        let mut warnings = Vec::new();
+        for key in keys.keys() {
+            let name = key.get_ref();
+            if KEYS.contains(&name.as_str()) {
+                continue;
+            }
+            let new = name.replace('_', "-");
+            if KEYS.contains(&new.as_str()) {
+                let message = format!("`{name}` is the old spelling: write `{new}`");
+                warnings.push(at.error(Some(key.span()), message).0);
+                continue;
+            }
+            let hint = did_you_mean(&new, KEYS)
+                .map(|close| format!("; did you mean `{close}`?"))
+                .unwrap_or_default();
+            let message = format!("unknown key `{name}`, expected one of {}{hint}", {
+                let quoted: Vec<String> = KEYS.iter().map(|k| format!("`{k}`")).collect();
+                quoted.join(", ")
+            });
+            return Err(located(at.error(Some(key.span()), message)));
+        }
         let config: PolicyConfig =
-            toml::from_str(text).map_err(|error| PolicyError::Toml(error.to_string()))?;
+            toml::from_str(text).map_err(|error| located(at.toml_error(&error)))?;
         let mut policy = Policy::default();
         if let Some(tier) = config.allow_tier {
             if !(0..=4).contains(&tier) {
@@ -361,7 +424,7 @@ impl Policy {
             })?;
             policy.disabled.push(rule);
         }
-        Ok(policy)
+        Ok((policy, warnings))
     }
 
     /// `Ok` when the call may run, else the first rule that refuses it.
@@ -409,7 +472,7 @@ impl Policy {
             return Ok(());
         }
         let listed: Vec<&str> = globs.iter().map(Glob::glob).collect();
-        let reason = format!("is not in allowed_tools ({})", listed.join(", "));
+        let reason = format!("is not in allowed-tools ({})", listed.join(", "));
         Err(permissions::tool_denial(
             DenialRule::AllowedTools,
             tool,

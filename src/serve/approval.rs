@@ -1,5 +1,5 @@
 //! Tier-3 approval in `toolc serve`: a Nachos tool whose security tier is
-//! above the policy's `allow_tier` runs only when the MCP client's user
+//! above the policy's `allow-tier` runs only when the MCP client's user
 //! approves the call.
 //!
 //! The server asks before the call runs, and only about a call that would

@@ -890,7 +890,7 @@ fn user_policy_rules_from_a_file() {
     let temp = TempDir::new("run-policy-file");
     let policy = temp.write(
         "policy.toml",
-        "allowed_tools = [\"echo\", \"broken\"]\nforbidden_patterns = [\"(?i)drop\\\\s+table\"]\n",
+        "allowed-tools = [\"echo\", \"broken\"]\nforbidden-patterns = [\"(?i)drop\\\\s+table\"]\n",
     );
     let policy = policy.to_string_lossy().to_string();
     let manifest = "fixtures/run/agentcli/tools.json";
@@ -949,6 +949,56 @@ fn user_policy_rules_from_a_file() {
         .run();
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("broken.toml"), "{}", out.stderr);
+
+    // The old spelling (snake_case) still works, with a warning naming
+    // the new key where the old one is.
+    let old = temp.write("old.toml", "disable = []\nallowed_tools = [\"chatty\"]\n");
+    let out = crate::Test::new()
+        .args([
+            "run",
+            manifest,
+            "echo",
+            "--policy",
+            &old.to_string_lossy(),
+            "--args",
+            r#"{"text": "hi"}"#,
+        ])
+        .run();
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(
+        out.json()["error"]["details"]["rule"],
+        json!("allowed-tools")
+    );
+    assert!(
+        out.stderr.contains(&format!(
+            "warning: {}:2:1: `allowed_tools` is the old spelling: write `allowed-tools`",
+            old.display()
+        )),
+        "{}",
+        out.stderr
+    );
+
+    // A misspelt key: where, and the key meant.
+    let typo = temp.write("typo.toml", "# rules\nallow-teir = 3\n");
+    let out = crate::Test::new()
+        .args([
+            "run",
+            manifest,
+            "echo",
+            "--policy",
+            &typo.to_string_lossy(),
+            "--args",
+            "{}",
+        ])
+        .run();
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains(&format!("{}:2:1: unknown key `allow-teir`", typo.display()))
+            && out.stderr.contains("did you mean `allow-tier`?"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

@@ -12,10 +12,10 @@ use crate::run::policy::{Policy, PolicyError};
 fn toml_config_adds_rules() -> Result<(), PolicyError> {
     let p = Policy::from_toml_str(
         r#"
-        allowed_tools = ["echo", "get_*"]
-        forbidden_patterns = ["(?i)drop\\s+table"]
+        allowed-tools = ["echo", "get_*"]
+        forbidden-patterns = ["(?i)drop\\s+table"]
         disable = ["sensitive-path"]
-        allow_tier = 3
+        allow-tier = 3
         "#,
     )?;
     assert_eq!(p.allow_tier, 3);
@@ -80,22 +80,35 @@ fn disabling_default_rules() -> Result<(), PolicyError> {
 #[test]
 fn toml_config_errors() {
     let cases = [
-        ("allowed_tool = [\"x\"]", "unknown field `allowed_tool`"),
         (
-            "forbidden_patterns = [\"ok\", \"(unclosed\"]",
-            "forbidden_patterns[1] `(unclosed`",
+            "allowed-tool = [\"x\"]",
+            "policy config:1:1: unknown key `allowed-tool`, expected one of `allowed-tools`, \
+             `forbidden-patterns`, `disable`, `allow-tier`; did you mean `allowed-tools`?",
+        ),
+        // An old spelling misspelt: the suggestion is the new spelling.
+        (
+            "\nallowed_tool = 1",
+            "policy config:2:1: unknown key `allowed_tool`",
+        ),
+        ("allowed_tool = 1", "did you mean `allowed-tools`?"),
+        (
+            "forbidden-patterns = [\"ok\", \"(unclosed\"]",
+            "forbidden-patterns[1] `(unclosed`",
         ),
         (
-            "allowed_tools = [\"a[\"]",
-            "allowed_tools[0] `a[` is not a valid glob",
+            "allowed-tools = [\"a[\"]",
+            "allowed-tools[0] `a[` is not a valid glob",
         ),
         (
             "disable = [\"no-such-rule\"]",
             "`no-such-rule` is not a default rule",
         ),
-        ("allow_tier = 5", "allow_tier = 5 is outside"),
-        ("allow_tier = \"3\"", "invalid policy config"),
-        ("allow_tier = ", "invalid policy config"),
+        ("allow-tier = 5", "allow-tier = 5 is outside"),
+        ("allow_tier = 5", "allow-tier = 5 is outside"),
+        ("allow-tier = \"3\"", "policy config:1:14: invalid type"),
+        ("allow-tier = ", "policy config:1:"),
+        // Both spellings of one key: which one counts is not guessed.
+        ("allow-tier = 1\nallow_tier = 2", "duplicate"),
     ];
     for (text, expected) in cases {
         match Policy::from_toml_str(text) {
@@ -113,15 +126,30 @@ fn toml_config_files() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::temp_dir().join(format!("toolc-policy-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let good = dir.join("good.toml");
-    std::fs::write(&good, "allow_tier = 3\n")?;
+    std::fs::write(&good, "allow-tier = 3\n")?;
     assert_eq!(Policy::from_toml_file(&good)?.allow_tier, 3);
+    // The old spelling still works, with a warning that names the new key
+    // and points at the old one.
+    let old = dir.join("old.toml");
+    std::fs::write(&old, "disable = []\nallow_tier = 3\n")?;
+    let (policy, warnings) = Policy::read_toml_file(&old)?;
+    assert_eq!(policy.allow_tier, 3);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with(&format!(
+            "{}:2:1: `allow_tier` is the old spelling: write `allow-tier`",
+            old.display()
+        )),
+        "{warnings:?}"
+    );
+    assert!(Policy::read_toml_file(&good)?.1.is_empty());
     let bad = dir.join("bad.toml");
-    std::fs::write(&bad, "allow_tier = 9\n")?;
+    std::fs::write(&bad, "allow-tier = 9\n")?;
     let message = Policy::from_toml_file(&bad).err().map(|e| e.to_string());
     assert_eq!(
         message,
         Some(format!(
-            "{}: allow_tier = 9 is outside the security tiers 0 to 4",
+            "{}: allow-tier = 9 is outside the security tiers 0 to 4",
             bad.display()
         ))
     );
