@@ -225,7 +225,8 @@ pub(super) fn run(
                 &linter,
             )?);
         }
-        let report = lint::Linter::new(options)?.lint_inputs(&paths, &live.held)?;
+        let mut report = lint::Linter::new(options)?.lint_inputs(&paths, &live.held)?;
+        report.rename_all(&live.saved);
         let outcome = show(args, &report, None, colors.out, out, err)?;
         return Ok(if live.failed > 0 {
             Outcome::Incomplete
@@ -246,7 +247,9 @@ pub(super) fn run(
     // A server of --mcp-config that fails does not keep the others from
     // being linted; the run still fails.
     let live = args.live.fetch_each(&paths, crate::live::Listings::Once)?;
-    let report = lint::Linter::new(options)?.lint_inputs(&paths, &live.held)?;
+    let mut report = lint::Linter::new(options)?.lint_inputs(&paths, &live.held)?;
+    // With --save, the findings attach to the saved file (SARIF, GitHub).
+    report.rename_all(&live.saved);
     let outcome = show(args, &report, fixed.as_deref(), colors.out, out, err)?;
     Ok(if live.failed > 0 {
         Outcome::Incomplete

@@ -157,10 +157,16 @@ impl LiveArgs {
         for warning in fetched.iter().filter_map(|f| f.warning.as_deref()) {
             eprintln!("warning: {}", crate::terminal::one_line(warning));
         }
+        let mut saved = Vec::new();
         if let Some(save) = &self.save
             && failed == 0
         {
-            save_all(save, &fetched, inputs)?;
+            let files = save_all(save, &fetched, inputs)?;
+            saved = fetched
+                .iter()
+                .zip(files)
+                .map(|(f, file)| (f.path.clone(), crate::project::display_path(&file)))
+                .collect();
         }
         let mut held = Vec::new();
         let mut second = Vec::new();
@@ -182,6 +188,7 @@ impl LiveArgs {
             held,
             second,
             failed,
+            saved,
         })
     }
 }
@@ -193,6 +200,10 @@ pub(super) struct Fetch {
     /// The documents of the second listings (see [`live::Listings`]).
     pub(super) second: Vec<HeldDocument>,
     pub(super) failed: usize,
+    /// With `--save`: each saved document's `mcp://` path and the file it
+    /// was saved in, as reports name it (the findings' lines and columns
+    /// are the file's).
+    pub(super) saved: Vec<(String, String)>,
 }
 
 /// Says on standard error why a server was not read, as a failed run
@@ -245,8 +256,13 @@ impl LiveArgs {
 }
 
 /// `--save PATH`: one server's document in the file PATH, several in the
-/// directory PATH. Every file is checked before any is written.
-fn save_all(save: &Path, fetched: &[live::Fetched], inputs: &[PathBuf]) -> Result<(), CliError> {
+/// directory PATH. Every file is checked before any is written. The files
+/// written, in the order of `fetched`.
+fn save_all(
+    save: &Path,
+    fetched: &[live::Fetched],
+    inputs: &[PathBuf],
+) -> Result<Vec<PathBuf>, CliError> {
     let targets: Vec<(PathBuf, &str)> = if let [one] = fetched {
         vec![(save.to_path_buf(), one.document.as_str())]
     } else {
@@ -277,10 +293,12 @@ fn save_all(save: &Path, fetched: &[live::Fetched], inputs: &[PathBuf]) -> Resul
             source,
         })?;
     }
+    let mut written = Vec::new();
     for (path, document) in targets {
         super::write_atomically(&path, document.as_bytes())?;
+        written.push(path);
     }
-    Ok(())
+    Ok(written)
 }
 
 /// Whether `--save` may write `path`: never a file this run reads (an

@@ -193,6 +193,38 @@ pub struct LintReport {
 pub(crate) type TextsToReread = HashMap<String, (PathBuf, Fingerprint)>;
 
 impl LintReport {
+    /// Each document of `renames`' first path named by the second instead
+    /// (a live server's `mcp://` document by the file `--save` wrote it
+    /// to: the same text, so the same lines and columns).
+    pub fn rename_all(&mut self, renames: &[(String, String)]) {
+        if renames.is_empty() {
+            return;
+        }
+        let renamed = |path: &mut String| {
+            if let Some((_, to)) = renames.iter().find(|(from, _)| from == path) {
+                *path = to.clone();
+            }
+        };
+        self.files.iter_mut().for_each(|f| renamed(&mut f.path));
+        for diagnostic in &mut self.diagnostics {
+            renamed(&mut diagnostic.path);
+            diagnostic
+                .related
+                .iter_mut()
+                .for_each(|r| renamed(&mut r.path));
+        }
+        self.sources = std::mem::take(&mut self.sources)
+            .into_iter()
+            .map(|(mut path, mut source)| {
+                renamed(&mut path);
+                renamed(&mut source.path);
+                (path, source)
+            })
+            .collect();
+        self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        self.diagnostics.sort_by(Diagnostic::sort_key_cmp);
+    }
+
     /// Reads again those of `paths` whose texts the report does not hold
     /// and `texts` knows; a file that changed or went away stays without.
     pub(crate) fn read_again<'p>(

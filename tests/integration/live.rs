@@ -145,7 +145,8 @@ fn at(text: &str, line: u64, column: u64) -> &str {
 }
 
 /// `--save` writes the document the findings point into, with every page
-/// of the listing; the JSON and SARIF reports name it mcp://<name>.
+/// of the listing; the reports name that file (without `--save`,
+/// mcp://<name>).
 #[test]
 fn saved_document_is_the_one_the_findings_point_into() {
     let dir = TempDir::new("live-save");
@@ -172,11 +173,11 @@ fn saved_document_is_the_one_the_findings_point_into() {
     assert_eq!(text, format!("{:#}\n", document), "pretty JSON");
 
     let report = output.json();
-    assert_eq!(report["files"][0]["path"], "mcp://fake-good");
+    assert_eq!(report["files"][0]["path"], saved_arg.as_str());
     let diagnostics = report["diagnostics"].as_array().unwrap();
     assert!(diagnostics.len() >= 3, "{diagnostics:?}");
     for d in diagnostics {
-        assert_eq!(d["path"], "mcp://fake-good");
+        assert_eq!(d["path"], saved_arg.as_str());
         // A missing description points at the property's key.
         let property = d["pointer"].as_str().unwrap().split('/').nth_back(1);
         let shown = at(
@@ -196,6 +197,54 @@ fn saved_document_is_the_one_the_findings_point_into() {
     assert_eq!(location["artifactLocation"]["uri"], "mcp://fake-good");
     assert_eq!(location["region"]["startLine"], diagnostics[0]["line"]);
     assert_eq!(location["region"]["startColumn"], diagnostics[0]["column"]);
+}
+
+/// With `--save` into the repository, SARIF results and GitHub
+/// annotations attach to the saved file, at the lines and columns of
+/// its text; the human report shows that file too.
+#[test]
+fn saved_findings_attach_to_the_saved_file() {
+    let dir = TempDir::new("live-save-annotations");
+    dir.write("tools/.keep", "");
+    let run = |format: &str| {
+        let output = Test::new()
+            .current_dir(dir.path())
+            .args(["lint", "--mcp-stdio", &fake("good"), "--save"])
+            .args(["tools/live.json", "--format", format])
+            .run();
+        assert_eq!(output.code, 0, "{}", output.stderr);
+        output
+    };
+    let sarif = run("sarif").json();
+    let text = std::fs::read_to_string(dir.path().join("tools/live.json"))
+        .expect("--save wrote the document");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(results.len() >= 3, "{sarif}");
+    for result in results {
+        let location = &result["locations"][0]["physicalLocation"];
+        assert_eq!(location["artifactLocation"]["uri"], "tools/live.json");
+        let region = &location["region"];
+        let shown = at(
+            &text,
+            region["startLine"].as_u64().unwrap(),
+            region["startColumn"].as_u64().unwrap(),
+        );
+        assert!(shown.starts_with('"'), "{result}: {shown}");
+    }
+    let github = run("github").stdout;
+    let lines: Vec<&str> = github.lines().collect();
+    assert_eq!(lines.len(), results.len(), "{github}");
+    for (line, result) in lines.iter().zip(results) {
+        let region = &result["locations"][0]["physicalLocation"]["region"];
+        let expected = format!(
+            "file=tools/live.json,line={},col={}",
+            region["startLine"], region["startColumn"]
+        );
+        assert!(line.contains(&expected), "{line}: {expected}");
+    }
+    let human = run("human").stdout;
+    assert!(human.contains("╭─[tools/live.json:9:11]"), "{human}");
+    assert!(!human.contains("mcp://"), "{human}");
 }
 
 /// Human output names the document and shows its lines.
@@ -266,11 +315,11 @@ fn several_servers_and_files_together() {
         .iter()
         .map(|f| f["path"].as_str().unwrap().to_string())
         .collect();
-    assert!(paths.contains(&"mcp://fake-good".to_string()), "{paths:?}");
-    assert!(
-        paths.contains(&"mcp://fake-good-2".to_string()),
-        "{paths:?}"
-    );
+    // Saved, each server's document is named by its file.
+    for file in ["fake-good.json", "fake-good-2.json"] {
+        let shown = saved.join(file).to_string_lossy().into_owned();
+        assert!(paths.contains(&shown), "{paths:?}");
+    }
     assert_eq!(paths.len(), 3, "{paths:?}");
     let mut files: Vec<String> = std::fs::read_dir(&saved)
         .unwrap()
@@ -639,8 +688,6 @@ fn a_nasty_server_name_is_made_printable_and_short() {
         &fake("nasty-name"),
         "--mcp-stdio",
         &fake("good"),
-        "--save",
-        &saved.to_string_lossy(),
     ]);
     assert_eq!(output.code, 0, "{}", output.stderr);
     let name = format!("evil__[31mRED_[0m_{}", "x".repeat(82));
@@ -653,7 +700,20 @@ fn a_nasty_server_name_is_made_printable_and_short() {
         assert!(!output.stdout.contains(bad), "{bad:?} in {}", output.stdout);
     }
     assert!(!output.stdout.contains("evil\n"), "{}", output.stdout);
+    // Saved, the report names the files instead.
+    let output = lint(&[
+        "--mcp-stdio",
+        &fake("nasty-name"),
+        "--mcp-stdio",
+        &fake("good"),
+        "--save",
+        &saved.to_string_lossy(),
+    ]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
     let file = format!("{}.json", name.replace('[', "_"));
-    assert!(saved.join(file).is_file());
+    assert!(saved.join(&file).is_file());
     assert!(saved.join("fake-good.json").is_file());
+    let shown = format!("[{}:9:11]", saved.join(&file).display());
+    assert!(output.stdout.contains(&shown), "{}", output.stdout);
+    assert!(!output.stdout.contains('\u{1b}'), "{}", output.stdout);
 }
