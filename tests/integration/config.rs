@@ -372,15 +372,24 @@ fn configuration_errors_show_where_and_suggest() {
     ];
     for (text, place, hint, snippet) in cases {
         dir.write("toolc.toml", text);
-        let output = Test::new().current_dir(dir.path()).args(["lint"]).run();
-        assert_eq!(output.code, 2, "{}", output.stderr);
-        for expected in [place, hint, snippet] {
-            assert!(
-                output.stderr.contains(expected),
-                "missing {expected:?} in:\n{}",
-                output.stderr
-            );
-        }
+        lint_fails_saying(&dir, &[], &[place, hint, snippet]);
+    }
+}
+
+/// `toolc lint ARGS` in `dir` fails (exit 2) saying each of `expected`.
+fn lint_fails_saying(dir: &TempDir, args: &[&str], expected: &[&str]) {
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["lint"])
+        .args(args)
+        .run();
+    assert_eq!(output.code, 2, "{}", output.stderr);
+    for expected in expected {
+        assert!(
+            output.stderr.contains(expected),
+            "missing {expected:?} in:\n{}",
+            output.stderr
+        );
     }
 }
 
@@ -470,17 +479,10 @@ fn a_pyprojects_tool_toolc_table_configures_like_toolc_toml() {
             "legacy/old/tools.json property-missing-description=warning",
         ]
     );
-    let output = Test::new()
-        .current_dir(dir.path())
-        .args(["lint", "--config", "legacy/pyproject.toml", "app"])
-        .run();
-    assert_eq!(output.code, 2, "{}", output.stderr);
-    assert!(
-        output
-            .stderr
-            .contains("legacy/pyproject.toml: has no [tool.toolc] table"),
-        "{}",
-        output.stderr
+    lint_fails_saying(
+        &dir,
+        &["--config", "legacy/pyproject.toml", "app"],
+        &["legacy/pyproject.toml: has no [tool.toolc] table"],
     );
 }
 
@@ -509,18 +511,7 @@ fn pyproject_errors_point_into_the_pyproject() {
     ];
     for (text, place, hint) in cases {
         dir.write("app/pyproject.toml", text);
-        let output = Test::new()
-            .current_dir(dir.path())
-            .args(["lint", "app"])
-            .run();
-        assert_eq!(output.code, 2, "{text}: {}", output.stderr);
-        for expected in [place, hint] {
-            assert!(
-                output.stderr.contains(expected),
-                "missing {expected:?} in:\n{}",
-                output.stderr
-            );
-        }
+        lint_fails_saying(&dir, &["app"], &[place, hint]);
     }
 }
 
@@ -631,9 +622,9 @@ fn show_settings_says_what_applies_and_where_from() {
     );
 
     // A path that is not there is an error.
-    let output = Test::new()
-        .current_dir(dir.path())
-        .args(["lint", "--show-settings", "nowhere.json"])
-        .run();
-    assert_eq!(output.code, 2, "{}", output.stderr);
+    lint_fails_saying(
+        &dir,
+        &["--show-settings", "nowhere.json"],
+        &["nowhere.json: no such file or directory"],
+    );
 }

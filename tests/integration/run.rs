@@ -888,82 +888,45 @@ fn default_rules_refuse_dangerous_commands_and_sensitive_paths() {
 #[test]
 fn user_policy_rules_from_a_file() {
     let temp = TempDir::new("run-policy-file");
+    let manifest = "fixtures/run/agentcli/tools.json";
+    // `toolc run` of the manifest's `tool` with `arguments` under `policy`.
+    let run = |policy: &Path, tool: &str, arguments: &str| {
+        crate::Test::new()
+            .args(["run", manifest, tool, "--policy"])
+            .args([policy.to_string_lossy()])
+            .args(["--args", arguments])
+            .run()
+    };
     let policy = temp.write(
         "policy.toml",
         "allowed-tools = [\"echo\", \"broken\"]\nforbidden-patterns = [\"(?i)drop\\\\s+table\"]\n",
     );
-    let policy = policy.to_string_lossy().to_string();
-    let manifest = "fixtures/run/agentcli/tools.json";
-    let refused = crate::Test::new()
-        .args([
-            "run",
-            manifest,
-            "echo",
-            "--policy",
-            &policy,
-            "--args",
-            r#"{"text": "DROP  TABLE users"}"#,
-        ])
-        .run();
+    let refused = run(&policy, "echo", r#"{"text": "DROP  TABLE users"}"#);
     assert_eq!(refused.code, 1);
     assert_eq!(
         refused.json()["error"]["details"]["rule"],
         json!("forbidden-pattern")
     );
-    let not_allowed = crate::Test::new()
-        .args([
-            "run", manifest, "chatty", "--policy", &policy, "--args", "{}",
-        ])
-        .run();
+    let not_allowed = run(&policy, "chatty", "{}");
     assert_eq!(
         not_allowed.json()["error"]["details"]["rule"],
         json!("allowed-tools")
     );
-    let fine = crate::Test::new()
-        .args([
-            "run",
-            manifest,
-            "echo",
-            "--policy",
-            &policy,
-            "--args",
-            r#"{"text": "select"}"#,
-        ])
-        .run();
+    let fine = run(&policy, "echo", r#"{"text": "select"}"#);
     assert_eq!(fine.code, 0, "{}", fine.stdout);
 
     // The documented example parses.
     toolc::run::Policy::from_toml_file(&root().join("examples/policy.toml")).unwrap();
 
-    let broken = temp.write("broken.toml", "forbidden_patterns = [\"(\"]\nallowed = 1\n");
-    let out = crate::Test::new()
-        .args([
-            "run",
-            manifest,
-            "echo",
-            "--policy",
-            &broken.to_string_lossy(),
-            "--args",
-            "{}",
-        ])
-        .run();
+    let broken = temp.write("broken.toml", "forbidden-patterns = [\"(\"]\nallowed = 1\n");
+    let out = run(&broken, "echo", "{}");
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("broken.toml"), "{}", out.stderr);
 
     // The old spelling (snake_case) still works, with a warning naming
     // the new key where the old one is.
     let old = temp.write("old.toml", "disable = []\nallowed_tools = [\"chatty\"]\n");
-    let out = crate::Test::new()
-        .args([
-            "run",
-            manifest,
-            "echo",
-            "--policy",
-            &old.to_string_lossy(),
-            "--args",
-            r#"{"text": "hi"}"#,
-        ])
-        .run();
+    let out = run(&old, "echo", r#"{"text": "hi"}"#);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert_eq!(
         out.json()["error"]["details"]["rule"],
@@ -980,17 +943,7 @@ fn user_policy_rules_from_a_file() {
 
     // A misspelt key: where, and the key meant.
     let typo = temp.write("typo.toml", "# rules\nallow-teir = 3\n");
-    let out = crate::Test::new()
-        .args([
-            "run",
-            manifest,
-            "echo",
-            "--policy",
-            &typo.to_string_lossy(),
-            "--args",
-            "{}",
-        ])
-        .run();
+    let out = run(&typo, "echo", "{}");
     assert_eq!(out.code, 2);
     assert!(
         out.stderr
