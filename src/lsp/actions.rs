@@ -105,14 +105,22 @@ pub(super) fn code_actions(server: &mut Server, params: &Value) -> Result<Value,
                 .map(|n| n.to_string_lossy().into_owned());
             name.unwrap_or_default()
         };
+        let target = ignore_target(server, &configured);
+        let config_name = target
+            .as_ref()
+            .and_then(|(file, _)| file.file_name())
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
         for rule in rules {
             let data = json!({"uri": uri, "action": "ignore", "rule": rule.name});
             let mut action = json!({
-                "title": format!("Ignore {} ({}) in {scope}, in toolc.toml", rule.name, rule.code),
+                "title": format!("Ignore {} ({}) in {scope}, in {config_name}", rule.name, rule.code),
                 "kind": "quickfix",
                 "data": data,
             });
-            let edit = ignore_edit(server, &configured_file(server, &path), rule.name);
+            let edit = target.clone().and_then(|(file, existing)| {
+                ignore_edit_of(server, &configured, rule.name, file, existing)
+            });
             if edit.is_none() {
                 continue;
             }
@@ -242,11 +250,18 @@ fn configured_file(server: &Server, path: &Path) -> PathBuf {
         .unwrap_or_else(|| path.to_path_buf())
 }
 
-/// An edit of `toolc.toml` that turns `rule` off for the file at `path`:
-/// an `[[overrides]]` entry appended to the configuration that applies
-/// (`None` when it cannot be read), or a new `toolc.toml` in the
+/// An edit of the configuration that turns `rule` off for the file at
+/// `path`: an `[[overrides]]` entry appended to the configuration that
+/// applies (`None` when it cannot be read), or a new `toolc.toml` in the
 /// workspace folder holding the file, where the client can create files.
 fn ignore_edit(server: &Server, path: &Path, rule: &str) -> Option<Value> {
+    let (file, existing) = ignore_target(server, path)?;
+    ignore_edit_of(server, path, rule, file, existing)
+}
+
+/// The configuration file an "ignore" edits for the file at `path`, and
+/// its text (`None`: a new `toolc.toml`, see [`ignore_edit`]).
+fn ignore_target(server: &Server, path: &Path) -> Option<(PathBuf, Option<String>)> {
     let dir = path.parent()?;
     let config = match &server.lint.command_line.config {
         Some(file) => Some(absolute(file)),
@@ -285,6 +300,16 @@ fn ignore_edit(server: &Server, path: &Path, rule: &str) -> Option<Value> {
             (repository.join(crate::project::config::FILE_NAME), None)
         }
     };
+    Some((file, existing))
+}
+
+fn ignore_edit_of(
+    server: &Server,
+    path: &Path,
+    rule: &str,
+    file: PathBuf,
+    existing: Option<String>,
+) -> Option<Value> {
     let base = file.parent().map(Path::to_path_buf).unwrap_or_default();
     let relative = relative_to(path, &base)?;
     let entry = format!(

@@ -517,6 +517,7 @@ async def configuration():
     assert codes(found) == ["TC401"], found
     actions = await editor.actions(tool, found[0].range)
     ignore = [a for a in actions if a.title.startswith("Ignore nora-property-missing-required")]
+    assert len(ignore) == 1 and ignore[0].title.endswith(", in pyproject.toml"), actions
     resolved = await editor.resolved(ignore[0])
     before = pyproject.read_text()
     toml = apply_edits(before, resolved.edit.changes[uri(pyproject)], editor.encoding)
