@@ -167,11 +167,11 @@ fn nats_lint_points_into_a_discovered_bad_tool() {
         .lines()
         .find(|l| l.contains("invalid-json-schema") || l.contains("TC305"))
         .unwrap_or_else(|| panic!("no schema finding in:\n{}", output.stdout));
-    let port = server.port();
-    let prefix = format!("nats://127.0.0.1:{port}:");
+    // Saved, the fleet's document is named by its file.
+    let prefix = format!("{}:", saved.display());
     let place = line
         .strip_prefix(&prefix)
-        .unwrap_or_else(|| panic!("the finding is not in the fleet's document: {line}"));
+        .unwrap_or_else(|| panic!("the finding is not in the saved document: {line}"));
     let row: usize = place
         .split(':')
         .next()
