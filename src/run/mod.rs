@@ -454,7 +454,7 @@ impl Runner {
     }
 
     /// Whether a call of `name` with `arguments` runs only when approved:
-    /// its tier is above `allow_tier` and nothing else refuses it (the
+    /// its tier is above `allow-tier` and nothing else refuses it (the
     /// tool exists, the arguments are valid and every other rule of the
     /// policy lets it through). A caller asks its user only then, so that
     /// nobody is asked about a call that would fail anyway; it then passes
