@@ -250,6 +250,11 @@ struct ReadArgs {
     /// hooks, which name every changed file).
     #[arg(long)]
     force_exclude: bool,
+    /// Leave named files that hold no manifest (package.json, a settings file with
+    /// comments) alone, as a directory walk does, instead of reporting them (for
+    /// pre-commit hooks, which name every changed JSON file).
+    #[arg(long)]
+    ignore_unknown: bool,
 }
 
 impl ReadArgs {
@@ -273,6 +278,7 @@ impl ReadArgs {
                 exclude: self.exclude.clone(),
                 extend_exclude: self.extend_exclude.clone(),
                 force_exclude: self.force_exclude,
+                ignore_unknown: self.ignore_unknown,
                 lock: None,
             },
         }

@@ -126,6 +126,8 @@ pub struct CommandLine {
     pub extend_exclude: Vec<String>,
     /// Leave out excluded paths even when named.
     pub force_exclude: bool,
+    /// Read named files as a walk reads them (`--ignore-unknown`).
+    pub ignore_unknown: bool,
     /// `--locked`: the pinned tool definitions to check against.
     pub lock: Option<Arc<crate::lock::Locked>>,
 }
@@ -240,6 +242,7 @@ impl Resolver {
     pub fn load_options(self: &Arc<Self>, options: LoadOptions) -> LoadOptions {
         LoadOptions {
             exclusion: Some(Arc::new(Configured::new(self.clone()))),
+            ignore_unknown: options.ignore_unknown || self.command_line.ignore_unknown,
             ..options
         }
     }

@@ -91,6 +91,10 @@ pub struct LoadOptions {
     pub read_log: Option<Arc<ReadLog>>,
     /// Texts read in place of files (an editor's unsaved buffers).
     pub overlay: Option<Arc<Overlay>>,
+    /// Read a named file as a directory walk reads it: one that holds no
+    /// manifest (package.json, a settings file with comments) is skipped,
+    /// not reported. pre-commit names every changed JSON file.
+    pub ignore_unknown: bool,
 }
 
 impl Default for LoadOptions {
@@ -102,6 +106,7 @@ impl Default for LoadOptions {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             read_log: None,
             overlay: None,
+            ignore_unknown: false,
         }
     }
 }
@@ -471,6 +476,13 @@ impl<'a> Loader<'a> {
 
     /// Reads a file from disk and loads it.
     pub(crate) fn load_file(&self, candidate: &Candidate, max_size: u64) -> Loaded {
+        if self.options.ignore_unknown && candidate.explicit {
+            let walked = Candidate {
+                explicit: false,
+                ..candidate.clone()
+            };
+            return read::load_file(self, &walked, max_size);
+        }
         read::load_file(self, candidate, max_size)
     }
 

@@ -64,6 +64,7 @@ mod nats_server;
 mod nats_worker;
 mod neovim;
 mod outputs;
+mod packaging;
 mod poison;
 mod policy_outside;
 mod policy_shell;
@@ -247,6 +248,45 @@ impl Output {
                 self.stdout, self.stderr
             )
         })
+    }
+}
+
+/// Runs `command` (another program than toolc) to the end with nothing on
+/// standard input, within `limit`; fails the test if it cannot start, does
+/// not finish in time or dies from a signal. `what` names it in failures.
+pub fn run_within(command: &mut Command, what: &str, limit: Duration) -> Output {
+    let started = Instant::now();
+    let program = command.get_program().to_string_lossy().into_owned();
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what}: cannot start {program}: {e}"));
+    let stdout = child.stdout.take().expect("stdout");
+    let stderr = child.stderr.take().expect("stderr");
+    let out = std::thread::spawn(move || std::io::read_to_string(stdout).unwrap_or_default());
+    let err = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stdout = out.join().expect("stdout reader");
+    let stderr = err.join().expect("stderr reader");
+    let Some(code) = status.code() else {
+        panic!("{what} died from a signal: {status}\n{stdout}\n{stderr}");
+    };
+    Output {
+        code,
+        stdout,
+        stderr,
     }
 }
 

@@ -20,8 +20,8 @@
 use super::{TempDir, root};
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// How long tsc, vsce or the host may take before the test calls it a hang.
 const TOOL_LIMIT: Duration = Duration::from_secs(300);
@@ -323,36 +323,15 @@ fn link(original: &Path, link: &Path) {
 /// Runs `command` to the end, within [`TOOL_LIMIT`]; fails the test with
 /// its output unless it succeeds.
 fn run(command: &mut Command, what: &str) -> String {
-    let started = Instant::now();
-    let program = command.get_program().to_string_lossy().into_owned();
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{what}: cannot start {program}: {e}"));
-    let stdout = child.stdout.take().expect("stdout");
-    let stderr = child.stderr.take().expect("stderr");
-    let out = std::thread::spawn(move || std::io::read_to_string(stdout).unwrap_or_default());
-    let err = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if started.elapsed() > TOOL_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what} did not finish within {TOOL_LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let stdout = out.join().expect("stdout reader");
-    let stderr = err.join().expect("stderr reader");
+    let output = super::run_within(command, what, TOOL_LIMIT);
     assert!(
-        status.success(),
-        "{what} failed ({status}):\n{stdout}\n{stderr}"
+        output.code == 0,
+        "{what} failed (exit {}):\n{}\n{}",
+        output.code,
+        output.stdout,
+        output.stderr
     );
-    stdout
+    output.stdout
 }
 
 /// The Python that reads the .vsix (a zip archive) with its zipfile.
