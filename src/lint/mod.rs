@@ -24,6 +24,7 @@ pub(crate) mod schema_walk;
 pub mod select;
 pub mod settings;
 pub(crate) mod structure;
+pub(crate) mod suppress;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -626,6 +627,7 @@ fn check_loaded(
         diagnostics.reserve_exact(1);
         diagnostics.push(hint);
     }
+    suppress::apply(&manifest, &mut diagnostics);
     // Kept while the run goes on: no room for more (a vector that grew
     // by doubling holds up to twice its findings).
     diagnostics.shrink_to_fit();
