@@ -174,8 +174,6 @@ fn applicable_fixes(
     // Past a rule's limit the rest wait for the next round.
     let mut diagnostics = findings.into_kept();
     diagnostics.retain_mut(|d| apply_level(d, manifest.settings));
-    // An ignore that suppresses nothing goes (unused-ignore's fix).
-    super::suppress::apply(manifest, &mut diagnostics);
     Ok(diagnostics
         .into_iter()
         .filter_map(|d| Some((d.rule, d.fix?)))

@@ -627,7 +627,6 @@ fn check_loaded(
         diagnostics.reserve_exact(1);
         diagnostics.push(hint);
     }
-    suppress::apply(&manifest, &mut diagnostics);
     // Kept while the run goes on: no room for more (a vector that grew
     // by doubling holds up to twice its findings).
     diagnostics.shrink_to_fit();
@@ -701,12 +700,16 @@ fn check_manifest(manifest: &Manifest, out: &mut Findings) -> Result<(), LintErr
     if rules::is_checked_structurally(manifest) {
         structure::check(manifest, out).map_err(LintError::Internal)?;
     }
+    let mut ignores = suppress::Ignores::of(manifest);
+    ignores.suppress(manifest.path(), out);
+    ignores.suppress(manifest.path(), &mut derived);
     keep_one_report_per_defect(out);
     // Findings about schemas read from code all sit at tool names, and were
     // already deduplicated by their place in those schemas: kept out of the
     // step above, they neither displace nor are displaced by a finding
     // about the name itself.
     out.absorb(derived);
+    ignores.report_unused(manifest, out);
     Ok(())
 }
 

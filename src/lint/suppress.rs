@@ -1,7 +1,7 @@
 //! Suppressing findings, as ruff's `# noqa` and `per-file-ignores` do.
 //!
-//! Two kinds of ignore drop a file's findings after its checks ran and
-//! their levels were applied:
+//! Two kinds of ignore drop a file's findings once its checks ran (in lint
+//! and in `--fix` alike):
 //!
 //! - inline, in a tool's `"x-toolc": {"ignore": [...]}` (MCP: in its
 //!   `_meta`; see [`carry::IGNORE`]): rule names, codes or code prefixes
@@ -18,54 +18,68 @@
 
 use serde_json::Value;
 
+use super::findings::Findings;
 use super::rules::{self, tool_drift, unused_ignore};
 use super::select::Selector;
 use super::settings::ScopedIgnore;
-use super::{Manifest, Rule, apply_level};
+use super::{Manifest, Rule};
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::formats::carry;
 use crate::json;
 use crate::source::Span;
 
-/// Drops the findings of `manifest` that its ignores cover, and adds an
-/// `unused-ignore` finding for each inline entry that covered none.
-pub(crate) fn apply(manifest: &Manifest, diagnostics: &mut Vec<Diagnostic>) {
-    let mut ignores = inline(manifest);
-    for scoped in &manifest.settings.scoped_ignores {
-        ignores.push(configured(manifest, scoped));
+/// The ignores of one manifest, and which of them were of use.
+pub(crate) struct Ignores(Vec<Ignore>);
+
+impl Ignores {
+    /// The ignores that apply to `manifest`: its tools' own and those of
+    /// its configuration.
+    pub(crate) fn of(manifest: &Manifest) -> Ignores {
+        let mut ignores = inline(manifest);
+        for scoped in &manifest.settings.scoped_ignores {
+            ignores.push(configured(manifest, scoped));
+        }
+        Ignores(ignores)
     }
-    if ignores.is_empty() {
-        return;
-    }
-    let path = manifest.path();
-    diagnostics.retain(|diagnostic| {
-        let mut suppressed = false;
-        for ignore in &mut ignores {
-            if ignore.covers(path, diagnostic) {
-                // Every ignore that covers it was of use, as in ruff.
-                ignore.used = true;
-                suppressed = true;
+
+    /// Drops the findings of the manifest at `path` that the ignores
+    /// cover. Done before one report per defect is kept: a finding given
+    /// way to a more specific one was still there to ignore, and an
+    /// ignored specific finding leaves the general one reported.
+    pub(crate) fn suppress(&mut self, path: &str, findings: &mut Findings) {
+        if self.0.is_empty() {
+            return;
+        }
+        findings.retain(|diagnostic| {
+            let mut suppressed = false;
+            for ignore in &mut self.0 {
+                if ignore.covers(path, diagnostic) {
+                    // Every ignore that covers it was of use, as in ruff.
+                    ignore.used = true;
+                    suppressed = true;
+                }
             }
-        }
-        !suppressed
-    });
-    if !manifest.settings.runs(&unused_ignore::RULE) {
-        return;
+            !suppressed
+        });
     }
-    for ignore in ignores {
-        let Some(entry) = ignore.entry else {
-            continue;
-        };
-        let unused = match &ignore.rules {
-            Err(_) => true,
-            Ok(rules) => !ignore.used && rules.iter().any(|rule| ran(manifest, rule)),
-        };
-        if !unused {
-            continue;
+
+    /// An `unused-ignore` finding for each inline entry that covered
+    /// nothing while one of its rules ran, or that names no rule.
+    pub(crate) fn report_unused(self, manifest: &Manifest, out: &mut Findings) {
+        if self.0.is_empty() || !manifest.settings.runs(&unused_ignore::RULE) {
+            return;
         }
-        let mut finding = unused_finding(manifest, &entry, &ignore.rules);
-        if apply_level(&mut finding, manifest.settings) {
-            diagnostics.push(finding);
+        for ignore in self.0 {
+            let Some(entry) = ignore.entry else {
+                continue;
+            };
+            let unused = match &ignore.rules {
+                Err(_) => true,
+                Ok(rules) => !ignore.used && rules.iter().any(|rule| ran(manifest, rule)),
+            };
+            if unused {
+                out.push(unused_finding(manifest, &entry, &ignore.rules));
+            }
         }
     }
 }
