@@ -112,6 +112,66 @@ pub fn x_toolc_in_tool(format: Format) -> &'static [&'static str] {
     }
 }
 
+/// The member of a tool's `"x-toolc"` that lists the rules (names, codes
+/// or code prefixes) whose findings about the tool lint does not report:
+/// `{"x-toolc": {"ignore": ["invalid-tool-name", "TC3"]}}`. It is lint's,
+/// not the tool's: it is never carried into another manifest, nor into
+/// what `toolc gen` writes or `toolc serve` lists.
+pub const IGNORE: &str = "ignore";
+
+/// Whether a tool object of `format` has room for an `"x-toolc"` object:
+/// toolc's own manifests and MCP's `_meta` do; OpenAI, Anthropic and
+/// Gemini refuse keys they do not know.
+pub fn has_x_toolc(format: Format) -> bool {
+    matches!(
+        format,
+        Format::Nora | Format::Agentcli | Format::Agentstack | Format::Nachos | Format::Mcp
+    )
+}
+
+/// The pointers, outermost first, of the members that lead from the tool
+/// at `origin` to its [`IGNORE`] list (`_meta`, `x-toolc`, `ignore` in
+/// MCP): what is left empty once an entry goes is removed up to the tool.
+pub fn ignore_path(format: Format, origin: &str) -> Vec<String> {
+    let mut at = origin.to_string();
+    x_toolc_in_tool(format)
+        .iter()
+        .chain(std::iter::once(&IGNORE))
+        .map(|key| {
+            json::push_token(&mut at, key);
+            at.clone()
+        })
+        .collect()
+}
+
+/// Takes an MCP tool's [`IGNORE`] list out of the `_meta` it keeps among
+/// its extensions (which gen writes back), with what that leaves empty.
+fn drop_ignore_from_meta(tool: &mut Tool) {
+    let holds = |tool: &Tool| {
+        tool.extra
+            .extensions
+            .get("_meta")
+            .and_then(|meta| meta.get(X_TOOLC))
+            .is_some_and(|x| x.get(IGNORE).is_some())
+    };
+    if !holds(tool) {
+        return;
+    }
+    let extensions = &mut tool.extra.extensions;
+    let Some(Value::Object(meta)) = extensions.get_mut("_meta") else {
+        return;
+    };
+    if let Some(Value::Object(x)) = meta.get_mut(X_TOOLC) {
+        x.shift_remove(IGNORE);
+        if x.is_empty() {
+            meta.shift_remove(X_TOOLC);
+        }
+    }
+    if meta.is_empty() {
+        extensions.shift_remove("_meta");
+    }
+}
+
 /// The pointer of the `"x-toolc"` object of the tool at `origin`.
 fn x_toolc_pointer(format: Format, origin: &str) -> String {
     x_toolc_in_tool(format)
@@ -179,6 +239,9 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
         forget_made_up_package(toolset.package.as_mut(), &unchanged);
     }
     for tool in &mut toolset.tools {
+        if format == Format::Mcp {
+            drop_ignore_from_meta(tool);
+        }
         let Some(tool_value @ Value::Object(object)) = json::value_at(value, &tool.origin) else {
             continue;
         };

@@ -24,6 +24,7 @@ pub(crate) mod schema_walk;
 pub mod select;
 pub mod settings;
 pub(crate) mod structure;
+pub(crate) mod suppress;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -731,12 +732,16 @@ fn check_manifest(manifest: &Manifest, out: &mut Findings) -> Result<(), LintErr
     if rules::is_checked_structurally(manifest) {
         structure::check(manifest, out).map_err(LintError::Internal)?;
     }
+    let mut ignores = suppress::Ignores::of(manifest);
+    ignores.suppress(manifest.path(), out);
+    ignores.suppress(manifest.path(), &mut derived);
     keep_one_report_per_defect(out);
     // Findings about schemas read from code all sit at tool names, and were
     // already deduplicated by their place in those schemas: kept out of the
     // step above, they neither displace nor are displaced by a finding
     // about the name itself.
     out.absorb(derived);
+    ignores.report_unused(manifest, out);
     Ok(())
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use crate::diagnostic::Diagnostic;
 use crate::ir::{Format, Tool};
 
-pub use crate::project::settings::{Level, Limits, Settings, Target};
+pub use crate::project::settings::{Level, Limits, ScopedIgnore, Settings, Target};
 
 /// The settings of a manifest that is a request to one provider by its
 /// shape: a Responses API tool list is checked for OpenAI, and for strict

@@ -23,7 +23,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::exclude::{CommandLineExclusions, Exclusions, PathGlobs, glob_forms};
-use super::settings::{Level, Limits, Settings, Target};
+use super::settings::{Level, Limits, ScopedIgnore, Settings, Target};
 use super::{CanonicalDirs, Exclusion, LoadOptions};
 use crate::diagnostic::Rule;
 use crate::suggest::did_you_mean;
@@ -101,6 +101,13 @@ struct OverrideFile {
     files: Vec<Spanned<String>>,
     #[serde(default)]
     rules: BTreeMap<Spanned<String>, Spanned<String>>,
+    /// Only the findings on these tools (by name) ...
+    #[serde(default)]
+    tools: Vec<Spanned<String>>,
+    /// ... or at or under these JSON Pointers: the rules are turned off
+    /// there, not for the whole file.
+    #[serde(default)]
+    pointers: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -139,7 +146,7 @@ struct Loaded {
     file: PathBuf,
     dir: PathBuf,
     base: Arc<Settings>,
-    overrides: Vec<(globset::GlobSet, BTreeMap<&'static str, Level>)>,
+    overrides: Vec<(globset::GlobSet, Override)>,
     exclusions: Arc<Exclusions>,
 }
 
@@ -158,6 +165,15 @@ pub struct Explained {
     pub exclude: Vec<String>,
     pub extend_exclude: Vec<String>,
     pub force_exclude: bool,
+}
+
+/// What an `[[overrides]]` entry does to the files it matches.
+#[derive(Debug)]
+enum Override {
+    /// Sets rule levels for the whole file.
+    Levels(BTreeMap<&'static str, Level>),
+    /// Turns rules off for some tools or pointers of the file.
+    Scoped(ScopedIgnore),
 }
 
 /// Finds and caches each file's settings during a run.
@@ -259,18 +275,23 @@ impl Resolver {
         };
         let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         let relative = absolute.strip_prefix(&config.dir).unwrap_or(&absolute);
-        let matching: Vec<&BTreeMap<&'static str, Level>> = config
+        let matching: Vec<&Override> = config
             .overrides
             .iter()
             .filter(|(globs, _)| globs.is_match(relative))
-            .map(|(_, levels)| levels)
+            .map(|(_, applied)| applied)
             .collect();
         if matching.is_empty() {
             return Ok(config.base.clone());
         }
         let mut settings = (*config.base).clone();
-        for levels in matching {
-            settings.levels.extend(levels.iter().map(|(k, v)| (*k, *v)));
+        for applied in matching {
+            match applied {
+                Override::Levels(levels) => {
+                    settings.levels.extend(levels.iter().map(|(k, v)| (*k, *v)));
+                }
+                Override::Scoped(ignore) => settings.scoped_ignores.push(ignore.clone()),
+            }
         }
         // The command line still wins over the overrides.
         Ok(Arc::new(apply_command_line(
@@ -599,7 +620,12 @@ fn load(
             .build()
             .map_err(|e| config_error(path, format!("overrides: {e}")))?;
         let levels = parse_levels(&entry.rules, rules, &at)?;
-        overrides.push((globs, levels));
+        let applied = if entry.tools.is_empty() && entry.pointers.is_empty() {
+            Override::Levels(levels)
+        } else {
+            Override::Scoped(scoped_ignore(entry, levels, &at)?)
+        };
+        overrides.push((globs, applied));
     }
     let globs = |key: &str, patterns: &[Spanned<String>]| {
         let texts: Vec<String> = patterns.iter().map(|p| p.get_ref().clone()).collect();
@@ -630,6 +656,52 @@ fn load(
         overrides,
         exclusions: Arc::new(exclusions),
     }))
+}
+
+/// An override that names `tools` or `pointers`: it can only turn rules
+/// off there (a rule off for the file does not run, so no level of one
+/// tool could bring its findings back).
+fn scoped_ignore(
+    entry: &OverrideFile,
+    levels: BTreeMap<&'static str, Level>,
+    at: &ConfigText,
+) -> Result<ScopedIgnore, ConfigError> {
+    if let Some((_, level)) = entry
+        .rules
+        .iter()
+        .find(|(_, level)| level.get_ref() != "off")
+    {
+        return Err(at.error(
+            Some(level.span()),
+            "an override with `tools` or `pointers` only turns rules \"off\" for them; set other levels in an override without `tools` and `pointers`",
+        ));
+    }
+    if entry.rules.is_empty() {
+        let first = entry.tools.first().or(entry.pointers.first());
+        return Err(at.error(
+            first.map(Spanned::span),
+            "an override with `tools` or `pointers` needs `rules` to turn off there, e.g. rules = { \"invalid-tool-name\" = \"off\" }",
+        ));
+    }
+    if let Some(pointer) = entry
+        .pointers
+        .iter()
+        .find(|p| !p.get_ref().is_empty() && !p.get_ref().starts_with('/'))
+    {
+        return Err(at.error(
+            Some(pointer.span()),
+            format!(
+                "\"{}\" is not a JSON Pointer (\"\" is the whole document, \"/tools/0\" its first tool)",
+                pointer.get_ref()
+            ),
+        ));
+    }
+    let texts = |items: &[Spanned<String>]| items.iter().map(|i| i.get_ref().clone()).collect();
+    Ok(ScopedIgnore {
+        tools: texts(&entry.tools),
+        pointers: texts(&entry.pointers),
+        rules: levels.into_keys().collect(),
+    })
 }
 
 fn apply_command_line(

@@ -99,6 +99,23 @@ pub struct Settings {
     /// The pinned tool definitions `--locked` checks against (rule
     /// `tool-drift`); `None` without `--locked`.
     pub lock: Option<std::sync::Arc<crate::lock::Locked>>,
+    /// Rules turned off for some tools or JSON Pointers of the file only
+    /// (`[[overrides]]` with `tools` or `pointers`): lint drops their
+    /// findings there.
+    pub scoped_ignores: Vec<ScopedIgnore>,
+}
+
+/// Rules whose findings on some tools, or at or under some JSON Pointers,
+/// are not reported (an `[[overrides]]` entry of `toolc.toml` that names
+/// `tools` or `pointers`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopedIgnore {
+    /// The tools, by name: findings inside their objects.
+    pub tools: Vec<String>,
+    /// Findings at these pointers or under them.
+    pub pointers: Vec<String>,
+    /// The rules, by name.
+    pub rules: Vec<&'static str>,
 }
 
 impl Default for Settings {
@@ -109,6 +126,7 @@ impl Default for Settings {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             levels: BTreeMap::new(),
             lock: None,
+            scoped_ignores: Vec::new(),
         }
     }
 }

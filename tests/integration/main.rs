@@ -88,6 +88,7 @@ mod serve_hostile;
 mod serve_limits;
 mod serve_locked;
 mod serve_watch;
+mod suppress;
 mod terminal_escapes;
 mod typescript_values;
 mod vscode;

@@ -43,6 +43,7 @@ pub(crate) mod unknown_action;
 pub(crate) mod unknown_field;
 pub(crate) mod unknown_format;
 pub(crate) mod unpinned_dependency;
+pub(crate) mod unused_ignore;
 // Provider rules (group A: names, sizes, combinators, MCP)
 pub(crate) mod array_missing_items;
 pub(crate) mod description_too_long;
@@ -103,6 +104,9 @@ pub(crate) enum Check {
     Command,
     /// A check across the files of a run, once each has been checked.
     Across,
+    /// Reported where a file's ignores are applied to its findings
+    /// (`lint::suppress`), once they are all known.
+    Suppression,
     /// A tool-poisoning rule that looks at each string a model reads as
     /// it is; it shares the text rules' walk.
     Piece(&'static poison::PieceCheck),
@@ -238,6 +242,7 @@ pub(crate) static REGISTRY: &[(&Rule, Check)] = &[
     (&unknown_field::RULE, Check::Structure),
     (&conversion_loss::RULE, Check::Command),
     (&generation_note::RULE, Check::Command),
+    (&unused_ignore::RULE, Check::Suppression),
     // Provider rules (group A: names, sizes, combinators, MCP)
     (&name_too_long::RULE, Check::Manifest(name_too_long::check)),
     (&name_charset::RULE, Check::Manifest(name_charset::check)),
