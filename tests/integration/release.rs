@@ -509,10 +509,40 @@ fn the_action_installs_the_checked_release_binary() {
         assert_eq!(stdout(&ran).trim(), format!("toolc {version}"));
     }
     let archive = format!("/v{version}/{asset}");
-    assert_eq!(
-        releases.asked(),
-        [archive.as_str(), &format!("{archive}.sha256")].repeat(2)
+    let checksum = format!("{archive}.sha256");
+    let fetched = [archive.as_str(), checksum.as_str()].repeat(2);
+    assert_eq!(releases.asked(), fetched);
+
+    // README's "From a release binary" does the same by hand.
+    let install = super::quickstart::readme_section("\n### From a release binary\n");
+    let script = install
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split_once("\n```"))
+        .map(|(block, _)| block)
+        .expect("README: the release binary's sh block");
+    let manifest = cargo_toml();
+    let repository = manifest["package"]["repository"].as_str().expect("repo");
+    let download = format!("{repository}/releases/download");
+    assert!(script.contains(&download), "{script}");
+    let target = dist_ok(&["target", "Linux", runner_arch()]);
+    let script = script.replace(&download, &releases.base).replace(
+        "target=x86_64-unknown-linux-musl",
+        &format!("target={target}"),
     );
+    let home = TempDir::new("release-readme-home");
+    let ran = Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &script])
+        .current_dir(home.path())
+        .env("HOME", home.path())
+        .output()
+        .expect("run bash");
+    assert!(ran.status.success(), "{script}\n{}", stderr(&ran));
+    let installed = Command::new(home.path().join(".local/bin/toolc"))
+        .arg("--version")
+        .output()
+        .expect("run the installed toolc");
+    assert_eq!(stdout(&installed).trim(), format!("toolc {version}"));
 }
 
 #[test]
