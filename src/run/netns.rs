@@ -101,7 +101,9 @@ fn loopback_up() -> Result<(), i32> {
             _rest: [0; 22],
         };
         request.name[..2].copy_from_slice(b"lo");
-        let up = libc::ioctl(control, libc::SIOCSIFFLAGS, &mut request);
+        // The request is a c_ulong for glibc and a c_int for musl (the
+        // static release binary): `as _` is whichever this libc takes.
+        let up = libc::ioctl(control, libc::SIOCSIFFLAGS as _, &mut request);
         let error = errno();
         libc::close(control);
         if up != 0 {

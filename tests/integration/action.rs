@@ -1,5 +1,6 @@
-//! The GitHub Action (`action.yml`) builds toolc only when its cache has no
-//! binary for these sources, and saves the caches right after the build
+//! When the Action (`action.yml`) builds toolc (the version has no release
+//! binary: tests/integration/release.rs), it builds only when its cache has
+//! no binary for these sources, and saves the caches right after the build
 //! (a post-job save would be skipped when the job fails on findings).
 //!
 //! Read as text, one step at a time (the file's steps are `    - name:`
@@ -39,7 +40,7 @@ fn the_action_builds_toolc_only_on_a_cache_miss() {
     assert!(restore < install && install < save && save < lint);
     assert!(restore_text.contains("uses: actions/cache/restore@"));
     assert!(restore_text.contains("id: binary"));
-    let on_miss = "if: steps.binary.outputs.cache-hit != 'true'";
+    let on_miss = "steps.binary.outputs.cache-hit != 'true'\n";
     assert!(install_text.contains(on_miss), "{install_text}");
     assert!(install_text.contains("cargo install --locked"));
     assert!(save_text.contains("uses: actions/cache/save@"));

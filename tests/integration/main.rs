@@ -74,6 +74,7 @@ mod provider_inputs;
 mod python_schemas;
 mod quickstart;
 mod read_back;
+mod release;
 mod renames;
 mod reports;
 mod root_keywords;

@@ -7,7 +7,7 @@ use super::{Test, root};
 const EXAMPLE: &str = "examples/quickstart";
 
 /// The README section that starts with `heading`, up to the next `## `.
-fn readme_section(heading: &str) -> String {
+pub fn readme_section(heading: &str) -> String {
     let readme = std::fs::read_to_string(root().join("README.md")).expect("read README.md");
     let start = readme
         .find(heading)
