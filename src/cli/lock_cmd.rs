@@ -52,20 +52,22 @@ pub(super) struct LockArgs {
 
 /// `--locked` and `--lock-file`, for lint and serve.
 #[derive(Debug, clap::Args)]
+#[command(next_help_heading = super::heading::LOCK)]
 pub(super) struct LockedArgs {
-    /// Check every tool against the definitions toolc.lock pins (`toolc lock` writes
-    /// it). lint: a tool added, removed or changed is a finding of tool-drift (TC957),
-    /// an error (exit 1), with what changed; a live server is listed twice in its
-    /// session, and a tool that differs between the listings is one too. serve: such a
-    /// tool is not served (withheld, not served with its old definition, as its
-    /// manifest may run it differently now) and stderr says what changed; under --watch
-    /// a tool that changes is withdrawn so (clients are told the list changed, the new
-    /// definition is never listed); with --nats-url the fleet's tools (pinned by `toolc
-    /// lock --nats-url`) are checked so at every poll; the lock is read once, at start.
-    /// The file is
-    /// --lock-file, else ./toolc.lock, else the toolc.lock beside the toolc.toml that
-    /// applies here; none is an error (exit 2). Its paths are relative to its own
-    /// directory, so it is checked alike from any directory.
+    /// Check every tool against the definitions toolc.lock pins.
+    ///
+    /// `toolc lock` writes it. lint: a tool added, removed or changed is a finding of
+    /// tool-drift (TC957), an error (exit 1), with what changed; a live server is
+    /// listed twice in its session, and a tool that differs between the listings is one
+    /// too. serve: such a tool is not served (withheld, not served with its old
+    /// definition, as its manifest may run it differently now) and stderr says what
+    /// changed; under --watch a tool that changes is withdrawn so (clients are told the
+    /// list changed, the new definition is never listed); with --nats-url the fleet's
+    /// tools (pinned by `toolc lock --nats-url`) are checked so at every poll; the lock
+    /// is read once, at start. The file is --lock-file, else ./toolc.lock, else the
+    /// toolc.lock beside the toolc.toml that applies here; none is an error (exit 2).
+    /// Its paths are relative to its own directory, so it is checked alike from any
+    /// directory.
     #[arg(long)]
     pub(super) locked: bool,
     /// The lock file --locked reads.

@@ -23,6 +23,7 @@ mod run_cmd;
 mod serve_cmd;
 mod snippet;
 mod staged;
+mod values;
 mod write;
 
 use std::ffi::OsString;
@@ -57,11 +58,27 @@ Exit codes: 0 no error-level finding, 1 at least one error-level finding, 2 the 
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// When to color human output: auto (when the stream it goes to, standard output or
-    /// standard error, is a terminal that supports it; NO_COLOR or CLICOLOR=0 turn it
-    /// off, FORCE_COLOR or CLICOLOR_FORCE on), always, never.
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    /// When to color human output.
+    ///
+    /// auto: when the stream it goes to, standard output or standard error, is a
+    /// terminal that supports it; NO_COLOR or CLICOLOR=0 turn it off, FORCE_COLOR or
+    /// CLICOLOR_FORCE on.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, help_heading = heading::GLOBAL)]
     color: ColorChoice,
+}
+
+/// The headings `--help` groups a command's flags under, as ruff's are
+/// grouped; flags under none are listed first, as "Options".
+mod heading {
+    pub(super) const RULES: &str = "Rule selection";
+    pub(super) const FILES: &str = "File selection";
+    pub(super) const OUTPUT: &str = "Output";
+    pub(super) const FIXING: &str = "Fixing";
+    pub(super) const WRITING: &str = "Writing";
+    pub(super) const LIVE: &str = "Live servers";
+    pub(super) const NATS: &str = "NATS login";
+    pub(super) const LOCK: &str = "Lock file";
+    pub(super) const GLOBAL: &str = "Global options";
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -177,14 +194,17 @@ enum Command {
     /// (VS Code's json.schemas). The same files are in the repository's schemas/
     /// directory, with the entries prepared for the SchemaStore catalog.
     Schema {
-        /// nora, agentcli, agentstack, nachos, openai, openai-responses, anthropic, mcp or
-        /// gemini.
-        #[arg(value_name = "FORMAT", value_parser = parse_format)]
+        /// The format.
+        #[arg(value_name = "FORMAT", value_parser = values::format())]
         format: Format,
     },
     /// Print a rule's documentation: what it checks, why, and how to fix it.
+    ///
+    /// The same text is docs/rules/<name>.md in the repository, where SARIF reports and
+    /// the language server link to it.
     Explain {
         /// A rule name (e.g. duplicate-tool-name) or code (e.g. TC102).
+        #[arg(value_name = "RULE", value_parser = values::rule(), hide_possible_values = true)]
         rule: String,
     },
     /// List every rule, sorted by code: its name, default severity, whether
@@ -210,44 +230,57 @@ enum Command {
 /// the nearest `toolc.toml`.
 #[derive(Debug, clap::Args)]
 struct ReadArgs {
-    /// Treat every file as this format instead of detecting it
-    /// (nora, agentcli, agentstack, nachos, openai, openai-responses, anthropic, mcp, gemini).
-    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
-    input_format: Option<Format>,
-    /// Report files larger than this instead of reading them (e.g. 16MiB, 512KiB, 1000000;
-    /// default 16MiB).
-    #[arg(long, value_name = "SIZE", value_parser = config::parse_size)]
-    max_file_size: Option<u64>,
-    /// Use this configuration file for every file, instead of the nearest toolc.toml
-    /// (searched from each file's directory up to the repository root).
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Check what this provider rejects: openai, openai-strict, anthropic, gemini, mcp.
-    /// Repeatable; replaces the configuration's `targets`.
-    #[arg(long = "target", value_name = "PROVIDER", value_parser = config::parse_target)]
+    /// Check what this provider rejects (repeatable).
+    ///
+    /// Replaces the configuration's `targets`.
+    #[arg(long = "target", value_name = "PROVIDER", value_parser = values::target(), help_heading = heading::RULES)]
     targets: Vec<Target>,
-    /// Run only these rules (comma-separated): names, codes, code prefixes (TC1 is
-    /// every TC1xx rule) or ALL.
-    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = Selector::parse)]
+    /// Run only these rules (comma-separated).
+    ///
+    /// Each a rule's name, its code, a code prefix (TC1 is every TC1xx rule) or ALL.
+    /// `toolc rules` lists them.
+    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = values::selector(),
+        hide_possible_values = true, help_heading = heading::RULES)]
     select: Option<Vec<Selector>>,
-    /// Turn these rules off (comma-separated): names, codes, code prefixes or ALL.
-    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = Selector::parse)]
+    /// Turn these rules off (comma-separated).
+    ///
+    /// Each a rule's name, its code, a code prefix (TC1 is every TC1xx rule) or ALL.
+    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = values::selector(),
+        hide_possible_values = true, help_heading = heading::RULES)]
     ignore: Vec<Selector>,
-    /// Set the level of a rule (a name, a code, a code prefix or ALL):
-    /// RULE=off|info|warning|error. Repeatable.
-    #[arg(long, value_name = "RULE=LEVEL", value_parser = parse_rule_level)]
+    /// Set the level of a rule: RULE=off|info|warning|error (repeatable).
+    ///
+    /// RULE is a name, a code, a code prefix or ALL.
+    #[arg(long, value_name = "RULE=LEVEL", value_parser = parse_rule_level, help_heading = heading::RULES)]
     severity: Vec<(Selector, Level)>,
-    /// Leave these out of directory walks (globs, comma-separated): a name without
-    /// `/` anywhere, a path relative to the current directory. Replaces the
-    /// configuration's `exclude` and the defaults (.git, target, node_modules, ...).
-    #[arg(long, value_name = "GLOB,...", value_delimiter = ',')]
+    /// Treat every file as this format instead of detecting it.
+    #[arg(long, value_name = "FORMAT", value_parser = values::format(), help_heading = heading::FILES)]
+    input_format: Option<Format>,
+    /// Report files larger than this instead of reading them.
+    ///
+    /// A size such as 16MiB, 512KiB or 1000000 (bytes); default 16MiB.
+    #[arg(long, value_name = "SIZE", value_parser = config::parse_size, help_heading = heading::FILES)]
+    max_file_size: Option<u64>,
+    /// Use this configuration file instead of the nearest toolc.toml.
+    ///
+    /// Without it, each file's toolc.toml is searched from its directory up to the
+    /// repository root.
+    #[arg(long, value_name = "FILE", help_heading = heading::FILES)]
+    config: Option<PathBuf>,
+    /// Leave these out of directory walks (globs, comma-separated).
+    ///
+    /// A name without `/` matches anywhere, a path is relative to the current
+    /// directory. Replaces the configuration's `exclude` and the defaults (.git,
+    /// target, node_modules, ...).
+    #[arg(long, value_name = "GLOB,...", value_delimiter = ',', help_heading = heading::FILES)]
     exclude: Option<Vec<String>>,
-    /// Leave these out too, keeping the other exclusions (globs, comma-separated).
-    #[arg(long, value_name = "GLOB,...", value_delimiter = ',')]
+    /// Leave these out too, keeping the other exclusions (globs).
+    #[arg(long, value_name = "GLOB,...", value_delimiter = ',', help_heading = heading::FILES)]
     extend_exclude: Vec<String>,
-    /// Leave excluded files out even when named on the command line (for pre-commit
-    /// hooks, which name every changed file).
-    #[arg(long)]
+    /// Leave excluded files out even when named on the command line.
+    ///
+    /// For pre-commit hooks, which name every changed file.
+    #[arg(long, help_heading = heading::FILES)]
     force_exclude: bool,
 }
 
@@ -671,7 +704,14 @@ fn parse_and_run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
-    let mut cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // `-h` is a summary, a line per flag; `--help` adds each flag's
+    // details, its values and its environment variable.
+    let summary = args.iter().skip(1).any(|arg| arg == "-h");
+    let parsed = command(summary)
+        .try_get_matches_from(args)
+        .and_then(|matches| <Cli as clap::FromArgMatches>::from_arg_matches(&matches));
+    let mut cli = match parsed {
         Ok(cli) => cli,
         // --help and --version are "errors" that go to standard output.
         Err(error) if !error.use_stderr() => {
@@ -716,13 +756,52 @@ fn parse_and_run(
     }
 }
 
+/// toolc's command line: [`Cli`], with `-h` and `--help` listed with
+/// `--color` under "Global options" rather than alone under "Options", and
+/// help wrapped at 100 columns at most. As a `summary` (for `-h`), no flag
+/// lists its possible values or its environment variable: each is one
+/// line.
+fn command(summary: bool) -> clap::Command {
+    use clap::CommandFactory;
+    fn without_help_flag(command: clap::Command) -> clap::Command {
+        command
+            .disable_help_flag(true)
+            .max_term_width(100)
+            .mut_subcommands(without_help_flag)
+    }
+    fn summarised(command: clap::Command) -> clap::Command {
+        command
+            .mut_args(|arg| {
+                if arg.get_action().takes_values() {
+                    arg.hide_possible_values(true).hide_env(true)
+                } else {
+                    arg
+                }
+            })
+            .mut_subcommands(summarised)
+    }
+    let help = clap::Arg::new("help")
+        .short('h')
+        .long("help")
+        .action(clap::ArgAction::Help)
+        .global(true)
+        .help("Print help (see more with '--help')")
+        .long_help("Print help (see a summary with '-h')")
+        .help_heading(heading::GLOBAL);
+    let command = without_help_flag(Cli::command()).arg(help);
+    if summary {
+        summarised(command)
+    } else {
+        command
+    }
+}
+
 /// Writes `shell`'s completion script for every command and flag.
 fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<Outcome, CliError> {
-    use clap::CommandFactory;
     // Made whole first: clap_complete panics when its writer fails (a
     // closed pipe), and toolc ends such a run quietly instead.
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "toolc", &mut script);
+    clap_complete::generate(shell, &mut command(false), "toolc", &mut script);
     out.write_all(&script)?;
     Ok(Outcome::Clean)
 }
