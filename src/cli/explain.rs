@@ -124,8 +124,8 @@ fn index(rules: &[&Rule]) -> String {
     let mut text = String::from(
         "# Rules\n\n\
          Every rule toolc checks, by code. `toolc explain RULE` prints a rule's page, \
-         `toolc rules` this list; `--select`, `--ignore`, `--severity` and the `[rules]` \
-         table of toolc.toml take a rule's name, its code or a code prefix (TC1).\n\n\
+         `toolc rules` this list; `--select`, `--ignore` and `--severity` take a rule's \
+         name, its code, a code prefix (TC1) or ALL.\n\n\
          | Code | Name | Summary | Fixable |\n\
          | --- | --- | --- | --- |\n",
     );

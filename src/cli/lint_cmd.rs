@@ -76,7 +76,9 @@ pub(super) struct LintArgs {
     /// json an array of {code, name, count, fixable}.
     #[arg(long, help_heading = super::heading::OUTPUT)]
     statistics: bool,
-    /// List every file left alone, and why (on standard error).
+    /// List every file left alone, and why.
+    ///
+    /// On standard error.
     #[arg(long, short = 'v', visible_alias = "verbose", help_heading = super::heading::OUTPUT)]
     show_skipped: bool,
     /// Print only the findings: no summary, no notes or warnings.

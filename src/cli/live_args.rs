@@ -37,9 +37,9 @@ pub(super) struct LiveArgs {
     /// name>. With or without paths.
     #[arg(long = "mcp-stdio", value_name = "COMMAND")]
     pub(super) mcp_stdio: Vec<String>,
-    /// Read the tools of the MCP server at this Streamable HTTP URL (repeatable).
+    /// Read the tools of the MCP server at this URL (repeatable).
     ///
-    /// Read as --mcp-stdio reads them.
+    /// Over Streamable HTTP, read as --mcp-stdio reads them.
     #[arg(long = "mcp-url", value_name = "URL")]
     pub(super) mcp_url: Vec<String>,
     /// Read the tools of every MCP server an agent's MCP configuration names.

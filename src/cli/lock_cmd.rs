@@ -25,23 +25,27 @@ use crate::project::{HeldDocument, Project, display_path};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct LockArgs {
-    /// Files and directories whose tools to pin (default: ., unless a live server is
-    /// named), read as `toolc lint` reads them.
+    /// Files and directories whose tools to pin.
+    ///
+    /// Default: ., unless a live server is named. Read as `toolc lint` reads them.
     paths: Vec<PathBuf>,
-    /// Replace what the lock file pins for the sources read by what they define now.
-    /// Without it, an existing lock file that would change is left alone (exit 1) and
+    /// Replace what the lock file pins for the sources read.
+    ///
+    /// With what they define now. Without it, an existing lock file that would change is left alone (exit 1) and
     /// the changes are listed: review them with `toolc lint --locked` first. Sources
     /// pinned in the file that this run does not read (another directory, a live
     /// server not named) stay pinned.
     #[arg(long)]
     update: bool,
-    /// The lock file to write (default: the toolc.lock `lint --locked` would read, else
-    /// ./toolc.lock).
+    /// The lock file to write.
+    ///
+    /// Default: the toolc.lock `lint --locked` would read, else ./toolc.lock.
     #[arg(long, value_name = "FILE")]
     lock_file: Option<PathBuf>,
-    /// How long to wait, in seconds, for another `toolc lock` writing the same lock
-    /// file (one writes it at a time, so that none loses the other's pins); past it
-    /// nothing is written (exit 2).
+    /// The seconds to wait for another `toolc lock` of the file.
+    ///
+    /// One writes it at a time, so that none loses the other's pins; past it nothing is
+    /// written (exit 2).
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     wait: Duration,
     #[command(flatten)]

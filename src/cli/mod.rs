@@ -101,8 +101,7 @@ enum Command {
     Lint(lint_cmd::LintArgs),
     /// Generate provider tool JSON from manifests.
     Gen(gen_cmd::GenArgs),
-    /// Convert manifests into another format, reporting every field the target cannot
-    /// express.
+    /// Convert manifests into another format, reporting what the target cannot express.
     ///
     /// Writes the target's real layout: nora OUT/<tool>/tool.json (and the entrypoint
     /// skeleton), agentcli OUT/tools.json, agentstack OUT/<package>/config.json (and
@@ -136,10 +135,10 @@ enum Command {
     /// why), 2 the call could not be made (bad flags or arguments, a broken manifest),
     /// 130, 143, 129 toolc was stopped by SIGINT, SIGTERM, SIGHUP (the call cancelled).
     Run(run_cmd::RunArgs),
-    /// Call one tool of a NATS fleet (toolc workers, Nachos tool workers) and print its
-    /// result as `toolc run` does, as one JSON line.
+    /// Call one tool of a NATS fleet and print its result as one JSON line.
     ///
-    /// The request is a Nachos envelope on nachos.tool.<TOOL>.request. No responders and
+    /// The fleet's workers are toolc workers or Nachos tool workers; the result is
+    /// printed as `toolc run` prints it. The request is a Nachos envelope on nachos.tool.<TOOL>.request. No responders and
     /// a busy worker are retried with backoff within --timeout; a request that gets no
     /// answer is sent again (with the same envelope id, so a worker answers it from its
     /// cache) only when the tool is idempotent (--idempotent, or idempotentHint in its
@@ -207,11 +206,12 @@ enum Command {
         #[arg(value_name = "RULE", value_parser = values::rule(), hide_possible_values = true)]
         rule: String,
     },
-    /// List every rule, sorted by code: its name, default severity, whether
-    /// `lint --fix` can fix its findings, the providers it checks for, and
-    /// its summary.
+    /// List every rule by code: name, severity, fixable, targets and summary.
+    ///
+    /// FIX says whether `lint --fix` can fix its findings, TARGETS the providers it
+    /// checks for.
     Rules {
-        /// `table` for people, `json` for programs (an array of rules).
+        /// How to list them.
         #[arg(long, value_enum, default_value_t = explain::RulesFormat::Table)]
         format: explain::RulesFormat,
     },

@@ -61,7 +61,12 @@ pub(super) fn rule() -> Offering<String> {
 pub(super) fn target() -> Offering<Target> {
     Offering {
         parse: crate::project::config::parse_target,
-        values: || Target::ALL.iter().map(|t| PossibleValue::new(t.name())).collect(),
+        values: || {
+            Target::ALL
+                .iter()
+                .map(|t| PossibleValue::new(t.name()))
+                .collect()
+        },
     }
 }
 
@@ -69,7 +74,12 @@ pub(super) fn target() -> Offering<Target> {
 pub(super) fn format() -> Offering<Format> {
     Offering {
         parse: super::parse_format,
-        values: || Format::ALL.iter().map(|f| PossibleValue::new(f.name())).collect(),
+        values: || {
+            Format::ALL
+                .iter()
+                .map(|f| PossibleValue::new(f.name()))
+                .collect()
+        },
     }
 }
 

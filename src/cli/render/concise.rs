@@ -55,10 +55,14 @@ fn styled_line(report: &LintReport, d: &Diagnostic, marked: bool, color: bool) -
             start.line, start.column
         );
     }
-    let fixable = if marked { FIXABLE_MARK } else { "" };
+    let fixable = if marked {
+        format!("{mark}{FIXABLE_MARK}{mark:#}")
+    } else {
+        String::new()
+    };
     let _ = write!(
         text,
-        "{separator}:{separator:#} {severity}{}{severity:#}{rule}[{}]{rule:#} {mark}{fixable}{mark:#}{}",
+        "{separator}:{separator:#} {severity}{}{severity:#}{rule}[{}]{rule:#} {fixable}{}",
         d.severity,
         d.rule,
         one_line(&d.message)
