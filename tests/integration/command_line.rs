@@ -7,18 +7,10 @@ use std::process::{Command, Stdio};
 
 use super::{TempDir, Test, rules_json};
 
-/// toolc's bash completion script, sourced, asked to complete `words`
-/// (the word at `current` being completed): the words it offers.
-fn bash_completes(script: &std::path::Path, words: &str, current: usize) -> Vec<String> {
-    let code = format!(
-        "source '{}'; COMP_WORDS=({words}); COMP_CWORD={current}; \
-         _toolc toolc \"${{COMP_WORDS[{current}]}}\" \"${{COMP_WORDS[{}]}}\"; \
-         printf '%s\\n' \"${{COMPREPLY[@]}}\"",
-        script.display(),
-        current - 1
-    );
+/// Runs `code` with `bash -c`, which must succeed; its standard output.
+pub fn bash(code: &str) -> String {
     let output = Command::new("bash")
-        .args(["-c", &code])
+        .args(["-c", code])
         .output()
         .expect("run bash");
     assert!(
@@ -26,7 +18,20 @@ fn bash_completes(script: &std::path::Path, words: &str, current: usize) -> Vec<
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let mut words: Vec<String> = String::from_utf8_lossy(&output.stdout)
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// toolc's bash completion script, sourced, asked to complete `words`
+/// (the word at `current` being completed): the words it offers, sorted.
+pub fn bash_completes(script: &std::path::Path, words: &str, current: usize) -> Vec<String> {
+    let offered = bash(&format!(
+        "source '{}'; COMP_WORDS=({words}); COMP_CWORD={current}; \
+         _toolc toolc \"${{COMP_WORDS[{current}]}}\" \"${{COMP_WORDS[{}]}}\"; \
+         printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script.display(),
+        current - 1
+    ));
+    let mut words: Vec<String> = offered
         .lines()
         .filter(|word| !word.is_empty())
         .map(str::to_string)
