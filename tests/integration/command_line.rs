@@ -267,7 +267,7 @@ fn lint_help_is_grouped_and_h_is_a_line_per_flag() {
         );
     }
     // -h: each flag on one line of at most 100 columns, its summary only.
-    for command in ["lint", "gen", "convert", "lock"] {
+    for command in ["lint", "gen", "convert", "lock", "run", "serve", "call"] {
         let help = Test::new().args([command, "-h"]).run().stdout;
         for (section, lines) in headings(&help) {
             for line in lines {
