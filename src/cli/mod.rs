@@ -805,3 +805,15 @@ fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<Outco
     out.write_all(&script)?;
     Ok(Outcome::Clean)
 }
+
+#[cfg(test)]
+mod tests {
+    /// clap's own checks of every command and flag (names, shorts,
+    /// headings, value parsers), in both shapes: a conflict is found here,
+    /// not by the first user of the subcommand it is in.
+    #[test]
+    fn the_command_line_is_well_formed() {
+        super::command(false).debug_assert();
+        super::command(true).debug_assert();
+    }
+}
