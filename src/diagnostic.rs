@@ -125,6 +125,17 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// Where to read the rule's documentation online: its page under
+    /// docs/rules/ (what `toolc explain` prints) in the repository
+    /// Cargo.toml names. SARIF reports and the language server link it.
+    pub fn documentation_url(&self) -> String {
+        format!(
+            "{}/blob/main/docs/rules/{}.md",
+            env!("CARGO_PKG_REPOSITORY"),
+            self.name
+        )
+    }
+
     /// Whether `name_or_code` names this rule: its name, or its code in
     /// any case (`tc102`), as configurations and `toolc explain` take them.
     pub fn answers_to(&self, name_or_code: &str) -> bool {

@@ -27,28 +27,38 @@ pub(super) struct CallArgs {
         hide_env_values = true
     )]
     nats: String,
-    /// The tool to call (its id: the request goes to nachos.tool.<id>.request).
+    /// The tool to call.
+    ///
+    /// Its id: the request goes to nachos.tool.<id>.request.
     #[arg(value_name = "TOOL")]
     tool: String,
-    /// The arguments as a JSON object (without --args or --args-file, they are read from
-    /// standard input; an empty input means {}).
+    /// The arguments as a JSON object.
+    ///
+    /// Without --args or --args-file, they are read from standard input; an empty input
+    /// means {}.
     #[arg(long, value_name = "JSON", conflicts_with = "args_file")]
     args: Option<String>,
     /// Read the arguments from this file (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     args_file: Option<PathBuf>,
-    /// The largest arguments document read, e.g. 16MiB or 64KiB.
+    /// The largest arguments document read.
+    ///
+    /// A size such as 16MiB or 64KiB.
     #[arg(long, value_name = "SIZE", value_parser = crate::project::config::parse_size, default_value = "1MiB")]
     max_args_size: u64,
-    /// The time the whole call may take, retries included, in seconds.
+    /// The seconds the call may take, retries included.
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     timeout: Duration,
-    /// How long one attempt waits for its answer before an idempotent tool is called
-    /// again (default: a third of --timeout, at least 1 s).
+    /// The seconds one attempt waits for its answer.
+    ///
+    /// Past it an idempotent tool is called again. Default: a third of --timeout, at
+    /// least 1 s.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     attempt_timeout: Option<Duration>,
-    /// The tool is idempotent: a call that gets no answer in time may be sent again
-    /// (without it, the workers' $SRV.INFO annotations say, idempotentHint).
+    /// The tool is idempotent: a call may be sent again.
+    ///
+    /// A call that gets no answer in time may be sent again. Without it, the workers' $SRV.INFO
+    /// annotations say (idempotentHint).
     #[arg(long)]
     idempotent: bool,
     #[command(flatten)]

@@ -8,7 +8,7 @@ use super::live_args::LiveArgs;
 use super::render::ReportFormat;
 use std::collections::BTreeMap;
 
-use super::{CliError, Outcome, Part, ReadArgs, Reporting, findings, gen_cmd, parse_format, write};
+use super::{CliError, Outcome, Part, ReadArgs, Reporting, findings, gen_cmd, write};
 use crate::convert::{self, DocumentPart, DocumentRoot, FileKind};
 use crate::diagnostic::Diagnostic;
 use crate::emit::{EmitError, GeneratedFile, templates::Templates};
@@ -19,61 +19,75 @@ use crate::source::Span;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct ConvertArgs {
-    /// Manifests to convert: files, tool directories or whole trees (none needed when a
-    /// live server is named).
+    /// Manifests to convert: files, tool directories or whole trees.
+    ///
+    /// None are needed when a live server is named.
     #[arg(required_unless_present_any = ["mcp_stdio", "mcp_url"])]
     paths: Vec<PathBuf>,
-    /// The format to write: nora, agentcli, agentstack, nachos, openai, anthropic, mcp
-    /// (openai-responses and gemini, which toolc reads, are written by gen).
-    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    /// The format to write.
+    ///
+    /// openai-responses and gemini, which toolc reads, are written by `toolc gen`.
+    #[arg(long, value_name = "FORMAT", value_parser = super::values::written_format())]
     to: Format,
-    /// Where to write. nora, agentstack and nachos: a directory (a directory per tool
+    /// Where to write: a directory, or a file for openai, anthropic and mcp.
+    ///
+    /// nora, agentstack and nachos: a directory (a directory per tool
     /// or package); agentcli: a directory (OUT/tools.json); openai, anthropic, mcp: a
     /// file (default, or `-`: standard output).
-    #[arg(short, long, value_name = "OUT")]
+    #[arg(short, long, value_name = "OUT", help_heading = super::heading::WRITING)]
     pub(super) output: Option<PathBuf>,
-    /// Turn every loss into an error (reported like the warnings, grouped unless
-    /// --show-losses), write nothing, exit 1.
-    #[arg(long)]
+    /// Turn every loss into an error: write nothing, exit 1.
+    ///
+    /// The losses are reported like the warnings, grouped unless --show-losses.
+    #[arg(long, help_heading = super::heading::WRITING)]
     strict: bool,
-    /// Start each manifest written with a "$schema" key naming its format's JSON Schema
-    /// (what `toolc schema FORMAT` prints), for editors. Not for openai and anthropic,
-    /// whose documents are arrays.
-    #[arg(long)]
+    /// Start each manifest written with a "$schema" key, for editors.
+    ///
+    /// The key names its format's JSON Schema (what `toolc schema FORMAT` prints). Not
+    /// for openai and anthropic, whose documents are arrays.
+    #[arg(long, help_heading = super::heading::WRITING)]
     schema_key: bool,
-    /// List every loss and note on its own (human: with its snippet). Without it, human
-    /// and brief group them by rule, field (indices, tool and parameter names as *,
+    /// List every loss and note on its own (human: with its snippet).
+    ///
+    /// Without it, human and brief group them by rule, field (indices, tool and parameter names as *,
     /// e.g. /tools/*/timeoutSec) and message, with counts and the first positions of
     /// each group; the other formats always list every one.
-    #[arg(long)]
+    #[arg(long, help_heading = super::heading::OUTPUT)]
     show_losses: bool,
-    /// Overwrite manifests whose content differs (without it, they are listed and
-    /// nothing is written). Code skeletons are never overwritten.
-    #[arg(long)]
+    /// Overwrite manifests whose content differs.
+    ///
+    /// Without it, they are listed and nothing is written. Code skeletons are never
+    /// overwritten.
+    #[arg(long, help_heading = super::heading::WRITING)]
     force: bool,
     /// List what would be written (new, changed, unchanged) and write nothing.
-    #[arg(long)]
+    #[arg(long, help_heading = super::heading::WRITING)]
     dry_run: bool,
-    /// Write nothing; exit 1 and print a unified diff when the files on disk differ
-    /// from what would be written (for CI: the committed output is up to date).
-    /// Skeletons already there are yours and never count.
-    #[arg(long, conflicts_with_all = ["dry_run", "force"])]
+    /// Write nothing; exit 1 with a diff when the files on disk are out of date.
+    ///
+    /// For CI: the committed output is what would be written. Skeletons already there
+    /// are yours and never count.
+    #[arg(long, conflicts_with_all = ["dry_run", "force"], help_heading = super::heading::WRITING)]
     check: bool,
-    /// Convert even when the manifests have error-level findings, or the
-    /// output has something the target refuses (a property name NORA cannot
-    /// spell, a NORA parameter without a type); without it, such output is
+    /// Convert even from manifests with errors, or what the target refuses.
+    ///
+    /// Without it, error-level findings in the manifests, or output the target refuses
+    /// (a property name NORA cannot spell, a NORA parameter without a type), are
     /// reported as errors and nothing is written.
-    #[arg(long)]
+    #[arg(long, help_heading = super::heading::WRITING)]
     allow_errors: bool,
-    /// How to report losses and notes: human (with the source line) and brief on
-    /// standard error; concise, json (the lint JSON contract), sarif, github, gitlab,
+    /// How to report losses and notes.
+    ///
+    /// human (with the source line) and brief on standard error; concise, json (the lint JSON contract), sarif, github, gitlab,
     /// pylint and junit on standard output (so openai, anthropic and mcp need -o), like
     /// `toolc lint --format`.
-    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = ReportFormat::Human)]
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = ReportFormat::Human, help_heading = super::heading::OUTPUT)]
     format: ReportFormat,
-    /// Use the templates in this directory in place of the built-in ones of the same
-    /// relative path (the code skeletons: python/..., nachos/...).
-    #[arg(long, value_name = "DIR")]
+    /// Use the templates in this directory in place of the built-in ones.
+    ///
+    /// Each replaces the built-in template of the same relative path (the code
+    /// skeletons: python/..., nachos/...).
+    #[arg(long, value_name = "DIR", help_heading = super::heading::WRITING)]
     templates: Option<PathBuf>,
     #[command(flatten)]
     read: ReadArgs,

@@ -13,17 +13,28 @@ pub(super) fn explain(name: &str, out: &mut dyn Write) -> Result<Outcome, CliErr
             .unwrap_or_else(|| "; `toolc rules` lists them".to_string());
         return Err(CliError::Usage(format!("unknown rule \"{name}\"{hint}")));
     };
-    writeln!(out, "# {} ({})\n", rule.name, rule.code)?;
-    writeln!(out, "Default severity: {}", rule.severity)?;
-    writeln!(out, "Targets: {}", targets(rule))?;
+    out.write_all(page(rule).as_bytes())?;
+    Ok(Outcome::Clean)
+}
+
+/// A rule's documentation as Markdown: what `toolc explain` prints, and
+/// what docs/rules/<name>.md holds (where [`Rule::documentation_url`]
+/// points), byte for byte.
+fn page(rule: &Rule) -> String {
     let fix = if rule.fixable {
         "yes: `toolc lint --fix` applies it (`--diff` shows it first)"
     } else {
         "no: fix the manifest by hand"
     };
-    writeln!(out, "Automatic fix: {fix}\n")?;
-    writeln!(out, "{}", crate::lint::documentation(rule))?;
-    Ok(Outcome::Clean)
+    format!(
+        "# {} ({})\n\n{}\n\n- Default severity: {}\n- Targets: {}\n- Automatic fix: {fix}\n\n{}\n",
+        rule.name,
+        rule.code,
+        rule.summary,
+        rule.severity,
+        targets(rule),
+        crate::lint::documentation(rule).trim_end()
+    )
 }
 
 /// How `toolc rules` prints the rules.
@@ -33,6 +44,8 @@ pub(super) enum RulesFormat {
     Table,
     /// A JSON array: code, name, severity, fixable, targets, summary.
     Json,
+    /// A Markdown table linking each rule's page (docs/rules/README.md).
+    Markdown,
 }
 
 pub(super) fn list(format: RulesFormat, out: &mut dyn Write) -> Result<Outcome, CliError> {
@@ -54,6 +67,10 @@ pub(super) fn list(format: RulesFormat, out: &mut dyn Write) -> Result<Outcome, 
             .collect();
         let text = serde_json::to_string_pretty(&listed).unwrap_or_default();
         writeln!(out, "{text}")?;
+        return Ok(Outcome::Clean);
+    }
+    if format == RulesFormat::Markdown {
+        out.write_all(index(&rules).as_bytes())?;
         return Ok(Outcome::Clean);
     }
     let width = rules.iter().map(|r| r.name.len()).max().unwrap_or(0);
@@ -98,4 +115,28 @@ fn targets(rule: &Rule) -> String {
         .map(|t| t.name())
         .collect::<Vec<_>>()
         .join(",")
+}
+
+/// The index of the rules' pages (docs/rules/README.md): each rule's code,
+/// name linking its page beside the index, summary and whether `--fix`
+/// fixes it.
+fn index(rules: &[&Rule]) -> String {
+    let mut text = String::from(
+        "# Rules\n\n\
+         Every rule toolc checks, by code. `toolc explain RULE` prints a rule's page, \
+         `toolc rules` this list; `--select`, `--ignore` and `--severity` take a rule's \
+         name, its code, a code prefix (TC1) or ALL.\n\n\
+         | Code | Name | Summary | Fixable |\n\
+         | --- | --- | --- | --- |\n",
+    );
+    for rule in rules {
+        let fixable = if rule.fixable { "yes" } else { "" };
+        text.push_str(&format!(
+            "| {} | [{name}]({name}.md) | {} | {fixable} |\n",
+            rule.code,
+            rule.summary.replace('|', "\\|"),
+            name = rule.name,
+        ));
+    }
+    text
 }

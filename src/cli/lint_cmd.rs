@@ -14,74 +14,91 @@ use crate::terminal::one_line;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct LintArgs {
-    /// Files and directories to check (default: ., unless a live server or an
-    /// --mcp-config is named);
-    /// `-` reads one manifest from standard input.
+    /// Files and directories to check; `-` reads one manifest from standard input.
+    ///
+    /// Default: ., unless a live server or an --mcp-config is named.
     paths: Vec<PathBuf>,
-    /// Output format (also `--output-format`, as ruff names it; or the
-    /// TOOLC_OUTPUT_FORMAT environment variable).
+    #[command(flatten)]
+    read: ReadArgs,
+    /// The path standard input (`-`) stands for.
+    ///
+    /// Its name decides the format, its directory the toolc.toml and the package code
+    /// read, and reports show it (default: `-`, whose format its content or
+    /// --input-format decides).
+    #[arg(long, value_name = "PATH", help_heading = super::heading::FILES)]
+    stdin_filename: Option<PathBuf>,
+    /// Apply the safe fixes to the files in place, then report what remains.
+    ///
+    /// Only the fixed spans change. With `-`: print the fixed text, and the report on
+    /// standard error.
+    #[arg(long, help_heading = super::heading::FIXING)]
+    fix: bool,
+    /// With --fix or --diff: also apply the fixes that change what a tool accepts.
+    #[arg(long, help_heading = super::heading::FIXING)]
+    unsafe_fixes: bool,
+    /// Print the fixes as a unified diff instead of writing them.
+    ///
+    /// Exits 1 if there are any.
+    #[arg(long, help_heading = super::heading::FIXING)]
+    diff: bool,
+    /// List the fixes by file and rule on standard error.
+    ///
+    /// Those --fix applied or --diff shows, otherwise the findings --fix would fix.
+    #[arg(long, help_heading = super::heading::FIXING)]
+    show_fixes: bool,
+    /// Output format.
+    ///
+    /// Also `--output-format`, as ruff names it, or the TOOLC_OUTPUT_FORMAT
+    /// environment variable.
     #[arg(
         long,
         visible_alias = "output-format",
         env = "TOOLC_OUTPUT_FORMAT",
         value_enum,
-        default_value_t = ReportFormat::Human
+        default_value_t = ReportFormat::Human,
+        help_heading = super::heading::OUTPUT
     )]
     format: ReportFormat,
-    /// Write the report to this file (atomically) instead of standard output
-    /// (`-`: standard output); the exit code is the same.
-    #[arg(short, long, value_name = "FILE")]
+    /// Write the report to this file (atomically) instead of standard output.
+    ///
+    /// `-` is standard output; the exit code is the same.
+    #[arg(short, long, value_name = "FILE", help_heading = super::heading::OUTPUT)]
     pub(super) output: Option<PathBuf>,
-    /// What makes the exit code 1: a finding of this severity or a higher one.
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    /// Exit 1 on a finding of this severity or a higher one.
+    #[arg(long, value_enum, default_value_t = FailOn::Error, help_heading = super::heading::OUTPUT)]
     fail_on: FailOn,
     /// Exit 0 whatever is found (a run that cannot happen still exits 2).
-    #[arg(long)]
+    #[arg(long, help_heading = super::heading::OUTPUT)]
     exit_zero: bool,
-    /// Apply the safe fixes to the files in place (only the fixed spans change), then
-    /// report what remains. With `-`: print the fixed text, and the report on standard
-    /// error.
-    #[arg(long)]
-    fix: bool,
-    /// With --fix or --diff: also apply the fixes that change what a tool accepts.
-    #[arg(long)]
-    unsafe_fixes: bool,
-    /// Print the fixes as a unified diff instead of writing them; exit 1 if there are any.
-    #[arg(long)]
-    diff: bool,
-    /// List the fixes by file and rule on standard error: those --fix applied or --diff
-    /// shows, otherwise the findings --fix would fix.
-    #[arg(long)]
-    show_fixes: bool,
-    /// Instead of each finding, how many each rule found (most first), with `[*]` where
-    /// --fix would fix them: a table, or with --format json an array of {code, name,
-    /// count, fixable}.
-    #[arg(long)]
+    /// Print how many findings each rule found instead of each finding.
+    ///
+    /// Most first, with `[*]` where --fix would fix them: a table, or with --format
+    /// json an array of {code, name, count, fixable}.
+    #[arg(long, help_heading = super::heading::OUTPUT)]
     statistics: bool,
-    /// The path standard input (`-`) stands for: its name decides the format, its
-    /// directory the toolc.toml and the package code read, and reports show it
-    /// (default: `-`, whose format its content or --input-format decides).
-    #[arg(long, value_name = "PATH")]
-    stdin_filename: Option<PathBuf>,
-    /// Print the settings each path gets (rules, targets, limits, exclusions, the
-    /// matching overrides) and the configuration file they come from, then exit 0
-    /// without linting (as `ruff check --show-settings`).
-    #[arg(long, conflicts_with_all = ["fix", "diff", "statistics"])]
+    /// Print the settings each path gets and where they come from, then exit 0.
+    ///
+    /// The rules, targets, limits, exclusions and matching overrides of each path,
+    /// and the configuration file they come from, without linting (as `ruff check
+    /// --show-settings`).
+    #[arg(long, conflicts_with_all = ["fix", "diff", "statistics"], help_heading = super::heading::OUTPUT)]
     show_settings: bool,
-    /// List every file the run looked at and left alone, and why (on
-    /// standard error).
-    #[arg(long, short = 'v', visible_alias = "verbose")]
+    /// List every file left alone, and why.
+    ///
+    /// On standard error.
+    #[arg(long, short = 'v', visible_alias = "verbose", help_heading = super::heading::OUTPUT)]
     show_skipped: bool,
-    /// Print only the findings: no summary, no notes or warnings on standard error
-    /// (a run that fails still says why).
-    #[arg(long, short = 'q', conflicts_with = "show_skipped")]
+    /// Print only the findings: no summary, no notes or warnings.
+    ///
+    /// A run that fails still says why.
+    #[arg(long, short = 'q', conflicts_with = "show_skipped", help_heading = super::heading::OUTPUT)]
     quiet: bool,
-    /// Print nothing: the exit code says what was found (a report asked for with -o is
-    /// still written, --fix - still prints the text, a run that fails still says why).
-    #[arg(long, short = 's', conflicts_with = "show_skipped")]
+    /// Print nothing: the exit code says what was found.
+    ///
+    /// A report asked for with -o is still written, --fix - still prints the text, a
+    /// run that fails still says why.
+    #[arg(long, short = 's', conflicts_with = "show_skipped", help_heading = super::heading::OUTPUT)]
     silent: bool,
-    #[command(flatten)]
-    read: ReadArgs,
     #[command(flatten)]
     live: LiveArgs,
     #[command(flatten)]

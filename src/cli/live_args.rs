@@ -26,21 +26,25 @@ pub(super) struct Inputs<'a> {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(next_help_heading = super::heading::LIVE)]
 pub(super) struct LiveArgs {
-    /// Read the tools of the MCP server this command starts ("PROGRAM ARGS...": split
-    /// into words as a shell splits them, quotes and backslashes included, and run
-    /// without a shell: pipes, redirections, `$` and `~` outside quotes are refused),
-    /// over its standard input and output; its standard error is
-    /// toolc's. The tools are read as an MCP manifest named mcp://<server name>.
-    /// Repeatable; with or without paths.
+    /// Read the tools of the MCP server this command starts (repeatable).
+    ///
+    /// "PROGRAM ARGS...": split into words as a shell splits them, quotes and
+    /// backslashes included, and run without a shell (pipes, redirections, `$` and `~`
+    /// outside quotes are refused), over its standard input and output; its standard
+    /// error is toolc's. The tools are read as an MCP manifest named mcp://<server
+    /// name>. With or without paths.
     #[arg(long = "mcp-stdio", value_name = "COMMAND")]
     pub(super) mcp_stdio: Vec<String>,
-    /// Read the tools of the MCP server at this Streamable HTTP URL, as --mcp-stdio
-    /// does. Repeatable.
+    /// Read the tools of the MCP server at this URL (repeatable).
+    ///
+    /// Over Streamable HTTP, read as --mcp-stdio reads them.
     #[arg(long = "mcp-url", value_name = "URL")]
     pub(super) mcp_url: Vec<String>,
-    /// Read the tools of every MCP server an agent's MCP configuration names, as
-    /// --mcp-stdio and --mcp-url do: VS Code's .vscode/mcp.json ("servers"), or an
+    /// Read the tools of every MCP server an agent's MCP configuration names.
+    ///
+    /// As --mcp-stdio and --mcp-url do: VS Code's .vscode/mcp.json ("servers"), or an
     /// "mcpServers" map (.cursor/mcp.json, Claude Code's .mcp.json,
     /// claude_desktop_config.json). Each server is started with its args and its env
     /// added to the environment, in the workspace folder (the one holding .vscode/ or
@@ -50,26 +54,31 @@ pub(super) struct LiveArgs {
     /// values of env and headers are never shown. Repeatable.
     #[arg(long = "mcp-config", value_name = "FILE")]
     pub(super) mcp_config: Vec<PathBuf>,
-    /// Read the tools of the NATS services at this URL (several comma-separated: a
-    /// cluster): every instance that answers $SRV.INFO within half a second, each
-    /// endpoint's metadata a tool (description, input_schema, output_schema,
-    /// annotations), each tool once. Read as an MCP manifest named nats://<server>.
-    /// Repeatable.
+    /// Read the tools of the NATS services at this URL (repeatable).
+    ///
+    /// Several comma-separated URLs are a cluster: every instance that answers
+    /// $SRV.INFO within half a second, each endpoint's metadata a tool (description,
+    /// input_schema, output_schema, annotations), each tool once. Read as an MCP
+    /// manifest named nats://<server>.
     #[arg(long = "nats-url", value_name = "URL")]
     pub(super) nats_url: Vec<String>,
     #[command(flatten)]
     nats: super::nats_args::NatsArgs,
-    /// The time each live server has to start, answer the handshake and list every
-    /// page of its tools, in seconds; past it the run fails (exit 2).
-    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    /// The seconds each live server has to list its tools.
+    ///
+    /// To start, answer the handshake and list every page of its tools; past it the run
+    /// fails (exit 2).
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds, help_heading = super::heading::LIVE)]
     mcp_timeout: Duration,
-    /// Write what the live servers listed, the documents the findings point into
-    /// (pretty JSON), atomically: with one server, to this file; with several, into
-    /// this directory (created if needed), one <server name>.json each. Nothing is
-    /// written when a server fails (one of --mcp-config too), nor where the run reads
-    /// (an input, or under an input directory). A file already there is replaced only
-    /// when it holds a bare tool list ({"tools": [...]}, what --save writes).
-    #[arg(long, value_name = "PATH")]
+    /// Write what the live servers listed to this file or directory.
+    ///
+    /// The documents the findings point into (pretty JSON), written atomically: with
+    /// one server, to this file; with several, into this directory (created if
+    /// needed), one <server name>.json each. Nothing is written when a server fails
+    /// (one of --mcp-config too), nor where the run reads (an input, or under an input
+    /// directory). A file already there is replaced only when it holds a bare tool list
+    /// ({"tools": [...]}, what --save writes).
+    #[arg(long, value_name = "PATH", help_heading = super::heading::LIVE)]
     save: Option<PathBuf>,
 }
 

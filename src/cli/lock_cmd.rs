@@ -25,23 +25,27 @@ use crate::project::{HeldDocument, Project, display_path};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct LockArgs {
-    /// Files and directories whose tools to pin (default: ., unless a live server is
-    /// named), read as `toolc lint` reads them.
+    /// Files and directories whose tools to pin.
+    ///
+    /// Default: ., unless a live server is named. Read as `toolc lint` reads them.
     paths: Vec<PathBuf>,
-    /// Replace what the lock file pins for the sources read by what they define now.
-    /// Without it, an existing lock file that would change is left alone (exit 1) and
+    /// Replace what the lock file pins for the sources read.
+    ///
+    /// With what they define now. Without it, an existing lock file that would change is left alone (exit 1) and
     /// the changes are listed: review them with `toolc lint --locked` first. Sources
     /// pinned in the file that this run does not read (another directory, a live
     /// server not named) stay pinned.
     #[arg(long)]
     update: bool,
-    /// The lock file to write (default: the toolc.lock `lint --locked` would read, else
-    /// ./toolc.lock).
+    /// The lock file to write.
+    ///
+    /// Default: the toolc.lock `lint --locked` would read, else ./toolc.lock.
     #[arg(long, value_name = "FILE")]
     lock_file: Option<PathBuf>,
-    /// How long to wait, in seconds, for another `toolc lock` writing the same lock
-    /// file (one writes it at a time, so that none loses the other's pins); past it
-    /// nothing is written (exit 2).
+    /// The seconds to wait for another `toolc lock` of the file.
+    ///
+    /// One writes it at a time, so that none loses the other's pins; past it nothing is
+    /// written (exit 2).
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     wait: Duration,
     #[command(flatten)]
@@ -52,20 +56,22 @@ pub(super) struct LockArgs {
 
 /// `--locked` and `--lock-file`, for lint and serve.
 #[derive(Debug, clap::Args)]
+#[command(next_help_heading = super::heading::LOCK)]
 pub(super) struct LockedArgs {
-    /// Check every tool against the definitions toolc.lock pins (`toolc lock` writes
-    /// it). lint: a tool added, removed or changed is a finding of tool-drift (TC957),
-    /// an error (exit 1), with what changed; a live server is listed twice in its
-    /// session, and a tool that differs between the listings is one too. serve: such a
-    /// tool is not served (withheld, not served with its old definition, as its
-    /// manifest may run it differently now) and stderr says what changed; under --watch
-    /// a tool that changes is withdrawn so (clients are told the list changed, the new
-    /// definition is never listed); with --nats-url the fleet's tools (pinned by `toolc
-    /// lock --nats-url`) are checked so at every poll; the lock is read once, at start.
-    /// The file is
-    /// --lock-file, else ./toolc.lock, else the toolc.lock beside the toolc.toml that
-    /// applies here; none is an error (exit 2). Its paths are relative to its own
-    /// directory, so it is checked alike from any directory.
+    /// Check every tool against the definitions toolc.lock pins.
+    ///
+    /// `toolc lock` writes it. lint: a tool added, removed or changed is a finding of
+    /// tool-drift (TC957), an error (exit 1), with what changed; a live server is
+    /// listed twice in its session, and a tool that differs between the listings is one
+    /// too. serve: such a tool is not served (withheld, not served with its old
+    /// definition, as its manifest may run it differently now) and stderr says what
+    /// changed; under --watch a tool that changes is withdrawn so (clients are told the
+    /// list changed, the new definition is never listed); with --nats-url the fleet's
+    /// tools (pinned by `toolc lock --nats-url`) are checked so at every poll; the lock
+    /// is read once, at start. The file is --lock-file, else ./toolc.lock, else the
+    /// toolc.lock beside the toolc.toml that applies here; none is an error (exit 2).
+    /// Its paths are relative to its own directory, so it is checked alike from any
+    /// directory.
     #[arg(long)]
     pub(super) locked: bool,
     /// The lock file --locked reads.

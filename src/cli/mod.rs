@@ -24,6 +24,7 @@ mod serve_cmd;
 mod show_settings;
 mod snippet;
 mod staged;
+mod values;
 mod write;
 
 use std::ffi::OsString;
@@ -58,11 +59,27 @@ Exit codes: 0 no error-level finding, 1 at least one error-level finding, 2 the 
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// When to color human output: auto (when the stream it goes to, standard output or
-    /// standard error, is a terminal that supports it; NO_COLOR or CLICOLOR=0 turn it
-    /// off, FORCE_COLOR or CLICOLOR_FORCE on), always, never.
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    /// When to color human output.
+    ///
+    /// auto: when the stream it goes to, standard output or standard error, is a
+    /// terminal that supports it; NO_COLOR or CLICOLOR=0 turn it off, FORCE_COLOR or
+    /// CLICOLOR_FORCE on.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, help_heading = heading::GLOBAL)]
     color: ColorChoice,
+}
+
+/// The headings `--help` groups a command's flags under, as ruff's are
+/// grouped; flags under none are listed first, as "Options".
+mod heading {
+    pub(super) const RULES: &str = "Rule selection";
+    pub(super) const FILES: &str = "File selection";
+    pub(super) const OUTPUT: &str = "Output";
+    pub(super) const FIXING: &str = "Fixing";
+    pub(super) const WRITING: &str = "Writing";
+    pub(super) const LIVE: &str = "Live servers";
+    pub(super) const NATS: &str = "NATS login";
+    pub(super) const LOCK: &str = "Lock file";
+    pub(super) const GLOBAL: &str = "Global options";
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -85,8 +102,7 @@ enum Command {
     Lint(lint_cmd::LintArgs),
     /// Generate provider tool JSON from manifests.
     Gen(gen_cmd::GenArgs),
-    /// Convert manifests into another format, reporting every field the target cannot
-    /// express.
+    /// Convert manifests into another format, reporting what the target cannot express.
     ///
     /// Writes the target's real layout: nora OUT/<tool>/tool.json (and the entrypoint
     /// skeleton), agentcli OUT/tools.json, agentstack OUT/<package>/config.json (and
@@ -120,10 +136,10 @@ enum Command {
     /// why), 2 the call could not be made (bad flags or arguments, a broken manifest),
     /// 130, 143, 129 toolc was stopped by SIGINT, SIGTERM, SIGHUP (the call cancelled).
     Run(run_cmd::RunArgs),
-    /// Call one tool of a NATS fleet (toolc workers, Nachos tool workers) and print its
-    /// result as `toolc run` does, as one JSON line.
+    /// Call one tool of a NATS fleet and print its result as one JSON line.
     ///
-    /// The request is a Nachos envelope on nachos.tool.<TOOL>.request. No responders and
+    /// The fleet's workers are toolc workers or Nachos tool workers; the result is
+    /// printed as `toolc run` prints it. The request is a Nachos envelope on nachos.tool.<TOOL>.request. No responders and
     /// a busy worker are retried with backoff within --timeout; a request that gets no
     /// answer is sent again (with the same envelope id, so a worker answers it from its
     /// cache) only when the tool is idempotent (--idempotent, or idempotentHint in its
@@ -178,21 +194,25 @@ enum Command {
     /// (VS Code's json.schemas). The same files are in the repository's schemas/
     /// directory, with the entries prepared for the SchemaStore catalog.
     Schema {
-        /// nora, agentcli, agentstack, nachos, openai, openai-responses, anthropic, mcp or
-        /// gemini.
-        #[arg(value_name = "FORMAT", value_parser = parse_format)]
+        /// The format.
+        #[arg(value_name = "FORMAT", value_parser = values::format())]
         format: Format,
     },
     /// Print a rule's documentation: what it checks, why, and how to fix it.
+    ///
+    /// The same text is docs/rules/<name>.md in the repository, where SARIF reports and
+    /// the language server link to it.
     Explain {
         /// A rule name (e.g. duplicate-tool-name) or code (e.g. TC102).
+        #[arg(value_name = "RULE", value_parser = values::rule(), hide_possible_values = true)]
         rule: String,
     },
-    /// List every rule, sorted by code: its name, default severity, whether
-    /// `lint --fix` can fix its findings, the providers it checks for, and
-    /// its summary.
+    /// List every rule by code: name, severity, fixable, targets and summary.
+    ///
+    /// FIX says whether `lint --fix` can fix its findings, TARGETS the providers it
+    /// checks for.
     Rules {
-        /// `table` for people, `json` for programs (an array of rules).
+        /// How to list them.
         #[arg(long, value_enum, default_value_t = explain::RulesFormat::Table)]
         format: explain::RulesFormat,
     },
@@ -211,44 +231,57 @@ enum Command {
 /// the nearest `toolc.toml`.
 #[derive(Debug, clap::Args)]
 struct ReadArgs {
-    /// Treat every file as this format instead of detecting it
-    /// (nora, agentcli, agentstack, nachos, openai, openai-responses, anthropic, mcp, gemini).
-    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
-    input_format: Option<Format>,
-    /// Report files larger than this instead of reading them (e.g. 16MiB, 512KiB, 1000000;
-    /// default 16MiB).
-    #[arg(long, value_name = "SIZE", value_parser = config::parse_size)]
-    max_file_size: Option<u64>,
-    /// Use this configuration file for every file, instead of the nearest toolc.toml
-    /// (searched from each file's directory up to the repository root).
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Check what this provider rejects: openai, openai-strict, anthropic, gemini, mcp.
-    /// Repeatable; replaces the configuration's `targets`.
-    #[arg(long = "target", value_name = "PROVIDER", value_parser = config::parse_target)]
+    /// Check what this provider rejects (repeatable).
+    ///
+    /// Replaces the configuration's `targets`.
+    #[arg(long = "target", value_name = "PROVIDER", value_parser = values::target(), help_heading = heading::RULES)]
     targets: Vec<Target>,
-    /// Run only these rules (comma-separated): names, codes, code prefixes (TC1 is
-    /// every TC1xx rule) or ALL.
-    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = Selector::parse)]
+    /// Run only these rules (comma-separated).
+    ///
+    /// Each a rule's name, its code, a code prefix (TC1 is every TC1xx rule) or ALL.
+    /// `toolc rules` lists them.
+    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = values::selector(),
+        hide_possible_values = true, help_heading = heading::RULES)]
     select: Option<Vec<Selector>>,
-    /// Turn these rules off (comma-separated): names, codes, code prefixes or ALL.
-    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = Selector::parse)]
+    /// Turn these rules off (comma-separated).
+    ///
+    /// Each a rule's name, its code, a code prefix (TC1 is every TC1xx rule) or ALL.
+    #[arg(long, value_name = "RULE,...", value_delimiter = ',', value_parser = values::selector(),
+        hide_possible_values = true, help_heading = heading::RULES)]
     ignore: Vec<Selector>,
-    /// Set the level of a rule (a name, a code, a code prefix or ALL):
-    /// RULE=off|info|warning|error. Repeatable.
-    #[arg(long, value_name = "RULE=LEVEL", value_parser = parse_rule_level)]
+    /// Set the level of a rule: RULE=off|info|warning|error (repeatable).
+    ///
+    /// RULE is a name, a code, a code prefix or ALL.
+    #[arg(long, value_name = "RULE=LEVEL", value_parser = parse_rule_level, help_heading = heading::RULES)]
     severity: Vec<(Selector, Level)>,
-    /// Leave these out of directory walks (globs, comma-separated): a name without
-    /// `/` anywhere, a path relative to the current directory. Replaces the
-    /// configuration's `exclude` and the defaults (.git, target, node_modules, ...).
-    #[arg(long, value_name = "GLOB,...", value_delimiter = ',')]
+    /// Treat every file as this format instead of detecting it.
+    #[arg(long, value_name = "FORMAT", value_parser = values::format(), help_heading = heading::FILES)]
+    input_format: Option<Format>,
+    /// Report files larger than this instead of reading them.
+    ///
+    /// A size such as 16MiB, 512KiB or 1000000 (bytes); default 16MiB.
+    #[arg(long, value_name = "SIZE", value_parser = config::parse_size, help_heading = heading::FILES)]
+    max_file_size: Option<u64>,
+    /// Use this configuration file instead of the nearest toolc.toml.
+    ///
+    /// Without it, each file's toolc.toml is searched from its directory up to the
+    /// repository root.
+    #[arg(long, value_name = "FILE", help_heading = heading::FILES)]
+    config: Option<PathBuf>,
+    /// Leave these out of directory walks (globs, comma-separated).
+    ///
+    /// A name without `/` matches anywhere, a path is relative to the current
+    /// directory. Replaces the configuration's `exclude` and the defaults (.git,
+    /// target, node_modules, ...).
+    #[arg(long, value_name = "GLOB,...", value_delimiter = ',', help_heading = heading::FILES)]
     exclude: Option<Vec<String>>,
-    /// Leave these out too, keeping the other exclusions (globs, comma-separated).
-    #[arg(long, value_name = "GLOB,...", value_delimiter = ',')]
+    /// Leave these out too, keeping the other exclusions (globs).
+    #[arg(long, value_name = "GLOB,...", value_delimiter = ',', help_heading = heading::FILES)]
     extend_exclude: Vec<String>,
-    /// Leave excluded files out even when named on the command line (for pre-commit
-    /// hooks, which name every changed file).
-    #[arg(long)]
+    /// Leave excluded files out even when named on the command line.
+    ///
+    /// For pre-commit hooks, which name every changed file.
+    #[arg(long, help_heading = heading::FILES)]
     force_exclude: bool,
     /// Leave named files that hold no manifest (package.json, a settings file with
     /// comments) alone, as a directory walk does, instead of reporting them (for
@@ -678,7 +711,14 @@ fn parse_and_run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, CliError> {
-    let mut cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // `-h` is a summary, a line per flag; `--help` adds each flag's
+    // details, its values and its environment variable.
+    let summary = args.iter().skip(1).any(|arg| arg == "-h");
+    let parsed = command(summary)
+        .try_get_matches_from(args)
+        .and_then(|matches| <Cli as clap::FromArgMatches>::from_arg_matches(&matches));
+    let mut cli = match parsed {
         Ok(cli) => cli,
         // --help and --version are "errors" that go to standard output.
         Err(error) if !error.use_stderr() => {
@@ -723,13 +763,64 @@ fn parse_and_run(
     }
 }
 
+/// toolc's command line: [`Cli`], with `-h` and `--help` listed with
+/// `--color` under "Global options" rather than alone under "Options", and
+/// help wrapped at 100 columns at most. As a `summary` (for `-h`), no flag
+/// lists its possible values or its environment variable: each is one
+/// line.
+fn command(summary: bool) -> clap::Command {
+    use clap::CommandFactory;
+    fn without_help_flag(command: clap::Command) -> clap::Command {
+        command
+            .disable_help_flag(true)
+            .max_term_width(100)
+            .mut_subcommands(without_help_flag)
+    }
+    fn summarised(command: clap::Command) -> clap::Command {
+        command
+            .mut_args(|arg| {
+                if arg.get_action().takes_values() {
+                    arg.hide_possible_values(true).hide_env(true)
+                } else {
+                    arg
+                }
+            })
+            .mut_subcommands(summarised)
+    }
+    let help = clap::Arg::new("help")
+        .short('h')
+        .long("help")
+        .action(clap::ArgAction::Help)
+        .global(true)
+        .help("Print help (see more with '--help')")
+        .long_help("Print help (see a summary with '-h')")
+        .help_heading(heading::GLOBAL);
+    let command = without_help_flag(Cli::command()).arg(help);
+    if summary {
+        summarised(command)
+    } else {
+        command
+    }
+}
+
 /// Writes `shell`'s completion script for every command and flag.
 fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<Outcome, CliError> {
-    use clap::CommandFactory;
     // Made whole first: clap_complete panics when its writer fails (a
     // closed pipe), and toolc ends such a run quietly instead.
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "toolc", &mut script);
+    clap_complete::generate(shell, &mut command(false), "toolc", &mut script);
     out.write_all(&script)?;
     Ok(Outcome::Clean)
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap's own checks of every command and flag (names, shorts,
+    /// headings, value parsers), in both shapes: a conflict is found here,
+    /// not by the first user of the subcommand it is in.
+    #[test]
+    fn the_command_line_is_well_formed() {
+        super::command(false).debug_assert();
+        super::command(true).debug_assert();
+    }
 }

@@ -10,11 +10,14 @@ use super::CliError;
 use crate::nats::connect::Options;
 
 #[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = super::heading::NATS)]
 pub(super) struct NatsArgs {
-    /// The NATS user (with --nats-password); without it, a user in the URL is used.
+    /// The NATS user (with --nats-password).
+    ///
+    /// Without it, a user in the URL is used.
     #[arg(long, value_name = "USER", requires = "nats_password")]
     nats_user: Option<String>,
-    /// The NATS user's password (with --nats-user); or set NATS_PASSWORD.
+    /// The NATS user's password (with --nats-user).
     #[arg(
         long,
         value_name = "PASSWORD",
@@ -23,7 +26,7 @@ pub(super) struct NatsArgs {
         requires = "nats_user"
     )]
     nats_password: Option<String>,
-    /// A NATS token; or set NATS_TOKEN.
+    /// A NATS token.
     #[arg(long, value_name = "TOKEN", env = "NATS_TOKEN", hide_env_values = true)]
     nats_token: Option<String>,
     /// A file holding an NKey seed to log in with.
@@ -32,10 +35,14 @@ pub(super) struct NatsArgs {
     /// A .creds file (a user JWT and its NKey seed) to log in with.
     #[arg(long, value_name = "FILE")]
     nats_creds: Option<PathBuf>,
-    /// A PEM file of certificate authorities to trust for TLS (TLS is then required).
+    /// A PEM file of certificate authorities to trust for TLS.
+    ///
+    /// TLS is then required.
     #[arg(long, value_name = "FILE")]
     nats_tls_ca: Option<PathBuf>,
-    /// How long connecting may take, in seconds, before the run fails (exit 2).
+    /// The seconds connecting may take.
+    ///
+    /// Past it the run fails (exit 2).
     #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = super::run_cmd::parse_seconds)]
     nats_connect_timeout: Duration,
 }

@@ -13,22 +13,28 @@ use crate::terminal::one_line;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct RunArgs {
-    /// The manifest (a file, or a directory read as `toolc lint` reads it), or the word
-    /// `builtin` for the built-in tools (list_files, read_file, write_file, shell, fetch).
+    /// The manifest, or `builtin` for the built-in tools.
+    ///
+    /// A file, or a directory read as `toolc lint` reads it. The built-in tools are
+    /// list_files, read_file, write_file, shell and fetch.
     #[arg(value_name = "MANIFEST")]
     manifest: PathBuf,
     /// The tool to call.
     #[arg(value_name = "TOOL", required_unless_present = "list")]
     tool: Option<String>,
-    /// The arguments as a JSON object (without --args or --args-file, they are read from
-    /// standard input; an empty input means {}).
+    /// The arguments as a JSON object.
+    ///
+    /// Without --args or --args-file, they are read from standard input; an empty input
+    /// means {}.
     #[arg(long, value_name = "JSON", conflicts_with = "args_file")]
     args: Option<String>,
     /// Read the arguments from this file (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     args_file: Option<PathBuf>,
-    /// The largest arguments document read (from --args, --args-file or standard input),
-    /// e.g. 16MiB or 64KiB; a larger one is refused before it is read whole.
+    /// The largest arguments document read.
+    ///
+    /// From --args, --args-file or standard input, e.g. 16MiB or 64KiB; a larger one is
+    /// refused before it is read whole.
     #[arg(long, value_name = "SIZE", value_parser = crate::project::config::parse_size, default_value = "16MiB")]
     max_args_size: u64,
     /// List the tools and their parameters instead of calling one.
@@ -38,69 +44,97 @@ pub(super) struct RunArgs {
     runner: RunnerArgs,
 }
 
+/// The headings of the runner's flags in `--help`.
+const LIMITS: &str = "Limits";
+const POLICY: &str = "Policy";
+const SANDBOX: &str = "Sandbox";
+const PYTHON: &str = "Python";
+
 /// How the runner runs tools: the flags `toolc run` and `toolc serve`
 /// share.
 #[derive(Debug, Clone, clap::Args)]
 pub(super) struct RunnerArgs {
-    /// A time limit in seconds for the tool, in place of its manifest's (agentcli
-    /// timeoutSec) and of the default, 30.
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    /// A time limit in seconds for the tool.
+    ///
+    /// In place of its manifest's (agentcli timeoutSec) and of the default, 30.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, help_heading = LIMITS)]
     timeout: Option<Duration>,
-    /// The most the tool may print on stdout before it is killed (e.g. 1MiB, 64KiB).
-    #[arg(long, value_name = "SIZE", value_parser = crate::project::config::parse_size, default_value = "1MiB")]
+    /// The most the tool may print on stdout.
+    ///
+    /// Past it the tool is killed. A size such as 1MiB or 64KiB.
+    #[arg(long, value_name = "SIZE", value_parser = crate::project::config::parse_size, default_value = "1MiB", help_heading = LIMITS)]
     max_output: u64,
-    /// A memory limit for the call, in place of its manifest's (Nachos
-    /// resources.memory) and of the default, 1GiB, e.g. 512MiB: counted by the call's
-    /// cgroup (shared memory and memfd included), or an address-space limit where no
-    /// cgroup can be made. At least 1MiB: below it no tool can even start.
-    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    /// A memory limit for the call, e.g. 512MiB.
+    ///
+    /// In place of its manifest's (Nachos resources.memory) and of the default, 1GiB:
+    /// counted by the call's cgroup (shared memory and memfd included), or an
+    /// address-space limit where no cgroup can be made. At least 1MiB: below it no tool
+    /// can even start.
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory, help_heading = LIMITS)]
     memory: Option<u64>,
-    /// The most processes the call may hold at once (default 256): the call's cgroup's
-    /// pids.max, or RLIMIT_NPROC where no cgroup can be made.
-    #[arg(long, value_name = "COUNT", value_parser = clap::value_parser!(u64).range(1..))]
+    /// The most processes the call may hold at once (default 256).
+    ///
+    /// The call's cgroup's pids.max, or RLIMIT_NPROC where no cgroup can be made.
+    #[arg(long, value_name = "COUNT", value_parser = clap::value_parser!(u64).range(1..), help_heading = LIMITS)]
     max_processes: Option<u64>,
     /// The Python interpreter for NORA and AgentStack tools.
-    #[arg(long, value_name = "PATH", default_value = "python3")]
+    #[arg(long, value_name = "PATH", default_value = "python3", help_heading = PYTHON)]
     python: PathBuf,
-    /// Run Nachos tools up to this security tier (default 2; 3 allows tier-3 tools;
-    /// tier 4 never runs).
-    #[arg(long, value_name = "TIER")]
+    /// Run Nachos tools up to this security tier (default 2).
+    ///
+    /// 3 allows tier-3 tools; tier 4 never runs.
+    #[arg(long, value_name = "TIER", help_heading = POLICY)]
     allow_tier: Option<i64>,
-    /// Policy rules (TOML): allowed tools, forbidden patterns, default rules to turn off.
-    #[arg(long, value_name = "FILE")]
+    /// Policy rules (TOML).
+    ///
+    /// Allowed tools, forbidden patterns, default rules to turn off.
+    #[arg(long, value_name = "FILE", help_heading = POLICY)]
     policy: Option<PathBuf>,
-    /// The directory the built-in tools are confined to (default: the working directory).
-    #[arg(long, value_name = "DIR")]
+    /// The directory the built-in tools are confined to.
+    ///
+    /// Default: the working directory.
+    #[arg(long, value_name = "DIR", help_heading = POLICY)]
     workspace: Option<PathBuf>,
-    /// Append a JSON line per call (time, tool, a digest of the arguments, the decision,
-    /// the duration, the exit code) to this file.
-    #[arg(long, value_name = "FILE")]
+    /// Append a JSON line per call to this file.
+    ///
+    /// Its time, tool, a digest of the arguments, the decision, the duration and the
+    /// exit code.
+    #[arg(long, value_name = "FILE", help_heading = POLICY)]
     audit: Option<PathBuf>,
     /// Let the tool also read this directory (repeatable).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = SANDBOX)]
     allow_read: Vec<PathBuf>,
-    /// Run without the sandbox: no namespaces, Landlock rules or seccomp filter (every
-    /// other limit still applies).
-    #[arg(long)]
+    /// Run without the sandbox.
+    ///
+    /// No namespaces, Landlock rules or seccomp filter; every other limit still
+    /// applies.
+    #[arg(long, help_heading = SANDBOX)]
     no_sandbox: bool,
-    /// Let the built-in fetch reach loopback, private-network and link-local addresses
-    /// (refused by default, so that a tool cannot reach services on this machine or its
-    /// network, such as a cloud metadata endpoint).
-    #[arg(long)]
+    /// Let the built-in fetch reach loopback and private-network addresses.
+    ///
+    /// And link-local ones. Refused by default, so that a tool cannot reach services on
+    /// this machine or its network, such as a cloud metadata endpoint.
+    #[arg(long, help_heading = SANDBOX)]
     allow_private_network: bool,
-    /// Run tools without their own user, PID, mount, IPC and network namespaces, under
-    /// Landlock alone (as on a machine that forbids user namespaces).
-    #[arg(long)]
+    /// Run tools without namespaces of their own, under Landlock alone.
+    ///
+    /// No user, PID, mount, IPC and network namespaces, as on a machine that forbids
+    /// user namespaces.
+    #[arg(long, help_heading = SANDBOX)]
     no_namespaces: bool,
-    /// Run a tool that declares an egress allow-list where toolc cannot enforce it (no
-    /// user namespaces, or --no-namespaces) with the host's whole network, and the
-    /// built-in shell with the network there (without this, such a tool is refused and
-    /// the shell gets no network).
-    #[arg(long)]
+    /// Run with the whole network where egress cannot be enforced.
+    ///
+    /// A tool that declares one, where toolc cannot enforce it (no user namespaces, or
+    /// --no-namespaces), runs with the host's whole network, and the built-in shell with
+    /// the network there. Without this, such a tool is refused and the shell gets no
+    /// network.
+    #[arg(long, help_heading = SANDBOX)]
     allow_unenforced_egress: bool,
-    /// Start a fresh Python interpreter for the call instead of forking it from a server
-    /// that imported the tool (NORA and AgentStack tools).
-    #[arg(long)]
+    /// Start a fresh Python interpreter for the call.
+    ///
+    /// Instead of forking it from a server that imported the tool (NORA and AgentStack
+    /// tools).
+    #[arg(long, help_heading = PYTHON)]
     cold: bool,
 }
 

@@ -23,45 +23,60 @@ use crate::serve::{Ended, Handler, Limits, Served, Settings, Transport};
 
 mod fleet;
 
+/// The headings of serve's own flags in `--help`.
+const HTTP: &str = "HTTP";
+const NATS: &str = "NATS";
+
 #[derive(Debug, clap::Args)]
 pub(super) struct ServeArgs {
-    /// The manifests (files, or directories read as `toolc lint` reads them), or the word
-    /// `builtin` for the built-in tools (list_files, read_file, write_file, shell, fetch).
+    /// The manifests, or `builtin` for the built-in tools.
+    ///
+    /// Files, or directories read as `toolc lint` reads them. The built-in tools are
+    /// list_files, read_file, write_file, shell and fetch.
     #[arg(value_name = "PATH", required_unless_present = "nats_url")]
     paths: Vec<PathBuf>,
-    /// Serve the tools of the NATS workers at URL (one URL, or several comma-separated:
-    /// a cluster) instead of manifests: found through NATS services discovery ($SRV.INFO),
-    /// each call forwarded to a worker; --timeout bounds a call, retries included.
-    #[arg(long, value_name = "URL", conflicts_with_all = ["paths", "watch", "nats"])]
+    /// Serve the tools of the NATS workers at URL instead of manifests.
+    ///
+    /// One URL, or several comma-separated: a cluster. The tools are found through NATS
+    /// services discovery ($SRV.INFO), each call forwarded to a worker; --timeout bounds
+    /// a call, retries included.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["paths", "watch", "nats"], help_heading = NATS)]
     nats_url: Option<String>,
-    /// --nats-url: how often the fleet is asked for its tools again, in seconds; the
-    /// clients are told when the list changes.
-    #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = parse_seconds, requires = "nats_url")]
+    /// --nats-url: the seconds between two listings.
+    ///
+    /// The clients are told when the list changes.
+    #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = parse_seconds, requires = "nats_url", help_heading = NATS)]
     nats_poll: Duration,
-    #[command(flatten)]
-    nats_args: NatsArgs,
-    /// Serve Streamable HTTP at http://ADDR:PORT/mcp instead of stdio (e.g.
-    /// 127.0.0.1:8000, [::1]:8000 or localhost:8000; port 0 picks a free port). The
+    /// Serve Streamable HTTP at http://ADDR:PORT/mcp, not stdio.
+    ///
+    /// E.g. 127.0.0.1:8000, [::1]:8000 or localhost:8000; port 0 picks a free port. The
     /// address listened on is printed on stderr.
-    #[arg(long, value_name = "ADDR:PORT", value_parser = parse_address)]
+    #[arg(long, value_name = "ADDR:PORT", value_parser = parse_address, help_heading = HTTP)]
     http: Option<SocketAddr>,
-    /// Let --http listen on an address other than loopback. Refused by default: the
-    /// server has no authentication, so anyone who can reach the address can call the
-    /// tools.
-    #[arg(long, requires = "http")]
+    /// Let --http listen on an address other than loopback.
+    ///
+    /// Refused by default: the server has no authentication, so anyone who can reach
+    /// the address can call the tools.
+    #[arg(long, requires = "http", help_heading = HTTP)]
     allow_remote: bool,
     // The help lists the revisions served, written once in providers::mcp.
     #[arg(long = "protocol-version", value_name = "VERSION", value_parser = parse_version,
-          help = protocol_version_help())]
+          help = "Offer only this protocol revision (repeatable)", long_help = protocol_version_help())]
     protocol_versions: Vec<ProtocolVersion>,
-    /// The most tools one tools/list page holds; a longer list is paginated.
+    /// The most tools one tools/list page holds.
+    ///
+    /// A longer list is paginated.
     #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     page_size: u32,
-    /// The most tool calls running at once; further calls wait for a slot.
+    /// The most tool calls running at once.
+    ///
+    /// Further calls wait for a slot.
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
     max_concurrency: u32,
-    /// Read the manifests again when they, their code or the policy file change (polled
-    /// a few times a second), and tell the clients when the tool list changes. A change with
+    /// Reload when the manifests, their code or the policy change.
+    ///
+    /// The files are polled a few times a second, and the clients are told when the
+    /// tool list changes. A change with
     /// errors is not loaded: the previous tools stay served and the errors are logged.
     /// Not with --nats: a worker's NATS endpoints and their $SRV.INFO are fixed when it
     /// starts; a fleet takes changed manifests by a rolling restart (SIGTERM drains a
@@ -70,53 +85,70 @@ pub(super) struct ServeArgs {
     watch: bool,
     // The help names the JSON-RPC error code, written once in providers::mcp.
     #[arg(long, value_name = "SIZE", value_parser = parse_request_size, default_value = "16MiB",
-          help = max_request_size_help())]
+          help = "The largest request the server reads", long_help = max_request_size_help())]
     max_request_size: usize,
-    /// --http: the most sessions open at once. At the limit the session idle longest is
-    /// closed for a new one; when every session is busy, a new client gets HTTP 503 with
-    /// Retry-After.
-    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
+    /// The most sessions open at once.
+    ///
+    /// At the limit the session idle longest is closed for a new one; when every
+    /// session is busy, a new client gets HTTP 503 with Retry-After.
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..), requires = "http", help_heading = HTTP)]
     max_sessions: u32,
-    /// --http: how long a session without an open stream and without a message from its
-    /// client lives on, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_seconds, requires = "http")]
+    /// The seconds an idle session lives on.
+    ///
+    /// A session without an open stream and without a message from its client.
+    #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_seconds, requires = "http", help_heading = HTTP)]
     session_idle_timeout: Duration,
-    /// --http: how long a client has to send a request's head, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds, requires = "http")]
+    /// The seconds a request's head may take.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds, requires = "http", help_heading = HTTP)]
     header_timeout: Duration,
-    /// --http: how long a client has to send a request's body, in seconds; a slower one
-    /// gets HTTP 408 and its connection is closed.
-    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds, requires = "http")]
+    /// The seconds a request's body may take.
+    ///
+    /// A client slower to send it gets HTTP 408 and its connection is closed.
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds, requires = "http", help_heading = HTTP)]
     body_timeout: Duration,
-    /// --http: the most connections open at once; more are answered HTTP 503 and closed.
-    /// The open file limit is raised to its hard limit at start to hold them.
-    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
+    /// The most connections open at once.
+    ///
+    /// More are answered HTTP 503 and closed. The open file limit is raised to its hard
+    /// limit at start to hold them.
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..), requires = "http", help_heading = HTTP)]
     max_connections: u32,
-    /// --http: the most connections open at once from one IP address.
-    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
+    /// The most connections from one IP address.
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..), requires = "http", help_heading = HTTP)]
     max_connections_per_peer: u32,
-    /// Also serve the tools on NATS, as a Nachos tool worker and a NATS service
-    /// (`toolc`): one URL or several, comma-separated, as NATS_URL writes them (an
-    /// empty value reads NATS_URL). Stdio MCP is served beside it (NATS serves on when
+    /// Also serve the tools on NATS, as a Nachos tool worker.
+    ///
+    /// And as a NATS service (`toolc`): one URL or several, comma-separated, as
+    /// NATS_URL writes them (an empty value reads NATS_URL). Stdio MCP is served beside it (NATS serves on when
     /// stdin ends, until SIGTERM or SIGINT, which drain it and exit 0); with --http,
     /// HTTP beside it.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", help_heading = NATS)]
     nats: Option<String>,
-    /// --nats: the queue group the tools' subscriptions join (workers in one group
-    /// share the requests).
-    #[arg(long, value_name = "NAME", default_value = crate::nats::service::DEFAULT_QUEUE, requires = "nats")]
+    /// --nats: the queue group the tools' subscriptions join.
+    ///
+    /// Workers in one group share the requests.
+    #[arg(long, value_name = "NAME", default_value = crate::nats::service::DEFAULT_QUEUE, requires = "nats", help_heading = NATS)]
     nats_queue: String,
-    /// --nats: how long the calls running at a SIGTERM get to finish before they are
-    /// cancelled (and answered so), in seconds.
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds, requires = "nats")]
+    /// --nats: the seconds running calls get at a SIGTERM.
+    ///
+    /// The calls running at a SIGTERM get them to finish; past it they are cancelled
+    /// (and answered so).
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds, requires = "nats", help_heading = NATS)]
     nats_grace: Duration,
-    /// --nats: publish each call's audit record (the line --audit writes) on SUBJECT
-    /// (default nachos.audit.log). Give the manifests before this flag, or its value.
-    #[arg(long, value_name = "SUBJECT", num_args = 0..=1, default_missing_value = crate::nats::nachos::AUDIT_SUBJECT, requires = "nats")]
+    /// --nats: publish each call's audit record on SUBJECT.
+    ///
+    /// The line --audit writes; SUBJECT is nachos.audit.log by default. Give the
+    /// manifests before this flag, or its value.
+    #[arg(long, value_name = "SUBJECT", num_args = 0..=1, default_missing_value = crate::nats::nachos::AUDIT_SUBJECT, requires = "nats", help_heading = NATS)]
     nats_audit: Option<String>,
-    /// How much the server logs on stderr (stdout carries only the protocol).
+    /// How much the server logs on stderr.
+    ///
+    /// Standard output carries only the protocol.
     #[arg(long, value_enum, value_name = "LEVEL", default_value_t = Level::Warn)]
     log_level: Level,
+    // After the flags of no heading: NatsArgs sets the heading of the
+    // flags that follow it.
+    #[command(flatten)]
+    nats_args: NatsArgs,
     #[command(flatten)]
     runner: RunnerArgs,
     // --locked, --lock-file (their help says what serve does with them).

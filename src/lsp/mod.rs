@@ -774,6 +774,9 @@ impl Server {
             "range": range,
             "severity": severity,
             "code": diagnostic.rule.code,
+            // The rule's page: a plain link, which a client without
+            // codeDescriptionSupport leaves alone.
+            "codeDescription": {"href": diagnostic.rule.documentation_url()},
             "source": "toolc",
             "message": message,
             "data": {"rule": diagnostic.rule.name, "fixable": diagnostic.fix.is_some()},

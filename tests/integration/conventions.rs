@@ -740,31 +740,12 @@ fn completions_for_every_shell_and_bash_parses_and_completes() {
         "toolc.bash",
         Test::new().args(["completions", "bash"]).run().stdout,
     );
-    let bash = |code: &str| {
-        let output = std::process::Command::new("bash")
-            .args(["-c", code])
-            .output()
-            .expect("run bash");
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    };
-    bash(&format!("bash -n '{}'", script.display()));
+    super::command_line::bash(&format!("bash -n '{}'", script.display()));
     // Sourced, it completes a subcommand and a flag.
-    let complete = |words: &str, current: usize| {
-        bash(&format!(
-            "source '{}'; COMP_WORDS=({words}); COMP_CWORD={current}; \
-             _toolc toolc \"${{COMP_WORDS[{current}]}}\" \"${{COMP_WORDS[{}]}}\"; \
-             echo \"${{COMPREPLY[@]}}\"",
-            script.display(),
-            current - 1
-        ))
-    };
-    assert_eq!(complete("toolc li", 1).trim(), "lint");
-    assert_eq!(complete("toolc lint --stat", 2).trim(), "--statistics");
+    let complete =
+        |words: &str, current: usize| super::command_line::bash_completes(&script, words, current);
+    assert_eq!(complete("toolc li", 1), ["lint"]);
+    assert_eq!(complete("toolc lint --stat", 2), ["--statistics"]);
     let unknown = Test::new().args(["completions", "tcsh"]).run();
     assert_eq!(unknown.code, 2);
 }

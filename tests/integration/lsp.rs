@@ -291,7 +291,18 @@ fn invalid_json_rpc_is_answered_and_the_server_goes_on() {
         json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"nonsense": true}}),
     );
     server.open(&tool, BROKEN);
-    assert_eq!(codes(&server.diagnostics(4, &tool)), ["TC401"]);
+    let answer = server.diagnostics(4, &tool);
+    assert_eq!(codes(&answer), ["TC401"]);
+    // The finding links its rule's page.
+    let finding = &answer["result"]["items"][0];
+    let rule = finding["data"]["rule"].as_str().expect("rule");
+    assert_eq!(
+        finding["codeDescription"]["href"],
+        format!(
+            "{}/blob/main/docs/rules/{rule}.md",
+            env!("CARGO_PKG_REPOSITORY")
+        )
+    );
     assert_eq!(server.stop(), Some(0));
 }
 

@@ -112,6 +112,23 @@ fn sarif_driver_describes_every_rule() {
     assert!(help.contains("## What it does"), "{help}");
     assert_eq!(duplicate["help"]["text"], duplicate["help"]["markdown"]);
     assert!(duplicate["shortDescription"]["text"].is_string());
+    // Each rule links its page in the repository Cargo.toml names.
+    assert_eq!(
+        duplicate["helpUri"],
+        format!(
+            "{}/blob/main/docs/rules/duplicate-tool-name.md",
+            env!("CARGO_PKG_REPOSITORY")
+        )
+    );
+    for rule in driver["rules"].as_array().expect("rules") {
+        let id = rule["id"].as_str().expect("id");
+        let uri = rule["helpUri"].as_str().expect("helpUri");
+        assert!(uri.ends_with(&format!("/docs/rules/{id}.md")), "{uri}");
+        assert!(
+            super::root().join(format!("docs/rules/{id}.md")).is_file(),
+            "{uri} names no page"
+        );
+    }
 }
 
 #[test]

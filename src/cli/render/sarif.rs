@@ -3,7 +3,9 @@
 //! read.
 //!
 //! One run; its driver lists every rule toolc has (not only those that
-//! fired), so a viewer can show any rule's documentation. Columns count
+//! fired), so a viewer can show any rule's documentation, and links each
+//! rule's page (`helpUri`; a result has no link of its own in SARIF, its
+//! `ruleIndex` names the rule). Columns count
 //! characters, which SARIF calls `unicodeCodePoints`; regions end one past
 //! their last character, as SARIF's `endColumn` does.
 
@@ -36,6 +38,7 @@ pub(in crate::cli) fn sarif(report: &LintReport) -> String {
                 "shortDescription": {"text": rule.summary},
                 "fullDescription": {"text": rule.summary},
                 "help": {"text": crate::lint::documentation(rule), "markdown": crate::lint::documentation(rule)},
+                "helpUri": rule.documentation_url(),
                 "defaultConfiguration": {"level": level(rule.severity)},
                 "properties": properties,
             })
