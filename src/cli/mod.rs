@@ -283,10 +283,11 @@ struct ReadArgs {
     /// For pre-commit hooks, which name every changed file.
     #[arg(long, help_heading = heading::FILES)]
     force_exclude: bool,
-    /// Leave named files that hold no manifest (package.json, a settings file with
-    /// comments) alone, as a directory walk does, instead of reporting them (for
-    /// pre-commit hooks, which name every changed JSON file).
-    #[arg(long)]
+    /// Skip named files that hold no manifest, as a directory walk does.
+    ///
+    /// A package.json or a settings file with comments is skipped instead of
+    /// reported: for pre-commit hooks, which name every changed JSON file.
+    #[arg(long, help_heading = heading::FILES)]
     ignore_unknown: bool,
 }
 
