@@ -151,3 +151,40 @@ fn the_readme_keeps_its_two_commands_and_install() {
         "{install}"
     );
 }
+
+/// The counts the quick start quotes (its summary lines: `Found N errors
+/// ...`, `[*] N fixable ...`) are what toolc prints for the same command,
+/// including the summary of all the fixtures, which changes with every
+/// fixture added.
+#[test]
+fn the_readme_quick_start_quotes_the_counts_toolc_prints() {
+    let counted = |line: &str| line.starts_with("Found ") || line.starts_with("[*] ");
+    let commands = shown_commands(&readme_section("## Quick start"));
+    let mut compared = 0;
+    for (command, shown) in &commands {
+        let shown: Vec<&str> = shown
+            .iter()
+            .map(String::as_str)
+            .filter(|l| counted(l))
+            .collect();
+        if shown.is_empty() {
+            continue;
+        }
+        let words = command.split(" #").next().unwrap_or(command);
+        let args: Vec<&str> = words.split_whitespace().skip(1).collect();
+        let output = Test::new().args(&args).run();
+        let printed: Vec<&str> = output.stdout.lines().filter(|l| counted(l)).collect();
+        assert_eq!(
+            printed, shown,
+            "README's quick start quotes other counts for `{command}` than toolc prints"
+        );
+        compared += 1;
+    }
+    assert!(
+        commands
+            .iter()
+            .any(|(command, _)| command == "toolc lint fixtures/")
+            && compared >= 2,
+        "README's quick start no longer quotes the summary of `toolc lint fixtures/`"
+    );
+}
