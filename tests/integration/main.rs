@@ -8,6 +8,7 @@ mod action;
 mod agentstack_names;
 mod architecture;
 mod bench_script;
+mod binary_size;
 mod builtin;
 mod cgroup_limits;
 mod command_line;
