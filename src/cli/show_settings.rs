@@ -3,8 +3,8 @@
 //!
 //! The output is TOML (one table per path) so that it reads like the
 //! configuration it explains and a script can parse it: the configuration
-//! file (or `"defaults"`), the `[[overrides]]` entries that match, the
-//! targets, the size limit, the exclusions, `[limits]`, and every rule with
+//! file (or `"defaults"`), the `[[overrides]]` entries that match (and
+//! those that turn rules off for some tools or pointers only), the targets, the size limit, the exclusions, `[limits]`, and every rule with
 //! the level it gets (`off` with the reason when it does not run).
 
 use std::fmt::Write as _;
@@ -88,6 +88,21 @@ fn render(path: &Path, explained: &Explained, text: &mut String) {
         excluded(&explained.extend_exclude)
     );
     let _ = writeln!(text, "force-exclude = {}", explained.force_exclude);
+    for scoped in &settings.scoped_ignores {
+        // The matching overrides that turn rules off for some tools or
+        // pointers only (the rules table below is the file's as a whole).
+        let _ = writeln!(text, "\n[[settings.{path}.scoped-ignores]]");
+        if !scoped.tools.is_empty() {
+            let tools = scoped.tools.iter().map(|tool| quoted(tool));
+            let _ = writeln!(text, "tools = {}", list(tools));
+        }
+        if !scoped.pointers.is_empty() {
+            let pointers = scoped.pointers.iter().map(|pointer| quoted(pointer));
+            let _ = writeln!(text, "pointers = {}", list(pointers));
+        }
+        let rules = scoped.rules.iter().map(|rule| quoted(rule));
+        let _ = writeln!(text, "rules = {}  # off there", list(rules));
+    }
     let _ = writeln!(text, "\n[settings.{path}.limits]");
     text.push_str(&toml::to_string(&settings.limits).unwrap_or_default());
     let _ = writeln!(text, "\n[settings.{path}.rules]");

@@ -525,7 +525,9 @@ fn show_settings_says_what_applies_and_where_from() {
         "targets = [\"gemini\"]\nextend-exclude = [\"build\"]\n\
          [rules]\n\"invalid-tool-name\" = \"off\"\n\
          [[overrides]]\nfiles = [\"legacy/**\"]\nrules = { \"command-not-found\" = \"info\" }\n\
-         [[overrides]]\nfiles = [\"nothing/**\"]\nrules = { \"command-not-found\" = \"off\" }\n",
+         [[overrides]]\nfiles = [\"nothing/**\"]\nrules = { \"command-not-found\" = \"off\" }\n\
+         [[overrides]]\nfiles = [\"legacy/**\"]\ntools = [\"old_search\"]\npointers = [\"/tools/1\"]\n\
+         rules = { \"name-too-long\" = \"off\" }\n",
     );
     dir.write(
         "app/pyproject.toml",
@@ -551,8 +553,16 @@ fn show_settings_says_what_applies_and_where_from() {
         Some("toolc.toml"),
         "{text}"
     );
-    assert_eq!(legacy["overrides"].as_array().unwrap().len(), 1, "{text}");
+    assert_eq!(legacy["overrides"].as_array().unwrap().len(), 2, "{text}");
     assert_eq!(legacy["overrides"][0].as_integer(), Some(1), "{text}");
+    assert_eq!(legacy["overrides"][1].as_integer(), Some(3), "{text}");
+    // The third turns a rule off for one tool and one pointer only: the
+    // file's rule stays on, and the scoped ignore is listed beside it.
+    let scoped = &legacy["scoped-ignores"][0];
+    assert_eq!(scoped["tools"][0].as_str(), Some("old_search"), "{text}");
+    assert_eq!(scoped["pointers"][0].as_str(), Some("/tools/1"), "{text}");
+    assert_eq!(scoped["rules"][0].as_str(), Some("name-too-long"), "{text}");
+    assert_eq!(legacy["rules"]["name-too-long"].as_str(), Some("error"));
     assert_eq!(legacy["targets"][0].as_str(), Some("gemini"), "{text}");
     assert_eq!(
         legacy["extend-exclude"][0].as_str(),
