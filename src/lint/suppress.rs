@@ -158,12 +158,7 @@ fn inline(manifest: &Manifest) -> Vec<Ignore> {
         let Some(list) = manifest.raw(list_at) else {
             continue;
         };
-        let place = || {
-            vec![(
-                tool.origin.clone(),
-                manifest.document.map.value_span(&tool.origin),
-            )]
-        };
+        let place = || vec![(tool.origin.clone(), member_span(manifest, &tool.origin))];
         let entry = |pointer: String, is_item: bool| Entry {
             pointer,
             path: path.clone(),
@@ -204,7 +199,6 @@ fn inline(manifest: &Manifest) -> Vec<Ignore> {
 
 /// A `toolc.toml` ignore, with its tools found in `manifest`.
 fn configured(manifest: &Manifest, scoped: &ScopedIgnore) -> Ignore {
-    let map = &manifest.document.map;
     let tools = manifest
         .toolset
         .tools
@@ -214,7 +208,7 @@ fn configured(manifest: &Manifest, scoped: &ScopedIgnore) -> Ignore {
     let places = tools
         .chain(scoped.pointers.iter().cloned())
         .map(|pointer| {
-            let span = map.value_span(&pointer);
+            let span = member_span(manifest, &pointer);
             (pointer, span)
         })
         .collect();
@@ -224,6 +218,18 @@ fn configured(manifest: &Manifest, scoped: &ScopedIgnore) -> Ignore {
         entry: None,
         used: false,
     }
+}
+
+/// The text of the value at `pointer` with its key, when it is an
+/// object's member: findings in code point back at the key of an
+/// AgentStack tool (`"fetch": {...}`), which is the tool's too.
+fn member_span(manifest: &Manifest, pointer: &str) -> Option<Span> {
+    let map = &manifest.document.map;
+    let value = map.value_span(pointer)?;
+    let start = map
+        .key_span(pointer)
+        .map_or(value.start, |key| key.start.min(value.start));
+    Some(Span::new(start, value.end))
 }
 
 /// Whether `rule`'s checks ran on `manifest`: only then can an ignore of
