@@ -276,19 +276,18 @@ fn removal(manifest: &Manifest, removable: &[String], pointer: &str) -> Option<E
     let mut target = pointer.to_string();
     loop {
         let (container, _) = target.rsplit_once('/')?;
-        let siblings = children(manifest.raw(container)?, container);
-        if siblings.len() == 1 && removable.iter().any(|r| r == container) {
+        let (count, before, next) = neighbours(manifest.raw(container)?, container, &target)?;
+        if count == 1 && removable.iter().any(|r| r == container) {
             target = container.to_string();
             continue;
         }
-        let index = siblings.iter().position(|s| *s == target)?;
         let start = |at: &str| -> Option<usize> {
             Some(map.key_span(at).unwrap_or(map.value_span(at)?).start)
         };
         let end = |at: &str| map.value_span(at).map(|s| s.end);
-        let span = match (index.checked_sub(1), siblings.get(index + 1)) {
-            (_, Some(next)) => Span::new(start(&target)?, start(next)?),
-            (Some(before), None) => Span::new(end(&siblings[before])?, end(&target)?),
+        let span = match (before, next) {
+            (_, Some(next)) => Span::new(start(&target)?, start(&next)?),
+            (Some(before), None) => Span::new(end(&before)?, end(&target)?),
             (None, None) => {
                 let inside = map.value_span(container)?;
                 Span::new(inside.start + 1, inside.end.checked_sub(1)?)
@@ -301,11 +300,29 @@ fn removal(manifest: &Manifest, removable: &[String], pointer: &str) -> Option<E
     }
 }
 
-/// The pointers of the items or members of `value` (at `at`), in order.
-fn children(value: &Value, at: &str) -> Vec<String> {
+/// How many items or members `value` (at `at`) has, and the pointers of
+/// those just before and after its child `target`. An array's are found by
+/// index: each entry of a long ignore list costs the same, not the list's
+/// length again.
+fn neighbours(
+    value: &Value,
+    at: &str,
+    target: &str,
+) -> Option<(usize, Option<String>, Option<String>)> {
+    let sibling = |i: usize| json::join(at, i);
     match value {
-        Value::Array(items) => (0..items.len()).map(|i| json::join(at, i)).collect(),
-        Value::Object(members) => members.keys().map(|key| json::join(at, key)).collect(),
-        _ => Vec::new(),
+        Value::Array(items) => {
+            let index: usize = target.rsplit_once('/')?.1.parse().ok()?;
+            let before = index.checked_sub(1).map(sibling);
+            let next = (index + 1 < items.len()).then(|| sibling(index + 1));
+            Some((items.len(), before, next))
+        }
+        Value::Object(members) => {
+            let keys: Vec<String> = members.keys().map(|key| json::join(at, key)).collect();
+            let index = keys.iter().position(|k| k == target)?;
+            let before = index.checked_sub(1).map(|i| keys[i].clone());
+            Some((keys.len(), before, keys.get(index + 1).cloned()))
+        }
+        _ => None,
     }
 }
