@@ -484,30 +484,21 @@ fn an_ignore_covers_the_findings_in_its_agentstack_functions_code() {
     assert_eq!(of_rule(&after, "unused-ignore"), Vec::<String>::new());
     // In toolc.toml, by the tool's name.
     dir.write("weather/config.json", unhinted(""));
-    dir.write(
-        "toolc.toml",
-        r#"
-[[overrides]]
-files = ["weather/**"]
-tools = ["other_tool"]
-rules = { "python-type-hint-unknown" = "off" }
-"#,
-    );
+    let off_for = |tool: &str| {
+        let toml = format!(
+            "[[overrides]]\nfiles = [\"weather/**\"]\ntools = [\"{tool}\"]\n\
+             rules = {{ \"python-type-hint-unknown\" = \"off\" }}\n"
+        );
+        dir.write("toolc.toml", toml);
+    };
+    off_for("other_tool");
     let (_, configured) = lint(dir.path(), &[]);
     assert_eq!(
         of_rule(&configured, "python-type-hint-unknown"),
         Vec::<String>::new()
     );
     // Named on the other tool, it covers nothing.
-    dir.write(
-        "toolc.toml",
-        r#"
-[[overrides]]
-files = ["weather/**"]
-tools = ["forecast"]
-rules = { "python-type-hint-unknown" = "off" }
-"#,
-    );
+    off_for("forecast");
     let (_, elsewhere) = lint(dir.path(), &[]);
     assert_eq!(
         of_rule(&elsewhere, "python-type-hint-unknown"),
