@@ -23,15 +23,20 @@ pub(super) fn show(
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     let mut text = String::new();
-    for (index, path) in paths.iter().enumerate() {
+    let mut shown = std::collections::HashSet::new();
+    for path in paths {
         if !path.exists() {
             return Err(CliError::Usage(format!(
                 "--show-settings {}: no such file or directory",
                 crate::terminal::path(path)
             )));
         }
+        // A path named twice is one table: TOML refuses a table twice.
+        if !shown.insert(table_key(&crate::project::display_path(path))) {
+            continue;
+        }
         let explained = linter.configuration().explain(path)?;
-        if index > 0 {
+        if !text.is_empty() {
             text.push('\n');
         }
         render(path, &explained, &mut text);
@@ -43,6 +48,24 @@ pub(super) fn show(
 /// A TOML string.
 fn quoted(text: &str) -> String {
     toml::Value::String(text.to_string()).to_string()
+}
+
+/// A TOML key: always a one-line basic string (a path may hold a newline,
+/// which [`quoted`] would make a multi-line string, no key in TOML).
+fn table_key(text: &str) -> String {
+    let mut key = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => key.push_str("\\\""),
+            '\\' => key.push_str("\\\\"),
+            c if c.is_control() => {
+                let _ = write!(key, "\\u{:04X}", u32::from(c));
+            }
+            c => key.push(c),
+        }
+    }
+    key.push('"');
+    key
 }
 
 fn list(items: impl IntoIterator<Item = String>) -> String {
@@ -69,7 +92,7 @@ fn render(path: &Path, explained: &Explained, text: &mut String) {
             crate::project::config::PYPROJECT
         ),
     };
-    let path = quoted(&crate::project::display_path(path));
+    let path = table_key(&crate::project::display_path(path));
     let _ = writeln!(text, "[settings.{path}]");
     let _ = writeln!(text, "configuration = {configuration}");
     let _ = writeln!(

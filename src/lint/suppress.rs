@@ -158,12 +158,7 @@ fn inline(manifest: &Manifest) -> Vec<Ignore> {
         let Some(list) = manifest.raw(list_at) else {
             continue;
         };
-        let place = || {
-            vec![(
-                tool.origin.clone(),
-                manifest.document.map.value_span(&tool.origin),
-            )]
-        };
+        let place = || vec![(tool.origin.clone(), member_span(manifest, &tool.origin))];
         let entry = |pointer: String, is_item: bool| Entry {
             pointer,
             path: path.clone(),
@@ -204,7 +199,6 @@ fn inline(manifest: &Manifest) -> Vec<Ignore> {
 
 /// A `toolc.toml` ignore, with its tools found in `manifest`.
 fn configured(manifest: &Manifest, scoped: &ScopedIgnore) -> Ignore {
-    let map = &manifest.document.map;
     let tools = manifest
         .toolset
         .tools
@@ -214,7 +208,7 @@ fn configured(manifest: &Manifest, scoped: &ScopedIgnore) -> Ignore {
     let places = tools
         .chain(scoped.pointers.iter().cloned())
         .map(|pointer| {
-            let span = map.value_span(&pointer);
+            let span = member_span(manifest, &pointer);
             (pointer, span)
         })
         .collect();
@@ -224,6 +218,18 @@ fn configured(manifest: &Manifest, scoped: &ScopedIgnore) -> Ignore {
         entry: None,
         used: false,
     }
+}
+
+/// The text of the value at `pointer` with its key, when it is an
+/// object's member: findings in code point back at the key of an
+/// AgentStack tool (`"fetch": {...}`), which is the tool's too.
+fn member_span(manifest: &Manifest, pointer: &str) -> Option<Span> {
+    let map = &manifest.document.map;
+    let value = map.value_span(pointer)?;
+    let start = map
+        .key_span(pointer)
+        .map_or(value.start, |key| key.start.min(value.start));
+    Some(Span::new(start, value.end))
 }
 
 /// Whether `rule`'s checks ran on `manifest`: only then can an ignore of
@@ -270,19 +276,18 @@ fn removal(manifest: &Manifest, removable: &[String], pointer: &str) -> Option<E
     let mut target = pointer.to_string();
     loop {
         let (container, _) = target.rsplit_once('/')?;
-        let siblings = children(manifest.raw(container)?, container);
-        if siblings.len() == 1 && removable.iter().any(|r| r == container) {
+        let (count, before, next) = neighbours(manifest.raw(container)?, container, &target)?;
+        if count == 1 && removable.iter().any(|r| r == container) {
             target = container.to_string();
             continue;
         }
-        let index = siblings.iter().position(|s| *s == target)?;
         let start = |at: &str| -> Option<usize> {
             Some(map.key_span(at).unwrap_or(map.value_span(at)?).start)
         };
         let end = |at: &str| map.value_span(at).map(|s| s.end);
-        let span = match (index.checked_sub(1), siblings.get(index + 1)) {
-            (_, Some(next)) => Span::new(start(&target)?, start(next)?),
-            (Some(before), None) => Span::new(end(&siblings[before])?, end(&target)?),
+        let span = match (before, next) {
+            (_, Some(next)) => Span::new(start(&target)?, start(&next)?),
+            (Some(before), None) => Span::new(end(&before)?, end(&target)?),
             (None, None) => {
                 let inside = map.value_span(container)?;
                 Span::new(inside.start + 1, inside.end.checked_sub(1)?)
@@ -295,11 +300,29 @@ fn removal(manifest: &Manifest, removable: &[String], pointer: &str) -> Option<E
     }
 }
 
-/// The pointers of the items or members of `value` (at `at`), in order.
-fn children(value: &Value, at: &str) -> Vec<String> {
+/// How many items or members `value` (at `at`) has, and the pointers of
+/// those just before and after its child `target`. An array's are found by
+/// index: each entry of a long ignore list costs the same, not the list's
+/// length again.
+fn neighbours(
+    value: &Value,
+    at: &str,
+    target: &str,
+) -> Option<(usize, Option<String>, Option<String>)> {
+    let sibling = |i: usize| json::join(at, i);
     match value {
-        Value::Array(items) => (0..items.len()).map(|i| json::join(at, i)).collect(),
-        Value::Object(members) => members.keys().map(|key| json::join(at, key)).collect(),
-        _ => Vec::new(),
+        Value::Array(items) => {
+            let index: usize = target.rsplit_once('/')?.1.parse().ok()?;
+            let before = index.checked_sub(1).map(sibling);
+            let next = (index + 1 < items.len()).then(|| sibling(index + 1));
+            Some((items.len(), before, next))
+        }
+        Value::Object(members) => {
+            let keys: Vec<String> = members.keys().map(|key| json::join(at, key)).collect();
+            let index = keys.iter().position(|k| k == target)?;
+            let before = index.checked_sub(1).map(|i| keys[i].clone());
+            Some((keys.len(), before, keys.get(index + 1).cloned()))
+        }
+        _ => None,
     }
 }

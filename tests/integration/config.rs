@@ -638,3 +638,34 @@ fn show_settings_says_what_applies_and_where_from() {
         &["nowhere.json: no such file or directory"],
     );
 }
+
+/// `--show-settings` stays TOML a script can read whatever it is given: a
+/// path named twice (or as `./path`) is one table, and a path whose name
+/// holds a newline or a quote is a one-line key.
+#[test]
+fn show_settings_is_valid_toml_for_repeated_and_odd_paths() {
+    let dir = project();
+    let odd = "odd \"name\"\nwith a newline";
+    dir.write(&format!("{odd}/tools.json"), "{\"tools\": []}\n");
+    let odd_file = format!("{odd}/tools.json");
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args([
+            "lint",
+            "--show-settings",
+            "legacy",
+            "./legacy",
+            "legacy",
+            &odd_file,
+        ])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let parsed: toml::Table = output
+        .stdout
+        .parse()
+        .unwrap_or_else(|e| panic!("not TOML ({e}):\n{}", output.stdout));
+    let settings = parsed["settings"].as_table().expect("[settings]");
+    let mut keys: Vec<&str> = settings.keys().map(String::as_str).collect();
+    keys.sort();
+    assert_eq!(keys, ["legacy", odd_file.as_str()], "{}", output.stdout);
+}

@@ -389,6 +389,10 @@ fn walkdir_lite(dir: &Path) -> Vec<PathBuf> {
     if let Ok(entries) = std::fs::read_dir(dir) {
         for entry in entries.flatten() {
             let path = entry.path();
+            // A link's target may be outside the directory: left alone.
+            if entry.file_type().is_ok_and(|t| t.is_symlink()) {
+                continue;
+            }
             let is_real_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
             if is_real_dir {
                 out.extend(walkdir_lite(&path));

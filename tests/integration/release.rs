@@ -606,6 +606,83 @@ fn a_tampered_archive_or_checksum_installs_nothing() {
     }
 }
 
+/// An archive of `entry` (a path under `root`) as the asset `asset` of this
+/// version in `site`, with its honest `.sha256`: what a release server
+/// that turned hostile would send.
+fn hostile_release(site: &Path, root: &Path, entry: &str, asset: &str) {
+    let tag_dir = site.join(format!("v{}", version()));
+    std::fs::create_dir_all(&tag_dir).expect("the tag's directory");
+    let archive = tag_dir.join(asset);
+    let packed = Command::new("tar")
+        .arg("-C")
+        .arg(root)
+        .arg("-czf")
+        .arg(&archive)
+        .arg(entry)
+        .status()
+        .expect("run tar");
+    assert!(packed.success());
+    let summed = Command::new("sha256sum")
+        .arg(&archive)
+        .output()
+        .expect("run sha256sum");
+    let digest = stdout(&summed);
+    let digest = digest.split(' ').next().expect("a digest");
+    std::fs::write(
+        tag_dir.join(format!("{asset}.sha256")),
+        format!("{digest}  {asset}\n"),
+    )
+    .expect("the checksum");
+}
+
+#[test]
+fn an_archive_with_links_installs_nothing_and_touches_nothing_outside() {
+    let version = version();
+    let target = dist_ok(&["target", "Linux", runner_arch()]);
+    let stem = format!("toolc-{version}-{target}");
+    let asset = dist_ok(&["asset", &target]);
+    // A file named toolc outside the download, which the links point at.
+    let outside = TempDir::new("release-outside");
+    let victim = outside.write("toolc", "#!/bin/sh\necho not toolc\n");
+    for (case, link_at, points_at) in [
+        (
+            "the binary is a link",
+            format!("{stem}/toolc"),
+            victim.clone(),
+        ),
+        (
+            "its directory is a link",
+            stem.clone(),
+            outside.path().to_path_buf(),
+        ),
+    ] {
+        let site = TempDir::new("release-links");
+        let root = TempDir::new("release-links-root");
+        std::fs::create_dir_all(root.path().join(&stem)).expect("the stem");
+        let link = root.path().join(&link_at);
+        if link.is_dir() {
+            std::fs::remove_dir(&link).expect("make room for the link");
+        }
+        std::os::unix::fs::symlink(&points_at, &link).expect("a link");
+        hostile_release(site.path(), root.path(), &stem, &asset);
+        let releases = Releases::serve(site.path());
+        // (Taken here: TempDir's drop restores permissions through links.)
+        let before = std::fs::metadata(&victim).expect("the file").permissions();
+        let scratch = TempDir::new("release-links-install");
+        let run = install(&releases, "", &scratch);
+        let err = stderr(&run.output);
+        assert!(!run.output.status.success(), "{case}: installed anyway");
+        assert!(err.contains("holds a link"), "{case}: {err}");
+        assert!(!run.dest.exists(), "{case}: {} exists", run.dest.display());
+        assert_eq!(run.github_output, "", "{case}");
+        // Neither moved away nor made executable.
+        let after = std::fs::metadata(&victim)
+            .expect("still there")
+            .permissions();
+        assert_eq!(before, after, "{case}");
+    }
+}
+
 #[test]
 fn a_version_without_a_release_falls_back_to_building_it() {
     let site = TempDir::new("release-none");

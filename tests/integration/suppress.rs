@@ -431,3 +431,77 @@ fn ignores_are_never_carried_into_gen_convert_or_serve_output() {
     assert_eq!(tools.len(), 2, "{listed}");
     assert!(!listed.to_string().contains("\"ignore\""), "{listed}");
 }
+
+/// An AgentStack package of two functions, the second without a type hint
+/// (a finding in `__init__.py` that points back at the tool's key).
+const UNHINTED_PACKAGE: &str = r#"{
+  "name": "weather",
+  "category": "web-retrieval",
+  "tools": {
+    "forecast": {"actions": ["read"]},
+    "other_tool": {"actions": ["read"]IGNORE}
+  }
+}
+"#;
+
+const UNHINTED_CODE: &str = r#"def forecast(city: str) -> str:
+    """Forecast the weather of a city.
+
+    Args:
+        city: The city's name.
+    """
+    return city
+
+
+def other_tool(x) -> str:
+    """Other.
+
+    Args:
+        x: Anything.
+    """
+    return x
+"#;
+
+#[test]
+fn an_ignore_covers_the_findings_in_its_agentstack_functions_code() {
+    let dir = TempDir::new("suppress-agentstack-code");
+    dir.write("weather/__init__.py", UNHINTED_CODE);
+    let unhinted = |ignore: &str| UNHINTED_PACKAGE.replace("IGNORE", ignore);
+    dir.write("weather/config.json", unhinted(""));
+    let (_, before) = lint(dir.path(), &[]);
+    assert_eq!(
+        of_rule(&before, "python-type-hint-unknown"),
+        ["weather/__init__.py#"]
+    );
+    // Inline, on the tool whose code it is: suppressed, and of use.
+    let inline = r#", "x-toolc": {"ignore": ["python-type-hint-unknown"]}"#;
+    dir.write("weather/config.json", unhinted(inline));
+    let (_, after) = lint(dir.path(), &[]);
+    assert_eq!(
+        of_rule(&after, "python-type-hint-unknown"),
+        Vec::<String>::new()
+    );
+    assert_eq!(of_rule(&after, "unused-ignore"), Vec::<String>::new());
+    // In toolc.toml, by the tool's name.
+    dir.write("weather/config.json", unhinted(""));
+    let off_for = |tool: &str| {
+        let toml = format!(
+            "[[overrides]]\nfiles = [\"weather/**\"]\ntools = [\"{tool}\"]\n\
+             rules = {{ \"python-type-hint-unknown\" = \"off\" }}\n"
+        );
+        dir.write("toolc.toml", toml);
+    };
+    off_for("other_tool");
+    let (_, configured) = lint(dir.path(), &[]);
+    assert_eq!(
+        of_rule(&configured, "python-type-hint-unknown"),
+        Vec::<String>::new()
+    );
+    // Named on the other tool, it covers nothing.
+    off_for("forecast");
+    let (_, elsewhere) = lint(dir.path(), &[]);
+    assert_eq!(
+        of_rule(&elsewhere, "python-type-hint-unknown"),
+        ["weather/__init__.py#"]
+    );
+}
