@@ -206,6 +206,7 @@ fn signal_name(signal: i32) -> String {
     match signal {
         libc::SIGINT => "SIGINT".to_string(),
         libc::SIGTERM => "SIGTERM".to_string(),
+        #[cfg(unix)]
         libc::SIGHUP => "SIGHUP".to_string(),
         n => format!("signal {n}"),
     }
