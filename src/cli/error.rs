@@ -314,6 +314,7 @@ mod tests {
         assert_eq!(exit_code(&Ok(Outcome::Refused)), 1);
         assert_eq!(exit_code(&Ok(Outcome::ToolFailed)), 1);
         assert_eq!(exit_code(&Ok(Outcome::Interrupted(libc::SIGINT))), 130);
+        #[cfg(unix)]
         assert_eq!(exit_code(&Ok(Outcome::Interrupted(libc::SIGHUP))), 129);
         assert_eq!(exit_code(&Ok(Outcome::Interrupted(libc::SIGTERM))), 143);
         assert_eq!(exit_code(&Err(CliError::Usage("bad".to_string()))), 2);

@@ -413,6 +413,7 @@ fn list(runner: &Runner, out: &mut dyn Write) -> Result<(), CliError> {
 /// processes killed, its scratch directory removed), its result printed,
 /// and toolc exits `128 + signal`. Outside a call the signals keep their
 /// default action: nothing of a tool runs then.
+#[cfg(unix)]
 mod interrupt {
     use std::sync::OnceLock;
     use std::sync::atomic::{AtomicI32, Ordering};
@@ -488,6 +489,28 @@ mod interrupt {
             unsafe {
                 libc::sigaction(*signal, old, std::ptr::null_mut());
             }
+        }
+    }
+}
+
+/// Elsewhere no handler is installed: Ctrl+C ends toolc at once.
+#[cfg(not(unix))]
+mod interrupt {
+    use crate::run::CancelToken;
+
+    pub(super) enum Guard {}
+
+    impl Guard {
+        pub(super) fn install() -> Option<Guard> {
+            None
+        }
+
+        pub(super) fn token(&self) -> &CancelToken {
+            match *self {}
+        }
+
+        pub(super) fn finish(self) -> Option<i32> {
+            match self {}
         }
     }
 }

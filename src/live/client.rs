@@ -577,7 +577,8 @@ fn transport_message(error: &DynamicTransportError) -> String {
 
 /// Kills the process group a server leads when dropped: the listing
 /// ended, however it ended.
-struct KillOnDrop(Option<i32>);
+/// (Unix only: elsewhere the server is not killed here.)
+struct KillOnDrop(#[cfg_attr(not(unix), allow(dead_code))] Option<i32>);
 
 impl KillOnDrop {
     fn new(pid: Option<u32>) -> KillOnDrop {

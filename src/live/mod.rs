@@ -185,6 +185,8 @@ pub(crate) enum LiveError {
     #[error("cannot start the runtime of the MCP client")]
     Runtime(#[source] std::io::Error),
     #[error("stopped by {} while reading {}", signal_name(*signal), interrupted(servers))]
+    /// Unix only: elsewhere no signal is caught while reading.
+    #[cfg_attr(not(unix), allow(dead_code))]
     Interrupted { servers: Vec<String>, signal: i32 },
 }
 
@@ -206,6 +208,7 @@ fn signal_name(signal: i32) -> String {
     match signal {
         libc::SIGINT => "SIGINT".to_string(),
         libc::SIGTERM => "SIGTERM".to_string(),
+        #[cfg(unix)]
         libc::SIGHUP => "SIGHUP".to_string(),
         n => format!("signal {n}"),
     }

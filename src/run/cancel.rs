@@ -16,10 +16,12 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+#[cfg(target_os = "linux")]
 use std::time::Duration;
 
 /// How often a running call looks at its token: the longest a cancelled
 /// call keeps running.
+#[cfg(target_os = "linux")]
 pub(crate) const CHECK_INTERVAL: Duration = Duration::from_millis(20);
 
 /// A shared flag that stops the calls it was given to. Cheap to clone;

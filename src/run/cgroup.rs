@@ -59,11 +59,17 @@
 //! user namespace, per user without one, and not at all for root
 //! outside a user namespace.
 
+#[cfg(target_os = "linux")]
 use std::fs::{self, OpenOptions};
+#[cfg(target_os = "linux")]
 use std::io;
+#[cfg(target_os = "linux")]
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+#[cfg(target_os = "linux")]
 use std::path::{Path, PathBuf};
+#[cfg(target_os = "linux")]
 use std::sync::atomic::{AtomicU64, Ordering};
+#[cfg(target_os = "linux")]
 use std::sync::{Mutex, Once, OnceLock};
 
 /// The most processes a call may hold at once when neither the call nor
@@ -74,9 +80,11 @@ pub const DEFAULT_MAX_PROCESSES: u64 = 256;
 /// tool (`resources.memory`) gives one: 1 GiB.
 pub const DEFAULT_MEMORY: u64 = 1 << 30;
 
+#[cfg(target_os = "linux")]
 /// The start of every call cgroup's name.
 const PREFIX: &str = "toolc-";
 
+#[cfg(target_os = "linux")]
 /// What one call may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct CallLimits {
@@ -84,6 +92,7 @@ pub(crate) struct CallLimits {
     pub processes: u64,
 }
 
+#[cfg(target_os = "linux")]
 /// Which limit a call reached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Reached {
@@ -91,6 +100,7 @@ pub(crate) enum Reached {
     Processes,
 }
 
+#[cfg(target_os = "linux")]
 /// One hierarchy toolc limits calls in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -99,6 +109,7 @@ enum Kind {
     V2,
 }
 
+#[cfg(target_os = "linux")]
 /// Toolc's own cgroup in one hierarchy: where call cgroups are made.
 #[derive(Debug, Clone)]
 struct Place {
@@ -106,6 +117,7 @@ struct Place {
     dir: PathBuf,
 }
 
+#[cfg(target_os = "linux")]
 /// The places of this process, found once; `Err` says why there are none.
 fn places() -> &'static Result<Vec<Place>, String> {
     static PLACES: OnceLock<Result<Vec<Place>, String>> = OnceLock::new();
@@ -129,6 +141,7 @@ fn places() -> &'static Result<Vec<Place>, String> {
     })
 }
 
+#[cfg(target_os = "linux")]
 /// A mount of `/proc/self/mountinfo`: its root within the hierarchy, its
 /// mount point, file-system type and super-block options.
 struct Mount<'a> {
@@ -138,6 +151,7 @@ struct Mount<'a> {
     options: &'a str,
 }
 
+#[cfg(target_os = "linux")]
 fn mounts(mountinfo: &str) -> Vec<Mount<'_>> {
     mountinfo
         .lines()
@@ -155,6 +169,7 @@ fn mounts(mountinfo: &str) -> Vec<Mount<'_>> {
         .collect()
 }
 
+#[cfg(target_os = "linux")]
 /// The v1 hierarchies of the memory and pids controllers, or else the v2
 /// one, as directories of toolc's own cgroup.
 fn find_places(membership: &str, mountinfo: &str) -> Vec<Place> {
@@ -193,6 +208,7 @@ fn find_places(membership: &str, mountinfo: &str) -> Vec<Place> {
     found
 }
 
+#[cfg(target_os = "linux")]
 /// Lets the children of toolc's v2 cgroup have the memory and pids
 /// controllers (a no-op when they already do).
 fn enable_v2_controllers(dir: &Path) -> Result<(), String> {
@@ -209,6 +225,7 @@ fn enable_v2_controllers(dir: &Path) -> Result<(), String> {
     })
 }
 
+#[cfg(target_os = "linux")]
 /// Why calls on this machine cannot have cgroups, or `None` when they
 /// can: found once, by making (and removing) one.
 pub(crate) fn unavailable() -> Option<&'static str> {
@@ -226,6 +243,7 @@ pub(crate) fn unavailable() -> Option<&'static str> {
         .map(String::as_str)
 }
 
+#[cfg(target_os = "linux")]
 /// The cgroup of one call, in every place; killed and removed on drop.
 #[derive(Debug)]
 pub(crate) struct CallCgroup {
@@ -236,6 +254,7 @@ pub(crate) struct CallCgroup {
     pub limits: CallLimits,
 }
 
+#[cfg(target_os = "linux")]
 /// The cgroup made ahead of time for the next call ([`CallCgroup::create`]).
 fn prepared() -> std::sync::MutexGuard<'static, Option<CallCgroup>> {
     static PREPARED: Mutex<Option<CallCgroup>> = Mutex::new(None);
@@ -244,6 +263,7 @@ fn prepared() -> std::sync::MutexGuard<'static, Option<CallCgroup>> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+#[cfg(target_os = "linux")]
 /// Makes a cgroup with `limits` for the next call, unless one waits.
 fn prepare(limits: CallLimits) {
     if prepared().is_some() {
@@ -258,6 +278,7 @@ fn prepare(limits: CallLimits) {
     }
 }
 
+#[cfg(target_os = "linux")]
 /// Removes the cgroup made ahead of time, if any: no call will take it
 /// (its runner is going).
 pub(crate) fn discard_prepared() {
@@ -265,6 +286,7 @@ pub(crate) fn discard_prepared() {
     drop(spare);
 }
 
+#[cfg(target_os = "linux")]
 impl CallCgroup {
     /// The call's cgroup with `limits`. Making one (two directories, their
     /// limits, the join files) is done ahead of time from a runner's
@@ -378,6 +400,7 @@ impl CallCgroup {
     }
 }
 
+#[cfg(target_os = "linux")]
 impl Drop for CallCgroup {
     /// Kills what is left in the call's cgroup before the call answers;
     /// the directories, inert from then on, are removed off the caller's
@@ -396,6 +419,7 @@ impl Drop for CallCgroup {
     }
 }
 
+#[cfg(target_os = "linux")]
 fn set_limits(kind: Kind, dir: &Path, limits: CallLimits) -> io::Result<()> {
     let (memory, processes) = (limits.memory.to_string(), limits.processes.to_string());
     match kind {
@@ -413,6 +437,7 @@ fn set_limits(kind: Kind, dir: &Path, limits: CallLimits) -> io::Result<()> {
     }
 }
 
+#[cfg(target_os = "linux")]
 /// Writes a control file the kernel may lack (swap accounting off).
 fn write_if_present(path: &Path, value: &str) -> io::Result<()> {
     match fs::write(path, value) {
@@ -421,6 +446,7 @@ fn write_if_present(path: &Path, value: &str) -> io::Result<()> {
     }
 }
 
+#[cfg(target_os = "linux")]
 /// The value of `key` in a flat keyed file (`oom_kill 1`), 0 when absent.
 fn counter(path: &Path, key: &str) -> u64 {
     fs::read_to_string(path)
@@ -434,6 +460,7 @@ fn counter(path: &Path, key: &str) -> u64 {
         .unwrap_or(0)
 }
 
+#[cfg(target_os = "linux")]
 fn read_number(path: &Path) -> u64 {
     fs::read_to_string(path)
         .ok()
@@ -441,6 +468,7 @@ fn read_number(path: &Path) -> u64 {
         .unwrap_or(0)
 }
 
+#[cfg(target_os = "linux")]
 /// Kills every process left in `dir` and removes it. Best effort, and
 /// bounded: a process that will not die in a second (stuck in the
 /// kernel) leaves the directory for the next toolc's sweep.
@@ -456,6 +484,7 @@ fn empty_and_remove(kind: Kind, dir: &Path) {
     }
 }
 
+#[cfg(target_os = "linux")]
 /// Sends SIGKILL to every process in the cgroup `dir`.
 fn kill_all(kind: Kind, dir: &Path) {
     // v2 kills the whole cgroup in one write where the kernel can.
@@ -472,6 +501,7 @@ fn kill_all(kind: Kind, dir: &Path) {
     }
 }
 
+#[cfg(target_os = "linux")]
 /// The owner of a call cgroup named `name`: its pid and start time.
 fn owner(name: &str) -> Option<(u32, u64)> {
     let mut parts = name.strip_prefix(PREFIX)?.split('-');
@@ -481,6 +511,7 @@ fn owner(name: &str) -> Option<(u32, u64)> {
     parts.next().is_none().then_some((pid, started))
 }
 
+#[cfg(target_os = "linux")]
 /// Removes the call cgroups beneath `dir` whose toolc no longer runs.
 fn sweep(kind: Kind, dir: &Path, me: u32) {
     // Without a readable /proc every owner would look gone.
@@ -508,7 +539,16 @@ fn sweep(kind: Kind, dir: &Path, me: u32) {
     }
 }
 
-#[cfg(test)]
+/// Cgroups are Linux's; elsewhere the runner starts no tool process.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn unavailable() -> Option<&'static str> {
+    Some("cgroups are Linux's")
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn discard_prepared() {}
+
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 

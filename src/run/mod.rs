@@ -43,17 +43,25 @@ mod beneath;
 pub mod builtin;
 mod cancel;
 mod cgroup;
+#[cfg(target_os = "linux")]
 mod egress;
 mod exec;
+#[cfg(target_os = "linux")]
 mod launch;
+#[cfg(target_os = "linux")]
 mod netns;
 pub mod policy;
+#[cfg(target_os = "linux")]
 mod process;
 mod reaper;
 mod result;
 mod sandbox;
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
 mod seccomp;
+#[cfg(target_os = "linux")]
 mod start_time;
 
 use std::path::{Path, PathBuf};
@@ -191,16 +199,12 @@ pub struct Runner {
     entries: Vec<Entry>,
     options: RunnerOptions,
     support: Support,
-    /// What the interpreters of command tools read, asked once each.
-    interpreters: exec::interpreter::Cache,
     /// Whether tools get their own namespaces; why not, when not.
     namespaces: Result<(), String>,
     workspace: Option<builtin::Workspace>,
     audit: Option<Mutex<std::fs::File>>,
-    /// The interpreter's own facts, asked for at the first Python call.
-    python: OnceLock<Result<exec::python::Python, String>>,
-    /// The fork servers of warm Python calls; dropping them kills them.
-    python_servers: exec::warm::Pool,
+    /// What the process executors keep: interpreters, warm servers.
+    processes: exec::Processes,
 }
 
 impl Drop for Runner {
@@ -209,7 +213,7 @@ impl Drop for Runner {
     /// directory made ahead of time:
     /// nothing of this runner's calls stays behind once it is gone.
     fn drop(&mut self) {
-        drop(std::mem::take(&mut self.python_servers));
+        self.processes.stop_servers();
         reaper::flush();
         cgroup::discard_prepared();
         exec::discard_prepared_scratch();
@@ -352,18 +356,16 @@ impl Runner {
         } else if !options.namespaces {
             Err("namespaces are turned off".to_string())
         } else {
-            launch::probe_namespaces()
+            probe_namespaces()
         };
         Ok(Runner {
             entries,
             options,
             support,
-            interpreters: Default::default(),
             namespaces,
             workspace,
             audit,
-            python: OnceLock::new(),
-            python_servers: exec::warm::Pool::default(),
+            processes: exec::Processes::default(),
         })
     }
 
@@ -375,6 +377,9 @@ impl Runner {
     /// What the runner cannot enforce on this machine, to tell the user
     /// once: empty when everything applies.
     pub fn warnings(&self) -> Vec<String> {
+        if let Some(why) = exec::no_processes_here() {
+            return vec![why];
+        }
         let mut warnings = Vec::new();
         if let Some(why) = cgroup::unavailable() {
             warnings.push(format!(
@@ -677,4 +682,15 @@ fn validate(entry: &Entry, arguments: &Value) -> Result<(), Box<ToolResult>> {
         ),
         details,
     )))
+}
+
+/// Whether tools can have namespaces of their own; why not, when not.
+#[cfg(target_os = "linux")]
+fn probe_namespaces() -> Result<(), String> {
+    launch::probe_namespaces()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn probe_namespaces() -> Result<(), String> {
+    Err("namespaces are Linux's".to_string())
 }

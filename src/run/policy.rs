@@ -57,10 +57,12 @@ mod rules;
 mod shell;
 mod targets;
 
+#[cfg(target_os = "linux")]
 pub(crate) use shell::bash;
 
 /// `raw` (relative to `dir`, or with `~`/`$HOME`) as the absolute, normal
 /// path the policy compares: the sandbox confines to the same directories.
+#[cfg(target_os = "linux")]
 pub(crate) fn resolve_path(raw: &str, dir: &Path, home: &Path) -> PathBuf {
     PathBuf::from(paths::resolve(raw, dir, home))
 }

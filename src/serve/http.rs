@@ -294,6 +294,7 @@ impl Drop for Slot {
 /// Raises the soft limit on open file descriptors to the hard one (a
 /// server holds one per connection; the usual soft 1,024 is soon used
 /// up) and returns the limit in force.
+#[cfg(unix)]
 fn raise_descriptor_limit() -> u64 {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
@@ -318,6 +319,12 @@ fn raise_descriptor_limit() -> u64 {
         }
     }
     limit.rlim_cur
+}
+
+/// Windows has no per-process limit on sockets to raise.
+#[cfg(not(unix))]
+fn raise_descriptor_limit() -> u64 {
+    u64::MAX
 }
 
 /// The answer to a `DELETE` that closed a session. rmcp answers 202

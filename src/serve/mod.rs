@@ -377,6 +377,7 @@ async fn serve_stdio(
 /// SIGINT, SIGTERM and SIGHUP, caught for the server's whole life, and
 /// optionally a token that stops the server as SIGTERM does (the NATS
 /// server entering lame-duck mode).
+#[cfg(unix)]
 struct Signals {
     interrupt: tokio::signal::unix::Signal,
     terminate: tokio::signal::unix::Signal,
@@ -384,6 +385,7 @@ struct Signals {
     also: Option<tokio_util::sync::CancellationToken>,
 }
 
+#[cfg(unix)]
 impl Signals {
     fn install(also: Option<tokio_util::sync::CancellationToken>) -> Result<Signals, ServeError> {
         use tokio::signal::unix::{SignalKind, signal};
@@ -405,6 +407,38 @@ impl Signals {
             _ = self.interrupt.recv() => libc::SIGINT,
             _ = self.terminate.recv() => libc::SIGTERM,
             _ = self.hangup.recv() => libc::SIGHUP,
+        }
+    }
+}
+
+/// Windows: Ctrl+C (and Ctrl+Break) stop the server as SIGINT does, and
+/// the token as SIGTERM does.
+#[cfg(windows)]
+struct Signals {
+    interrupt: tokio::signal::windows::CtrlC,
+    interrupt_break: tokio::signal::windows::CtrlBreak,
+    also: Option<tokio_util::sync::CancellationToken>,
+}
+
+#[cfg(windows)]
+impl Signals {
+    fn install(also: Option<tokio_util::sync::CancellationToken>) -> Result<Signals, ServeError> {
+        use tokio::signal::windows::{ctrl_break, ctrl_c};
+        Ok(Signals {
+            interrupt: ctrl_c().map_err(ServeError::Signals)?,
+            interrupt_break: ctrl_break().map_err(ServeError::Signals)?,
+            also,
+        })
+    }
+
+    /// The next signal to arrive.
+    async fn next(&mut self) -> i32 {
+        let also = self.also.clone().unwrap_or_default();
+        let never = self.also.is_none();
+        tokio::select! {
+            _ = also.cancelled(), if !never => libc::SIGTERM,
+            _ = self.interrupt.recv() => libc::SIGINT,
+            _ = self.interrupt_break.recv() => libc::SIGINT,
         }
     }
 }

@@ -71,29 +71,21 @@ enum Seen {
 impl Seen {
     /// The file at `path` now; `None` when it is one of the `ignored`
     /// files (by device and inode, however its path is spelled).
-    fn of(path: &Path, ignored: &[(u64, u64)], digests: &mut Digests) -> Option<Seen> {
-        use std::os::unix::fs::MetadataExt;
-        use std::os::unix::fs::OpenOptionsExt;
-        // Non-blocking: opening a FIFO for reading otherwise waits for a
-        // writer, and the poll (and with it --watch) would hang for good.
-        let opened = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(path);
-        let Ok(mut file) = opened else {
+    fn of(path: &Path, ignored: &[FileId], digests: &mut Digests) -> Option<Seen> {
+        let Ok(mut file) = open_without_waiting(path) else {
             return Some(Seen::Missing);
         };
         let Ok(metadata) = file.metadata() else {
             return Some(Seen::Missing);
         };
-        if ignored.contains(&(metadata.dev(), metadata.ino())) {
+        if file_id(path, &metadata).is_some_and(|id| ignored.contains(&id)) {
             return None;
         }
         if !metadata.is_file() {
             return Some(Seen::Missing);
         }
         let stamp = Stamp::of(&metadata);
-        if let Some(digest) = digests.reusable(path, &stamp) {
+        if let Some(digest) = stamp.as_ref().and_then(|s| digests.reusable(path, s)) {
             return Some(Seen::File {
                 size: metadata.len(),
                 modified: metadata.modified().ok(),
@@ -111,7 +103,9 @@ impl Seen {
             }
         }
         let digest: [u8; 32] = hasher.finalize().into();
-        digests.0.insert(path.to_path_buf(), (stamp, digest));
+        if let Some(stamp) = stamp {
+            digests.0.insert(path.to_path_buf(), (stamp, digest));
+        }
         Some(Seen::File {
             size: metadata.len(),
             modified: metadata.modified().ok(),
@@ -131,16 +125,58 @@ struct Stamp {
 }
 
 impl Stamp {
-    fn of(metadata: &std::fs::Metadata) -> Stamp {
+    #[cfg(unix)]
+    fn of(metadata: &std::fs::Metadata) -> Option<Stamp> {
         use std::os::unix::fs::MetadataExt;
-        Stamp {
+        Some(Stamp {
             dev: metadata.dev(),
             ino: metadata.ino(),
             size: metadata.len(),
             modified: (metadata.mtime(), metadata.mtime_nsec()),
             changed: (metadata.ctime(), metadata.ctime_nsec()),
-        }
+        })
     }
+
+    /// No status-change time outside Unix: every poll hashes the file.
+    #[cfg(not(unix))]
+    fn of(_metadata: &std::fs::Metadata) -> Option<Stamp> {
+        None
+    }
+}
+
+/// What tells a file from another however its path is spelled: device and
+/// inode on Unix, the canonical path elsewhere.
+#[cfg(unix)]
+type FileId = (u64, u64);
+#[cfg(not(unix))]
+type FileId = PathBuf;
+
+#[cfg(unix)]
+fn file_id(_path: &Path, metadata: &std::fs::Metadata) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    Some((metadata.dev(), metadata.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(path: &Path, _metadata: &std::fs::Metadata) -> Option<FileId> {
+    std::fs::canonicalize(path).ok()
+}
+
+/// Opens `path` for reading without waiting: on Unix, opening a FIFO for
+/// reading otherwise waits for a writer, and the poll (and with it
+/// --watch) would hang for good.
+#[cfg(unix)]
+fn open_without_waiting(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_without_waiting(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
 }
 
 /// How recent a file's status change must be for its digest to be taken
@@ -202,12 +238,10 @@ struct Watched {
 
 impl Watched {
     fn fingerprint(&self) -> Fingerprint {
-        use std::os::unix::fs::MetadataExt;
-        let ignored: Vec<(u64, u64)> = self
+        let ignored: Vec<FileId> = self
             .ignored
             .iter()
-            .filter_map(|p| std::fs::metadata(p).ok())
-            .map(|m| (m.dev(), m.ino()))
+            .filter_map(|p| file_id(p, &std::fs::metadata(p).ok()?))
             .collect();
         let mut paths = self.read.clone();
         for root in &self.roots {

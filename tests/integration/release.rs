@@ -288,6 +288,56 @@ fn the_workflow_and_the_action_are_valid_for_github() {
     assert!(!output.status.success(), "{}", stdout(&output));
 }
 
+/// The runner of each target of a job's matrix.
+fn matrix_runners(workflow: &Value, job: &str) -> Vec<(String, String)> {
+    let include = workflow["jobs"][job]["strategy"]["matrix"]["include"].as_array();
+    include
+        .unwrap_or_else(|| panic!("no matrix in job {job}"))
+        .iter()
+        .map(|entry| (entry["target"].to_string(), entry["os"].to_string()))
+        .collect()
+}
+
+#[test]
+fn ci_checks_every_release_target_but_linux_on_its_release_runner() {
+    let path = root().join(".github/workflows/ci.yml");
+    assert_valid("vendor.github-workflows", &path);
+    let ci = yaml(&path);
+    let release = release_workflow();
+    let elsewhere: Vec<(String, String)> = matrix_runners(&release, "binaries")
+        .into_iter()
+        .filter(|(target, _)| !target.contains("-linux-"))
+        .collect();
+    assert!(!elsewhere.is_empty());
+    assert_eq!(matrix_runners(&ci, "check"), elsewhere);
+    // The unit tests run on those runners too.
+    let mut runners: Vec<String> = elsewhere.into_iter().map(|(_, os)| os).collect();
+    runners.dedup();
+    let tested: Vec<String> = ci["jobs"]["test"]["strategy"]["matrix"]["os"]
+        .as_array()
+        .expect("the test job's runners")
+        .iter()
+        .map(Value::to_string)
+        .collect();
+    assert_eq!(tested, runners);
+    // With the release's toolchain, Cargo.toml's rust-version.
+    let rust = cargo_toml()["package"]["rust-version"]
+        .as_str()
+        .map(str::to_string);
+    assert_eq!(
+        ci["env"]["RUST_TOOLCHAIN"].as_str().map(str::to_string),
+        rust
+    );
+    assert_eq!(
+        ci["env"]["RUST_TOOLCHAIN"],
+        release["env"]["RUST_TOOLCHAIN"]
+    );
+    // Checked with --locked, warnings denied.
+    let steps = ci["jobs"]["check"]["steps"].to_string();
+    assert!(steps.contains("cargo check --locked --target"), "{steps}");
+    assert!(steps.contains("-D warnings"), "{steps}");
+}
+
 /// The fenced ```yaml block of README.md's "In CI and pre-commit" that
 /// contains `marker`.
 fn readme_block(marker: &str) -> String {

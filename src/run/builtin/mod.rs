@@ -54,6 +54,7 @@ use crate::run::{ErrorCode, ToolResult};
 
 mod fetch;
 pub use fetch::Reach;
+#[cfg(target_os = "linux")]
 pub(crate) use fetch::non_public;
 
 /// The names of the built-in tools.

@@ -161,7 +161,7 @@ fn interpreters(
         allowed: &runner.options.read_dirs,
         support: runner.support,
         namespaces: runner.namespaces.is_ok(),
-        cache: &runner.interpreters,
+        cache: &runner.processes.interpreters,
         timeout: limits.timeout,
         cancel: call.cancel,
     };

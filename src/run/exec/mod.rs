@@ -10,28 +10,43 @@
 //! rules and the mapping of a process's outcome to a result.
 
 mod builtin;
+#[cfg(target_os = "linux")]
 mod command;
+#[cfg(target_os = "linux")]
 pub(super) mod interpreter;
+#[cfg(target_os = "linux")]
 pub(super) mod python;
 mod remote;
+#[cfg(target_os = "linux")]
 mod scratch;
+#[cfg(target_os = "linux")]
 pub(super) mod warm;
 
 use std::cell::Cell;
+#[cfg(target_os = "linux")]
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(target_os = "linux")]
+use std::path::PathBuf;
+#[cfg(target_os = "linux")]
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
 use super::cancel::CancelToken;
+#[cfg(target_os = "linux")]
 use super::cgroup::{self, CallCgroup, CallLimits, Reached};
+#[cfg(target_os = "linux")]
 use super::egress::{Allow, Proxy, proxy_environment};
+#[cfg(target_os = "linux")]
 use super::process::{self, Outcome, Spawn};
+#[cfg(target_os = "linux")]
 use super::sandbox::{Confinement, Rules, SandboxMode};
 use super::{EgressMode, Entry, ErrorCode, Runner, ToolResult};
 use crate::ir::{Format, Runtime, Tool};
+#[cfg(target_os = "linux")]
 use scratch::Scratch;
+#[cfg(target_os = "linux")]
 pub(super) use scratch::discard_prepared as discard_prepared_scratch;
 
 /// How much of a tool's stderr or stdout a message quotes.
@@ -41,9 +56,14 @@ const QUOTE_LIMIT: usize = 2000;
 #[derive(Debug, Clone)]
 pub(super) enum Executor {
     /// A program run with an argv, JSON on stdin and stdout (agentcli).
+    #[cfg(target_os = "linux")]
     Command(command::CommandTool),
     /// A Python script or package function, through the bootstrap.
+    #[cfg(target_os = "linux")]
     Python(python::PythonTool),
+    /// A command or Python tool where toolc starts no tool process.
+    #[cfg(not(target_os = "linux"))]
+    Process,
     /// A built-in tool.
     Builtin(super::builtin::Builtin),
     /// A tool served by something else (a Nachos NATS service).
@@ -56,6 +76,7 @@ impl Executor {
     /// The executor of a manifest's tool: its lowered runtime decides.
     /// `dir` is the manifest's directory; `package_env` the environment
     /// variables its package declares (AgentStack `env`).
+    #[cfg_attr(not(target_os = "linux"), allow(unused_variables))]
     pub(super) fn for_tool(
         tool: &Tool,
         format: Format,
@@ -63,6 +84,11 @@ impl Executor {
         package_env: &[String],
     ) -> Executor {
         match &tool.runtime {
+            #[cfg(not(target_os = "linux"))]
+            Runtime::Command { .. }
+            | Runtime::PythonScript { .. }
+            | Runtime::PythonFunction { .. } => Executor::Process,
+            #[cfg(target_os = "linux")]
             Runtime::Command {
                 argv,
                 timeout_sec,
@@ -73,10 +99,12 @@ impl Executor {
                 env_passthrough: env_passthrough.clone(),
                 converted_into: (format != Format::Agentcli).then_some(format),
             }),
+            #[cfg(target_os = "linux")]
             Runtime::PythonScript {
                 entrypoint,
                 function,
             } => Executor::Python(python::PythonTool::script(dir, entrypoint, function)),
+            #[cfg(target_os = "linux")]
             Runtime::PythonFunction { module, function } => Executor::Python(
                 python::PythonTool::package(dir, module, function, package_env),
             ),
@@ -102,8 +130,12 @@ impl Executor {
             egress: Cell::new(None),
         };
         let mut result = match self {
+            #[cfg(target_os = "linux")]
             Executor::Command(tool) => command::run(&call, tool, arguments),
+            #[cfg(target_os = "linux")]
             Executor::Python(tool) => python::run(&call, tool, arguments),
+            #[cfg(not(target_os = "linux"))]
+            Executor::Process => no_process(&entry.tool.name),
             Executor::Builtin(builtin) => builtin::run(&call, *builtin, arguments),
             Executor::Remote(tool) => remote::run(&entry.tool, tool),
             Executor::Undeclared(format) => ToolResult::fail(
@@ -126,10 +158,65 @@ impl Executor {
 struct Call<'a> {
     runner: &'a Runner,
     entry: &'a Entry,
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     cancel: Option<&'a CancelToken>,
     /// How the call's egress was confined, once its process ran.
     egress: Cell<Option<EgressMode>>,
 }
+
+/// Why this runner starts no tool process here, to tell the user once;
+/// `None` on Linux, where toolc's sandbox confines them.
+pub(super) fn no_processes_here() -> Option<String> {
+    (!cfg!(target_os = "linux")).then(|| {
+        format!(
+            "toolc starts no tool process on {}: its sandbox (namespaces, Landlock, seccomp, cgroups) is Linux's, and toolc does not run tools unconfined; command and Python tools and the built-in shell are refused, the other built-in tools run",
+            std::env::consts::OS
+        )
+    })
+}
+
+/// The refusal of a call of `tool`, which would start a process, where
+/// toolc starts none ([`no_processes_here`]).
+#[cfg(not(target_os = "linux"))]
+fn no_process(tool: &str) -> ToolResult {
+    let why = no_processes_here().unwrap_or_default();
+    ToolResult::fail(
+        ErrorCode::ExecutionError,
+        format!("\"{tool}\" not run: {why}"),
+    )
+}
+
+/// What the process executors keep for a runner's life: the
+/// interpreters of command tools, asked once each; the Python
+/// interpreter's own facts, asked at the first Python call; the fork
+/// servers of warm Python calls (dropping them kills them).
+#[cfg(target_os = "linux")]
+#[derive(Default)]
+pub(super) struct Processes {
+    interpreters: interpreter::Cache,
+    python: std::sync::OnceLock<Result<python::Python, String>>,
+    python_servers: warm::Pool,
+}
+
+#[cfg(target_os = "linux")]
+impl Processes {
+    /// Stops the warm Python servers.
+    pub(super) fn stop_servers(&mut self) {
+        drop(std::mem::take(&mut self.python_servers));
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+#[derive(Default)]
+pub(super) struct Processes {}
+
+#[cfg(not(target_os = "linux"))]
+impl Processes {
+    pub(super) fn stop_servers(&mut self) {}
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(super) fn discard_prepared_scratch() {}
 
 /// The result of a call cancelled through its [`CancelToken`], with what
 /// the tool printed on stderr until then.
@@ -146,12 +233,14 @@ pub(super) fn cancelled(stderr: &[u8]) -> ToolResult {
     )
 }
 
+#[cfg(target_os = "linux")]
 /// The limits that apply to one call.
 struct Limits {
     timeout: Duration,
     memory: Option<u64>,
 }
 
+#[cfg(target_os = "linux")]
 impl Limits {
     fn of(runner: &Runner, entry: &Entry, manifest_timeout: Option<u64>) -> Limits {
         let timeout = runner
@@ -165,12 +254,14 @@ impl Limits {
     }
 }
 
+#[cfg(target_os = "linux")]
 enum Ran {
     /// The process ran; how, and the sandbox it ran in.
     Done(Outcome, SandboxMode),
     Failed(Box<ToolResult>),
 }
 
+#[cfg(target_os = "linux")]
 /// Completes `spawn` with the environment (PATH, HOME, TMPDIR and the
 /// passthrough names) and the sandbox, and runs it.
 fn spawn_confined(
@@ -289,6 +380,7 @@ fn spawn_confined(
     }
 }
 
+#[cfg(target_os = "linux")]
 /// The call's cgroup with its limits (`memory`, or the default, and the
 /// runner's process limit), or `None` where none can be made (the
 /// runner's warnings say so).
@@ -306,6 +398,7 @@ fn call_cgroup(runner: &Runner, memory: Option<u64>) -> Option<CallCgroup> {
     .ok()
 }
 
+#[cfg(target_os = "linux")]
 /// The result of a call that reached a limit of its cgroup.
 fn resource_limit(
     reached: Reached,
@@ -340,6 +433,7 @@ fn resource_limit(
     result
 }
 
+#[cfg(target_os = "linux")]
 /// PATH and HOME from toolc's environment, the tool's declared
 /// passthrough variables when set, and TMPDIR pointing at the call's
 /// private directory. Nothing else of toolc's environment reaches a tool.
@@ -360,6 +454,7 @@ fn environment(passthrough: &[String], tmp: &Path) -> Vec<(OsString, OsString)> 
     env
 }
 
+#[cfg(target_os = "linux")]
 /// For a tool whose network goes through the egress proxy
 /// ([`Rules::proxy`]): what the proxy lets through, when the sandbox can
 /// enforce it (namespaces). Where it cannot (Landlock alone), a tool with
@@ -409,6 +504,7 @@ fn proxied_network(
     )))
 }
 
+#[cfg(target_os = "linux")]
 /// The hosts a tool declares it reaches (a non-empty Nachos egress list).
 fn egress_list(entry: &Entry) -> Option<&[String]> {
     entry
@@ -419,12 +515,14 @@ fn egress_list(entry: &Entry) -> Option<&[String]> {
         .filter(|list| !list.is_empty())
 }
 
+#[cfg(target_os = "linux")]
 /// Whether the tool's network goes through the egress proxy: it declares
 /// an allow-list and not, at the same time, no network.
 pub(super) fn egress_proxied(entry: &Entry) -> bool {
     egress_list(entry).is_some() && !denies_network(entry)
 }
 
+#[cfg(target_os = "linux")]
 /// Whether the tool declares that it needs no network.
 fn denies_network(entry: &Entry) -> bool {
     let permissions = &entry.tool.permissions;
@@ -435,6 +533,7 @@ fn denies_network(entry: &Entry) -> bool {
             .is_some_and(|egress| egress.is_empty())
 }
 
+#[cfg(target_os = "linux")]
 /// The directories a tool may read and write beside its manifest's:
 /// AgentStack `allowed_dirs` (relative ones resolve against the manifest
 /// directory); `*` leaves the file system unconfined.
@@ -462,6 +561,7 @@ fn allowed_dirs(entry: &Entry, home: &Path) -> (Vec<PathBuf>, bool) {
     (paths, false)
 }
 
+#[cfg(target_os = "linux")]
 /// What a manifest tool's process may touch: its manifest's directory
 /// and `read` (its program, its interpreter) for reading, its scratch
 /// directory and declared allowed directories for writing, the network
@@ -481,6 +581,7 @@ fn tool_rules(runner: &Runner, entry: &Entry, scratch: &Scratch, read: Vec<PathB
     }
 }
 
+#[cfg(target_os = "linux")]
 /// A process that exited by itself.
 struct Exit {
     code: Option<i32>,
@@ -489,6 +590,7 @@ struct Exit {
     stderr: Vec<u8>,
 }
 
+#[cfg(target_os = "linux")]
 /// The failures every process executor reports alike; `Ok` with the
 /// streams of a process that exited by itself.
 fn common_outcome(
@@ -551,6 +653,7 @@ fn common_outcome(
     }
 }
 
+#[cfg(target_os = "linux")]
 fn seconds(duration: Duration) -> String {
     let ms = duration.as_millis();
     if ms == 0 {
@@ -576,6 +679,7 @@ fn quote(bytes: &[u8]) -> String {
     format!("{}…", &text[..end])
 }
 
+#[cfg(target_os = "linux")]
 fn with_process(
     mut result: ToolResult,
     code: Option<i32>,
@@ -588,6 +692,7 @@ fn with_process(
     result
 }
 
+#[cfg(target_os = "linux")]
 /// The message of a JSON error a tool printed on stderr:
 /// `{"error": "..."}`, `{"error": {"message": "..."}}` or
 /// `{"message": "..."}`.
@@ -606,6 +711,7 @@ fn error_message(stderr: &[u8]) -> Option<String> {
     }
 }
 
+#[cfg(target_os = "linux")]
 fn died(code: Option<i32>, signal: Option<i32>) -> String {
     match (code, signal) {
         (Some(code), _) => format!("the tool exited with status {code}"),

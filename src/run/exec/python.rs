@@ -139,6 +139,7 @@ fn python_package_name(module: &str, dir: &Path) -> String {
 pub(super) fn run(call: &Call, tool: &PythonTool, arguments: &Value) -> ToolResult {
     let runner = call.runner;
     let interpreter = match runner
+        .processes
         .python
         .get_or_init(|| describe_python(&runner.options.python))
     {
@@ -163,7 +164,7 @@ pub(super) fn run(call: &Call, tool: &PythonTool, arguments: &Value) -> ToolResu
         )
     } else {
         warm::run(
-            &runner.python_servers,
+            &runner.processes.python_servers,
             &warm::WarmCall {
                 call,
                 program: &interpreter.executable,
