@@ -658,6 +658,16 @@ fn load(
     }))
 }
 
+/// RFC 6901: empty, or `/`-separated tokens in which `~` is only ever the
+/// start of `~0` or `~1`.
+fn is_json_pointer(text: &str) -> bool {
+    if !(text.is_empty() || text.starts_with('/')) {
+        return false;
+    }
+    let mut escapes = text.split('~').skip(1);
+    escapes.all(|after| after.starts_with(['0', '1']))
+}
+
 /// An override that names `tools` or `pointers`: it can only turn rules
 /// off there (a rule off for the file does not run, so no level of one
 /// tool could bring its findings back).
@@ -686,7 +696,7 @@ fn scoped_ignore(
     if let Some(pointer) = entry
         .pointers
         .iter()
-        .find(|p| !p.get_ref().is_empty() && !p.get_ref().starts_with('/'))
+        .find(|p| !is_json_pointer(p.get_ref()))
     {
         return Err(at.error(
             Some(pointer.span()),

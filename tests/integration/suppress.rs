@@ -118,6 +118,10 @@ fn toolc_toml_scoped_overrides_are_validated() {
             "\"tools/0\" is not a JSON Pointer",
         ),
         (
+            "[[overrides]]\nfiles = [\"tools.json\"]\npointers = [\"/tools/0/x~2\"]\nrules = { \"TC103\" = \"off\" }\n",
+            "\"/tools/0/x~2\" is not a JSON Pointer",
+        ),
+        (
             "[[overrides]]\nfiles = [\"tools.json\"]\ntools = [\"search web\"]\n",
             "needs `rules`",
         ),
