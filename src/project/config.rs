@@ -830,6 +830,16 @@ mod tests {
     use super::*;
     use crate::diagnostic::Severity;
 
+    #[test]
+    fn json_pointers_are_told_from_other_text() {
+        for pointer in ["", "/", "/tools/0", "/tools/a~1b/~0", "/~01", "/tools/"] {
+            assert!(is_json_pointer(pointer), "{pointer:?}");
+        }
+        for text in ["tools/0", "/x~2", "/x~", "/~/0", "#/tools/0"] {
+            assert!(!is_json_pointer(text), "{text:?}");
+        }
+    }
+
     static DUPLICATE: Rule = Rule {
         name: "duplicate-tool-name",
         code: "TC102",
