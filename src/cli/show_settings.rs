@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use super::CliError;
 use crate::lint;
-use crate::project::config::Explained;
+use crate::project::config::{Explained, basic_string};
 use crate::project::settings::Level;
 
 /// Prints the settings of each of `paths`.
@@ -32,7 +32,7 @@ pub(super) fn show(
             )));
         }
         // A path named twice is one table: TOML refuses a table twice.
-        if !shown.insert(table_key(&crate::project::display_path(path))) {
+        if !shown.insert(basic_string(&crate::project::display_path(path))) {
             continue;
         }
         let explained = linter.configuration().explain(path)?;
@@ -48,24 +48,6 @@ pub(super) fn show(
 /// A TOML string.
 fn quoted(text: &str) -> String {
     toml::Value::String(text.to_string()).to_string()
-}
-
-/// A TOML key: always a one-line basic string (a path may hold a newline,
-/// which [`quoted`] would make a multi-line string, no key in TOML).
-fn table_key(text: &str) -> String {
-    let mut key = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => key.push_str("\\\""),
-            '\\' => key.push_str("\\\\"),
-            c if c.is_control() => {
-                let _ = write!(key, "\\u{:04X}", u32::from(c));
-            }
-            c => key.push(c),
-        }
-    }
-    key.push('"');
-    key
 }
 
 fn list(items: impl IntoIterator<Item = String>) -> String {
@@ -92,7 +74,7 @@ fn render(path: &Path, explained: &Explained, text: &mut String) {
             crate::project::config::PYPROJECT
         ),
     };
-    let path = table_key(&crate::project::display_path(path));
+    let path = basic_string(&crate::project::display_path(path));
     let _ = writeln!(text, "[settings.{path}]");
     let _ = writeln!(text, "configuration = {configuration}");
     let _ = writeln!(

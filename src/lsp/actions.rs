@@ -12,6 +12,7 @@ use super::documents::uri_of;
 use super::features::bom;
 use super::{FIX_ALL_KIND, INVALID_PARAMS, Outcome, Server, absolute};
 use crate::diagnostic::{Applicability, Diagnostic};
+use crate::project::config::basic_string;
 
 /// Whether an action of `kind` is among those the client asked for
 /// (`only`: kinds or their parents, `source` covers `source.fixAll.toolc`).
@@ -315,8 +316,8 @@ fn ignore_edit_of(
     let entry = format!(
         "[[{}overrides]]\nfiles = [{}]\nrules = {{ {} = \"off\" }}\n",
         crate::project::config::key_prefix(&file),
-        toml_string(&glob_literal(&relative)),
-        toml_string(rule)
+        basic_string(&glob_literal(&relative)),
+        basic_string(rule)
     );
     let uri = uri_of(&file)?;
     match existing {
@@ -374,21 +375,6 @@ fn glob_literal(path: &str) -> String {
     out
 }
 
-/// A TOML basic string.
-fn toml_string(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -411,7 +397,7 @@ mod tests {
             glob_literal("tools/a*b/[x].json"),
             "tools/a[*]b/[[]x[]].json"
         );
-        assert_eq!(toml_string("a\"b\\c"), "\"a\\\"b\\\\c\"");
+        assert_eq!(basic_string("a\"b\\c"), "\"a\\\"b\\\\c\"");
         let glob = globset::Glob::new(&glob_literal("t/a*b?/{x}.json"))
             .expect("glob")
             .compile_matcher();

@@ -490,6 +490,23 @@ fn config_error(path: &Path, message: impl std::fmt::Display) -> ConfigError {
     ConfigError(format!("{}: {message}", crate::terminal::path(path)))
 }
 
+/// `text` as a TOML basic string, on one line whatever it holds (so it can
+/// be a key too): what toolc writes into a configuration (the editor's
+/// "ignore" action) and prints as one (`--show-settings`).
+pub(crate) fn basic_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// A `toolc.toml` (or another TOML file of toolc's: a `pyproject.toml`,
 /// a runner's policy) being read, for errors that show where they are.
 pub(crate) struct ConfigText<'a> {
