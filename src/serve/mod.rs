@@ -333,8 +333,10 @@ async fn serve_stdio(
     use rmcp::ServiceExt;
     use rmcp::service::ServerInitializeError;
     // A signal ends the server even before a session starts.
+    let stdio::Screened { pipes, written } =
+        stdio::screened(rmcp::transport::stdio_pipes(), max_request);
     let started = tokio::select! {
-        started = handler.clone().serve(stdio::screened(rmcp::transport::stdio_pipes(), max_request)) => started,
+        started = handler.clone().serve(pipes) => started,
         signal = signals.next() => return Ok(Ended::Signal(signal)),
     };
     let service = match started {
@@ -345,6 +347,7 @@ async fn serve_stdio(
             log::info(format_args!(
                 "stdin ended before a session started ({during})"
             ));
+            answers_written(written).await;
             return Ok(Ended::Closed);
         }
         Err(error) => return Err(ServeError::Session(Box::new(error))),
@@ -359,6 +362,7 @@ async fn serve_stdio(
     tokio::select! {
         quit = &mut waiting => {
             log::debug(format_args!("the stdio session ended: {quit:?}"));
+            answers_written(written).await;
             Ok(Ended::Closed)
         }
         signal = signals.next() => {
@@ -371,6 +375,19 @@ async fn serve_stdio(
             stop.cancel();
             Ok(Ended::Signal(signal))
         }
+    }
+}
+
+/// Waits until the answers of a stdio session that ended are written out,
+/// for at most [`STOP_GRACE`]: a client that closes stdin after its last
+/// request still reads every answer, and one that stopped reading its
+/// stdout holds the exit no longer than that.
+async fn answers_written(written: tokio::task::JoinHandle<()>) {
+    if tokio::time::timeout(STOP_GRACE, written).await.is_err() {
+        log::warn(format_args!(
+            "stdout took more than {} s to take the last answers; exiting without them",
+            STOP_GRACE.as_secs()
+        ));
     }
 }
 

@@ -24,16 +24,22 @@ const ID_PREFIX: usize = 4096;
 /// The size of the in-memory pipe between the screen and rmcp.
 const PIPE: usize = 64 * 1024;
 
+/// The pair rmcp serves on, and the task that writes its answers out.
+pub(super) struct Screened {
+    pub(super) pipes: (
+        tokio::io::ReadHalf<tokio::io::DuplexStream>,
+        tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    ),
+    /// Ends once every answer rmcp wrote is on the client's side: the
+    /// session's end is not the answers' end, and a server that exits
+    /// before this loses what a client piped in before closing stdin.
+    pub(super) written: tokio::task::JoinHandle<()>,
+}
+
 /// `stdio` (client lines in, answers out) screened: the pair rmcp serves
 /// on. Lines over `max` bytes or nested deeper than [`MAX_DEPTH`] are
 /// answered with an error and not passed on.
-pub(super) fn screened<R, W>(
-    (input, output): (R, W),
-    max: usize,
-) -> (
-    tokio::io::ReadHalf<tokio::io::DuplexStream>,
-    tokio::io::WriteHalf<tokio::io::DuplexStream>,
-)
+pub(super) fn screened<R, W>((input, output): (R, W), max: usize) -> Screened
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -42,8 +48,11 @@ where
     let (from_rmcp, to_rmcp) = tokio::io::split(screen);
     let (errors, refused) = mpsc::unbounded_channel();
     tokio::spawn(feed(input, to_rmcp, errors, max));
-    tokio::spawn(answer(from_rmcp, output, refused));
-    tokio::io::split(rmcp)
+    let written = tokio::spawn(answer(from_rmcp, output, refused));
+    Screened {
+        pipes: tokio::io::split(rmcp),
+        written,
+    }
 }
 
 /// One line from the client, as read.

@@ -693,6 +693,40 @@ fn a_client_that_closes_stdin_at_once_ends_the_server_with_0() {
 }
 
 #[test]
+fn requests_piped_before_stdin_closes_are_all_answered() {
+    // `printf '...' | toolc serve`: the session ends at the end of input,
+    // and the answers rmcp has written by then still reach stdout. Before
+    // the server waited for them, about one run in three lost the last.
+    let mut requests = vec![
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "piped", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ];
+    for id in 1..=4 {
+        requests.push(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}));
+    }
+    requests.push(json!({"jsonrpc": "2.0", "id": 5, "method": "ping"}));
+    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    for run in 0..15 {
+        let output = Test::new()
+            .args(["serve"])
+            .args(fixture())
+            .stdin(input.clone())
+            .run();
+        assert_eq!(output.code, 0, "run {run}: {}", output.stderr);
+        let mut ids: Vec<i64> = output
+            .stdout
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).expect("a JSON line"))
+            .filter_map(|answer| answer["id"].as_i64())
+            .collect();
+        ids.sort_unstable();
+        assert_eq!(ids, [0, 1, 2, 3, 4, 5], "run {run}:\n{}", output.stdout);
+    }
+}
+
+#[test]
 fn sigint_ends_a_server_reading_a_terminal_at_once() {
     // A terminal on stdin (as when a person starts toolc serve) is read by
     // a blocking thread, which must not hold the exit.
