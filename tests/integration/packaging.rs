@@ -86,16 +86,65 @@ fn profile() -> String {
     }
 }
 
+/// A directory holding a `cargo` for maturin: the real one, whose build
+/// messages name a hard link of the tests' toolc instead of
+/// target/PROFILE/toolc itself. maturin renames the binary cargo names to
+/// target/maturin/ while it packs it and back after: done to the tests'
+/// own binary, every test starting toolc in those seconds found nothing
+/// there ("toolc: not found").
+fn cargo_for_maturin() -> PathBuf {
+    let dir = scratch("cargo");
+    let binary = Path::new(env!("CARGO_BIN_EXE_toolc"));
+    let linked = dir.join("toolc");
+    if std::fs::hard_link(binary, &linked).is_err() {
+        std::fs::copy(binary, &linked).expect("copy toolc for maturin");
+    }
+    let real = std::env::var_os("CARGO")
+        .filter(|c| !c.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("cargo"));
+    let quoted =
+        |path: &Path| serde_json::to_string(&path.to_string_lossy()).expect("a path as JSON");
+    let script = format!(
+        r#"#!{python}
+import subprocess, sys
+needle, linked = {needle}.encode(), {linked}.encode()
+child = subprocess.Popen([{real}] + sys.argv[1:], stdout=subprocess.PIPE)
+for line in child.stdout:
+    sys.stdout.buffer.write(line.replace(needle, linked))
+    sys.stdout.buffer.flush()
+sys.exit(child.wait())
+"#,
+        python = venv_tool("python").display(),
+        needle = serde_json::to_string(&quoted(binary)).expect("JSON"),
+        linked = serde_json::to_string(&quoted(&linked)).expect("JSON"),
+        real = quoted(&real),
+    );
+    let cargo = dir.join("cargo");
+    std::fs::write(&cargo, script).expect("write the cargo wrapper");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755))
+        .expect("make the cargo wrapper executable");
+    dir
+}
+
 /// toolc's wheel, built once per run from the binary the tests run.
 fn wheel() -> &'static Path {
     static WHEEL: OnceLock<PathBuf> = OnceLock::new();
     WHEEL.get_or_init(|| {
         let out = scratch("wheel");
         let mut maturin = Command::new(venv_tool("maturin"));
+        // maturin runs $CARGO when set (as it is for tests), else PATH's.
+        let wrapper = cargo_for_maturin();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut dirs = vec![wrapper.clone()];
+        dirs.extend(std::env::split_paths(&path));
         maturin
             .args(["build", "--profile", &profile(), "--locked", "--offline"])
             .args(["--auditwheel", "skip", "--out"])
             .arg(&out)
+            .env("PATH", std::env::join_paths(dirs).expect("a PATH"))
+            .env("CARGO", wrapper.join("cargo"))
             .current_dir(root());
         // What cargo sets for a test run and not for a build: a build
         // script that watches one of these (ring's watches
