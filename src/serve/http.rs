@@ -22,9 +22,9 @@ use std::time::Duration;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Empty, Full, LengthLimitError, Limited};
 use hyper::body::{Bytes, Incoming};
+use hyper::server::conn::http1::Builder;
 use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto::Builder;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
@@ -85,11 +85,11 @@ pub(super) async fn serve(
     // A client must send a request's head within the header timeout of
     // connecting (or of its previous response): idle or trickling
     // connections (slowloris) are closed instead of holding a descriptor
-    // each until the server runs out. Only HTTP/1 is served, so no bytes
-    // are awaited to guess the version before the timeout applies.
-    let mut connections = Builder::new(TokioExecutor::new()).http1_only();
+    // each until the server runs out. Only HTTP/1 is served (what MCP
+    // clients speak), so no bytes are awaited to guess the version before
+    // the timeout applies, and no HTTP/2 code is linked in.
+    let mut connections = Builder::new();
     connections
-        .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout);
     let factory = handler.clone();
