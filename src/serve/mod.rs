@@ -332,9 +332,12 @@ async fn serve_stdio(
 ) -> Result<Ended, ServeError> {
     use rmcp::ServiceExt;
     use rmcp::service::ServerInitializeError;
+    let stdio::Screened {
+        pipes,
+        written,
+        input_ended,
+    } = stdio::screened(rmcp::transport::stdio_pipes(), max_request);
     // A signal ends the server even before a session starts.
-    let stdio::Screened { pipes, written } =
-        stdio::screened(rmcp::transport::stdio_pipes(), max_request);
     let started = tokio::select! {
         started = handler.clone().serve(pipes) => started,
         signal = signals.next() => return Ok(Ended::Signal(signal)),
@@ -347,10 +350,18 @@ async fn serve_stdio(
             log::info(format_args!(
                 "stdin ended before a session started ({during})"
             ));
-            answers_written(written).await;
-            return Ok(Ended::Closed);
+            return Ok(answers_written(written, &mut signals)
+                .await
+                .unwrap_or(Ended::Closed));
         }
-        Err(error) => return Err(ServeError::Session(Box::new(error))),
+        // rmcp has answered the failed `initialize` (an unsupported
+        // protocol revision, say): that answer goes out before the error.
+        Err(error) => {
+            if let Some(ended) = answers_written(written, &mut signals).await {
+                return Ok(ended);
+            }
+            return Err(ServeError::Session(Box::new(error)));
+        }
     };
     let stop = service.cancellation_token();
     // Polled by reference: a `select!` drops the futures of the branches
@@ -362,7 +373,16 @@ async fn serve_stdio(
     tokio::select! {
         quit = &mut waiting => {
             log::debug(format_args!("the stdio session ended: {quit:?}"));
-            answers_written(written).await;
+            Ok(answers_written(written, &mut signals).await.unwrap_or(Ended::Closed))
+        }
+        // rmcp drains its calls' answers for a few seconds once stdin
+        // ends, and then waits for its writer; a client that stopped
+        // reading stdout would hold that writer, and the server, forever.
+        () = after(&input_ended, SESSION_DRAINED) => {
+            log::warn(format_args!(
+                "stdin ended and stdout took no answers for {} s; exiting without them",
+                SESSION_DRAINED.as_secs()
+            ));
             Ok(Ended::Closed)
         }
         signal = signals.next() => {
@@ -378,16 +398,37 @@ async fn serve_stdio(
     }
 }
 
+/// How long a stdio session may take to end once stdin has: rmcp's own
+/// drain of the answers of calls still running (5 s), then the writing
+/// out of what it drained ([`STOP_GRACE`]).
+const SESSION_DRAINED: Duration = Duration::from_secs(5).saturating_add(STOP_GRACE);
+
+/// Completes `wait` after `token` is cancelled.
+async fn after(token: &tokio_util::sync::CancellationToken, wait: Duration) {
+    token.cancelled().await;
+    tokio::time::sleep(wait).await;
+}
+
 /// Waits until the answers of a stdio session that ended are written out,
 /// for at most [`STOP_GRACE`]: a client that closes stdin after its last
 /// request still reads every answer, and one that stopped reading its
-/// stdout holds the exit no longer than that.
-async fn answers_written(written: tokio::task::JoinHandle<()>) {
-    if tokio::time::timeout(STOP_GRACE, written).await.is_err() {
-        log::warn(format_args!(
-            "stdout took more than {} s to take the last answers; exiting without them",
-            STOP_GRACE.as_secs()
-        ));
+/// stdout holds the exit no longer than that. A signal meanwhile ends the
+/// wait, and is what ended the server (`Some`).
+async fn answers_written(
+    written: tokio::task::JoinHandle<()>,
+    signals: &mut Signals,
+) -> Option<Ended> {
+    tokio::select! {
+        done = tokio::time::timeout(STOP_GRACE, written) => {
+            if done.is_err() {
+                log::warn(format_args!(
+                    "stdout took more than {} s to take the last answers; exiting without them",
+                    STOP_GRACE.as_secs()
+                ));
+            }
+            None
+        }
+        signal = signals.next() => Some(Ended::Signal(signal)),
     }
 }
 

@@ -10,6 +10,7 @@
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use super::log;
 use crate::providers::mcp::{INVALID_REQUEST, JSONRPC_VERSION};
@@ -34,6 +35,8 @@ pub(super) struct Screened {
     /// session's end is not the answers' end, and a server that exits
     /// before this loses what a client piped in before closing stdin.
     pub(super) written: tokio::task::JoinHandle<()>,
+    /// Cancelled once the client's input has ended (or cannot be read).
+    pub(super) input_ended: CancellationToken,
 }
 
 /// `stdio` (client lines in, answers out) screened: the pair rmcp serves
@@ -47,11 +50,17 @@ where
     let (rmcp, screen) = tokio::io::duplex(PIPE);
     let (from_rmcp, to_rmcp) = tokio::io::split(screen);
     let (errors, refused) = mpsc::unbounded_channel();
-    tokio::spawn(feed(input, to_rmcp, errors, max));
+    let input_ended = CancellationToken::new();
+    let ended = input_ended.clone();
+    tokio::spawn(async move {
+        feed(input, to_rmcp, errors, max).await;
+        ended.cancel();
+    });
     let written = tokio::spawn(answer(from_rmcp, output, refused));
     Screened {
         pipes: tokio::io::split(rmcp),
         written,
+        input_ended,
     }
 }
 
@@ -170,7 +179,18 @@ where
         tokio::select! {
             read = from_rmcp.read_until(b'\n', &mut line) => {
                 match read {
-                    Ok(0) | Err(_) => break,
+                    Ok(0) | Err(_) => {
+                        // rmcp is done; refusals already made (the screen
+                        // makes them before it ends rmcp's input) still go.
+                        while let Ok(refusal) = refused.try_recv() {
+                            let text = format!("{refusal}\n");
+                            if output.write_all(text.as_bytes()).await.is_err() {
+                                break;
+                            }
+                        }
+                        let _ = output.flush().await;
+                        break;
+                    }
                     Ok(_) => {}
                 }
                 if output.write_all(&line).await.is_err() || output.flush().await.is_err() {

@@ -726,6 +726,127 @@ fn requests_piped_before_stdin_closes_are_all_answered() {
     }
 }
 
+/// `initialize`, `notifications/initialized` and `lists` tools/list
+/// requests, a line each.
+fn piped_lists(lists: usize) -> String {
+    let mut text = format!(
+        "{}\n{}\n",
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "piped", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    );
+    for id in 1..=lists {
+        text.push_str(&format!(
+            "{}\n",
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"})
+        ));
+    }
+    text
+}
+
+/// toolc serve fed `input` on a pipe that is then closed, its stdout a
+/// pipe nobody reads (held open in the returned child).
+fn serve_unread(input: &str) -> Child {
+    let mut child = Command::new(toolc())
+        .arg("serve")
+        .args(fixture())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start toolc serve");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(input.as_bytes())
+        .expect("write the requests");
+    drop(stdin);
+    child
+}
+
+#[test]
+fn a_client_that_stops_reading_does_not_hold_the_server_after_stdin_ends() {
+    // 500 answers fill every pipe between rmcp and the client: rmcp's
+    // writer waits on them, and once did so for ever.
+    let mut child = serve_unread(&piped_lists(500));
+    let started = Instant::now();
+    let code = wait_for(&mut child, Duration::from_secs(60));
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
+    assert_eq!(
+        code,
+        Some(0),
+        "ended after {:?}: {stderr}",
+        started.elapsed()
+    );
+    assert!(stderr.contains("exiting without them"), "{stderr}");
+}
+
+#[test]
+fn a_signal_while_the_last_answers_wait_ends_the_server_as_a_signal() {
+    let mut child = serve_unread(&piped_lists(500));
+    // The input is read and the answers are stuck well before this.
+    std::thread::sleep(Duration::from_secs(2));
+    terminate(child.id());
+    let started = Instant::now();
+    let code = wait_for(&mut child, Duration::from_secs(20));
+    assert_eq!(code, Some(143), "128 + SIGTERM");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "SIGTERM took {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn the_answer_to_a_refused_initialize_is_written_before_the_exit() {
+    let initialize = format!(
+        "{}\n",
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "old", "version": "1"}}})
+    );
+    for run in 0..10 {
+        let output = Test::new()
+            .args(["serve", "--protocol-version", "2026-07-28"])
+            .args(fixture())
+            .stdin(initialize.clone())
+            .run();
+        assert_ne!(output.code, 0, "run {run}: {}", output.stderr);
+        let answer: Value = serde_json::from_str(output.stdout.trim())
+            .unwrap_or_else(|e| panic!("run {run}: {e}: {:?}", output.stdout));
+        assert_eq!(answer["id"], 0, "run {run}: {answer}");
+        assert!(answer["error"]["code"].is_i64(), "run {run}: {answer}");
+    }
+}
+
+#[test]
+fn a_refused_line_is_answered_even_when_no_session_starts() {
+    // Too deep for rmcp's parser: the screen answers it, then stdin ends
+    // and rmcp never starts a session.
+    let deep = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"ping\",\"params\":{}{}}}\n",
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    for run in 0..20 {
+        let output = Test::new()
+            .args(["serve"])
+            .args(fixture())
+            .stdin(deep.clone())
+            .run();
+        let answer: Value = serde_json::from_str(output.stdout.trim())
+            .unwrap_or_else(|e| panic!("run {run}: {e}: {:?}", output.stdout));
+        assert_eq!(answer["id"], 99, "run {run}: {answer}");
+        assert_eq!(answer["error"]["code"], -32600, "run {run}: {answer}");
+    }
+}
+
 #[test]
 fn sigint_ends_a_server_reading_a_terminal_at_once() {
     // A terminal on stdin (as when a person starts toolc serve) is read by
