@@ -745,30 +745,12 @@ fn piped_lists(lists: usize) -> String {
     text
 }
 
-/// toolc serve fed `input` on a pipe that is then closed, its stdout a
-/// pipe nobody reads (held open in the returned child).
-fn serve_unread(input: &str) -> Child {
-    let mut child = Command::new(toolc())
-        .arg("serve")
-        .args(fixture())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start toolc serve");
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin
-        .write_all(input.as_bytes())
-        .expect("write the requests");
-    drop(stdin);
-    child
-}
-
 #[test]
 fn a_client_that_stops_reading_does_not_hold_the_server_after_stdin_ends() {
     // 500 answers fill every pipe between rmcp and the client: rmcp's
     // writer waits on them, and once did so for ever.
-    let mut child = serve_unread(&piped_lists(500));
+    let (mut child, stdin, _unread) = raw_stdio(&[], &piped_lists(500));
+    drop(stdin);
     let started = Instant::now();
     let code = wait_for(&mut child, Duration::from_secs(60));
     let mut stderr = String::new();
@@ -789,7 +771,8 @@ fn a_client_that_stops_reading_does_not_hold_the_server_after_stdin_ends() {
 
 #[test]
 fn a_signal_while_the_last_answers_wait_ends_the_server_as_a_signal() {
-    let mut child = serve_unread(&piped_lists(500));
+    let (mut child, stdin, _unread) = raw_stdio(&[], &piped_lists(500));
+    drop(stdin);
     // The input is read and the answers are stuck well before this.
     std::thread::sleep(Duration::from_secs(2));
     terminate(child.id());
