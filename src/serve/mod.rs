@@ -335,12 +335,17 @@ async fn serve_stdio(
     let stdio::Screened {
         pipes,
         written,
-        input_ended,
+        stall,
     } = stdio::screened(rmcp::transport::stdio_pipes(), max_request);
-    // A signal ends the server even before a session starts.
+    // A signal ends the server even before a session starts, and so does
+    // a client gone quiet (its input ended, its output no longer read).
     let started = tokio::select! {
         started = handler.clone().serve(pipes) => started,
         signal = signals.next() => return Ok(Ended::Signal(signal)),
+        () = stall.stalled(OUTPUT_STALLED) => {
+            warn_stalled();
+            return Ok(Ended::Closed);
+        }
     };
     let service = match started {
         Ok(service) => service,
@@ -350,14 +355,14 @@ async fn serve_stdio(
             log::info(format_args!(
                 "stdin ended before a session started ({during})"
             ));
-            return Ok(answers_written(written, &mut signals)
+            return Ok(answers_written(written, &stall, &mut signals)
                 .await
                 .unwrap_or(Ended::Closed));
         }
         // rmcp has answered the failed `initialize` (an unsupported
         // protocol revision, say): that answer goes out before the error.
         Err(error) => {
-            if let Some(ended) = answers_written(written, &mut signals).await {
+            if let Some(ended) = answers_written(written, &stall, &mut signals).await {
                 return Ok(ended);
             }
             return Err(ServeError::Session(Box::new(error)));
@@ -373,16 +378,13 @@ async fn serve_stdio(
     tokio::select! {
         quit = &mut waiting => {
             log::debug(format_args!("the stdio session ended: {quit:?}"));
-            Ok(answers_written(written, &mut signals).await.unwrap_or(Ended::Closed))
+            Ok(answers_written(written, &stall, &mut signals).await.unwrap_or(Ended::Closed))
         }
-        // rmcp drains its calls' answers for a few seconds once stdin
-        // ends, and then waits for its writer; a client that stopped
-        // reading stdout would hold that writer, and the server, forever.
-        () = after(&input_ended, SESSION_DRAINED) => {
-            log::warn(format_args!(
-                "stdin ended and stdout took no answers for {} s; exiting without them",
-                SESSION_DRAINED.as_secs()
-            ));
+        // rmcp waits for its writer to end the session once stdin has
+        // ended; a client that stopped reading stdout would hold that
+        // writer, and the server, for ever.
+        () = stall.stalled(OUTPUT_STALLED) => {
+            warn_stalled();
             Ok(Ended::Closed)
         }
         signal = signals.next() => {
@@ -398,34 +400,33 @@ async fn serve_stdio(
     }
 }
 
-/// How long a stdio session may take to end once stdin has: rmcp's own
-/// drain of the answers of calls still running (5 s), then the writing
-/// out of what it drained ([`STOP_GRACE`]).
-const SESSION_DRAINED: Duration = Duration::from_secs(5).saturating_add(STOP_GRACE);
+/// How long a client whose stdin has ended may take no output before the
+/// server exits without the rest: longer than rmcp's own drain of the
+/// calls still running at the end of input (5 s in rmcp 3.11's
+/// `serve_inner`), during which nothing may be written.
+const OUTPUT_STALLED: Duration = Duration::from_secs(10);
 
-/// Completes `wait` after `token` is cancelled.
-async fn after(token: &tokio_util::sync::CancellationToken, wait: Duration) {
-    token.cancelled().await;
-    tokio::time::sleep(wait).await;
+fn warn_stalled() {
+    log::warn(format_args!(
+        "stdin ended and stdout took nothing for {} s; exiting without the answers left",
+        OUTPUT_STALLED.as_secs()
+    ));
 }
 
-/// Waits until the answers of a stdio session that ended are written out,
-/// for at most [`STOP_GRACE`]: a client that closes stdin after its last
-/// request still reads every answer, and one that stopped reading its
-/// stdout holds the exit no longer than that. A signal meanwhile ends the
+/// Waits until the answers of a stdio session that ended are written out:
+/// a client that closes stdin after its last request still reads every
+/// answer, however slowly, and one that stopped reading its stdout holds
+/// the exit no more than [`OUTPUT_STALLED`]. A signal meanwhile ends the
 /// wait, and is what ended the server (`Some`).
 async fn answers_written(
     written: tokio::task::JoinHandle<()>,
+    stall: &stdio::Stall,
     signals: &mut Signals,
 ) -> Option<Ended> {
     tokio::select! {
-        done = tokio::time::timeout(STOP_GRACE, written) => {
-            if done.is_err() {
-                log::warn(format_args!(
-                    "stdout took more than {} s to take the last answers; exiting without them",
-                    STOP_GRACE.as_secs()
-                ));
-            }
+        _ = written => None,
+        () = stall.stalled(OUTPUT_STALLED) => {
+            warn_stalled();
             None
         }
         signal = signals.next() => Some(Ended::Signal(signal)),

@@ -12,6 +12,12 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
 use super::log;
 use crate::providers::mcp::{INVALID_REQUEST, JSONRPC_VERSION};
 
@@ -31,13 +37,48 @@ pub(super) struct Screened {
         tokio::io::ReadHalf<tokio::io::DuplexStream>,
         tokio::io::WriteHalf<tokio::io::DuplexStream>,
     ),
-    /// Ends once every answer rmcp wrote is on the client's side: the
-    /// session's end is not the answers' end, and a server that exits
-    /// before this loses what a client piped in before closing stdin.
+    /// Ends once every answer rmcp wrote is on the client's side, or
+    /// writing to it failed: the session's end is not the answers' end,
+    /// and a server that exits before this loses what a client piped in
+    /// before closing stdin.
     pub(super) written: tokio::task::JoinHandle<()>,
-    /// Cancelled once the client's input has ended (or cannot be read).
-    pub(super) input_ended: CancellationToken,
+    /// Tells when the client has stopped taking answers after its input
+    /// ended.
+    pub(super) stall: Stall,
 }
+
+/// Whether a client whose input has ended still takes its answers.
+#[derive(Clone)]
+pub(super) struct Stall {
+    /// Cancelled once the screen stops reading the client's input (its
+    /// end, a read error, or rmcp gone).
+    input_ended: CancellationToken,
+    /// The bytes written to the client so far.
+    written: Arc<AtomicU64>,
+}
+
+impl Stall {
+    /// Completes once the client's input has ended and then nothing was
+    /// written to it for `quiet`: a client that still reads, however
+    /// slowly, is waited for; one that stopped reading is not.
+    pub(super) async fn stalled(&self, quiet: Duration) {
+        self.input_ended.cancelled().await;
+        let mut seen = self.written.load(Ordering::Relaxed);
+        let mut since = Instant::now();
+        loop {
+            tokio::time::sleep(STALL_POLL).await;
+            let now = self.written.load(Ordering::Relaxed);
+            if now != seen {
+                (seen, since) = (now, Instant::now());
+            } else if since.elapsed() >= quiet {
+                return;
+            }
+        }
+    }
+}
+
+/// How often [`Stall::stalled`] looks at the bytes written.
+const STALL_POLL: Duration = Duration::from_millis(250);
 
 /// `stdio` (client lines in, answers out) screened: the pair rmcp serves
 /// on. Lines over `max` bytes or nested deeper than [`MAX_DEPTH`] are
@@ -50,17 +91,55 @@ where
     let (rmcp, screen) = tokio::io::duplex(PIPE);
     let (from_rmcp, to_rmcp) = tokio::io::split(screen);
     let (errors, refused) = mpsc::unbounded_channel();
-    let input_ended = CancellationToken::new();
-    let ended = input_ended.clone();
+    let stall = Stall {
+        input_ended: CancellationToken::new(),
+        written: Arc::new(AtomicU64::new(0)),
+    };
+    let ended = stall.input_ended.clone();
     tokio::spawn(async move {
         feed(input, to_rmcp, errors, max).await;
         ended.cancel();
     });
-    let written = tokio::spawn(answer(from_rmcp, output, refused));
+    let written = tokio::spawn(answer(
+        from_rmcp,
+        Counted {
+            output,
+            written: Arc::clone(&stall.written),
+        },
+        refused,
+    ));
     Screened {
         pipes: tokio::io::split(rmcp),
         written,
-        input_ended,
+        stall,
+    }
+}
+
+/// The client's output, counting the bytes it takes.
+struct Counted<W> {
+    output: W,
+    written: Arc<AtomicU64>,
+}
+
+impl<W: AsyncWrite + Unpin> AsyncWrite for Counted<W> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.output).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = &polled {
+            self.written.fetch_add(*n as u64, Ordering::Relaxed);
+        }
+        polled
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.output).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.output).poll_shutdown(cx)
     }
 }
 
@@ -164,39 +243,73 @@ async fn read_line<R: AsyncRead + Unpin>(
     }
 }
 
+/// How many bytes of rmcp's answers may wait for a slow client: rmcp
+/// writes into this buffer and never waits on the client below it (rmcp
+/// gives up on answers it could not write a few seconds after stdin
+/// ends), and a client that reads nothing holds no more than this.
+const ANSWERS_BUFFERED: usize = 64 * 1024 * 1024;
+
+/// Takes rmcp's answers as fast as rmcp writes them, whole lines, into
+/// `lines`, within [`ANSWERS_BUFFERED`] bytes (`room`).
+async fn take_answers<R: AsyncRead + Unpin>(
+    from_rmcp: R,
+    lines: mpsc::UnboundedSender<(Vec<u8>, tokio::sync::OwnedSemaphorePermit)>,
+    room: Arc<tokio::sync::Semaphore>,
+) {
+    let mut from_rmcp = BufReader::new(from_rmcp);
+    loop {
+        let mut line = Vec::new();
+        match from_rmcp.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        if line.last() != Some(&b'\n') {
+            // rmcp ended in the middle of a message (it stops writing the
+            // answers it gave up on): half a message is no message.
+            log::warn(format_args!(
+                "an answer cut short at the end of the session was not sent"
+            ));
+            return;
+        }
+        let weight = u32::try_from(line.len().min(ANSWERS_BUFFERED)).unwrap_or(u32::MAX);
+        let Ok(permit) = Arc::clone(&room).acquire_many_owned(weight).await else {
+            return;
+        };
+        if lines.send((line, permit)).is_err() {
+            return;
+        }
+    }
+}
+
 /// Copies rmcp's answers to the client, the screen's refusals between
 /// them, a whole line at a time.
 async fn answer<R, W>(from_rmcp: R, mut output: W, mut refused: mpsc::UnboundedReceiver<String>)
 where
-    R: AsyncRead + Unpin,
+    R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin,
 {
-    let mut from_rmcp = BufReader::new(from_rmcp);
-    // Kept across turns: a read interrupted by a refusal resumes here.
-    let mut line = Vec::new();
+    let room = Arc::new(tokio::sync::Semaphore::new(ANSWERS_BUFFERED));
+    let (sender, mut lines) = mpsc::unbounded_channel();
+    tokio::spawn(take_answers(from_rmcp, sender, room));
     let mut screen_open = true;
     loop {
         tokio::select! {
-            read = from_rmcp.read_until(b'\n', &mut line) => {
-                match read {
-                    Ok(0) | Err(_) => {
-                        // rmcp is done; refusals already made (the screen
-                        // makes them before it ends rmcp's input) still go.
-                        while let Ok(refusal) = refused.try_recv() {
-                            let text = format!("{refusal}\n");
-                            if output.write_all(text.as_bytes()).await.is_err() {
-                                break;
-                            }
+            line = lines.recv() => {
+                let Some((line, _permit)) = line else {
+                    // rmcp is done; refusals already made (the screen
+                    // makes them before it ends rmcp's input) still go.
+                    while let Ok(refusal) = refused.try_recv() {
+                        let text = format!("{refusal}\n");
+                        if output.write_all(text.as_bytes()).await.is_err() {
+                            break;
                         }
-                        let _ = output.flush().await;
-                        break;
                     }
-                    Ok(_) => {}
-                }
+                    let _ = output.flush().await;
+                    break;
+                };
                 if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
                     break;
                 }
-                line.clear();
             }
             refusal = refused.recv(), if screen_open => {
                 let Some(refusal) = refusal else {

@@ -86,12 +86,13 @@ fn profile() -> String {
     }
 }
 
-/// A directory holding a `cargo` for maturin: the real one, whose build
-/// messages name a hard link of the tests' toolc instead of
-/// target/PROFILE/toolc itself. maturin renames the binary cargo names to
-/// target/maturin/ while it packs it and back after: done to the tests'
-/// own binary, every test starting toolc in those seconds found nothing
-/// there ("toolc: not found").
+/// A `cargo` for maturin (in a directory of its own, with a count of
+/// its replacements in `replaced`): the real one, whose build messages
+/// name a hard link of the tests' toolc instead of target/PROFILE/toolc
+/// itself. maturin renames the binary cargo names to target/maturin/
+/// while it packs it and back after: done to the tests' own binary, every
+/// test starting toolc in those seconds found nothing there ("toolc: not
+/// found").
 fn cargo_for_maturin() -> PathBuf {
     let dir = scratch("cargo");
     let binary = Path::new(env!("CARGO_BIN_EXE_toolc"));
@@ -102,30 +103,52 @@ fn cargo_for_maturin() -> PathBuf {
     let real = std::env::var_os("CARGO")
         .filter(|c| !c.is_empty())
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("cargo"));
+        .or_else(|| {
+            let path = std::env::var_os("PATH")?;
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("cargo"))
+                .find(|cargo| cargo.is_file())
+        })
+        .expect("no cargo: neither $CARGO nor PATH names one");
     let quoted =
         |path: &Path| serde_json::to_string(&path.to_string_lossy()).expect("a path as JSON");
     let script = format!(
-        r#"#!{python}
-import subprocess, sys
+        r#"import os, subprocess, sys
 needle, linked = {needle}.encode(), {linked}.encode()
-child = subprocess.Popen([{real}] + sys.argv[1:], stdout=subprocess.PIPE)
+real = {real}
+child = subprocess.Popen([real] + sys.argv[1:], stdout=subprocess.PIPE,
+                         env=dict(os.environ, CARGO=real))
+replaced = 0
 for line in child.stdout:
+    replaced += line.count(needle)
     sys.stdout.buffer.write(line.replace(needle, linked))
     sys.stdout.buffer.flush()
+with open({count}, "a") as count:
+    count.write("%d\n" % replaced)
 sys.exit(child.wait())
 "#,
-        python = venv_tool("python").display(),
         needle = serde_json::to_string(&quoted(binary)).expect("JSON"),
         linked = serde_json::to_string(&quoted(&linked)).expect("JSON"),
         real = quoted(&real),
+        count = quoted(&dir.join("replaced")),
     );
+    std::fs::write(dir.join("cargo.py"), script).expect("write the cargo wrapper");
+    // An sh trampoline: a `#!` line cannot hold a path with a space.
+    let sh_quote = |path: &Path| format!("'{}'", path.display().to_string().replace('\'', r"'\''"));
     let cargo = dir.join("cargo");
-    std::fs::write(&cargo, script).expect("write the cargo wrapper");
+    std::fs::write(
+        &cargo,
+        format!(
+            "#!/bin/sh\nexec {} {} \"$@\"\n",
+            sh_quote(&venv_tool("python")),
+            sh_quote(&dir.join("cargo.py"))
+        ),
+    )
+    .expect("write the cargo trampoline");
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755))
         .expect("make the cargo wrapper executable");
-    dir
+    cargo
 }
 
 /// toolc's wheel, built once per run from the binary the tests run.
@@ -134,17 +157,13 @@ fn wheel() -> &'static Path {
     WHEEL.get_or_init(|| {
         let out = scratch("wheel");
         let mut maturin = Command::new(venv_tool("maturin"));
-        // maturin runs $CARGO when set (as it is for tests), else PATH's.
+        // maturin runs $CARGO when it is set.
         let wrapper = cargo_for_maturin();
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        let mut dirs = vec![wrapper.clone()];
-        dirs.extend(std::env::split_paths(&path));
         maturin
             .args(["build", "--profile", &profile(), "--locked", "--offline"])
             .args(["--auditwheel", "skip", "--out"])
             .arg(&out)
-            .env("PATH", std::env::join_paths(dirs).expect("a PATH"))
-            .env("CARGO", wrapper.join("cargo"))
+            .env("CARGO", &wrapper)
             .current_dir(root());
         // What cargo sets for a test run and not for a build: a build
         // script that watches one of these (ring's watches
@@ -168,6 +187,12 @@ fn wheel() -> &'static Path {
         let started = Instant::now();
         let built = succeed(&mut maturin, "maturin build");
         eprintln!("maturin build: {:.1?}", started.elapsed());
+        let replaced = std::fs::read_to_string(wrapper.with_file_name("replaced"))
+            .expect("the cargo wrapper ran");
+        assert!(
+            replaced.lines().any(|n| n.parse::<u32>().is_ok_and(|n| n > 0)),
+            "cargo's messages never named the tests' toolc, so maturin may have moved it: {replaced:?}"
+        );
         assert!(
             !built.stderr.contains("Compiling "),
             "cargo compiled again instead of maturin packing the tests' binary:\n{}",
