@@ -32,6 +32,15 @@ fn rules_and_levels(dir: &TempDir, args: &[&str]) -> (i32, Vec<String>) {
     (output.code, found)
 }
 
+/// What a successful `lint --show-settings` printed, read as TOML.
+fn settings_toml(output: &crate::Output) -> toml::Table {
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    output
+        .stdout
+        .parse()
+        .unwrap_or_else(|e| panic!("not TOML ({e}):\n{}", output.stdout))
+}
+
 fn project() -> TempDir {
     let dir = TempDir::new("config");
     std::fs::create_dir_all(dir.path().join(".git")).expect("mark the repository root");
@@ -539,11 +548,7 @@ fn show_settings_says_what_applies_and_where_from() {
             .args(["lint", "--show-settings"])
             .args(args)
             .run();
-        assert_eq!(output.code, 0, "{}", output.stderr);
-        let parsed: toml::Table = output
-            .stdout
-            .parse()
-            .unwrap_or_else(|e| panic!("not TOML ({e}):\n{}", output.stdout));
+        let parsed = settings_toml(&output);
         (output.stdout, parsed)
     };
     let (text, parsed) = show(&["legacy/old/tools.json", "app/tools.json"]);
@@ -659,11 +664,7 @@ fn show_settings_is_valid_toml_for_repeated_and_odd_paths() {
             &odd_file,
         ])
         .run();
-    assert_eq!(output.code, 0, "{}", output.stderr);
-    let parsed: toml::Table = output
-        .stdout
-        .parse()
-        .unwrap_or_else(|e| panic!("not TOML ({e}):\n{}", output.stdout));
+    let parsed = settings_toml(&output);
     let settings = parsed["settings"].as_table().expect("[settings]");
     let mut keys: Vec<&str> = settings.keys().map(String::as_str).collect();
     keys.sort();
