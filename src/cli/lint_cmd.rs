@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
+use super::diff::LineDiff;
 use super::live_args::LiveArgs;
 use super::render::{self, FixView, ReportFormat, View, fixes, statistics};
 use super::{CliError, Outcome, ReadArgs, write_atomically};
@@ -561,9 +562,9 @@ fn plural_files(n: usize) -> String {
 /// The fixes of one file as a unified diff, headed `a/PATH` and `b/PATH`.
 fn unified_diff(file: &lint::fix::FileFix) -> String {
     let shown = file.display.trim_start_matches('/');
-    similar::TextDiff::from_lines(&file.original, &file.fixed)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{shown}"), &format!("b/{shown}"))
-        .to_string()
+    LineDiff::new(&file.original, &file.fixed).unified(
+        &format!("a/{shown}"),
+        &format!("b/{shown}"),
+        3,
+    )
 }

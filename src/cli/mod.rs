@@ -9,6 +9,7 @@
 
 mod call_cmd;
 mod convert_cmd;
+mod diff;
 mod error;
 mod explain;
 mod findings;

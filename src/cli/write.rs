@@ -14,6 +14,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::diff::LineDiff;
 use super::{CliError, Outcome, staged};
 use crate::emit::marker::{self, Provenance};
 use crate::emit::{FileKind, GeneratedFile};
@@ -160,12 +161,10 @@ fn record_beside(path: &Path) -> Option<String> {
 /// The lines of `old` (numbered from 1) that are not in `new`, blank
 /// ones aside.
 fn dropped_lines(old: &str, new: &str) -> Vec<(usize, String)> {
-    let diff = similar::TextDiff::from_lines(old, new);
-    diff.iter_all_changes()
-        .filter(|change| change.tag() == similar::ChangeTag::Delete)
-        .filter_map(|change| {
-            let line = change.value().trim_end_matches(['\n', '\r']);
-            let number = change.old_index()? + 1;
+    LineDiff::new(old, new)
+        .removed()
+        .filter_map(|(number, line)| {
+            let line = line.trim_end_matches(['\n', '\r']);
             (!line.trim().is_empty()).then(|| (number, line.to_string()))
         })
         .collect()
@@ -616,11 +615,7 @@ fn check_planned(
             }
         };
         let new: String = file.pieces.concat();
-        let diff = similar::TextDiff::from_lines(&old, &new)
-            .unified_diff()
-            .context_radius(3)
-            .header(&old_name, &shown)
-            .to_string();
+        let diff = LineDiff::new(&old, &new).unified(&old_name, &shown, 3);
         out.write_all(diff.as_bytes())?;
         // What running gen would do with it, where that is not simply
         // writing it: the advice below must name a command that works.

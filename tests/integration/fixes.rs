@@ -559,3 +559,66 @@ fn a_file_with_two_byte_order_marks_is_reported_not_fixed() {
         diff.stderr
     );
 }
+
+/// Applies the unified diff `patch` in `dir` with `git apply` (which refuses
+/// a malformed or misplaced hunk), stripping `strip` leading path parts.
+pub(super) fn git_apply(dir: &std::path::Path, patch: &str, strip: u8) {
+    use std::io::Write;
+    let mut child = std::process::Command::new("git")
+        .args(["apply", "--unsafe-paths", &format!("-p{strip}"), "-"])
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("git apply");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(patch.as_bytes())
+        .expect("write the patch");
+    let output = child.wait_with_output().expect("git apply");
+    assert!(
+        output.status.success(),
+        "git apply: {}\n{patch}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// What `--diff` prints is a patch that `git apply` takes and that makes
+/// the files what `--fix` writes, CRLF lines and a last line without a
+/// line break included.
+#[test]
+fn the_diff_applied_with_git_apply_gives_what_fix_writes() {
+    let dir = project();
+    let unterminated = "{\"tools\": [{\"name\": \"go\", \"description\": \"Go\",\n  \"command\": [\"tools\\\\bin\\\\go\"],\n  \"schema\": {\"properties\": {}}}]}";
+    dir.write("end/tools.json", unterminated);
+    let program = dir.write("end/tools/bin/go", "#!/bin/sh\necho '{}'\n");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let diff = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--diff"])
+        .run();
+    assert_eq!(diff.code, 1, "{}", diff.stderr);
+    assert!(
+        diff.stdout.contains("\\ No newline at end of file\n"),
+        "{}",
+        diff.stdout
+    );
+    git_apply(dir.path(), &diff.stdout, 1);
+    assert_eq!(read(&dir, "search/tool.json"), NORA_FIXED);
+    assert_eq!(read(&dir, "cli/tools.json"), AGENTCLI_FIXED);
+    let patched = read(&dir, "end/tools.json");
+    std::fs::write(dir.path().join("end/tools.json"), unterminated).expect("restore");
+    let fixed = Test::new()
+        .current_dir(dir.path())
+        .args(["lint", "--fix", "end"])
+        .run();
+    assert_eq!(fixed.code, 0, "{}", fixed.stderr);
+    assert_eq!(patched, read(&dir, "end/tools.json"));
+    assert_ne!(patched, unterminated);
+}

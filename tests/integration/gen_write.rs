@@ -162,6 +162,16 @@ fn a_provider_document_toolc_wrote_is_updated_without_force() {
             "{target}: {}",
             stale.stderr
         );
+        // The diff --check prints (the file and its record) is the change
+        // gen would make.
+        let files = ["out.json", "out.json.x-toolc.json"].map(|name| dir.path().join(name));
+        let before = files.clone().map(|file| std::fs::read(file).expect("read"));
+        super::fixes::git_apply(dir.path(), &stale.stdout, 0);
+        let patched = files.clone().map(|file| std::fs::read(file).expect("read"));
+        assert_ne!(patched, before, "{target}");
+        for (file, bytes) in files.iter().zip(&before) {
+            std::fs::write(file, bytes).expect("restore");
+        }
         let again = toolc(&dir, &args);
         assert_eq!(
             again.code, 0,
@@ -169,7 +179,9 @@ fn a_provider_document_toolc_wrote_is_updated_without_force() {
             again.stderr
         );
         let updated = std::fs::read_to_string(dir.path().join("out.json")).expect("out.json");
-        assert!(updated.contains("Greets anyone."), "{target}: {updated}");
+        let written = files.clone().map(|file| std::fs::read(file).expect("read"));
+        assert_eq!(written, patched, "{target}");
+        assert!(updated.contains("Greets anyone."), "{target}");
         let fresh = toolc(&dir, &check);
         assert_eq!(fresh.code, 0, "{target}: {}{}", fresh.stdout, fresh.stderr);
     }
