@@ -10,8 +10,9 @@
 //!    of the medians (the JSON-RPC framing, the pipe, rmcp's dispatch, the
 //!    hop onto a blocking thread); the target is under 1 ms.
 //! 2. Throughput. One `toolc serve --http 127.0.0.1:0 --max-concurrency 8`
-//!    and 8 clients, each with its own Streamable HTTP session, each
-//!    calling `echo` in a loop; calls per second over all of them. For
+//!    and 8 clients (threads posting JSON-RPC with ureq), each with its
+//!    own Streamable HTTP session, each calling `echo` in a loop; calls
+//!    per second over all of them. For
 //!    comparison, 8 threads calling one `Runner` in this process.
 //!
 //! Run: `cargo bench --bench serve_overhead` (`TOOLC_BENCH_CALLS` changes
@@ -33,7 +34,7 @@ use common::{count, median, ms, percentile};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::TokioChildProcess;
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use toolc::run::{Runner, RunnerOptions};
@@ -59,6 +60,86 @@ async fn call_echo(client: &Client) {
         Some(true),
         "the echo tool failed: {result:?}"
     );
+}
+
+/// A Streamable HTTP session of its own with `toolc serve --http`: each
+/// JSON-RPC message posted with ureq, its answer read from the JSON body
+/// or the event stream that answers the POST.
+struct HttpSession {
+    agent: ureq::Agent,
+    url: String,
+    session: Option<String>,
+    next: u64,
+}
+
+impl HttpSession {
+    fn open(url: &str) -> Self {
+        let config = ureq::Agent::config_builder().proxy(None).build();
+        let mut session = HttpSession {
+            agent: ureq::Agent::new_with_config(config),
+            url: url.to_string(),
+            session: None,
+            next: 0,
+        };
+        let hello = json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "serve_overhead", "version": "1"}});
+        session.request("initialize", hello);
+        assert!(
+            session.session.is_some(),
+            "no Mcp-Session-Id from initialize"
+        );
+        session.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        session
+    }
+
+    fn call_echo(&mut self) {
+        let answer = self.request(
+            "tools/call",
+            json!({"name": "echo", "arguments": echo_arguments()}),
+        );
+        assert_ne!(
+            answer["result"]["isError"], true,
+            "the echo tool failed: {answer}"
+        );
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let message =
+            json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params});
+        let answer = self.post(&message).expect("no answer to a request");
+        assert!(answer.get("result").is_some(), "{method}: {answer}");
+        answer
+    }
+
+    fn post(&mut self, message: &Value) -> Option<Value> {
+        let mut request = self
+            .agent
+            .post(&self.url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2025-06-18");
+        if let Some(session) = &self.session {
+            request = request.header("mcp-session-id", session);
+        }
+        let mut response = request
+            .send(message.to_string())
+            .expect("POST to toolc serve");
+        if let Some(session) = response.headers().get("mcp-session-id") {
+            self.session = Some(session.to_str().unwrap().to_string());
+        }
+        let text = response
+            .body_mut()
+            .read_to_string()
+            .expect("the answer's body");
+        if text.trim_start().starts_with('{') {
+            return serde_json::from_str(&text).ok();
+        }
+        text.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            .find(|event| event.get("id").is_some())
+    }
 }
 
 /// `toolc serve --http 127.0.0.1:0 ...`, and the address it says it
@@ -100,8 +181,6 @@ fn main() {
     let manifest = root.join("fixtures/run/agentcli/tools.json");
     let calls = count("TOOLC_BENCH_CALLS", 1000);
     let concurrent_calls = count("TOOLC_BENCH_CONCURRENT_CALLS", 200);
-    // reqwest's rustls has no crypto provider of its own here (Cargo.toml).
-    let _ = rustls::crypto::ring::default_provider().install_default();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -157,32 +236,22 @@ fn main() {
 
     // 2. Calls per second, 8 clients of one server.
     let total = CLIENTS * concurrent_calls;
-    let (elapsed, server) = runtime.block_on(async {
-        let (server, url) = http_server(&toolc, &manifest).await;
-        let mut clients = Vec::new();
-        for _ in 0..CLIENTS {
-            let transport = StreamableHttpClientTransport::from_uri(url.clone());
-            let client: Client = ().serve(transport).await.expect("connect over HTTP");
-            call_echo(&client).await;
-            clients.push(Arc::new(client));
+    let (server, url) = runtime.block_on(http_server(&toolc, &manifest));
+    let mut sessions: Vec<HttpSession> = (0..CLIENTS).map(|_| HttpSession::open(&url)).collect();
+    for session in &mut sessions {
+        session.call_echo();
+    }
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for session in &mut sessions {
+            scope.spawn(move || {
+                for _ in 0..concurrent_calls {
+                    session.call_echo();
+                }
+            });
         }
-        let started = Instant::now();
-        let tasks: Vec<_> = clients
-            .iter()
-            .map(|client| {
-                let client = Arc::clone(client);
-                tokio::spawn(async move {
-                    for _ in 0..concurrent_calls {
-                        call_echo(&client).await;
-                    }
-                })
-            })
-            .collect();
-        for task in tasks {
-            task.await.unwrap();
-        }
-        (started.elapsed(), server)
     });
+    let elapsed = started.elapsed();
     drop(server);
     println!(
         "{CLIENTS} HTTP clients of one toolc serve, {total} calls: {:.2} s, {:.0} calls/s",

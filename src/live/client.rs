@@ -26,8 +26,8 @@ use hyper::header::{HeaderName, HeaderValue};
 
 use super::capture::{Shared, Tee, lock};
 use super::config::{Launch, Scrubber, Secret};
-use super::relay;
 use super::{LiveError, MAX_LISTING_BYTES, MAX_PAGES, Server, url, words};
+use super::{http, relay};
 
 /// What a listing gives: the server's name (when it said one) and its
 /// tools as JSON, in its order.
@@ -39,9 +39,8 @@ type Listing = (
     Option<Vec<serde_json::Value>>,
 );
 
-/// Makes ring the process's rustls crypto provider (reqwest is built with
-/// rustls but no provider of its own), once; a provider already installed
-/// stays.
+/// Makes ring the process's rustls crypto provider, once (for the TLS
+/// that names no provider of its own); a provider already installed stays.
 pub(super) fn install_crypto_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
@@ -264,8 +263,11 @@ async fn list_url(
         value.set_sensitive(true);
         custom.insert(header, value);
     }
+    let (client, address) = http::Client::new(address).map_err(|_| LiveError::Url {
+        url: url::redacted(address),
+    })?;
     let config = StreamableHttpClientTransportConfig::with_uri(address).custom_headers(custom);
-    let transport = StreamableHttpClientTransport::from_config(config);
+    let transport = StreamableHttpClientTransport::with_client(client, config);
     tokio::time::timeout(timeout, session(transport, shown, None, twice))
         .await
         .map_err(|_| timed_out(shown, timeout))?

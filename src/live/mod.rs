@@ -36,6 +36,7 @@
 mod capture;
 mod client;
 pub(crate) mod config;
+mod http;
 #[cfg(target_os = "linux")]
 mod namespace;
 #[cfg(target_os = "linux")]
