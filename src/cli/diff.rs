@@ -5,7 +5,7 @@
 //! aside, then the middle of a shortest edit script is found by searching
 //! from both ends at once, and each half is diffed the same way. Lines are
 //! compared as numbers (one per distinct line), so a step costs no string
-//! comparison. A search that would take more than [`MAX_COST`] steps
+//! comparison. A search that takes more than [`MAX_COST`] steps
 //! gives up on its part and shows it as all removed, then all added: a
 //! larger but still correct diff, the same on every run.
 //!
@@ -16,8 +16,8 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-/// The steps (edit-graph diagonals times distance) one middle search may
-/// take before it gives up: about a tenth of a second.
+/// The steps (a diagonal extended, a line of a snake followed) one middle
+/// search may take before it gives up: about a third of a second.
 const MAX_COST: usize = 100_000_000;
 
 /// What a run of lines is in the diff.
@@ -268,8 +268,13 @@ impl Search {
         // Diagonals at either end whose paths left the graph are not
         // extended again.
         let (mut f_start, mut f_end, mut b_start, mut b_end) = (0, 0, 0, 0);
-        let budget = (MAX_COST / (a.len() + b.len())) as isize;
-        for d in 0..=most.min(budget) {
+        // Steps taken: a diagonal looked at, or a line of a snake.
+        let mut cost = 0usize;
+        for d in 0..=most {
+            if cost > MAX_COST {
+                return None;
+            }
+            cost += 2 * d as usize + 1;
             let mut k = -d + f_start;
             while k <= d - f_end {
                 let i = (offset + k) as usize;
@@ -279,10 +284,12 @@ impl Search {
                     forward[i - 1] + 1
                 };
                 let mut y = x - k;
+                let from = x;
                 while x < n && y >= 0 && y < m && a[x as usize] == b[y as usize] {
                     x += 1;
                     y += 1;
                 }
+                cost += (x - from) as usize;
                 forward[i] = x;
                 if x > n {
                     f_end += 2;
@@ -306,11 +313,13 @@ impl Search {
                     backward[i - 1] + 1
                 };
                 let mut y = x - k;
+                let from = x;
                 while x < n && y >= 0 && y < m && a[(n - 1 - x) as usize] == b[(m - 1 - y) as usize]
                 {
                     x += 1;
                     y += 1;
                 }
+                cost += (x - from) as usize;
                 backward[i] = x;
                 if x > n {
                     b_end += 2;
