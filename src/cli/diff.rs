@@ -5,9 +5,11 @@
 //! aside, then the middle of a shortest edit script is found by searching
 //! from both ends at once, and each half is diffed the same way. Lines are
 //! compared as numbers (one per distinct line), so a step costs no string
-//! comparison. A search that takes more than [`MAX_COST`] steps
-//! gives up on its part and shows it as all removed, then all added: a
-//! larger but still correct diff, the same on every run.
+//! comparison. As git's diff does, a search that has gone [`max_edits`]
+//! edits from each end without meeting settles for the point its forward
+//! paths reached furthest, and diffs the two sides of it: on texts that
+//! differ all over, a diff that may not be the shortest but is correct and
+//! the same on every run, in time near linear rather than quadratic.
 //!
 //! The output is a unified diff as GNU diff writes it (`git apply` and
 //! `patch` read it), with `\ No newline at end of file` after a last line
@@ -16,9 +18,13 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-/// The steps (a diagonal extended, a line of a snake followed) one middle
-/// search may take before it gives up: about a third of a second.
-const MAX_COST: usize = 100_000_000;
+/// The edits a middle search goes from each end of texts of `lines` lines
+/// before it settles for a split that may not be on a shortest script:
+/// the square root of their size, and at least 256 (so texts of up to 512
+/// lines always get a shortest one).
+fn max_edits(lines: usize) -> isize {
+    (lines.isqrt() as isize).max(256)
+}
 
 /// What a run of lines is in the diff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +78,7 @@ impl<'a> LineDiff<'a> {
         LineDiff {
             old,
             new,
-            runs: search.runs,
+            runs: removed_first(&search.runs),
         }
     }
 
@@ -168,6 +174,50 @@ impl<'a> LineDiff<'a> {
     }
 }
 
+/// `runs` with each stretch of changes between unchanged lines shown as
+/// GNU diff and git show it: its removed lines, then its added lines (the
+/// search may have interleaved them).
+fn removed_first(runs: &[Run]) -> Vec<Run> {
+    let mut tidy = Vec::with_capacity(runs.len());
+    let mut rest = runs;
+    while let Some((first, _)) = rest.split_first() {
+        let changed = rest.iter().take_while(|run| run.tag != Tag::Same).count();
+        if changed == 0 {
+            tidy.push(*first);
+            rest = &rest[1..];
+            continue;
+        }
+        let (block, after) = rest.split_at(changed);
+        let count = |tag| {
+            block
+                .iter()
+                .filter(|run| run.tag == tag)
+                .map(|run| run.len)
+                .sum()
+        };
+        let (gone, added): (usize, usize) = (count(Tag::Gone), count(Tag::Added));
+        let (old, new) = (first.old, first.new);
+        if gone > 0 {
+            tidy.push(Run {
+                tag: Tag::Gone,
+                old,
+                new,
+                len: gone,
+            });
+        }
+        if added > 0 {
+            tidy.push(Run {
+                tag: Tag::Added,
+                old: old + gone,
+                new,
+                len: added,
+            });
+        }
+        rest = after;
+    }
+    tidy
+}
+
 /// A hunk's lines of one side as GNU diff writes them: the first line
 /// (from 1) and the count, the count left out when it is 1, and the line
 /// before when it is 0.
@@ -245,8 +295,9 @@ impl Search {
     /// A point of a shortest edit script from the start of `a` and `b` to
     /// their ends where as many edits lie before it as after (give or take
     /// one), found by extending the furthest-reaching paths from both ends
-    /// until they meet on a diagonal. `None` when either is empty or the
-    /// search costs more than [`MAX_COST`].
+    /// until they meet on a diagonal; past [`max_edits`] without meeting,
+    /// the point furthest from the start that the forward search reached.
+    /// `None` when either is empty, or when that point is the start.
     fn middle(&mut self, a: &[u32], b: &[u32]) -> Option<(usize, usize)> {
         if a.is_empty() || b.is_empty() {
             return None;
@@ -268,13 +319,14 @@ impl Search {
         // Diagonals at either end whose paths left the graph are not
         // extended again.
         let (mut f_start, mut f_end, mut b_start, mut b_end) = (0, 0, 0, 0);
-        // Steps taken: a diagonal looked at, or a line of a snake.
-        let mut cost = 0usize;
+        let limit = max_edits(a.len() + b.len());
+        // The forward point furthest from the start so far (x + y).
+        let mut furthest = (0, 0);
         for d in 0..=most {
-            if cost > MAX_COST {
-                return None;
+            if d > limit {
+                let (x, y) = furthest;
+                return (x + y > 0).then_some((x as usize, y as usize));
             }
-            cost += 2 * d as usize + 1;
             let mut k = -d + f_start;
             while k <= d - f_end {
                 let i = (offset + k) as usize;
@@ -284,13 +336,14 @@ impl Search {
                     forward[i - 1] + 1
                 };
                 let mut y = x - k;
-                let from = x;
                 while x < n && y >= 0 && y < m && a[x as usize] == b[y as usize] {
                     x += 1;
                     y += 1;
                 }
-                cost += (x - from) as usize;
                 forward[i] = x;
+                if x <= n && y <= m && x + y > furthest.0 + furthest.1 {
+                    furthest = (x, y);
+                }
                 if x > n {
                     f_end += 2;
                 } else if y > m {
@@ -313,13 +366,11 @@ impl Search {
                     backward[i - 1] + 1
                 };
                 let mut y = x - k;
-                let from = x;
                 while x < n && y >= 0 && y < m && a[(n - 1 - x) as usize] == b[(m - 1 - y) as usize]
                 {
                     x += 1;
                     y += 1;
                 }
-                cost += (x - from) as usize;
                 backward[i] = x;
                 if x > n {
                     b_end += 2;
@@ -425,6 +476,12 @@ mod tests {
             };
             let diff = LineDiff::new(&old, &new);
             assert_eq!(sides(&diff), (old.clone(), new.clone()), "{old:?} {new:?}");
+            assert!(
+                diff.runs.windows(2).all(|pair| pair[0].tag == Tag::Same
+                    || pair[1].tag != Tag::Gone && pair[0].tag != pair[1].tag),
+                "{:?}",
+                diff.runs
+            );
             let edits: usize = diff
                 .runs
                 .iter()
@@ -476,7 +533,7 @@ mod tests {
     #[test]
     fn a_search_over_budget_still_gives_a_correct_diff() {
         // 20,000 distinct lines against 20,000 others: each middle search
-        // is cut short, and the diff is all removed then all added.
+        // is cut short, and what it settles for still rebuilds both texts.
         let old: String = (0..20_000).map(|i| format!("old {i}\n")).collect();
         let new: String = (0..20_000).map(|i| format!("new {i}\n")).collect();
         let diff = LineDiff::new(&old, &new);
