@@ -1,5 +1,5 @@
 //! What of an `--mcp-url` may be shown: its credentials (the user
-//! information before `@`, which reqwest sends as basic authentication, and
+//! information before `@`, which the HTTP client (`http.rs`) sends as basic authentication, and
 //! the query, where tokens often go) never reach an error message, a
 //! report or a document name.
 
