@@ -1,7 +1,7 @@
 //! What of an `--mcp-url` may be shown: its credentials (the user
-//! information before `@`, which the HTTP client (`http.rs`) sends as basic authentication, and
-//! the query, where tokens often go) never reach an error message, a
-//! report or a document name.
+//! information before `@`, which the HTTP client, `http.rs`, sends as
+//! basic authentication, and the query, where tokens often go) never
+//! reach an error message, a report or a document name.
 
 /// The parts of `url` that are secret, as written in it.
 struct Secrets<'a> {
