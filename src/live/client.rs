@@ -263,14 +263,29 @@ async fn list_url(
         value.set_sensitive(true);
         custom.insert(header, value);
     }
-    let (client, address) = http::Client::new(address).map_err(|_| LiveError::Url {
-        url: url::redacted(address),
+    let (client, address) = http::Client::new(address).map_err(|setup| match setup {
+        http::Setup::Url => LiveError::Url {
+            url: url::redacted(address),
+        },
+        http::Setup::Proxy(message) => LiveError::Handshake {
+            server: shown.to_string(),
+            message,
+        },
     })?;
     let config = StreamableHttpClientTransportConfig::with_uri(address).custom_headers(custom);
+    let failure = client.failure();
     let transport = StreamableHttpClientTransport::with_client(client, config);
-    tokio::time::timeout(timeout, session(transport, shown, None, twice))
+    let listed = tokio::time::timeout(timeout, session(transport, shown, None, twice))
         .await
-        .map_err(|_| timed_out(shown, timeout))?
+        .map_err(|_| timed_out(shown, timeout))?;
+    // A failed event stream reaches rmcp as one that ended: say why.
+    listed.map_err(|error| match (error, failure.get()) {
+        (LiveError::Handshake { server, .. }, Some(message)) => {
+            LiveError::Handshake { server, message }
+        }
+        (LiveError::List { server, .. }, Some(message)) => LiveError::List { server, message },
+        (error, _) => error,
+    })
 }
 
 /// The error of a server that did not list its tools within `timeout`.

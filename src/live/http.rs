@@ -16,8 +16,9 @@
 //! 307 and 308 redirects followed. The URL's user information is sent as
 //! basic authentication; the proxy is the one the environment names for
 //! the URL's scheme (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, unless
-//! `NO_PROXY` exempts the host); certificates are checked against the
-//! platform's trust store.
+//! `NO_PROXY` exempts the host), reached through a tunnel (`CONNECT`) for
+//! `http://` URLs too, the one way ureq knows; certificates are checked
+//! against the platform's trust store.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -59,20 +60,52 @@ type Error = StreamableHttpError<HttpError>;
 #[error("{0}")]
 pub(super) struct HttpError(String);
 
+/// Why no client could be made for a server.
+pub(super) enum Setup {
+    /// The address is not a URL.
+    Url,
+    /// The environment's proxy for it cannot be used (why).
+    Proxy(String),
+}
+
 /// The client of one server.
 #[derive(Clone)]
 pub(super) struct Client {
     agent: ureq::Agent,
     /// `Basic …` from the URL's user information.
     basic: Option<Arc<str>>,
+    failed: Failure,
+}
+
+/// The first failure of an event stream: rmcp sees a stream that failed
+/// as one that ended, so the caller is told why here.
+#[derive(Clone, Default)]
+pub(super) struct Failure(Arc<std::sync::Mutex<Option<String>>>);
+
+impl Failure {
+    fn set(&self, message: &str) {
+        let mut first = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        first.get_or_insert_with(|| message.to_string());
+    }
+
+    /// What made an event stream fail, if one did.
+    pub(super) fn get(&self) -> Option<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
 }
 
 impl Client {
     /// The client for the server at `address`, and the address to give the
     /// transport: without its user information, which goes as basic
     /// authentication instead.
-    pub(super) fn new(address: &str) -> Result<(Client, String), String> {
-        let mut url = url::Url::parse(address).map_err(|e| e.to_string())?;
+    pub(super) fn new(address: &str) -> Result<(Client, String), Setup> {
+        let mut url = url::Url::parse(address).map_err(|_| Setup::Url)?;
         let basic = (!url.username().is_empty() || url.password().is_some()).then(|| {
             let decode = |s: &str| {
                 percent_encoding::percent_decode_str(s)
@@ -98,7 +131,7 @@ impl Client {
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
-            .proxy(proxy_for(&url))
+            .proxy(proxy_for(&url).map_err(Setup::Proxy)?)
             .timeout_connect(Some(CONNECT_TIMEOUT))
             .user_agent(concat!("toolc/", env!("CARGO_PKG_VERSION")))
             .tls_config(tls)
@@ -106,8 +139,14 @@ impl Client {
         let client = Client {
             agent: ureq::Agent::new_with_config(config),
             basic,
+            failed: Failure::default(),
         };
         Ok((client, url.to_string()))
+    }
+
+    /// What made one of this client's event streams fail, if one did.
+    pub(super) fn failure(&self) -> Failure {
+        self.failed.clone()
     }
 
     /// The headers every request carries: `Authorization` (the transport's
@@ -153,33 +192,45 @@ impl Client {
 }
 
 /// The proxy the environment names for `url`'s scheme, unless `NO_PROXY`
-/// exempts its host; lower-case names first, as curl reads them.
-fn proxy_for(url: &url::Url) -> Option<ureq::Proxy> {
-    let host = url.host_str()?;
-    if exempt(host, &env_any(&["no_proxy", "NO_PROXY"])?) {
-        return None;
+/// exempts its host; lower-case names first, as curl reads them. A value
+/// that is not an `http://` or `https://` proxy is an error, not a reason
+/// to connect directly.
+fn proxy_for(url: &url::Url) -> Result<Option<ureq::Proxy>, String> {
+    let Some(host) = url.host_str() else {
+        return Ok(None);
+    };
+    let no_proxy = env_any(&["no_proxy", "NO_PROXY"]).map_or(String::new(), |(_, v)| v);
+    if exempt(host, &no_proxy) {
+        return Ok(None);
     }
     let names: &[&str] = if url.scheme() == "https" {
         &["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
     } else {
         &["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"]
     };
-    ureq::Proxy::new(&env_any(names)?).ok()
+    let Some((name, value)) = env_any(names) else {
+        return Ok(None);
+    };
+    let scheme = value.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+    if !matches!(scheme.as_deref(), None | Some("http" | "https")) {
+        return Err(format!(
+            "{name} names a proxy toolc cannot use ({}://…): only http:// and https:// proxies are supported",
+            scheme.unwrap_or_default()
+        ));
+    }
+    ureq::Proxy::new(&value)
+        .map(Some)
+        .map_err(|e| format!("{name} is not a proxy address toolc can use ({e})"))
 }
 
-/// The first of the variables `names` that is set and not blank ("" when
-/// none is, so that an unset `NO_PROXY` exempts nothing).
-fn env_any(names: &[&str]) -> Option<String> {
-    let found = names
-        .iter()
-        .filter_map(|name| std::env::var(name).ok())
-        .map(|value| value.trim().to_string())
-        .find(|value| !value.is_empty());
-    match (found, names.first()) {
-        (Some(value), _) => Some(value),
-        (None, Some(&"no_proxy")) => Some(String::new()),
-        (None, _) => None,
-    }
+/// The first of the variables `names` that is set and not blank, and its
+/// name.
+fn env_any<'n>(names: &[&'n str]) -> Option<(&'n str, String)> {
+    names.iter().find_map(|&name| {
+        let value = std::env::var(name).ok()?;
+        let value = value.trim();
+        (!value.is_empty()).then(|| (name, value.to_string()))
+    })
 }
 
 /// Whether `host` is in the `NO_PROXY` list `list`: `*`, a domain (which
@@ -553,43 +604,33 @@ fn truncate(mut text: String, limit: usize) -> String {
 
 /// The events of an event-stream body, read on a thread of its own; an
 /// event larger than `max_event` bytes ends the stream with an error.
-fn events(body: ureq::Body, max_event: usize) -> BoxStream<'static, Result<Sse, SseError>> {
+fn events(
+    body: ureq::Body,
+    max_event: usize,
+    failed: Failure,
+) -> BoxStream<'static, Result<Sse, SseError>> {
     let (send, receive) = tokio::sync::mpsc::channel::<Result<bytes::Bytes, HttpError>>(8);
     let reader = move || {
         let mut reader = body.into_reader();
         let mut buffer = vec![0; 16 * 1024];
-        // Bytes of the event so far, and of its current line.
-        let (mut event, mut line) = (0usize, 0usize);
+        let mut size = EventSize::default();
         loop {
             let read = match reader.read(&mut buffer) {
                 Ok(0) => return,
                 Ok(read) => read,
                 Err(e) => {
-                    let _ = send.blocking_send(Err(HttpError(format!(
-                        "cannot read the event stream: {e}"
-                    ))));
+                    let message = format!("cannot read its event stream: {e}");
+                    failed.set(&message);
+                    let _ = send.blocking_send(Err(HttpError(message)));
                     return;
                 }
             };
-            for &byte in &buffer[..read] {
-                match byte {
-                    b'\n' => {
-                        if line == 0 {
-                            event = 0;
-                        }
-                        line = 0;
-                    }
-                    b'\r' => {}
-                    _ => {
-                        line += 1;
-                        event += 1;
-                    }
-                }
-            }
-            if event > max_event {
-                let _ = send.blocking_send(Err(HttpError(format!(
-                    "an event of the server's stream is larger than {max_event} bytes"
-                ))));
+            let largest = size.feed(&buffer[..read]);
+            if largest > max_event {
+                let message =
+                    format!("an event of its stream is larger than the {max_event}-byte limit");
+                failed.set(&message);
+                let _ = send.blocking_send(Err(HttpError(message)));
                 return;
             }
             let chunk = bytes::Bytes::copy_from_slice(&buffer[..read]);
@@ -613,6 +654,43 @@ fn events(body: ureq::Body, max_event: usize) -> BoxStream<'static, Result<Sse, 
             )))))
         })
         .boxed(),
+    }
+}
+
+/// The size of the event an event stream is in, from its bytes as they
+/// come: a line ends at CR, LF or CRLF, an empty line ends the event, and
+/// a comment line (`:`), which the parser drops, does not count.
+#[derive(Default)]
+struct EventSize {
+    event: usize,
+    line: usize,
+    after_cr: bool,
+    comment: bool,
+}
+
+impl EventSize {
+    /// Takes in `bytes`; the largest size the event reached in them.
+    fn feed(&mut self, bytes: &[u8]) -> usize {
+        let mut largest = self.event;
+        for &byte in bytes {
+            if byte == b'\r' || (byte == b'\n' && !self.after_cr) {
+                if self.line == 0 {
+                    self.event = 0;
+                }
+                self.line = 0;
+            } else if byte != b'\n' {
+                if self.line == 0 {
+                    self.comment = byte == b':';
+                }
+                self.line += 1;
+                if !self.comment {
+                    self.event += 1;
+                    largest = largest.max(self.event);
+                }
+            }
+            self.after_cr = byte == b'\r';
+        }
+        largest
     }
 }
 
@@ -681,9 +759,10 @@ impl StreamableHttpClient for Client {
             off_thread(move || post(&agent, &uri, &message, &headers, attached, limits)).await?;
         Ok(match posted {
             Posted::Done(response) => *response,
-            Posted::Stream(body, session) => {
-                StreamableHttpPostResponse::Sse(events(body, limits.max_sse_event_size), session)
-            }
+            Posted::Stream(body, session) => StreamableHttpPostResponse::Sse(
+                events(body, limits.max_sse_event_size, self.failed.clone()),
+                session,
+            ),
         })
     }
 
@@ -775,7 +854,7 @@ impl StreamableHttpClient for Client {
             Ok(response.into_body())
         })
         .await?;
-        Ok(events(body, max_sse_event_size))
+        Ok(events(body, max_sse_event_size, self.failed.clone()))
     }
 }
 
@@ -808,6 +887,23 @@ mod tests {
         }
         assert!(exempt("anything", "*"));
         assert!(!exempt("anything", ""));
+    }
+
+    #[test]
+    fn an_event_ends_at_an_empty_line_of_any_line_ending() {
+        for ending in ["\n", "\r", "\r\n"] {
+            let mut size = EventSize::default();
+            let event = format!("data: abc{ending}data: de{ending}{ending}");
+            assert_eq!(size.feed(event.as_bytes()), 17, "{ending:?}");
+            // The next event starts from nothing; comments do not count.
+            let next = format!(": {}{ending}data: x{ending}", "c".repeat(100));
+            assert_eq!(size.feed(next.as_bytes()), 7, "{ending:?}");
+            // Split anywhere, the sizes are the same.
+            let mut split = EventSize::default();
+            let whole = format!("{event}{next}");
+            let (a, b) = whole.as_bytes().split_at(whole.len() / 2);
+            assert_eq!(split.feed(a).max(split.feed(b)), 17, "{ending:?}");
+        }
     }
 
     #[test]

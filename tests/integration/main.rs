@@ -51,6 +51,7 @@ mod lint_cli;
 mod live;
 mod live_daemon;
 mod live_errors;
+mod live_http;
 mod lock;
 mod lsp;
 mod mcp_config;
@@ -134,6 +135,7 @@ pub struct Test {
     args: Vec<String>,
     dir: PathBuf,
     stdin: Option<Vec<u8>>,
+    env: Vec<(String, String)>,
 }
 
 pub struct Output {
@@ -148,6 +150,7 @@ impl Default for Test {
             args: Vec::new(),
             dir: root(),
             stdin: None,
+            env: Vec::new(),
         }
     }
 }
@@ -178,6 +181,12 @@ impl Test {
         self
     }
 
+    /// Sets the variable `key` to `value` in toolc's environment.
+    pub fn env(mut self, key: &str, value: &str) -> Self {
+        self.env.push((key.to_string(), value.to_string()));
+        self
+    }
+
     /// Runs toolc; fails the test if it does not finish within the hang limit
     /// or dies from a signal (a crash, a stack overflow).
     pub fn run(self) -> Output {
@@ -189,6 +198,7 @@ impl Test {
             .env_remove("TOOLC_OUTPUT_FORMAT")
             .env_remove("FORCE_COLOR")
             .env_remove("CLICOLOR_FORCE")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(if self.stdin.is_some() {
                 Stdio::piped()
             } else {
