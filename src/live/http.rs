@@ -41,6 +41,8 @@ const SESSION_ID: &str = "mcp-session-id";
 const LAST_EVENT_ID: &str = "last-event-id";
 const JSON: &str = "application/json";
 const EVENT_STREAM: &str = "text/event-stream";
+/// What a request accepts: a JSON answer or an event stream.
+const ACCEPT: &str = "text/event-stream, application/json";
 /// Headers the transport sets itself; `MCP-Protocol-Version` is among them
 /// but comes through the custom headers once negotiated.
 const RESERVED: &[&str] = &["accept", SESSION_ID, LAST_EVENT_ID];
@@ -748,10 +750,7 @@ impl StreamableHttpClient for Client {
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, Error> {
         let mut headers = self.headers(session_id.as_deref(), auth_header, custom_headers)?;
-        headers.push((
-            "accept".into(),
-            HeaderValue::from_static("text/event-stream, application/json"),
-        ));
+        headers.push(("accept".into(), HeaderValue::from_static(ACCEPT)));
         headers.push(("content-type".into(), HeaderValue::from_static(JSON)));
         let agent = self.agent.clone();
         let attached = session_id.is_some();
@@ -818,10 +817,7 @@ impl StreamableHttpClient for Client {
         max_sse_event_size: usize,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, Error> {
         let mut headers = self.headers(session_id.as_deref(), auth_header, custom_headers)?;
-        headers.push((
-            "accept".into(),
-            HeaderValue::from_static("text/event-stream, application/json"),
-        ));
+        headers.push(("accept".into(), HeaderValue::from_static(ACCEPT)));
         if let Some(id) = last_event_id
             && let Ok(value) = HeaderValue::try_from(id)
         {
