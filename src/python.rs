@@ -189,6 +189,46 @@ pub fn parse(text: &str) -> Result<Module, SyntaxError> {
     if let Some(error) = crate::syntax::too_deep(text, crate::syntax::Language::Python) {
         return Err(error);
     }
+    // A large module is parsed a run of statements at a time: its tree
+    // would take hundreds of times its size (see `statements`).
+    let scanned = statements::scan(text.as_bytes());
+    let runs = if text.len() <= statements::RUN_BYTES {
+        std::iter::once(0..text.len()).collect()
+    } else {
+        match &scanned {
+            Ok(scanned) => statements::runs(text.len(), &scanned.starts),
+            Err((offset, message)) => return Err(error_at(text, *offset, message)),
+        }
+    };
+    // tree-sitter's Python scanner looks past every comment line that
+    // follows for the next line's indentation, again at each of them: 10,000
+    // comment lines took 8 s. It reads a copy with those lines blanked
+    // (spaces, the same offsets), and the module is read from the text
+    // itself. Should the scan have misread a string (a case it does not
+    // know), the copy does not parse, and the text itself is parsed.
+    if let Ok(scanned) = &scanned
+        && !scanned.comment_lines.is_empty()
+    {
+        let mut copy = text.as_bytes().to_vec();
+        for line in &scanned.comment_lines {
+            copy[line.clone()].fill(b' ');
+        }
+        if let Ok(copy) = String::from_utf8(copy)
+            && let Ok(module) = parse_runs(text, &copy, &runs)
+        {
+            return Ok(module);
+        }
+    }
+    parse_runs(text, text, &runs)
+}
+
+/// The module `text`, parsed from `parsed` (the text, or a copy of it of
+/// the same length) `runs` at a time.
+fn parse_runs(
+    text: &str,
+    parsed: &str,
+    runs: &[std::ops::Range<usize>],
+) -> Result<Module, SyntaxError> {
     let mut parser = Parser::new();
     if parser
         .set_language(&tree_sitter_python::LANGUAGE.into())
@@ -196,17 +236,10 @@ pub fn parse(text: &str) -> Result<Module, SyntaxError> {
     {
         return Err(error_at(text, 0, "the Python parser is unavailable"));
     }
-    // A large module is parsed a run of statements at a time: its tree
-    // would take hundreds of times its size (see `statements`).
-    let runs = if text.len() <= statements::RUN_BYTES {
-        std::iter::once(0..text.len()).collect()
-    } else {
-        statements::runs(text).map_err(|(offset, message)| error_at(text, offset, &message))?
-    };
     let mut module = Module::default();
     // The row of each run's start, counted on from the previous one's.
     let (mut row, mut counted) = (0, 0);
-    for run in runs {
+    for run in runs.iter().cloned() {
         if run.start != 0 || run.end != text.len() {
             let bytes = text.as_bytes();
             row += bytes[counted..run.start]
@@ -231,7 +264,7 @@ pub fn parse(text: &str) -> Result<Module, SyntaxError> {
                 return Err(error_at(text, run.start, "the Python parser gave up"));
             }
         }
-        let Some(tree) = parser.parse(text, None) else {
+        let Some(tree) = parser.parse(parsed, None) else {
             return Err(error_at(text, run.start, "the Python parser gave up"));
         };
         let root = tree.root_node();
@@ -917,6 +950,35 @@ async def fetch(url: str, /, retries: int = 3, *args, timeout: float | None = No
             error.to_string(),
             format!("{} at {}:{}", error.message, error.line, error.column)
         );
+    }
+
+    /// Comment lines are blanked in the copy tree-sitter reads; what is
+    /// read is unchanged, a `#` line inside a string included.
+    #[test]
+    fn comment_lines_change_nothing_that_is_read() {
+        let body = "    # a comment\n#at column 0\n\t  # tabbed\r\n";
+        let text = format!(
+            "import os\n{body}def run(params, limit=1):\n    \"\"\"Runs.\n    # kept in the docstring\n    \"\"\"\n    if params:\n{body}        x = '#not'  # trailing\n{body}    return x\n{body}"
+        );
+        let module = parsed(&text);
+        let run = module.function("run").expect("run");
+        assert_eq!(
+            run.docstring.as_deref(),
+            Some("Runs.\n# kept in the docstring")
+        );
+        assert_eq!(run.parameters.len(), 2);
+        assert_eq!(&text[run.name_span.clone()], "run");
+        // An error after comment lines is where it is.
+        let broken = format!("{text}def g(:\n{body}    pass\n");
+        let error = parse(&broken).expect_err("broken");
+        assert_eq!(error.line, text.matches('\n').count() + 1, "{error}");
+        // Many of them, in a module parsed in runs too.
+        let long = format!(
+            "def run(params):\n    if params:\n        x = 1\n{}    return x\n",
+            "    # comment line\n".repeat(20_000)
+        );
+        assert!(long.len() > statements::RUN_BYTES);
+        assert!(parsed(&long).function("run").is_some());
     }
 
     #[test]

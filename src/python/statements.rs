@@ -21,23 +21,22 @@ pub(super) const RUN_BYTES: usize = 64 * 1024;
 /// megabytes.
 pub(super) const MAX_STATEMENT_TOKENS: usize = 100_000;
 
-/// Runs of whole top-level statements covering `text`, each about
-/// [`RUN_BYTES`] long (or one statement when it is longer), or the offset
-/// and message of what cannot be parsed a run at a time.
-pub(super) fn runs(text: &str) -> Result<Vec<Range<usize>>, (usize, String)> {
-    let starts = statement_starts(text.as_bytes())?;
+/// Runs of whole top-level statements covering a text of `len` bytes
+/// whose statements start at `starts` ([`scan`]), each about
+/// [`RUN_BYTES`] long (or one statement when it is longer).
+pub(super) fn runs(len: usize, starts: &[(usize, bool)]) -> Vec<Range<usize>> {
     let mut runs = Vec::new();
     let mut run_start = 0;
-    for &(start, splittable) in &starts {
+    for &(start, splittable) in starts {
         if splittable && start - run_start >= RUN_BYTES {
             runs.push(run_start..start);
             run_start = start;
         }
     }
-    if run_start < text.len() || runs.is_empty() {
-        runs.push(run_start..text.len());
+    if run_start < len || runs.is_empty() {
+        runs.push(run_start..len);
     }
-    Ok(runs)
+    runs
 }
 
 /// The scanner's state between bytes.
@@ -125,9 +124,19 @@ fn formatted_prefix(before: &[u8]) -> bool {
         && prefix.iter().any(|b| b"fFtT".contains(b))
 }
 
-/// Each top-level statement's offset after the first, and whether a run
-/// may end before it (not between a decorator and what it decorates).
-fn statement_starts(bytes: &[u8]) -> Result<Vec<(usize, bool)>, (usize, String)> {
+/// What a scan of a module finds.
+pub(super) struct Scanned {
+    /// Each top-level statement's offset after the first, and whether a
+    /// run may end before it (not between a decorator and what it
+    /// decorates).
+    pub(super) starts: Vec<(usize, bool)>,
+    /// The comments that are alone on their line, from `#` to the line
+    /// break (a `\r` before it left out).
+    pub(super) comment_lines: Vec<Range<usize>>,
+}
+
+/// Scans a module for its statements and comment lines.
+pub(super) fn scan(bytes: &[u8]) -> Result<Scanned, (usize, String)> {
     let mut scan = Scan {
         bytes,
         at: 0,
@@ -136,14 +145,18 @@ fn statement_starts(bytes: &[u8]) -> Result<Vec<(usize, bool)>, (usize, String)>
         statement: 0,
     };
     let mut starts = Vec::new();
+    let mut comment_lines = Vec::new();
     let mut decorator = bytes.first() == Some(&b'@');
     // Whether the line being read goes on past its break (a backslash).
     let mut continued = false;
+    // Whether the line being read has held only blanks so far.
+    let mut blank = true;
     while scan.at < bytes.len() {
         let byte = bytes[scan.at];
         match byte {
             b'\n' => {
                 scan.at += 1;
+                blank = true;
                 if scan.depth == 0 && !continued && begins_statement(&bytes[scan.at..]) {
                     starts.push((scan.at, !decorator));
                     decorator = bytes[scan.at] == b'@';
@@ -154,6 +167,7 @@ fn statement_starts(bytes: &[u8]) -> Result<Vec<(usize, bool)>, (usize, String)>
                 continue;
             }
             b'\\' => {
+                blank = false;
                 continued = bytes.get(scan.at + 1) == Some(&b'\n')
                     || bytes.get(scan.at + 1..scan.at + 3) == Some(b"\r\n");
                 scan.at += 1;
@@ -161,12 +175,22 @@ fn statement_starts(bytes: &[u8]) -> Result<Vec<(usize, bool)>, (usize, String)>
             }
             b'#' => {
                 scan.token()?;
+                let start = scan.at;
                 while scan.at < bytes.len() && bytes[scan.at] != b'\n' {
                     scan.at += 1;
+                }
+                if blank {
+                    let end = if bytes[..scan.at].ends_with(b"\r") {
+                        scan.at - 1
+                    } else {
+                        scan.at
+                    };
+                    comment_lines.push(start..end.max(start));
                 }
                 continue;
             }
             b'\'' | b'"' => {
+                blank = false;
                 let triple = bytes.get(scan.at..scan.at + 3) == Some(&[byte; 3][..]);
                 scan.string(byte, triple)?;
                 continue;
@@ -179,6 +203,7 @@ fn statement_starts(bytes: &[u8]) -> Result<Vec<(usize, bool)>, (usize, String)>
             }
             _ => {}
         }
+        blank = false;
         if byte == b'_' || byte.is_ascii_alphanumeric() || byte >= 0x80 {
             while scan.at < bytes.len()
                 && (bytes[scan.at] == b'_'
@@ -193,7 +218,10 @@ fn statement_starts(bytes: &[u8]) -> Result<Vec<(usize, bool)>, (usize, String)>
         continued = false;
         scan.token()?;
     }
-    Ok(starts)
+    Ok(Scanned {
+        starts,
+        comment_lines,
+    })
 }
 
 /// Whether a line that starts at the top level with `line` begins a
@@ -218,8 +246,13 @@ fn begins_statement(line: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    /// The runs of `text`, or what the scan found that no run could hold.
+    fn runs_of(text: &str) -> Result<Vec<Range<usize>>, (usize, String)> {
+        Ok(runs(text.len(), &scan(text.as_bytes())?.starts))
+    }
+
     fn texts(text: &str) -> Vec<&str> {
-        runs(text)
+        runs_of(text)
             .expect("runs")
             .into_iter()
             .map(|r| &text[r])
@@ -254,21 +287,21 @@ mod tests {
     fn an_unterminated_triple_quoted_string_is_found() {
         let text = format!("x = 1\ny = \"\"\"{}", "a\n".repeat(10));
         assert_eq!(
-            runs(&text),
+            runs_of(&text),
             Err((10, "unterminated triple-quoted string literal".to_string()))
         );
         // An escaped quote does not end it, and a closed one is fine.
-        assert!(runs("s = \"\"\"a\\\"\"\"\"\n").is_ok());
+        assert!(runs_of("s = \"\"\"a\\\"\"\"\"\n").is_ok());
     }
 
     #[test]
     fn a_statement_of_too_many_tokens_is_refused() {
         let text = format!("t = 1\nx = [{}]\n", "1,".repeat(MAX_STATEMENT_TOKENS));
-        let (at, message) = runs(&text).expect_err("too many");
+        let (at, message) = runs_of(&text).expect_err("too many");
         assert_eq!(at, 6);
         assert!(message.contains("more than 100000 tokens"), "{message}");
         let escapes = format!("x = \"{}\"\n", "\\n".repeat(MAX_STATEMENT_TOKENS));
-        assert!(runs(&escapes).is_err());
+        assert!(runs_of(&escapes).is_err());
     }
 
     /// A module parsed a run at a time reads as the whole: every
@@ -278,12 +311,12 @@ mod tests {
         let fields = "{a}".repeat(MAX_STATEMENT_TOKENS);
         for prefix in ["f", "F", "rf", "fR", "t"] {
             let text = format!("x = {prefix}\"{fields}\"\n");
-            assert!(runs(&text).is_err(), "{prefix}");
+            assert!(runs_of(&text).is_err(), "{prefix}");
         }
         // Braces in a plain string, or after a name ending in f, are text.
         for prefix in ["", "r", "b", "self.f("] {
             let text = format!("x = {prefix}\"{fields}\"\n");
-            assert!(runs(&text).is_ok(), "{prefix:?}");
+            assert!(runs_of(&text).is_ok(), "{prefix:?}");
         }
         assert!(formatted_prefix(b"x = f"));
         assert!(!formatted_prefix(b"x = elf"));
@@ -299,7 +332,7 @@ mod tests {
             ));
         }
         text.push_str("try:\n    import json\nexcept ImportError:\n    pass\n");
-        assert!(runs(&text).expect("runs").len() > 3);
+        assert!(runs_of(&text).expect("runs").len() > 3);
         let module = crate::python::parse(&text).expect("parses");
         assert_eq!(module.functions.len(), 3000);
         let last = &module.functions[2999];
