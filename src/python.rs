@@ -979,6 +979,13 @@ async def fetch(url: str, /, retries: int = 3, *args, timeout: float | None = No
         );
         assert!(long.len() > statements::RUN_BYTES);
         assert!(parsed(&long).function("run").is_some());
+        // More comment lines in one statement than it may hold tokens:
+        // they make no node, and count for nothing.
+        let longer = format!(
+            "def run(params):\n    x = 1\n{}    return x\n",
+            "    # c\n".repeat(statements::MAX_STATEMENT_TOKENS + 1)
+        );
+        assert!(parsed(&longer).function("run").is_some());
     }
 
     #[test]

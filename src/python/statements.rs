@@ -174,7 +174,11 @@ pub(super) fn scan(bytes: &[u8]) -> Result<Scanned, (usize, String)> {
                 continue;
             }
             b'#' => {
-                scan.token()?;
+                // A comment line is blanked before parsing (see
+                // `python::parse`): no node, no token.
+                if !blank {
+                    scan.token()?;
+                }
                 let start = scan.at;
                 while scan.at < bytes.len() && bytes[scan.at] != b'\n' {
                     scan.at += 1;
