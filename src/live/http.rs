@@ -430,7 +430,7 @@ fn read_prefix(body: &mut ureq::Body, limit: usize) -> String {
     let mut bytes = Vec::new();
     match body.as_reader().take(limit as u64).read_to_end(&mut bytes) {
         Ok(_) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(_) => UNREADABLE[..UNREADABLE.len().min(limit)].to_string(),
+        Err(_) => truncate(UNREADABLE.to_string(), limit),
     }
 }
 
@@ -542,9 +542,7 @@ fn post(
                     };
                     return Err(rate_or_server.map_or(too_large, Into::into));
                 }
-                Err(_) => {
-                    UNREADABLE[..UNREADABLE.len().min(limits.max_error_response_size)].to_string()
-                }
+                Err(_) => truncate(UNREADABLE.to_string(), limits.max_error_response_size),
             }
         } else {
             read_prefix(&mut body, limits.max_error_response_size)
@@ -594,13 +592,7 @@ fn post(
 
 /// `text` cut to at most `limit` bytes, on a character boundary.
 fn truncate(mut text: String, limit: usize) -> String {
-    if text.len() > limit {
-        let mut end = limit;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-    }
+    text.truncate(text.floor_char_boundary(limit));
     text
 }
 
