@@ -80,19 +80,24 @@ pub struct Document {
     pub more_duplicate_keys: usize,
 }
 
+/// An open array or object. Their members wait on the parser's stacks
+/// ([`Parser::items`], [`Parser::members`]) and are moved into a vector or
+/// map of their exact size when it closes: one grown member by member
+/// keeps room for up to twice its members (a one-member object, room for
+/// three: 336 bytes), and a manifest can be hundreds of thousands of
+/// small objects. Each member is hashed once, at the close.
 enum Frame {
     Array {
         node: usize,
-        items: Vec<Value>,
+        /// Where its items start in [`Parser::items`].
+        start: usize,
     },
     Object {
         node: usize,
-        map: Map<String, Value>,
+        /// Where its members start in [`Parser::members`].
+        start: usize,
         /// The key of the member being parsed.
         key: String,
-        /// First occurrence of each key, built once the object has a
-        /// duplicate (most objects never need it).
-        first_keys: Option<HashMap<String, Span>>,
     },
 }
 
@@ -103,7 +108,15 @@ struct Parser<'a> {
     nodes: Vec<Node>,
     /// How many values the document may hold.
     max_values: usize,
+    /// The items of the open arrays, outermost first.
+    items: Vec<Value>,
+    /// The members of the open objects, outermost first.
+    members: Vec<(String, Value)>,
+    /// Recorded as objects close (an inner one before the outer one that
+    /// holds it), put in document order at the end.
     duplicates: Vec<DuplicateKey>,
+    /// Where the last of them in document order is.
+    last_kept: usize,
     more_duplicates: usize,
 }
 
@@ -132,7 +145,10 @@ pub fn parse_within(text: &std::sync::Arc<str>, max_values: usize) -> Result<Doc
         pos: 0,
         nodes: Vec::new(),
         max_values: max_values.min(MAX_NODES),
+        items: Vec::new(),
+        members: Vec::new(),
         duplicates: Vec::new(),
+        last_kept: 0,
         more_duplicates: 0,
     };
     parser.skip_whitespace();
@@ -152,6 +168,7 @@ pub fn parse_within(text: &std::sync::Arc<str>, max_values: usize) -> Result<Doc
     // doubling holds up to twice its entries, and a manifest of small
     // objects has millions of nodes).
     parser.nodes.shrink_to_fit();
+    parser.duplicates.sort_by_key(|duplicate| duplicate.span.start);
     parser.duplicates.shrink_to_fit();
     let map = SourceMap {
         text: text.clone(),
@@ -166,25 +183,56 @@ pub fn parse_within(text: &std::sync::Arc<str>, max_values: usize) -> Result<Doc
     })
 }
 
-/// `map` in a map of its own size. A map grown member by member keeps room
-/// for up to twice its members (a one-member object, room for three: 336
-/// bytes), and a manifest can be hundreds of thousands of small objects.
-fn exact(map: Map<String, Value>) -> Map<String, Value> {
-    let mut exact = Map::with_capacity(map.len());
-    exact.extend(map);
-    exact
-}
-
-/// The pointer of the member being parsed, from the parser's stack.
-fn stack_pointer(stack: &[Frame]) -> String {
-    let mut pointer = String::new();
-    for frame in stack {
+/// The pointer of the member being parsed, from the parser's stack; an
+/// array's index is the count of its items so far.
+fn stack_pointer(stack: &[Frame], items: usize) -> String {
+    let mut tokens = Vec::with_capacity(stack.len());
+    // Each array's items end where the next array's start, the innermost's
+    // at the end of the stack of items.
+    let mut end = items;
+    for frame in stack.iter().rev() {
         match frame {
-            Frame::Array { items, .. } => pointer = join(&pointer, items.len()),
-            Frame::Object { key, .. } => pointer = join(&pointer, key),
+            Frame::Array { start, .. } => {
+                tokens.push((end - start).to_string());
+                end = *start;
+            }
+            Frame::Object { key, .. } => tokens.push(key.clone()),
         }
     }
+    let mut pointer = String::new();
+    for token in tokens.iter().rev() {
+        push_token(&mut pointer, token);
+    }
     pointer
+}
+
+/// The children of the closed array or object `container`, in order.
+fn children(nodes: &[Node], container: usize) -> impl Iterator<Item = &Node> {
+    let end = nodes[container].subtree_end();
+    let mut child = container + 1;
+    std::iter::from_fn(move || {
+        let node = nodes.get(child).filter(|_| child < end)?;
+        child = node.subtree_end().max(child + 1);
+        Some(node)
+    })
+}
+
+/// The key spans of the members of the closed object `object`, in order.
+fn member_key_spans(nodes: &[Node], object: usize) -> Vec<Span> {
+    children(nodes, object)
+        .map(|node| node.key().unwrap_or_default())
+        .collect()
+}
+
+/// Where each key of the closed object `object` first is.
+fn first_key_spans(text: &str, nodes: &[Node], object: usize) -> HashMap<String, Span> {
+    let mut first = HashMap::new();
+    for key in children(nodes, object).filter_map(Node::key) {
+        if let Ok((decoded, _)) = decode_string(text, key.start + 1) {
+            first.entry(decoded).or_insert(key);
+        }
+    }
+    first
 }
 
 impl Parser<'_> {
@@ -252,21 +300,20 @@ impl Parser<'_> {
         let mut key_span = None;
         'value: loop {
             self.skip_whitespace();
-            let (mut value, mut node) = match self.peek() {
+            let mut value = match self.peek() {
                 Some(b'{') => {
                     let node = self.open_container(stack.len(), key_span, true)?;
                     if self.peek() == Some(b'}') {
                         self.pos += 1;
                         self.close_node(node);
-                        (Value::Object(Map::new()), node)
+                        Value::Object(Map::new())
                     } else {
                         let (key, span) = self.member_key()?;
                         key_span = Some(span);
                         stack.push(Frame::Object {
                             node,
-                            map: Map::new(),
+                            start: self.members.len(),
                             key,
-                            first_keys: None,
                         });
                         continue 'value;
                     }
@@ -276,12 +323,12 @@ impl Parser<'_> {
                     if self.peek() == Some(b']') {
                         self.pos += 1;
                         self.close_node(node);
-                        (Value::Array(Vec::new()), node)
+                        Value::Array(Vec::new())
                     } else {
                         key_span = None;
                         stack.push(Frame::Array {
                             node,
-                            items: Vec::new(),
+                            start: self.items.len(),
                         });
                         continue 'value;
                     }
@@ -290,7 +337,7 @@ impl Parser<'_> {
                     let node = self.open_node(key_span, false)?;
                     let value = self.scalar()?;
                     self.close_node(node);
-                    (value, node)
+                    value
                 }
             };
             // Attach the finished value to its container; close containers
@@ -309,8 +356,8 @@ impl Parser<'_> {
                         }
                         return Ok(value);
                     }
-                    Some(Frame::Array { node: array, items }) => {
-                        items.push(value);
+                    Some(Frame::Array { node: array, start }) => {
+                        self.items.push(value);
                         self.skip_whitespace();
                         match self.peek() {
                             Some(b',') => {
@@ -320,65 +367,20 @@ impl Parser<'_> {
                             }
                             Some(b']') => {
                                 self.pos += 1;
-                                let array = *array;
-                                let items = std::mem::take(items);
+                                let (array, start) = (*array, *start);
                                 stack.pop();
                                 self.close_node(array);
-                                value = Value::Array(items);
-                                node = array;
+                                value = Value::Array(self.items.drain(start..).collect());
                             }
                             _ => return Err(self.expected("`,` or `]`")),
                         }
                     }
                     Some(Frame::Object {
                         node: object,
-                        map,
+                        start,
                         key,
-                        first_keys,
                     }) => {
-                        let object = *object;
-                        let member_key = self.nodes[node].key().unwrap_or_default();
-                        if let Some(first) = first_keys {
-                            first.entry(key.clone()).or_insert(member_key);
-                        }
-                        // One hash per member: insert, and learn from the
-                        // entry whether the key was there already (the
-                        // later value wins, in the first one's place, as
-                        // serde_json does).
-                        let repeated = match map.entry(std::mem::take(key)) {
-                            serde_json::map::Entry::Occupied(mut entry) => {
-                                entry.insert(value);
-                                Some(entry.key().clone())
-                            }
-                            serde_json::map::Entry::Vacant(entry) => {
-                                entry.insert(value);
-                                None
-                            }
-                        };
-                        if repeated.is_some() && self.duplicates.len() == KEPT_DUPLICATE_KEYS {
-                            self.more_duplicates += 1;
-                        } else if let Some(repeated) = repeated {
-                            let first = first_keys
-                                .get_or_insert_with(|| self.first_key_spans(object))
-                                .get(repeated.as_str())
-                                .copied()
-                                .unwrap_or(member_key);
-                            // The pointer names the repeated key, as the
-                            // member being parsed.
-                            key.clone_from(&repeated);
-                            let pointer = stack_pointer(&stack);
-                            self.duplicates.push(DuplicateKey {
-                                key: repeated,
-                                pointer,
-                                span: member_key,
-                                first,
-                            });
-                        }
-                        let Some(Frame::Object { map, key, .. }) = stack.last_mut() else {
-                            return Err(
-                                self.error("internal error: lost the open object", self.pos)
-                            );
-                        };
+                        self.members.push((std::mem::take(key), value));
                         self.skip_whitespace();
                         match self.peek() {
                             Some(b',') => {
@@ -391,11 +393,11 @@ impl Parser<'_> {
                             }
                             Some(b'}') => {
                                 self.pos += 1;
-                                let map = exact(std::mem::take(map));
-                                stack.pop();
+                                let (object, start) = (*object, *start);
                                 self.close_node(object);
+                                let map = self.close_object(object, start, &stack);
+                                stack.pop();
                                 value = Value::Object(map);
-                                node = object;
                             }
                             _ => return Err(self.expected("`,` or `}`")),
                         }
@@ -405,20 +407,64 @@ impl Parser<'_> {
         }
     }
 
-    /// The first key span of every member of the (still open) object
-    /// `object`, whose members so far are all closed nodes.
-    fn first_key_spans(&self, object: usize) -> HashMap<String, Span> {
-        let mut first = HashMap::new();
-        let mut child = object + 1;
-        while child < self.nodes.len() {
-            if let Some(key) = self.nodes[child].key()
-                && let Ok((text, _)) = decode_string(self.text, key.start + 1)
-            {
-                first.entry(text).or_insert(key);
+    /// The map of the object `object` (closed, on top of `stack`), from
+    /// its members from `start` on; records its duplicate keys. As in
+    /// serde_json, a later value of a key replaces the earlier one in the
+    /// earlier one's place.
+    fn close_object(&mut self, object: usize, start: usize, stack: &[Frame]) -> Map<String, Value> {
+        let mut map = Map::with_capacity(self.members.len() - start);
+        // Where the members' keys are, and where each key first is:
+        // looked up only when the object repeats a key.
+        let mut spans: Option<(Vec<Span>, HashMap<String, Span>)> = None;
+        let members = self.members.drain(start..);
+        for (index, (key, value)) in members.enumerate() {
+            match map.entry(key) {
+                serde_json::map::Entry::Vacant(entry) => {
+                    entry.insert(value);
+                }
+                serde_json::map::Entry::Occupied(mut entry) => {
+                    entry.insert(value);
+                    let key = entry.key().clone();
+                    // Past the kept ones, a key repeated after all of them
+                    // is only counted (an outer object that closes later
+                    // can still hold one before them).
+                    if self.duplicates.len() >= KEPT_DUPLICATE_KEYS
+                        && self.last_kept < self.nodes[object].span().start
+                    {
+                        self.more_duplicates += 1;
+                        continue;
+                    }
+                    let (member_spans, first_spans) = spans.get_or_insert_with(|| {
+                        (
+                            member_key_spans(&self.nodes, object),
+                            first_key_spans(self.text, &self.nodes, object),
+                        )
+                    });
+                    let span = member_spans.get(index).copied().unwrap_or_default();
+                    let first = first_spans.get(key.as_str()).copied().unwrap_or(span);
+                    // The pointer names the repeated key, as a member of
+                    // the object on top of the stack.
+                    let mut pointer = stack_pointer(&stack[..stack.len() - 1], self.items.len());
+                    push_token(&mut pointer, &key);
+                    self.duplicates.push(DuplicateKey {
+                        key,
+                        pointer,
+                        span,
+                        first,
+                    });
+                    self.last_kept = self.last_kept.max(span.start);
+                    if self.duplicates.len() > KEPT_DUPLICATE_KEYS {
+                        // One from an outer object, before some kept: the
+                        // last in document order goes.
+                        self.duplicates.sort_by_key(|duplicate| duplicate.span.start);
+                        self.duplicates.pop();
+                        self.more_duplicates += 1;
+                        self.last_kept = self.duplicates.last().map_or(0, |last| last.span.start);
+                    }
+                }
             }
-            child = self.nodes[child].subtree_end().max(child + 1);
         }
-        first
+        map
     }
 
     fn expected(&self, what: &str) -> ParseError {
@@ -742,6 +788,47 @@ mod tests {
         assert_eq!(d.duplicate_keys[last].pointer, format!("/{last}/k"));
         // Counting changes nothing else: the last value still wins.
         assert_eq!(d.value[repeated - 1]["k"], 2);
+    }
+
+    #[test]
+    fn duplicate_keys_are_in_document_order_across_nesting() {
+        // The inner object closes first; its repeated key comes later.
+        let text = r#"{"a": 1, "a": 2, "b": {"k": 1, "k": 2}, "a": 3}"#;
+        let d = doc(text);
+        let found: Vec<(&str, &str)> = d
+            .duplicate_keys
+            .iter()
+            .map(|dup| (dup.pointer.as_str(), slice(text, dup.span)))
+            .collect();
+        assert_eq!(found, [("/a", "\"a\""), ("/b/k", "\"k\""), ("/a", "\"a\"")]);
+        assert_eq!(d.duplicate_keys[0].span.start, 9);
+        assert_eq!(d.duplicate_keys[0].first.start, 1);
+        assert_eq!(d.duplicate_keys[2].first.start, 1);
+        assert_eq!(d.value["a"], 3);
+        // The member keeps its first place, as serde_json's map does.
+        let keys: Vec<&String> = d.value.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["a", "b"]);
+    }
+
+    #[test]
+    fn an_outer_repeated_key_before_the_kept_ones_is_kept() {
+        let inner = vec![r#"{"k":1,"k":2}"#; KEPT_DUPLICATE_KEYS + 3].join(",");
+        let text = format!(r#"{{"x": 1, "x": 2, "arr": [{inner}]}}"#);
+        let d = doc(&text);
+        assert_eq!(d.duplicate_keys.len(), KEPT_DUPLICATE_KEYS);
+        assert_eq!(d.more_duplicate_keys, 4);
+        assert_eq!(d.duplicate_keys[0].pointer, "/x");
+        assert_eq!(d.duplicate_keys[1].pointer, "/arr/0/k");
+        let last = KEPT_DUPLICATE_KEYS - 1;
+        assert_eq!(d.duplicate_keys[last].pointer, format!("/arr/{}/k", last - 1));
+    }
+
+    #[test]
+    fn containers_hold_no_spare_room() {
+        let d = doc(r#"{"a": [1, 2, 3, 4, 5], "b": {"c": 1, "d": 2, "e": 3}}"#);
+        assert_eq!(d.value["a"].as_array().unwrap().capacity(), 5);
+        let same = serde_json::from_str::<Value>(r#"{"a": [1, 2, 3, 4, 5], "b": {"c": 1, "d": 2, "e": 3}}"#);
+        assert_eq!(d.value, same.unwrap());
     }
 
     #[test]
