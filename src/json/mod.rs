@@ -412,7 +412,8 @@ impl Parser<'_> {
     /// serde_json, a later value of a key replaces the earlier one in the
     /// earlier one's place.
     fn close_object(&mut self, object: usize, start: usize, stack: &[Frame]) -> Map<String, Value> {
-        let mut map = Map::with_capacity(self.members.len() - start);
+        let count = self.members.len() - start;
+        let mut map = Map::with_capacity(count);
         // Where the members' keys are, and where each key first is:
         // looked up only when the object repeats a key.
         let mut spans: Option<(Vec<Span>, HashMap<String, Span>)> = None;
@@ -463,6 +464,13 @@ impl Parser<'_> {
                     }
                 }
             }
+        }
+        if map.len() < count {
+            // Room was made for the repeated keys too: a manifest of
+            // objects that each repeat a key would keep twice the room.
+            let mut exact = Map::with_capacity(map.len());
+            exact.extend(map);
+            return exact;
         }
         map
     }
