@@ -65,13 +65,20 @@ pub fn signed(text: String) -> String {
 /// what the file says.
 fn digest_of<'a>(pieces: impl IntoIterator<Item = &'a str>) -> String {
     let mut hasher = Sha256::new();
-    let mut kept = [0u8; 4];
     for piece in pieces {
-        for c in piece.chars() {
-            if !c.is_whitespace() && c != '\u{feff}' {
-                hasher.update(c.encode_utf8(&mut kept).as_bytes());
+        // The text between the characters left out, a run at a time: a
+        // call of the hasher per character took 12% of `gen rust` on the
+        // bench corpus (590 MB of output).
+        let mut run_start = 0;
+        for (at, c) in piece.char_indices() {
+            if c.is_whitespace() || c == '\u{feff}' {
+                if at > run_start {
+                    hasher.update(&piece.as_bytes()[run_start..at]);
+                }
+                run_start = at + c.len_utf8();
             }
         }
+        hasher.update(&piece.as_bytes()[run_start..]);
     }
     hex(&hasher.finalize()[..DIGEST_DIGITS / 2])
 }
@@ -161,6 +168,38 @@ fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_digest_leaves_out_whitespace_and_byte_order_marks_only() {
+        // What the digest is defined as: every character but whitespace
+        // and U+FEFF, one after the other.
+        let reference = |pieces: &[&str]| {
+            let mut hasher = Sha256::new();
+            for c in pieces.concat().chars() {
+                if !c.is_whitespace() && c != '\u{feff}' {
+                    hasher.update(c.to_string().as_bytes());
+                }
+            }
+            hex(&hasher.finalize()[..DIGEST_DIGITS / 2])
+        };
+        let samples: [&[&str]; 6] = [
+            &[""],
+            &["\u{feff}fn a() {}\r\n", "  b\u{a0}c\u{2028}d\te\x0bf"],
+            &["é \u{3000}ü", "", "\u{85}x\u{200b}y"],
+            &["   ", "\n\n"],
+            &["no whitespace at all"],
+            &["split wo", "rd", " and ", "\u{feff}"],
+        ];
+        for pieces in samples {
+            assert_eq!(
+                digest_of(pieces.iter().copied()),
+                reference(pieces),
+                "{pieces:?}"
+            );
+        }
+        // Where the pieces are cut does not matter.
+        assert_eq!(digest_of(["ab c", "d"]), digest_of(["a", "bc d"]));
+    }
 
     #[test]
     fn a_signed_text_is_intact_until_edited() {
