@@ -13,6 +13,8 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::json::Document;
+
 /// A manifest format toolc reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -154,8 +156,7 @@ pub struct Tool {
     /// ([`crate::formats::no_parameters_shared`]), not one per tool (a
     /// manifest can declare hundreds of thousands of tools); change one
     /// with [`Arc::make_mut`].
-    #[serde(serialize_with = "serialize_shared")]
-    pub parameters: Option<Arc<Value>>,
+    pub parameters: Option<SharedValue>,
     /// Where the parameters are in the source, in the format's own dialect.
     pub parameters_at: Option<String>,
     pub runtime: Runtime,
@@ -207,12 +208,91 @@ pub struct Extra {
     pub layout: Option<Box<Layout>>,
 }
 
-/// Serializes shared parameters as the value they share.
-fn serialize_shared<S: serde::Serializer>(
-    parameters: &Option<Arc<Value>>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    parameters.as_deref().serialize(serializer)
+/// A JSON value the IR shares rather than copies: a value of its own,
+/// shared by every holder until one changes it, or the part of a parsed
+/// manifest it was read from, which keeps that document alive (a
+/// manifest's parameter schemas are most of its size, and lint, gen and
+/// convert need the document and the IR at once). Read it through
+/// [`std::ops::Deref`]; change it with [`SharedValue::make_mut`], which
+/// first copies a value that is shared or a part of a document.
+#[derive(Clone)]
+pub struct SharedValue {
+    /// The value when it is no part of a document.
+    own: Arc<Value>,
+    /// The part of a document it is, if so (`own` is then a placeholder).
+    part: Option<yoke::Yoke<&'static Value, Arc<Document>>>,
+}
+
+impl SharedValue {
+    pub fn new(value: Value) -> Self {
+        SharedValue::from(Arc::new(value))
+    }
+
+    /// The value at `pointer` in `document`, shared with it; `None` when
+    /// the pointer leads nowhere.
+    pub fn part_of(document: &Arc<Document>, pointer: &str) -> Option<Self> {
+        static PLACEHOLDER: std::sync::LazyLock<Arc<Value>> =
+            std::sync::LazyLock::new(|| Arc::new(Value::Null));
+        let part = yoke::Yoke::try_attach_to_cart(Arc::clone(document), |document: &Document| {
+            crate::json::value_at(&document.value, pointer).ok_or(())
+        })
+        .ok()?;
+        Some(SharedValue {
+            own: Arc::clone(&PLACEHOLDER),
+            part: Some(part),
+        })
+    }
+
+    /// The value, to change: copied first when others share it.
+    pub fn make_mut(&mut self) -> &mut Value {
+        if let Some(part) = self.part.take() {
+            self.own = Arc::new((*part.get()).clone());
+        }
+        Arc::make_mut(&mut self.own)
+    }
+
+    /// The value itself: moved out when nothing else holds it, else copied.
+    pub fn into_value(self) -> Value {
+        match self.part {
+            Some(part) => (*part.get()).clone(),
+            None => Arc::unwrap_or_clone(self.own),
+        }
+    }
+}
+
+impl From<Arc<Value>> for SharedValue {
+    fn from(own: Arc<Value>) -> Self {
+        SharedValue { own, part: None }
+    }
+}
+
+impl std::ops::Deref for SharedValue {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        match &self.part {
+            Some(part) => part.get(),
+            None => &self.own,
+        }
+    }
+}
+
+impl PartialEq for SharedValue {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for SharedValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl Serialize for SharedValue {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(serializer)
+    }
 }
 
 /// The text of one tool's entry in a manifest that holds several (an
@@ -765,5 +845,36 @@ mod tests {
             assert!(!action.is_defined());
             assert_eq!(action.as_str(), spelling);
         }
+    }
+
+    #[test]
+    fn a_shared_part_is_the_documents_own_value_until_changed() {
+        let text: Arc<str> = Arc::from(r#"{"tools": [{"inputSchema": {"type": "object"}}]}"#);
+        let document = Arc::new(crate::json::parse(&text).unwrap());
+        let mut part = SharedValue::part_of(&document, "/tools/0/inputSchema").unwrap();
+        let in_document = &document.value["tools"][0]["inputSchema"];
+        // No copy: the very value the document holds.
+        assert!(std::ptr::eq(&*part, in_document));
+        assert_eq!(Arc::strong_count(&document), 2);
+        let copy = part.clone();
+        assert!(std::ptr::eq(&*copy, in_document));
+        assert!(SharedValue::part_of(&document, "/tools/1/inputSchema").is_none());
+
+        part.make_mut()["type"] = Value::from("array");
+        assert_eq!(part["type"], "array");
+        assert_eq!(copy["type"], "object");
+        assert_eq!(document.value["tools"][0]["inputSchema"]["type"], "object");
+        // The changed value holds the document no more.
+        assert_eq!(Arc::strong_count(&document), 2);
+        drop(copy);
+        assert_eq!(Arc::strong_count(&document), 1);
+
+        let text = serde_json::to_string(&part).unwrap();
+        assert_eq!(text, r#"{"type":"array"}"#);
+        assert_eq!(
+            part.clone().into_value(),
+            serde_json::json!({"type": "array"})
+        );
+        assert_eq!(part, SharedValue::new(serde_json::json!({"type": "array"})));
     }
 }

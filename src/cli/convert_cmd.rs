@@ -3,6 +3,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::live_args::LiveArgs;
 use super::render::ReportFormat;
@@ -13,7 +14,7 @@ use crate::convert::{self, DocumentPart, DocumentRoot, FileKind};
 use crate::diagnostic::Diagnostic;
 use crate::emit::{EmitError, GeneratedFile, templates::Templates};
 use crate::ir::{Format, ToolSet};
-use crate::json::SourceMap;
+use crate::json::Document;
 use crate::project::Manifest;
 use crate::source::Span;
 
@@ -252,7 +253,7 @@ enum ConvertPart {
     },
     /// The IR, and the map positioning the losses and notes about it
     /// (trees: their writers see every manifest at once).
-    Ir(Box<ToolSet>, SourceMap),
+    Ir(Box<ToolSet>, Arc<Document>),
 }
 
 /// Reduces a manifest, on its worker, to what convert writes and says
@@ -266,7 +267,7 @@ fn reduce(
 ) -> Part<ConvertPart> {
     if !document {
         let part = Part::of(&manifest, ()).with_source(&manifest);
-        let kept = ConvertPart::Ir(Box::new(manifest.toolset), manifest.document.map);
+        let kept = ConvertPart::Ir(Box::new(manifest.toolset), manifest.document);
         return part.with(kept);
     }
     // The part first: converting consumes the IR.
@@ -375,7 +376,12 @@ fn join(
         return Ok(joined);
     }
     let converted = convert::convert(&toolsets, to, options)?;
-    let span = |path: &str, pointer: &str| findings::span_of(maps.get(path), pointer);
+    let span = |path: &str, pointer: &str| {
+        findings::span_of(
+            maps.get(path).map(|document: &Arc<Document>| &document.map),
+            pointer,
+        )
+    };
     joined.losses = converted.losses.len();
     joined
         .diagnostics

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::ValueEnum;
 
@@ -13,7 +14,7 @@ use crate::emit::python::Style;
 use crate::emit::rust::RustPart;
 use crate::emit::{self, EmitError, GeneratedFile, JsonItems, JsonTarget, Note};
 use crate::ir::ToolSet;
-use crate::json::SourceMap;
+use crate::json::{Document, SourceMap};
 use crate::project::Manifest;
 use crate::source::{Fingerprint, Span};
 use std::collections::BTreeMap;
@@ -418,7 +419,9 @@ enum PartOutput {
     /// when the part's names are taken (`None`: the built-in tools).
     Rust(Result<RustPart, EmitError>, Option<u64>),
     /// The IR, and the map that positions the notes about it.
-    Ir(Box<ToolSet>, Option<SourceMap>),
+    /// The set, and the document it was read from (the source map of
+    /// its findings; the set's schemas are parts of it anyway).
+    Ir(Box<ToolSet>, Option<Arc<Document>>),
 }
 
 /// What a run kept of a manifest to read its IR again: where it is, how
@@ -450,7 +453,7 @@ fn reduce(
     let source = manifest.source;
     let file = manifest.file.clone();
     let fingerprint = Some(manifest.fingerprint);
-    let map = Some(manifest.document.map);
+    let map = Some(manifest.document);
     let code = Some(manifest.code.fingerprint);
     let kept = reduce_set(work, manifest.toolset, map, code, options);
     let shows = matches!(kept.output, PartOutput::Ir(..))
@@ -471,7 +474,7 @@ fn reduce(
 fn reduce_set(
     work: Work,
     set: ToolSet,
-    map: Option<SourceMap>,
+    map: Option<Arc<Document>>,
     code: Option<u64>,
     options: &emit::Options,
 ) -> GenPart {
@@ -516,7 +519,7 @@ fn reduce_set(
     let notes = notes
         .into_iter()
         .map(|note| {
-            let span = span_in(&set, map.as_ref(), &note);
+            let span = span_in(&set, map.as_deref().map(|document| &document.map), &note);
             findings::note(span, note)
         })
         .collect();
@@ -602,7 +605,11 @@ fn join(
                 _ => emit::rust::generate(&toolsets, options),
             }?;
             notes.extend(generated.notes.into_iter().map(|note| {
-                let span = findings::span_of(maps.get(&note.path), &note.pointer);
+                let span = findings::span_of(
+                    maps.get(&note.path)
+                        .map(|document: &Arc<Document>| &document.map),
+                    &note.pointer,
+                );
                 findings::note(span, note)
             }));
             generated.output.into()

@@ -270,7 +270,7 @@ fn restore_original_names(set: &mut ToolSet) {
             && !names.is_empty()
         {
             let pairs: Vec<(String, String)> = names.into_iter().collect();
-            carry::restore_parameter_names(std::sync::Arc::make_mut(parameters), &pairs);
+            carry::restore_parameter_names(parameters.make_mut(), &pairs);
         }
     }
 }

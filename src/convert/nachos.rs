@@ -117,12 +117,9 @@ pub(super) fn write(
                 class_tool.title = title.clone();
                 class_tool.permissions.security_tier = written_tier.or(Some(tier));
                 if class_tool.parameters.is_none() {
-                    class_tool.parameters = Some(std::sync::Arc::new(super::parameters_or_empty(
-                        out,
-                        set,
-                        tool,
-                        Format::Nachos,
-                    )));
+                    class_tool.parameters = Some(crate::ir::SharedValue::new(
+                        super::parameters_or_empty(out, set, tool, Format::Nachos),
+                    ));
                 }
                 let class = crate::emit::typescript::nachos_class(&class_tool, options.templates)?;
                 out.files.push(OutputFile {

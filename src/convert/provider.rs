@@ -62,12 +62,12 @@ pub(super) fn write_set(
     let has_root = matches!(target.tools_at(), ToolsAt::Member(_));
     let (set_fields, root_fields) = split_set(out, set, to, has_root, tolerant);
     let mut items = JsonItems::default();
-    let taken: Vec<Option<std::sync::Arc<Value>>> =
+    let taken: Vec<Option<crate::ir::SharedValue>> =
         set.tools.iter_mut().map(|t| t.parameters.take()).collect();
     let set = &*set;
     for (tool, parameters) in set.tools.iter().zip(taken) {
         // Copied out of the shared value one tool at a time.
-        let parameters = parameters.map(std::sync::Arc::unwrap_or_clone);
+        let parameters = parameters.map(crate::ir::SharedValue::into_value);
         let parameters = super::given_or_empty(out, set, tool, parameters, to);
         let (mut entry, notes) = target.entry_with(set, tool, Schema::Adapt(parameters));
         out.notes.extend(notes);

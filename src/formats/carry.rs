@@ -294,7 +294,7 @@ pub(super) fn collect(value: &Value, toolset: &mut ToolSet) {
             {
                 keep_written_descriptions(own, &mut exact);
             }
-            tool.parameters = Some(std::sync::Arc::new(exact));
+            tool.parameters = Some(crate::ir::SharedValue::new(exact));
         }
         // AgentStack's record is of its code's names, which reading the
         // code maps back (see `project::package`).
@@ -919,7 +919,7 @@ mod tests {
     use crate::formats::lower;
 
     fn lowered(format: Format, text: &str) -> ToolSet {
-        let document = json::parse(&Arc::from(text)).unwrap();
+        let document = Arc::new(json::parse(&Arc::from(text)).unwrap());
         lower(format, &document, "manifest.json")
     }
 

@@ -24,7 +24,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::ir::{Format, ToolSet};
+use std::sync::Arc;
+
+use crate::ir::{Format, SharedValue, ToolSet};
 use crate::json::{self, Document};
 
 /// The name of the file a format's manifest is, for the formats whose
@@ -354,7 +356,7 @@ pub fn detect_by_content(value: &Value) -> Option<Format> {
 }
 
 /// Lowers a parsed manifest into the IR.
-pub fn lower(format: Format, document: &Document, path: &str) -> ToolSet {
+pub fn lower(format: Format, document: &Arc<Document>, path: &str) -> ToolSet {
     let value = &document.value;
     let (package, tools) = match format {
         Format::Nora => (None, nora::lower(value)),
@@ -380,7 +382,9 @@ pub fn lower(format: Format, document: &Document, path: &str) -> ToolSet {
             .as_deref()
             .and_then(|at| json::value_at(value, at))
         {
-            tool.parameters = Some(std::sync::Arc::new(standard_parameters(format, raw)));
+            tool.parameters = Some(crate::ir::SharedValue::new(standard_parameters(
+                format, raw,
+            )));
         }
     }
     carry::collect(value, &mut toolset);
@@ -490,10 +494,10 @@ fn lower_entries<'v>(
 
 /// [`no_parameters`], shared: what the IR gives every tool that declares
 /// no parameters, one value however many tools there are.
-pub fn no_parameters_shared() -> std::sync::Arc<Value> {
+pub fn no_parameters_shared() -> SharedValue {
     static SHARED: std::sync::LazyLock<std::sync::Arc<Value>> =
         std::sync::LazyLock::new(|| std::sync::Arc::new(no_parameters()));
-    std::sync::Arc::clone(&SHARED)
+    SharedValue::from(std::sync::Arc::clone(&SHARED))
 }
 
 /// An empty parameter schema: what a tool that takes no arguments has,

@@ -168,7 +168,9 @@ pub fn parse_within(text: &std::sync::Arc<str>, max_values: usize) -> Result<Doc
     // doubling holds up to twice its entries, and a manifest of small
     // objects has millions of nodes).
     parser.nodes.shrink_to_fit();
-    parser.duplicates.sort_by_key(|duplicate| duplicate.span.start);
+    parser
+        .duplicates
+        .sort_by_key(|duplicate| duplicate.span.start);
     parser.duplicates.shrink_to_fit();
     let map = SourceMap {
         text: text.clone(),
@@ -457,7 +459,8 @@ impl Parser<'_> {
                     if self.duplicates.len() > KEPT_DUPLICATE_KEYS {
                         // One from an outer object, before some kept: the
                         // last in document order goes.
-                        self.duplicates.sort_by_key(|duplicate| duplicate.span.start);
+                        self.duplicates
+                            .sort_by_key(|duplicate| duplicate.span.start);
                         self.duplicates.pop();
                         self.more_duplicates += 1;
                         self.last_kept = self.duplicates.last().map_or(0, |last| last.span.start);
@@ -828,14 +831,19 @@ mod tests {
         assert_eq!(d.duplicate_keys[0].pointer, "/x");
         assert_eq!(d.duplicate_keys[1].pointer, "/arr/0/k");
         let last = KEPT_DUPLICATE_KEYS - 1;
-        assert_eq!(d.duplicate_keys[last].pointer, format!("/arr/{}/k", last - 1));
+        assert_eq!(
+            d.duplicate_keys[last].pointer,
+            format!("/arr/{}/k", last - 1)
+        );
     }
 
     #[test]
     fn containers_hold_no_spare_room() {
         let d = doc(r#"{"a": [1, 2, 3, 4, 5], "b": {"c": 1, "d": 2, "e": 3}}"#);
         assert_eq!(d.value["a"].as_array().unwrap().capacity(), 5);
-        let same = serde_json::from_str::<Value>(r#"{"a": [1, 2, 3, 4, 5], "b": {"c": 1, "d": 2, "e": 3}}"#);
+        let same = serde_json::from_str::<Value>(
+            r#"{"a": [1, 2, 3, 4, 5], "b": {"c": 1, "d": 2, "e": 3}}"#,
+        );
         assert_eq!(d.value, same.unwrap());
     }
 

@@ -121,7 +121,9 @@ pub struct Manifest {
     /// the same text.
     pub fingerprint: crate::source::Fingerprint,
     pub source: Source,
-    pub document: Document,
+    /// Shared with the IR: the parameter schemas of its tools are parts of
+    /// it ([`crate::ir::SharedValue`]).
+    pub document: std::sync::Arc<Document>,
     /// The full IR: parameter schemas (from the manifest or from code),
     /// runtime, permissions and the fields other formats cannot carry.
     pub toolset: ToolSet,

@@ -554,7 +554,7 @@ fn add_derived_parameters(toolset: &mut ToolSet, manifest: &Value, derived: &[De
             .as_ref()
             .is_some_and(|carried| signature(carried) == signature(code));
         if !carried_still_fits {
-            tool.parameters = Some(std::sync::Arc::new(code.clone()));
+            tool.parameters = Some(crate::ir::SharedValue::new(code.clone()));
         }
         if tool.description.is_none() {
             tool.description.clone_from(&derived.description);

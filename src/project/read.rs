@@ -289,6 +289,8 @@ pub(super) fn load_bytes(
         return reading.unknown_format(source, span, message);
     };
     let format = detection.format;
+    // Shared with the IR, whose parameter schemas are parts of it.
+    let document = std::sync::Arc::new(document);
     let mut toolset = formats::lower(format, &document, path);
     // A provider document has no room for "x-toolc": the record of renamed
     // parameters is beside it (see `formats::carry::SIDECAR_SUFFIX`).

@@ -30,7 +30,7 @@ fn templates() -> Templates {
 
 fn tool(name: &str, parameters: Option<Value>) -> Tool {
     let mut tool = Tool::new(name.to_string(), "/name".to_string(), String::new());
-    tool.parameters = parameters.map(std::sync::Arc::new);
+    tool.parameters = parameters.map(toolc::ir::SharedValue::new);
     tool
 }
 

@@ -202,7 +202,7 @@ fn declare(index: usize, builtin: Builtin) -> Tool {
         format!("/tools/{index}"),
     );
     tool.description = Some(description.to_string());
-    tool.parameters = Some(std::sync::Arc::new(parameters));
+    tool.parameters = Some(crate::ir::SharedValue::new(parameters));
     tool.runtime = Runtime::Unspecified;
     *tool.permissions = Permissions {
         actions: Some(vec![action]),
