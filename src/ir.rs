@@ -154,8 +154,9 @@ pub struct Tool {
     /// function or a Nachos class toolc cannot find or read). Shared: the
     /// empty schema of every tool that declares none is one value
     /// ([`crate::formats::no_parameters_shared`]), not one per tool (a
-    /// manifest can declare hundreds of thousands of tools); change one
-    /// with [`Arc::make_mut`].
+    /// manifest can declare hundreds of thousands of tools), and a schema
+    /// read from the manifest is the document's own value, not a copy;
+    /// change one with [`SharedValue::make_mut`].
     pub parameters: Option<SharedValue>,
     /// Where the parameters are in the source, in the format's own dialect.
     pub parameters_at: Option<String>,

@@ -21,10 +21,9 @@ mod provider;
 pub(crate) mod schema;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
-
-use std::sync::Arc;
 
 use crate::ir::{Format, SharedValue, ToolSet};
 use crate::json::{self, Document};
@@ -377,14 +376,19 @@ pub fn lower(format: Format, document: &Arc<Document>, path: &str) -> ToolSet {
         carried: Vec::new(),
     };
     for tool in &mut toolset.tools {
-        if let Some(raw) = tool
-            .parameters_at
-            .as_deref()
-            .and_then(|at| json::value_at(value, at))
-        {
-            tool.parameters = Some(crate::ir::SharedValue::new(standard_parameters(
-                format, raw,
-            )));
+        let Some(at) = tool.parameters_at.as_deref() else {
+            continue;
+        };
+        // A dialect is translated; standard JSON Schema is shared with
+        // the document, not copied.
+        let translated =
+            json::value_at(value, at).and_then(|raw| translated_parameters(format, raw));
+        let parameters = match translated {
+            Some(translated) => Some(SharedValue::new(translated)),
+            None => SharedValue::part_of(document, at),
+        };
+        if parameters.is_some() {
+            tool.parameters = parameters;
         }
     }
     carry::collect(value, &mut toolset);
@@ -400,10 +404,16 @@ pub fn lower(format: Format, document: &Arc<Document>, path: &str) -> ToolSet {
 
 /// A tool's parameters as standard JSON Schema, from its format's dialect.
 pub fn standard_parameters(format: Format, raw: &Value) -> Value {
+    translated_parameters(format, raw).unwrap_or_else(|| raw.clone())
+}
+
+/// [`standard_parameters`] of a format that writes them in a dialect of
+/// its own; `None` for one that writes standard JSON Schema already.
+fn translated_parameters(format: Format, raw: &Value) -> Option<Value> {
     match format {
-        Format::Nora => nora::lower_parameters(raw),
-        Format::Gemini => gemini::lower_parameters(raw),
-        _ => raw.clone(),
+        Format::Nora => Some(nora::lower_parameters(raw)),
+        Format::Gemini => Some(gemini::lower_parameters(raw)),
+        _ => None,
     }
 }
 
@@ -514,6 +524,29 @@ pub fn no_parameters() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn standard_schemas_are_the_documents_own_and_dialects_are_translated() {
+        let text = r#"{"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}"#;
+        let document = Arc::new(json::parse(&Arc::from(text)).unwrap());
+        let set = lower(Format::Mcp, &document, "tools.json");
+        let parameters = set.tools[0].parameters.as_deref().unwrap();
+        assert!(std::ptr::eq(
+            parameters,
+            &document.value["tools"][0]["inputSchema"]
+        ));
+
+        let text = r#"{"name": "a", "description": "d", "entrypoint": "main.py",
+            "parameters": {"type": "object", "properties": {"q": {"type": "string", "required": true}}}}"#;
+        let document = Arc::new(json::parse(&Arc::from(text)).unwrap());
+        let set = lower(Format::Nora, &document, "tool.json");
+        let parameters = set.tools[0].parameters.as_deref().unwrap();
+        assert!(!std::ptr::eq(parameters, &document.value["parameters"]));
+        assert_eq!(
+            *parameters,
+            standard_parameters(Format::Nora, &document.value["parameters"])
+        );
+    }
 
     #[test]
     fn file_names_imply_their_formats() {
