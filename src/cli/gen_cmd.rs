@@ -418,8 +418,7 @@ enum PartOutput {
     /// ([`crate::project::PackageCode::fingerprint`]), to read it again
     /// when the part's names are taken (`None`: the built-in tools).
     Rust(Result<RustPart, EmitError>, Option<u64>),
-    /// The IR, and the map that positions the notes about it.
-    /// The set, and the document it was read from (the source map of
+    /// The IR, and the document it was read from (the source map of
     /// its findings; the set's schemas are parts of it anyway).
     Ir(Box<ToolSet>, Option<Arc<Document>>),
 }

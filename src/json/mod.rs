@@ -219,22 +219,17 @@ fn children(nodes: &[Node], container: usize) -> impl Iterator<Item = &Node> {
     })
 }
 
-/// The key spans of the members of the closed object `object`, in order.
-fn member_key_spans(nodes: &[Node], object: usize) -> Vec<Span> {
-    children(nodes, object)
-        .map(|node| node.key().unwrap_or_default())
-        .collect()
-}
-
-/// Where each key of the closed object `object` first is.
-fn first_key_spans(text: &str, nodes: &[Node], object: usize) -> HashMap<String, Span> {
+/// Where the keys of the members of the closed object `object` are, in
+/// order, and where each key first is.
+fn key_spans(text: &str, nodes: &[Node], object: usize) -> (Vec<Span>, HashMap<String, Span>) {
+    let spans: Vec<Span> = children(nodes, object).filter_map(Node::key).collect();
     let mut first = HashMap::new();
-    for key in children(nodes, object).filter_map(Node::key) {
+    for &key in &spans {
         if let Ok((decoded, _)) = decode_string(text, key.start + 1) {
             first.entry(decoded).or_insert(key);
         }
     }
-    first
+    (spans, first)
 }
 
 impl Parser<'_> {
@@ -437,12 +432,8 @@ impl Parser<'_> {
                         self.more_duplicates += 1;
                         continue;
                     }
-                    let (member_spans, first_spans) = spans.get_or_insert_with(|| {
-                        (
-                            member_key_spans(&self.nodes, object),
-                            first_key_spans(self.text, &self.nodes, object),
-                        )
-                    });
+                    let (member_spans, first_spans) =
+                        spans.get_or_insert_with(|| key_spans(self.text, &self.nodes, object));
                     let span = member_spans.get(index).copied().unwrap_or_default();
                     let first = first_spans.get(key.as_str()).copied().unwrap_or(span);
                     // The pointer names the repeated key, as a member of
