@@ -315,6 +315,7 @@ impl ReadArgs {
                 force_exclude: self.force_exclude,
                 ignore_unknown: self.ignore_unknown,
                 lock: None,
+                only_as_errors: Vec::new(),
             },
         }
     }

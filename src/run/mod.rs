@@ -243,9 +243,36 @@ impl Runner {
         paths: &[PathBuf],
         read_log: Option<std::sync::Arc<crate::project::ReadLog>>,
     ) -> Result<Vec<ToolSet>, LoadError> {
-        // The front end resolves each path's toolc.toml and loads with it;
-        // lint checks what it loaded, with the same configuration.
-        let configuration = Resolver::new(CommandLine::default(), crate::lint::RULES.as_slice())
+        // Only errors refuse a manifest: the security rules (whose findings
+        // never stand in for another rule's) need not run at another level.
+        // A refused manifest is checked again with every rule, so that the
+        // report shown is lint's.
+        let quick = CommandLine {
+            only_as_errors: crate::lint::rules::security_rules().collect(),
+            ..CommandLine::default()
+        };
+        let (project, report) = Runner::checked(paths, read_log.clone(), quick)?;
+        if report.count(crate::diagnostic::Severity::Error) > 0 {
+            let (_, report) = Runner::checked(paths, read_log, CommandLine::default())?;
+            return Err(LoadError::Findings(Box::new(report)));
+        }
+        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        let toolsets: Vec<ToolSet> = project.manifests.into_iter().map(|m| m.toolset).collect();
+        if toolsets.iter().all(|set| set.tools.is_empty()) {
+            return Err(LoadError::NoTools(shown.join(", ")));
+        }
+        Ok(toolsets)
+    }
+
+    /// The manifests at `paths` loaded, and lint's report on them: the
+    /// front end resolves each path's toolc.toml and loads with it; lint
+    /// checks what it loaded, with the same configuration.
+    fn checked(
+        paths: &[PathBuf],
+        read_log: Option<std::sync::Arc<crate::project::ReadLog>>,
+        command_line: CommandLine,
+    ) -> Result<(crate::project::Project, crate::lint::LintReport), LoadError> {
+        let configuration = Resolver::new(command_line, crate::lint::RULES.as_slice())
             .map(std::sync::Arc::new)
             .map_err(crate::lint::LintError::from)?;
         let options = crate::project::LoadOptions {
@@ -257,15 +284,7 @@ impl Runner {
         let linter =
             crate::lint::Linter::configured(crate::lint::LintOptions::default(), configuration);
         let report = linter.check(&project)?;
-        if report.count(crate::diagnostic::Severity::Error) > 0 {
-            return Err(LoadError::Findings(Box::new(report)));
-        }
-        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        let toolsets: Vec<ToolSet> = project.manifests.into_iter().map(|m| m.toolset).collect();
-        if toolsets.iter().all(|set| set.tools.is_empty()) {
-            return Err(LoadError::NoTools(shown.join(", ")));
-        }
-        Ok(toolsets)
+        Ok((project, report))
     }
 
     /// A runner for tool sets read elsewhere (their `path` locates the

@@ -342,6 +342,12 @@ static SECURITY_SEVERITY: &[(&Rule, &str)] = &[
     (&tool_drift::RULE, "7.0"),
 ];
 
+/// The security rules: their findings say what a text does, and never
+/// stand in for another rule's (see `keep_one_report_per_defect`).
+pub fn security_rules() -> impl Iterator<Item = &'static Rule> {
+    SECURITY_SEVERITY.iter().map(|(rule, _)| *rule)
+}
+
 /// A security rule's `security-severity` score; `None` for the others.
 pub fn security_severity(rule: &Rule) -> Option<&'static str> {
     SECURITY_SEVERITY
