@@ -36,8 +36,8 @@ pub(super) fn write_rust(
     let mut files = vec![(path.to_path_buf(), rendered.pieces, Ownership::Toolc)];
     match read_stubs(&stubs_path)? {
         None => {
-            let text = rendered.stubs.file(options)?;
-            files.push((stubs_path, vec![text], Ownership::Grows));
+            let pieces = rendered.stubs.file_pieces(options)?;
+            files.push((stubs_path, pieces, Ownership::Grows));
         }
         Some(text) => match rendered.stubs.missing_from(&text, options)? {
             // Listed, so that --dry-run says it is kept.
