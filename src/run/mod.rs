@@ -70,8 +70,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
+use crate::diagnostic::Severity;
 use crate::ir::{Tool, ToolSet};
 use crate::project::config::{CommandLine, Resolver};
+use crate::project::settings::Level;
 use crate::project::{NameEntry, Repeats, name_clashes};
 pub use audit::AuditSink;
 pub use cancel::CancelToken;
@@ -245,16 +247,20 @@ impl Runner {
     ) -> Result<Vec<ToolSet>, LoadError> {
         // Only errors refuse a manifest: the security rules (whose findings
         // never stand in for another rule's) need not run at another level.
-        // A refused manifest is checked again with every rule, so that the
-        // report shown is lint's.
+        // Where that could change an error (one found, or an unused
+        // suppression counted as an error, which depends on the rules that
+        // ran), every rule runs and decides, and the report shown is lint's.
         let quick = CommandLine {
             only_as_errors: crate::lint::rules::security_rules().collect(),
             ..CommandLine::default()
         };
-        let (project, report) = Runner::checked(paths, read_log.clone(), quick)?;
-        if report.count(crate::diagnostic::Severity::Error) > 0 {
-            let (_, report) = Runner::checked(paths, read_log, CommandLine::default())?;
-            return Err(LoadError::Findings(Box::new(report)));
+        let (mut project, report, uncertain) = Runner::checked(paths, read_log.clone(), quick)?;
+        if uncertain || report.count(Severity::Error) > 0 {
+            let (full, report, _) = Runner::checked(paths, read_log, CommandLine::default())?;
+            if report.count(Severity::Error) > 0 {
+                return Err(LoadError::Findings(Box::new(report)));
+            }
+            project = full;
         }
         let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         let toolsets: Vec<ToolSet> = project.manifests.into_iter().map(|m| m.toolset).collect();
@@ -264,14 +270,15 @@ impl Runner {
         Ok(toolsets)
     }
 
-    /// The manifests at `paths` loaded, and lint's report on them: the
-    /// front end resolves each path's toolc.toml and loads with it; lint
-    /// checks what it loaded, with the same configuration.
+    /// The manifests at `paths` loaded, lint's report on them, and whether
+    /// a manifest counts as errors the findings that depend on which rules
+    /// ran: the front end resolves each path's toolc.toml and loads with
+    /// it; lint checks what it loaded, with the same configuration.
     fn checked(
         paths: &[PathBuf],
         read_log: Option<std::sync::Arc<crate::project::ReadLog>>,
         command_line: CommandLine,
-    ) -> Result<(crate::project::Project, crate::lint::LintReport), LoadError> {
+    ) -> Result<(crate::project::Project, crate::lint::LintReport, bool), LoadError> {
         let configuration = Resolver::new(command_line, crate::lint::RULES.as_slice())
             .map(std::sync::Arc::new)
             .map_err(crate::lint::LintError::from)?;
@@ -281,10 +288,20 @@ impl Runner {
         };
         let project = crate::project::Project::load_configured(paths, &options, &configuration)
             .map_err(crate::lint::LintError::from)?;
+        let depends_on_rules_run = project.manifests.iter().any(|manifest| {
+            // Settings it cannot tell: as if it did.
+            configuration
+                .settings_for(&manifest.file)
+                .map_or(true, |settings| {
+                    crate::lint::rules::DEPEND_ON_RULES_RUN
+                        .iter()
+                        .any(|rule| settings.level(rule) == Level::On(Severity::Error))
+                })
+        });
         let linter =
             crate::lint::Linter::configured(crate::lint::LintOptions::default(), configuration);
         let report = linter.check(&project)?;
-        Ok((project, report))
+        Ok((project, report, depends_on_rules_run))
     }
 
     /// A runner for tool sets read elsewhere (their `path` locates the

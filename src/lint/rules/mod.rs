@@ -342,6 +342,11 @@ static SECURITY_SEVERITY: &[(&Rule, &str)] = &[
     (&tool_drift::RULE, "7.0"),
 ];
 
+/// Rules whose findings depend on which other rules ran: an ignore entry
+/// is unused only when its rule ran and found nothing there. A check that
+/// leaves rules out cannot trust their findings.
+pub const DEPEND_ON_RULES_RUN: &[&Rule] = &[&unused_ignore::RULE];
+
 /// The security rules: their findings say what a text does, and never
 /// stand in for another rule's (see `keep_one_report_per_defect`).
 pub fn security_rules() -> impl Iterator<Item = &'static Rule> {
