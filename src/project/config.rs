@@ -139,10 +139,11 @@ pub struct CommandLine {
     pub lock: Option<Arc<crate::lock::Locked>>,
     /// These rules run only where they are at the error level, wherever
     /// the levels come from: a caller that acts on errors alone (the
-    /// runner refuses a manifest with errors and shows nothing else) names
-    /// the rules whose findings at a lower level change nothing for it,
-    /// and does not pay for them (the poisoning rules' patterns took
-    /// 4.7 ms of each `toolc run` to build).
+    /// runner, which loads a manifest without errors and shows nothing,
+    /// and checks a refused one again with every rule) names the rules
+    /// whose findings at a lower level change nothing for it, and does
+    /// not pay for them (the poisoning rules' patterns took 4.7 ms of
+    /// each `toolc run` to build).
     pub only_as_errors: Vec<&'static Rule>,
 }
 
