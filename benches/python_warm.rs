@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{count, ms};
+use common::{count, ms, percentile};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
@@ -44,6 +44,21 @@ const COLD_TIMES_TARGET: f64 = 10.0;
 const SERVED_SHARE_TARGET: f64 = 0.8;
 
 type Client = RunningService<RoleClient, ()>;
+
+/// Calls per second, the median and the p90 of `samples`, `calls` calls
+/// that took `elapsed` in all.
+fn summary(
+    calls: usize,
+    elapsed: Duration,
+    mut samples: Vec<Duration>,
+) -> (f64, Duration, Duration) {
+    samples.sort();
+    (
+        calls as f64 / elapsed.as_secs_f64(),
+        percentile(&samples, 0.5),
+        percentile(&samples, 0.9),
+    )
+}
 
 /// Calls per second, median and p90 of `calls` calls.
 fn measure(
@@ -78,9 +93,7 @@ fn measure(
         );
     }
     let elapsed = started.elapsed();
-    samples.sort();
-    let p = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
-    (calls as f64 / elapsed.as_secs_f64(), p(0.5), p(0.9))
+    summary(calls, elapsed, samples)
 }
 
 /// The rate, median and p90 of `calls` calls of `tool` through `toolc serve
@@ -140,9 +153,7 @@ fn measure_served(
     }
     let elapsed = started.elapsed();
     runtime.block_on(async { client.cancel().await.ok() });
-    samples.sort();
-    let p = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
-    (calls as f64 / elapsed.as_secs_f64(), p(0.5), p(0.9))
+    summary(calls, elapsed, samples)
 }
 
 fn main() {
