@@ -47,7 +47,7 @@ fn bench_script_measures_every_row() {
         .arg(root().join("scripts/bench"))
         .args(["--files", "30", "--runs", "1", "--run-iterations", "3"])
         .args(["--scaling", "--scaling-files", "10"])
-        .args(["--memory", "--big-sizes", "0.2,0.4"])
+        .args(["--memory", "--big-tools", "1000,3000"])
         .args(["--poisoning", "--poisoning-runs", "4"])
         .arg("--toolc")
         .arg(env!("CARGO_BIN_EXE_toolc"))
@@ -89,7 +89,12 @@ fn bench_script_measures_every_row() {
             "gen-anthropic",
             "gen-mcp",
             "convert-mcp",
-            "gen-rust"
+            "gen-rust",
+            "gen-python-nora",
+            "gen-python-basetool",
+            "convert-nora",
+            "convert-agentstack",
+            "convert-nachos"
         ]
     );
     for row in rows {
@@ -100,8 +105,8 @@ fn bench_script_measures_every_row() {
     }
 
     let ratios = report["ratios"].as_array().expect("ratios");
-    // Two lint ratios, five wall ratios, five memory ratios (no peers).
-    assert_eq!(ratios.len(), 12, "{ratios:#?}");
+    // Two lint ratios, ten wall ratios, ten memory ratios (no peers).
+    assert_eq!(ratios.len(), 22, "{ratios:#?}");
     for ratio in ratios {
         let value = ratio["value"].as_f64().unwrap_or(f64::NAN);
         assert!(value.is_finite() && value > 0.0, "{ratio}");
@@ -117,6 +122,7 @@ fn bench_script_measures_every_row() {
     assert_eq!(scaling.len(), 14, "{scaling:#?}");
     for entry in scaling {
         assert!(entry["ratio"].as_f64().unwrap_or(0.0) > 0.0, "{entry}");
+        assert!(entry["rss_ratio"].as_f64().unwrap_or(0.0) > 0.0, "{entry}");
     }
 
     let poisoning = &report["poisoning"];
@@ -141,8 +147,9 @@ fn bench_script_measures_every_row() {
     );
 
     let memory = report["memory"].as_array().expect("memory");
-    // Four commands on the corpus and on each of the two single files.
-    assert_eq!(memory.len(), 12, "{memory:#?}");
+    // The eleven toolc rows of the corpus, and lint and the eight
+    // generators on each of the two single files.
+    assert_eq!(memory.len(), 11 + 2 * 9, "{memory:#?}");
     for entry in memory {
         assert!(entry["rss_mb"].as_f64().unwrap_or(0.0) > 0.0, "{entry}");
     }
