@@ -254,7 +254,17 @@ impl Runner {
             only_as_errors: crate::lint::rules::security_rules().collect(),
             ..CommandLine::default()
         };
-        let (mut project, report, uncertain) = Runner::checked(paths, read_log.clone(), quick)?;
+        let (mut project, report, configuration) = Runner::checked(paths, read_log.clone(), quick)?;
+        let uncertain = project.manifests.iter().any(|manifest| {
+            // Settings it cannot tell: as if it did.
+            configuration
+                .settings_for(&manifest.file)
+                .map_or(true, |settings| {
+                    crate::lint::rules::DEPEND_ON_RULES_RUN
+                        .iter()
+                        .any(|rule| settings.level(rule) == Level::On(Severity::Error))
+                })
+        });
         if uncertain || report.count(Severity::Error) > 0 {
             let (full, report, _) = Runner::checked(paths, read_log, CommandLine::default())?;
             if report.count(Severity::Error) > 0 {
@@ -270,15 +280,22 @@ impl Runner {
         Ok(toolsets)
     }
 
-    /// The manifests at `paths` loaded, lint's report on them, and whether
-    /// a manifest counts as errors the findings that depend on which rules
-    /// ran: the front end resolves each path's toolc.toml and loads with
-    /// it; lint checks what it loaded, with the same configuration.
+    /// The manifests at `paths` loaded, lint's report on them, and the
+    /// configuration both used: the front end resolves each path's
+    /// toolc.toml and loads with it; lint checks what it loaded, with the
+    /// same configuration.
     fn checked(
         paths: &[PathBuf],
         read_log: Option<std::sync::Arc<crate::project::ReadLog>>,
         command_line: CommandLine,
-    ) -> Result<(crate::project::Project, crate::lint::LintReport, bool), LoadError> {
+    ) -> Result<
+        (
+            crate::project::Project,
+            crate::lint::LintReport,
+            std::sync::Arc<Resolver>,
+        ),
+        LoadError,
+    > {
         let configuration = Resolver::new(command_line, crate::lint::RULES.as_slice())
             .map(std::sync::Arc::new)
             .map_err(crate::lint::LintError::from)?;
@@ -288,20 +305,12 @@ impl Runner {
         };
         let project = crate::project::Project::load_configured(paths, &options, &configuration)
             .map_err(crate::lint::LintError::from)?;
-        let depends_on_rules_run = project.manifests.iter().any(|manifest| {
-            // Settings it cannot tell: as if it did.
-            configuration
-                .settings_for(&manifest.file)
-                .map_or(true, |settings| {
-                    crate::lint::rules::DEPEND_ON_RULES_RUN
-                        .iter()
-                        .any(|rule| settings.level(rule) == Level::On(Severity::Error))
-                })
-        });
-        let linter =
-            crate::lint::Linter::configured(crate::lint::LintOptions::default(), configuration);
+        let linter = crate::lint::Linter::configured(
+            crate::lint::LintOptions::default(),
+            std::sync::Arc::clone(&configuration),
+        );
         let report = linter.check(&project)?;
-        Ok((project, report, depends_on_rules_run))
+        Ok((project, report, configuration))
     }
 
     /// A runner for tool sets read elsewhere (their `path` locates the
