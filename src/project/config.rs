@@ -24,7 +24,7 @@ use toml::Spanned;
 
 use super::exclude::{CommandLineExclusions, Exclusions, PathGlobs, glob_forms};
 use super::settings::{Level, Limits, ScopedIgnore, Settings, Target};
-use super::{CanonicalDirs, Exclusion, LoadOptions};
+use super::{CanonicalDirs, Exclusion, LoadOptions, Walked};
 use crate::diagnostic::Rule;
 use crate::suggest::did_you_mean;
 
@@ -198,6 +198,8 @@ pub struct Resolver {
     by_dir: DirCache,
     /// The same for each directory as the walk named it.
     by_named_dir: DirCache,
+    /// The canonical path of each directory as the walk named it.
+    canonical_dirs: CanonicalDirs,
 }
 
 impl Resolver {
@@ -242,6 +244,7 @@ impl Resolver {
             defaults,
             by_dir: Mutex::new(HashMap::new()),
             by_named_dir: Mutex::new(HashMap::new()),
+            canonical_dirs: CanonicalDirs::default(),
         })
     }
 
@@ -281,7 +284,10 @@ impl Resolver {
         let Some(config) = self.config_of(path)? else {
             return Ok(self.defaults.clone());
         };
-        let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let absolute = self
+            .canonical_dirs
+            .file(path)
+            .unwrap_or_else(|| path.to_path_buf());
         let relative = absolute.strip_prefix(&config.dir).unwrap_or(&absolute);
         let matching: Vec<&Override> = config
             .overrides
@@ -329,7 +335,10 @@ impl Resolver {
         };
         let mut overrides = Vec::new();
         if let (Some(config), false) = (&config, is_dir) {
-            let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            let absolute = self
+                .canonical_dirs
+                .file(path)
+                .unwrap_or_else(|| path.to_path_buf());
             let relative = absolute.strip_prefix(&config.dir).unwrap_or(&absolute);
             overrides = (1..)
                 .zip(&config.overrides)
@@ -383,9 +392,9 @@ impl Resolver {
         if let Some(found) = cached(&self.by_named_dir, dir) {
             return Ok(found);
         }
-        let found = match std::fs::canonicalize(dir) {
-            Ok(canonical) => self.config_for_canonical(&canonical)?,
-            Err(_) => None,
+        let found = match self.canonical_dirs.get(dir) {
+            Some(canonical) => self.config_for_canonical(&canonical)?,
+            None => None,
         };
         remember(&self.by_named_dir, dir, &found);
         Ok(found)
@@ -435,29 +444,32 @@ impl Resolver {
 #[derive(Debug)]
 struct Configured {
     resolver: Arc<Resolver>,
-    canonical: CanonicalDirs,
 }
 
 impl Configured {
     fn new(resolver: Arc<Resolver>) -> Configured {
-        Configured {
-            resolver,
-            canonical: CanonicalDirs::default(),
-        }
+        Configured { resolver }
     }
 
-    fn is_excluded(&self, path: &Path, named: bool) -> bool {
+    /// Whether `path` is excluded; `plain_dir` when the walk met it as a
+    /// directory that is not a symbolic link, whose canonical path is
+    /// then learnt for its entries.
+    fn is_excluded(&self, path: &Path, named: bool, plain_dir: bool) -> bool {
         let dir = match path.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent,
             _ => Path::new("."),
         };
-        let Some(canonical_dir) = self.canonical.get(dir) else {
+        let canonical_dirs = &self.resolver.canonical_dirs;
+        let Some(canonical_dir) = canonical_dirs.get(dir) else {
             return false;
         };
         let canonical = match path.file_name() {
             Some(name) => canonical_dir.join(name),
             None => canonical_dir.clone(),
         };
+        if plain_dir && path.file_name().is_some() {
+            canonical_dirs.learn(path, canonical.clone());
+        }
         // A broken toolc.toml is reported when a file needs its settings.
         let Ok(rules) = self.resolver.exclusions_for(&canonical_dir) else {
             return false;
@@ -474,11 +486,15 @@ impl Configured {
 
 impl Exclusion for Configured {
     fn excludes(&self, path: &Path) -> bool {
-        self.is_excluded(path, false)
+        self.is_excluded(path, false, false)
+    }
+
+    fn excludes_walked(&self, entry: Walked<'_>) -> bool {
+        self.is_excluded(entry.path, false, entry.plain_dir)
     }
 
     fn excludes_named(&self, path: &Path) -> bool {
-        self.is_excluded(path, true)
+        self.is_excluded(path, true, false)
     }
 }
 

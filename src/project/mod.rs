@@ -56,7 +56,7 @@ pub use package::{
 };
 pub use read::source_again;
 pub(crate) use walk::{Candidate, CanonicalDirs, walk_builder};
-pub use walk::{DEFAULT_EXCLUDE, Exclusion, display_path};
+pub use walk::{DEFAULT_EXCLUDE, Exclusion, Walked, display_path};
 
 /// Files larger than this are reported, not read, unless the caller says
 /// otherwise.

@@ -54,9 +54,24 @@ pub trait Exclusion: Send + Sync + std::fmt::Debug {
     /// Whether the walk leaves out `path` (a directory, or a `.json`
     /// file), with everything under it.
     fn excludes(&self, path: &Path) -> bool;
+    /// Whether the walk leaves out `entry`, a directory or `.json` file
+    /// it met: [`Exclusion::excludes`] of its path, unless the
+    /// implementation makes use of what the walk knows of it.
+    fn excludes_walked(&self, entry: Walked<'_>) -> bool {
+        self.excludes(entry.path)
+    }
     /// Whether a path named on the command line is left out: by default
     /// it is read even when excluded; ruff's `force-exclude` leaves it out.
     fn excludes_named(&self, path: &Path) -> bool;
+}
+
+/// A directory or `.json` file a walk met.
+#[derive(Debug, Clone, Copy)]
+pub struct Walked<'a> {
+    pub path: &'a Path,
+    /// A directory that is not a symbolic link: its canonical path is its
+    /// parent's plus its name, with no system call to resolve it.
+    pub plain_dir: bool,
 }
 
 /// Directory names walks leave out unless the caller's [`Exclusion`]
@@ -127,20 +142,50 @@ pub(crate) fn discover(
 
 /// Each directory as a walk names it → its canonical path (`None`: it
 /// cannot be resolved), each resolved once: a tree of many files asks
-/// about a few directories many times.
+/// about a few directories many times. A directory the walk met that is
+/// not a symbolic link is learnt from its parent ([`CanonicalDirs::learn`]),
+/// so only the walk's roots cost `realpath`'s system call per component.
 #[derive(Debug, Default)]
 pub(crate) struct CanonicalDirs(Mutex<HashMap<PathBuf, Option<PathBuf>>>);
 
 impl CanonicalDirs {
-    pub(crate) fn get(&self, dir: &Path) -> Option<PathBuf> {
-        let mut known = self
-            .0
+    fn known(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Option<PathBuf>>> {
+        self.0
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        known
-            .entry(dir.to_path_buf())
-            .or_insert_with(|| std::fs::canonicalize(dir).ok())
-            .clone()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn get(&self, dir: &Path) -> Option<PathBuf> {
+        if let Some(known) = self.known().get(dir) {
+            return known.clone();
+        }
+        // Resolved without the lock: other threads go on meanwhile, and
+        // two resolving one directory agree.
+        let canonical = std::fs::canonicalize(dir).ok();
+        self.known().insert(dir.to_path_buf(), canonical.clone());
+        canonical
+    }
+
+    /// Records that the directory `dir` (as the walk names it) is
+    /// `canonical`.
+    pub(crate) fn learn(&self, dir: &Path, canonical: PathBuf) {
+        self.known().insert(dir.to_path_buf(), Some(canonical));
+    }
+
+    /// The canonical path of the file at `path`: its directory's plus its
+    /// name, unless it is a symbolic link (resolved in full) or cannot be
+    /// looked at.
+    pub(crate) fn file(&self, path: &Path) -> Option<PathBuf> {
+        let name = path.file_name()?;
+        let plain = std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_symlink());
+        if !plain {
+            return std::fs::canonicalize(path).ok();
+        }
+        let dir = match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        Some(self.get(dir)?.join(name))
     }
 }
 
@@ -189,8 +234,14 @@ impl Excluded {
         if entry.path_is_symlink() || parent.as_os_str().is_empty() {
             return self.covers(path);
         }
-        let canonical_parent = self.canonical_dirs.get(parent);
-        canonical_parent.is_some_and(|dir| self.covers_canonical(&dir.join(name)))
+        let Some(canonical) = self.canonical_dirs.get(parent).map(|dir| dir.join(name)) else {
+            return false;
+        };
+        let covered = self.covers_canonical(&canonical);
+        if is_dir && !covered {
+            self.canonical_dirs.learn(path, canonical);
+        }
+        covered
     }
 }
 
@@ -262,7 +313,10 @@ fn is_left_out(entry: &ignore::DirEntry, exclusion: Option<&dyn Exclusion>) -> b
         return true;
     }
     match exclusion {
-        Some(exclusion) => exclusion.excludes(entry.path()),
+        Some(exclusion) => exclusion.excludes_walked(Walked {
+            path: entry.path(),
+            plain_dir: is_dir && !entry.path_is_symlink(),
+        }),
         None => is_dir && DEFAULT_EXCLUDE.contains(&entry.file_name().to_string_lossy().as_ref()),
     }
 }

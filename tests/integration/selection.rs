@@ -88,6 +88,40 @@ fn exclude_and_extend_exclude_follow_ruffs_meaning() {
     assert_eq!(linted(&dir, &["keep/tools.json"]), ["keep/tools.json"]);
 }
 
+/// Exclusions match canonical paths: a directory reached through a
+/// symbolic link is excluded as its target is, at any depth below the
+/// link.
+#[cfg(unix)]
+#[test]
+fn exclusions_see_through_linked_directories() {
+    let dir = TempDir::new("selection-links");
+    for path in [
+        "real/keep/tools.json",
+        "real/a/gen/tools.json",
+        "real/a/b/tools.json",
+    ] {
+        dir.write(path, BROKEN);
+    }
+    std::os::unix::fs::symlink("real", dir.path().join("linked")).expect("symlink");
+    dir.write("toolc.toml", "extend-exclude = [\"real/a/gen\"]\n");
+    assert_eq!(
+        linted(&dir, &[]),
+        [
+            "linked/a/b/tools.json",
+            "linked/keep/tools.json",
+            "real/a/b/tools.json",
+            "real/keep/tools.json"
+        ]
+    );
+    assert_eq!(
+        linted(&dir, &["linked"]),
+        ["linked/a/b/tools.json", "linked/keep/tools.json"]
+    );
+    // The link's own name is no path of the configuration's.
+    dir.write("toolc.toml", "extend-exclude = [\"linked/a\"]\n");
+    assert_eq!(linted(&dir, &["linked"]).len(), 3);
+}
+
 #[test]
 fn a_bad_exclude_glob_is_an_error_naming_it() {
     let dir = tree();
