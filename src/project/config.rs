@@ -198,8 +198,6 @@ pub struct Resolver {
     by_dir: DirCache,
     /// The same for each directory as the walk named it.
     by_named_dir: DirCache,
-    /// The canonical path of each directory as the walk named it.
-    canonical_dirs: CanonicalDirs,
 }
 
 impl Resolver {
@@ -244,7 +242,6 @@ impl Resolver {
             defaults,
             by_dir: Mutex::new(HashMap::new()),
             by_named_dir: Mutex::new(HashMap::new()),
-            canonical_dirs: CanonicalDirs::default(),
         })
     }
 
@@ -284,10 +281,7 @@ impl Resolver {
         let Some(config) = self.config_of(path)? else {
             return Ok(self.defaults.clone());
         };
-        let absolute = self
-            .canonical_dirs
-            .file(path)
-            .unwrap_or_else(|| path.to_path_buf());
+        let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         let relative = absolute.strip_prefix(&config.dir).unwrap_or(&absolute);
         let matching: Vec<&Override> = config
             .overrides
@@ -335,10 +329,7 @@ impl Resolver {
         };
         let mut overrides = Vec::new();
         if let (Some(config), false) = (&config, is_dir) {
-            let absolute = self
-                .canonical_dirs
-                .file(path)
-                .unwrap_or_else(|| path.to_path_buf());
+            let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
             let relative = absolute.strip_prefix(&config.dir).unwrap_or(&absolute);
             overrides = (1..)
                 .zip(&config.overrides)
@@ -392,9 +383,9 @@ impl Resolver {
         if let Some(found) = cached(&self.by_named_dir, dir) {
             return Ok(found);
         }
-        let found = match self.canonical_dirs.get(dir) {
-            Some(canonical) => self.config_for_canonical(&canonical)?,
-            None => None,
+        let found = match std::fs::canonicalize(dir) {
+            Ok(canonical) => self.config_for_canonical(&canonical)?,
+            Err(_) => None,
         };
         remember(&self.by_named_dir, dir, &found);
         Ok(found)
@@ -440,15 +431,22 @@ impl Resolver {
     }
 }
 
-/// The exclusions a command line and its `toolc.toml` files configure.
+/// The exclusions a command line and its `toolc.toml` files configure,
+/// for one load: the canonical paths it learns from its walks are not
+/// kept past it (a language server's next check may find a directory
+/// replaced by a link).
 #[derive(Debug)]
 struct Configured {
     resolver: Arc<Resolver>,
+    canonical_dirs: CanonicalDirs,
 }
 
 impl Configured {
     fn new(resolver: Arc<Resolver>) -> Configured {
-        Configured { resolver }
+        Configured {
+            resolver,
+            canonical_dirs: CanonicalDirs::default(),
+        }
     }
 
     /// Whether `path` is excluded; `plain_dir` when the walk met it as a
@@ -459,7 +457,7 @@ impl Configured {
             Some(parent) if !parent.as_os_str().is_empty() => parent,
             _ => Path::new("."),
         };
-        let canonical_dirs = &self.resolver.canonical_dirs;
+        let canonical_dirs = &self.canonical_dirs;
         let Some(canonical_dir) = canonical_dirs.get(dir) else {
             return false;
         };

@@ -145,6 +145,8 @@ pub(crate) fn discover(
 /// about a few directories many times. A directory the walk met that is
 /// not a symbolic link is learnt from its parent ([`CanonicalDirs::learn`]),
 /// so only the walk's roots cost `realpath`'s system call per component.
+/// What it holds is true of the tree as the walk saw it: it lives as
+/// long as one load.
 #[derive(Debug, Default)]
 pub(crate) struct CanonicalDirs(Mutex<HashMap<PathBuf, Option<PathBuf>>>);
 
@@ -170,22 +172,6 @@ impl CanonicalDirs {
     /// `canonical`.
     pub(crate) fn learn(&self, dir: &Path, canonical: PathBuf) {
         self.known().insert(dir.to_path_buf(), Some(canonical));
-    }
-
-    /// The canonical path of the file at `path`: its directory's plus its
-    /// name, unless it is a symbolic link (resolved in full) or cannot be
-    /// looked at.
-    pub(crate) fn file(&self, path: &Path) -> Option<PathBuf> {
-        let name = path.file_name()?;
-        let plain = std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_symlink());
-        if !plain {
-            return std::fs::canonicalize(path).ok();
-        }
-        let dir = match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent,
-            _ => Path::new("."),
-        };
-        Some(self.get(dir)?.join(name))
     }
 }
 

@@ -408,6 +408,35 @@ fn a_changed_file_that_was_deleted_is_still_checked_from_the_editor() {
     assert_eq!(server.stop(), Some(0));
 }
 
+/// Exclusions follow the tree as it is at each check: a link to a
+/// directory retargeted between two checks changes what is excluded.
+#[cfg(unix)]
+#[test]
+fn exclusions_follow_a_link_retargeted_between_checks() {
+    let dir = TempDir::new("lsp-relink");
+    broken_package(&dir, "mine/gen");
+    broken_package(&dir, "vendor/gen");
+    dir.write("toolc.toml", "extend-exclude = [\"vendor/gen\"]\n");
+    let link = dir.path().join("cur");
+    std::os::unix::fs::symlink("mine", &link).expect("symlink");
+    let tool = link.join("gen/tool.json");
+    let mut server = Raw::start();
+    server.initialize(true);
+    server.open(&tool, BROKEN);
+    let answer = server.diagnostics(1, &tool);
+    assert_eq!(codes(&answer), ["TC401"], "{answer}");
+    std::fs::remove_file(&link).expect("unlink");
+    std::os::unix::fs::symlink("vendor", &link).expect("symlink");
+    server.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": file_uri(&tool), "version": 2},
+        "contentChanges": [{"text": BROKEN.replace("Greets", "Greets all")}]}}),
+    );
+    let answer = server.diagnostics(2, &tool);
+    assert_eq!(codes(&answer), Vec::<String>::new(), "{answer}");
+    assert_eq!(server.stop(), Some(0));
+}
+
 #[test]
 fn a_client_that_never_reads_does_not_grow_the_server() {
     let dir = TempDir::new("lsp-deaf");
