@@ -457,17 +457,19 @@ impl Configured {
             Some(parent) if !parent.as_os_str().is_empty() => parent,
             _ => Path::new("."),
         };
-        let canonical_dirs = &self.canonical_dirs;
-        let Some(canonical_dir) = canonical_dirs.get(dir) else {
+        let Some(canonical_dir) = self.canonical_dirs.get(dir) else {
             return false;
         };
         let canonical = match path.file_name() {
-            Some(name) => canonical_dir.join(name),
+            Some(name) => {
+                let canonical = canonical_dir.join(name);
+                if plain_dir {
+                    self.canonical_dirs.learn(path, canonical.clone());
+                }
+                canonical
+            }
             None => canonical_dir.clone(),
         };
-        if plain_dir && path.file_name().is_some() {
-            canonical_dirs.learn(path, canonical.clone());
-        }
         // A broken toolc.toml is reported when a file needs its settings.
         let Ok(rules) = self.resolver.exclusions_for(&canonical_dir) else {
             return false;
