@@ -43,19 +43,37 @@ pub(super) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CliError
 /// and `program`, the mode of a program, 0755, so that it never exists
 /// without it). Nothing at `path` changes until [`commit`].
 pub(super) fn stage(path: &Path, pieces: &[&[u8]], program: bool) -> Result<Staged, CliError> {
+    stage_as(path, pieces, program, false)
+}
+
+/// [`stage`] for a file that was not there when the run planned it: no
+/// link to resolve, no owner or mode to keep, and two fewer system calls
+/// for each of the hundreds of thousands of files a tree target can write.
+/// (Something put there since is replaced, as it would be between staging
+/// and [`commit`] anyway.)
+pub(super) fn stage_new(path: &Path, pieces: &[&[u8]], program: bool) -> Result<Staged, CliError> {
+    stage_as(path, pieces, program, true)
+}
+
+fn stage_as(path: &Path, pieces: &[&[u8]], program: bool, new: bool) -> Result<Staged, CliError> {
     let wrap = |source| CliError::Write {
         path: path.to_path_buf(),
         source,
     };
     // A symbolic link is replaced where it points, not itself; any other
     // path is written where it is, whatever links lead to its directory.
-    let here = std::fs::symlink_metadata(path).ok();
+    let here = if new {
+        None
+    } else {
+        std::fs::symlink_metadata(path).ok()
+    };
     let resolved = here
         .as_ref()
         .filter(|m| m.file_type().is_symlink())
         .and_then(|_| std::fs::canonicalize(path).ok());
     let target = resolved.as_deref().unwrap_or(path);
     let existing = match (&resolved, here) {
+        _ if new => None,
         (None, Some(here)) if !here.file_type().is_symlink() => Some(here),
         _ => std::fs::metadata(target).ok(),
     };
@@ -151,7 +169,7 @@ fn create_temp_beside(dir: &Path, name: &str) -> std::io::Result<(PathBuf, std::
     let mut tries = 0;
     loop {
         let mut random = std::collections::hash_map::RandomState::new().build_hasher();
-        random.write_u32(std::process::id());
+        random.write_u32(process_id());
         random.write_u32(tries);
         let temp = dir.join(format!(".{name}.toolc-{:016x}.tmp", random.finish()));
         match std::fs::OpenOptions::new()
@@ -164,6 +182,12 @@ fn create_temp_beside(dir: &Path, name: &str) -> std::io::Result<(PathBuf, std::
             Err(e) => return Err(e),
         }
     }
+}
+
+/// This process's id, asked of the system once.
+fn process_id() -> u32 {
+    static ID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *ID.get_or_init(std::process::id)
 }
 
 fn write_pieces(mut file: std::fs::File, pieces: &[&[u8]]) -> std::io::Result<()> {
