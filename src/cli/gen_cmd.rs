@@ -10,14 +10,13 @@ use super::live_args::LiveArgs;
 use super::render::ReportFormat;
 use super::{CliError, ForWriting, Outcome, Part, ReadArgs, Reporting, findings, write};
 use crate::diagnostic::Diagnostic;
-use crate::emit::python::Style;
+use crate::emit::python::{PythonPart, Style};
 use crate::emit::rust::RustPart;
 use crate::emit::{self, EmitError, GeneratedFile, JsonItems, JsonTarget, Note};
 use crate::ir::ToolSet;
 use crate::json::{Document, SourceMap};
 use crate::project::Manifest;
 use crate::source::{Fingerprint, Span};
-use std::collections::BTreeMap;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct GenArgs {
@@ -250,7 +249,6 @@ pub(super) fn run(
         .then(|| schema_format(args.target).and_then(crate::formats::schema::id))
         .flatten();
     let (output, diagnostics, renamed) = join(
-        args.target,
         work,
         reading.parts,
         &emit_options,
@@ -279,9 +277,6 @@ pub(super) fn run(
         check: args.check,
     };
     match output {
-        Output::Document(text) => {
-            write::write_document(&mode, args.output.as_deref(), &[text], out, err)
-        }
         // A provider document: its record goes beside it, with its digest
         // (the document has no room for toolc's mark), so that gen knows
         // it as its own next time.
@@ -372,15 +367,16 @@ fn write_with_record(
     write::write_files(mode, &files, out, err)
 }
 
-/// How a target is generated: the provider documents a tool at a time on
-/// the workers, code (whose templates see every tool at once) from the IR
-/// the workers keep.
+/// How a target is generated: on the workers, each manifest's part, put
+/// together in order at the end.
 #[derive(Debug, Clone, Copy)]
 enum Work {
+    /// The provider documents a tool at a time.
     Json(JsonTarget),
-    /// The module's tools made ready on the workers, put together in order.
+    /// The module's tools made ready.
     Rust,
-    FromIr,
+    /// The skeletons' files, or what they need of each tool.
+    Python,
 }
 
 impl Work {
@@ -392,7 +388,7 @@ impl Work {
             Target::Mcp => Work::Json(JsonTarget::Mcp),
             Target::Gemini => Work::Json(JsonTarget::Gemini),
             Target::Rust => Work::Rust,
-            Target::Python => Work::FromIr,
+            Target::Python => Work::Python,
         }
     }
 }
@@ -418,9 +414,11 @@ enum PartOutput {
     /// ([`crate::project::PackageCode::fingerprint`]), to read it again
     /// when the part's names are taken (`None`: the built-in tools).
     Rust(Result<RustPart, EmitError>, Option<u64>),
-    /// The IR, and the document it was read from (the source map of
-    /// its findings; the set's schemas are parts of it anyway).
-    Ir(Box<ToolSet>, Option<Arc<Document>>),
+    /// The skeletons' part, what the manifest's package code gave its IR
+    /// (as for `Rust`), and the part's notes, positioned: dropped when the
+    /// part is made again with another manifest's (an AgentStack package
+    /// two manifests share).
+    Python(Result<PythonPart, EmitError>, Option<u64>, Vec<Diagnostic>),
 }
 
 /// What a run kept of a manifest to read its IR again: where it is, how
@@ -455,7 +453,7 @@ fn reduce(
     let map = Some(manifest.document);
     let code = Some(manifest.code.fingerprint);
     let kept = reduce_set(work, manifest.toolset, map, code, options);
-    let shows = matches!(kept.output, PartOutput::Ir(..))
+    let shows = matches!(&kept.output, PartOutput::Python(_, _, notes) if !notes.is_empty())
         || !kept.unknown.is_empty()
         || !kept.notes.is_empty();
     Part {
@@ -496,12 +494,17 @@ fn reduce_set(
                 .unwrap_or_default();
             (PartOutput::Rust(part, code), notes)
         }
-        // Its generator runs over every manifest at once, at the end.
-        Work::FromIr => {
+        Work::Python => {
+            let mut part = PythonPart::of(&set, options);
+            let notes = part
+                .as_mut()
+                .map(PythonPart::take_notes)
+                .unwrap_or_default();
+            let notes = position(&set, map.as_deref(), notes);
             return GenPart {
                 unknown,
                 notes: Vec::new(),
-                output: PartOutput::Ir(Box::new(set), map),
+                output: PartOutput::Python(part, code, notes),
                 renamed: Vec::new(),
             };
         }
@@ -515,13 +518,7 @@ fn reduce_set(
             .collect(),
         _ => Vec::new(),
     };
-    let notes = notes
-        .into_iter()
-        .map(|note| {
-            let span = span_in(&set, map.as_deref().map(|document| &document.map), &note);
-            findings::note(span, note)
-        })
-        .collect();
+    let notes = position(&set, map.as_deref(), notes);
     GenPart {
         unknown,
         notes,
@@ -530,18 +527,31 @@ fn reduce_set(
     }
 }
 
+/// The notes about `set`, each where it points in the manifest's
+/// `document`.
+fn position(set: &ToolSet, document: Option<&Document>, notes: Vec<Note>) -> Vec<Diagnostic> {
+    let map = document.map(|document| &document.map);
+    notes
+        .into_iter()
+        .map(|note| {
+            let span = span_in(set, map, &note);
+            findings::note(span, note)
+        })
+        .collect()
+}
+
 /// Where a note about `set` points, with its manifest's map.
 fn span_in(set: &ToolSet, map: Option<&SourceMap>, note: &Note) -> Option<Span> {
     findings::span_of(map.filter(|_| note.path == set.path), &note.pointer)
 }
 
-/// Reads a manifest's IR again (see [`reload`]).
-type Reload<'a> = dyn Fn(ReadAgain<'_>) -> Result<ToolSet, CliError> + 'a;
+/// Reads a manifest's IR again, with the document it came from (see
+/// [`reload`]).
+type Reload<'a> = dyn Fn(ReadAgain<'_>) -> Result<(ToolSet, Arc<Document>), CliError> + 'a;
 
 /// The output of every manifest's part, in order, and what gen says about
 /// it: the tools without parameters first, then the notes.
 fn join(
-    target: Target,
     work: Work,
     parts: Vec<Part<GenPart>>,
     options: &emit::Options,
@@ -552,8 +562,10 @@ fn join(
     let mut diagnostics = Vec::new();
     let mut notes = Vec::new();
     let mut items = Vec::new();
-    let mut toolsets = Vec::new();
-    let mut maps = BTreeMap::new();
+    let mut skeletons = emit::python::Skeletons::new(options.style);
+    // Each Python part's notes, and what reading its manifest again needs.
+    let mut python_notes: Vec<Vec<Diagnostic>> = Vec::new();
+    let mut again: Vec<(PathBuf, String, Option<Fingerprint>, Option<u64>)> = Vec::new();
     let mut renamed = Vec::new();
     for part in parts {
         diagnostics.extend(part.kept.unknown);
@@ -567,22 +579,25 @@ fn join(
                     // Another manifest took a name this one's tools took:
                     // they are named again, in order, from its IR.
                     let set = match code {
-                        Some(code) => reload(ReadAgain {
-                            file: &part.file,
-                            path: &part.path,
-                            text: part.fingerprint,
-                            code,
-                        })?,
+                        Some(code) => {
+                            reload(ReadAgain {
+                                file: &part.file,
+                                path: &part.path,
+                                text: part.fingerprint,
+                                code,
+                            })?
+                            .0
+                        }
                         None => crate::run::builtin::toolset(),
                     };
                     module.add_set(&set, options)?;
                 }
             }
-            PartOutput::Ir(set, map) => {
-                if let Some(map) = map {
-                    maps.insert(set.path.clone(), map);
-                }
-                toolsets.push(*set);
+            PartOutput::Python(output, code, part_notes) => {
+                let at = python_notes.len();
+                python_notes.push(part_notes);
+                again.push((part.file, part.path, part.fingerprint, code));
+                skeletons.add_part(at, output?);
             }
         }
     }
@@ -598,20 +613,48 @@ fn join(
         }
         // The module's notes are the parts' (made where the maps were).
         Work::Rust => Output::Rust(Box::new(module.render(options, module_file)?)),
-        Work::FromIr => {
-            let generated = match target {
-                Target::Python => emit::python::generate(&toolsets, options),
-                _ => emit::rust::generate(&toolsets, options),
-            }?;
-            notes.extend(generated.notes.into_iter().map(|note| {
-                let span = findings::span_of(
-                    maps.get(&note.path)
-                        .map(|document: &Arc<Document>| &document.map),
-                    &note.pointer,
-                );
-                findings::note(span, note)
-            }));
-            generated.output.into()
+        Work::Python => {
+            // Manifests that share an AgentStack package: it is made again
+            // from all their IR, read again, and its notes replace theirs.
+            for members in skeletons.to_remake() {
+                let mut sets = Vec::new();
+                let mut documents = Vec::new();
+                for &at in &members {
+                    let (file, path, text, code) = &again[at];
+                    let (set, document) = match code {
+                        Some(code) => {
+                            let (set, document) = reload(ReadAgain {
+                                file,
+                                path,
+                                text: *text,
+                                code: *code,
+                            })?;
+                            (set, Some(document))
+                        }
+                        None => (crate::run::builtin::toolset(), None),
+                    };
+                    python_notes[at].clear();
+                    sets.push(set);
+                    documents.push(document);
+                }
+                let shared: Vec<&ToolSet> = sets.iter().collect();
+                let remade = skeletons.remake(&members, &shared, options)?;
+                python_notes[members[0]] = remade
+                    .into_iter()
+                    .map(|note| {
+                        let map = sets
+                            .iter()
+                            .zip(&documents)
+                            .find(|(set, _)| set.path == note.path)
+                            .and_then(|(_, document)| document.as_deref())
+                            .map(|document| &document.map);
+                        let span = findings::span_of(map, &note.pointer);
+                        findings::note(span, note)
+                    })
+                    .collect();
+            }
+            notes.extend(python_notes.into_iter().flatten());
+            Output::Tree(skeletons.finish(options)?)
         }
     };
     diagnostics.extend(notes);
@@ -621,22 +664,12 @@ fn join(
 /// Each tool's parameters the target renamed (new, original).
 type Renamed = Vec<(String, Vec<(String, String)>)>;
 
-/// What gen writes: a document (in pieces, when joined from the parts), a
-/// tree, or a Rust module with its stubs.
+/// What gen writes: a document in pieces (joined from the parts), a tree,
+/// or a Rust module with its stubs.
 enum Output {
-    Document(String),
     Pieces(Vec<String>),
     Tree(Vec<GeneratedFile>),
     Rust(Box<emit::rust::Rendered>),
-}
-
-impl From<emit::Output> for Output {
-    fn from(output: emit::Output) -> Output {
-        match output {
-            emit::Output::Document(text) => Output::Document(text),
-            emit::Output::Tree(files) => Output::Tree(files),
-        }
-    }
 }
 
 /// The IR of the manifest `again` names, read again as the run read it:
@@ -648,7 +681,7 @@ fn reload(
     output: Option<&PathBuf>,
     held: &[crate::project::HeldDocument],
     again: ReadAgain<'_>,
-) -> Result<ToolSet, CliError> {
+) -> Result<(ToolSet, Arc<Document>), CliError> {
     let options = crate::lint::LintOptions {
         exclude: output.into_iter().cloned().collect(),
         ..read.options()
@@ -672,10 +705,11 @@ fn reload(
             Some(manifest.fingerprint) == again.text && manifest.code.fingerprint == again.code
         })
         .ok_or_else(|| CliError::InputChanged(again.path.to_string()))?;
-    Ok(ToolSet {
+    let set = ToolSet {
         path: again.path.to_string(),
         ..manifest.toolset
-    })
+    };
+    Ok((set, manifest.document))
 }
 
 /// The name `--format` takes for `format`.
@@ -733,7 +767,7 @@ mod tests {
             code,
         };
 
-        let set = reload(&read, None, &[], again()).unwrap();
+        let (set, _) = reload(&read, None, &[], again()).unwrap();
         assert_eq!(set.tools[0].name, "get_time");
 
         let swapped = linted.replace("get_time", "rm_rf_ok");

@@ -78,22 +78,204 @@ impl std::fmt::Display for Style {
 /// `toolc gen python --style STYLE`: the files of the skeleton tree, sorted
 /// by path, with notes on what the style changed or could not carry.
 pub fn generate(toolsets: &[ToolSet], options: &Options) -> Result<Generated, EmitError> {
-    if super::tools(toolsets).next().is_none() {
-        return Err(EmitError::Unsupported(
-            "gen python: the manifests declare no tool to generate".to_string(),
-        ));
+    let mut skeletons = Skeletons::new(options.style);
+    let mut notes = Vec::new();
+    for (at, set) in toolsets.iter().enumerate() {
+        let mut part = PythonPart::of(set, options)?;
+        notes.push(part.take_notes());
+        skeletons.add_part(at, part);
     }
-    let mut out = Tree::default();
-    match options.style {
-        Style::Nora => nora::generate(toolsets, options, &mut out)?,
-        Style::Basetool => basetool::generate(toolsets, options, &mut out)?,
-        Style::Agentstack => agentstack::generate(toolsets, options, &mut out)?,
+    for members in skeletons.to_remake() {
+        let sets: Vec<&ToolSet> = members.iter().map(|&at| &toolsets[at]).collect();
+        let remade = skeletons.remake(&members, &sets, options)?;
+        // A remade package's notes replace its members' own.
+        for &at in &members {
+            notes[at].clear();
+        }
+        notes[members[0]] = remade;
     }
-    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    let files = skeletons.finish(options)?;
     Ok(Generated {
-        output: Output::Tree(out.files),
-        notes: out.notes,
+        output: Output::Tree(files),
+        notes: notes.into_iter().flatten().collect(),
     })
+}
+
+/// One manifest's part of the skeleton tree, made on the worker that read
+/// it, so that a run never holds every manifest's IR (or the whole tree
+/// on one thread): what can be made without the other manifests, with
+/// the notes about it. [`Skeletons`] puts the parts together.
+#[derive(Debug)]
+pub struct PythonPart {
+    kind: PartKind,
+    tools: usize,
+    notes: Vec<Note>,
+}
+
+#[derive(Debug)]
+enum PartKind {
+    /// Every tool's files, to go in a directory named at the end.
+    Nora(Vec<nora::NoraTool>),
+    /// Every tool's class and spec, to be named and rendered at the end.
+    Basetool(Vec<basetool::BaseTool>),
+    /// The manifest's package, rendered as if no other manifest shared its
+    /// name (none: the manifest has no tool).
+    Agentstack(Option<(String, Vec<GeneratedFile>)>),
+}
+
+impl PythonPart {
+    /// `set`'s part in `options.style`.
+    pub fn of(set: &ToolSet, options: &Options) -> Result<PythonPart, EmitError> {
+        let mut out = Tree::default();
+        let kind = match options.style {
+            Style::Nora => PartKind::Nora(nora::tools(set, options, &mut out)?),
+            Style::Basetool => PartKind::Basetool(basetool::tools(set)),
+            Style::Agentstack => match agentstack::package_of(set) {
+                Some(name) => {
+                    agentstack::render(name.clone(), vec![set], options, &mut out)?;
+                    PartKind::Agentstack(Some((name, std::mem::take(&mut out.files))))
+                }
+                None => PartKind::Agentstack(None),
+            },
+        };
+        Ok(PythonPart {
+            kind,
+            tools: set.tools.len(),
+            notes: out.notes,
+        })
+    }
+
+    /// What the style changed or could not carry in this manifest's tools,
+    /// taken out of the part (to be positioned where the manifest's map is).
+    pub fn take_notes(&mut self) -> Vec<Note> {
+        std::mem::take(&mut self.notes)
+    }
+}
+
+/// The skeleton tree as it is gathered, part by part in input order.
+#[derive(Debug)]
+pub struct Skeletons {
+    style: Style,
+    tools: usize,
+    nora: Vec<nora::NoraTool>,
+    basetool: Vec<basetool::BaseTool>,
+    /// AgentStack's packages in the order of their first manifest.
+    packages: Vec<Package>,
+    /// Where each package name is in `packages`.
+    package_at: std::collections::HashMap<String, usize>,
+}
+
+/// An AgentStack package of the tree.
+#[derive(Debug)]
+struct Package {
+    name: String,
+    /// The parts (by the number [`Skeletons::add_part`] was given) whose
+    /// tools it holds.
+    members: Vec<usize>,
+    /// Its files, when one part made them alone; none when several parts
+    /// share the package, which is then made again from all their IR
+    /// ([`Skeletons::remake`]).
+    files: Option<Vec<GeneratedFile>>,
+}
+
+impl Skeletons {
+    pub fn new(style: Style) -> Skeletons {
+        Skeletons {
+            style,
+            tools: 0,
+            nora: Vec::new(),
+            basetool: Vec::new(),
+            packages: Vec::new(),
+            package_at: std::collections::HashMap::new(),
+        }
+    }
+
+    /// Adds the part of the manifest numbered `at` (in input order).
+    pub fn add_part(&mut self, at: usize, part: PythonPart) {
+        self.tools += part.tools;
+        match part.kind {
+            PartKind::Nora(tools) => self.nora.extend(tools),
+            PartKind::Basetool(tools) => self.basetool.extend(tools),
+            PartKind::Agentstack(None) => {}
+            PartKind::Agentstack(Some((name, files))) => match self.package_at.get(&name) {
+                Some(&index) => {
+                    let package = &mut self.packages[index];
+                    package.members.push(at);
+                    package.files = None;
+                }
+                None => {
+                    self.package_at.insert(name.clone(), self.packages.len());
+                    self.packages.push(Package {
+                        name,
+                        members: vec![at],
+                        files: Some(files),
+                    });
+                }
+            },
+        }
+    }
+
+    /// The parts (by number, in order) whose manifests share a package,
+    /// each group to be made again with [`Skeletons::remake`] from their
+    /// IR: a package's names are apart across all its tools.
+    pub fn to_remake(&self) -> Vec<Vec<usize>> {
+        self.packages
+            .iter()
+            .filter(|package| package.files.is_none())
+            .map(|package| package.members.clone())
+            .collect()
+    }
+
+    /// Makes the package of `members` (a group of [`Skeletons::to_remake`])
+    /// from their manifests' IR, `sets`, in the same order; its notes
+    /// replace those of the members' parts.
+    pub fn remake(
+        &mut self,
+        members: &[usize],
+        sets: &[&ToolSet],
+        options: &Options,
+    ) -> Result<Vec<Note>, EmitError> {
+        let Some(package) = self
+            .packages
+            .iter_mut()
+            .find(|package| package.members == members)
+        else {
+            return Err(EmitError::Unsupported(
+                "gen python: no package is made of these manifests".to_string(),
+            ));
+        };
+        let mut out = Tree::default();
+        agentstack::render(package.name.clone(), sets.to_vec(), options, &mut out)?;
+        package.files = Some(out.files);
+        Ok(out.notes)
+    }
+
+    /// The files of the tree, sorted by path.
+    pub fn finish(self, options: &Options) -> Result<Vec<GeneratedFile>, EmitError> {
+        if self.tools == 0 {
+            return Err(EmitError::Unsupported(
+                "gen python: the manifests declare no tool to generate".to_string(),
+            ));
+        }
+        let mut out = Tree::default();
+        match self.style {
+            Style::Nora => nora::place(self.nora, &mut out),
+            Style::Basetool => basetool::place(self.basetool, options, &mut out)?,
+            Style::Agentstack => {
+                for package in self.packages {
+                    let Some(files) = package.files else {
+                        return Err(EmitError::Unsupported(format!(
+                            "gen python: package \"{}\" was not made again from its manifests",
+                            package.name
+                        )));
+                    };
+                    out.files.extend(files);
+                }
+            }
+        }
+        out.files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out.files)
+    }
 }
 
 /// What the manifests `gen python` writes say wrote them.

@@ -96,3 +96,66 @@ fn agentstack_added_parameter_taking_a_name_is_an_import_error() {
         "limit",
     );
 }
+
+/// Two manifests in directories of one name make one AgentStack package,
+/// whose function names are apart across both (gen makes each manifest's
+/// part on its own worker, and the package again from both when they
+/// meet): `get-time` of the first takes `get_time_2`, since the second's
+/// `get_time` keeps its name, and the note saying so points at the first
+/// manifest's line.
+#[test]
+fn manifests_sharing_a_package_get_names_apart_across_both() {
+    let dir = TempDir::new("gen-python-names-shared-package");
+    let tool = |name: &str| json!({"name": name, "description": "Tells.", "inputSchema": {"type": "object", "properties": {}}});
+    let manifest = |names: [&str; 2]| {
+        serde_json::to_string_pretty(&json!({"tools": names.map(tool)})).unwrap()
+    };
+    dir.write("a/weather/tools.json", manifest(["get-time", "forecast"]));
+    dir.write("b/weather/tools.json", manifest(["get_time", "alerts"]));
+    let generated = super::Test::new()
+        .current_dir(dir.path())
+        .args([
+            "gen",
+            "python",
+            "--style",
+            "agentstack",
+            "-o",
+            "out",
+            "a",
+            "b",
+        ])
+        .args(["--format", "json"])
+        .run();
+    assert_eq!(generated.code, 0, "{}", generated.stderr);
+    let config: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("out/weather/config.json")).unwrap(),
+    )
+    .unwrap();
+    let functions: Vec<&str> = config["tools"]
+        .as_object()
+        .expect("tools")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(functions, ["get_time_2", "forecast", "get_time", "alerts"]);
+    let report: Value = serde_json::from_str(&generated.stdout).unwrap();
+    let renamed: Vec<&Value> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["message"].as_str().unwrap_or("").contains("is function"))
+        .collect();
+    assert_eq!(renamed.len(), 1, "{report}");
+    assert_eq!(renamed[0]["path"], "a/weather/tools.json");
+    // The name's own line in the pretty-printed manifest.
+    let line = manifest(["get-time", "forecast"])
+        .lines()
+        .position(|l| l.contains("\"get-time\""))
+        .unwrap()
+        + 1;
+    assert_eq!(renamed[0]["line"], line, "{}", renamed[0]);
+    // The package imports: every function is defined once.
+    let driver = "import sys\nsys.path.insert(0, sys.argv[1])\nimport weather\nprint(sorted(n for n in ('get_time', 'get_time_2', 'forecast', 'alerts') if callable(getattr(weather, n, None))).__len__())";
+    let defined = drive(driver, &dir.path().join("out")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(defined, json!(4));
+}

@@ -21,7 +21,6 @@
 //! is kept in the tool's `"x-toolc"` `description`, as the reader finds
 //! when the module is read back.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use serde::Serialize;
@@ -191,31 +190,20 @@ struct Package<'a> {
     sets: Vec<&'a ToolSet>,
 }
 
-pub(super) fn generate(
-    toolsets: &[ToolSet],
+/// The package `set`'s tools go to (manifests of the same name share
+/// one), or none for a manifest without tools.
+pub(super) fn package_of(set: &ToolSet) -> Option<String> {
+    (!set.tools.is_empty()).then(|| package_name(set))
+}
+
+/// Renders the package `name` holding the tools of `sets`, in order.
+pub(super) fn render(
+    name: String,
+    sets: Vec<&ToolSet>,
     options: &Options,
     out: &mut Tree,
 ) -> Result<(), EmitError> {
-    let mut packages: Vec<Package> = Vec::new();
-    // Where each name's package is in `packages` (first-seen order).
-    let mut index: HashMap<String, usize> = HashMap::new();
-    for set in toolsets.iter().filter(|s| !s.tools.is_empty()) {
-        let name = package_name(set);
-        match index.get(&name) {
-            Some(&at) => packages[at].sets.push(set),
-            None => {
-                index.insert(name.clone(), packages.len());
-                packages.push(Package {
-                    name,
-                    sets: vec![set],
-                });
-            }
-        }
-    }
-    for package in &packages {
-        generate_package(package, options, out)?;
-    }
-    Ok(())
+    generate_package(&Package { name, sets }, options, out)
 }
 
 /// The AgentStack package name, else the only tool's name, else the

@@ -220,13 +220,115 @@ fn run_hint(schema: &Value, required: bool) -> String {
 #[derive(Debug, Serialize)]
 struct NoContext {}
 
-pub(super) fn generate(
-    toolsets: &[ToolSet],
+/// One tool's class and spec, made on their own (on the worker that read
+/// its manifest): everything but the names of its module and classes,
+/// which depend on every other tool's (see [`place`]).
+#[derive(Debug)]
+pub(super) struct BaseTool {
+    name: String,
+    /// `spec_name` is empty until placed.
+    class: ToolClass,
+    /// `class_name`, `spec_name` and `wrap_spec` are empty until placed.
+    skeleton: ToolContext,
+}
+
+/// Each tool of `set`, made ready for [`place`].
+pub(super) fn tools(set: &ToolSet) -> Vec<BaseTool> {
+    set.tools
+        .iter()
+        .map(|tool| {
+            let (properties, root) = super::parameters(tool);
+            let (fallback_description, _) = super::description_or_fallback(tool);
+            let properties_value: serde_json::Map<String, Value> = properties
+                .iter()
+                .map(|p| (p.key.clone(), p.schema.clone()))
+                .collect();
+            let required: Vec<Expr> = properties
+                .iter()
+                .filter(|p| p.required)
+                .map(|p| Expr::Str(p.key.clone()))
+                .collect();
+            let extra_literal = (!root.is_empty()).then(|| {
+                Expr::from_json(&Value::Object(root)).layout(8, "        extra=".len(), 1)
+            });
+            let keys: Vec<&str> = properties.iter().map(|p| p.key.as_str()).collect();
+            let keywords = Namer::with_reserved(RUN_RESERVED).assign(
+                &keys,
+                Kind::Parameter,
+                Keep::Identifiers,
+            );
+            let arguments: Vec<Expr> = keys
+                .iter()
+                .zip(&keywords)
+                .map(|(key, keyword)| {
+                    tuple(vec![Expr::Str(key.to_string()), Expr::Str(keyword.clone())])
+                })
+                .collect();
+            let mut run_parameters: Vec<RunParameter> = properties
+                .iter()
+                .zip(&keywords)
+                .map(|(p, keyword)| RunParameter {
+                    name: keyword.clone(),
+                    hint: run_hint(&p.schema, p.required),
+                    required: p.required,
+                })
+                .collect();
+            run_parameters.sort_by_key(|p| !p.required);
+            let class = ToolClass {
+                name_doc: doc_line(&tool.name),
+                spec_name: String::new(),
+                source_doc: doc(&set.path),
+                arguments_literal: tuple_layout(arguments, 4, "    arguments = ".len()),
+                description_doc: doc(&fallback_description),
+                name_literal: layout::string_literal(&tool.name),
+                description_literal: Expr::Str(tool.description.clone().unwrap_or_default())
+                    .layout(4, "    description = ".len(), 0),
+                properties_literal: Expr::from_json(&Value::Object(properties_value)).layout(
+                    8,
+                    "        properties=".len(),
+                    1,
+                ),
+                required_literal: Expr::list(required).layout(8, "        required=".len(), 1),
+                extra_literal,
+                parameters: properties
+                    .iter()
+                    .map(|p| ClassParameter {
+                        key_doc: doc_line(&p.key),
+                        json_type_doc: doc_line(&super::hints::json_type(&p.schema)),
+                        required: p.required,
+                        description_doc: doc(&parameter_text(p, ALL_DETAILS, None)),
+                    })
+                    .collect(),
+            };
+            let skeleton = ToolContext {
+                source_doc: doc(&set.path),
+                tool: ToolSkeleton {
+                    name_doc: doc_line(&tool.name),
+                    class_name: String::new(),
+                    wrap_spec: false,
+                    spec_name: String::new(),
+                    uses_any: run_parameters.iter().any(|p| p.hint.contains("Any")),
+                    run_parameters,
+                },
+            };
+            BaseTool {
+                name: tool.name.clone(),
+                class,
+                skeleton,
+            }
+        })
+        .collect()
+}
+
+/// Names every tool's module and classes, apart from the others' and from
+/// the package's own, and renders the package: a module per tool, then
+/// `__init__.py`, `specs.py`, `bases.py` and `types.py`.
+pub(super) fn place(
+    tools: Vec<BaseTool>,
     options: &Options,
     out: &mut Tree,
 ) -> Result<(), EmitError> {
-    let tools: Vec<_> = crate::emit::tools(toolsets).collect();
-    let names: Vec<&str> = tools.iter().map(|(_, tool)| tool.name.as_str()).collect();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
     let mut reserved = vec!["bases", "types", "specs"];
     reserved.extend(HINT_BUILTINS);
     let modules = Namer::with_reserved(&reserved).assign(&names, Kind::Tool, Keep::SnakeCase);
@@ -238,87 +340,25 @@ pub(super) fn generate(
         import_order: Vec::new(),
         imports: Vec::new(),
     };
-    for ((set, tool), module) in tools.into_iter().zip(modules) {
+    for (tool, module) in tools.into_iter().zip(modules) {
+        let BaseTool {
+            mut class,
+            mut skeleton,
+            ..
+        } = tool;
         let class_name = classes.unique_class(class_name(&module));
-        let (properties, root) = super::parameters(tool);
-        let (fallback_description, _) = super::description_or_fallback(tool);
-        let properties_value: serde_json::Map<String, Value> = properties
-            .iter()
-            .map(|p| (p.key.clone(), p.schema.clone()))
-            .collect();
-        let required: Vec<Expr> = properties
-            .iter()
-            .filter(|p| p.required)
-            .map(|p| Expr::Str(p.key.clone()))
-            .collect();
-        let extra_literal = (!root.is_empty())
-            .then(|| Expr::from_json(&Value::Object(root)).layout(8, "        extra=".len(), 1));
         let spec_name = classes.unique_class(format!("{class_name}Spec"));
-        let keys: Vec<&str> = properties.iter().map(|p| p.key.as_str()).collect();
-        let keywords =
-            Namer::with_reserved(RUN_RESERVED).assign(&keys, Kind::Parameter, Keep::Identifiers);
-        let arguments: Vec<Expr> = keys
-            .iter()
-            .zip(&keywords)
-            .map(|(key, keyword)| {
-                tuple(vec![Expr::Str(key.to_string()), Expr::Str(keyword.clone())])
-            })
-            .collect();
-        let mut run_parameters: Vec<RunParameter> = properties
-            .iter()
-            .zip(&keywords)
-            .map(|(p, keyword)| RunParameter {
-                name: keyword.clone(),
-                hint: run_hint(&p.schema, p.required),
-                required: p.required,
-            })
-            .collect();
-        run_parameters.sort_by_key(|p| !p.required);
-        specs.tools.push(ToolClass {
-            name_doc: doc_line(&tool.name),
-            spec_name: spec_name.clone(),
-            source_doc: doc(&set.path),
-            arguments_literal: tuple_layout(arguments, 4, "    arguments = ".len()),
-            description_doc: doc(&fallback_description),
-            name_literal: layout::string_literal(&tool.name),
-            description_literal: Expr::Str(tool.description.clone().unwrap_or_default()).layout(
-                4,
-                "    description = ".len(),
-                0,
-            ),
-            properties_literal: Expr::from_json(&Value::Object(properties_value)).layout(
-                8,
-                "        properties=".len(),
-                1,
-            ),
-            required_literal: Expr::list(required).layout(8, "        required=".len(), 1),
-            extra_literal,
-            parameters: properties
-                .iter()
-                .map(|p| ClassParameter {
-                    key_doc: doc_line(&p.key),
-                    json_type_doc: doc_line(&super::hints::json_type(&p.schema)),
-                    required: p.required,
-                    description_doc: doc(&parameter_text(p, ALL_DETAILS, None)),
-                })
-                .collect(),
-        });
-        let context = ToolContext {
-            source_doc: doc(&set.path),
-            tool: ToolSkeleton {
-                name_doc: doc_line(&tool.name),
-                class_name: class_name.clone(),
-                wrap_spec: format!("from .specs import {spec_name}").chars().count() > LINE_LENGTH,
-                spec_name,
-                uses_any: run_parameters.iter().any(|p| p.hint.contains("Any")),
-                run_parameters,
-            },
-        };
+        class.spec_name = spec_name.clone();
+        specs.tools.push(class);
+        skeleton.tool.class_name = class_name.clone();
+        skeleton.tool.wrap_spec =
+            format!("from .specs import {spec_name}").chars().count() > LINE_LENGTH;
+        skeleton.tool.spec_name = spec_name;
         out.render(
             options,
             "basetool/tool.py.j2",
             format!("{PACKAGE}/{module}.py"),
-            context,
+            skeleton,
         )?;
         let wrap = format!("from .{module} import {class_name}")
             .chars()

@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 use super::names::{Keep, Kind, Namer, snake_case};
 use super::{Parameter, Tree, doc, doc_line, json_text};
 use crate::diagnostic::Severity;
-use crate::emit::{EmitError, Options};
+use crate::emit::{EmitError, GeneratedFile, Options};
 use crate::formats::nora::{DEFAULT_ENTRYPOINT, FILE_NAME};
 use crate::ir::{Tool, ToolSet};
 use crate::json as pointer;
@@ -46,66 +46,107 @@ struct ManifestContext {
     tool_json: String,
 }
 
-pub(super) fn generate(
-    toolsets: &[ToolSet],
+/// One tool's two files, made on their own: neither says where it goes
+/// (the directory is named when every tool's name is known, see
+/// [`directories`]), so that a manifest's files can be made on the worker
+/// that read it.
+#[derive(Debug)]
+pub(super) struct NoraTool {
+    name: String,
+    /// `tool.json` and `main.py`, named without their directory.
+    files: Vec<GeneratedFile>,
+}
+
+/// The files of each tool of `set`, without their directories, and the
+/// notes about them in `out`.
+pub(super) fn tools(
+    set: &ToolSet,
+    options: &Options,
+    out: &mut Tree,
+) -> Result<Vec<NoraTool>, EmitError> {
+    let mut tools = Vec::with_capacity(set.tools.len());
+    for tool in &set.tools {
+        let first = out.files.len();
+        render_tool(set, tool, options, out)?;
+        tools.push(NoraTool {
+            name: tool.name.clone(),
+            files: out.files.split_off(first),
+        });
+    }
+    Ok(tools)
+}
+
+/// Puts every tool's files in its directory under the output, named after
+/// the tool and apart from the others' (see [`Namer::assign`]).
+pub(super) fn place(tools: Vec<NoraTool>, out: &mut Tree) {
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
+    let directories = Namer::default().assign(&names, Kind::Tool, Keep::SnakeCase);
+    for (tool, directory) in tools.into_iter().zip(directories) {
+        for mut file in tool.files {
+            file.path = std::path::Path::new(&directory).join(&file.path);
+            out.files.push(file);
+        }
+    }
+}
+
+/// Renders `tool`'s `tool.json` and `main.py` into `out`, named without
+/// their directory.
+fn render_tool(
+    set: &ToolSet,
+    tool: &Tool,
     options: &Options,
     out: &mut Tree,
 ) -> Result<(), EmitError> {
-    let tools: Vec<_> = crate::emit::tools(toolsets).collect();
-    let names: Vec<&str> = tools.iter().map(|(_, tool)| tool.name.as_str()).collect();
-    let directories = Namer::default().assign(&names, Kind::Tool, Keep::SnakeCase);
-    for ((set, tool), directory) in tools.into_iter().zip(directories) {
-        let (description, fallback) = super::description_or_fallback(tool);
-        if fallback {
-            out.note(
-                set,
-                super::tool_pointer(tool),
-                Severity::Info,
-                format!(
-                    "tool \"{}\" has no description; NORA requires one: tool.json says \"{description}\" (and records in \"x-toolc\" that the tool has none, so reading it back gives none)",
-                    tool.name
-                ),
-            );
-        }
-        let (properties, root) = super::parameters(tool);
-        let mut renamed = Vec::new();
-        let properties = nora_keys(out, set, tool, properties, &mut renamed);
-        let mut manifest = json!({
-            "name": tool.name,
-            "description": description,
-            "entrypoint": DEFAULT_ENTRYPOINT,
-            "parameters": nora_parameters(out, set, tool, &properties, root),
-        });
-        // Reading tool.json back, and converting it, restore the names,
-        // and take the stand-in description for none.
-        if let Some(entry) = manifest.as_object_mut() {
-            crate::formats::carry::record_parameter_names(entry, &renamed);
-            if fallback {
-                super::record_in_x_toolc(entry, "description", Value::Null);
-            }
-        }
-        crate::formats::carry::mark_generated(&mut manifest, &super::signed_writer());
-        out.render(
-            options,
-            "nora/tool.json.j2",
-            format!("{directory}/{FILE_NAME}"),
-            ManifestContext {
-                tool_json: json_text(&manifest)?,
-            },
-        )?;
-        let context = MainContext {
-            source_doc: doc(&set.path),
-            tool: MainTool {
-                name_doc: doc_line(&tool.name),
-            },
-        };
-        out.render(
-            options,
-            "nora/main.py.j2",
-            format!("{directory}/{DEFAULT_ENTRYPOINT}"),
-            context,
-        )?;
+    let (description, fallback) = super::description_or_fallback(tool);
+    if fallback {
+        out.note(
+            set,
+            super::tool_pointer(tool),
+            Severity::Info,
+            format!(
+                "tool \"{}\" has no description; NORA requires one: tool.json says \"{description}\" (and records in \"x-toolc\" that the tool has none, so reading it back gives none)",
+                tool.name
+            ),
+        );
     }
+    let (properties, root) = super::parameters(tool);
+    let mut renamed = Vec::new();
+    let properties = nora_keys(out, set, tool, properties, &mut renamed);
+    let mut manifest = json!({
+        "name": tool.name,
+        "description": description,
+        "entrypoint": DEFAULT_ENTRYPOINT,
+        "parameters": nora_parameters(out, set, tool, &properties, root),
+    });
+    // Reading tool.json back, and converting it, restore the names,
+    // and take the stand-in description for none.
+    if let Some(entry) = manifest.as_object_mut() {
+        crate::formats::carry::record_parameter_names(entry, &renamed);
+        if fallback {
+            super::record_in_x_toolc(entry, "description", Value::Null);
+        }
+    }
+    crate::formats::carry::mark_generated(&mut manifest, &super::signed_writer());
+    out.render(
+        options,
+        "nora/tool.json.j2",
+        FILE_NAME.to_string(),
+        ManifestContext {
+            tool_json: json_text(&manifest)?,
+        },
+    )?;
+    let context = MainContext {
+        source_doc: doc(&set.path),
+        tool: MainTool {
+            name_doc: doc_line(&tool.name),
+        },
+    };
+    out.render(
+        options,
+        "nora/main.py.j2",
+        DEFAULT_ENTRYPOINT.to_string(),
+        context,
+    )?;
     Ok(())
 }
 
