@@ -22,7 +22,7 @@ use super::{
 };
 use crate::diagnostic::Severity;
 use crate::emit::EmitError;
-use crate::formats::agentstack::{DEFAULT_ACTIONS, FILE_NAME, MODULE_FILE};
+use crate::formats::agentstack::{DEFAULT_ACTIONS, FILE_NAME};
 use crate::formats::carry;
 use crate::ir::{Action, Format, Package, Tool, ToolSet};
 use crate::json;
@@ -334,8 +334,13 @@ fn python_skeleton<'a>(
         tools: tools.cloned().collect(),
         carried: Vec::new(),
     };
-    let files = super::python_files(&single, crate::emit::python::Style::Agentstack, options)?;
-    let module = super::file_named(&files, MODULE_FILE)?;
+    let emit_options = crate::emit::Options {
+        templates: options.templates,
+        strict: false,
+        style: crate::emit::python::Style::Agentstack,
+    };
+    let (files, functions_read) =
+        crate::emit::python::agentstack_package(group.name.clone(), vec![&single], &emit_options)?;
     let config: Value = serde_json::from_str(&super::file_named(&files, FILE_NAME)?)?;
     let functions: Vec<String> = config
         .get("tools")
@@ -348,13 +353,13 @@ fn python_skeleton<'a>(
             carry::parameter_names(&config, Format::Agentstack, &json::join("/tools", function))
         })
         .collect();
-    let parsed = crate::python::parse(&module).ok();
-    let read_back = functions
-        .iter()
+    // config.json's tools are the functions the module was read back for,
+    // in the same order.
+    let read_back = functions_read
+        .into_iter()
         .zip(&renamed)
-        .map(|(function, renamed)| {
-            let module = parsed.as_ref()?;
-            let found = crate::formats::agentstack_python::function_schema(module, function)?;
+        .map(|(found, renamed)| {
+            let found = found?;
             let mut schema = found.schema;
             carry::restore_parameter_names(&mut schema, renamed);
             Some((schema, found.description))

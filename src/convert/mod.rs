@@ -766,29 +766,6 @@ fn given_or_empty(
     }
 }
 
-/// The files `toolc gen python --style STYLE` writes for `set`: the code
-/// skeletons of NORA and AgentStack.
-fn python_files(
-    set: &ToolSet,
-    style: crate::emit::python::Style,
-    options: &Options,
-) -> Result<Vec<crate::emit::GeneratedFile>, EmitError> {
-    let generated = crate::emit::python::generate(
-        std::slice::from_ref(set),
-        &crate::emit::Options {
-            templates: options.templates,
-            strict: false,
-            style,
-        },
-    )?;
-    match generated.output {
-        crate::emit::Output::Tree(files) => Ok(files),
-        crate::emit::Output::Document(_) => Err(EmitError::Unsupported(format!(
-            "gen python --style {style} wrote no tree"
-        ))),
-    }
-}
-
 /// The contents of the file called `name` among `files`.
 fn file_named(files: &[crate::emit::GeneratedFile], name: &str) -> Result<String, EmitError> {
     files

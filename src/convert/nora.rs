@@ -203,15 +203,12 @@ fn entrypoint_skeleton(
     tool: &crate::ir::Tool,
     options: &Options,
 ) -> Result<String, EmitError> {
-    let single = ToolSet {
-        path: set.path.clone(),
-        format: set.format,
-        package: set.package.clone(),
-        tools: vec![tool.clone()],
-        carried: Vec::new(),
+    let options = crate::emit::Options {
+        templates: options.templates,
+        strict: false,
+        style: crate::emit::python::Style::Nora,
     };
-    let files = super::python_files(&single, crate::emit::python::Style::Nora, options)?;
-    super::file_named(&files, DEFAULT_ENTRYPOINT)
+    crate::emit::python::nora_entrypoint(set, tool, &options)
 }
 
 /// Standard JSON Schema in NORA's dialect: each top-level property says

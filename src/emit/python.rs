@@ -39,6 +39,7 @@ use serde_json::{Map, Value};
 
 use super::{EmitError, FileKind, Generated, GeneratedFile, Note, Options, Output};
 use crate::diagnostic::Severity;
+use crate::formats::agentstack_python::FunctionSchema;
 use crate::ir::{Tool, ToolSet};
 use crate::json;
 
@@ -150,6 +151,31 @@ impl PythonPart {
     pub fn take_notes(&mut self) -> Vec<Note> {
         std::mem::take(&mut self.notes)
     }
+}
+
+/// The `main.py` that `gen python --style nora` writes for `tool` of `set`.
+pub(crate) fn nora_entrypoint(
+    set: &ToolSet,
+    tool: &Tool,
+    options: &Options,
+) -> Result<String, EmitError> {
+    nora::entrypoint(set, tool, options)
+}
+
+/// An AgentStack package as `gen python --style agentstack` makes it from
+/// the tools of `sets` (its files, sorted by path under the package's
+/// directory `name`), with each function of config.json as toolc's reader
+/// reads it back from the module: what convert needs to see what the code
+/// cannot carry, without parsing the module again.
+pub(crate) fn agentstack_package(
+    name: String,
+    sets: Vec<&ToolSet>,
+    options: &Options,
+) -> Result<(Vec<GeneratedFile>, Vec<Option<FunctionSchema>>), EmitError> {
+    let mut out = Tree::default();
+    let read_back = agentstack::render(name, sets, options, &mut out)?;
+    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok((out.files, read_back))
 }
 
 /// The skeleton tree as it is gathered, part by part in input order.

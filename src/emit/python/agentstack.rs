@@ -33,6 +33,7 @@ use super::{Details, Parameter, Tree, doc, json_text, parameter_text};
 use crate::diagnostic::Severity;
 use crate::emit::{EmitError, Options};
 use crate::formats::agentstack::{DEFAULT_ACTIONS, FILE_NAME, MODULE_FILE};
+use crate::formats::agentstack_python::FunctionSchema;
 use crate::formats::carry;
 use crate::ir::{Format, Runtime, Tool, ToolSet};
 
@@ -196,13 +197,15 @@ pub(super) fn package_of(set: &ToolSet) -> Option<String> {
     (!set.tools.is_empty()).then(|| package_name(set))
 }
 
-/// Renders the package `name` holding the tools of `sets`, in order.
+/// Renders the package `name` holding the tools of `sets`, in order; gives
+/// each function, as toolc's reader reads it back from the module (in the
+/// order of config.json's tools).
 pub(super) fn render(
     name: String,
     sets: Vec<&ToolSet>,
     options: &Options,
     out: &mut Tree,
-) -> Result<(), EmitError> {
+) -> Result<Vec<Option<FunctionSchema>>, EmitError> {
     generate_package(&Package { name, sets }, options, out)
 }
 
@@ -231,7 +234,11 @@ fn package_name(set: &ToolSet) -> String {
     names::identifier(&name.unwrap_or_default(), Kind::Package)
 }
 
-fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Result<(), EmitError> {
+fn generate_package(
+    package: &Package,
+    options: &Options,
+    out: &mut Tree,
+) -> Result<Vec<Option<FunctionSchema>>, EmitError> {
     let names: Vec<&str> = package
         .sets
         .iter()
@@ -314,11 +321,12 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
         format!("{directory}/{MODULE_FILE}"),
         &context,
     )?;
-    let read_back = docstring_descriptions(module, entries.iter().map(|(name, ..)| name));
+    let read_back = read_back(module, entries.iter().map(|(name, ..)| name));
     let mut permissions = Map::new();
-    for ((name, mut entry, tool), read) in entries.into_iter().zip(read_back) {
+    for ((name, mut entry, tool), read) in entries.into_iter().zip(&read_back) {
         // What the docstring cannot hold, config.json keeps.
-        if read != tool.description {
+        let description = read.as_ref().and_then(|f| f.description.as_ref());
+        if description != tool.description.as_ref() {
             super::record_in_x_toolc(&mut entry, "description", json!(tool.description));
         }
         permissions.insert(name, Value::Object(entry));
@@ -355,21 +363,19 @@ fn generate_package(package: &Package, options: &Options, out: &mut Tree) -> Res
             },
         )?;
     }
-    Ok(())
+    Ok(read_back)
 }
 
-/// The description toolc's reader takes from each of `functions`' docstring
-/// in the module text `module` (none where it finds no function).
-fn docstring_descriptions<'a>(
+/// Each of `functions` as toolc's reader reads it from the module text
+/// `module` (none where it finds no function): its description is what
+/// the docstring gives back.
+fn read_back<'a>(
     module: &str,
     functions: impl Iterator<Item = &'a String>,
-) -> Vec<Option<String>> {
+) -> Vec<Option<FunctionSchema>> {
     let parsed = crate::python::parse(module).ok();
     functions
-        .map(|name| {
-            let parsed = parsed.as_ref()?;
-            crate::formats::agentstack_python::function_schema(parsed, name)?.description
-        })
+        .map(|name| crate::formats::agentstack_python::function_schema(parsed.as_ref()?, name))
         .collect()
 }
 

@@ -135,19 +135,44 @@ fn render_tool(
             tool_json: json_text(&manifest)?,
         },
     )?;
-    let context = MainContext {
-        source_doc: doc(&set.path),
-        tool: MainTool {
-            name_doc: doc_line(&tool.name),
-        },
-    };
     out.render(
         options,
         "nora/main.py.j2",
         DEFAULT_ENTRYPOINT.to_string(),
-        context,
+        main_context(set, tool),
     )?;
     Ok(())
+}
+
+fn main_context(set: &ToolSet, tool: &Tool) -> MainContext {
+    MainContext {
+        source_doc: doc(&set.path),
+        tool: MainTool {
+            name_doc: doc_line(&tool.name),
+        },
+    }
+}
+
+/// The `main.py` of `tool` alone (what [`tools`] renders beside its
+/// tool.json): it holds no fact of the manifest but where it came from
+/// and the tool's name.
+pub(super) fn entrypoint(
+    set: &ToolSet,
+    tool: &Tool,
+    options: &Options,
+) -> Result<String, EmitError> {
+    let mut out = Tree::default();
+    out.render(
+        options,
+        "nora/main.py.j2",
+        DEFAULT_ENTRYPOINT.to_string(),
+        main_context(set, tool),
+    )?;
+    Ok(out
+        .files
+        .pop()
+        .map(|file| file.contents)
+        .unwrap_or_default())
 }
 
 /// NORA allows only `[A-Za-z0-9_]` in property names: others get their
