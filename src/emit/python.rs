@@ -356,6 +356,9 @@ impl Tree {
         if kind == FileKind::Owned {
             contents = super::marker::signed(contents);
         }
+        // Kept until the whole tree is written: rendering leaves up to
+        // twice the text's length reserved.
+        contents.shrink_to_fit();
         let file = GeneratedFile {
             path: path.into(),
             contents,
