@@ -453,8 +453,12 @@ fn reduce(
     let map = Some(manifest.document);
     let code = Some(manifest.code.fingerprint);
     let kept = reduce_set(work, manifest.toolset, map, code, options);
-    let shows = matches!(&kept.output, PartOutput::Python(_, _, notes) if !notes.is_empty())
-        || !kept.unknown.is_empty()
+    // A part of a package another manifest shares is made again at the
+    // end, with notes of its own.
+    let shows = match &kept.output {
+        PartOutput::Python(_, _, notes) => !notes.is_empty() || options.style == Style::Agentstack,
+        _ => false,
+    } || !kept.unknown.is_empty()
         || !kept.notes.is_empty();
     Part {
         path,

@@ -143,10 +143,17 @@ pub(super) fn make_dirs(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
         .take_while(|d| std::fs::symlink_metadata(d).is_err())
         .map(Path::to_path_buf)
         .collect();
-    std::fs::create_dir_all(dir).map_err(|source| CliError::Write {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    if let Err(source) = std::fs::create_dir_all(dir) {
+        // Those made before the one that failed go again (a name too long
+        // for the file system fails at the deepest).
+        for made in &missing {
+            let _ = std::fs::remove_dir(made);
+        }
+        return Err(CliError::Write {
+            path: dir.to_path_buf(),
+            source,
+        });
+    }
     Ok(missing)
 }
 

@@ -120,8 +120,10 @@ enum PartKind {
     /// Every tool's class and spec, to be named and rendered at the end.
     Basetool(Vec<basetool::BaseTool>),
     /// The manifest's package, rendered as if no other manifest shared its
-    /// name (none: the manifest has no tool).
-    Agentstack(Option<(String, Vec<GeneratedFile>)>),
+    /// name (none: the manifest has no tool). A package that fails to
+    /// render alone (a `--templates` template that wants a second source)
+    /// fails the run only if it stays alone.
+    Agentstack(Option<(String, Result<Vec<GeneratedFile>, EmitError>)>),
 }
 
 impl PythonPart {
@@ -133,8 +135,12 @@ impl PythonPart {
             Style::Basetool => PartKind::Basetool(basetool::tools(set)),
             Style::Agentstack => match agentstack::package_of(set) {
                 Some(name) => {
-                    agentstack::render(name.clone(), vec![set], options, &mut out)?;
-                    PartKind::Agentstack(Some((name, std::mem::take(&mut out.files))))
+                    let rendered = agentstack::render(name.clone(), vec![set], options, &mut out)
+                        .map(|_| std::mem::take(&mut out.files));
+                    if rendered.is_err() {
+                        out.notes.clear();
+                    }
+                    PartKind::Agentstack(Some((name, rendered)))
                 }
                 None => PartKind::Agentstack(None),
             },
@@ -173,6 +179,7 @@ pub(crate) fn agentstack_package(
     options: &Options,
 ) -> Result<(Vec<GeneratedFile>, Vec<Option<FunctionSchema>>), EmitError> {
     let mut out = Tree::default();
+    let name = names::identifier(&name, names::Kind::Package);
     let read_back = agentstack::render(name, sets, options, &mut out)?;
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok((out.files, read_back))
@@ -198,10 +205,10 @@ struct Package {
     /// The parts (by the number [`Skeletons::add_part`] was given) whose
     /// tools it holds.
     members: Vec<usize>,
-    /// Its files, when one part made them alone; none when several parts
-    /// share the package, which is then made again from all their IR
-    /// ([`Skeletons::remake`]).
-    files: Option<Vec<GeneratedFile>>,
+    /// Its files (or why they could not be made), when one part made them
+    /// alone; none when several parts share the package, which is then
+    /// made again from all their IR ([`Skeletons::remake`]).
+    files: Option<Result<Vec<GeneratedFile>, EmitError>>,
 }
 
 impl Skeletons {
@@ -272,7 +279,7 @@ impl Skeletons {
         };
         let mut out = Tree::default();
         agentstack::render(package.name.clone(), sets.to_vec(), options, &mut out)?;
-        package.files = Some(out.files);
+        package.files = Some(Ok(out.files));
         Ok(out.notes)
     }
 
@@ -295,7 +302,7 @@ impl Skeletons {
                             package.name
                         )));
                     };
-                    out.files.extend(files);
+                    out.files.extend(files?);
                 }
             }
         }

@@ -757,3 +757,25 @@ fn files_whose_names_differ_in_bytes_that_are_not_utf8_keep_their_own_positions(
     }
     assert_eq!(seen.len(), 2, "{seen:?}");
 }
+
+/// A package named after a Python keyword is spelled as gen python spells
+/// it (`import_`) in what AgentStack reads, in the directory convert
+/// writes it to (`import`) notwithstanding.
+#[test]
+fn an_agentstack_package_named_after_a_keyword_is_spelled_for_python() {
+    let dir = TempDir::new("convert-keyword-package");
+    dir.write(
+        "kw/mcp.json",
+        r#"{"tools": [{"name": "import", "description": "Import a thing.", "inputSchema": {"type": "object", "properties": {}}}]}"#,
+    );
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["convert", "--to", "agentstack", "kw/mcp.json", "-o", "out"])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let module = std::fs::read_to_string(dir.path().join("out/import/__init__.py")).unwrap();
+    assert!(
+        module.starts_with("\"\"\"AgentStack tools: import_."),
+        "{module}"
+    );
+}

@@ -159,3 +159,69 @@ fn manifests_sharing_a_package_get_names_apart_across_both() {
     let defined = drive(driver, &dir.path().join("out")).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(defined, json!(4));
 }
+
+/// A manifest with nothing to say alone gets a note once its package is
+/// made with another's: the note keeps its line and column (the report
+/// needs the manifest's text), and a `--templates` template that only
+/// holds for the shared package (it names a second source) does not fail
+/// the run on the first manifest alone.
+#[test]
+fn a_shared_package_is_reported_and_templated_as_one() {
+    let dir = TempDir::new("gen-python-names-shared-notes");
+    let fixture = super::root().join("fixtures/convert/agentstack/weather");
+    for name in ["config.json", "__init__.py"] {
+        dir.write(
+            &format!("b/weather/{name}"),
+            std::fs::read(fixture.join(name)).unwrap(),
+        );
+    }
+    let tool = |name: &str| json!({"name": name, "description": "Tells.", "inputSchema": {"type": "object", "properties": {}}});
+    dir.write(
+        "a/weather/tools.json",
+        serde_json::to_string(&json!({"tools": [tool("forecast"), tool("other")]})).unwrap(),
+    );
+    let template =
+        std::fs::read_to_string(super::root().join("templates/python/agentstack/__init__.py.j2"))
+            .unwrap();
+    dir.write(
+        "templates/python/agentstack/__init__.py.j2",
+        format!("# second source: {{{{ package.sources_doc[1] }}}}\n{template}"),
+    );
+    let generated = super::Test::new()
+        .current_dir(dir.path())
+        .args([
+            "gen",
+            "python",
+            "--style",
+            "agentstack",
+            "-o",
+            "out",
+            "a",
+            "b",
+        ])
+        .args([
+            "--allow-errors",
+            "--templates",
+            "templates",
+            "--format",
+            "json",
+        ])
+        .run();
+    assert_eq!(generated.code, 0, "{}", generated.stderr);
+    let module = std::fs::read_to_string(dir.path().join("out/weather/__init__.py")).unwrap();
+    assert!(
+        module.starts_with("# second source: b/weather/config.json"),
+        "{module}"
+    );
+    let report: Value = serde_json::from_str(&generated.stdout).unwrap();
+    let renamed: Vec<&Value> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["message"].as_str().unwrap_or("").contains("is function"))
+        .collect();
+    assert!(!renamed.is_empty(), "{report}");
+    for note in renamed {
+        assert!(note["line"].is_u64() && note["column"].is_u64(), "{note}");
+    }
+}

@@ -263,3 +263,35 @@ fn check_advice_for_an_edited_module_names_what_to_do_first() {
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert_eq!(toolc(&dir, &check_args).code, 0);
 }
+
+/// A tool whose directory name is too long for the file system: nothing
+/// is written, and the output directories made on the way to it go again.
+#[test]
+fn a_directory_that_cannot_be_made_leaves_none_behind() {
+    let dir = TempDir::new("gen-write-long-directory");
+    let name = "a".repeat(300);
+    dir.write(
+        "long.json",
+        format!(
+            r#"{{"tools": [{{"name": "{name}", "description": "Long.", "inputSchema": {{"type": "object", "properties": {{}}}}}}]}}"#
+        ),
+    );
+    let failed = toolc(
+        &dir,
+        &[
+            "gen",
+            "python",
+            "long.json",
+            "-o",
+            "o2/sub",
+            "--allow-errors",
+        ],
+    );
+    assert_eq!(failed.code, 2, "{}", failed.stderr);
+    assert!(
+        failed.stderr.contains("nothing was written"),
+        "{}",
+        failed.stderr
+    );
+    assert!(!dir.path().join("o2").exists(), "no directory is left");
+}
