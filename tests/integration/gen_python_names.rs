@@ -97,6 +97,35 @@ fn agentstack_added_parameter_taking_a_name_is_an_import_error() {
     );
 }
 
+/// `gen python --style agentstack -o out a b` in `dir` with `flags`, and
+/// the notes of its JSON report that tell a tool's function name.
+fn generate_shared(dir: &TempDir, flags: &[&str]) -> Vec<Value> {
+    let generated = super::Test::new()
+        .current_dir(dir.path())
+        .args([
+            "gen",
+            "python",
+            "--style",
+            "agentstack",
+            "-o",
+            "out",
+            "a",
+            "b",
+        ])
+        .args(["--format", "json"])
+        .args(flags)
+        .run();
+    assert_eq!(generated.code, 0, "{}", generated.stderr);
+    let report: Value = serde_json::from_str(&generated.stdout).unwrap();
+    report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["message"].as_str().unwrap_or("").contains("is function"))
+        .cloned()
+        .collect()
+}
+
 /// Two manifests in directories of one name make one AgentStack package,
 /// whose function names are apart across both (gen makes each manifest's
 /// part on its own worker, and the package again from both when they
@@ -112,21 +141,7 @@ fn manifests_sharing_a_package_get_names_apart_across_both() {
     };
     dir.write("a/weather/tools.json", manifest(["get-time", "forecast"]));
     dir.write("b/weather/tools.json", manifest(["get_time", "alerts"]));
-    let generated = super::Test::new()
-        .current_dir(dir.path())
-        .args([
-            "gen",
-            "python",
-            "--style",
-            "agentstack",
-            "-o",
-            "out",
-            "a",
-            "b",
-        ])
-        .args(["--format", "json"])
-        .run();
-    assert_eq!(generated.code, 0, "{}", generated.stderr);
+    let renamed = generate_shared(&dir, &[]);
     let config: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join("out/weather/config.json")).unwrap(),
     )
@@ -138,14 +153,7 @@ fn manifests_sharing_a_package_get_names_apart_across_both() {
         .map(String::as_str)
         .collect();
     assert_eq!(functions, ["get_time_2", "forecast", "get_time", "alerts"]);
-    let report: Value = serde_json::from_str(&generated.stdout).unwrap();
-    let renamed: Vec<&Value> = report["diagnostics"]
-        .as_array()
-        .expect("diagnostics")
-        .iter()
-        .filter(|d| d["message"].as_str().unwrap_or("").contains("is function"))
-        .collect();
-    assert_eq!(renamed.len(), 1, "{report}");
+    assert_eq!(renamed.len(), 1, "{renamed:?}");
     assert_eq!(renamed[0]["path"], "a/weather/tools.json");
     // The name's own line in the pretty-printed manifest.
     let line = manifest(["get-time", "forecast"])
@@ -187,41 +195,14 @@ fn a_shared_package_is_reported_and_templated_as_one() {
         "templates/python/agentstack/__init__.py.j2",
         format!("# second source: {{{{ package.sources_doc[1] }}}}\n{template}"),
     );
-    let generated = super::Test::new()
-        .current_dir(dir.path())
-        .args([
-            "gen",
-            "python",
-            "--style",
-            "agentstack",
-            "-o",
-            "out",
-            "a",
-            "b",
-        ])
-        .args([
-            "--allow-errors",
-            "--templates",
-            "templates",
-            "--format",
-            "json",
-        ])
-        .run();
-    assert_eq!(generated.code, 0, "{}", generated.stderr);
+    let renamed = generate_shared(&dir, &["--allow-errors", "--templates", "templates"]);
     let module = std::fs::read_to_string(dir.path().join("out/weather/__init__.py")).unwrap();
     assert!(
         module.starts_with("# second source: b/weather/config.json"),
         "{module}"
     );
-    let report: Value = serde_json::from_str(&generated.stdout).unwrap();
-    let renamed: Vec<&Value> = report["diagnostics"]
-        .as_array()
-        .expect("diagnostics")
-        .iter()
-        .filter(|d| d["message"].as_str().unwrap_or("").contains("is function"))
-        .collect();
-    assert!(!renamed.is_empty(), "{report}");
-    for note in renamed {
+    assert!(!renamed.is_empty());
+    for note in &renamed {
         assert!(note["line"].is_u64() && note["column"].is_u64(), "{note}");
     }
 }

@@ -135,22 +135,29 @@ fn render_tool(
             tool_json: json_text(&manifest)?,
         },
     )?;
-    out.render(
-        options,
-        "nora/main.py.j2",
-        DEFAULT_ENTRYPOINT.to_string(),
-        main_context(set, tool),
-    )?;
-    Ok(())
+    render_main(set, tool, options, out)
 }
 
-fn main_context(set: &ToolSet, tool: &Tool) -> MainContext {
-    MainContext {
+/// Renders `tool`'s `main.py` into `out`, named without its directory.
+fn render_main(
+    set: &ToolSet,
+    tool: &Tool,
+    options: &Options,
+    out: &mut Tree,
+) -> Result<(), EmitError> {
+    let context = MainContext {
         source_doc: doc(&set.path),
         tool: MainTool {
             name_doc: doc_line(&tool.name),
         },
-    }
+    };
+    out.render(
+        options,
+        "nora/main.py.j2",
+        DEFAULT_ENTRYPOINT.to_string(),
+        context,
+    )?;
+    Ok(())
 }
 
 /// The `main.py` of `tool` alone (what [`tools`] renders beside its
@@ -162,12 +169,7 @@ pub(super) fn entrypoint(
     options: &Options,
 ) -> Result<String, EmitError> {
     let mut out = Tree::default();
-    out.render(
-        options,
-        "nora/main.py.j2",
-        DEFAULT_ENTRYPOINT.to_string(),
-        main_context(set, tool),
-    )?;
+    render_main(set, tool, options, &mut out)?;
     Ok(out
         .files
         .pop()
