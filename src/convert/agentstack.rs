@@ -334,13 +334,11 @@ fn python_skeleton<'a>(
         tools: tools.cloned().collect(),
         carried: Vec::new(),
     };
-    let emit_options = crate::emit::Options {
-        templates: options.templates,
-        strict: false,
-        style: crate::emit::python::Style::Agentstack,
-    };
-    let (files, functions_read) =
-        crate::emit::python::agentstack_package(group.name.clone(), vec![&single], &emit_options)?;
+    let (files, functions_read) = crate::emit::python::agentstack_package(
+        group.name.clone(),
+        vec![&single],
+        &options.skeletons(crate::emit::python::Style::Agentstack),
+    )?;
     let config: Value = serde_json::from_str(&super::file_named(&files, FILE_NAME)?)?;
     let functions: Vec<String> = config
         .get("tools")

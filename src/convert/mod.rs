@@ -77,6 +77,17 @@ pub struct Options<'a> {
     pub schema_key: bool,
 }
 
+impl<'a> Options<'a> {
+    /// What gen python is asked for to write the skeletons of `style`.
+    fn skeletons(&self, style: crate::emit::python::Style) -> crate::emit::Options<'a> {
+        crate::emit::Options {
+            templates: self.templates,
+            strict: false,
+            style,
+        }
+    }
+}
+
 /// A manifest's root object, empty or (with [`Options::schema_key`])
 /// holding `"$schema"` first.
 fn new_root(format: Format, options: &Options) -> Map<String, Value> {

@@ -203,11 +203,7 @@ fn entrypoint_skeleton(
     tool: &crate::ir::Tool,
     options: &Options,
 ) -> Result<String, EmitError> {
-    let options = crate::emit::Options {
-        templates: options.templates,
-        strict: false,
-        style: crate::emit::python::Style::Nora,
-    };
+    let options = options.skeletons(crate::emit::python::Style::Nora);
     crate::emit::python::nora_entrypoint(set, tool, &options)
 }
 
