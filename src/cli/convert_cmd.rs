@@ -9,14 +9,15 @@ use super::live_args::LiveArgs;
 use super::render::ReportFormat;
 use std::collections::BTreeMap;
 
+use super::again::{ReadAgain, Reload, reload};
 use super::{CliError, Outcome, Part, ReadArgs, Reporting, findings, gen_cmd, write};
-use crate::convert::{self, DocumentPart, DocumentRoot, FileKind};
+use crate::convert::{self, DocumentPart, DocumentRoot, FileKind, Place};
 use crate::diagnostic::Diagnostic;
 use crate::emit::{EmitError, GeneratedFile, templates::Templates};
 use crate::ir::{Format, ToolSet};
-use crate::json::Document;
+use crate::json::{Document, SourceMap};
 use crate::project::Manifest;
-use crate::source::Span;
+use crate::source::{Fingerprint, Span};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct ConvertArgs {
@@ -145,8 +146,20 @@ pub(super) fn run(
     // A grouped report shows a few positions: their files are read again
     // then, rather than every text with a loss kept meanwhile.
     let keep_sources = !listing.groups_in(args.format);
-    let keep = |manifest: Manifest| reduce(manifest, to, strict, document, keep_sources);
+    let out_dir = args.output.as_deref().filter(|_| !document);
+    let options = convert::Options {
+        templates: &templates,
+        out_dir,
+        schema_key: args.schema_key,
+    };
+    let how = How {
+        to,
+        strict,
+        keep_source: keep_sources,
+    };
+    let keep = |manifest: Manifest| reduce(manifest, how, &options);
     let held = args.live.fetch(&args.paths)?;
+    let reload = |again: ReadAgain<'_>| reload(&args.read, args.output.as_ref(), &held, again);
     let Some(reading) = super::read_for_writing(
         &args.read,
         super::live_args::Inputs {
@@ -176,14 +189,8 @@ pub(super) fn run(
     if super::refuse_name_clashes(&reading.parts, args.allow_errors, &advice, reporting.err)? {
         return Ok(Outcome::Refused);
     }
-    let out_dir = args.output.as_deref().filter(|_| !document);
-    let options = convert::Options {
-        templates: &templates,
-        out_dir,
-        schema_key: args.schema_key,
-    };
     let texts = super::texts_of(&reading.parts);
-    let joined = join(reading.parts, to, strict, &options)?;
+    let joined = join(reading.parts, how, &options, &reload)?;
     let mut diagnostics = joined.diagnostics;
     // Counted before --strict makes the losses errors: those are refused
     // below, on their own terms.
@@ -251,21 +258,49 @@ enum ConvertPart {
         /// different value would be.
         root_spans: Vec<Option<Span>>,
     },
+    /// Converted on its worker as if alone (NORA, AgentStack, Nachos: see
+    /// [`convert::convert_apart`]), with what reading its manifest again
+    /// needs ([`crate::project::PackageCode::fingerprint`]).
+    Tree {
+        diagnostics: Vec<Diagnostic>,
+        losses: usize,
+        converted: Result<Placed, EmitError>,
+        code: u64,
+    },
     /// The IR, and the map positioning the losses and notes about it
-    /// (trees: their writers see every manifest at once).
+    /// (agentcli: its one file is written from every manifest at once).
     Ir(Box<ToolSet>, Arc<Document>),
+}
+
+/// A manifest's files, where it assumed they go.
+#[derive(Debug)]
+struct Placed {
+    files: Vec<convert::OutputFile>,
+    place: Option<Place>,
+    position: Option<usize>,
+}
+
+/// What convert is asked for, as each worker needs it.
+#[derive(Debug, Clone, Copy)]
+struct How {
+    to: Format,
+    strict: bool,
+    /// Whether a manifest with findings keeps its text for the report.
+    keep_source: bool,
 }
 
 /// Reduces a manifest, on its worker, to what convert writes and says
 /// about it.
-fn reduce(
-    manifest: Manifest,
-    to: Format,
-    strict: bool,
-    document: bool,
-    keep_source: bool,
-) -> Part<ConvertPart> {
-    if !document {
+fn reduce(manifest: Manifest, how: How, options: &convert::Options) -> Part<ConvertPart> {
+    let How {
+        to,
+        strict,
+        keep_source,
+    } = how;
+    if convert::converts_apart(to) {
+        return reduce_tree(manifest, how, options);
+    }
+    if !convert::writes_document(to) {
         let part = Part::of(&manifest, ()).with_source(&manifest);
         let kept = ConvertPart::Ir(Box::new(manifest.toolset), manifest.document);
         return part.with(kept);
@@ -287,15 +322,7 @@ fn reduce(
             std::mem::take(&mut converted.losses),
             std::mem::take(&mut converted.notes),
         );
-        losses = lost.len();
-        diagnostics.extend(lost.into_iter().map(|loss| {
-            let span = findings::span_of(map, &loss.pointer);
-            findings::loss(span, loss, strict)
-        }));
-        diagnostics.extend(notes.into_iter().map(|note| {
-            let span = findings::span_of(map, &note.pointer);
-            findings::note(span, note)
-        }));
+        (diagnostics, losses) = positioned(lost, notes, &|_| map, strict);
         root_spans = converted
             .root_fields
             .iter()
@@ -316,6 +343,79 @@ fn reduce(
     part
 }
 
+/// [`reduce`] for a tree target converted a manifest at a time.
+fn reduce_tree(manifest: Manifest, how: How, options: &convert::Options) -> Part<ConvertPart> {
+    let part = Part::of(&manifest, ());
+    let code = manifest.code.fingerprint;
+    let Manifest {
+        toolset,
+        document,
+        source,
+        ..
+    } = manifest;
+    let map = Some(&document.map);
+    let (mut diagnostics, mut losses) = (Vec::new(), 0);
+    let converted = convert::convert_apart(toolset, how.to, options).map(|part| {
+        let convert::TreePart {
+            converted,
+            place,
+            position,
+        } = part;
+        (diagnostics, losses) = positioned(converted.losses, converted.notes, &|_| map, how.strict);
+        let mut files = converted.files;
+        // Kept until the whole tree is written: no room to spare.
+        for file in &mut files {
+            file.contents.shrink_to_fit();
+        }
+        Placed {
+            files,
+            place,
+            position,
+        }
+    });
+    // A manifest of a package another manifest shares is converted again
+    // at the end, and may get findings then.
+    let shared = matches!(
+        &converted,
+        Ok(Placed {
+            place: Some(Place::Package(_)),
+            ..
+        })
+    );
+    let shows = !diagnostics.is_empty() || shared;
+    let mut part = part.with(ConvertPart::Tree {
+        diagnostics,
+        losses,
+        converted,
+        code,
+    });
+    if shows && how.keep_source {
+        part.source = Some(source);
+    }
+    part
+}
+
+/// Losses and notes as diagnostics, each where it points in its
+/// manifest's map (`map_of` its path), and how many losses there are.
+fn positioned<'a>(
+    losses: Vec<convert::Loss>,
+    notes: Vec<crate::emit::Note>,
+    map_of: &dyn Fn(&str) -> Option<&'a SourceMap>,
+    strict: bool,
+) -> (Vec<Diagnostic>, usize) {
+    let count = losses.len();
+    let mut diagnostics = Vec::with_capacity(count + notes.len());
+    diagnostics.extend(losses.into_iter().map(|loss| {
+        let span = findings::span_of(map_of(&loss.path), &loss.pointer);
+        findings::loss(span, loss, strict)
+    }));
+    diagnostics.extend(notes.into_iter().map(|note| {
+        let span = findings::span_of(map_of(&note.path), &note.pointer);
+        findings::note(span, note)
+    }));
+    (diagnostics, count)
+}
+
 /// What the manifests' parts make together.
 struct Joined {
     /// The document of a one-document target, in pieces.
@@ -330,10 +430,11 @@ struct Joined {
 
 fn join(
     parts: Vec<Part<ConvertPart>>,
-    to: Format,
-    strict: bool,
+    how: How,
     options: &convert::Options,
+    reload: &Reload,
 ) -> Result<Joined, CliError> {
+    let (to, strict) = (how.to, how.strict);
     let mut joined = Joined {
         pieces: Vec::new(),
         files: Vec::new(),
@@ -345,6 +446,7 @@ fn join(
     let mut items = Vec::new();
     let mut toolsets = Vec::new();
     let mut maps = BTreeMap::new();
+    let mut trees = Vec::new();
     for part in parts {
         match part.kept {
             ConvertPart::Document {
@@ -365,6 +467,18 @@ fn join(
                 joined.renamed.extend(converted.renamed);
                 items.push(converted.items);
             }
+            ConvertPart::Tree {
+                diagnostics,
+                losses,
+                converted,
+                code,
+            } => trees.push(TreePart {
+                converted: converted?,
+                diagnostics,
+                losses,
+                again: (part.file, part.path, part.fingerprint, code),
+                names: part.names,
+            }),
             ConvertPart::Ir(set, map) => {
                 maps.insert(set.path.clone(), map);
                 toolsets.push(*set);
@@ -375,28 +489,114 @@ fn join(
         joined.pieces = root.pieces(items)?;
         return Ok(joined);
     }
+    if convert::converts_apart(to) {
+        place_trees(&mut trees, how, options, reload)?;
+        for tree in trees {
+            joined.diagnostics.extend(tree.diagnostics);
+            joined.losses += tree.losses;
+            joined.files.extend(tree.converted.files);
+        }
+        return Ok(joined);
+    }
     let converted = convert::convert(&toolsets, to, options)?;
-    let span = |path: &str, pointer: &str| {
-        findings::span_of(
-            maps.get(path).map(|document: &Arc<Document>| &document.map),
-            pointer,
-        )
-    };
-    joined.losses = converted.losses.len();
-    joined
-        .diagnostics
-        .extend(converted.losses.into_iter().map(|loss| {
-            let at = span(&loss.path, &loss.pointer);
-            findings::loss(at, loss, strict)
-        }));
-    joined
-        .diagnostics
-        .extend(converted.notes.into_iter().map(|note| {
-            let at = span(&note.path, &note.pointer);
-            findings::note(at, note)
-        }));
+    let map_of = |path: &str| maps.get(path).map(|document: &Arc<Document>| &document.map);
+    (joined.diagnostics, joined.losses) =
+        positioned(converted.losses, converted.notes, &map_of, strict);
     joined.files = converted.files;
     Ok(joined)
+}
+
+/// A manifest converted into a tree on its worker, at the join.
+struct TreePart {
+    converted: Placed,
+    diagnostics: Vec<Diagnostic>,
+    losses: usize,
+    /// Where its manifest is, as shown, its text's fingerprint and its
+    /// code's (see [`ReadAgain`]).
+    again: (PathBuf, String, Option<Fingerprint>, u64),
+    names: Vec<String>,
+}
+
+impl TreePart {
+    fn read_again(&self, reload: &Reload) -> Result<(ToolSet, Arc<Document>), CliError> {
+        let (file, path, text, code) = &self.again;
+        reload(ReadAgain {
+            file,
+            path,
+            text: *text,
+            code: *code,
+        })
+    }
+}
+
+/// Puts the trees' parts in the order convert writes the manifests, and
+/// gives each its place after those before it: a manifest whose
+/// directories an earlier one took, and the manifests of an AgentStack
+/// package they share, are read again and converted again there, with
+/// findings of their own.
+fn place_trees(
+    trees: &mut [TreePart],
+    how: How,
+    options: &convert::Options,
+    reload: &Reload,
+) -> Result<(), CliError> {
+    convert::recorded_order(trees, |tree| tree.converted.position);
+    let mut places = convert::Places::default();
+    // The parts of each package, in order (AgentStack).
+    let mut packages: Vec<(String, Vec<usize>)> = Vec::new();
+    for at in 0..trees.len() {
+        let Some(alone) = trees[at].converted.place.clone() else {
+            continue;
+        };
+        let place = places.take(&alone, &trees[at].names);
+        if let Place::Package(name) = &place {
+            match packages.iter_mut().find(|(taken, _)| taken == name) {
+                Some((_, members)) => members.push(at),
+                None => packages.push((name.clone(), vec![at])),
+            }
+            continue;
+        }
+        if place != alone {
+            convert_again(trees, &[at], &place, how, options, reload)?;
+        }
+    }
+    for (name, members) in packages {
+        if members.len() > 1 {
+            convert_again(trees, &members, &Place::Package(name), how, options, reload)?;
+        }
+    }
+    Ok(())
+}
+
+/// Converts the manifests of `members` again, together, into `place`:
+/// their files and findings replace those made alone, all given to the
+/// first.
+fn convert_again(
+    trees: &mut [TreePart],
+    members: &[usize],
+    place: &Place,
+    how: How,
+    options: &convert::Options,
+    reload: &Reload,
+) -> Result<(), CliError> {
+    let mut sets = Vec::new();
+    let mut maps = BTreeMap::new();
+    for &at in members {
+        let (set, document) = trees[at].read_again(reload)?;
+        maps.insert(set.path.clone(), document);
+        sets.push(set);
+        let tree = &mut trees[at];
+        tree.diagnostics.clear();
+        tree.losses = 0;
+        tree.converted.files.clear();
+    }
+    let converted = convert::convert_placed(sets, how.to, place, options)?;
+    let map_of = |path: &str| maps.get(path).map(|document: &Arc<Document>| &document.map);
+    let first = &mut trees[members[0]];
+    (first.diagnostics, first.losses) =
+        positioned(converted.losses, converted.notes, &map_of, how.strict);
+    first.converted.files = converted.files;
+    Ok(())
 }
 
 /// The skeleton files of the tool and package directories that are in the

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use clap::ValueEnum;
 
+use super::again::{ReadAgain, Reload, reload};
 use super::live_args::LiveArgs;
 use super::render::ReportFormat;
 use super::{CliError, ForWriting, Outcome, Part, ReadArgs, Reporting, findings, write};
@@ -421,16 +422,6 @@ enum PartOutput {
     Python(Result<PythonPart, EmitError>, Option<u64>, Vec<Diagnostic>),
 }
 
-/// What a run kept of a manifest to read its IR again: where it is, how
-/// it is shown, and what the first read saw (its text's fingerprint, and
-/// [`crate::project::PackageCode::fingerprint`]).
-struct ReadAgain<'a> {
-    file: &'a Path,
-    path: &'a str,
-    text: Option<Fingerprint>,
-    code: u64,
-}
-
 /// Reduces a manifest, on its worker, to what gen writes and says about it.
 fn reduce(
     work: Work,
@@ -548,10 +539,6 @@ fn position(set: &ToolSet, document: Option<&Document>, notes: Vec<Note>) -> Vec
 fn span_in(set: &ToolSet, map: Option<&SourceMap>, note: &Note) -> Option<Span> {
     findings::span_of(map.filter(|_| note.path == set.path), &note.pointer)
 }
-
-/// Reads a manifest's IR again, with the document it came from (see
-/// [`reload`]).
-type Reload<'a> = dyn Fn(ReadAgain<'_>) -> Result<(ToolSet, Arc<Document>), CliError> + 'a;
 
 /// The output of every manifest's part, in order, and what gen says about
 /// it: the tools without parameters first, then the notes.
@@ -676,46 +663,6 @@ enum Output {
     Rust(Box<emit::rust::Rendered>),
 }
 
-/// The IR of the manifest `again` names, read again as the run read it:
-/// its text must be the one the run linted, and its package code must
-/// give the IR what it gave then, or gen would write what no check has
-/// seen. A live server's document is read again from memory (`held`).
-fn reload(
-    read: &ReadArgs,
-    output: Option<&PathBuf>,
-    held: &[crate::project::HeldDocument],
-    again: ReadAgain<'_>,
-) -> Result<(ToolSet, Arc<Document>), CliError> {
-    let options = crate::lint::LintOptions {
-        exclude: output.into_iter().cloned().collect(),
-        ..read.options()
-    };
-    let linter = crate::lint::Linter::new(options)?;
-    let project = match held.iter().find(|document| document.path == again.path) {
-        Some(document) => {
-            document.load_configured(&linter.load_options(), linter.configuration())?
-        }
-        None => crate::project::Project::load_configured(
-            &[again.file.to_path_buf()],
-            &linter.load_options(),
-            linter.configuration(),
-        )?,
-    };
-    let manifest = project
-        .manifests
-        .into_iter()
-        .next()
-        .filter(|manifest| {
-            Some(manifest.fingerprint) == again.text && manifest.code.fingerprint == again.code
-        })
-        .ok_or_else(|| CliError::InputChanged(again.path.to_string()))?;
-    let set = ToolSet {
-        path: again.path.to_string(),
-        ..manifest.toolset
-    };
-    Ok((set, manifest.document))
-}
-
 /// The name `--format` takes for `format`.
 /// A value of an option as the command line spells it.
 pub(super) fn value_name(value: impl ValueEnum) -> String {
@@ -723,93 +670,4 @@ pub(super) fn value_name(value: impl ValueEnum) -> String {
         .to_possible_value()
         .map(|v| v.get_name().to_string())
         .unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::source::Fingerprint;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Read {
-        #[command(flatten)]
-        read: ReadArgs,
-    }
-
-    /// What a run that read `file` keeps to read it again: the
-    /// fingerprints of its text and of what its code gave the IR.
-    fn first_read(read: &ReadArgs, file: &Path) -> (Option<Fingerprint>, u64) {
-        let linter = crate::lint::Linter::new(read.options()).unwrap();
-        let project = crate::project::Project::load_configured(
-            &[file.to_path_buf()],
-            &linter.load_options(),
-            linter.configuration(),
-        )
-        .unwrap();
-        let manifest = &project.manifests[0];
-        (Some(manifest.fingerprint), manifest.code.fingerprint)
-    }
-
-    /// gen rust reads a manifest again to name its tools apart from
-    /// another's: it must generate from the text the run linted, and from
-    /// what the package code gave the IR then, or not at all.
-    #[test]
-    fn a_manifest_read_again_must_hold_the_text_the_run_linted() {
-        let dir = std::env::temp_dir().join(format!("toolc-reload-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("tools.json");
-        let linted = r#"{"tools": [{"name": "get_time", "description": "Tell the time.", "schema": {"type": "object"}, "command": ["/bin/true"]}]}"#;
-        std::fs::write(&file, linted).unwrap();
-        let read = Read::parse_from(["toolc"]).read;
-        let (text, code) = first_read(&read, &file);
-        assert_eq!(text, Some(Fingerprint::of(linted)));
-        let again = || ReadAgain {
-            file: &file,
-            path: "tools.json",
-            text,
-            code,
-        };
-
-        let (set, _) = reload(&read, None, &[], again()).unwrap();
-        assert_eq!(set.tools[0].name, "get_time");
-
-        let swapped = linted.replace("get_time", "rm_rf_ok");
-        assert_eq!(swapped.len(), linted.len());
-        std::fs::write(&file, swapped).unwrap();
-        let refused = reload(&read, None, &[], again());
-        assert!(matches!(refused, Err(CliError::InputChanged(ref p)) if p == "tools.json"));
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    /// An AgentStack tool's parameters come from `__init__.py`: a module
-    /// changed since the run read it is refused, though `config.json` is
-    /// the same.
-    #[test]
-    fn a_manifest_read_again_must_get_the_same_parameters_from_its_code() {
-        let dir = std::env::temp_dir().join(format!("toolc-reload-code-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let config = r#"{"name": "clock", "category": "time", "tools": ["get_time"]}"#;
-        std::fs::write(dir.join("config.json"), config).unwrap();
-        let module = "def get_time(zone: str) -> str:\n    \"\"\"Tell the time.\n\n    Args:\n        zone: The time zone.\n    \"\"\"\n    return zone\n";
-        std::fs::write(dir.join("__init__.py"), module).unwrap();
-        let read = Read::parse_from(["toolc"]).read;
-        let file = dir.join("config.json");
-        let (text, code) = first_read(&read, &file);
-        let again = || ReadAgain {
-            file: &file,
-            path: "config.json",
-            text,
-            code,
-        };
-        assert!(reload(&read, None, &[], again()).is_ok());
-
-        std::fs::write(dir.join("__init__.py"), module.replace("zone", "rm_rf")).unwrap();
-        let refused = reload(&read, None, &[], again());
-        assert!(
-            matches!(refused, Err(CliError::InputChanged(_))),
-            "{refused:?}"
-        );
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 }

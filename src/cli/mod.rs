@@ -7,6 +7,7 @@
 //! run itself failed (a bad flag, a named path that does not exist, an
 //! output file that could not be written).
 
+mod again;
 mod call_cmd;
 mod convert_cmd;
 mod diff;

@@ -58,10 +58,20 @@ pub(super) fn write(
     Ok(())
 }
 
+/// Writes the package `name` of the tools of `sets`, in order.
+pub(super) fn write_group(
+    name: String,
+    sets: Vec<&ToolSet>,
+    options: &Options,
+    out: &mut Converted,
+) -> Result<(), EmitError> {
+    write_package(&Group { name, sets }, options, out)
+}
+
 /// The package a manifest's tools go to: its AgentStack package (its own or
 /// the one its `"x-toolc"` remembers), else its only tool, else its
 /// directory; as AgentStack wants package names, `[a-z][a-z0-9_]*`.
-fn package_name(set: &ToolSet) -> String {
+pub(super) fn package_name(set: &ToolSet) -> String {
     let remembered = set
         .carried
         .iter()

@@ -165,6 +165,144 @@ pub fn convert(
     Ok(out)
 }
 
+/// Whether each manifest converted into `format` can be made on its own,
+/// where it is read ([`convert_apart`]): the formats of a directory per
+/// tool or package. agentcli's one file is made from all at once.
+pub fn converts_apart(format: Format) -> bool {
+    matches!(format, Format::Nora | Format::Agentstack | Format::Nachos)
+}
+
+/// Where a manifest's files go in a tree: the part of its conversion that
+/// depends on the manifests converted with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// NORA, Nachos: each tool's directory, in order. An earlier manifest's
+    /// tool of the same name (in any case) takes it first.
+    Directories(Vec<String>),
+    /// AgentStack: the package its tools join, with the tools of every
+    /// other manifest of that package.
+    Package(String),
+}
+
+/// One manifest converted into a tree target ([`converts_apart`]) on its
+/// own, placed as if no other manifest were converted with it.
+#[derive(Debug, Clone)]
+pub struct TreePart {
+    pub converted: Converted,
+    /// `None` for a manifest without tools, which writes nothing.
+    pub place: Option<Place>,
+    /// Its place in the order of the manifest its tool was declared in, where
+    /// recorded (see [`recorded_order`]).
+    pub position: Option<usize>,
+}
+
+/// Converts one manifest into `to` ([`converts_apart`]) as [`convert`]
+/// would if it were the only one. Put together with the others in
+/// [`recorded_order`], each part's place is [`Places::take`]n: a part that
+/// gets another place, or shares its package, is converted again with
+/// [`convert_placed`].
+pub fn convert_apart(
+    mut set: ToolSet,
+    to: Format,
+    options: &Options,
+) -> Result<TreePart, EmitError> {
+    let position = recorded_position(&set);
+    restore_original_names(&mut set);
+    let mut out = Converted::default();
+    let place = match declares_nothing(&set) {
+        Some(note) => {
+            out.notes.push(note);
+            None
+        }
+        None => {
+            let place = match to {
+                Format::Agentstack => Place::Package(agentstack::package_name(&set)),
+                _ => Place::Directories(Directories::default().assign_all(&set)),
+            };
+            write_placed(vec![&set], to, &place, options, &mut out)?;
+            Some(place)
+        }
+    };
+    out.losses.sort_by(|a, b| a.pointer.cmp(&b.pointer));
+    out.losses.dedup();
+    Ok(TreePart {
+        converted: out,
+        place,
+        position,
+    })
+}
+
+/// Converts the manifests `sets` into `place` (see [`convert_apart`]): one
+/// manifest whose directories an earlier one took, or every manifest of
+/// one AgentStack package, in order.
+pub fn convert_placed(
+    mut sets: Vec<ToolSet>,
+    to: Format,
+    place: &Place,
+    options: &Options,
+) -> Result<Converted, EmitError> {
+    let mut out = Converted::default();
+    for set in &mut sets {
+        restore_original_names(set);
+    }
+    write_placed(sets.iter().collect(), to, place, options, &mut out)?;
+    out.losses
+        .sort_by(|a, b| (&a.path, &a.pointer).cmp(&(&b.path, &b.pointer)));
+    out.losses.dedup();
+    Ok(out)
+}
+
+/// The writer of `to` on `sets`, at `place`.
+fn write_placed(
+    sets: Vec<&ToolSet>,
+    to: Format,
+    place: &Place,
+    options: &Options,
+    out: &mut Converted,
+) -> Result<(), EmitError> {
+    match (to, place) {
+        (Format::Agentstack, Place::Package(name)) => {
+            agentstack::write_group(name.clone(), sets, options, out)
+        }
+        (Format::Nora | Format::Nachos, Place::Directories(directories)) => {
+            let [set] = sets.as_slice() else {
+                return Err(EmitError::Unsupported(format!(
+                    "{to} places one manifest's tools at a time"
+                )));
+            };
+            match to {
+                Format::Nora => nora::write_set(set, directories, options, out),
+                _ => nachos::write_set(set, directories, options, out),
+            }
+        }
+        _ => Err(EmitError::Unsupported(format!(
+            "{to} is not written a manifest at a time"
+        ))),
+    }
+}
+
+/// What the manifests of one tree took, in order.
+#[derive(Debug, Default)]
+pub struct Places {
+    directories: Directories,
+}
+
+impl Places {
+    /// The place of a manifest's tools called `names`, which assumed
+    /// `alone` (its [`TreePart::place`]), after the manifests taken before.
+    pub fn take(&mut self, alone: &Place, names: &[String]) -> Place {
+        match alone {
+            Place::Package(name) => Place::Package(name.clone()),
+            Place::Directories(_) => Place::Directories(
+                names
+                    .iter()
+                    .map(|name| self.directories.assign(name))
+                    .collect(),
+            ),
+        }
+    }
+}
+
 /// One manifest converted into a one-document target (openai, anthropic,
 /// mcp), as a run converts each manifest where it reads it: its tools,
 /// serialized, and what the document's root gets from it. [`DocumentRoot`]
@@ -292,12 +430,22 @@ fn restore_original_names(set: &mut ToolSet) {
 /// order. A manifest that recorded none (a tool added since) comes after
 /// those that did, in the order it was read.
 fn in_recorded_order(toolsets: &mut [ToolSet]) {
-    let position = |set: &ToolSet| match set.tools.as_slice() {
+    recorded_order(toolsets, recorded_position);
+}
+
+/// Sorts `items`, each a manifest with the [`recorded_position`]
+/// `position` gives, as [`convert`] orders the manifests it writes.
+pub fn recorded_order<T>(items: &mut [T], position: impl Fn(&T) -> Option<usize>) {
+    if items.iter().any(|item| position(item).is_some()) {
+        items.sort_by_key(|item| (position(item).is_none(), position(item)));
+    }
+}
+
+/// The position a manifest of one tool recorded for it, if any.
+fn recorded_position(set: &ToolSet) -> Option<usize> {
+    match set.tools.as_slice() {
         [tool] => tool.extra.position,
         _ => None,
-    };
-    if toolsets.iter().any(|set| position(set).is_some()) {
-        toolsets.sort_by_key(|set| (position(set).is_none(), position(set)));
     }
 }
 
@@ -680,6 +828,14 @@ struct Directories {
 }
 
 impl Directories {
+    /// A directory for each tool of `set`, in order.
+    fn assign_all(&mut self, set: &ToolSet) -> Vec<String> {
+        set.tools
+            .iter()
+            .map(|tool| self.assign(&tool.name))
+            .collect()
+    }
+
     fn assign(&mut self, name: &str) -> String {
         let mut base: String = name
             .chars()

@@ -29,69 +29,80 @@ pub(super) fn write(
 ) -> Result<(), EmitError> {
     let mut directories = Directories::default();
     for set in toolsets {
-        let set_fields = place_set(out, set, Format::Nachos, None, true);
-        for (index, tool) in set.tools.iter().enumerate() {
-            let directory = directories.assign(&tool.name);
-            let tier = tool.permissions.security_tier.unwrap_or(DEFAULT_TIER);
-            // A display name an earlier conversion kept is the title.
-            let title = tool.title.clone().or_else(|| {
-                tool.extra
-                    .carried
-                    .iter()
-                    .find(|c| c.format == Format::Nachos && c.key == "name")
-                    .and_then(|c| c.value.as_str().map(str::to_string))
-            });
-            let mut manifest = super::new_root(Format::Nachos, options);
-            manifest.insert(
-                "name".into(),
-                Value::String(title.clone().unwrap_or_else(|| tool.name.clone())),
-            );
-            manifest.insert("version".into(), Value::from(DEFAULT_VERSION));
-            manifest.insert("type".into(), Value::from("tool"));
-            if let Some(description) = &tool.description {
-                manifest.insert("description".into(), Value::String(description.clone()));
+        write_set(set, &directories.assign_all(set), options, out)?;
+    }
+    Ok(())
+}
+
+/// Writes the tools of `set`, each into its directory of `directories`.
+pub(super) fn write_set(
+    set: &ToolSet,
+    directories: &[String],
+    options: &Options,
+    out: &mut Converted,
+) -> Result<(), EmitError> {
+    let set_fields = place_set(out, set, Format::Nachos, None, true);
+    for ((index, tool), directory) in set.tools.iter().enumerate().zip(directories) {
+        let tier = tool.permissions.security_tier.unwrap_or(DEFAULT_TIER);
+        // A display name an earlier conversion kept is the title.
+        let title = tool.title.clone().or_else(|| {
+            tool.extra
+                .carried
+                .iter()
+                .find(|c| c.format == Format::Nachos && c.key == "name")
+                .and_then(|c| c.value.as_str().map(str::to_string))
+        });
+        let mut manifest = super::new_root(Format::Nachos, options);
+        manifest.insert(
+            "name".into(),
+            Value::String(title.clone().unwrap_or_else(|| tool.name.clone())),
+        );
+        manifest.insert("version".into(), Value::from(DEFAULT_VERSION));
+        manifest.insert("type".into(), Value::from("tool"));
+        if let Some(description) = &tool.description {
+            manifest.insert("description".into(), Value::String(description.clone()));
+        }
+        manifest.insert(
+            "provides".into(),
+            json!({"tool": tool.name, "securityTier": tier}),
+        );
+        let placed = place_tool(out, set, tool, Format::Nachos, &mut manifest, true);
+        // The class needs a description; when the tool has none, the
+        // manifest says so, so that the class's is not taken for one.
+        let mut extra = match &tool.description {
+            None => vec![("description", Value::Null)],
+            Some(_) => Vec::new(),
+        };
+        // What Nachos requires and the source did not say is made up:
+        // converting back does not take it for the user's.
+        // (A tier read from a Nachos manifest is declared there, unless
+        // it was made up and dropped as such: then it is made up again.)
+        let made_up = vec![
+            ("/version", Value::from(DEFAULT_VERSION)),
+            (TIER_POINTER, Value::from(tier)),
+        ];
+        let assumed = super::assumed(&tool.extra.carried, Format::Nachos, made_up);
+        let tier_made_up = assumed
+            .as_ref()
+            .is_some_and(|(_, record)| record.get(TIER_POINTER).is_some());
+        extra.extend(assumed);
+        // The class declares `type` first: where that (or anything
+        // else) changes how the parameters are written, the exact ones
+        // go along, and reading them back restores them.
+        if let Some(parameters) = &tool.parameters {
+            let class = crate::emit::typescript::parameters(tool).ok();
+            if class.map(|c| c.to_string()) != Some(parameters.to_string()) {
+                extra.push(("parameters", Value::clone(parameters)));
             }
-            manifest.insert(
-                "provides".into(),
-                json!({"tool": tool.name, "securityTier": tier}),
-            );
-            let placed = place_tool(out, set, tool, Format::Nachos, &mut manifest, true);
-            // The class needs a description; when the tool has none, the
-            // manifest says so, so that the class's is not taken for one.
-            let mut extra = match &tool.description {
-                None => vec![("description", Value::Null)],
-                Some(_) => Vec::new(),
-            };
-            // What Nachos requires and the source did not say is made up:
-            // converting back does not take it for the user's.
-            // (A tier read from a Nachos manifest is declared there, unless
-            // it was made up and dropped as such: then it is made up again.)
-            let made_up = vec![
-                ("/version", Value::from(DEFAULT_VERSION)),
-                (TIER_POINTER, Value::from(tier)),
-            ];
-            let assumed = super::assumed(&tool.extra.carried, Format::Nachos, made_up);
-            let tier_made_up = assumed
-                .as_ref()
-                .is_some_and(|(_, record)| record.get(TIER_POINTER).is_some());
-            extra.extend(assumed);
-            // The class declares `type` first: where that (or anything
-            // else) changes how the parameters are written, the exact ones
-            // go along, and reading them back restores them.
-            if let Some(parameters) = &tool.parameters {
-                let class = crate::emit::typescript::parameters(tool).ok();
-                if class.map(|c| c.to_string()) != Some(parameters.to_string()) {
-                    extra.push(("parameters", Value::clone(parameters)));
-                }
-            }
-            extra.extend(super::origin_records(set, tool, index, Format::Nachos));
-            attach_x_toolc(&mut manifest, x_toolc_object(placed, &set_fields, extra));
-            let written_tier = manifest
-                .get("provides")
-                .and_then(|p| p.get("securityTier"))
-                .and_then(Value::as_i64);
-            if tier_made_up {
-                out.note(
+        }
+        extra.extend(super::origin_records(set, tool, index, Format::Nachos));
+        attach_x_toolc(&mut manifest, x_toolc_object(placed, &set_fields, extra));
+        let written_tier = manifest
+            .get("provides")
+            .and_then(|p| p.get("securityTier"))
+            .and_then(Value::as_i64);
+        if tier_made_up {
+            out.note(
                     set,
                     &tool.origin,
                     Severity::Info,
@@ -100,34 +111,33 @@ pub(super) fn write(
                         tool.name
                     ),
                 );
+        }
+        let manifest = Value::Object(manifest);
+        let path = PathBuf::from(directory).join(crate::formats::nachos::FILE_NAME);
+        out.check_structure(Format::Nachos, &manifest, &path, set, &tool.origin);
+        out.files.push(OutputFile {
+            path,
+            contents: document(&manifest)?,
+            kind: FileKind::Owned,
+        });
+        let has_class = options
+            .out_dir
+            .is_some_and(|dir| has_class(&dir.join(directory), &tool.name));
+        if !has_class {
+            let mut class_tool = tool.clone();
+            class_tool.title = title.clone();
+            class_tool.permissions.security_tier = written_tier.or(Some(tier));
+            if class_tool.parameters.is_none() {
+                class_tool.parameters = Some(crate::ir::SharedValue::new(
+                    super::parameters_or_empty(out, set, tool, Format::Nachos),
+                ));
             }
-            let manifest = Value::Object(manifest);
-            let path = PathBuf::from(&directory).join(crate::formats::nachos::FILE_NAME);
-            out.check_structure(Format::Nachos, &manifest, &path, set, &tool.origin);
+            let class = crate::emit::typescript::nachos_class(&class_tool, options.templates)?;
             out.files.push(OutputFile {
-                path,
-                contents: document(&manifest)?,
-                kind: FileKind::Owned,
+                path: PathBuf::from(directory).join("src").join(&class.file_name),
+                contents: class.contents,
+                kind: FileKind::Skeleton,
             });
-            let has_class = options
-                .out_dir
-                .is_some_and(|dir| has_class(&dir.join(&directory), &tool.name));
-            if !has_class {
-                let mut class_tool = tool.clone();
-                class_tool.title = title.clone();
-                class_tool.permissions.security_tier = written_tier.or(Some(tier));
-                if class_tool.parameters.is_none() {
-                    class_tool.parameters = Some(crate::ir::SharedValue::new(
-                        super::parameters_or_empty(out, set, tool, Format::Nachos),
-                    ));
-                }
-                let class = crate::emit::typescript::nachos_class(&class_tool, options.templates)?;
-                out.files.push(OutputFile {
-                    path: PathBuf::from(&directory).join("src").join(&class.file_name),
-                    contents: class.contents,
-                    kind: FileKind::Skeleton,
-                });
-            }
         }
     }
     Ok(())

@@ -32,20 +32,31 @@ pub(super) fn write(
 ) -> Result<(), EmitError> {
     let mut directories = Directories::default();
     for set in toolsets {
-        let set_fields = place_set(out, set, Format::Nora, None, true);
-        for (index, tool) in set.tools.iter().enumerate() {
-            let directory = directories.assign(&tool.name);
-            let mut manifest = super::new_root(Format::Nora, options);
-            manifest.insert("name".into(), Value::String(tool.name.clone()));
-            let mut extra = Vec::new();
-            match &tool.description {
-                Some(description) => {
-                    manifest.insert("description".into(), Value::String(description.clone()));
-                }
-                None => {
-                    // Read back, the placeholder is no description.
-                    manifest.insert("description".into(), Value::from(TOOL_PLACEHOLDER));
-                    out.note(
+        write_set(set, &directories.assign_all(set), options, out)?;
+    }
+    Ok(())
+}
+
+/// Writes the tools of `set`, each into its directory of `directories`.
+pub(super) fn write_set(
+    set: &ToolSet,
+    directories: &[String],
+    options: &Options,
+    out: &mut Converted,
+) -> Result<(), EmitError> {
+    let set_fields = place_set(out, set, Format::Nora, None, true);
+    for ((index, tool), directory) in set.tools.iter().enumerate().zip(directories) {
+        let mut manifest = super::new_root(Format::Nora, options);
+        manifest.insert("name".into(), Value::String(tool.name.clone()));
+        let mut extra = Vec::new();
+        match &tool.description {
+            Some(description) => {
+                manifest.insert("description".into(), Value::String(description.clone()));
+            }
+            None => {
+                // Read back, the placeholder is no description.
+                manifest.insert("description".into(), Value::from(TOOL_PLACEHOLDER));
+                out.note(
                         set,
                         &tool.origin,
                         Severity::Warning,
@@ -54,25 +65,25 @@ pub(super) fn write(
                             tool.name
                         ),
                     );
-                }
             }
-            manifest.insert("entrypoint".into(), Value::from(DEFAULT_ENTRYPOINT));
-            let mut parameters = parameters_or_empty(out, set, tool, Format::Nora);
-            let renames = rename_properties(&mut parameters, NORA_NAMES);
-            super::report_renames(
-                out,
-                set,
-                tool,
-                &renames,
-                &format!("{directory}/{FILE_NAME}"),
-            );
-            if !renames.renamed.is_empty() {
-                extra.push((carry::PARAMETER_NAMES, super::names_record(&renames)));
-            }
-            let mut dialect = nora_dialect(&parameters);
-            let exact = crate::formats::standard_parameters(Format::Nora, &dialect) == parameters;
-            if !exact {
-                out.losses.push(super::Loss {
+        }
+        manifest.insert("entrypoint".into(), Value::from(DEFAULT_ENTRYPOINT));
+        let mut parameters = parameters_or_empty(out, set, tool, Format::Nora);
+        let renames = rename_properties(&mut parameters, NORA_NAMES);
+        super::report_renames(
+            out,
+            set,
+            tool,
+            &renames,
+            &format!("{directory}/{FILE_NAME}"),
+        );
+        if !renames.renamed.is_empty() {
+            extra.push((carry::PARAMETER_NAMES, super::names_record(&renames)));
+        }
+        let mut dialect = nora_dialect(&parameters);
+        let exact = crate::formats::standard_parameters(Format::Nora, &dialect) == parameters;
+        if !exact {
+            out.losses.push(super::Loss {
                     path: set.path.clone(),
                     pointer: tool.parameters_at.clone().unwrap_or_else(|| tool.origin.clone()),
                     message: format!(
@@ -80,13 +91,13 @@ pub(super) fn write(
                         tool.name
                     ),
                 });
-            }
-            let undescribed = fill_descriptions(&mut dialect);
-            // The placeholders read back as no description (and once
-            // written over, as yours): they need no exact copy.
-            let read_back = crate::formats::standard_parameters(Format::Nora, &dialect);
-            if !undescribed.is_empty() {
-                out.note(
+        }
+        let undescribed = fill_descriptions(&mut dialect);
+        // The placeholders read back as no description (and once
+        // written over, as yours): they need no exact copy.
+        let read_back = crate::formats::standard_parameters(Format::Nora, &dialect);
+        if !undescribed.is_empty() {
+            out.note(
                     set,
                     tool.parameters_at.as_deref().unwrap_or(&tool.origin),
                     Severity::Warning,
@@ -95,40 +106,40 @@ pub(super) fn write(
                         undescribed.join(", ")
                     ),
                 );
-            }
-            // A root given the `properties` NORA requires, or a dialect that
-            // cannot say it all: the exact schema goes along, and reading it
-            // back restores it.
-            // (Compared as written: JSON objects compare equal in any
-            // order, and the order of the keywords is kept too.)
-            if serde_json::to_string(&read_back).ok() != serde_json::to_string(&parameters).ok() {
-                extra.push(("parameters", parameters.clone()));
-            }
-            manifest.insert("parameters".into(), dialect);
-            extra.extend(super::assumed(
-                &tool.extra.carried,
-                Format::Nora,
-                vec![("/entrypoint", Value::from(DEFAULT_ENTRYPOINT))],
-            ));
-            extra.extend(super::origin_records(set, tool, index, Format::Nora));
-            let placed = place_tool(out, set, tool, Format::Nora, &mut manifest, true);
-            attach_x_toolc(&mut manifest, x_toolc_object(placed, &set_fields, extra));
-            let entrypoint = manifest
-                .get("entrypoint")
-                .and_then(Value::as_str)
-                .unwrap_or(DEFAULT_ENTRYPOINT)
-                .to_string();
-            let manifest = Value::Object(manifest);
-            let path = PathBuf::from(&directory).join(FILE_NAME);
-            out.check_structure(Format::Nora, &manifest, &path, set, &tool.origin);
-            out.files.push(OutputFile {
-                path,
-                contents: document(&manifest)?,
-                kind: FileKind::Owned,
-            });
-            let script = PathBuf::from(&directory).join(&entrypoint);
-            if !is_plain_relative(&entrypoint) || entrypoint == FILE_NAME {
-                out.note(
+        }
+        // A root given the `properties` NORA requires, or a dialect that
+        // cannot say it all: the exact schema goes along, and reading it
+        // back restores it.
+        // (Compared as written: JSON objects compare equal in any
+        // order, and the order of the keywords is kept too.)
+        if serde_json::to_string(&read_back).ok() != serde_json::to_string(&parameters).ok() {
+            extra.push(("parameters", parameters.clone()));
+        }
+        manifest.insert("parameters".into(), dialect);
+        extra.extend(super::assumed(
+            &tool.extra.carried,
+            Format::Nora,
+            vec![("/entrypoint", Value::from(DEFAULT_ENTRYPOINT))],
+        ));
+        extra.extend(super::origin_records(set, tool, index, Format::Nora));
+        let placed = place_tool(out, set, tool, Format::Nora, &mut manifest, true);
+        attach_x_toolc(&mut manifest, x_toolc_object(placed, &set_fields, extra));
+        let entrypoint = manifest
+            .get("entrypoint")
+            .and_then(Value::as_str)
+            .unwrap_or(DEFAULT_ENTRYPOINT)
+            .to_string();
+        let manifest = Value::Object(manifest);
+        let path = PathBuf::from(directory).join(FILE_NAME);
+        out.check_structure(Format::Nora, &manifest, &path, set, &tool.origin);
+        out.files.push(OutputFile {
+            path,
+            contents: document(&manifest)?,
+            kind: FileKind::Owned,
+        });
+        let script = PathBuf::from(directory).join(&entrypoint);
+        if !is_plain_relative(&entrypoint) || entrypoint == FILE_NAME {
+            out.note(
                     set,
                     &tool.origin,
                     Severity::Warning,
@@ -137,13 +148,12 @@ pub(super) fn write(
                         tool.name
                     ),
                 );
-            } else if !super::exists_in_output(options, &script) {
-                out.files.push(OutputFile {
-                    path: script,
-                    contents: entrypoint_skeleton(set, tool, options)?,
-                    kind: FileKind::Skeleton,
-                });
-            }
+        } else if !super::exists_in_output(options, &script) {
+            out.files.push(OutputFile {
+                path: script,
+                contents: entrypoint_skeleton(set, tool, options)?,
+                kind: FileKind::Skeleton,
+            });
         }
     }
     Ok(())

@@ -15,6 +15,7 @@ mod command_line;
 mod config;
 mod conventions;
 mod convert;
+mod convert_apart;
 mod corpus;
 mod defects;
 mod detection;
