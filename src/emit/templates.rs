@@ -147,3 +147,42 @@ fn with_causes(error: &minijinja::Error) -> String {
     }
     text
 }
+
+/// A list a template iterates over whose items become template values
+/// only as the template reaches them, one at a time: a context of a
+/// hundred thousand tools is then not held twice (as Rust values and as
+/// template values) while the file renders. To the template it is a
+/// sequence like any other (`for`, `length`, indexing, filters).
+#[derive(Debug)]
+pub(crate) struct LazyList<T>(pub(crate) Vec<T>);
+
+impl<T> minijinja::value::Object for LazyList<T>
+where
+    T: Serialize + std::fmt::Debug + Send + Sync + 'static,
+{
+    fn repr(self: &std::sync::Arc<Self>) -> minijinja::value::ObjectRepr {
+        minijinja::value::ObjectRepr::Seq
+    }
+
+    fn get_value(
+        self: &std::sync::Arc<Self>,
+        key: &minijinja::value::Value,
+    ) -> Option<minijinja::value::Value> {
+        let item = self.0.get(key.as_usize()?)?;
+        Some(minijinja::value::Value::from(minijinja::value::Serde(item)))
+    }
+
+    fn enumerate(self: &std::sync::Arc<Self>) -> minijinja::value::Enumerator {
+        minijinja::value::Enumerator::Seq(self.0.len())
+    }
+}
+
+impl<T> LazyList<T>
+where
+    T: Serialize + std::fmt::Debug + Send + Sync + 'static,
+{
+    /// The list as a template value, for a context field.
+    pub(crate) fn value(items: Vec<T>) -> minijinja::value::Value {
+        minijinja::value::Value::from_object(LazyList(items))
+    }
+}

@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::layout::{self, Expr};
 use super::names::{HINT_BUILTINS, Keep, Kind, Namer, class_name};
 use super::{ALL_DETAILS, Tree, doc, doc_line, parameter_text};
+use crate::emit::templates::LazyList;
 use crate::emit::{EmitError, Options};
 use crate::ir::ToolSet;
 
@@ -85,10 +86,12 @@ struct RunParameter {
     required: bool,
 }
 
-/// `python/basetool/specs.py.j2`'s context.
+/// `python/basetool/specs.py.j2`'s context: `tools` is every tool's
+/// [`ToolClass`], made a template value as the template reaches it
+/// ([`LazyList`]).
 #[derive(Debug, Serialize)]
 struct SpecsContext {
-    tools: Vec<ToolClass>,
+    tools: minijinja::value::Value,
 }
 
 /// One tool's spec: what the model is sent.
@@ -333,7 +336,7 @@ pub(super) fn place(
     reserved.extend(HINT_BUILTINS);
     let modules = Namer::with_reserved(&reserved).assign(&names, Kind::Tool, Keep::SnakeCase);
     let mut classes = Namer::with_reserved(&["BaseTool", "ToolResult"]);
-    let mut specs = SpecsContext { tools: Vec::new() };
+    let mut specs = Vec::new();
     let mut init = InitContext {
         tools: Vec::new(),
         exports: Vec::new(),
@@ -349,7 +352,7 @@ pub(super) fn place(
         let class_name = classes.unique_class(class_name(&module));
         let spec_name = classes.unique_class(format!("{class_name}Spec"));
         class.spec_name = spec_name.clone();
-        specs.tools.push(class);
+        specs.push(class);
         skeleton.tool.class_name = class_name.clone();
         skeleton.tool.wrap_spec =
             format!("from .specs import {spec_name}").chars().count() > LINE_LENGTH;
@@ -401,7 +404,9 @@ pub(super) fn place(
         options,
         "basetool/specs.py.j2",
         format!("{PACKAGE}/specs.py"),
-        &specs,
+        SpecsContext {
+            tools: LazyList::value(specs),
+        },
     )?;
     out.render(
         options,
