@@ -675,12 +675,40 @@ fn first_error(root: Node, text: &str) -> Option<(usize, String)> {
             ));
             continue;
         }
+        // Below a node without errors only an empty block is left to
+        // find, and only statements that hold blocks lead to one.
+        let clean = !node.has_error();
         let mut cursor = node.walk();
-        let children: Vec<Node> = node.children(&mut cursor).collect();
+        let children: Vec<Node> = node
+            .children(&mut cursor)
+            .filter(|child| !clean || BLOCK_HOLDERS.contains(&child.kind()))
+            .collect();
         stack.extend(children.into_iter().rev());
     }
     best
 }
+
+/// The node kinds of tree-sitter-python's grammar that can hold a `block`,
+/// directly or below (from its node-types.json): no expression and no
+/// simple statement can.
+const BLOCK_HOLDERS: &[&str] = &[
+    "block",
+    "case_clause",
+    "class_definition",
+    "decorated_definition",
+    "elif_clause",
+    "else_clause",
+    "except_clause",
+    "finally_clause",
+    "for_statement",
+    "function_definition",
+    "if_statement",
+    "match_statement",
+    "module",
+    "try_statement",
+    "while_statement",
+    "with_statement",
+];
 
 /// Where the next token after `offset` starts: past blanks, line breaks
 /// and comments (where CPython reports an empty block).
@@ -950,6 +978,89 @@ async def fetch(url: str, /, retries: int = 3, *args, timeout: float | None = No
             error.to_string(),
             format!("{} at {}:{}", error.message, error.line, error.column)
         );
+    }
+
+    /// The search for an empty block descends, below nodes without
+    /// errors, only into [`BLOCK_HOLDERS`]: they must be every kind of the
+    /// grammar that can hold a block, directly or below.
+    #[test]
+    fn block_holders_are_every_kind_that_can_hold_a_block() {
+        let types: serde_json::Value =
+            serde_json::from_str(tree_sitter_python::NODE_TYPES).unwrap();
+        let types = types.as_array().unwrap();
+        let subtypes = |kind: &str| -> Option<Vec<String>> {
+            let entry = types.iter().find(|t| t["type"] == kind)?;
+            let subtypes = entry["subtypes"].as_array()?;
+            Some(
+                subtypes
+                    .iter()
+                    .map(|t| t["type"].as_str().unwrap().to_string())
+                    .collect(),
+            )
+        };
+        // A kind's possible children, supertypes expanded.
+        let mut children: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        for entry in types {
+            let mut specs: Vec<&serde_json::Value> = entry["fields"]
+                .as_object()
+                .map(|fields| fields.values().collect())
+                .unwrap_or_default();
+            specs.push(&entry["children"]);
+            let mut kinds: Vec<String> = specs
+                .iter()
+                .filter_map(|spec| spec["types"].as_array())
+                .flatten()
+                .map(|t| t["type"].as_str().unwrap().to_string())
+                .collect();
+            let mut expanded = Vec::new();
+            while let Some(kind) = kinds.pop() {
+                match subtypes(&kind) {
+                    Some(more) => kinds.extend(more),
+                    None => expanded.push(kind),
+                }
+            }
+            children.insert(entry["type"].as_str().unwrap().to_string(), expanded);
+        }
+        let mut holders: std::collections::BTreeSet<String> = ["block".to_string()].into();
+        loop {
+            let more: Vec<String> = children
+                .iter()
+                .filter(|(kind, inside)| {
+                    !holders.contains(*kind) && inside.iter().any(|k| holders.contains(k))
+                })
+                .map(|(kind, _)| kind.clone())
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            holders.extend(more);
+        }
+        let listed: std::collections::BTreeSet<String> =
+            BLOCK_HOLDERS.iter().map(|k| k.to_string()).collect();
+        assert_eq!(listed, holders);
+    }
+
+    /// An empty block is found wherever it is, in a module without other
+    /// errors.
+    #[test]
+    fn an_empty_block_is_found_in_every_compound_statement() {
+        for (text, line) in [
+            ("class A:\n    def f(self):\n    # nothing\n", 3),
+            ("@d\ndef f():\n# nothing\n", 3),
+            ("if x:\n    pass\nelif y:\n# nothing\n", 4),
+            ("try:\n    pass\nexcept E:\n# nothing\n", 4),
+            ("try:\n    pass\nfinally:\n# nothing\n", 4),
+            ("for a in b:\n    while c:\n    # nothing\n", 3),
+            (
+                "with a:\n    if b:\n        pass\n    else:\n    # nothing\n",
+                5,
+            ),
+            ("match x:\n    case 1:\n    # nothing\n", 3),
+        ] {
+            let error = parse(text).expect_err(text);
+            assert_eq!(error.message, "expected an indented block", "{text:?}");
+            assert!(error.line >= line, "{text:?}: {error:?}");
+        }
     }
 
     /// Comment lines are blanked in the copy tree-sitter reads; what is
