@@ -21,10 +21,13 @@ pub(super) struct ReadAgain<'a> {
     pub(super) code: u64,
 }
 
-/// Reads a manifest's IR again, with the document it came from (see
+/// A manifest read again: its IR, the document it came from, and its text
+/// (shown as the first read showed it).
+pub(super) type Again = (ToolSet, Arc<Document>, crate::source::Source);
+
+/// Reads a manifest's IR again, with its document and text (see
 /// [`reload`]).
-pub(super) type Reload<'a> =
-    dyn Fn(ReadAgain<'_>) -> Result<(ToolSet, Arc<Document>), CliError> + 'a;
+pub(super) type Reload<'a> = dyn Fn(ReadAgain<'_>) -> Result<Again, CliError> + 'a;
 
 /// The IR of the manifest `again` names, read again as the run read it:
 /// its text must be the one the run linted, and its package code must
@@ -35,7 +38,7 @@ pub(super) fn reload(
     output: Option<&PathBuf>,
     held: &[crate::project::HeldDocument],
     again: ReadAgain<'_>,
-) -> Result<(ToolSet, Arc<Document>), CliError> {
+) -> Result<Again, CliError> {
     let options = crate::lint::LintOptions {
         exclude: output.into_iter().cloned().collect(),
         ..read.options()
@@ -63,7 +66,8 @@ pub(super) fn reload(
         path: again.path.to_string(),
         ..manifest.toolset
     };
-    Ok((set, manifest.document))
+    let source = crate::source::Source::new(again.path, manifest.source.text);
+    Ok((set, manifest.document, source))
 }
 
 #[cfg(test)]
@@ -112,7 +116,7 @@ mod tests {
             code,
         };
 
-        let (set, _) = reload(&read, None, &[], again()).unwrap();
+        let (set, ..) = reload(&read, None, &[], again()).unwrap();
         assert_eq!(set.tools[0].name, "get_time");
 
         let swapped = linted.replace("get_time", "rm_rf_ok");
@@ -151,6 +155,53 @@ mod tests {
             matches!(refused, Err(CliError::InputChanged(_))),
             "{refused:?}"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A provider document's renamed parameters are in the record beside
+    /// it: a record changed, or made, since the run read the document is
+    /// refused, though the document is the same.
+    #[test]
+    fn a_manifest_read_again_must_have_the_same_record_beside_it() {
+        let dir = std::env::temp_dir().join(format!("toolc-reload-record-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("mcp.json");
+        let document = r#"{"tools": [{"name": "get_time", "description": "Tell the time.", "inputSchema": {"type": "object", "properties": {"zone_name": {"type": "string"}}}}]}"#;
+        std::fs::write(&file, document).unwrap();
+        let record = crate::formats::carry::sidecar_path(&file);
+        let names = |original: &str| {
+            format!(
+                r#"{{"x-toolc": {{"parameter_names": {{"get_time": {{"zone_name": "{original}"}}}}}}}}"#
+            )
+        };
+        let read = Read::parse_from(["toolc"]).read;
+        for (first, then) in [
+            (Some("zone.name"), Some("rm_rf")),
+            (None, Some("rm_rf")),
+            (Some("zone.name"), None),
+        ] {
+            let _ = std::fs::remove_file(&record);
+            if let Some(first) = first {
+                std::fs::write(&record, names(first)).unwrap();
+            }
+            let (text, code) = first_read(&read, &file);
+            let again = || ReadAgain {
+                file: &file,
+                path: "mcp.json",
+                text,
+                code,
+            };
+            assert!(reload(&read, None, &[], again()).is_ok());
+            match then {
+                Some(then) => std::fs::write(&record, names(then)).unwrap(),
+                None => std::fs::remove_file(&record).unwrap(),
+            }
+            let refused = reload(&read, None, &[], again());
+            assert!(
+                matches!(refused, Err(CliError::InputChanged(_))),
+                "{first:?} -> {then:?}: {refused:?}"
+            );
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

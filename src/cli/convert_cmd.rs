@@ -9,7 +9,7 @@ use super::live_args::LiveArgs;
 use super::render::ReportFormat;
 use std::collections::BTreeMap;
 
-use super::again::{ReadAgain, Reload, reload};
+use super::again::{Again, ReadAgain, Reload, reload};
 use super::{CliError, Outcome, Part, ReadArgs, Reporting, findings, gen_cmd, write};
 use crate::convert::{self, DocumentPart, DocumentRoot, FileKind, Place};
 use crate::diagnostic::Diagnostic;
@@ -17,7 +17,7 @@ use crate::emit::{EmitError, GeneratedFile, templates::Templates};
 use crate::ir::{Format, ToolSet};
 use crate::json::{Document, SourceMap};
 use crate::project::Manifest;
-use crate::source::{Fingerprint, Span};
+use crate::source::{Fingerprint, Source, Span};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct ConvertArgs {
@@ -199,6 +199,9 @@ pub(super) fn run(
     // thousand, and this sort runs after the workers are done.
     rayon::slice::ParallelSliceMut::par_sort_by(&mut diagnostics[..], Diagnostic::sort_key_cmp);
     let mut report = findings::report(&reading.report, diagnostics);
+    for source in joined.sources {
+        report.sources.entry(source.path.clone()).or_insert(source);
+    }
     if !keep_sources {
         findings::reread_shown(&mut report, &texts);
     }
@@ -264,7 +267,7 @@ enum ConvertPart {
     Tree {
         diagnostics: Vec<Diagnostic>,
         losses: usize,
-        converted: Result<Placed, EmitError>,
+        converted: Placed,
         code: u64,
     },
     /// The IR, and the map positioning the losses and notes about it
@@ -272,10 +275,11 @@ enum ConvertPart {
     Ir(Box<ToolSet>, Arc<Document>),
 }
 
-/// A manifest's files, where it assumed they go.
+/// A manifest's files, where it assumed they go (or why it could not be
+/// converted there: see [`convert::TreePart::converted`]).
 #[derive(Debug)]
 struct Placed {
-    files: Vec<convert::OutputFile>,
+    files: Result<Vec<convert::OutputFile>, EmitError>,
     place: Option<Place>,
     position: Option<usize>,
 }
@@ -355,34 +359,28 @@ fn reduce_tree(manifest: Manifest, how: How, options: &convert::Options) -> Part
     } = manifest;
     let map = Some(&document.map);
     let (mut diagnostics, mut losses) = (Vec::new(), 0);
-    let converted = convert::convert_apart(toolset, how.to, options).map(|part| {
-        let convert::TreePart {
-            converted,
-            place,
-            position,
-        } = part;
+    let convert::TreePart {
+        converted,
+        place,
+        position,
+    } = convert::convert_apart(toolset, how.to, options);
+    let files = converted.map(|converted| {
         (diagnostics, losses) = positioned(converted.losses, converted.notes, &|_| map, how.strict);
         let mut files = converted.files;
         // Kept until the whole tree is written: no room to spare.
         for file in &mut files {
             file.contents.shrink_to_fit();
         }
-        Placed {
-            files,
-            place,
-            position,
-        }
+        files
     });
-    // A manifest of a package another manifest shares is converted again
-    // at the end, and may get findings then.
-    let shared = matches!(
-        &converted,
-        Ok(Placed {
-            place: Some(Place::Package(_)),
-            ..
-        })
-    );
-    let shows = !diagnostics.is_empty() || shared;
+    // A manifest converted again at the end (its place taken, its package
+    // shared) is read again then, its text with it.
+    let converted = Placed {
+        files,
+        place,
+        position,
+    };
+    let shows = !diagnostics.is_empty();
     let mut part = part.with(ConvertPart::Tree {
         diagnostics,
         losses,
@@ -426,6 +424,9 @@ struct Joined {
     losses: usize,
     /// Each tool's renamed parameters (one-document targets).
     renamed: Vec<(String, Vec<(String, String)>)>,
+    /// The texts of the manifests read again at the end (trees): their
+    /// findings were made then, and the report may show them.
+    sources: Vec<Source>,
 }
 
 fn join(
@@ -441,6 +442,7 @@ fn join(
         diagnostics: Vec::new(),
         losses: 0,
         renamed: Vec::new(),
+        sources: Vec::new(),
     };
     let mut root = DocumentRoot::with_schema_key(to, options);
     let mut items = Vec::new();
@@ -473,7 +475,8 @@ fn join(
                 converted,
                 code,
             } => trees.push(TreePart {
-                converted: converted?,
+                converted,
+                source: None,
                 diagnostics,
                 losses,
                 again: (part.file, part.path, part.fingerprint, code),
@@ -494,7 +497,10 @@ fn join(
         for tree in trees {
             joined.diagnostics.extend(tree.diagnostics);
             joined.losses += tree.losses;
-            joined.files.extend(tree.converted.files);
+            joined.files.extend(tree.converted.files?);
+            if let Some(source) = tree.source {
+                joined.sources.push(source);
+            }
         }
         return Ok(joined);
     }
@@ -509,6 +515,8 @@ fn join(
 /// A manifest converted into a tree on its worker, at the join.
 struct TreePart {
     converted: Placed,
+    /// Its text, when it was read again (see [`Joined::sources`]).
+    source: Option<Source>,
     diagnostics: Vec<Diagnostic>,
     losses: usize,
     /// Where its manifest is, as shown, its text's fingerprint and its
@@ -518,7 +526,15 @@ struct TreePart {
 }
 
 impl TreePart {
-    fn read_again(&self, reload: &Reload) -> Result<(ToolSet, Arc<Document>), CliError> {
+    /// Why the part could not be converted where it stays, if it could not.
+    fn failure(&mut self) -> Result<(), EmitError> {
+        match &mut self.converted.files {
+            Ok(_) => Ok(()),
+            Err(_) => std::mem::replace(&mut self.converted.files, Ok(Vec::new())).map(drop),
+        }
+    }
+
+    fn read_again(&self, reload: &Reload) -> Result<Again, CliError> {
         let (file, path, text, code) = &self.again;
         reload(ReadAgain {
             file,
@@ -544,8 +560,12 @@ fn place_trees(
     let mut places = convert::Places::default();
     // The parts of each package, in order (AgentStack).
     let mut packages: Vec<(String, Vec<usize>)> = Vec::new();
+    // In the order convert writes them, so that of two manifests that
+    // cannot be converted, the first is named, as converting them all at
+    // once would.
     for at in 0..trees.len() {
         let Some(alone) = trees[at].converted.place.clone() else {
+            trees[at].failure()?;
             continue;
         };
         let place = places.take(&alone, &trees[at].names);
@@ -554,14 +574,16 @@ fn place_trees(
                 Some((_, members)) => members.push(at),
                 None => packages.push((name.clone(), vec![at])),
             }
-            continue;
-        }
-        if place != alone {
+        } else if place != alone {
             convert_again(trees, &[at], &place, how, options, reload)?;
+        } else {
+            trees[at].failure()?;
         }
     }
     for (name, members) in packages {
-        if members.len() > 1 {
+        if let [alone] = members[..] {
+            trees[alone].failure()?;
+        } else {
             convert_again(trees, &members, &Place::Package(name), how, options, reload)?;
         }
     }
@@ -582,20 +604,21 @@ fn convert_again(
     let mut sets = Vec::new();
     let mut maps = BTreeMap::new();
     for &at in members {
-        let (set, document) = trees[at].read_again(reload)?;
+        let (set, document, source) = trees[at].read_again(reload)?;
         maps.insert(set.path.clone(), document);
         sets.push(set);
         let tree = &mut trees[at];
         tree.diagnostics.clear();
         tree.losses = 0;
-        tree.converted.files.clear();
+        tree.converted.files = Ok(Vec::new());
+        tree.source = Some(source);
     }
     let converted = convert::convert_placed(sets, how.to, place, options)?;
     let map_of = |path: &str| maps.get(path).map(|document: &Arc<Document>| &document.map);
     let first = &mut trees[members[0]];
     (first.diagnostics, first.losses) =
         positioned(converted.losses, converted.notes, &map_of, how.strict);
-    first.converted.files = converted.files;
+    first.converted.files = Ok(converted.files);
     Ok(())
 }
 

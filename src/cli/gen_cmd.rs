@@ -614,7 +614,7 @@ fn join(
                     let (file, path, text, code) = &again[at];
                     let (set, document) = match code {
                         Some(code) => {
-                            let (set, document) = reload(ReadAgain {
+                            let (set, document, _) = reload(ReadAgain {
                                 file,
                                 path,
                                 text: *text,

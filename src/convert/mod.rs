@@ -186,9 +186,13 @@ pub enum Place {
 
 /// One manifest converted into a tree target ([`converts_apart`]) on its
 /// own, placed as if no other manifest were converted with it.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct TreePart {
-    pub converted: Converted,
+    /// What converting it alone gave. An error stands only if the manifest
+    /// keeps its place alone: converted again elsewhere, or with the other
+    /// manifests of its package, it may not fail (a skeleton already in
+    /// its final directory is not rendered).
+    pub converted: Result<Converted, EmitError>,
     /// `None` for a manifest without tools, which writes nothing.
     pub place: Option<Place>,
     /// Its place in the order of the manifest its tool was declared in, where
@@ -201,11 +205,7 @@ pub struct TreePart {
 /// [`recorded_order`], each part's place is [`Places::take`]n: a part that
 /// gets another place, or shares its package, is converted again with
 /// [`convert_placed`].
-pub fn convert_apart(
-    mut set: ToolSet,
-    to: Format,
-    options: &Options,
-) -> Result<TreePart, EmitError> {
+pub fn convert_apart(mut set: ToolSet, to: Format, options: &Options) -> TreePart {
     let position = recorded_position(&set);
     restore_original_names(&mut set);
     let mut out = Converted::default();
@@ -214,22 +214,25 @@ pub fn convert_apart(
             out.notes.push(note);
             None
         }
-        None => {
-            let place = match to {
-                Format::Agentstack => Place::Package(agentstack::package_name(&set)),
-                _ => Place::Directories(Directories::default().assign_all(&set)),
-            };
-            write_placed(vec![&set], to, &place, options, &mut out)?;
-            Some(place)
-        }
+        None => Some(match to {
+            Format::Agentstack => Place::Package(agentstack::package_name(&set)),
+            _ => Place::Directories(Directories::default().assign_all(&set)),
+        }),
     };
-    out.losses.sort_by(|a, b| a.pointer.cmp(&b.pointer));
-    out.losses.dedup();
-    Ok(TreePart {
-        converted: out,
+    let written = match &place {
+        Some(place) => write_placed(vec![&set], to, place, options, &mut out),
+        None => Ok(()),
+    };
+    let converted = written.map(|()| {
+        out.losses.sort_by(|a, b| a.pointer.cmp(&b.pointer));
+        out.losses.dedup();
+        out
+    });
+    TreePart {
+        converted,
         place,
         position,
-    })
+    }
 }
 
 /// Converts the manifests `sets` into `place` (see [`convert_apart`]): one

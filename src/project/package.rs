@@ -195,8 +195,9 @@ pub struct PackageCode {
     /// The parameter schemas read from code (AgentStack, Nachos).
     pub derived: Vec<DerivedSchema>,
     /// A hash of all the code gave the IR (parameters, descriptions,
-    /// titles): a manifest read again is the one the run checked only if
-    /// its text and this are both unchanged.
+    /// titles), and of the record beside a provider document (its renamed
+    /// parameters): a manifest read again is the one the run checked only
+    /// if its text and this are both unchanged.
     pub fingerprint: u64,
 }
 

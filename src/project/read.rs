@@ -192,15 +192,24 @@ pub fn source_again(file: &std::path::Path, shown: &str, first: Fingerprint) -> 
 }
 
 /// Applies the record beside the document at `file`, if there is one
-/// that parses (it is optional: one that does not is no record).
-fn read_sidecar(file: &std::path::Path, toolset: &mut crate::ir::ToolSet, max_size: u64) {
+/// that parses (it is optional: one that does not is no record). Returns
+/// a hash of what was there, for the manifest's
+/// [`crate::project::PackageCode::fingerprint`]: a manifest read again is
+/// the one the run checked only if its record is unchanged too.
+fn read_sidecar(file: &std::path::Path, toolset: &mut crate::ir::ToolSet, max_size: u64) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = crate::source::run_hasher();
     let path = formats::carry::sidecar_path(file);
     let Ok(bytes) = crate::source::read_regular_file(&path, max_size) else {
-        return;
+        return hasher.finish();
     };
+    hasher.write(&bytes);
     if let Ok(record) = serde_json::from_slice::<serde_json::Value>(without_bom(&bytes)) {
         formats::carry::apply_sidecar(&record, toolset);
     }
+    // Apart from no record at all.
+    hasher.write_u8(1);
+    hasher.finish()
 }
 
 /// Parses and lowers a file's content.
@@ -294,17 +303,23 @@ pub(super) fn load_bytes(
     let mut toolset = formats::lower(format, &document, path);
     // A provider document has no room for "x-toolc": the record of renamed
     // parameters is beside it (see `formats::carry::SIDECAR_SUFFIX`).
-    if !matches!(
+    let record = (!matches!(
         format,
         Format::Nora | Format::Agentcli | Format::Agentstack | Format::Nachos
-    ) {
-        read_sidecar(&candidate.path, &mut toolset, max_size);
-    }
+    ))
+    .then(|| read_sidecar(&candidate.path, &mut toolset, max_size));
     let generated = formats::carry::is_generated(&document.value);
     let dir = manifest_dir(&candidate.path);
-    let code = loader
+    let mut code = loader
         .packages
         .package_code(&mut toolset, &document, &dir, max_size);
+    if let Some(record) = record {
+        use std::hash::Hasher;
+        let mut hasher = crate::source::run_hasher();
+        hasher.write_u64(code.fingerprint);
+        hasher.write_u64(record);
+        code.fingerprint = hasher.finish();
+    }
     Loaded::Manifest(Box::new(Manifest {
         file: candidate.path.clone(),
         fingerprint: Fingerprint::of(&text),

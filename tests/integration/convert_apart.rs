@@ -158,3 +158,86 @@ fn manifests_sharing_a_package_are_written_and_reported_as_one() {
         human.stderr
     );
 }
+
+/// A Nachos manifest whose directory alone would be the one an earlier
+/// run wrote its class to gets another directory, without a class: the
+/// note that its parameters are not known, made only then, points at its
+/// line in every report, as when all manifests were converted at once.
+#[test]
+fn a_finding_made_in_the_directory_given_at_the_end_keeps_its_position() {
+    let dir = TempDir::new("convert-apart-position");
+    dir.write(
+        "a/openai.json",
+        r#"[{"type": "function", "function": {"name": "foo", "description": "Foo it.", "parameters": {"type": "object", "properties": {"x": {"type": "string", "description": "X."}}}}}]"#,
+    );
+    dir.write(
+        "b/manifest.json",
+        "{\"name\": \"Foo\", \"version\": \"0.3.0\", \"type\": \"tool\",\n  \"description\": \"Foo things.\",\n  \"provides\": {\"tool\": \"Foo\", \"securityTier\": 2}}\n",
+    );
+    let first = Test::new()
+        .current_dir(dir.path())
+        .args(["convert", "b", "--to", "nachos", "-o", "out"])
+        .run();
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(dir.path().join("out/Foo/src").is_dir());
+    for format in ["json", "concise"] {
+        let output = Test::new()
+            .current_dir(dir.path())
+            .args([
+                "convert",
+                "a",
+                "b",
+                "--to",
+                "nachos",
+                "-o",
+                "out",
+                "--dry-run",
+            ])
+            .args(["--format", format])
+            .run();
+        assert_eq!(output.code, 0, "{format}: {}", output.stderr);
+        let unknown = "the parameters of tool \"Foo\" are not known";
+        if format == "json" {
+            let report = output.json();
+            let notes = findings_about(&report, "b/manifest.json", unknown);
+            assert_eq!(notes.len(), 1, "{report:#}");
+            assert!(notes[0].0 > 0, "no line: {report:#}");
+        } else {
+            let line = output
+                .stdout
+                .lines()
+                .find(|line| line.contains(unknown))
+                .unwrap_or_else(|| panic!("{}", output.stdout));
+            assert!(line.starts_with("b/manifest.json:"), "{line}");
+            assert!(
+                !line.starts_with("b/manifest.json: "),
+                "no position: {line}"
+            );
+        }
+    }
+}
+
+/// A skeleton template that fails is never rendered for a tool whose
+/// final directory has its skeleton already, though the directory it
+/// would have alone has none.
+#[test]
+fn a_skeleton_that_fails_where_a_manifest_would_be_alone_does_not_fail_the_run() {
+    let dir = TempDir::new("convert-apart-skeleton");
+    dir.write("a/mcp.json", mcp_list(&[mcp_tool("Foo", true)]));
+    dir.write("b/mcp.json", mcp_list(&[mcp_tool("foo", true)]));
+    dir.write("out/Foo/main.py", "def run(params):\n    return 'mine'\n");
+    dir.write(
+        "out/foo-2/main.py",
+        "def run(params):\n    return 'mine too'\n",
+    );
+    dir.write("templates/python/nora/main.py.j2", "{{ no_such_value }}\n");
+    let output = Test::new()
+        .current_dir(dir.path())
+        .args(["convert", "a", "b", "--to", "nora", "-o", "out"])
+        .args(["--templates", "templates"])
+        .run();
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert!(dir.path().join("out/foo-2/tool.json").is_file());
+    let kept = std::fs::read_to_string(dir.path().join("out/foo-2/main.py")).unwrap();
+    assert!(kept.contains("mine too"), "{kept}");
+}
