@@ -104,9 +104,19 @@ fn bench_script_measures_every_row() {
         }
     }
 
+    // Each tree target's row has the floor of writing its tree.
+    for row in rows.iter().filter(|row| {
+        let key = row["key"].as_str().unwrap_or("");
+        key.starts_with("gen-python-") || (key.starts_with("convert-") && key != "convert-mcp")
+    }) {
+        let floor = row["write_floor_s"].as_f64().unwrap_or(0.0);
+        assert!(floor > 0.0, "{} write_floor_s = {floor}", row["key"]);
+    }
+
     let ratios = report["ratios"].as_array().expect("ratios");
-    // Two lint ratios, ten wall ratios, ten memory ratios (no peers).
-    assert_eq!(ratios.len(), 22, "{ratios:#?}");
+    // Two lint ratios, ten wall ratios, five against the write floor of
+    // the tree targets, ten memory ratios (no peers).
+    assert_eq!(ratios.len(), 27, "{ratios:#?}");
     for ratio in ratios {
         let value = ratio["value"].as_f64().unwrap_or(f64::NAN);
         assert!(value.is_finite() && value > 0.0, "{ratio}");
