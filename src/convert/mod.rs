@@ -150,10 +150,15 @@ pub fn convert(
     }
     in_recorded_order(&mut toolsets);
     match to {
-        Format::Nora => nora::write(&toolsets, options, &mut out)?,
+        Format::Nora | Format::Nachos => {
+            let mut directories = Directories::default();
+            for set in &toolsets {
+                let place = Place::Directories(directories.assign_all(set));
+                write_placed(vec![set], to, &place, options, &mut out)?;
+            }
+        }
         Format::Agentcli => agentcli::write(&toolsets, options, &mut out)?,
         Format::Agentstack => agentstack::write(&toolsets, options, &mut out)?,
-        Format::Nachos => nachos::write(&toolsets, options, &mut out)?,
         Format::Openai | Format::Anthropic | Format::Mcp => {
             provider::write(&mut toolsets, to, &mut out)?
         }

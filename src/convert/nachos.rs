@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use super::{
-    Converted, Directories, FileKind, Options, OutputFile, attach_x_toolc, document, place_set,
-    place_tool, x_toolc_object,
+    Converted, FileKind, Options, OutputFile, attach_x_toolc, document, place_set, place_tool,
+    x_toolc_object,
 };
 use crate::diagnostic::Severity;
 use crate::emit::EmitError;
@@ -21,18 +21,6 @@ const DEFAULT_VERSION: &str = "0.1.0";
 const DEFAULT_TIER: i64 = crate::emit::typescript::DEFAULT_SECURITY_TIER;
 /// Where a manifest holds its tool's tier.
 const TIER_POINTER: &str = "/provides/securityTier";
-
-pub(super) fn write(
-    toolsets: &[ToolSet],
-    options: &Options,
-    out: &mut Converted,
-) -> Result<(), EmitError> {
-    let mut directories = Directories::default();
-    for set in toolsets {
-        write_set(set, &directories.assign_all(set), options, out)?;
-    }
-    Ok(())
-}
 
 /// Writes the tools of `set`, each into its directory of `directories`.
 pub(super) fn write_set(

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 use super::{
-    Converted, Directories, FileKind, Options, OutputFile, attach_x_toolc, document,
-    parameters_or_empty, place_set, place_tool, x_toolc_object,
+    Converted, FileKind, Options, OutputFile, attach_x_toolc, document, parameters_or_empty,
+    place_set, place_tool, x_toolc_object,
 };
 use crate::diagnostic::Severity;
 use crate::emit::EmitError;
@@ -24,18 +24,6 @@ const NORA_NAMES: NameRule = NameRule {
     accepts: is_parameter_name,
     max_len: None,
 };
-
-pub(super) fn write(
-    toolsets: &[ToolSet],
-    options: &Options,
-    out: &mut Converted,
-) -> Result<(), EmitError> {
-    let mut directories = Directories::default();
-    for set in toolsets {
-        write_set(set, &directories.assign_all(set), options, out)?;
-    }
-    Ok(())
-}
 
 /// Writes the tools of `set`, each into its directory of `directories`.
 pub(super) fn write_set(

@@ -241,3 +241,128 @@ fn a_skeleton_that_fails_where_a_manifest_would_be_alone_does_not_fail_the_run()
     let kept = std::fs::read_to_string(dir.path().join("out/foo-2/main.py")).unwrap();
     assert!(kept.contains("mine too"), "{kept}");
 }
+
+/// What `toolc convert` writes, converting each manifest where it reads
+/// it, is the tree the library's `convert::convert` makes from all the
+/// manifests at once, file for file, over the fixtures and the corpus
+/// (with their many names taken across manifests and shared packages).
+#[test]
+fn converting_apart_writes_what_converting_all_at_once_does() {
+    let temp = TempDir::new("convert-apart-oracle");
+    let fixtures = temp.path().join("fixtures");
+    let corpus = super::root().join("../shared/corpus");
+    std::fs::create_dir_all(&fixtures).unwrap();
+    // The fixtures of the rules' good cases: hundreds of manifests.
+    for entry in std::fs::read_dir(super::root().join("fixtures/rules")).unwrap() {
+        let good = entry.unwrap().path().join("good");
+        if good.is_dir() {
+            let name = good.parent().unwrap().file_name().unwrap().to_owned();
+            copy_tree(&good, &fixtures.join(name));
+        }
+    }
+    let templates = toolc::emit::templates::Templates::new(None).unwrap();
+    for input in [&fixtures, &corpus] {
+        let options = toolc::project::LoadOptions::default();
+        let manifests = toolc::project::Project::load(std::slice::from_ref(input), &options)
+            .unwrap()
+            .manifests;
+        // As convert reads them: without the tool lists an earlier gen
+        // wrote from the others (views of their tools).
+        let candidates: Vec<toolc::project::ViewCandidate> = manifests
+            .iter()
+            .map(|m| toolc::project::ViewCandidate {
+                path: m.path(),
+                source: toolc::project::is_source(m.format(), m.generated),
+                generated: m.generated,
+                names: m.toolset.tools.iter().map(|t| t.name.as_str()).collect(),
+            })
+            .collect();
+        let views = toolc::project::views(&candidates);
+        drop(candidates);
+        let sets: Vec<toolc::ir::ToolSet> = manifests
+            .into_iter()
+            .zip(views)
+            .filter(|(_, view)| view.is_none())
+            .map(|(m, _)| m.toolset)
+            .collect();
+        for format in [
+            toolc::ir::Format::Nora,
+            toolc::ir::Format::Agentstack,
+            toolc::ir::Format::Nachos,
+        ] {
+            let to = format.name();
+            let options = toolc::convert::Options {
+                templates: &templates,
+                out_dir: None,
+                schema_key: false,
+            };
+            let all_at_once = toolc::convert::convert(&sets, format, &options).unwrap();
+            let out = temp
+                .path()
+                .join(format!("out-{to}-{}", all_at_once.files.len()));
+            let output = Test::new()
+                .args(["convert", "--to", to, "--allow-errors"])
+                .args([
+                    "-o",
+                    &out.display().to_string(),
+                    &input.display().to_string(),
+                ])
+                .run();
+            assert_eq!(
+                output.code,
+                0,
+                "{to} {}: {}",
+                input.display(),
+                output.stderr
+            );
+            let mut written = Vec::new();
+            for entry in walkdir::WalkDir::new(&out).sort_by_file_name() {
+                let entry = entry.unwrap();
+                if entry.file_type().is_file() {
+                    let relative = entry.path().strip_prefix(&out).unwrap().to_path_buf();
+                    written.push((relative, std::fs::read_to_string(entry.path()).unwrap()));
+                }
+            }
+            let mut expected: Vec<(std::path::PathBuf, String)> = all_at_once
+                .files
+                .into_iter()
+                .map(|f| (f.path, f.contents))
+                .collect();
+            expected.sort();
+            let paths = |files: &[(std::path::PathBuf, String)]| -> std::collections::BTreeSet<std::path::PathBuf> {
+                files.iter().map(|(p, _)| p.clone()).collect()
+            };
+            let (got, want) = (paths(&written), paths(&expected));
+            assert_eq!(
+                written.len(),
+                expected.len(),
+                "{to} {}: only written {:?}, only expected {:?}\n{}",
+                input.display(),
+                got.difference(&want).collect::<Vec<_>>(),
+                want.difference(&got).collect::<Vec<_>>(),
+                output.stderr
+            );
+            for ((path, text), (want_path, want)) in written.iter().zip(&expected) {
+                assert_eq!(path, want_path, "{to} {}", input.display());
+                assert!(
+                    text == want,
+                    "{to} {}: {} differs",
+                    input.display(),
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else if entry.file_type().is_file() {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
