@@ -317,6 +317,8 @@ fn reduce(manifest: Manifest, how: How, options: &convert::Options) -> Part<Conv
         source,
         ..
     } = manifest;
+    // Dropped now unless the report may want it (see `reduce_tree`).
+    let source = keep_source.then_some(source);
     let map = Some(&document.map);
     let mut converted = convert::convert_to_document(toolset, to);
     let (mut diagnostics, mut losses, mut root_spans) = (Vec::new(), 0, Vec::new());
@@ -341,9 +343,7 @@ fn reduce(manifest: Manifest, how: How, options: &convert::Options) -> Part<Conv
         root_spans,
     };
     let mut part = part.with(kept);
-    if shows && keep_source {
-        part.source = Some(source);
-    }
+    part.source = source.filter(|_| shows);
     part
 }
 
@@ -357,6 +357,9 @@ fn reduce_tree(manifest: Manifest, how: How, options: &convert::Options) -> Part
         source,
         ..
     } = manifest;
+    // A text not kept for the report goes now, not after the manifest is
+    // converted: one big manifest is most of a run's memory.
+    let source = how.keep_source.then_some(source);
     let map = Some(&document.map);
     let (mut diagnostics, mut losses) = (Vec::new(), 0);
     let convert::TreePart {
@@ -387,9 +390,7 @@ fn reduce_tree(manifest: Manifest, how: How, options: &convert::Options) -> Part
         converted,
         code,
     });
-    if shows && how.keep_source {
-        part.source = Some(source);
-    }
+    part.source = source.filter(|_| shows);
     part
 }
 
@@ -528,10 +529,10 @@ struct TreePart {
 impl TreePart {
     /// Why the part could not be converted where it stays, if it could not.
     fn failure(&mut self) -> Result<(), EmitError> {
-        match &mut self.converted.files {
-            Ok(_) => Ok(()),
-            Err(_) => std::mem::replace(&mut self.converted.files, Ok(Vec::new())).map(drop),
+        if self.converted.files.is_ok() {
+            return Ok(());
         }
+        std::mem::replace(&mut self.converted.files, Ok(Vec::new())).map(drop)
     }
 
     fn read_again(&self, reload: &Reload) -> Result<Again, CliError> {
@@ -558,8 +559,10 @@ fn place_trees(
 ) -> Result<(), CliError> {
     convert::recorded_order(trees, |tree| tree.converted.position);
     let mut places = convert::Places::default();
-    // The parts of each package, in order (AgentStack).
+    // The parts of each package, in order (AgentStack), and where each
+    // package is among them.
     let mut packages: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut package_at: std::collections::HashMap<String, usize> = Default::default();
     // In the order convert writes them, so that of two manifests that
     // cannot be converted, the first is named, as converting them all at
     // once would.
@@ -570,9 +573,12 @@ fn place_trees(
         };
         let place = places.take(&alone, &trees[at].names);
         if let Place::Package(name) = &place {
-            match packages.iter_mut().find(|(taken, _)| taken == name) {
-                Some((_, members)) => members.push(at),
-                None => packages.push((name.clone(), vec![at])),
+            match package_at.get(name) {
+                Some(&index) => packages[index].1.push(at),
+                None => {
+                    package_at.insert(name.clone(), packages.len());
+                    packages.push((name.clone(), vec![at]));
+                }
             }
         } else if place != alone {
             convert_again(trees, &[at], &place, how, options, reload)?;

@@ -438,7 +438,9 @@ fn reduce(
     let path = manifest.path().to_string();
     let source_of_tools = crate::project::is_source(manifest.format(), manifest.generated);
     let generated = manifest.generated;
-    let source = manifest.source;
+    // A text not kept for the report goes now, not after the manifest's
+    // output is made: one big manifest is most of a run's memory.
+    let source = keep_source.then_some(manifest.source);
     let file = manifest.file.clone();
     let fingerprint = Some(manifest.fingerprint);
     let map = Some(manifest.document);
@@ -456,7 +458,7 @@ fn reduce(
         names,
         source_of_tools,
         generated,
-        source: (shows && keep_source).then_some(source),
+        source: source.filter(|_| shows),
         file,
         fingerprint,
         kept,
