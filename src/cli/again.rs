@@ -30,9 +30,10 @@ pub(super) type Again = (ToolSet, Arc<Document>, crate::source::Source);
 pub(super) type Reload<'a> = dyn Fn(ReadAgain<'_>) -> Result<Again, CliError> + 'a;
 
 /// The IR of the manifest `again` names, read again as the run read it:
-/// its text must be the one the run linted, and its package code must
-/// give the IR what it gave then, or gen would write what no check has
-/// seen. A live server's document is read again from memory (`held`).
+/// its text must be the one the run linted, and its package code (and a
+/// provider document's record beside it) must give the IR what they gave
+/// then, or gen and convert would write what no check has seen. A live
+/// server's document is read again from memory (`held`).
 pub(super) fn reload(
     read: &ReadArgs,
     output: Option<&PathBuf>,
@@ -96,9 +97,9 @@ mod tests {
         (Some(manifest.fingerprint), manifest.code.fingerprint)
     }
 
-    /// gen rust reads a manifest again to name its tools apart from
-    /// another's: it must generate from the text the run linted, and from
-    /// what the package code gave the IR then, or not at all.
+    /// gen rust and convert read a manifest again to name its tools apart
+    /// from another's: they must write from the text the run linted, and
+    /// from what the package code gave the IR then, or not at all.
     #[test]
     fn a_manifest_read_again_must_hold_the_text_the_run_linted() {
         let dir = std::env::temp_dir().join(format!("toolc-reload-{}", std::process::id()));
