@@ -247,7 +247,7 @@ fn round_trips(inputs: &[&Path], label: &str) -> Vec<String> {
 
 /// The good fixture of every rule and the generator fixtures, copied into
 /// one tree (each under its own directory).
-fn fixture_tree(temp: &TempDir) -> PathBuf {
+pub(super) fn fixture_tree(temp: &TempDir) -> PathBuf {
     let tree = temp.path().join("fixtures");
     let mut sources: Vec<(String, PathBuf)> = Vec::new();
     for entry in std::fs::read_dir(root().join("fixtures/rules")).expect("rules") {

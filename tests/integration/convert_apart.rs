@@ -249,17 +249,10 @@ fn a_skeleton_that_fails_where_a_manifest_would_be_alone_does_not_fail_the_run()
 #[test]
 fn converting_apart_writes_what_converting_all_at_once_does() {
     let temp = TempDir::new("convert-apart-oracle");
-    let fixtures = temp.path().join("fixtures");
+    // The rules' good fixtures and the generator fixtures: hundreds of
+    // manifests.
+    let fixtures = super::convert::fixture_tree(&temp);
     let corpus = super::root().join("../shared/corpus");
-    std::fs::create_dir_all(&fixtures).unwrap();
-    // The fixtures of the rules' good cases: hundreds of manifests.
-    for entry in std::fs::read_dir(super::root().join("fixtures/rules")).unwrap() {
-        let good = entry.unwrap().path().join("good");
-        if good.is_dir() {
-            let name = good.parent().unwrap().file_name().unwrap().to_owned();
-            copy_tree(&good, &fixtures.join(name));
-        }
-    }
     let templates = toolc::emit::templates::Templates::new(None).unwrap();
     for input in [&fixtures, &corpus] {
         let options = toolc::project::LoadOptions::default();
@@ -351,18 +344,6 @@ fn converting_apart_writes_what_converting_all_at_once_does() {
                     path.display()
                 );
             }
-        }
-    }
-}
-
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else if entry.file_type().is_file() {
-            std::fs::copy(entry.path(), &target).unwrap();
         }
     }
 }
